@@ -1,0 +1,74 @@
+// Builds every bundle the package ships, found by convention so that adding an entry needs no edit here:
+//   src/host/extension.ts      -> dist/extension.js        (VS Code extension host, CommonJS)
+//   src/cli/main.ts            -> dist/cli.js              (the `llmbench` command line)
+//   src/engine/worker.ts       -> dist/engine-worker.js    (the engine in a worker thread)
+//   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
+//   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
+// `--watch` rebuilds on change; `--production` minifies and drops source maps.
+import * as esbuild from 'esbuild';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const nodeTargets = [
+  { in: 'src/host/extension.ts', out: 'extension' },
+  { in: 'src/cli/main.ts', out: 'cli' },
+  { in: 'src/engine/worker.ts', out: 'engine-worker' },
+].filter((entry) => existsSync(entry.in));
+
+const listEntries = (dir, pick) =>
+  existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((d) => pick(d) ?? []) : [];
+
+const webviewTargets = listEntries('webview', (d) =>
+  d.isDirectory() && existsSync(join('webview', d.name, 'main.ts'))
+    ? { in: join('webview', d.name, 'main.ts'), out: d.name }
+    : undefined,
+);
+const benchTargets = listEntries('test/bench', (d) =>
+  d.isFile() && d.name.endsWith('.ts') ? { in: join('test/bench', d.name), out: d.name.slice(0, -3) } : undefined,
+);
+
+const builds = [
+  {
+    ...common,
+    entryPoints: nodeTargets,
+    outdir: 'dist',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: webviewTargets,
+    outdir: 'dist/webview',
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+  },
+  {
+    ...common,
+    entryPoints: benchTargets,
+    outdir: 'dist/bench',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+  },
+].filter((b) => b.entryPoints.length > 0);
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond npm packages, once per machine (idempotent, cached under
+# $LLMBENCH_TOOLS, default ~/.cache/llm-bench). Everything comes from the npm registry or Debian.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export LLMBENCH_TOOLS="${LLMBENCH_TOOLS:-$HOME/.cache/llm-bench}"
+mkdir -p "$LLMBENCH_TOOLS"
+[ -d node_modules ] || npm ci
+for part in scripts/setup.d/*.sh; do
+  [ -e "$part" ] || continue
+  echo "--- $part"
+  bash "$part"
+done

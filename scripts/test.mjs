@@ -1,0 +1,102 @@
+// The one test command (`npm test`, also run by .ci/run). It prepares what the tests need
+// (scripts/setup-test-env.sh: a browser, a llama.cpp server, a real VS Code; idempotent), builds,
+// type-checks, then runs every tier and ends with the plain line `N passed, N failed`.
+//   tiers: node  - node's test runner over out/test/**/*.test.js (unit, simulator, faults, llama.cpp)
+//          vscode - test/vscode/run.ts: mocha suites inside a real VS Code (code-server)
+//          e2e    - test/e2e/run.ts: headless Chromium driving that VS Code
+// Usage: npm test [-- --tier node|vscode|e2e] [-- --no-setup] [-- FILTER...]
+//   FILTER keeps node-tier test files whose path contains it.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+const tierArg = args.includes('--tier') ? args[args.indexOf('--tier') + 1] : undefined;
+const filters = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--tier');
+const runTier = (name) => tierArg === undefined || tierArg === name;
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
+
+function step(label, command, commandArgs, options = {}) {
+  console.log(`\n=== ${label}: ${[command, ...commandArgs].join(' ')}`);
+  const r = spawnSync(command, commandArgs, { stdio: 'inherit', ...options });
+  return r.status === 0;
+}
+
+function record(tier, passed, failed, skipped = 0) {
+  totals.passed += passed;
+  totals.failed += failed;
+  totals.skipped += skipped;
+  if (failed > 0) failures.push(`${tier}: ${failed} failed`);
+}
+
+/** Runs a tier's own runner, passing its output through, and reads its last `N passed, N failed` line. */
+function runCounted(tier, command, commandArgs, env = {}) {
+  return new Promise((resolve) => {
+    console.log(`\n=== tier ${tier}: ${[command, ...commandArgs].join(' ')}`);
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const matches = [...tail.matchAll(/^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$/gm)];
+      const last = matches.at(-1);
+      if (!last) {
+        console.log(`tier ${tier} printed no count (exit ${code}): counted as 1 failed`);
+        record(tier, 0, 1);
+      } else {
+        const failed = Number(last[2]) + (code !== 0 && Number(last[2]) === 0 ? 1 : 0);
+        record(tier, Number(last[1]), failed, Number(last[3] ?? 0));
+      }
+      resolve();
+    });
+  });
+}
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'vscode' || name === 'e2e' ? [] : findTests(path);
+    return name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+if (!args.includes('--no-setup')) {
+  if (!step('setup', 'bash', ['scripts/setup-test-env.sh'])) {
+    console.log('\nThe test environment could not be set up (see above).');
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+}
+
+if (!step('build', 'node', ['esbuild.mjs'])) record('build', 0, 1);
+rmSync('out', { recursive: true, force: true });
+if (!step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'])) record('typecheck', 0, 1);
+
+if (runTier('node')) {
+  const files = findTests('out/test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+  const tap = 'out/node-tier.tap';
+  console.log(`\n=== tier node: ${files.length} files`);
+  spawnSync(
+    process.execPath,
+    ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
+    { stdio: 'inherit', env: { ...process.env, LLMBENCH_ROOT: process.cwd() } },
+  );
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  const count = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+  if (!text) record('node', 0, 1);
+  else record('node', count('pass'), count('fail') + count('cancelled'), count('skipped') + count('todo'));
+}
+
+for (const tier of ['vscode', 'e2e']) {
+  const runner = `out/test/${tier}/run.js`;
+  if (runTier(tier) && existsSync(runner)) await runCounted(tier, process.execPath, [runner]);
+}
+
+console.log(`\n${failures.length ? 'Failures: ' + failures.join('; ') : 'All tiers passed.'}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.exit(totals.failed > 0 ? 1 : 0);

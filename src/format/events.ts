@@ -1,0 +1,62 @@
+/**
+ * What a running benchmark reports as it goes. The engine emits these; the command line draws
+ * progress from them, the extension host forwards them (coalesced) to the live panel, and the
+ * worker thread relays them across `postMessage`, where they are parsed again.
+ */
+import { z } from 'zod';
+import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from './result';
+
+/** A rolling snapshot of the current step, emitted a few times per second. */
+export const ProgressSnapshotSchema = z.object({
+  stepIndex: z.number().int().nonnegative(),
+  /** Seconds since the step started. */
+  elapsedSec: z.number().nonnegative(),
+  completed: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  inFlight: z.number().int().nonnegative(),
+  /** Requests the step will send, when known (a request limit). */
+  plannedRequests: z.number().int().positive().nullable(),
+  /** Seconds the step will last, when known (a duration limit). */
+  plannedDurationSec: z.number().positive().nullable(),
+  /** Over the last window (about one second). */
+  requestsPerSecond: z.number().nonnegative(),
+  outputTokensPerSecond: z.number().nonnegative(),
+  /** Latest completed requests' values, for live distributions; may be empty. */
+  recentTtftMs: z.array(z.number()),
+  recentLatencyMs: z.array(z.number()),
+});
+export type ProgressSnapshot = z.infer<typeof ProgressSnapshotSchema>;
+
+export const RunEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('run-start'),
+    /** Steps known up front; a sweep adds its rate steps once the first two are measured. */
+    plannedSteps: z.array(z.object({ name: z.string(), profile: StepProfileSchema })),
+    resultPath: z.string().nullable(),
+  }),
+  z.object({
+    type: z.literal('step-start'),
+    stepIndex: z.number().int().nonnegative(),
+    name: z.string(),
+    profile: StepProfileSchema,
+  }),
+  z.object({ type: z.literal('progress'), snapshot: ProgressSnapshotSchema }),
+  z.object({
+    type: z.literal('step-end'),
+    stepIndex: z.number().int().nonnegative(),
+    name: z.string(),
+    summary: StepSummarySchema,
+  }),
+  z.object({
+    type: z.literal('log'),
+    level: z.enum(['info', 'warn', 'error']),
+    message: z.string(),
+  }),
+  z.object({
+    type: z.literal('run-end'),
+    status: RunStatusSchema,
+    reason: z.string().nullable(),
+    resultPath: z.string().nullable(),
+  }),
+]);
+export type RunEvent = z.infer<typeof RunEventSchema>;

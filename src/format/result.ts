@@ -1,0 +1,202 @@
+/**
+ * The result document, `NAME.llmbench.json`: what a run measured. The engine writes it, the
+ * command line prints it, the extension shows and compares it, importers produce it from other
+ * tools' files. Readers parse it with `parseResultDocument`, never trust it.
+ */
+import { z } from 'zod';
+import { ApiKindSchema, ArrivalSchema, LabelsSchema } from './config';
+
+export const SCHEMA_VERSION = 1;
+export const RESULT_FILE_SUFFIX = '.llmbench.json';
+
+export const PERCENTILES = [50, 66, 75, 80, 90, 95, 98, 99] as const;
+
+/** Distribution of one metric over a step. Milliseconds unless the field name says otherwise. */
+export const StatsSchema = z.object({
+  count: z.number().int().nonnegative(),
+  mean: z.number(),
+  std: z.number(),
+  min: z.number(),
+  max: z.number(),
+  p50: z.number(),
+  p66: z.number(),
+  p75: z.number(),
+  p80: z.number(),
+  p90: z.number(),
+  p95: z.number(),
+  p98: z.number(),
+  p99: z.number(),
+});
+export type Stats = z.infer<typeof StatsSchema>;
+
+/**
+ * Where a token count came from, best first: the server's `usage`, a local tokenizer, the
+ * documented estimate (see docs/metrics.md), or counting streamed chunks.
+ */
+export const TokenSourceSchema = z.enum(['usage', 'tokenizer', 'estimate', 'chunks']);
+export type TokenSource = z.infer<typeof TokenSourceSchema>;
+
+export const ErrorKindSchema = z.enum([
+  'connect', // could not connect (refused, DNS, TLS)
+  'timeout-connect',
+  'timeout-idle', // no byte for idleTimeoutMs
+  'timeout-total',
+  'http', // a non-2xx status
+  'protocol', // a body that is not the expected JSON or SSE
+  'server', // an `error` object sent by the server, mid-stream or in a 200 body
+  'reset', // the connection closed before the response ended
+  'cancelled',
+  'other',
+]);
+export type ErrorKind = z.infer<typeof ErrorKindSchema>;
+
+/**
+ * One request. Times are milliseconds from the start of its step (`performance.now()` based),
+ * so records of a step compare without clock skew.
+ */
+export const RequestRecordSchema = z.object({
+  index: z.number().int().nonnegative(),
+  warmup: z.boolean(),
+  /** When the schedule wanted it sent (open loop), or when it was ready (closed loop). */
+  scheduledMs: z.number(),
+  /** When the HTTP request was handed to the socket. */
+  sentMs: z.number(),
+  /** Client queue time: sentMs - scheduledMs, time spent waiting for a concurrency slot. */
+  queueMs: z.number(),
+  /** First chunk with non-empty content (text or reasoning); null without streaming or output. */
+  firstTokenMs: z.number().nullable(),
+  /** Arrival of every content-bearing chunk, in order; empty without streaming. */
+  chunkMs: z.array(z.number()),
+  /** Last content chunk (streaming) or the full body (non-streaming); null if it never ended. */
+  endMs: z.number().nullable(),
+  inputTokens: z.number().int().nonnegative().nullable(),
+  inputTokensSource: TokenSourceSchema.nullable(),
+  outputTokens: z.number().int().nonnegative().nullable(),
+  outputTokensSource: TokenSourceSchema.nullable(),
+  finishReason: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  error: z.object({ kind: ErrorKindSchema, message: z.string() }).nullable(),
+});
+export type RequestRecord = z.infer<typeof RequestRecordSchema>;
+
+export const StepProfileSchema = z.object({
+  kind: z.enum(['synchronous', 'concurrency', 'rate', 'throughput', 'schedule']),
+  concurrency: z.number().int().positive().optional(),
+  /** Target rate in requests per second (open loop). */
+  rate: z.number().positive().optional(),
+  arrival: ArrivalSchema.optional(),
+  burstiness: z.number().positive().optional(),
+});
+export type StepProfile = z.infer<typeof StepProfileSchema>;
+
+const nullableStats = StatsSchema.nullable();
+
+export const StepSummarySchema = z.object({
+  requests: z.object({
+    total: z.number().int().nonnegative(),
+    completed: z.number().int().nonnegative(),
+    failed: z.number().int().nonnegative(),
+  }),
+  /** First measured send to last measured completion, seconds. */
+  durationSec: z.number().nonnegative().nullable(),
+  requestsPerSecond: z.number().nonnegative().nullable(),
+  outputTokensPerSecond: z.number().nonnegative().nullable(),
+  totalTokensPerSecond: z.number().nonnegative().nullable(),
+  /** Highest output tokens/s over 1-second buckets (vLLM's peak). */
+  peakOutputTokensPerSecond: z.number().nonnegative().nullable().optional(),
+  /** Mean number of requests in flight over the step. */
+  achievedConcurrency: z.number().nonnegative().nullable().optional(),
+  targetRate: z.number().positive().nullable().optional(),
+  achievedRate: z.number().nonnegative().nullable().optional(),
+  ttftMs: nullableStats,
+  itlMs: nullableStats,
+  tpotMs: nullableStats,
+  latencyMs: nullableStats,
+  queueMs: nullableStats,
+  inputTokens: nullableStats.optional(),
+  outputTokens: nullableStats.optional(),
+  /** Requests per second that met every SLO; null when no SLO was given. */
+  goodput: z.number().nonnegative().nullable().optional(),
+  errors: z.record(z.string(), z.number().int().nonnegative()),
+});
+export type StepSummary = z.infer<typeof StepSummarySchema>;
+
+export const StepSchema = z.object({
+  /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
+  name: z.string(),
+  profile: StepProfileSchema,
+  /** ISO time the step started. */
+  startedAt: z.string().optional(),
+  /** Null while the step is still running (a partial file). */
+  summary: StepSummarySchema.nullable(),
+  requests: z.array(RequestRecordSchema),
+});
+export type Step = z.infer<typeof StepSchema>;
+
+export const RunStatusSchema = z.enum(['running', 'partial', 'complete', 'failed']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** For files made by `llmbench import`: which tool wrote the original and how its metrics differ. */
+export const ImportSourceSchema = z.object({
+  tool: z.string(),
+  version: z.string().nullable(),
+  file: z.string(),
+  notes: z.array(z.string()),
+});
+
+export const ResultDocumentSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable().optional(),
+  endpoint: z.object({ baseUrl: z.string(), api: ApiKindSchema, model: z.string() }),
+  labels: LabelsSchema,
+  /** The run configuration as asked (secret header values redacted); free-form for imports. */
+  config: z.record(z.string(), z.unknown()),
+  status: RunStatusSchema,
+  /** Why a run is partial or failed (cancelled, crashed, every request failed, ...). */
+  statusReason: z.string().nullable().optional(),
+  importedFrom: ImportSourceSchema.optional(),
+  steps: z.array(StepSchema),
+});
+export type ResultDocument = z.infer<typeof ResultDocumentSchema>;
+
+export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * Parses a result file's text. The error says what is wrong in words a user can act on:
+ * not JSON (and where), a newer schema version, or the first fields that do not fit.
+ */
+export function parseResultDocument(text: string): ParseOutcome<ResultDocument> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    return { ok: false, error: `The file is not valid JSON (${reason}). It may be truncated or hand-edited.` };
+  }
+  if (typeof raw === 'object' && raw !== null && 'schemaVersion' in raw) {
+    const version = (raw as { schemaVersion: unknown }).schemaVersion;
+    if (typeof version === 'number' && version > SCHEMA_VERSION) {
+      return {
+        ok: false,
+        error: `The file has schemaVersion ${version}, newer than this version of LLM Bench understands (${SCHEMA_VERSION}). Update LLM Bench to open it.`,
+      };
+    }
+  }
+  const parsed = ResultDocumentSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, error: `The file is not an LLM Bench result: ${describeZodError(parsed.error)}` };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+/** The first few issues of a zod error as `path: message` phrases. */
+export function describeZodError(error: z.ZodError, limit = 3): string {
+  const parts = error.issues.slice(0, limit).map((issue) => {
+    const path = issue.path.length ? issue.path.join('.') : '(top level)';
+    return `${path}: ${issue.message}`;
+  });
+  const more = error.issues.length > limit ? ` (and ${error.issues.length - limit} more)` : '';
+  return parts.join('; ') + more;
+}
