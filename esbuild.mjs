@@ -2,6 +2,7 @@
 //   src/host/extension.ts      -> dist/extension.js        (VS Code extension host, CommonJS)
 //   src/cli/main.ts            -> dist/cli.js              (the `llmbench` command line)
 //   src/engine/worker.ts       -> dist/engine-worker.js    (the engine in a worker thread)
+//   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
 // `--watch` rebuilds on change; `--production` minifies and drops source maps.
@@ -24,6 +25,7 @@ const nodeTargets = [
   { in: 'src/host/extension.ts', out: 'extension' },
   { in: 'src/cli/main.ts', out: 'cli' },
   { in: 'src/engine/worker.ts', out: 'engine-worker' },
+  { in: 'src/sim/worker.ts', out: 'sim-worker' },
 ].filter((entry) => existsSync(entry.in));
 
 const listEntries = (dir, pick) =>
