@@ -11,21 +11,27 @@ export const RESULT_FILE_SUFFIX = '.llmbench.json';
 
 export const PERCENTILES = [50, 66, 75, 80, 90, 95, 98, 99] as const;
 
-/** Distribution of one metric over a step. Milliseconds unless the field name says otherwise. */
+/**
+ * Distribution of one metric over a step. Milliseconds unless the field name says otherwise.
+ * Our own runs fill every field. Files imported from other tools may lack some (null): vLLM
+ * keeps only mean, median, std and p99, no tool writes p66/p80/p98, vLLM does not say how many
+ * ITL gaps it pooled. A missing value stays null rather than being invented.
+ */
+const statValue = z.number().nullable();
 export const StatsSchema = z.object({
-  count: z.number().int().nonnegative(),
+  count: z.number().int().nonnegative().nullable(),
   mean: z.number(),
-  std: z.number(),
-  min: z.number(),
-  max: z.number(),
-  p50: z.number(),
-  p66: z.number(),
-  p75: z.number(),
-  p80: z.number(),
-  p90: z.number(),
-  p95: z.number(),
-  p98: z.number(),
-  p99: z.number(),
+  std: statValue,
+  min: statValue,
+  max: statValue,
+  p50: statValue,
+  p66: statValue,
+  p75: statValue,
+  p80: statValue,
+  p90: statValue,
+  p95: statValue,
+  p98: statValue,
+  p99: statValue,
 });
 export type Stats = z.infer<typeof StatsSchema>;
 

@@ -1,0 +1,523 @@
+/**
+ * `llmbench run`: one benchmark run from flags and/or a `--config` file (the RunConfig schema
+ * the extension's settings use; flags win). The engine runs in a worker thread so that drawing
+ * progress never delays a timestamp. Exit 0 complete, 1 ran but failed or was cancelled, 2 bad
+ * input (thrown as UsageError, printed by main).
+ */
+import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { z } from 'zod';
+import { ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, type RunConfig } from '../../format/config';
+import type { ResultDocument } from '../../format/result';
+import { resultFileName, runBenchmarkInWorker } from '../../engine/index';
+import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
+import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
+import {
+  parseChoice,
+  parseFlags,
+  parseKeyValue,
+  parseNumber,
+  parseNumberList,
+  UsageError,
+  type FlagSpec,
+  type NumberRule,
+  type ParsedFlags,
+} from '../args';
+import { createProgressPrinter } from '../progress';
+
+export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  '--help': { kind: 'boolean' },
+  '--url': { kind: 'string' },
+  '--model': { kind: 'string' },
+  '--api': { kind: 'string' },
+  '--stream': { kind: 'boolean' },
+  '--no-stream': { kind: 'boolean' },
+  '--profile': { kind: 'string' },
+  '--concurrency': { kind: 'string' },
+  '--rate': { kind: 'string' },
+  '--arrival': { kind: 'string' },
+  '--burstiness': { kind: 'string' },
+  '--requests': { kind: 'string' },
+  '--duration': { kind: 'string' },
+  '--warmup': { kind: 'string' },
+  '--max-errors': { kind: 'string' },
+  '--input-tokens': { kind: 'string' },
+  '--output-tokens': { kind: 'string' },
+  '--dataset': { kind: 'string' },
+  '--dataset-format': { kind: 'string' },
+  '--tokenizer': { kind: 'string' },
+  '--timeout': { kind: 'string' },
+  '--slo': { kind: 'string' },
+  '--label': { kind: 'string', repeatable: true },
+  '--header': { kind: 'string', repeatable: true },
+  '--api-key-env': { kind: 'string' },
+  '--extra-body': { kind: 'string' },
+  '--seed': { kind: 'string' },
+  '--out': { kind: 'string' },
+  '--config': { kind: 'string' },
+  '--format': { kind: 'string' },
+  '--sim': { kind: 'optional' },
+};
+
+export const RUN_HELP = `Usage: llmbench run --url URL --model NAME [options]
+       llmbench run --sim [PRESET] [options]
+
+Benchmarks an OpenAI-compatible server and writes a result file (NAME.llmbench.json).
+
+Endpoint
+  --url URL              base URL up to /v1, e.g. http://127.0.0.1:8000/v1
+  --model NAME           the served model name (see GET /v1/models)
+  --sim [PRESET]         run against the built-in simulator instead of --url
+  --api chat|completions /v1/chat/completions (default) or /v1/completions
+  --stream, --no-stream  streamed responses (default) or whole bodies (no TTFT, no ITL)
+  --header 'Name: value' extra request header (repeatable)
+  --api-key-env VAR      send the key held in environment variable VAR as a Bearer token
+  --extra-body JSON      fields added to every request body, e.g. '{"ignore_eos": true}'
+  --timeout SEC          longest time for one request (default 600)
+
+Load (each value of a list is a step)
+  --profile KIND         synchronous | concurrency | rate | throughput | sweep
+                         (default: rate with --rate, concurrency with --concurrency, else synchronous)
+  --concurrency 1,8,64   requests in flight per step; with rate/throughput: one value, the cap
+  --rate 1,2.5           requests per second per step; with sweep: how many rates between
+                         the synchronous and throughput steps (default 8)
+  --arrival KIND         constant | poisson | gamma (rate default poisson, sweep default constant)
+  --burstiness X         gamma shape: 1 is Poisson, below 1 burstier (implies --arrival gamma)
+  --requests N           measured requests per step
+  --duration SEC         seconds per step (with --requests, whichever ends first)
+  --warmup N             requests per step sent first and left out of the statistics
+  --max-errors N         end a step after N failed requests
+  --seed N               seed for prompts and arrival times (default 42)
+
+Workload
+  --input-tokens N       synthetic prompt length in tokens (default 512)
+  --output-tokens N      max_tokens per request (default 128)
+  --dataset FILE         prompts from a file instead of synthetic ones
+  --dataset-format F     openqa | sharegpt | lines | jsonl
+  --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
+
+Output
+  --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
+  --label key=value      free label stored in the result (repeatable): engine, gpu, ...
+  --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
+  --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
+  --config FILE          JSON run settings (the schema of the extension's settings); flags win
+
+Exit status: 0 complete, 1 ran but failed or was cancelled, 2 bad input.
+Ctrl-C cancels: requests in flight are aborted and the partial result is kept.
+`;
+
+const RULES = {
+  concurrency: { integer: true, min: 1, hint: 'whole numbers of requests in flight like --concurrency 1,8,64' },
+  concurrencyCap: { integer: true, min: 1, hint: 'one whole number, the most requests in flight, like --concurrency 64' },
+  rate: { min: 0, exclusive: true, hint: 'requests per second like --rate 1,2.5' },
+  sweepRateCount: { integer: true, min: 1, hint: 'with --profile sweep, how many rates to try, like --rate 8' },
+  burstiness: { min: 0, exclusive: true, hint: 'a gamma shape like --burstiness 0.5 (1 is Poisson, lower is burstier)' },
+  requests: { integer: true, min: 1, hint: 'the number of measured requests per step like --requests 100' },
+  duration: { min: 0, exclusive: true, hint: 'seconds per step like --duration 30' },
+  warmup: { integer: true, min: 0, hint: 'a number of warm-up requests like --warmup 5' },
+  maxErrors: { integer: true, min: 1, hint: 'a number of failed requests like --max-errors 10' },
+  inputTokens: { integer: true, min: 1, hint: 'prompt tokens like --input-tokens 512' },
+  outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
+  timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
+  seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
+  slo: { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' },
+} satisfies Record<string, NumberRule>;
+
+type ProfileKind = z.infer<typeof ProfileConfigSchema>['kind'];
+const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep'] as const;
+const OUTPUT_FORMATS = ['table', 'vllm'] as const;
+/** The load flags each profile kind understands (the rest are refused, not silently ignored). */
+const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
+  synchronous: [],
+  concurrency: ['--concurrency'],
+  rate: ['--rate', '--arrival', '--burstiness', '--concurrency'],
+  throughput: ['--concurrency'],
+  sweep: ['--rate', '--arrival', '--burstiness'],
+  schedule: ['--concurrency'],
+};
+const SLO_KEYS = { ttft: 'ttftMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Which flag sets which config field, longest path first wins; used to word schema errors. */
+const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
+  ['endpoint.baseUrl', '--url'],
+  ['endpoint.model', '--model'],
+  ['endpoint.api', '--api'],
+  ['endpoint.headers', '--header'],
+  ['endpoint.apiKeyEnv', '--api-key-env'],
+  ['request.stream', '--stream'],
+  ['request.extraBody', '--extra-body'],
+  ['request.totalTimeoutMs', '--timeout'],
+  ['workload.inputTokens', '--input-tokens'],
+  ['workload.outputTokens', '--output-tokens'],
+  ['workload.path', '--dataset'],
+  ['workload.format', '--dataset-format'],
+  ['tokenizer', '--tokenizer'],
+  ['profile.kind', '--profile'],
+  ['profile.levels', '--concurrency'],
+  ['profile.maxConcurrency', '--concurrency'],
+  ['profile.rates', '--rate'],
+  ['profile.rateCount', '--rate'],
+  ['profile.arrival', '--arrival'],
+  ['profile.burstiness', '--burstiness'],
+  ['limits.requests', '--requests'],
+  ['limits.durationSec', '--duration'],
+  ['limits.warmup', '--warmup'],
+  ['limits.maxErrors', '--max-errors'],
+  ['limits', '--requests or --duration'],
+  ['slo', '--slo'],
+  ['labels', '--label'],
+  ['seed', '--seed'],
+];
+
+type Settings = Record<string, unknown>;
+
+const isPlainObject = (value: unknown): value is Settings =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export async function run(argv: string[]): Promise<number> {
+  return runCommand(argv, 'llmbench run');
+}
+
+/** `command` names the caller in messages (`llmbench demo` reuses this with its own defaults). */
+export async function runCommand(argv: readonly string[], command: string): Promise<number> {
+  const flags = parseFlags(argv, RUN_FLAGS, command);
+  if (flags.has('--help')) {
+    process.stdout.write(RUN_HELP);
+    return 0;
+  }
+  if (flags.positionals.length > 0) {
+    throw new UsageError(`unexpected argument '${flags.positionals[0]}'; ${command} takes only --flags (see ${command} --help)`);
+  }
+  const fileSettings = readConfigFile(flags.get('--config'));
+  const flagSettings = settingsFromFlags(flags, fileSettings);
+  const format = parseChoice('--format', flags.get('--format') ?? 'table', OUTPUT_FORMATS);
+
+  let sim: SimServer | undefined;
+  try {
+    if (flags.has('--sim')) {
+      if (flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them');
+      const preset = flags.get('--sim') || undefined;
+      sim = await startSimulator(preset);
+      const endpoint = (flagSettings.endpoint ?? {}) as Settings;
+      flagSettings.endpoint = { ...endpoint, baseUrl: sim.baseUrl, model: endpoint.model ?? sim.model };
+    }
+    const config = parseRunConfig(mergeSettings(fileSettings ?? {}, flagSettings), flagSettings, flags.get('--config'));
+    checkReadableFiles(config);
+    const apiKey = resolveApiKey(config);
+    const resultPath = chooseResultPath(flags.get('--out'), config);
+    return await execute(config, { apiKey, resultPath, format });
+  } finally {
+    await sim?.close();
+  }
+}
+
+async function startSimulator(preset: string | undefined): Promise<SimServer> {
+  try {
+    return await startSimServer({ ...(preset ? { preset } : {}), inWorker: true });
+  } catch (error) {
+    if (error instanceof SimConfigError) throw new UsageError(`--sim: ${error.message}`);
+    throw error;
+  }
+}
+
+function readConfigFile(path: string | undefined): Settings | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--config: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--config: '${path}' is not valid JSON (${(error as Error).message})`);
+  }
+  if (!isPlainObject(parsed)) throw new UsageError(`--config: '${path}' must hold a JSON object of run settings`);
+  return parsed;
+}
+
+/** The settings the flags ask for, shaped like RunConfig input; only what was given is set. */
+function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined): Settings {
+  const settings: Settings = {};
+  const put = (section: string, key: string, value: unknown) => {
+    if (value === undefined) return;
+    const current = (settings[section] ?? {}) as Settings;
+    settings[section] = { ...current, [key]: value };
+  };
+  const number = (flag: string, rule: NumberRule) => {
+    const text = flags.get(flag);
+    return text === undefined ? undefined : parseNumber(flag, text, rule);
+  };
+
+  put('endpoint', 'baseUrl', flags.get('--url'));
+  put('endpoint', 'model', flags.get('--model'));
+  const api = flags.get('--api');
+  if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ['chat', 'completions']));
+  if (flags.has('--header')) put('endpoint', 'headers', Object.fromEntries(flags.all('--header').map(parseHeader)));
+  put('endpoint', 'apiKeyEnv', flags.get('--api-key-env'));
+
+  if (flags.has('--stream') && flags.has('--no-stream')) throw new UsageError('--stream and --no-stream contradict each other; give one');
+  if (flags.has('--stream')) put('request', 'stream', true);
+  if (flags.has('--no-stream')) put('request', 'stream', false);
+  const extraBody = flags.get('--extra-body');
+  if (extraBody !== undefined) put('request', 'extraBody', parseExtraBody(extraBody));
+  const timeoutSec = number('--timeout', RULES.timeout);
+  if (timeoutSec !== undefined) put('request', 'totalTimeoutMs', Math.max(1, Math.round(timeoutSec * 1000)));
+
+  const workload = workloadFromFlags(flags, fileSettings, number);
+  if (workload) settings.workload = workload;
+  const tokenizer = flags.get('--tokenizer');
+  if (tokenizer !== undefined) settings.tokenizer = tokenizer;
+
+  const profile = profileFromFlags(flags, fileSettings);
+  if (profile) settings.profile = profile;
+
+  put('limits', 'requests', number('--requests', RULES.requests));
+  put('limits', 'durationSec', number('--duration', RULES.duration));
+  put('limits', 'warmup', number('--warmup', RULES.warmup));
+  put('limits', 'maxErrors', number('--max-errors', RULES.maxErrors));
+
+  const slo = flags.get('--slo');
+  if (slo !== undefined) settings.slo = parseSlo(slo);
+  if (flags.has('--label')) {
+    settings.labels = Object.fromEntries(flags.all('--label').map((l) => parseKeyValue('--label', l, 'a label', 'engine=vllm')));
+  }
+  const seed = number('--seed', RULES.seed);
+  if (seed !== undefined) settings.seed = seed;
+  return settings;
+}
+
+function parseHeader(text: string): [string, string] {
+  const colon = text.indexOf(':');
+  const name = colon === -1 ? '' : text.slice(0, colon).trim();
+  if (!HEADER_NAME.test(name)) {
+    throw new UsageError(`--header: '${text}' is not a header; write it like --header 'X-Team: bench'`);
+  }
+  return [name, text.slice(colon + 1).trim()];
+}
+
+function parseExtraBody(text: string): Settings {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--extra-body: not valid JSON (${(error as Error).message}); give an object like '{"ignore_eos": true}'`);
+  }
+  if (!isPlainObject(value)) throw new UsageError(`--extra-body: must be a JSON object like '{"ignore_eos": true}'`);
+  return value;
+}
+
+function parseSlo(text: string): Settings {
+  const slo: Settings = {};
+  for (const item of text.split(',')) {
+    const [key, value] = parseKeyValue('--slo', item, 'an objective', 'ttft=200,tpot=50,e2e=5000');
+    if (!(key in SLO_KEYS)) {
+      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+    }
+    slo[SLO_KEYS[key as keyof typeof SLO_KEYS]] = parseNumber(`--slo ${key}`, value, RULES.slo);
+  }
+  return slo;
+}
+
+function workloadFromFlags(
+  flags: ParsedFlags,
+  fileSettings: Settings | undefined,
+  number: (flag: string, rule: NumberRule) => number | undefined,
+): Settings | undefined {
+  const fileWorkload = isPlainObject(fileSettings?.workload) ? fileSettings.workload : undefined;
+  const dataset = flags.get('--dataset');
+  const kind = dataset !== undefined ? 'dataset' : (fileWorkload?.kind ?? 'synthetic');
+  const inputTokens = number('--input-tokens', RULES.inputTokens);
+  const outputTokens = number('--output-tokens', RULES.outputTokens);
+  const formatText = flags.get('--dataset-format');
+  if (kind === 'dataset' && inputTokens !== undefined) {
+    throw new UsageError('--input-tokens does not apply with --dataset: prompts come from the file (filter them with minPromptTokens/maxPromptTokens in --config)');
+  }
+  if (kind !== 'dataset' && formatText !== undefined) throw new UsageError('--dataset-format needs --dataset FILE');
+  const workload: Settings = {};
+  if (dataset !== undefined) workload.path = dataset;
+  if (formatText !== undefined) workload.format = parseChoice('--dataset-format', formatText, DatasetFormatSchema.options);
+  if (inputTokens !== undefined) workload.inputTokens = inputTokens;
+  if (outputTokens !== undefined) workload.outputTokens = outputTokens;
+  if (Object.keys(workload).length === 0) return undefined;
+  return { kind, ...workload };
+}
+
+/**
+ * The profile the flags ask for. Its kind is --profile, else the config file's, else implied by
+ * --rate (rate) or --concurrency (concurrency).
+ */
+function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined): Settings | undefined {
+  const given = flags.get('--profile');
+  const fileProfile = isPlainObject(fileSettings?.profile) ? fileSettings.profile : undefined;
+  const fileKind = Object.keys(PROFILE_FLAGS).find((k) => k === fileProfile?.kind);
+  const kind: ProfileKind | undefined =
+    given !== undefined
+      ? parseChoice('--profile', given, PROFILE_KINDS)
+      : (fileKind as ProfileKind | undefined) ??
+        (flags.has('--rate') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
+  if (kind === undefined) {
+    for (const flag of ['--arrival', '--burstiness']) {
+      if (flags.has(flag)) throw new UsageError(`${flag} applies to --profile rate or sweep; add --profile rate --rate R`);
+    }
+    return undefined;
+  }
+
+  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness']) {
+    if (flags.has(flag) && !PROFILE_FLAGS[kind].includes(flag)) {
+      throw new UsageError(`${flag} does not apply to --profile ${kind}${kind === 'synchronous' ? ' (one request at a time)' : ''}`);
+    }
+  }
+
+  const profile: Settings = { kind };
+  const concurrency = flags.get('--concurrency');
+  if (concurrency !== undefined) {
+    if (kind === 'concurrency') profile.levels = parseNumberList('--concurrency', concurrency, RULES.concurrency);
+    else profile.maxConcurrency = parseNumber('--concurrency', concurrency, RULES.concurrencyCap);
+  }
+  const rate = flags.get('--rate');
+  if (rate !== undefined) {
+    if (kind === 'sweep') profile.rateCount = parseNumber('--rate', rate, RULES.sweepRateCount);
+    else profile.rates = parseNumberList('--rate', rate, RULES.rate);
+  }
+  const arrival = flags.get('--arrival');
+  if (arrival !== undefined) profile.arrival = parseChoice('--arrival', arrival, ArrivalSchema.options);
+  const burstiness = flags.get('--burstiness');
+  if (burstiness !== undefined) {
+    if (arrival !== undefined && arrival !== 'gamma') {
+      throw new UsageError(`--burstiness is the gamma shape: it needs --arrival gamma, not --arrival ${arrival}`);
+    }
+    profile.burstiness = parseNumber('--burstiness', burstiness, RULES.burstiness);
+    profile.arrival = 'gamma';
+  }
+  return profile;
+}
+
+/**
+ * Flags over file settings: objects merge key by key, anything else is replaced. A profile or
+ * workload of another kind replaces the file's whole, since their fields differ by kind.
+ */
+function mergeSettings(base: unknown, over: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(over)) return over === undefined ? base : over;
+  if ('kind' in base && 'kind' in over && base.kind !== over.kind) return over;
+  const merged: Settings = { ...base };
+  for (const [key, value] of Object.entries(over)) merged[key] = mergeSettings(base[key], value);
+  return merged;
+}
+
+function valueAt(settings: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((node, key) => (isPlainObject(node) ? node[key as string] : undefined), settings);
+}
+
+function parseRunConfig(merged: unknown, flagSettings: Settings, configPath: string | undefined): RunConfig {
+  if (valueAt(merged, ['endpoint', 'baseUrl']) === undefined) {
+    throw new UsageError('--url is required: the server\'s base URL up to /v1, like --url http://127.0.0.1:8000/v1 (or --sim for the built-in simulator)');
+  }
+  if (valueAt(merged, ['endpoint', 'model']) === undefined) {
+    throw new UsageError('--model is required: the name the server serves the model under (see GET /v1/models)');
+  }
+  const parsed = RunConfigSchema.safeParse(merged);
+  if (parsed.success) return parsed.data;
+  const messages = parsed.error.issues.slice(0, 3).map((issue) => describeIssue(issue, flagSettings, configPath));
+  throw new UsageError(messages.join('\n'));
+}
+
+/** Words a schema issue after what the user typed: the flag, or the config file's field. */
+function describeIssue(issue: z.core.$ZodIssue, flagSettings: Settings, configPath: string | undefined): string {
+  const field = issue.path.join('.');
+  const match = FIELD_FLAGS.find(([prefix]) => field === prefix || field.startsWith(`${prefix}.`));
+  const missing = /received undefined/.test(issue.message);
+  if (match && (configPath === undefined || valueAt(flagSettings, match[0].split('.')) !== undefined || missing)) {
+    const [, flag] = match;
+    const kind = valueAt(flagSettings, ['profile', 'kind']);
+    if (missing) return `${flag} is required${field.startsWith('profile.') && kind ? ` with --profile ${String(kind)}` : ''}`;
+    return `${flag}: ${issue.message}${field.includes('.') && field !== match[0] ? ` (at ${field})` : ''}`;
+  }
+  return `--config ${configPath ?? ''}: field ${field || '(top level)'}: ${issue.message}`;
+}
+
+function checkReadableFiles(config: RunConfig): void {
+  const files: Array<[string, string | undefined]> = [
+    ['--dataset', config.workload.kind === 'dataset' ? config.workload.path : undefined],
+    ['--tokenizer', config.tokenizer],
+  ];
+  for (const [flag, path] of files) {
+    if (path === undefined) continue;
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      throw new UsageError(`${flag}: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+}
+
+function resolveApiKey(config: RunConfig): string | undefined {
+  const variable = config.endpoint.apiKeyEnv;
+  if (variable === undefined) return undefined;
+  const key = process.env[variable];
+  if (!key) throw new UsageError(`--api-key-env: the environment variable ${variable} is empty or not set; export the key in it first`);
+  return key;
+}
+
+/** --out FILE, or a file named for the run inside --out DIR or ./benchmarks. */
+function chooseResultPath(out: string | undefined, config: RunConfig): string {
+  const name = () => resultFileName(new Date(), config.endpoint.model, config.profile.kind);
+  if (out === undefined) return resolve('benchmarks', name());
+  const isDirectory = out.endsWith('/') || (statSync(out, { throwIfNoEntry: false })?.isDirectory() ?? false);
+  return resolve(isDirectory ? join(out, name()) : out);
+}
+
+async function execute(
+  config: RunConfig,
+  options: { apiKey: string | undefined; resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
+): Promise<number> {
+  mkdirSync(dirname(options.resultPath), { recursive: true });
+  const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
+  const progress = createProgressPrinter(process.stderr);
+  if (!/\/v1\/?$/.test(new URL(config.endpoint.baseUrl).pathname)) {
+    progress.note(`note: --url usually ends in /v1; requests go to ${config.endpoint.baseUrl.replace(/\/$/, '')}/${config.endpoint.api === 'chat' ? 'chat/completions' : 'completions'}`);
+  }
+
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    progress.note('Cancelling: aborting requests in flight and keeping the partial result (Ctrl-C again quits at once)');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let doc: ResultDocument;
+  try {
+    doc = await runBenchmarkInWorker(config, {
+      workerScript: join(__dirname, 'engine-worker.js'),
+      signal: controller.signal,
+      resultPath: options.resultPath,
+      onEvent: progress.onEvent,
+      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    });
+  } catch (error) {
+    progress.finish();
+    process.stderr.write(`The run could not complete: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  progress.finish();
+
+  process.stdout.write(`\n${formatTerminalTable(doc)}`);
+  if (options.format === 'vllm') {
+    doc.steps.forEach((_, index) => process.stdout.write(`\n${formatVllmBlock(doc, index)}`));
+  }
+  process.stdout.write(`\nResult: ${shownPath}\n`);
+  if (doc.status === 'complete') return 0;
+  const why = doc.statusReason ? `: ${doc.statusReason}` : '';
+  if (controller.signal.aborted) process.stderr.write(`Cancelled${why}. The partial result is kept in ${shownPath}\n`);
+  else process.stderr.write(`The run ${doc.status === 'failed' ? 'failed' : 'did not complete'}${why}\n`);
+  return 1;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * `llmbench`: the headless command line (bundled to dist/cli.js). Each subcommand lives in
+ * commands/<name>.ts and returns its exit code: 0 complete, 1 ran but failed, 2 bad input.
+ */
+import { version } from '../../package.json';
+import { UsageError } from './args';
+import * as demo from './commands/demo';
+import * as run from './commands/run';
+
+interface Command {
+  summary: string;
+  run(argv: string[]): Promise<number>;
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  run: { summary: 'benchmark an OpenAI-compatible server (or --sim) and write a result file', run: run.run },
+  demo: { summary: 'a sweep against the built-in simulator: the table and a result file in benchmarks/', run: demo.run },
+};
+
+const HELP = `Usage: llmbench <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`)
+  .join('\n')}
+  help     this text; \`llmbench help <command>\` or \`llmbench <command> --help\` for a command
+
+Options: --help, --version
+Exit status: 0 complete, 1 ran but failed, 2 bad input.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    process.stdout.write(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+  if (name === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    return dispatch(topic, ['--help']);
+  }
+  return dispatch(name, rest);
+}
+
+async function dispatch(name: string, argv: string[]): Promise<number> {
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`'${name}' is not a command; choose ${Object.keys(COMMANDS).join(', ')} (see llmbench --help)`);
+  return command.run(argv);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`llmbench: ${error.message}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`llmbench: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,21 @@
+/**
+ * The engine's public API, for the command line and the extension host. Nothing below
+ * src/engine imports `vscode`.
+ */
+export { runBenchmark, sweepRates, DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT } from './runner';
+export { runBenchmarkInWorker } from './worker-host';
+export { computeStats, summarizeStep, tpotOf } from './stats';
+export { arrivalSchedule, absoluteSchedule, waitUntil } from './schedule';
+export {
+  resultFileName,
+  readResultDocument,
+  asFinished,
+  finalizeInterruptedFile,
+  summarizeStepOf,
+  ResultWriter,
+  INTERRUPTED_REASON,
+} from './writer';
+export { createDispatcher, sendRequest } from './client';
+export { createWorkload } from './workload';
+export { createTokenCounter } from './tokenizer';
+export type { RunOptions, RunBenchmark, Workload, TokenCounter, PreparedRequest } from './types';

@@ -1,0 +1,496 @@
+/**
+ * Runs a benchmark: turns the configured profile into steps, drives each step's load (closed
+ * loop or an absolute arrival schedule), records every request as it completes, summarizes each
+ * step and reports events as it goes. The client measures single requests; this file decides
+ * when they go out and when a step or the run ends.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import { redactHeaders, RunConfigSchema, type RunConfig } from '../format/config';
+import type { ProgressSnapshot, RunEvent } from '../format/events';
+import {
+  describeZodError,
+  SCHEMA_VERSION,
+  type RequestRecord,
+  type ResultDocument,
+  type RunStatus,
+  type StepProfile,
+  type StepSummary,
+} from '../format/result';
+import packageJson from '../../package.json';
+import { createDispatcher, sendRequest } from './client';
+import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
+import { summarizeStep } from './stats';
+import { createTokenCounter } from './tokenizer';
+import type { ClientContext, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
+import { createWorkload } from './workload';
+import { ResultWriter, summarizeStepOf } from './writer';
+
+/** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
+export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
+/** Connections allowed to an open-loop step without a concurrency cap. */
+export const UNCAPPED_CONNECTION_LIMIT = 1024;
+/** The run stops when its first requests all fail this way: retrying cannot help. */
+const FAIL_FAST_AFTER = 3;
+const PROGRESS_INTERVAL_MS = 250;
+const PROGRESS_WINDOW_MS = 1000;
+const RECENT_VALUES_LIMIT = 100;
+
+/** How a step's requests are released. */
+type Pacing =
+  /** `concurrency` lanes, each sending its next request when the previous one ends. */
+  | { kind: 'closed'; concurrency: number; readyAtStart: boolean }
+  /** Requests sent at absolute times, optionally capped at `maxConcurrency` in flight. */
+  | { kind: 'open'; schedule: ArrivalSchedule; maxConcurrency: number | undefined };
+
+interface StepPlan {
+  name: string;
+  profile: StepProfile;
+  pacing: Pacing;
+}
+
+const rateName = (prefix: string, rate: number): string => `${prefix}@${rate.toFixed(2)} req/sec`;
+
+function parseConfig(input: RunConfig): RunConfig {
+  const parsed = RunConfigSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`Invalid run configuration: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Requests a step sends: warm-up plus the measured limit, or unbounded when only a duration limits it. */
+function plannedSends(config: RunConfig): number {
+  return config.limits.requests === undefined ? Infinity : config.limits.warmup + config.limits.requests;
+}
+
+function ratePlan(config: RunConfig, name: string, rate: number, arrival: 'constant' | 'poisson' | 'gamma', burstiness: number, maxConcurrency: number | undefined, seedOffset: number): StepPlan {
+  const { requests, durationSec, warmup } = config.limits;
+  const byDuration = durationSec === undefined ? Infinity : Math.ceil(rate * durationSec);
+  const count = Math.min(requests === undefined ? Infinity : warmup + requests, warmup + byDuration);
+  const schedule = arrivalSchedule({ count, rate, arrival, burstiness, seed: config.seed + seedOffset });
+  return {
+    name,
+    profile: {
+      kind: 'rate',
+      rate,
+      arrival,
+      ...(arrival === 'gamma' ? { burstiness } : {}),
+      ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
+    },
+    pacing: { kind: 'open', schedule, maxConcurrency },
+  };
+}
+
+function throughputPlan(maxConcurrency: number | undefined): StepPlan {
+  const concurrency = maxConcurrency ?? DEFAULT_THROUGHPUT_CONCURRENCY;
+  return { name: 'throughput', profile: { kind: 'throughput', concurrency }, pacing: { kind: 'closed', concurrency, readyAtStart: true } };
+}
+
+const synchronousPlan: StepPlan = {
+  name: 'synchronous',
+  profile: { kind: 'synchronous', concurrency: 1 },
+  pacing: { kind: 'closed', concurrency: 1, readyAtStart: false },
+};
+
+/** The steps known before the run starts; a sweep adds its rate steps after measuring. */
+function initialPlans(config: RunConfig): StepPlan[] {
+  const profile = config.profile;
+  switch (profile.kind) {
+    case 'synchronous':
+      return [synchronousPlan];
+    case 'concurrency':
+      return profile.levels.map((concurrency) => ({
+        name: `concurrency@${concurrency}`,
+        profile: { kind: 'concurrency', concurrency },
+        pacing: { kind: 'closed', concurrency, readyAtStart: false },
+      }));
+    case 'rate':
+      return profile.rates.map((rate, i) =>
+        ratePlan(config, rateName(profile.arrival, rate), rate, profile.arrival, profile.burstiness, profile.maxConcurrency, i),
+      );
+    case 'schedule': {
+      const all = absoluteSchedule(profile.times);
+      const schedule = all.subarray(0, Math.min(all.length, plannedSends(config)));
+      return [
+        {
+          name: 'schedule',
+          profile: { kind: 'schedule', ...(profile.maxConcurrency !== undefined ? { concurrency: profile.maxConcurrency } : {}) },
+          pacing: { kind: 'open', schedule, maxConcurrency: profile.maxConcurrency },
+        },
+      ];
+    }
+    case 'throughput':
+      return [throughputPlan(profile.maxConcurrency)];
+    case 'sweep':
+      return [synchronousPlan, throughputPlan(undefined)];
+  }
+}
+
+/**
+ * A sweep's rate steps: `rateCount` rates evenly spaced strictly between the measured
+ * synchronous and throughput request rates (GuideLLM's sweep).
+ */
+export function sweepRates(synchronousRate: number, throughputRate: number, rateCount: number): number[] {
+  return Array.from({ length: rateCount }, (_, i) => synchronousRate + ((throughputRate - synchronousRate) * (i + 1)) / (rateCount + 1));
+}
+
+/** Waiters for a free slot under a concurrency cap. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  /** Resolves true with a slot, or false when `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const grant = (): void => {
+        signal.removeEventListener('abort', giveUp);
+        resolve(true);
+      };
+      const giveUp = (): void => {
+        this.waiting.splice(this.waiting.indexOf(grant), 1);
+        resolve(false);
+      };
+      this.waiting.push(grant);
+      signal.addEventListener('abort', giveUp, { once: true });
+    });
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+const roundNullable = (ms: number | null): number | null => (ms === null ? null : roundMs(ms));
+
+/** Microsecond precision is all a record needs; it keeps result files about half the size. */
+function roundRecordTimes(r: RequestRecord): RequestRecord {
+  return {
+    ...r,
+    scheduledMs: roundMs(r.scheduledMs),
+    sentMs: roundMs(r.sentMs),
+    queueMs: roundMs(r.queueMs),
+    firstTokenMs: roundNullable(r.firstTokenMs),
+    chunkMs: r.chunkMs.map(roundMs),
+    endMs: roundNullable(r.endMs),
+  };
+}
+
+/** Errors that say the endpoint cannot serve this run at all, whatever the load. */
+function hopelessFailure(r: RequestRecord): string | null {
+  const error = r.error;
+  if (!error) return null;
+  if (error.kind === 'connect' || error.kind === 'timeout-connect') return `could not connect (${error.message})`;
+  if (error.kind === 'http' && (r.httpStatus === 401 || r.httpStatus === 403)) return `HTTP ${r.httpStatus}: check the API key (${error.message})`;
+  if (error.kind === 'http' && r.httpStatus === 404) return `HTTP 404: check that the base URL ends in /v1 and the model name (${error.message})`;
+  return null;
+}
+
+class BenchmarkRun {
+  private readonly cancelled = new AbortController();
+  private nextPrompt = 0;
+  /** Set once any request got an answer that shows the endpoint is usable. */
+  private endpointUsable = false;
+  private hopelessCount = 0;
+  private failure: string | null = null;
+
+  constructor(
+    private readonly config: RunConfig,
+    private readonly options: RunOptions,
+    private readonly workload: Workload,
+    private readonly tokenCounter: TokenCounter,
+    private readonly writer: ResultWriter,
+    private readonly plans: StepPlan[],
+  ) {}
+
+  private emit(event: RunEvent): void {
+    this.options.onEvent?.(event);
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.emit({ type: 'log', level, message });
+  }
+
+  private get stopped(): boolean {
+    return this.cancelled.signal.aborted;
+  }
+
+  async execute(): Promise<ResultDocument> {
+    const onCancel = (): void => this.cancelled.abort();
+    this.options.signal?.addEventListener('abort', onCancel, { once: true });
+    if (this.options.signal?.aborted) this.cancelled.abort();
+    try {
+      const plans = this.plans;
+      this.emit({
+        type: 'run-start',
+        plannedSteps: plans.map(({ name, profile }) => ({ name, profile })),
+        resultPath: this.options.resultPath ?? null,
+      });
+      const summaries: StepSummary[] = [];
+      for (const plan of plans) {
+        if (this.stopped) break;
+        summaries.push(await this.runStep(plan));
+      }
+      if (this.config.profile.kind === 'sweep' && !this.stopped) await this.runSweepRates(summaries);
+      return this.finish();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.finishSafely('partial', `The engine stopped with an error: ${message}`);
+      throw error;
+    } finally {
+      this.options.signal?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  private async runSweepRates(summaries: StepSummary[]): Promise<void> {
+    const profile = this.config.profile;
+    if (profile.kind !== 'sweep') return;
+    const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
+    const throughputRate = summaries[1]?.requestsPerSecond ?? null;
+    if (!synchronousRate || !throughputRate) {
+      this.log('warn', 'The sweep cannot place its rates: the synchronous or throughput step measured no request rate.');
+      return;
+    }
+    if (throughputRate <= synchronousRate) {
+      this.log('warn', `Throughput (${throughputRate.toFixed(2)} req/s) is not above synchronous (${synchronousRate.toFixed(2)} req/s): the server does not gain from concurrency.`);
+    }
+    const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
+    this.log('info', `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s`);
+    for (const [i, rate] of rates.entries()) {
+      if (this.stopped) break;
+      await this.runStep(
+        ratePlan(this.config, rateName('asynchronous', rate), rate, profile.arrival, profile.burstiness, DEFAULT_THROUGHPUT_CONCURRENCY, i),
+      );
+    }
+  }
+
+  private finish(): ResultDocument {
+    const [status, reason] = this.outcome();
+    const doc = this.writer.finish(status, reason, (step) => summarizeStepOf(this.writer.document, step));
+    this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
+    return doc;
+  }
+
+  private finishSafely(status: Exclude<RunStatus, 'running'>, reason: string): void {
+    try {
+      this.writer.finish(status, reason, (step) => summarizeStepOf(this.writer.document, step));
+    } catch {
+      // The file may be what failed; the original error is the one worth reporting.
+      this.writer.abandon();
+    }
+    this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
+  }
+
+  private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
+    if (this.failure) return ['failed', this.failure];
+    const measured = this.writer.document.steps.flatMap((s) => s.requests).filter((r) => !r.warmup && r.error?.kind !== 'cancelled');
+    const userCancelled = this.options.signal?.aborted === true;
+    if (measured.length > 0 && measured.every((r) => r.error !== null)) {
+      const kinds = new Map<string, number>();
+      for (const r of measured) if (r.error) kinds.set(r.error.kind, (kinds.get(r.error.kind) ?? 0) + 1);
+      const summary = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
+      const first = measured[0]?.error?.message ?? '';
+      return ['failed', `Every measured request failed (${summary}); the first: ${first}`];
+    }
+    if (userCancelled) return ['partial', 'Cancelled before the run finished; every request measured until then is kept.'];
+    if (measured.length === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
+    return ['complete', null];
+  }
+
+  /** Notes the run-level verdict a record gives: the first requests all hopeless end the run. */
+  private judgeEndpoint(record: RequestRecord): void {
+    if (this.endpointUsable || record.error?.kind === 'cancelled') return;
+    const hopeless = hopelessFailure(record);
+    if (hopeless === null) {
+      this.endpointUsable = true;
+      return;
+    }
+    this.hopelessCount++;
+    if (this.hopelessCount >= FAIL_FAST_AFTER && this.failure === null) {
+      this.failure = `The first ${this.hopelessCount} requests to ${this.config.endpoint.baseUrl} failed: ${hopeless}. The run was stopped rather than send more.`;
+      this.log('error', this.failure);
+      this.cancelled.abort();
+    }
+  }
+
+  private async runStep(plan: StepPlan): Promise<StepSummary> {
+    const config = this.config;
+    const stepIndex = this.writer.document.steps.length;
+    this.writer.startStep(plan.name, plan.profile);
+    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile });
+
+    const stepStop = new AbortController();
+    const stopStep = (): void => stepStop.abort();
+    this.cancelled.signal.addEventListener('abort', stopStep, { once: true });
+    if (this.stopped) stepStop.abort();
+
+    const pacing = plan.pacing;
+    const sends = pacing.kind === 'open' ? pacing.schedule.length : plannedSends(config);
+    const connections =
+      pacing.kind === 'closed' ? pacing.concurrency : (pacing.maxConcurrency ?? Math.min(Math.max(sends, 1), UNCAPPED_CONNECTION_LIMIT));
+    const dispatcher: Dispatcher = createDispatcher(connections, config.request);
+    const stepStartMs = performance.now();
+    const context: ClientContext = {
+      config,
+      apiKey: this.options.apiKey,
+      dispatcher,
+      signal: stepStop.signal,
+      stepStartMs,
+      tokenCounter: this.tokenCounter,
+    };
+
+    let claimed = 0;
+    let inFlight = 0;
+    let completed = 0;
+    let failed = 0;
+    const recentCompletions: { atMs: number; tokens: number }[] = [];
+    let recentTtft: number[] = [];
+    let recentLatency: number[] = [];
+
+    const durationSec = config.limits.durationSec;
+    const durationTimer =
+      durationSec === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (inFlight > 0) this.log('info', `${plan.name}: duration of ${durationSec} s reached; ${inFlight} requests in flight are cancelled.`);
+            stepStop.abort();
+          }, durationSec * 1000);
+
+    const snapshot = (): ProgressSnapshot => {
+      const now = performance.now();
+      while (recentCompletions.length > 0 && (recentCompletions[0]?.atMs ?? now) < now - PROGRESS_WINDOW_MS) recentCompletions.shift();
+      const windowSec = Math.min(PROGRESS_WINDOW_MS, now - stepStartMs) / 1000;
+      const tokens = recentCompletions.reduce((sum, c) => sum + c.tokens, 0);
+      const result: ProgressSnapshot = {
+        stepIndex,
+        elapsedSec: (now - stepStartMs) / 1000,
+        completed,
+        failed,
+        inFlight,
+        plannedRequests: Number.isFinite(sends) && sends > 0 ? sends : null,
+        plannedDurationSec: durationSec ?? null,
+        requestsPerSecond: windowSec > 0 ? recentCompletions.length / windowSec : 0,
+        outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
+        recentTtftMs: recentTtft,
+        recentLatencyMs: recentLatency,
+      };
+      recentTtft = [];
+      recentLatency = [];
+      return result;
+    };
+    const progressTimer = setInterval(() => this.emit({ type: 'progress', snapshot: snapshot() }), PROGRESS_INTERVAL_MS);
+    progressTimer.unref();
+
+    const maxErrors = config.limits.maxErrors;
+    const record = (raw: RequestRecord): void => {
+      const r = roundRecordTimes(raw);
+      this.writer.addRecord(r);
+      this.judgeEndpoint(r);
+      if (r.error === null) {
+        completed++;
+        recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
+        if (r.firstTokenMs !== null && recentTtft.length < RECENT_VALUES_LIMIT) recentTtft.push(r.firstTokenMs - r.sentMs);
+        if (r.endMs !== null && recentLatency.length < RECENT_VALUES_LIMIT) recentLatency.push(r.endMs - r.sentMs);
+      } else if (r.error.kind !== 'cancelled') {
+        failed++;
+        if (maxErrors !== undefined && failed === maxErrors) {
+          this.log('warn', `${plan.name}: ${failed} requests failed (maxErrors); the step ends early.`);
+          stepStop.abort();
+        }
+      }
+    };
+
+    // A failure of the engine itself (the result file cannot be written, ...) ends the step
+    // and is rethrown once every request in flight has settled.
+    let engineError: unknown = null;
+    const send = async (index: number, scheduledMs: number): Promise<void> => {
+      inFlight++;
+      try {
+        const prepared = this.workload.request(this.nextPrompt++);
+        record(await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context));
+      } catch (error) {
+        engineError ??= error;
+        stepStop.abort();
+      } finally {
+        inFlight--;
+      }
+    };
+
+    try {
+      if (pacing.kind === 'closed') {
+        const lane = async (): Promise<void> => {
+          while (!stepStop.signal.aborted && claimed < sends) {
+            const index = claimed++;
+            await send(index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(pacing.concurrency, sends) }, lane));
+      } else {
+        const slots = pacing.maxConcurrency === undefined ? undefined : new Slots(pacing.maxConcurrency);
+        const pending = new Set<Promise<void>>();
+        const times = pacing.schedule;
+        for (let index = 0; index < times.length; index++) {
+          const scheduledMs = (times[index] ?? 0) * 1000;
+          await waitUntil(stepStartMs + scheduledMs, stepStop.signal);
+          if (stepStop.signal.aborted) break;
+          if (slots && !(await slots.acquire(stepStop.signal))) break;
+          claimed++;
+          const sent: Promise<void> = send(index, scheduledMs).finally(() => {
+            slots?.release();
+            pending.delete(sent);
+          });
+          pending.add(sent);
+        }
+        await Promise.all(pending);
+      }
+    } finally {
+      clearTimeout(durationTimer);
+      clearInterval(progressTimer);
+      this.cancelled.signal.removeEventListener('abort', stopStep);
+      await dispatcher.close();
+    }
+    if (engineError !== null) throw engineError;
+
+    this.emit({ type: 'progress', snapshot: snapshot() });
+    const step = this.writer.document.steps[stepIndex];
+    const summary = summarizeStep(step?.requests ?? [], plan.profile, config.slo);
+    this.writer.endStep(summary);
+    this.emit({ type: 'step-end', stepIndex, name: plan.name, summary });
+    return summary;
+  }
+}
+
+/** The result document's fixed part: what ran against what, with secrets left out. */
+function documentHead(config: RunConfig) {
+  const { endpoint } = config;
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: packageJson.name, version: packageJson.version },
+    createdAt: new Date().toISOString(),
+    endpoint: { baseUrl: endpoint.baseUrl, api: endpoint.api, model: endpoint.model },
+    labels: config.labels,
+    config: { ...config, endpoint: { ...endpoint, headers: redactHeaders(endpoint.headers) } },
+  } as const;
+}
+
+/**
+ * Runs the configured benchmark in this thread and resolves with the final document. Bad
+ * configuration and unreadable datasets or tokenizers reject before anything is sent or
+ * written; after that, request failures are recorded, never thrown.
+ */
+export const runBenchmark: RunBenchmark = async (input, options) => {
+  const config = parseConfig(input);
+  const tokenCounter = await createTokenCounter(config.tokenizer);
+  const workload = await createWorkload(config, tokenCounter);
+  // Plans are built before the file exists so that a bad schedule creates no file.
+  const plans = initialPlans(config);
+  const writer = new ResultWriter(options.resultPath, documentHead(config));
+  return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans).execute();
+};

@@ -1,0 +1,539 @@
+/**
+ * Token counting with a Hugging Face `tokenizer.json`: a BPE tokenizer written for this project.
+ *
+ * Covers the BPE models served in practice: byte-level ones (GPT-2, Llama 3, Qwen, Mistral
+ * Nemo: a pre-tokenizer regex, then bytes mapped to printable characters) and SentencePiece-style
+ * ones (Llama 2, Mistral 7B: spaces become `▁`, unknown characters fall back to `<0xXX>` bytes).
+ * It counts the text's own tokens: special tokens a chat template or post-processor adds are
+ * not included (the server's `usage`, when present, has them).
+ * Without a file, counting falls back to the documented estimate (tokens.ts).
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { describeZodError } from '../format/result';
+import { estimateTokens } from './tokens';
+import type { TokenCounter } from './types';
+
+export interface Tokenizer {
+  encode(text: string): number[];
+  count(text: string): number;
+}
+
+/** A tokenizer file that cannot be used; the message names the file and what is wrong. */
+export class TokenizerFileError extends Error {}
+
+export async function createTokenCounter(tokenizerPath?: string): Promise<TokenCounter> {
+  if (tokenizerPath === undefined) return { source: 'estimate', count: estimateTokens };
+  const tokenizer = await loadTokenizer(tokenizerPath);
+  return { source: 'tokenizer', count: (text) => tokenizer.count(text) };
+}
+
+export async function loadTokenizer(path: string): Promise<Tokenizer> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'was not found' : `could not be read (${code ?? String(error)})`;
+    throw new TokenizerFileError(`Tokenizer file ${path} ${why}. Point "tokenizer" at a Hugging Face tokenizer.json, or leave it unset to count with the estimate.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new TokenizerFileError(`Tokenizer file ${path} is not JSON (${(error as Error).message}). It should be a Hugging Face tokenizer.json.`);
+  }
+  return buildTokenizer(json, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file's shape. Components are checked one by one so that an unsupported one is named.
+
+const TypedSchema = z.object({ type: z.string() }).loose();
+const PatternSchema = z.union([z.object({ Regex: z.string() }).loose(), z.object({ String: z.string() }).loose()]);
+
+const TokenizerFileSchema = z
+  .object({
+    added_tokens: z.array(z.object({ id: z.number().int().nonnegative(), content: z.string().min(1) }).loose()).default([]),
+    normalizer: TypedSchema.nullable().default(null),
+    pre_tokenizer: TypedSchema.nullable().default(null),
+    model: z
+      .object({
+        type: z.string().optional(),
+        vocab: z.record(z.string(), z.number().int().nonnegative()),
+        merges: z.array(z.union([z.string(), z.tuple([z.string(), z.string()])])).default([]),
+        unk_token: z.string().nullable().optional(),
+        byte_fallback: z.boolean().optional(),
+        fuse_unk: z.boolean().optional(),
+        continuing_subword_prefix: z.string().nullable().optional(),
+        end_of_word_suffix: z.string().nullable().optional(),
+        ignore_merges: z.boolean().optional(),
+      })
+      .loose(),
+  })
+  .loose();
+
+type Normalize = (text: string) => string;
+/** Splits text into pieces; `atInputStart` is true for text that opens the whole input. */
+type PreTokenize = (pieces: string[], atInputStart: boolean) => string[];
+
+/** Checks one component against its schema; the error names the file and the component. */
+function parsePart<T>(schema: z.ZodType<T>, value: unknown, file: string, where: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new TokenizerFileError(`Tokenizer file ${file}: ${where}: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+function unsupported(file: string, where: string, type: string, supported: string): TokenizerFileError {
+  return new TokenizerFileError(`Tokenizer file ${file}: ${where} type "${type}" is not supported (supported: ${supported}).`);
+}
+
+/** Turns a tokenizer.json's `{Regex}` (Rust/Oniguruma syntax) or `{String}` pattern into a JS RegExp. */
+function compilePattern(pattern: z.infer<typeof PatternSchema>, file: string, where: string): RegExp {
+  const source = 'Regex' in pattern ? translateRegex(String(pattern.Regex)) : escapeRegex(String(pattern.String));
+  try {
+    return new RegExp(source, 'gu');
+  } catch (error) {
+    throw new TokenizerFileError(`Tokenizer file ${file}: ${where}: the pattern ${JSON.stringify(source)} is not a regular expression this tokenizer can run (${(error as Error).message}).`);
+  }
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/**
+ * JavaScript (before ES2025) has no inline case-insensitive groups `(?i:...)`, which the
+ * Llama 3 and Qwen patterns use for English contractions: their letters become `[sS]` classes.
+ */
+function translateRegex(source: string): string {
+  let out = '';
+  for (let i = 0; i < source.length; ) {
+    if (!source.startsWith('(?i:', i)) {
+      const step = source[i] === '\\' ? 2 : 1;
+      out += source.slice(i, i + step);
+      i += step;
+      continue;
+    }
+    out += '(?:';
+    i += 4;
+    let depth = 1;
+    let inClass = false;
+    while (i < source.length && depth > 0) {
+      const ch = source[i] as string;
+      if (ch === '\\') {
+        out += source.slice(i, i + 2);
+        i += 2;
+        continue;
+      }
+      if (inClass) inClass = ch !== ']';
+      else if (ch === '[') inClass = true;
+      else if (ch === '(') depth++;
+      else if (ch === ')') depth--;
+      const upper = ch.toUpperCase();
+      out += !inClass && upper !== ch.toLowerCase() ? `[${ch.toLowerCase()}${upper}]` : ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalizers
+
+const NORMALIZERS = 'Sequence, Prepend, Replace, NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents';
+
+function buildNormalizer(spec: z.infer<typeof TypedSchema>, file: string): Normalize {
+  const where = 'normalizer';
+  switch (spec.type) {
+    case 'Sequence': {
+      const { normalizers } = parsePart(z.object({ normalizers: z.array(TypedSchema) }).loose(), spec, file, where);
+      const steps = normalizers.map((n) => buildNormalizer(n, file));
+      return (text) => steps.reduce((t, step) => step(t), text);
+    }
+    case 'Prepend': {
+      const { prepend } = parsePart(z.object({ prepend: z.string() }).loose(), spec, file, where);
+      return (text) => (text.length > 0 ? prepend + text : text);
+    }
+    case 'Replace': {
+      const { pattern, content } = parsePart(z.object({ pattern: PatternSchema, content: z.string() }).loose(), spec, file, where);
+      const regex = compilePattern(pattern, file, where);
+      return (text) => text.replace(regex, () => content);
+    }
+    case 'NFC':
+    case 'NFD':
+    case 'NFKC':
+    case 'NFKD': {
+      const form = spec.type;
+      return (text) => text.normalize(form);
+    }
+    case 'Lowercase':
+      return (text) => text.toLowerCase();
+    case 'Strip': {
+      const { strip_left: left, strip_right: right } = parsePart(z.object({ strip_left: z.boolean().default(true), strip_right: z.boolean().default(true) }).loose(), spec, file, where);
+      return (text) => {
+        const t = left ? text.trimStart() : text;
+        return right ? t.trimEnd() : t;
+      };
+    }
+    case 'StripAccents':
+      return (text) => text.normalize('NFD').replace(/\p{Mn}/gu, '');
+    default:
+      throw unsupported(file, where, spec.type, NORMALIZERS);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pre-tokenizers
+
+const PRE_TOKENIZERS = 'Sequence, ByteLevel, Split, Metaspace, Whitespace, WhitespaceSplit, Digits, Punctuation';
+const GPT2_PATTERN = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+
+type SplitBehavior = 'Removed' | 'Isolated' | 'MergedWithPrevious' | 'MergedWithNext' | 'Contiguous';
+
+/** Splits each piece around the matches of `regex`, as the tokenizers library's Split does. */
+function splitBy(regex: RegExp, behavior: SplitBehavior, invert: boolean): PreTokenize {
+  return (pieces) => {
+    const out: string[] = [];
+    for (const piece of pieces) {
+      const parts: Array<{ text: string; match: boolean }> = [];
+      let last = 0;
+      for (const m of piece.matchAll(regex)) {
+        if (m[0].length === 0) continue;
+        if (m.index > last) parts.push({ text: piece.slice(last, m.index), match: invert });
+        parts.push({ text: m[0], match: !invert });
+        last = m.index + m[0].length;
+      }
+      if (last < piece.length) parts.push({ text: piece.slice(last), match: invert });
+      let carry = '';
+      parts.forEach((part, i) => {
+        if (!part.match) {
+          out.push(carry + part.text);
+          carry = '';
+          return;
+        }
+        const previousIsMatch = parts[i - 1]?.match ?? false;
+        const nextIsGap = parts[i + 1]?.match === false;
+        if (behavior === 'Removed') return;
+        if (behavior === 'MergedWithPrevious' && i > 0 && !previousIsMatch) out[out.length - 1] += part.text;
+        else if (behavior === 'MergedWithNext' && nextIsGap) carry = part.text;
+        else if (behavior === 'Contiguous' && previousIsMatch) out[out.length - 1] += part.text;
+        else out.push(part.text);
+      });
+    }
+    return out;
+  };
+}
+
+/** GPT-2's reversible map from bytes to printable characters (so that no byte is whitespace or a control). */
+const BYTE_CHARS: string[] = (() => {
+  const chars: string[] = [];
+  let extra = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+    chars.push(String.fromCharCode(printable ? b : 256 + extra++));
+  }
+  return chars;
+})();
+
+function toByteChars(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  let out = '';
+  for (const b of bytes) out += BYTE_CHARS[b];
+  return out;
+}
+
+function buildPreTokenizer(spec: z.infer<typeof TypedSchema>, file: string): PreTokenize {
+  const where = 'pre_tokenizer';
+  switch (spec.type) {
+    case 'Sequence': {
+      const { pretokenizers } = parsePart(z.object({ pretokenizers: z.array(TypedSchema) }).loose(), spec, file, where);
+      const steps = pretokenizers.map((p) => buildPreTokenizer(p, file));
+      return (pieces, atInputStart) => steps.reduce((p, step) => step(p, atInputStart), pieces);
+    }
+    case 'ByteLevel': {
+      const options = parsePart(z.object({ add_prefix_space: z.boolean().default(true), use_regex: z.boolean().default(true) }).loose(), spec, file, where);
+      const split = options.use_regex ? splitBy(GPT2_PATTERN, 'Isolated', false) : (pieces: string[]) => pieces;
+      return (pieces) => {
+        const spaced = options.add_prefix_space ? pieces.map((p) => (p.startsWith(' ') ? p : ' ' + p)) : pieces;
+        return split(spaced, false).map(toByteChars);
+      };
+    }
+    case 'Split': {
+      const options = parsePart(
+        z.object({ pattern: PatternSchema, behavior: z.enum(['Removed', 'Isolated', 'MergedWithPrevious', 'MergedWithNext', 'Contiguous']), invert: z.boolean().default(false) }).loose(),
+        spec,
+        file,
+        where,
+      );
+      return splitBy(compilePattern(options.pattern, file, where), options.behavior, options.invert);
+    }
+    case 'Metaspace': {
+      const options = parsePart(
+        z
+          .object({
+            replacement: z.string().default('▁'),
+            prepend_scheme: z.enum(['always', 'first', 'never']).optional(),
+            add_prefix_space: z.boolean().optional(),
+            split: z.boolean().default(true),
+          })
+          .loose(),
+        spec,
+        file,
+        where,
+      );
+      const { replacement } = options;
+      const scheme = options.prepend_scheme ?? (options.add_prefix_space === false ? 'never' : 'always');
+      const split = options.split ? splitBy(new RegExp(escapeRegex(replacement), 'gu'), 'MergedWithNext', false) : (pieces: string[]) => pieces;
+      return (pieces, atInputStart) => {
+        const replaced = pieces.map((p, i) => {
+          const t = p.replaceAll(' ', replacement);
+          const prepend = scheme === 'always' || (scheme === 'first' && atInputStart && i === 0);
+          return prepend && !t.startsWith(replacement) ? replacement + t : t;
+        });
+        return split(replaced, atInputStart);
+      };
+    }
+    case 'Whitespace':
+      // Keeps runs of word characters and runs of other non-space characters; drops spaces.
+      return splitBy(/[\p{L}\p{N}\p{M}\p{Pc}]+|[^\p{L}\p{N}\p{M}\p{Pc}\s]+/gu, 'Removed', true);
+    case 'WhitespaceSplit':
+      return splitBy(/\s+/gu, 'Removed', false);
+    case 'Digits': {
+      const { individual_digits } = parsePart(z.object({ individual_digits: z.boolean().default(false) }).loose(), spec, file, where);
+      return splitBy(individual_digits ? /\p{Nd}/gu : /\p{Nd}+/gu, 'Isolated', false);
+    }
+    case 'Punctuation':
+      return splitBy(/\p{P}|[!-\/:-@\[-`{-~]/gu, 'Isolated', false);
+    default:
+      throw unsupported(file, where, spec.type, PRE_TOKENIZERS);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The BPE model
+
+/** Pairs are keyed as one number: ids stay below 2^21 in any real vocabulary. */
+const ID_LIMIT = 2 ** 21;
+const pairKey = (left: number, right: number): number => left * ID_LIMIT + right;
+/** Heap entries too: rank first, then the left symbol's position (leftmost wins a tie). */
+const POSITION_LIMIT = 2 ** 31;
+const WORD_CACHE_LIMIT = 50_000;
+const CACHED_WORD_LENGTH = 256;
+
+type BpeSpec = z.infer<typeof TokenizerFileSchema>['model'];
+
+class BpeModel {
+  private readonly vocab: Map<string, number>;
+  /** Pair key -> merge rank; the merged token of rank r is mergedId[r]. */
+  private readonly ranks = new Map<number, number>();
+  private readonly mergedId: Int32Array;
+  private readonly unkId: number | undefined;
+  private readonly byteIds: number[] | null;
+  private readonly cache = new Map<string, number[]>();
+
+  constructor(
+    private readonly spec: BpeSpec,
+    file: string,
+  ) {
+    this.vocab = new Map(Object.entries(spec.vocab));
+    for (const id of this.vocab.values()) {
+      if (id >= ID_LIMIT) throw new TokenizerFileError(`Tokenizer file ${file}: model.vocab has id ${id}; ids above ${ID_LIMIT - 1} are not supported.`);
+    }
+    this.mergedId = new Int32Array(spec.merges.length);
+    spec.merges.forEach((merge, rank) => {
+      const parts = typeof merge === 'string' ? merge.split(' ') : merge;
+      const [left, right] = parts;
+      if (parts.length !== 2 || left === undefined || right === undefined) {
+        throw new TokenizerFileError(`Tokenizer file ${file}: model.merges[${rank}] ${JSON.stringify(merge)} is not a pair of tokens.`);
+      }
+      const ids = [left, right, left + right].map((token) => {
+        const id = this.vocab.get(token);
+        if (id === undefined) throw new TokenizerFileError(`Tokenizer file ${file}: model.merges[${rank}] ${JSON.stringify(merge)} uses ${JSON.stringify(token)}, which is not in model.vocab.`);
+        return id;
+      }) as [number, number, number];
+      const key = pairKey(ids[0], ids[1]);
+      if (!this.ranks.has(key)) this.ranks.set(key, rank);
+      this.mergedId[rank] = ids[2];
+    });
+    this.unkId = spec.unk_token ? this.vocab.get(spec.unk_token) : undefined;
+    this.byteIds = spec.byte_fallback ? byteFallbackIds(this.vocab) : null;
+  }
+
+  encodeWord(word: string, out: number[]): void {
+    const cached = this.cache.get(word);
+    if (cached !== undefined) {
+      for (const id of cached) out.push(id);
+      return;
+    }
+    const ids = this.merge(word);
+    if (word.length <= CACHED_WORD_LENGTH) {
+      if (this.cache.size >= WORD_CACHE_LIMIT) this.cache.clear();
+      this.cache.set(word, ids);
+    }
+    for (const id of ids) out.push(id);
+  }
+
+  /** The word's initial symbols (characters, or fallback bytes, or unk), then merges by rank. */
+  private merge(word: string): number[] {
+    const { vocab, spec } = this;
+    if (spec.ignore_merges) {
+      const whole = vocab.get(word);
+      if (whole !== undefined) return [whole];
+    }
+    const prefix = spec.continuing_subword_prefix ?? '';
+    const suffix = spec.end_of_word_suffix ?? '';
+    const chars = Array.from(word);
+    const symbols: number[] = [];
+    let lastWasUnk = false;
+    chars.forEach((ch, i) => {
+      const token = (i > 0 ? prefix : '') + ch + (i === chars.length - 1 ? suffix : '');
+      const id = vocab.get(token);
+      if (id !== undefined) {
+        symbols.push(id);
+        lastWasUnk = false;
+        return;
+      }
+      if (this.byteIds !== null) {
+        for (const b of Buffer.from(ch, 'utf8')) symbols.push(this.byteIds[b] as number);
+        lastWasUnk = false;
+        return;
+      }
+      if (this.unkId !== undefined && !(spec.fuse_unk && lastWasUnk)) symbols.push(this.unkId);
+      lastWasUnk = this.unkId !== undefined;
+    });
+    return symbols.length < 2 ? symbols : this.applyMerges(symbols);
+  }
+
+  /** Merges the lowest-ranked adjacent pair until none is left: a heap over a linked list, O(n log n). */
+  private applyMerges(ids: number[]): number[] {
+    const n = ids.length;
+    const next = new Int32Array(n);
+    const prev = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      next[i] = i + 1 < n ? i + 1 : -1;
+      prev[i] = i - 1;
+    }
+    const alive = new Uint8Array(n).fill(1);
+    const heap: number[] = [];
+    const consider = (left: number): void => {
+      const right = next[left] as number;
+      if (right === -1) return;
+      const rank = this.ranks.get(pairKey(ids[left] as number, ids[right] as number));
+      if (rank !== undefined) heapPush(heap, rank * POSITION_LIMIT + left);
+    };
+    for (let i = 0; i < n - 1; i++) consider(i);
+    while (heap.length > 0) {
+      const entry = heapPop(heap);
+      const rank = Math.floor(entry / POSITION_LIMIT);
+      const left = entry - rank * POSITION_LIMIT;
+      const right = next[left] as number;
+      // Stale entries (a side already merged into something else) no longer hold this pair.
+      if (!alive[left] || right === -1 || this.ranks.get(pairKey(ids[left] as number, ids[right] as number)) !== rank) continue;
+      ids[left] = this.mergedId[rank] as number;
+      alive[right] = 0;
+      const after = next[right] as number;
+      next[left] = after;
+      if (after !== -1) prev[after] = left;
+      const before = prev[left] as number;
+      if (before !== -1) consider(before);
+      consider(left);
+    }
+    const out: number[] = [];
+    for (let i = 0; i !== -1; i = next[i] as number) out.push(ids[i] as number);
+    return out;
+  }
+}
+
+function byteFallbackIds(vocab: Map<string, number>): number[] | null {
+  const ids: number[] = [];
+  for (let b = 0; b < 256; b++) {
+    const id = vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
+    if (id === undefined) return null;
+    ids.push(id);
+  }
+  return ids;
+}
+
+function heapPush(heap: number[], value: number): void {
+  let i = heap.length;
+  heap.push(value);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    const p = heap[parent] as number;
+    if (p <= value) break;
+    heap[i] = p;
+    i = parent;
+  }
+  heap[i] = value;
+}
+
+function heapPop(heap: number[]): number {
+  const top = heap[0] as number;
+  const last = heap.pop() as number;
+  const n = heap.length;
+  if (n > 0) {
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const child = r < n && (heap[r] as number) < (heap[l] as number) ? r : l;
+      if ((heap[child] as number) >= last) break;
+      heap[i] = heap[child] as number;
+      i = child;
+    }
+    heap[i] = last;
+  }
+  return top;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Builds a tokenizer from a parsed tokenizer.json; `file` names it in error messages. */
+export function buildTokenizer(json: unknown, file: string): Tokenizer {
+  const spec = parsePart(TokenizerFileSchema, json, file, 'top level');
+  const modelType = spec.model.type ?? 'BPE';
+  if (modelType !== 'BPE') {
+    throw new TokenizerFileError(`Tokenizer file ${file}: model type "${modelType}" is not supported; only BPE tokenizers are (GPT-2, Llama, Qwen, Mistral and most chat models).`);
+  }
+  const normalize = spec.normalizer ? buildNormalizer(spec.normalizer, file) : (text: string) => text;
+  const preTokenize: PreTokenize = spec.pre_tokenizer ? buildPreTokenizer(spec.pre_tokenizer, file) : (pieces) => pieces;
+  const model = new BpeModel(spec.model, file);
+  const added = new Map(spec.added_tokens.map((t) => [t.content, t.id]));
+  // Longest first, so that a token that is a prefix of another does not win.
+  const addedPattern =
+    added.size > 0
+      ? new RegExp(
+          [...added.keys()]
+            .sort((a, b) => b.length - a.length)
+            .map(escapeRegex)
+            .join('|'),
+          'gu',
+        )
+      : null;
+
+  const encodeSegment = (segment: string, atInputStart: boolean, out: number[]): void => {
+    const normalized = normalize(segment);
+    if (normalized.length === 0) return;
+    for (const piece of preTokenize([normalized], atInputStart)) model.encodeWord(piece, out);
+  };
+
+  const encode = (text: string): number[] => {
+    const out: number[] = [];
+    if (addedPattern === null) {
+      encodeSegment(text, true, out);
+      return out;
+    }
+    let last = 0;
+    for (const m of text.matchAll(addedPattern)) {
+      if (m.index > last) encodeSegment(text.slice(last, m.index), last === 0, out);
+      out.push(added.get(m[0]) as number);
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) encodeSegment(text.slice(last), last === 0, out);
+    return out;
+  };
+
+  return { encode, count: (text) => encode(text).length };
+}

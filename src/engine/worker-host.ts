@@ -1,0 +1,96 @@
+/**
+ * Runs a benchmark in a worker thread (dist/engine-worker.js), so that what the calling thread
+ * does (drawing a UI, other extensions) cannot delay the timestamps of streamed tokens. The
+ * worker runs the same runBenchmark; its events and final document come back as messages and
+ * are parsed here like any outside input.
+ */
+import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
+import { RunConfigSchema, type RunConfig } from '../format/config';
+import { RunEventSchema } from '../format/events';
+import { describeZodError, ResultDocumentSchema, type ResultDocument } from '../format/result';
+import type { RunOptions } from './types';
+import { finalizeInterruptedFile } from './writer';
+
+/** Host -> worker. */
+export const WorkerCommandSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('start'),
+    config: RunConfigSchema,
+    apiKey: z.string().optional(),
+    resultPath: z.string().optional(),
+  }),
+  z.object({ type: z.literal('cancel') }),
+]);
+export type WorkerCommand = z.input<typeof WorkerCommandSchema>;
+
+/** Worker -> host. */
+export const WorkerReplySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('event'), event: RunEventSchema }),
+  z.object({ type: z.literal('done'), document: ResultDocumentSchema }),
+  /** runBenchmark rejected: bad configuration, unreadable dataset, a result file that cannot be written. */
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type WorkerReply = z.input<typeof WorkerReplySchema>;
+
+/**
+ * The same contract as runBenchmark, run in a worker thread from `workerScript`. Cancelling
+ * `options.signal` asks the worker to cancel (the document comes back `partial`). If the worker
+ * dies, the promise rejects with the reason, and the result file is marked partial, keeping
+ * every request it recorded.
+ */
+export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { workerScript: string }): Promise<ResultDocument> {
+  return new Promise<ResultDocument>((resolve, reject) => {
+    const worker = new Worker(options.workerScript);
+    let settled = false;
+    let runEnded = false;
+
+    const cancel = (): void => worker.postMessage({ type: 'cancel' } satisfies WorkerCommand);
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener('abort', cancel);
+      outcome();
+      void worker.terminate();
+    };
+    const crash = (reason: string): void => {
+      if (settled) return;
+      let where = '';
+      if (options.resultPath !== undefined) {
+        const doc = finalizeInterruptedFile(options.resultPath, `The benchmark worker stopped: ${reason}`);
+        const kept = doc ? doc.steps.reduce((n, s) => n + s.requests.length, 0) : 0;
+        where = doc ? ` The result file ${options.resultPath} keeps the ${kept} requests recorded before (status partial).` : '';
+      }
+      const message = `The benchmark worker stopped unexpectedly: ${reason}.${where}`;
+      if (!runEnded) {
+        options.onEvent?.({ type: 'log', level: 'error', message });
+        options.onEvent?.({ type: 'run-end', status: 'partial', reason: message, resultPath: options.resultPath ?? null });
+      }
+      settle(() => reject(new Error(message)));
+    };
+
+    worker.on('message', (raw: unknown) => {
+      const parsed = WorkerReplySchema.safeParse(raw);
+      if (!parsed.success) {
+        crash(`it sent a message that does not fit the protocol (${describeZodError(parsed.error)})`);
+        return;
+      }
+      const reply = parsed.data;
+      if (reply.type === 'event') {
+        if (reply.event.type === 'run-end') runEnded = true;
+        options.onEvent?.(reply.event);
+      } else if (reply.type === 'done') {
+        settle(() => resolve(reply.document));
+      } else {
+        settle(() => reject(new Error(reply.message)));
+      }
+    });
+    worker.on('error', (error) => crash(error.message));
+    worker.on('exit', (code) => crash(`the worker thread exited with code ${code}`));
+
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    const start: WorkerCommand = { type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath };
+    worker.postMessage(start);
+    if (options.signal?.aborted) cancel();
+  });
+}

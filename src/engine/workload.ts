@@ -1,0 +1,259 @@
+/**
+ * Where requests come from: synthetic prompts of a target token length, or a dataset file.
+ * The same seed gives the same requests; request(i) does not depend on which others were asked for.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { DatasetFormat, RunConfig, TokenCount, WorkloadConfig } from '../format/config';
+import { describeZodError } from '../format/result';
+import { createRandom, type Random } from './random';
+import type { ChatMessage, PreparedRequest, TokenCounter, Workload } from './types';
+
+/** A workload that cannot be built; the message says which file or field and what to do. */
+export class WorkloadError extends Error {}
+
+export async function createWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
+  const workload = config.workload;
+  const rows = workload.kind === 'synthetic' ? null : await loadDataset(workload, counter);
+  const chat = config.endpoint.api === 'chat';
+  const asPrompt = (prompt: string | ChatMessage[]): string | ChatMessage[] =>
+    chat ? (typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt) : typeof prompt === 'string' ? prompt : messagesText(prompt);
+  const maxTokens = (spec: TokenCount | undefined, random: Random): number | undefined => (spec === undefined ? undefined : sampleCount(spec, random));
+
+  if (rows === null) {
+    const synthetic = workload as Extract<WorkloadConfig, { kind: 'synthetic' }>;
+    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, counter);
+    return {
+      size: Infinity,
+      request(index: number): PreparedRequest {
+        const random = createRandom(mixSeed(config.seed, index));
+        const target = sampleCount(synthetic.inputTokens, random);
+        const output = sampleCount(synthetic.outputTokens, random);
+        const { text, tokens } = texts.prompt(target, random);
+        return { prompt: asPrompt(text), maxTokens: output, inputTokens: { count: tokens, source: counter.source } };
+      },
+    };
+  }
+  const dataset = workload as Extract<WorkloadConfig, { kind: 'dataset' }>;
+  return {
+    size: rows.length,
+    request(index: number): PreparedRequest {
+      const row = rows[index % rows.length] as DatasetRow;
+      row.tokens ??= counter.count(row.text);
+      const random = createRandom(mixSeed(config.seed, index));
+      return { prompt: asPrompt(row.prompt), maxTokens: maxTokens(dataset.outputTokens, random), inputTokens: { count: row.tokens, source: counter.source } };
+    },
+  };
+}
+
+/** A fixed count, or a normal draw clipped to [min, max] (and to at least 1). */
+export function sampleCount(spec: TokenCount, random: Random): number {
+  if (typeof spec === 'number') return spec;
+  const drawn = Math.round(spec.mean + spec.stdev * random.normal());
+  return Math.max(1, spec.min ?? 1, Math.min(spec.max ?? Infinity, drawn));
+}
+
+/** A per-request seed: a hash, since nearby seeds of the generator give overlapping sequences. */
+function mixSeed(seed: number, index: number): number {
+  let h = Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ Math.imul(index + 1, 0x165667b1);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+function messagesText(messages: ChatMessage[]): string {
+  return messages.map((m) => m.content).join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic prompts
+
+const WORDS = (
+  'time year people way day man thing woman life child world school state family student group country problem hand part ' +
+  'place case week company system program question work government number night point home water room mother area money ' +
+  'story fact month lot right study book eye job word business issue side kind head house service friend father power hour ' +
+  'game line end member law car city community name president team minute idea kid body information back parent face others ' +
+  'level office door health person art war history party result change morning reason research girl guy moment air teacher ' +
+  'force education good new first last long great little own other old right big high different small large next early young ' +
+  'important few public bad same able make know will think take see come want look use find give tell ask work seem feel try ' +
+  'leave call keep begin help talk turn start show hear play run move like live believe hold bring happen write provide sit ' +
+  'stand lose pay meet include continue set learn lead understand watch follow stop create speak read allow add spend grow open'
+).split(' ');
+
+/** Words per request that only it has, first: no two prompts share a prefix beyond the configured one. */
+const UNIQUE_HEAD_WORDS = 12;
+
+interface TextSource {
+  prompt(targetTokens: number, random: Random): { text: string; tokens: number };
+}
+
+function randomWords(random: Random, count: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const word = WORDS[random.int(0, WORDS.length - 1)] as string;
+    words.push(i % 13 === 12 ? `${word}.` : word);
+  }
+  return words.join(' ');
+}
+
+/**
+ * Prompts are the shared prefix, then a head of random words unique to the request, then filler
+ * from one long seeded text shared by all requests (so a 128k-token prompt costs a slice, not
+ * 100k random draws). The length is fitted on characters with the counter itself, so the count
+ * is exact wherever the counter can reach the target.
+ */
+function createTextSource(seed: number, sharedPrefixTokens: number, counter: TokenCounter): TextSource {
+  const fillerRandom = createRandom(mixSeed(seed, -1));
+  let filler = randomWords(fillerRandom, 2000);
+  const charsPerToken = filler.length / Math.max(1, counter.count(filler));
+  const growFiller = (chars: number): void => {
+    while (filler.length < chars) filler += ' ' + randomWords(fillerRandom, Math.max(2000, Math.ceil((chars - filler.length) / 5)));
+  };
+  const prefix = sharedPrefixTokens > 0 ? fitText('', randomWords(createRandom(mixSeed(seed, -2)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken) : { text: '', tokens: 0 };
+  return {
+    prompt(targetTokens, random) {
+      if (targetTokens <= prefix.tokens) return prefix;
+      const head = randomWords(random, UNIQUE_HEAD_WORDS);
+      growFiller(Math.ceil((targetTokens - prefix.tokens) * charsPerToken * 1.5) + 64);
+      return fitText(prefix.text, `${head} ${filler}`, targetTokens, counter, charsPerToken);
+    },
+  };
+}
+
+/**
+ * The prefix of `base + body` whose count is the target, or the closest below it: a guess from
+ * the characters-per-token ratio, then bracketing and bisection on the body's length.
+ */
+function fitText(base: string, body: string, target: number, counter: TokenCounter, charsPerToken: number): { text: string; tokens: number } {
+  const countAt = (length: number): number => counter.count(base + body.slice(0, length));
+  let best = { length: 0, tokens: countAt(0) };
+  if (best.tokens < target) {
+    // Invariant: the count at `low` is below the target, at `high` above it (or high is the end).
+    let low = 0;
+    let high = body.length;
+    let guess = Math.min(body.length, Math.max(1, Math.round((target - best.tokens) * charsPerToken)));
+    for (let probes = 0; probes < 40; probes++) {
+      const tokens = countAt(guess);
+      if (tokens <= target && tokens > best.tokens) best = { length: guess, tokens };
+      if (tokens === target) break;
+      if (tokens < target) low = guess;
+      else high = guess;
+      if (high - low <= 1) break;
+      // Extrapolate by the ratio; bisect when that would leave the bracket.
+      const jump = Math.max(8, Math.round(Math.abs(target - tokens) * charsPerToken * 1.25));
+      const next = tokens < target ? guess + jump : guess - jump;
+      guess = next <= low || next >= high ? (low + high) >> 1 : next;
+    }
+  }
+  return { text: base + body.slice(0, best.length), tokens: best.tokens };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Datasets
+
+interface DatasetRow {
+  prompt: string | ChatMessage[];
+  /** The text whose tokens are the prompt's input tokens. */
+  text: string;
+  tokens?: number;
+}
+
+const MessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+const JsonlRowSchema = z.union([z.object({ prompt: z.string().min(1) }).loose(), z.object({ messages: z.array(MessageSchema).min(1) }).loose()]);
+const OpenQaRowSchema = z.object({ question: z.string().min(1) }).loose();
+const ShareGptSchema = z.array(z.unknown());
+const ShareGptRowSchema = z.object({ conversations: z.array(z.object({ from: z.string(), value: z.string() }).loose()) }).loose();
+
+async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }>, counter: TokenCounter): Promise<DatasetRow[]> {
+  const { path, format } = workload;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new WorkloadError(code === 'ENOENT' ? `Dataset file ${path} was not found.` : `Dataset file ${path} could not be read (${code ?? String(error)}).`);
+  }
+  const { rows, skipped } = parseDataset(text, format, path);
+  const { minPromptTokens: min, maxPromptTokens: max } = workload;
+  let tooShort = 0;
+  let tooLong = 0;
+  const usable =
+    min === undefined && max === undefined
+      ? rows
+      : rows.filter((row) => {
+          row.tokens = counter.count(row.text);
+          if (min !== undefined && row.tokens < min) tooShort++;
+          else if (max !== undefined && row.tokens > max) tooLong++;
+          else return true;
+          return false;
+        });
+  if (usable.length === 0) {
+    const reasons = [`${rows.length + skipped} rows read`];
+    if (skipped) reasons.push(`${skipped} without a usable prompt`);
+    if (tooShort) reasons.push(`${tooShort} shorter than minPromptTokens ${min}`);
+    if (tooLong) reasons.push(`${tooLong} longer than maxPromptTokens ${max}`);
+    throw new WorkloadError(`Dataset file ${path} has no usable prompts (${reasons.join(', ')}). Check the format (${format}) and the prompt length filters.`);
+  }
+  return usable;
+}
+
+function parseDataset(text: string, format: DatasetFormat, path: string): { rows: DatasetRow[]; skipped: number } {
+  if (format === 'lines') {
+    const rows = text
+      .split(/\r?\n/)
+      .filter((line) => line.trim().length > 0)
+      .map((line) => ({ prompt: line, text: line }));
+    return { rows, skipped: 0 };
+  }
+  if (format === 'sharegpt') return parseShareGpt(text, path);
+  const rows: DatasetRow[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim().length === 0) return;
+    const where = `Dataset file ${path} line ${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new WorkloadError(`${where} is not JSON (${(error as Error).message}). The ${format} format has one JSON object per line.`);
+    }
+    if (format === 'openqa') {
+      const row = OpenQaRowSchema.safeParse(value);
+      if (!row.success) throw new WorkloadError(`${where} has no "question" text${fieldsOf(value)}. The openqa format is EvalScope's: {"question": "..."} per line.`);
+      rows.push({ prompt: row.data.question, text: row.data.question });
+    } else {
+      const row = JsonlRowSchema.safeParse(value);
+      if (!row.success) throw new WorkloadError(`${where} has neither a "prompt" text nor a "messages" list of {role, content}${fieldsOf(value)}: ${describeZodError(row.error, 2)}.`);
+      if ('prompt' in row.data && typeof row.data.prompt === 'string') rows.push({ prompt: row.data.prompt, text: row.data.prompt });
+      else {
+        const messages = (row.data as { messages: ChatMessage[] }).messages;
+        rows.push({ prompt: messages, text: messagesText(messages) });
+      }
+    }
+  });
+  return { rows, skipped: 0 };
+}
+
+function fieldsOf(value: unknown): string {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? ` (its fields: ${Object.keys(value).join(', ') || 'none'})` : ` (it is ${Array.isArray(value) ? 'an array' : typeof value})`;
+}
+
+/** ShareGPT: a JSON array of {conversations: [{from, value}]}; the first human turn is the prompt. */
+function parseShareGpt(text: string, path: string): { rows: DatasetRow[]; skipped: number } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new WorkloadError(`Dataset file ${path} is not JSON (${(error as Error).message}). The sharegpt format is one JSON array of {"conversations": [...]}.`);
+  }
+  const list = ShareGptSchema.safeParse(value);
+  if (!list.success) throw new WorkloadError(`Dataset file ${path} is not a JSON array${fieldsOf(value)}. The sharegpt format is one JSON array of {"conversations": [{"from": "human", "value": "..."}, ...]}.`);
+  const rows: DatasetRow[] = [];
+  let skipped = 0;
+  for (const item of list.data) {
+    const row = ShareGptRowSchema.safeParse(item);
+    const first = row.success ? row.data.conversations.find((turn) => turn.from === 'human' || turn.from === 'user') : undefined;
+    if (first === undefined || first.value.trim().length === 0) skipped++;
+    else rows.push({ prompt: first.value, text: first.value });
+  }
+  return { rows, skipped };
+}

@@ -1,0 +1,86 @@
+/**
+ * Messages between the extension host and the live run panel. The host reduces the engine's
+ * events into a `LiveState` and sends the whole state, coalesced to a few updates per second and
+ * only while the panel is visible (a hidden webview receives nothing). Time series in the state are
+ * bounded in length, so an update stays small however long the run. Both sides parse every message.
+ */
+import * as z from 'zod';
+import { ProgressSnapshotSchema } from '../events';
+import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from '../result';
+
+export const LivePhaseSchema = z.enum(['starting', 'running', 'cancelling', 'finished']);
+export type LivePhase = z.infer<typeof LivePhaseSchema>;
+
+export const LiveStepSchema = z.object({
+  name: z.string(),
+  profile: StepProfileSchema,
+  /** Seconds from the start of the run. */
+  startedAtSec: z.number().nonnegative(),
+  /** Null while the step runs. */
+  summary: StepSummarySchema.nullable(),
+});
+export type LiveStep = z.infer<typeof LiveStepSchema>;
+
+/** Parallel arrays, one entry per sample: x is seconds since the run started. */
+export const LiveSeriesSchema = z.object({
+  t: z.array(z.number()),
+  requestsPerSecond: z.array(z.number()),
+  outputTokensPerSecond: z.array(z.number()),
+  inFlight: z.array(z.number()),
+  /** Failed requests so far in the run (cumulative). */
+  failed: z.array(z.number()),
+});
+export type LiveSeries = z.infer<typeof LiveSeriesSchema>;
+
+export const LiveLogSchema = z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string() });
+
+export const LiveStateSchema = z.object({
+  run: z.object({
+    /** Unique per run, so a restored panel can tell a finished run from the current one. */
+    id: z.string(),
+    model: z.string(),
+    baseUrl: z.string(),
+    profile: z.string(),
+    startedAt: z.string(),
+    labels: z.array(z.tuple([z.string(), z.string()])),
+    /** Steps the profile will run, when known (a sweep's count is known from its config). */
+    expectedSteps: z.number().int().positive().nullable(),
+    resultPath: z.string().nullable(),
+  }),
+  phase: LivePhaseSchema,
+  /** Set once the run ended. */
+  status: RunStatusSchema.nullable(),
+  statusReason: z.string().nullable(),
+  elapsedSec: z.number().nonnegative(),
+  steps: z.array(LiveStepSchema),
+  /** The running step's latest progress; null between steps. */
+  current: ProgressSnapshotSchema.nullable(),
+  series: LiveSeriesSchema,
+  /** Failed requests per error kind over the run. */
+  errors: z.record(z.string(), z.number().int().nonnegative()),
+  /** The latest warnings and errors of the run (bounded). */
+  logs: z.array(LiveLogSchema),
+});
+export type LiveState = z.infer<typeof LiveStateSchema>;
+
+export const HostToLiveMessageSchema = z.discriminatedUnion('type', [
+  /** The full state; null when no run has started in this window yet. */
+  z.object({ type: z.literal('state'), state: LiveStateSchema.nullable() }),
+]);
+export type HostToLiveMessage = z.infer<typeof HostToLiveMessageSchema>;
+
+export const LiveToHostMessageSchema = z.discriminatedUnion('type', [
+  /** The view is loaded (or reloaded) and wants the current state. */
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('cancel'), runId: z.string() }),
+  z.object({ type: z.literal('open-result'), runId: z.string() }),
+  z.object({ type: z.literal('show-log') }),
+  z.object({ type: z.literal('run-again') }),
+  /** The view received something it could not use; the host logs it. */
+  z.object({ type: z.literal('view-error'), message: z.string().max(2000) }),
+]);
+export type LiveToHostMessage = z.infer<typeof LiveToHostMessageSchema>;
+
+/** What the panel keeps in `setState`, so a reload restores the last view before the host answers. */
+export const LiveViewStateSchema = z.object({ state: LiveStateSchema.nullable() });
+export type LiveViewState = z.infer<typeof LiveViewStateSchema>;

@@ -1,0 +1,148 @@
+/**
+ * Messages between the extension host and the result and compare webviews. The host parses the
+ * result file and sends a view model (aggregated: no per-request records), so the webview only
+ * draws. Both sides parse every message with these schemas.
+ */
+import { z } from 'zod';
+import { RunStatusSchema, StatsSchema } from '../result';
+
+const MetricKeySchema = z.enum([
+  'requestsPerSecond',
+  'outputTokensPerSecond',
+  'totalTokensPerSecond',
+  'latencyMs',
+  'ttftMs',
+  'itlMs',
+  'tpotMs',
+  'queueMs',
+  'failures',
+  'achievedConcurrency',
+  'goodput',
+]);
+
+export const ChartSeriesSchema = z.object({
+  label: z.string(),
+  /** [x, y] pairs, x ascending. */
+  points: z.array(z.tuple([z.number(), z.number()])),
+  /** Index into the theme's series palette: series of one run share a colour. */
+  colorIndex: z.number().int().nonnegative(),
+  dashed: z.boolean().optional(),
+  /** Shade the area between this series and the one before it (a percentile band). */
+  fillToPrevious: z.boolean().optional(),
+});
+export type ChartSeries = z.infer<typeof ChartSeriesSchema>;
+
+export const ViewChartSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  /** The metric whose definition the chart's title shows on hover. */
+  metric: MetricKeySchema.nullable(),
+  xLabel: z.string(),
+  yLabel: z.string(),
+  /** A logarithmic x axis, for concurrency levels spanning orders of magnitude (1, 2, 4 ... 256). */
+  xLog: z.boolean().optional(),
+  series: z.array(ChartSeriesSchema),
+  /** Shared upper bounds, set when two runs are shown side by side so their axes line up. */
+  xMax: z.number().optional(),
+  yMax: z.number().optional(),
+});
+export type ViewChart = z.infer<typeof ViewChartSchema>;
+
+const nullableStats = StatsSchema.nullable();
+
+export const StepRowSchema = z.object({
+  name: z.string(),
+  /** Position on the charts' x axis (concurrency or achieved rate); null when unknown. */
+  x: z.number().nullable(),
+  /** Summarised from the requests recorded so far: the step did not finish. */
+  partial: z.boolean(),
+  requestsPerSecond: z.number().nullable(),
+  outputTokensPerSecond: z.number().nullable(),
+  latencyMs: nullableStats,
+  ttftMs: nullableStats,
+  itlMs: nullableStats,
+  tpotMs: nullableStats,
+  completed: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  errors: z.array(z.tuple([z.string(), z.number()])),
+});
+export type StepRow = z.infer<typeof StepRowSchema>;
+
+export const XAxisSchema = z.object({ kind: z.enum(['concurrency', 'rate']), label: z.string() });
+export type XAxis = z.infer<typeof XAxisSchema>;
+
+export const RunSummarySchema = z.object({
+  fileName: z.string(),
+  model: z.string(),
+  baseUrl: z.string(),
+  api: z.string(),
+  status: RunStatusSchema,
+  statusReason: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  tool: z.string(),
+  importedFrom: z.string().nullable(),
+  labels: z.array(z.tuple([z.string(), z.string()])),
+  /** The run configuration as pretty-printed JSON. */
+  config: z.string(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export const ResultViewSchema = z.object({
+  summary: RunSummarySchema,
+  xAxis: XAxisSchema,
+  rows: z.array(StepRowSchema),
+  charts: z.array(ViewChartSchema),
+  /** Things a reader should know (partial steps, imported metrics that differ). */
+  notes: z.array(z.string()),
+});
+export type ResultView = z.infer<typeof ResultViewSchema>;
+
+export const DeltaCellSchema = z.object({
+  metric: MetricKeySchema,
+  a: z.number().nullable(),
+  b: z.number().nullable(),
+  /** (b - a) / |a| in percent; null when a is missing or zero (and b is not). */
+  percent: z.number().nullable(),
+  verdict: z.enum(['better', 'worse', 'same', 'unknown']),
+});
+export type DeltaCell = z.infer<typeof DeltaCellSchema>;
+
+export const DeltaRowSchema = z.object({ stepA: z.string(), stepB: z.string(), cells: z.array(DeltaCellSchema) });
+export type DeltaRow = z.infer<typeof DeltaRowSchema>;
+
+export const CompareViewSchema = z.object({
+  a: RunSummarySchema,
+  b: RunSummarySchema,
+  charts: z.array(ViewChartSchema),
+  deltas: z.array(DeltaRowSchema),
+  notes: z.array(z.string()),
+});
+export type CompareView = z.infer<typeof CompareViewSchema>;
+
+const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/;
+
+export const HostToResultMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('show'), view: ResultViewSchema }),
+  z.object({ type: z.literal('show-compare'), view: CompareViewSchema }),
+  z.object({ type: z.literal('error'), fileName: z.string(), message: z.string() }),
+  /** The host asks for a chart's PNG (the export command); the webview answers with `png`. */
+  z.object({ type: z.literal('request-png'), chartId: z.string(), requestId: z.string() }),
+]);
+export type HostToResultMessage = z.infer<typeof HostToResultMessageSchema>;
+
+export const ResultToHostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('open-as-text') }),
+  z.object({ type: z.literal('compare-with') }),
+  z.object({ type: z.literal('markdown'), action: z.enum(['copy', 'save']) }),
+  z.object({
+    type: z.literal('png'),
+    chartId: z.string(),
+    dataUrl: z.string().max(50_000_000).regex(PNG_DATA_URL, 'dataUrl must be a base64 PNG data URL'),
+    /** Set when answering the host's `request-png`; absent when the user clicked the button. */
+    requestId: z.string().optional(),
+  }),
+]);
+export type ResultToHostMessage = z.infer<typeof ResultToHostMessageSchema>;

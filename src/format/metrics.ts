@@ -1,0 +1,116 @@
+/**
+ * What each reported metric means, in one place: the result and compare views show these as
+ * tooltips, the terminal and Markdown tables name their columns from them, and docs/metrics.md
+ * uses the same wording. Peer tools define TTFT, ITL and TPOT differently, so ours are spelled out.
+ */
+
+export type MetricKey =
+  | 'requestsPerSecond'
+  | 'outputTokensPerSecond'
+  | 'totalTokensPerSecond'
+  | 'latencyMs'
+  | 'ttftMs'
+  | 'itlMs'
+  | 'tpotMs'
+  | 'queueMs'
+  | 'failures'
+  | 'achievedConcurrency'
+  | 'goodput';
+
+export interface MetricDefinition {
+  /** Short column header. */
+  label: string;
+  unit: string;
+  /** Which way is an improvement when two runs are compared. */
+  better: 'higher' | 'lower';
+  definition: string;
+}
+
+export const METRICS: Record<MetricKey, MetricDefinition> = {
+  requestsPerSecond: {
+    label: 'req/s',
+    unit: 'req/s',
+    better: 'higher',
+    definition:
+      'Requests completed successfully per second over the step: successful requests divided by the time from the first measured send to the last measured completion (warm-up excluded).',
+  },
+  outputTokensPerSecond: {
+    label: 'output tok/s',
+    unit: 'tok/s',
+    better: 'higher',
+    definition:
+      'Output tokens of successful requests divided by the step duration (first measured send to last measured completion). Token counts come from the server\'s usage when it sends one, else a tokenizer, else the documented estimate.',
+  },
+  totalTokensPerSecond: {
+    label: 'total tok/s',
+    unit: 'tok/s',
+    better: 'higher',
+    definition: 'Input plus output tokens of successful requests divided by the step duration.',
+  },
+  latencyMs: {
+    label: 'latency',
+    unit: 'ms',
+    better: 'lower',
+    definition:
+      'End-to-end latency of each successful request: from sending it to its last content chunk (or the whole body without streaming). Time spent waiting for a concurrency slot is reported separately as queue time.',
+  },
+  ttftMs: {
+    label: 'TTFT',
+    unit: 'ms',
+    better: 'lower',
+    definition:
+      'Time to first token: from sending a request to the first streamed chunk with non-empty content. Not measured without streaming (left empty rather than set to the latency).',
+  },
+  itlMs: {
+    label: 'ITL',
+    unit: 'ms',
+    better: 'lower',
+    definition:
+      'Inter-token latency: every gap between consecutive content chunks of a streamed response, pooled over all requests of the step. Per chunk, not per token: a chunk can carry several tokens.',
+  },
+  tpotMs: {
+    label: 'TPOT',
+    unit: 'ms',
+    better: 'lower',
+    definition:
+      'Time per output token after the first, per request: (latency - TTFT) / (output tokens - 1), then statistics over requests. What GuideLLM and AIPerf call ITL.',
+  },
+  queueMs: {
+    label: 'queue',
+    unit: 'ms',
+    better: 'lower',
+    definition:
+      'Client queue time: from when the schedule wanted a request sent to when it was sent, i.e. time spent waiting for a free concurrency slot.',
+  },
+  failures: {
+    label: 'failures',
+    unit: 'requests',
+    better: 'lower',
+    definition:
+      'Measured requests that ended with an error (connection, timeout, HTTP status, malformed body, server error, reset). Failed requests are left out of latency and throughput.',
+  },
+  achievedConcurrency: {
+    label: 'concurrency',
+    unit: 'requests',
+    better: 'higher',
+    definition: 'Mean number of requests in flight over the step.',
+  },
+  goodput: {
+    label: 'goodput',
+    unit: 'req/s',
+    better: 'higher',
+    definition: 'Requests per second that met every SLO given in the run configuration (TTFT, TPOT, end-to-end latency).',
+  },
+};
+
+/** The unit to print after a metric's label: none when the label already says it ("req/s"). */
+export function metricUnit(key: MetricKey): string {
+  const m = METRICS[key];
+  return m.label.endsWith(m.unit) ? '' : m.unit;
+}
+
+/** "TTFT (ms)": a metric's label with its unit, for column and axis titles. */
+export function metricTitle(key: MetricKey): string {
+  const unit = metricUnit(key);
+  return unit ? `${METRICS[key].label} (${unit})` : METRICS[key].label;
+}

@@ -1,0 +1,205 @@
+/**
+ * Comparing two runs. Both open side by side in a diff editor whose two sides are our custom
+ * editor (as vscode-hexeditor does): the diff uses URIs of a private read-only scheme that
+ * carry the real file and its partner, so each side draws its charts on the axes of both runs.
+ * A compare panel beside it overlays both runs on the same charts with a delta table.
+ */
+import * as vscode from 'vscode';
+import type { ResultToHostMessage } from '../format/messages/result';
+import { RESULT_FILE_SUFFIX } from '../format/result';
+import { buildCompareView, buildResultView } from './results-model';
+import { ViewSession } from './results-session';
+import { fileNameOf, loadResult, watchFiles } from './results-source';
+import { webviewHtml, webviewOptions } from './webview-html';
+
+export const COMPARE_SCHEME = 'llmbench-compare';
+export const COMPARE_VIEW_TYPE = 'llmBench.compare';
+export const COMPARE_COMMANDS = {
+  compareWith: 'llmBench.compareWith',
+  compareSelected: 'llmBench.compareSelected',
+} as const;
+
+/** A URI showing `file` aligned with `partner`; its path stays the file's, so titles and patterns match. */
+export function compareUri(file: vscode.Uri, partner: vscode.Uri): vscode.Uri {
+  const query = new URLSearchParams({ of: file.toString(), with: partner.toString() }).toString();
+  return file.with({ scheme: COMPARE_SCHEME, query });
+}
+
+/** The real file and partner behind a compare URI; undefined for any other URI. */
+export function compareTarget(uri: vscode.Uri): { file: vscode.Uri; partner: vscode.Uri } | undefined {
+  if (uri.scheme !== COMPARE_SCHEME) return undefined;
+  const query = new URLSearchParams(uri.query);
+  const of = query.get('of');
+  const partner = query.get('with');
+  if (!of || !partner) return undefined;
+  return { file: vscode.Uri.parse(of, true), partner: vscode.Uri.parse(partner, true) };
+}
+
+function realUri(uri: vscode.Uri): vscode.Uri {
+  const target = compareTarget(uri);
+  if (!target) throw vscode.FileSystemError.FileNotFound(uri);
+  return target.file;
+}
+
+/** Read-only view of the real files behind compare URIs (the diff editor resolves its sides through it). */
+class CompareFileSystem implements vscode.FileSystemProvider {
+  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changes.event;
+
+  watch(): vscode.Disposable {
+    // The editors watch the real files themselves (results-source.ts).
+    return new vscode.Disposable(() => undefined);
+  }
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    return { ...(await vscode.workspace.fs.stat(realUri(uri))), permissions: vscode.FilePermission.Readonly };
+  }
+  readFile(uri: vscode.Uri): Thenable<Uint8Array> {
+    return vscode.workspace.fs.readFile(realUri(uri));
+  }
+  readDirectory(): never {
+    throw vscode.FileSystemError.NoPermissions('compare views show single files');
+  }
+  createDirectory(uri: vscode.Uri): never {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+  writeFile(uri: vscode.Uri): never {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+  delete(uri: vscode.Uri): never {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+  rename(uri: vscode.Uri): never {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+}
+
+/** The overlay panel of one pair of runs. */
+class ComparePanel implements vscode.Disposable {
+  readonly session: ViewSession;
+  private readonly watcher: vscode.Disposable;
+
+  constructor(
+    readonly a: vscode.Uri,
+    readonly b: vscode.Uri,
+    readonly panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+  ) {
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title });
+    this.session = new ViewSession(
+      panel,
+      (chartId) => vscode.Uri.joinPath(a, '..', `compare-${chartId}.png`),
+      (message: ResultToHostMessage) => {
+        if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', a, 'default');
+      },
+      () => void this.load(),
+    );
+    this.watcher = watchFiles([a, b], () => void this.load());
+  }
+
+  async load(): Promise<void> {
+    const [la, lb] = await Promise.all([loadResult(this.a), loadResult(this.b)]);
+    if (!la.ok) return this.fail(this.a, la.error);
+    if (!lb.ok) return this.fail(this.b, lb.error);
+    const view = buildCompareView(buildResultView(la.doc, fileNameOf(this.a)), buildResultView(lb.doc, fileNameOf(this.b)));
+    this.session.send({ type: 'show-compare', view });
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+    this.session.dispose();
+  }
+
+  private fail(uri: vscode.Uri, error: string): void {
+    this.session.send({ type: 'error', fileName: fileNameOf(uri), message: error });
+  }
+}
+
+const isResultFile = (uri: vscode.Uri) => uri.path.toLowerCase().endsWith(RESULT_FILE_SUFFIX);
+
+/** The file of the active editor tab, when it is one of our result editors. */
+function activeResultFile(): vscode.Uri | undefined {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  if (input instanceof vscode.TabInputCustom && input.viewType === 'llmBench.result') return compareTarget(input.uri)?.file ?? input.uri;
+  if (input instanceof vscode.TabInputText && isResultFile(input.uri)) return input.uri;
+  return undefined;
+}
+
+async function pickResultFile(exclude: vscode.Uri): Promise<vscode.Uri | undefined> {
+  const found = await vscode.workspace.findFiles(`**/*${RESULT_FILE_SUFFIX}`, '**/node_modules/**', 500);
+  const browse = { label: '$(folder-opened) Browse...', uri: undefined as vscode.Uri | undefined };
+  const items = found
+    .filter((uri) => uri.toString() !== exclude.toString())
+    .sort((p, q) => q.path.localeCompare(p.path))
+    .map((uri) => ({ label: fileNameOf(uri), description: vscode.workspace.asRelativePath(uri, true), uri }));
+  const picked = await vscode.window.showQuickPick([...items, browse], {
+    title: `Compare ${fileNameOf(exclude)} with...`,
+    placeHolder: 'A result file to compare with (B against A)',
+    matchOnDescription: true,
+  });
+  if (!picked) return undefined;
+  if (picked.uri) return picked.uri;
+  const chosen = await vscode.window.showOpenDialog({
+    canSelectMany: false,
+    defaultUri: vscode.Uri.joinPath(exclude, '..'),
+    filters: { 'LLM Bench results': ['json'] },
+    openLabel: 'Compare',
+  });
+  return chosen?.[0];
+}
+
+export interface CompareViews {
+  /** Opens the comparison of `a` with `b`, asking for whatever is not given. */
+  compareWith(a?: unknown, b?: unknown): Promise<void>;
+}
+
+export function registerCompareViews(context: vscode.ExtensionContext): CompareViews {
+  const panels = new Set<ComparePanel>();
+
+  async function open(a: vscode.Uri, b: vscode.Uri): Promise<void> {
+    const title = `${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
+    await vscode.commands.executeCommand('vscode.diff', compareUri(a, b), compareUri(b, a), title, { preview: false });
+    const existing = [...panels].find((p) => p.a.toString() === a.toString() && p.b.toString() === b.toString());
+    if (existing) {
+      existing.panel.reveal(vscode.ViewColumn.Beside, true);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      COMPARE_VIEW_TYPE,
+      `Compare: ${title}`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { ...webviewOptions(context.extensionUri), enableFindWidget: true },
+    );
+    const compare = new ComparePanel(a, b, panel, context.extensionUri);
+    panels.add(compare);
+    panel.onDidDispose(() => {
+      panels.delete(compare);
+      compare.dispose();
+    });
+  }
+
+  // Menus pass more than Uris (editor/title adds a context object): take only Uris.
+  async function compareWith(a?: unknown, b?: unknown): Promise<void> {
+    const first = a instanceof vscode.Uri ? (compareTarget(a)?.file ?? a) : activeResultFile();
+    if (!first) {
+      void vscode.window.showErrorMessage('LLM Bench: open a result file (*.llmbench.json) first, then compare it with another.');
+      return;
+    }
+    const second = b instanceof vscode.Uri ? b : await pickResultFile(first);
+    if (second) await open(first, second);
+  }
+
+  async function compareSelected(clicked?: unknown, selected?: unknown): Promise<void> {
+    const chosen = Array.isArray(selected) && selected.length ? selected : [clicked];
+    const files = chosen.filter((u): u is vscode.Uri => u instanceof vscode.Uri && isResultFile(u));
+    if (files.length === 2) return open(files[0] as vscode.Uri, files[1] as vscode.Uri);
+    if (files.length === 1) return compareWith(files[0]);
+    void vscode.window.showErrorMessage(`LLM Bench: select two result files (*${RESULT_FILE_SUFFIX}) to compare; ${files.length} selected.`);
+  }
+
+  context.subscriptions.push(
+    vscode.workspace.registerFileSystemProvider(COMPARE_SCHEME, new CompareFileSystem(), { isReadonly: true, isCaseSensitive: true }),
+    vscode.commands.registerCommand(COMPARE_COMMANDS.compareWith, compareWith),
+    vscode.commands.registerCommand(COMPARE_COMMANDS.compareSelected, compareSelected),
+  );
+  return { compareWith };
+}

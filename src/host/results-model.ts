@@ -1,0 +1,322 @@
+/**
+ * Result document -> what the result and compare views draw. Pure (no `vscode`), so it is unit
+ * tested and benchmarked on its own. The host runs it and sends the webview only aggregates:
+ * a step's thousands of request records become a table row, a few chart points and a
+ * fixed-size distribution curve.
+ */
+import { summarizeStep } from '../engine/stats';
+import { SloConfigSchema } from '../format/config';
+import type {
+  ChartSeries,
+  ViewChart,
+  CompareView,
+  DeltaCell,
+  DeltaRow,
+  ResultView,
+  RunSummary,
+  StepRow,
+  XAxis,
+} from '../format/messages/result';
+import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import type { RequestRecord, ResultDocument, Step, StepSummary } from '../format/result';
+
+/** Points per distribution curve, whatever the number of requests. */
+const DISTRIBUTION_POINTS = 51;
+/** Concurrency levels spanning this factor or more are drawn on a log axis (1 ... 256 would crowd the left). */
+const LOG_AXIS_RATIO = 16;
+
+export function buildResultView(doc: ResultDocument, fileName: string): ResultView {
+  const slo = SloConfigSchema.safeParse(doc.config['slo']);
+  const notes: string[] = [];
+  const summaries = doc.steps.map((step) => {
+    if (step.summary) return step.summary;
+    notes.push(
+      `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`,
+    );
+    return summarizeStep(step.requests, step.profile, slo.success ? slo.data : undefined);
+  });
+  if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
+  const xAxis = chooseXAxis(doc.steps);
+  const rows = doc.steps.map((step, i) => stepRow(step, summaries[i] as StepSummary, xAxis));
+  return {
+    summary: runSummary(doc, fileName),
+    xAxis,
+    rows,
+    charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
+    notes,
+  };
+}
+
+function runSummary(doc: ResultDocument, fileName: string): RunSummary {
+  const imported = doc.importedFrom;
+  return {
+    fileName,
+    model: doc.endpoint.model,
+    baseUrl: doc.endpoint.baseUrl,
+    api: doc.endpoint.api,
+    status: doc.status,
+    statusReason: doc.statusReason ?? null,
+    createdAt: doc.createdAt,
+    finishedAt: doc.finishedAt ?? null,
+    tool: `${doc.tool.name} ${doc.tool.version}`,
+    importedFrom: imported ? `${imported.tool}${imported.version ? ` ${imported.version}` : ''} (${imported.file})` : null,
+    labels: Object.entries(doc.labels),
+    config: JSON.stringify(doc.config, null, 2),
+  };
+}
+
+/**
+ * Closed-loop runs (synchronous and fixed concurrencies) are drawn against concurrency; anything
+ * with an open-loop or unbounded step against the achieved request rate, as GuideLLM plots sweeps.
+ */
+export function chooseXAxis(steps: Step[]): XAxis {
+  const closedLoop = steps.length > 0 && steps.every((s) => s.profile.kind === 'synchronous' || s.profile.kind === 'concurrency');
+  return closedLoop
+    ? { kind: 'concurrency', label: 'Concurrency (requests in flight)' }
+    : { kind: 'rate', label: 'Achieved request rate (req/s)' };
+}
+
+function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
+  if (axis.kind === 'rate') return summary.requestsPerSecond;
+  return step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null);
+}
+
+function stepRow(step: Step, summary: StepSummary, axis: XAxis): StepRow {
+  return {
+    name: step.name,
+    x: stepX(step, summary, axis),
+    partial: step.summary === null,
+    requestsPerSecond: summary.requestsPerSecond,
+    outputTokensPerSecond: summary.outputTokensPerSecond,
+    latencyMs: summary.latencyMs,
+    ttftMs: summary.ttftMs,
+    itlMs: summary.itlMs,
+    tpotMs: summary.tpotMs,
+    completed: summary.requests.completed,
+    failed: summary.requests.failed,
+    total: summary.requests.total,
+    errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
+  };
+}
+
+type RowValue = (row: StepRow) => number | null | undefined;
+
+/** [x, y] for each row that has both, sorted by x (a sweep may measure rates out of order). */
+function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
+  const points: [number, number][] = [];
+  for (const row of rows) {
+    const y = value(row);
+    if (row.x !== null && typeof y === 'number' && Number.isFinite(y)) points.push([row.x, y]);
+  }
+  return points.sort((p, q) => p[0] - q[0]);
+}
+
+type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
+
+/** p50, p90 and p99 of one metric, the upper two shading the band to the one below. */
+function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number, prefix = ''): ChartSeries[] {
+  const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
+    label: `${prefix}${p}`,
+    points: pointsOf(rows, (r) => r[metric]?.[p]),
+    colorIndex,
+    dashed: i > 0,
+    fillToPrevious: i > 0,
+  }));
+  return band.filter((s) => s.points.length > 0);
+}
+
+function chart(id: string, metric: MetricKey | null, title: string, xLabel: string, series: ChartSeries[], yLabel?: string): ViewChart {
+  return { id, title, metric, xLabel, yLabel: yLabel ?? (metric ? metricTitle(metric) : ''), series };
+}
+
+function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
+  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => [
+    { label: METRICS[metric].label, points: pointsOf(rows, value), colorIndex },
+  ];
+  const xs = rows.map((r) => r.x).filter((x): x is number => x !== null && x > 0);
+  const xLog = axis.kind === 'concurrency' && xs.length > 2 && Math.max(...xs) / Math.min(...xs) >= LOG_AXIS_RATIO;
+  const charts = [
+    chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
+    chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', 2)),
+    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', 3)),
+    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', 4)),
+  ];
+  return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
+}
+
+const isMeasured = (r: RequestRecord) => !r.warmup && r.error === null && r.endMs !== null;
+
+/**
+ * Per-request TTFT and pooled chunk gaps, as src/format/metrics.ts defines them. Only for the
+ * distribution curves: the table's statistics come from the step summaries.
+ */
+export function distributionSamples(requests: RequestRecord[]): { ttft: Float64Array; itl: Float64Array } {
+  let gapCount = 0;
+  let ttftCount = 0;
+  for (const r of requests) {
+    if (!isMeasured(r)) continue;
+    if (r.firstTokenMs !== null) ttftCount++;
+    if (r.chunkMs.length > 1) gapCount += r.chunkMs.length - 1;
+  }
+  const ttft = new Float64Array(ttftCount);
+  const itl = new Float64Array(gapCount);
+  let t = 0;
+  let g = 0;
+  for (const r of requests) {
+    if (!isMeasured(r)) continue;
+    if (r.firstTokenMs !== null) ttft[t++] = r.firstTokenMs - r.sentMs;
+    const chunks = r.chunkMs;
+    for (let i = 1; i < chunks.length; i++) itl[g++] = (chunks[i] as number) - (chunks[i - 1] as number);
+  }
+  return { ttft, itl };
+}
+
+/** The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles. */
+export function distributionCurve(samples: Float64Array, points = DISTRIBUTION_POINTS): [number, number][] {
+  if (samples.length === 0) return [];
+  const sorted = samples.slice().sort();
+  const last = sorted.length - 1;
+  const curve: [number, number][] = [];
+  for (let i = 0; i < points; i++) {
+    const q = i / (points - 1);
+    curve.push([sorted[Math.round(q * last)] as number, q * 100]);
+  }
+  return curve;
+}
+
+function distributionCharts(steps: Step[]): ViewChart[] {
+  const ttft: ChartSeries[] = [];
+  const itl: ChartSeries[] = [];
+  steps.forEach((step, i) => {
+    const samples = distributionSamples(step.requests);
+    const add = (list: ChartSeries[], values: Float64Array) => {
+      const points = distributionCurve(values);
+      if (points.length > 0) list.push({ label: step.name, points, colorIndex: i });
+    };
+    add(ttft, samples.ttft);
+    add(itl, samples.itl);
+  });
+  const share = 'Share of requests (%)';
+  return [
+    chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share),
+    chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'),
+  ];
+}
+
+/** Largest y (and x) over a chart's series; 0 for an empty chart. */
+function extent(spec: ViewChart, axis: 0 | 1): number {
+  let max = 0;
+  for (const s of spec.series) for (const p of s.points) max = Math.max(max, p[axis]);
+  return max;
+}
+
+/**
+ * Gives charts with the same id in both views the same axis maxima, so two runs shown side by
+ * side read on the same scale. Returns new views; the inputs are not changed.
+ */
+export function alignAxes(a: ResultView, b: ResultView): [ResultView, ResultView] {
+  const limits = new Map<string, { xMax: number; yMax: number; xLog: boolean }>();
+  for (const spec of [...a.charts, ...b.charts]) {
+    const seen = limits.get(spec.id) ?? { xMax: 0, yMax: 0, xLog: false };
+    limits.set(spec.id, {
+      xMax: Math.max(seen.xMax, extent(spec, 0)),
+      yMax: Math.max(seen.yMax, extent(spec, 1)),
+      xLog: seen.xLog || spec.xLog === true,
+    });
+  }
+  const apply = (view: ResultView): ResultView => ({
+    ...view,
+    charts: view.charts.map((spec) => {
+      const limit = limits.get(spec.id);
+      if (!limit || limit.yMax <= 0) return spec;
+      return { ...spec, xMax: limit.xMax, yMax: limit.yMax, ...(limit.xLog ? { xLog: true } : {}) };
+    }),
+  });
+  return [apply(a), apply(b)];
+}
+
+/** Below this relative change (percent) two values count as the same: run-to-run noise. */
+export const SAME_WITHIN_PERCENT = 1;
+
+export function deltaCell(metric: MetricKey, a: number | null | undefined, b: number | null | undefined): DeltaCell {
+  const av = typeof a === 'number' && Number.isFinite(a) ? a : null;
+  const bv = typeof b === 'number' && Number.isFinite(b) ? b : null;
+  if (av === null || bv === null) return { metric, a: av, b: bv, percent: null, verdict: 'unknown' };
+  const percent = av === 0 ? (bv === 0 ? 0 : null) : ((bv - av) / Math.abs(av)) * 100;
+  const change = percent ?? Math.sign(bv - av) * Infinity;
+  if (Math.abs(change) < SAME_WITHIN_PERCENT) return { metric, a: av, b: bv, percent, verdict: 'same' };
+  const improved = METRICS[metric].better === 'higher' ? change > 0 : change < 0;
+  return { metric, a: av, b: bv, percent, verdict: improved ? 'better' : 'worse' };
+}
+
+export const DELTA_METRICS: { metric: MetricKey; value: RowValue }[] = [
+  { metric: 'requestsPerSecond', value: (r) => r.requestsPerSecond },
+  { metric: 'outputTokensPerSecond', value: (r) => r.outputTokensPerSecond },
+  { metric: 'latencyMs', value: (r) => r.latencyMs?.p50 },
+  { metric: 'ttftMs', value: (r) => r.ttftMs?.p50 },
+  { metric: 'itlMs', value: (r) => r.itlMs?.p50 },
+  { metric: 'tpotMs', value: (r) => r.tpotMs?.p50 },
+  { metric: 'failures', value: (r) => r.failed },
+];
+
+/**
+ * Pairs the steps of two runs: by name (concurrency@8 with concurrency@8), or, when no name
+ * matches but both have as many steps (two sweeps landing on different rates), by position.
+ */
+export function pairSteps(a: StepRow[], b: StepRow[]): [StepRow, StepRow][] {
+  const byName = new Map(b.map((row) => [row.name, row]));
+  const named = a.flatMap((row): [StepRow, StepRow][] => {
+    const other = byName.get(row.name);
+    return other ? [[row, other]] : [];
+  });
+  if (named.length > 0 || a.length !== b.length) return named;
+  return a.map((row, i) => [row, b[i] as StepRow]);
+}
+
+export function deltaRows(a: StepRow[], b: StepRow[]): DeltaRow[] {
+  return pairSteps(a, b).map(([ra, rb]) => ({
+    stepA: ra.name,
+    stepB: rb.name,
+    cells: DELTA_METRICS.map(({ metric, value }) => deltaCell(metric, value(ra), value(rb))),
+  }));
+}
+
+export function buildCompareView(a: ResultView, b: ResultView): CompareView {
+  const notes: string[] = [];
+  if (a.xAxis.kind !== b.xAxis.kind) {
+    notes.push(`The runs use different load shapes: A is drawn against ${a.xAxis.label.toLowerCase()}, B against ${b.xAxis.label.toLowerCase()}.`);
+  }
+  const deltas = deltaRows(a.rows, b.rows);
+  if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
+  const runs = [
+    { tag: 'A', view: a, colorIndex: 0 },
+    { tag: 'B', view: b, colorIndex: 1 },
+  ];
+  const xLog = [...a.charts, ...b.charts].some((c) => c.id === 'requests' && c.xLog);
+  const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
+  const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
+    withAxis(chart(id, metric, title, a.xAxis.label, runs.map((r) => ({ label: r.tag, points: pointsOf(r.view.rows, value), colorIndex: r.colorIndex }))));
+  const latency = withAxis(chart(
+    'latency',
+    'latencyMs',
+    'Latency p50 and p99',
+    a.xAxis.label,
+    runs.flatMap((r) => [
+      { label: `${r.tag} p50`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p50), colorIndex: r.colorIndex },
+      { label: `${r.tag} p99`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p99), colorIndex: r.colorIndex, dashed: true },
+    ]),
+  ));
+  return {
+    a: a.summary,
+    b: b.summary,
+    charts: [
+      overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      latency,
+      overlay('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
+      overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
+    ],
+    deltas,
+    notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
+  };
+}

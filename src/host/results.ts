@@ -1,0 +1,192 @@
+/**
+ * The `*.llmbench.json` custom editor and its commands (Markdown table, chart PNG). Works in
+ * Restricted Mode: it only reads the file. Compare lives in compare.ts.
+ */
+import * as vscode from 'vscode';
+import type { ResultToHostMessage } from '../format/messages/result';
+import type { ResultDocument } from '../format/result';
+import { formatMarkdownTable } from '../report/tables';
+import { compareTarget, registerCompareViews } from './compare';
+import { alignAxes, buildResultView } from './results-model';
+import { ViewSession } from './results-session';
+import { fileNameOf, loadResult, watchFiles } from './results-source';
+import { pngBytesFromDataUrl, saveWithDialog } from './save-file';
+import { webviewHtml, webviewOptions } from './webview-html';
+
+export const RESULT_VIEW_TYPE = 'llmBench.result';
+
+export const RESULT_COMMANDS = {
+  copyMarkdown: 'llmBench.copyResultTableMarkdown',
+  saveMarkdown: 'llmBench.saveResultTableMarkdown',
+  exportChart: 'llmBench.exportResultChart',
+} as const;
+
+/** Where `stem-suffix` goes next to a result file: `run.llmbench.json` -> `run-latency.png`. */
+export function siblingUri(uri: vscode.Uri, suffix: string): vscode.Uri {
+  const stem = fileNameOf(uri).replace(/\.llmbench\.json$/i, '').replace(/\.json$/i, '');
+  return vscode.Uri.joinPath(uri, '..', `${stem}${suffix}`);
+}
+
+/** One open result editor: the file it shows (and, in a compare, the run it is aligned with). */
+class ResultEditor implements vscode.Disposable {
+  readonly session: ViewSession;
+  readonly file: vscode.Uri;
+  private readonly partner: vscode.Uri | undefined;
+  private doc: ResultDocument | undefined;
+  private readonly watcher: vscode.Disposable;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    resource: vscode.Uri,
+    panel: vscode.WebviewPanel,
+    private readonly actions: { compareWith(file: vscode.Uri): void },
+  ) {
+    const target = compareTarget(resource);
+    this.file = target?.file ?? resource;
+    this.partner = target?.partner;
+    this.session = new ViewSession(
+      panel,
+      (chartId) => siblingUri(this.file, `-${chartId}.png`),
+      (message) => this.onMessage(message),
+      () => void this.reload(),
+    );
+    this.watcher = watchFiles(this.partner ? [this.file, this.partner] : [this.file], () => void this.reload());
+  }
+
+  get document(): ResultDocument | undefined {
+    return this.doc;
+  }
+
+  /** Reads the file again (once at a time) and sends the new view or the reason it cannot be shown. */
+  reload(): Promise<void> {
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+    this.session.dispose();
+  }
+
+  private async load(): Promise<void> {
+    const fileName = fileNameOf(this.file);
+    const loaded = await loadResult(this.file);
+    if (!loaded.ok) {
+      this.doc = undefined;
+      this.session.send({ type: 'error', fileName, message: loaded.error });
+      return;
+    }
+    this.doc = loaded.doc;
+    let view = buildResultView(loaded.doc, fileName);
+    if (this.partner) {
+      const other = await loadResult(this.partner);
+      if (other.ok) [view] = alignAxes(view, buildResultView(other.doc, fileNameOf(this.partner)));
+    }
+    this.session.send({ type: 'show', view });
+  }
+
+  private onMessage(message: ResultToHostMessage): void {
+    if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
+    else if (message.type === 'compare-with') this.actions.compareWith(this.file);
+    else if (message.type === 'markdown') void runReporting(() => exportMarkdown(this, message.action));
+  }
+}
+
+async function runReporting(action: () => Promise<unknown>): Promise<void> {
+  try {
+    await action();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`LLM Bench: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function markdownOf(editor: ResultEditor): string {
+  if (!editor.document) throw new Error(`${fileNameOf(editor.file)} is not a readable result, so it has no table to export.`);
+  return formatMarkdownTable(editor.document);
+}
+
+async function exportMarkdown(editor: ResultEditor, action: 'copy' | 'save', target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+  const markdown = markdownOf(editor);
+  if (action === 'copy') {
+    await vscode.env.clipboard.writeText(markdown);
+    void vscode.window.setStatusBarMessage('LLM Bench: table copied as Markdown', 3000);
+    return undefined;
+  }
+  const bytes = new TextEncoder().encode(markdown);
+  if (target) {
+    await vscode.workspace.fs.writeFile(target, bytes);
+    return target;
+  }
+  return saveWithDialog(bytes, siblingUri(editor.file, '.md'), { Markdown: ['md'] });
+}
+
+class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
+  readonly editors = new Set<ResultEditor>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly compareWith: (file: vscode.Uri) => void,
+  ) {}
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
+    panel.webview.options = webviewOptions(this.extensionUri);
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'result', title: fileNameOf(document.uri) });
+    const editor = new ResultEditor(document.uri, panel, { compareWith: this.compareWith });
+    this.editors.add(editor);
+    panel.onDidDispose(() => {
+      this.editors.delete(editor);
+      editor.dispose();
+    });
+  }
+
+  /** The editor for `uri`, else the active one, else the only one open. */
+  find(uri?: vscode.Uri): ResultEditor | undefined {
+    const all = [...this.editors];
+    if (uri) {
+      const file = (compareTarget(uri)?.file ?? uri).toString();
+      return all.find((e) => e.file.toString() === file && e.session.panel.active) ?? all.find((e) => e.file.toString() === file);
+    }
+    return all.find((e) => e.session.panel.active) ?? (all.length === 1 ? all[0] : undefined);
+  }
+
+  /** Waits until the editor of `uri` has loaded it (for commands run right after opening). */
+  async loaded(uri?: vscode.Uri): Promise<ResultEditor> {
+    const editor = this.find(uri);
+    if (!editor) throw new Error(uri ? `${fileNameOf(uri)} is not open in the LLM Bench result view.` : 'No LLM Bench result view is active.');
+    if (!editor.session.current) await editor.reload();
+    return editor;
+  }
+}
+
+export function registerResultViews(context: vscode.ExtensionContext): void {
+  const compare = registerCompareViews(context);
+  const provider = new ResultEditorProvider(context.extensionUri, (file) => void compare.compareWith(file));
+  context.subscriptions.push(
+    vscode.window.registerCustomEditorProvider(RESULT_VIEW_TYPE, provider, {
+      supportsMultipleEditorsPerDocument: true,
+      webviewOptions: { enableFindWidget: true },
+    }),
+    vscode.commands.registerCommand(RESULT_COMMANDS.copyMarkdown, (uri?: vscode.Uri) =>
+      runReporting(async () => exportMarkdown(await provider.loaded(uri), 'copy')),
+    ),
+    // Returns the saved file's Uri; `target` skips the save dialog (scripts and tests).
+    vscode.commands.registerCommand(RESULT_COMMANDS.saveMarkdown, async (uri?: vscode.Uri, target?: vscode.Uri) =>
+      exportMarkdown(await provider.loaded(uri), 'save', target),
+    ),
+    vscode.commands.registerCommand(
+      RESULT_COMMANDS.exportChart,
+      async (uri?: vscode.Uri, chartId = 'output-throughput', target?: vscode.Uri): Promise<vscode.Uri | undefined> => {
+        const editor = await provider.loaded(uri);
+        const dataUrl = await editor.session.requestPng(chartId);
+        const bytes = pngBytesFromDataUrl(dataUrl);
+        if (!target) return saveWithDialog(bytes, siblingUri(editor.file, `-${chartId}.png`), { 'PNG image': ['png'] });
+        await vscode.workspace.fs.writeFile(target, bytes);
+        return target;
+      },
+    ),
+  );
+}

@@ -1,0 +1,302 @@
+/**
+ * The questions of "Run LLM Benchmark": endpoint, model, profile (a preset or a config file) and
+ * labels. Each answer is checked where it is typed; the result is a `RunPlan` that the run
+ * session parses like any other run request (command argument, config file).
+ */
+import { dirname } from 'node:path';
+import * as vscode from 'vscode';
+import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
+import {
+  baseUrlProblem,
+  cleanLabels,
+  LABEL_KEYS,
+  LABEL_PROMPTS,
+  modelIds,
+  parseConfigFileText,
+  parseEndpointSettings,
+  PresetSettingsSchema,
+  presets,
+  type EndpointSetting,
+} from './run-presets';
+
+/** A run to start, before it is parsed and checked as a RunConfig. */
+export interface RunPlan {
+  /** A run configuration; its `endpoint` is filled from the simulator when `simulator` is set. */
+  config: Record<string, unknown>;
+  simulator: Record<string, unknown> | undefined;
+  openResult: boolean;
+  /** Where the config came from, for messages: "the run prompts", "sweep.json". */
+  source: string;
+  /** Relative dataset and tokenizer paths are resolved from here. */
+  baseDir: string | undefined;
+}
+
+const RECENT_URLS_KEY = 'llmBench.recentUrls';
+const LABELS_KEY = 'llmBench.labels';
+const MODELS_TIMEOUT_MS = 5000;
+
+type EndpointChoice =
+  | { kind: 'simulator'; preset: PresetName }
+  | { kind: 'server'; endpoint: Omit<EndpointSetting, 'name'> & { name?: string } };
+
+export function settings() {
+  return vscode.workspace.getConfiguration('llmBench');
+}
+
+function endpointSettings(): EndpointSetting[] {
+  const { endpoints, problems } = parseEndpointSettings(settings().get('endpoints'));
+  if (problems.length > 0) void vscode.window.showWarningMessage(`LLM Bench: some endpoints in your settings were skipped. ${problems.join(' ')}`);
+  return endpoints;
+}
+
+function simulatorPreset(): PresetName {
+  const value = settings().get<string>('simulator.preset');
+  return value !== undefined && value in PRESETS ? (value as PresetName) : DEFAULT_PRESET;
+}
+
+async function typeUrl(memento: vscode.Memento, title: string): Promise<string | undefined> {
+  const url = await vscode.window.showInputBox({
+    title,
+    prompt: 'Base URL of an OpenAI-compatible server, up to and including /v1',
+    placeHolder: 'http://127.0.0.1:8000/v1',
+    ignoreFocusOut: true,
+    validateInput: (v) => baseUrlProblem(v),
+  });
+  if (url === undefined) return undefined;
+  const recent = [url.trim(), ...memento.get<string[]>(RECENT_URLS_KEY, []).filter((u) => u !== url.trim())].slice(0, 5);
+  await memento.update(RECENT_URLS_KEY, recent);
+  return url.trim();
+}
+
+interface Choice<T> extends vscode.QuickPickItem {
+  value: T;
+}
+
+async function pick<T>(items: Array<Choice<T>>, title: string, placeHolder: string): Promise<T | undefined> {
+  const chosen = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true, matchOnDetail: true });
+  return chosen?.value;
+}
+
+const TYPE_URL = Symbol('type a URL');
+
+async function pickEndpoint(memento: vscode.Memento, title: string): Promise<EndpointChoice | undefined> {
+  const preset = simulatorPreset();
+  const configured = endpointSettings();
+  const recent = memento.get<string[]>(RECENT_URLS_KEY, []).filter((u) => !configured.some((e) => e.baseUrl === u));
+  const choice = await pick<EndpointChoice | typeof TYPE_URL>(
+    [
+      ...configured.map((e) => ({ label: e.name, description: e.model, detail: e.baseUrl, value: { kind: 'server' as const, endpoint: e } })),
+      ...recent.map((u) => ({ label: u, description: 'recently used', value: { kind: 'server' as const, endpoint: { baseUrl: u, api: 'chat' as const, headers: {} } } })),
+      {
+        label: '$(beaker) Built-in simulator',
+        description: PRESETS[preset].model,
+        detail: `${PRESETS[preset].description}: no server needed (setting llmBench.simulator.preset)`,
+        value: { kind: 'simulator' as const, preset },
+      },
+      { label: '$(link) Enter a URL…', detail: 'Any OpenAI-compatible server: vLLM, SGLang, TGI, llama.cpp, Ollama, ...', value: TYPE_URL },
+    ],
+    title,
+    'Which server to benchmark?',
+  );
+  if (choice !== TYPE_URL) return choice;
+  const url = await typeUrl(memento, title);
+  return url === undefined ? undefined : { kind: 'server', endpoint: { baseUrl: url, api: 'chat', headers: {} } };
+}
+
+/** For "Set API Key": an endpoint's base URL, from the settings or typed. */
+export async function pickEndpointUrl(title: string): Promise<string | undefined> {
+  const configured = endpointSettings();
+  if (configured.length === 0) return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', placeHolder: 'https://api.example.com/v1', validateInput: baseUrlProblem, ignoreFocusOut: true });
+  const chosen = await pick<string | typeof TYPE_URL>(
+    [...configured.map((e) => ({ label: e.name, detail: e.baseUrl, value: e.baseUrl })), { label: '$(link) Enter a URL…', value: TYPE_URL }],
+    title,
+    'Endpoint',
+  );
+  if (chosen !== TYPE_URL) return chosen;
+  return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', validateInput: baseUrlProblem, ignoreFocusOut: true });
+}
+
+/** GET {baseUrl}/models with the endpoint's key and headers; the served model ids. */
+export async function fetchModels(endpoint: { baseUrl: string; headers: Record<string, string> }, apiKey: string | undefined): Promise<string[]> {
+  const response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, '')}/models`, {
+    headers: { ...endpoint.headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+    signal: AbortSignal.timeout(MODELS_TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+  return modelIds(await response.json());
+}
+
+async function pickModel(
+  endpoint: { baseUrl: string; headers: Record<string, string> },
+  apiKey: string | undefined,
+  title: string,
+  log: vscode.LogOutputChannel,
+): Promise<string | undefined> {
+  let ids: string[] = [];
+  let problem = '';
+  try {
+    ids = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () => fetchModels(endpoint, apiKey));
+  } catch (e) {
+    problem = `Could not list the models at ${endpoint.baseUrl}/models (${e instanceof Error ? e.message : String(e)}).`;
+    log.warn(problem);
+  }
+  const TYPE = Symbol('type');
+  if (ids.length > 0) {
+    const chosen = await pick<string | typeof TYPE>(
+      [...ids.map((id) => ({ label: id, value: id })), { label: '$(edit) Type a model name…', value: TYPE }],
+      title,
+      'Which model?',
+    );
+    if (chosen !== TYPE) return chosen;
+  }
+  return vscode.window.showInputBox({
+    title,
+    prompt: `${problem} The served model name, as the server expects it in requests.`.trim(),
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() === '' ? 'Type the model name' : undefined),
+  });
+}
+
+const CONFIG_FILE = Symbol('config file');
+
+async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
+  const files = await vscode.workspace.findFiles('**/*.json', '{**/node_modules/**,**/*.llmbench.json,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
+  if (files.length === 0) {
+    void vscode.window.showInformationMessage('LLM Bench: no JSON files in this workspace. A config file holds a run configuration (see the README).');
+    return undefined;
+  }
+  return pick(
+    files.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), value: uri })),
+    title,
+    'A JSON file with a run configuration (endpoint, profile, limits, workload)',
+  );
+}
+
+/** Reads a config file as an unparsed object; shows what is wrong with it. */
+export async function readConfigFile(uri: vscode.Uri): Promise<Record<string, unknown> | undefined> {
+  const name = vscode.workspace.asRelativePath(uri);
+  const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  const parsed = parseConfigFileText(text, name);
+  if (!parsed.ok) {
+    void showConfigError(parsed.error, uri);
+    return undefined;
+  }
+  if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+    void showConfigError(`${name} must hold a JSON object with the run configuration.`, uri);
+    return undefined;
+  }
+  return parsed.value as Record<string, unknown>;
+}
+
+export async function showConfigError(message: string, file?: vscode.Uri): Promise<void> {
+  const open = file ? 'Open File' : undefined;
+  const answer = await vscode.window.showErrorMessage(`LLM Bench: ${message}`, ...(open ? [open] : []));
+  if (answer === open && file) await vscode.window.showTextDocument(file);
+}
+
+async function editLabels(memento: vscode.Memento, title: string): Promise<Record<string, string> | undefined> {
+  const defaults = settings().get<Record<string, string>>('defaultLabels', {});
+  const labels: Record<string, string> = { ...defaults, ...memento.get<Record<string, string>>(LABELS_KEY, {}) };
+  const START = Symbol('start');
+  for (;;) {
+    const summary = Object.entries(cleanLabels(labels)).map(([k, v]) => `${k}=${v}`).join(', ');
+    const chosen = await pick<string | typeof START>(
+      [
+        { label: '$(play) Start the benchmark', detail: summary ? `Labels: ${summary}` : 'No labels', value: START },
+        ...LABEL_KEYS.map((key) => ({ label: key, description: labels[key] ?? '', detail: LABEL_PROMPTS[key], value: key })),
+      ],
+      title,
+      'Labels describe what was measured; they are stored in the result and remembered for next time',
+    );
+    if (chosen === undefined) return undefined;
+    if (chosen === START) break;
+    const value = await vscode.window.showInputBox({ title: `${title}: ${chosen}`, prompt: LABEL_PROMPTS[chosen as (typeof LABEL_KEYS)[number]], value: labels[chosen] ?? '', ignoreFocusOut: true });
+    if (value !== undefined) labels[chosen] = value;
+  }
+  const cleaned = cleanLabels(labels);
+  await memento.update(LABELS_KEY, cleaned);
+  return cleaned;
+}
+
+function endpointConfig(choice: Extract<EndpointChoice, { kind: 'server' }>, model: string): Record<string, unknown> {
+  const { baseUrl, api, headers } = choice.endpoint;
+  return { baseUrl, api, headers, model };
+}
+
+/** The whole interactive flow; undefined when the user stops at any question. */
+export async function promptRunPlan(
+  memento: vscode.Memento,
+  apiKeyFor: (baseUrl: string) => Promise<string | undefined>,
+  log: vscode.LogOutputChannel,
+): Promise<RunPlan | undefined> {
+  const title = 'Run LLM Benchmark';
+  const endpoint = await pickEndpoint(memento, `${title} (1/4): endpoint`);
+  if (!endpoint) return undefined;
+  let model: string | undefined;
+  if (endpoint.kind === 'server') {
+    model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `${title} (2/4): model`, log));
+    if (!model) return undefined;
+  }
+  const presetSettings = PresetSettingsSchema.safeParse({
+    requestsPerStep: settings().get('requestsPerStep'),
+    warmupRequests: settings().get('warmupRequests'),
+    inputTokens: settings().get('inputTokens'),
+    outputTokens: settings().get('outputTokens'),
+    concurrencyLevels: settings().get('concurrencyLevels'),
+    requestRates: settings().get('requestRates'),
+  });
+  const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
+  if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');
+  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE>(
+    [
+      ...choices.map((p) => ({ label: p.label, detail: p.detail, value: p })),
+      { label: '$(file) From a config file…', detail: 'A JSON run configuration in the workspace', value: CONFIG_FILE },
+    ],
+    `${title} (3/4): profile`,
+    'What load to apply?',
+  );
+  if (!profile) return undefined;
+  let config: Record<string, unknown>;
+  let source = 'the run settings';
+  let baseDir: string | undefined;
+  if (profile === CONFIG_FILE) {
+    const file = await pickConfigFile(`${title} (3/4): config file`);
+    if (!file) return undefined;
+    const fromFile = await readConfigFile(file);
+    if (!fromFile) return undefined;
+    config = fromFile;
+    source = vscode.workspace.asRelativePath(file);
+    baseDir = dirname(file.fsPath);
+  } else {
+    config = { ...profile.config };
+  }
+  const labels = await editLabels(memento, `${title} (4/4): labels`);
+  if (!labels) return undefined;
+  const fileLabels = (config['labels'] ?? {}) as Record<string, string>;
+  config = { ...config, labels: { ...labels, ...fileLabels } };
+  if (endpoint.kind === 'simulator') {
+    delete config['endpoint'];
+    return { config, simulator: { preset: endpoint.preset }, openResult: true, source, baseDir };
+  }
+  return { config: { ...config, endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined, openResult: true, source, baseDir };
+}
+
+/** From a config file's context menu: runs it as is, asking only for an endpoint it lacks. */
+export async function planFromConfigFile(
+  file: vscode.Uri,
+  memento: vscode.Memento,
+  apiKeyFor: (baseUrl: string) => Promise<string | undefined>,
+  log: vscode.LogOutputChannel,
+): Promise<RunPlan | undefined> {
+  const config = await readConfigFile(file);
+  if (!config) return undefined;
+  const source = vscode.workspace.asRelativePath(file);
+  const baseDir = dirname(file.fsPath);
+  if (config['endpoint'] !== undefined) return { config, simulator: undefined, openResult: true, source, baseDir };
+  const endpoint = await pickEndpoint(memento, `Run ${source}: endpoint (the file names none)`);
+  if (!endpoint) return undefined;
+  if (endpoint.kind === 'simulator') return { config, simulator: { preset: endpoint.preset }, openResult: true, source, baseDir };
+  const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${source}: model`, log));
+  if (!model) return undefined;
+  return { config: { ...config, endpoint: endpointConfig(endpoint, model) }, simulator: undefined, openResult: true, source, baseDir };
+}

@@ -1,0 +1,61 @@
+/**
+ * The HTML page of every LLM Bench webview: one script bundle (dist/webview/<view>.js) and one
+ * style sheet (media/webview.css) under a strict Content Security Policy. Scripts run only with
+ * this page's nonce; there is no 'unsafe-inline' or 'unsafe-eval'. chart.js sizes its canvas
+ * through the CSSOM and the toolkit styles itself with constructable style sheets, neither of
+ * which the policy blocks.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+
+export interface WebviewPage {
+  /** The bundle name: webview/<view>/main.ts builds to dist/webview/<view>.js. */
+  view: string;
+  title: string;
+  /** Extra style sheets from media/, after the shared media/webview.css. */
+  styles?: string[];
+}
+
+/** Options for a panel or custom editor webview: scripts on, files only from our bundles and media. */
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+  };
+}
+
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${cspSource}`,
+    `img-src ${cspSource} data:`,
+    `font-src ${cspSource}`,
+  ].join('; ');
+}
+
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
+  const nonce = randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.view}.js`));
+  const styles = ['webview.css', ...(page.styles ?? [])].map((name) =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', name)).toString(),
+  );
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(webview.cspSource, nonce)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+${styles.map((href) => `<link rel="stylesheet" href="${href}">`).join('\n')}
+<title>${escapeHtml(page.title)}</title>
+</head>
+<body data-view="${escapeHtml(page.view)}">
+<main id="app" aria-busy="true"></main>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,213 @@
+/**
+ * NVIDIA AIPerf (successor of GenAI-Perf): `profile_export_aiperf.json`, a summary
+ * `{records: {metric: {unit, avg, min, max, p1..p99, std, count}}, input_config, ...}`, and
+ * `profile_export.jsonl`, one record per request `{metadata: {timestamp_ns}, metrics: {name:
+ * {value, unit}}, error}`, cancelled requests included.
+ */
+import { z } from 'zod';
+import type { ErrorKind, RequestRecord, Stats, Step, StepProfile } from '../format/result';
+import { summarizeStep } from '../engine/stats';
+import {
+  emptySummary,
+  importedDocument,
+  importFailure,
+  ratio,
+  statsFrom,
+  stepNameOf,
+  type ImportInput,
+  type ImportOutcome,
+} from './common';
+
+export const AIPERF_TOOL = 'AIPerf';
+
+const AIPERF_NOTES = [
+  'AIPerf\'s "inter_token_latency" is (latency - TTFT) / (output tokens - 1): our TPOT, imported as TPOT. Its "inter_chunk_latency" (ICL) is our ITL.',
+  'Output tokens are AIPerf\'s output_sequence_length, reasoning tokens included (as a server\'s usage counts them).',
+  'AIPerf keeps p1, p5, p25, p50, p75, p90, p95 and p99: p66, p80 and p98 show as n/a. AIPerf does not write its version into these files.',
+];
+
+const MetricSchema = z.looseObject({
+  unit: z.string(),
+  avg: z.number().nullable(),
+  min: z.number().nullable().optional(),
+  max: z.number().nullable().optional(),
+  p50: z.number().nullable().optional(),
+  p75: z.number().nullable().optional(),
+  p90: z.number().nullable().optional(),
+  p95: z.number().nullable().optional(),
+  p99: z.number().nullable().optional(),
+  std: z.number().nullable().optional(),
+  count: z.number().nullable().optional(),
+});
+type Metric = z.infer<typeof MetricSchema>;
+
+const SummarySchema = z.looseObject({
+  records: z.record(z.string(), MetricSchema),
+  input_config: z
+    .looseObject({
+      endpoint: z.looseObject({ model_names: z.array(z.string()).optional(), url: z.string().optional() }).optional(),
+      loadgen: z.looseObject({ concurrency: z.number().nullable().optional(), request_rate: z.number().nullable().optional() }).optional(),
+    })
+    .optional(),
+  start_time: z.string().nullable().optional(),
+});
+
+const RecordSchema = z.looseObject({
+  metadata: z.looseObject({ timestamp_ns: z.number() }),
+  metrics: z.record(z.string(), z.looseObject({ value: z.union([z.number(), z.array(z.number())]), unit: z.string() })),
+  error: z.looseObject({ code: z.number().nullable().optional(), type: z.string().nullable().optional(), message: z.string().nullable().optional() }).nullable().optional(),
+});
+
+export function looksLikeAiperfSummary(raw: unknown): boolean {
+  const records = (raw as { records?: unknown } | null)?.records;
+  return typeof records === 'object' && records !== null && ('request_latency' in records || 'ttft' in records);
+}
+
+export function looksLikeAiperfRecords(text: string): boolean {
+  const first = text.slice(0, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n'));
+  try {
+    return RecordSchema.safeParse(JSON.parse(first)).success;
+  } catch {
+    return false;
+  }
+}
+
+/** A summary metric as Stats in ms (AIPerf records time in ms already). */
+function statsOf(metric: Metric | undefined): Stats | null {
+  if (!metric) return null;
+  return statsFrom({ ...metric, mean: metric.avg, count: metric.count });
+}
+
+const single = (metric: Metric | undefined): number | null => metric?.avg ?? null;
+
+function profileOf(loadgen: { concurrency?: number | null | undefined; request_rate?: number | null | undefined } | undefined): StepProfile {
+  if (loadgen?.request_rate) return { kind: 'rate', rate: loadgen.request_rate, arrival: 'poisson', ...(loadgen.concurrency ? { concurrency: loadgen.concurrency } : {}) };
+  return loadgen?.concurrency ? { kind: 'concurrency', concurrency: loadgen.concurrency } : { kind: 'throughput' };
+}
+
+function errorKindOf(error: z.infer<typeof RecordSchema>['error']): ErrorKind {
+  if (error?.type === 'RequestCancellationError') return 'cancelled';
+  return typeof error?.code === 'number' && error.code >= 400 && error.code < 600 && error.code !== 499 ? 'http' : 'other';
+}
+
+/** Per-request records, with times in ms from the earliest request's send. */
+export function aiperfRequests(text: string, path: string): RequestRecord[] | string {
+  const parsed: z.infer<typeof RecordSchema>[] = [];
+  for (const [line, content] of text.split('\n').entries()) {
+    if (!content.trim()) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(content);
+    } catch {
+      return `${path} line ${line + 1} is not JSON (expected AIPerf profile_export.jsonl records)`;
+    }
+    const record = RecordSchema.safeParse(json);
+    if (!record.success) return `${path} line ${line + 1} is not an AIPerf record: it needs metadata.timestamp_ns and metrics`;
+    parsed.push(record.data);
+  }
+  const start = Math.min(...parsed.map((r) => r.metadata.timestamp_ns));
+  return parsed.map((r, index): RequestRecord => {
+    const value = (name: string): number | null => {
+      const v = r.metrics[name]?.value;
+      return typeof v === 'number' ? v : null;
+    };
+    const sentMs = (r.metadata.timestamp_ns - start) / 1e6;
+    const ttft = value('ttft');
+    const firstTokenMs = ttft === null ? null : sentMs + ttft;
+    const gaps = r.metrics['inter_chunk_latency']?.value;
+    const chunkMs = firstTokenMs === null ? [] : [firstTokenMs];
+    for (const gap of Array.isArray(gaps) ? gaps : []) chunkMs.push((chunkMs.at(-1) ?? 0) + gap);
+    const latency = value('request_latency');
+    const failed = r.error !== null && r.error !== undefined;
+    const kind = errorKindOf(r.error);
+    return {
+      index,
+      warmup: false,
+      scheduledMs: sentMs,
+      sentMs,
+      queueMs: 0,
+      firstTokenMs,
+      chunkMs,
+      endMs: failed || latency === null ? null : sentMs + latency,
+      inputTokens: value('input_sequence_length'),
+      inputTokensSource: value('input_sequence_length') === null ? null : 'tokenizer',
+      outputTokens: value('output_sequence_length'),
+      outputTokensSource: value('output_sequence_length') === null ? null : 'tokenizer',
+      finishReason: null,
+      httpStatus: kind === 'http' ? (r.error?.code ?? null) : null,
+      error: failed ? { kind, message: r.error?.message ?? r.error?.type ?? 'error' } : null,
+    };
+  });
+}
+
+export interface AiperfFiles {
+  summary?: ImportInput & { raw: unknown };
+  records?: ImportInput;
+}
+
+export function importAiperf(files: AiperfFiles): ImportOutcome {
+  const requests = files.records ? aiperfRequests(files.records.text, files.records.path) : [];
+  if (typeof requests === 'string') return importFailure(requests);
+  const notes = [...AIPERF_NOTES];
+  const summaryInput = files.summary;
+  if (!summaryInput) {
+    const profile: StepProfile = { kind: 'throughput' };
+    notes.push('Imported from the per-request records alone: the summary was computed by LLM Bench from them, and the load profile is unknown.');
+    const step: Step = { name: 'imported', profile, summary: summarizeStep(requests, profile), requests };
+    return { ok: true, value: importedDocument({ tool: AIPERF_TOOL, version: null, path: files.records?.path ?? '', notes, model: 'unknown', config: {} }, [step]) };
+  }
+  const parsed = SummarySchema.safeParse(summaryInput.raw);
+  if (!parsed.success) {
+    return importFailure(`${summaryInput.path} is not an AIPerf profile_export_aiperf.json (0.1 and later): expected "records" of {unit, avg, ...} metrics.`);
+  }
+  const { records, input_config: config } = parsed.data;
+  const absent = ['request_latency', 'request_count', 'benchmark_duration'].filter((m) => !records[m]);
+  if (absent.length) return importFailure(`${summaryInput.path} is an AIPerf summary without the metrics ${absent.join(', ')}: nothing to import.`);
+  const profile = profileOf(config?.loadgen);
+  const completed = single(records['request_count']) ?? 0;
+  const failed = single(records['error_request_count']) ?? 0;
+  const duration = single(records['benchmark_duration']);
+  const totalTokens = (single(records['total_isl']) ?? 0) + (single(records['total_osl']) ?? 0);
+  const errors: Record<string, number> = {};
+  for (const r of requests) if (r.error) errors[r.error.kind] = (errors[r.error.kind] ?? 0) + 1;
+  if (!files.records && failed > 0) errors['other'] = failed;
+  notes.push('Total tokens/s is (total_isl + total_osl) / benchmark_duration from the summary.');
+  const step: Step = {
+    name: stepNameOf(profile),
+    profile,
+    summary: {
+      ...emptySummary(),
+      requests: { total: completed + failed, completed, failed },
+      durationSec: duration,
+      requestsPerSecond: single(records['request_throughput']),
+      outputTokensPerSecond: single(records['output_token_throughput']),
+      totalTokensPerSecond: records['total_isl'] && records['total_osl'] ? ratio(totalTokens, duration) : null,
+      ttftMs: statsOf(records['ttft']),
+      tpotMs: statsOf(records['inter_token_latency']),
+      itlMs: statsOf(records['inter_chunk_latency']),
+      latencyMs: statsOf(records['request_latency']),
+      inputTokens: statsOf(records['input_sequence_length']),
+      outputTokens: statsOf(records['output_sequence_length']),
+      errors,
+    },
+    requests,
+  };
+  const endpoint = config?.endpoint;
+  const createdAt = parsed.data.start_time ? `${parsed.data.start_time}Z` : undefined;
+  return {
+    ok: true,
+    value: importedDocument(
+      {
+        tool: AIPERF_TOOL,
+        version: null,
+        path: summaryInput.path,
+        notes,
+        model: endpoint?.model_names?.[0] ?? 'unknown',
+        ...(endpoint?.url ? { baseUrl: endpoint.url } : {}),
+        ...(createdAt && !Number.isNaN(Date.parse(createdAt)) ? { createdAt: new Date(createdAt).toISOString() } : {}),
+        config: (summaryInput.raw as { input_config?: Record<string, unknown> }).input_config ?? {},
+      },
+      [step],
+    ),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * What every importer shares: reading other tools' JSON (Python writes NaN and Infinity, which
+ * JSON.parse rejects), turning a partial set of statistics into our Stats without inventing the
+ * missing ones, naming steps the way our runs do, and the shell of an imported ResultDocument.
+ */
+import { z } from 'zod';
+import type { Labels } from '../format/config';
+import {
+  SCHEMA_VERSION,
+  type ParseOutcome,
+  type ResultDocument,
+  type Stats,
+  type Step,
+  type StepProfile,
+  type StepSummary,
+} from '../format/result';
+
+/** One input file: its name (for messages and `importedFrom.file`) and its text. */
+export interface ImportInput {
+  path: string;
+  text: string;
+}
+
+/** What an importer answers: a document, or a message naming the tool, version and what was missing. */
+export type ImportOutcome = ParseOutcome<ResultDocument>;
+
+export const importFailure = (error: string): ImportOutcome => ({ ok: false, error });
+
+/**
+ * Parses JSON written by Python's json module, whose NaN, Infinity and -Infinity are not JSON:
+ * they become null (a value the tool could not compute stays missing). Strings are left alone.
+ */
+export function parsePythonJson(text: string): ParseOutcome<unknown> {
+  const cleaned = text.replace(/"(?:\\.|[^"\\])*"|-?\bInfinity\b|\bNaN\b/g, (token) => (token.startsWith('"') ? token : 'null'));
+  try {
+    return { ok: true, value: JSON.parse(cleaned) };
+  } catch (e) {
+    return { ok: false, error: `not valid JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+}
+
+/** A number field that may be missing, null, or a string such as "inf" (read as missing). */
+export const optionalNumber = z
+  .union([z.number(), z.string(), z.null()])
+  .optional()
+  .transform((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
+
+export type PartialStats = Partial<Record<keyof Stats, number | null | undefined>>;
+
+/**
+ * Our Stats from what a tool stored. Null when the tool stored no mean (nothing to show);
+ * every other value the tool lacks stays null. `scale` converts units (1000 for seconds to ms).
+ */
+export function statsFrom(values: PartialStats, scale = 1): Stats | null {
+  const read = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v * scale : null);
+  const mean = read(values.mean);
+  if (mean === null) return null;
+  const count = values.count;
+  return {
+    count: typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : null,
+    mean,
+    std: read(values.std),
+    min: read(values.min),
+    max: read(values.max),
+    p50: read(values.p50),
+    p66: read(values.p66),
+    p75: read(values.p75),
+    p80: read(values.p80),
+    p90: read(values.p90),
+    p95: read(values.p95),
+    p98: read(values.p98),
+    p99: read(values.p99),
+  };
+}
+
+/** A Stats of a known mean and count only (a tool that stores totals, e.g. tokens per request). */
+export const meanOnly = (mean: number | null, count: number | null): Stats | null => statsFrom({ mean, count });
+
+/** The step name our own runs use for the same load, so imported and measured steps line up. */
+export function stepNameOf(profile: StepProfile): string {
+  switch (profile.kind) {
+    case 'synchronous':
+      return 'synchronous';
+    case 'throughput':
+      return 'throughput';
+    case 'concurrency':
+      return `concurrency@${profile.concurrency ?? '?'}`;
+    case 'rate':
+      return `asynchronous@${(profile.rate ?? 0).toFixed(2)} req/sec`;
+    case 'schedule':
+      return 'schedule';
+  }
+}
+
+export const emptySummary = (): StepSummary => ({
+  requests: { total: 0, completed: 0, failed: 0 },
+  durationSec: null,
+  requestsPerSecond: null,
+  outputTokensPerSecond: null,
+  totalTokensPerSecond: null,
+  ttftMs: null,
+  itlMs: null,
+  tpotMs: null,
+  latencyMs: null,
+  queueMs: null,
+  errors: {},
+});
+
+export interface ImportedHead {
+  tool: string;
+  version: string | null;
+  path: string;
+  notes: string[];
+  model: string;
+  baseUrl?: string;
+  createdAt?: string;
+  config: Record<string, unknown>;
+  labels?: Labels;
+}
+
+/** The document around imported steps; `tool` says it was imported, `importedFrom` by what. */
+export function importedDocument(head: ImportedHead, steps: Step[]): ResultDocument {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: `${head.tool} (imported)`, version: head.version ?? 'unknown' },
+    createdAt: head.createdAt ?? new Date(0).toISOString(),
+    endpoint: { baseUrl: head.baseUrl ?? '', api: 'chat', model: head.model },
+    labels: { source: head.tool, model: head.model, ...head.labels },
+    config: head.config,
+    status: 'complete',
+    importedFrom: { tool: head.tool, version: head.version, file: head.path, notes: head.notes },
+    steps,
+  };
+}
+
+/** Seconds since the epoch as an ISO date, or undefined for a missing or implausible value. */
+export function isoFromEpochSeconds(seconds: number | null | undefined): string | undefined {
+  return typeof seconds === 'number' && seconds > 0 && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : undefined;
+}
+
+/** `rate / duration`-style division that yields null instead of Infinity or NaN. */
+export function ratio(numerator: number | null | undefined, denominator: number | null | undefined): number | null {
+  if (typeof numerator !== 'number' || typeof denominator !== 'number' || denominator <= 0) return null;
+  const value = numerator / denominator;
+  return Number.isFinite(value) ? value : null;
+}

@@ -1,0 +1,189 @@
+/**
+ * GuideLLM `benchmarks.json`: `{benchmarks: [...]}`, one benchmark per strategy of a profile
+ * (a sweep: synchronous, throughput, then constant rates). Three layouts are read:
+ *  - before 0.4: each benchmark has `args.strategy`, `run_stats` and `request_totals`;
+ *  - 0.4 and later: a top-level `metadata` (report schema version, guidellm_version), and each
+ *    benchmark has `config.strategy`, `scheduler_metrics` and `metrics.request_totals`;
+ *  - report version 2: a top-level `config` instead of `args`.
+ * Every metric is a `{successful, errored, incomplete, total}` block of distribution summaries.
+ */
+import { z } from 'zod';
+import type { Stats, Step, StepProfile } from '../format/result';
+import {
+  emptySummary,
+  importedDocument,
+  importFailure,
+  isoFromEpochSeconds,
+  statsFrom,
+  stepNameOf,
+  type ImportInput,
+  type ImportOutcome,
+} from './common';
+
+export const GUIDELLM_TOOL = 'GuideLLM';
+
+const GUIDELLM_NOTES = [
+  'GuideLLM\'s "ITL" (inter_token_latency_ms: (last token - first token) / (output tokens - 1)) is our TPOT and is imported as TPOT.',
+  'GuideLLM\'s own "TPOT" (time_per_output_token_ms) includes the first token\'s wait, so it is not imported; our ITL (each gap between streamed chunks) is not in GuideLLM files: n/a.',
+  'Requests/s, output tokens/s and concurrency are GuideLLM\'s time-weighted means over the step, not completed / duration.',
+  'Statistics are over successful requests; GuideLLM has no p66, p80 or p98 (n/a). Latency is converted from seconds to ms.',
+];
+
+const DistributionSchema = z.looseObject({
+  mean: z.number(),
+  median: z.number().nullable().optional(),
+  std_dev: z.number().nullable().optional(),
+  min: z.number().nullable().optional(),
+  max: z.number().nullable().optional(),
+  count: z.number().nullable().optional(),
+  percentiles: z.record(z.string(), z.number().nullable()).nullable().optional(),
+});
+const StatusDistributionSchema = z.looseObject({ successful: DistributionSchema.nullable().optional() });
+const TotalsSchema = z.looseObject({
+  successful: z.number(),
+  errored: z.number(),
+  incomplete: z.number(),
+  total: z.number().nullable().optional(),
+});
+const StrategySchema = z.looseObject({
+  type_: z.string(),
+  rate: z.number().nullable().optional(),
+  streams: z.number().nullable().optional(),
+  max_concurrency: z.number().nullable().optional(),
+});
+
+const REQUIRED_METRICS = ['requests_per_second', 'request_latency', 'time_to_first_token_ms', 'inter_token_latency_ms'] as const;
+
+const BenchmarkSchema = z.looseObject({
+  args: z.looseObject({ strategy: StrategySchema }).optional(),
+  config: z.looseObject({ strategy: StrategySchema }).optional(),
+  metrics: z.record(z.string(), z.unknown()),
+  request_totals: TotalsSchema.optional(),
+  start_time: z.number().nullable().optional(),
+  end_time: z.number().nullable().optional(),
+  duration: z.number().nullable().optional(),
+});
+
+const ReportSchema = z.looseObject({
+  metadata: z.looseObject({ version: z.number().optional(), guidellm_version: z.string().optional() }).optional(),
+  benchmarks: z.array(z.unknown()),
+});
+
+export function looksLikeGuidellm(raw: unknown): boolean {
+  const benchmarks = (raw as { benchmarks?: unknown } | null)?.benchmarks;
+  return Array.isArray(benchmarks) && benchmarks.some((b) => typeof b === 'object' && b !== null && 'metrics' in b);
+}
+
+function profileOf(strategy: z.infer<typeof StrategySchema>): StepProfile | string {
+  switch (strategy.type_) {
+    case 'synchronous':
+      return { kind: 'synchronous' };
+    case 'concurrent':
+      return strategy.streams ? { kind: 'concurrency', concurrency: strategy.streams } : 'a concurrent strategy without streams';
+    case 'throughput':
+      return { kind: 'throughput', ...(strategy.max_concurrency ? { concurrency: strategy.max_concurrency } : {}) };
+    case 'constant':
+    case 'poisson':
+      return strategy.rate && strategy.rate > 0
+        ? { kind: 'rate', rate: strategy.rate, arrival: strategy.type_ }
+        : `a ${strategy.type_} strategy without a rate`;
+    default:
+      return `the strategy type "${strategy.type_}"`;
+  }
+}
+
+const successfulOf = (metric: unknown) => StatusDistributionSchema.safeParse(metric).data?.successful ?? null;
+
+function statsOf(metric: unknown, scale = 1): Stats | null {
+  const d = successfulOf(metric);
+  if (!d) return null;
+  const p = d.percentiles ?? {};
+  return statsFrom(
+    { count: d.count, mean: d.mean, std: d.std_dev, min: d.min, max: d.max, p50: p['p50'] ?? d.median, p75: p['p75'], p90: p['p90'], p95: p['p95'], p99: p['p99'] },
+    scale,
+  );
+}
+
+const meanOf = (metric: unknown): number | null => successfulOf(metric)?.mean ?? null;
+
+function stepOf(raw: unknown, index: number): Step | string {
+  const parsed = BenchmarkSchema.safeParse(raw);
+  if (!parsed.success) return `benchmark ${index} has no metrics or no args/config.strategy`;
+  const b = parsed.data;
+  const strategy = b.config?.strategy ?? b.args?.strategy;
+  if (!strategy) return `benchmark ${index} has neither args.strategy (before 0.4) nor config.strategy (0.4 and later)`;
+  const profile = profileOf(strategy);
+  if (typeof profile === 'string') return `benchmark ${index} uses ${profile}, which LLM Bench cannot map to a load profile`;
+  const absent = REQUIRED_METRICS.filter((m) => successfulOf(b.metrics[m]) === null);
+  if (absent.length) return `benchmark ${index} lacks metrics.${absent.join(', metrics.')}`;
+  const totals = TotalsSchema.safeParse(b.metrics['request_totals']).data ?? b.request_totals;
+  if (!totals) return `benchmark ${index} has neither request_totals (before 0.4) nor metrics.request_totals (0.4 and later)`;
+  const duration = b.duration ?? (b.start_time && b.end_time ? b.end_time - b.start_time : null);
+  const startedAt = isoFromEpochSeconds(b.start_time);
+  return {
+    name: stepNameOf(profile),
+    profile,
+    ...(startedAt ? { startedAt } : {}),
+    summary: {
+      ...emptySummary(),
+      requests: { total: totals.successful + totals.errored, completed: totals.successful, failed: totals.errored },
+      durationSec: duration,
+      requestsPerSecond: meanOf(b.metrics['requests_per_second']),
+      outputTokensPerSecond: meanOf(b.metrics['output_tokens_per_second']),
+      totalTokensPerSecond: meanOf(b.metrics['tokens_per_second']),
+      achievedConcurrency: meanOf(b.metrics['request_concurrency']),
+      ...(profile.rate !== undefined ? { targetRate: profile.rate } : {}),
+      ttftMs: statsOf(b.metrics['time_to_first_token_ms']),
+      tpotMs: statsOf(b.metrics['inter_token_latency_ms']),
+      latencyMs: statsOf(b.metrics['request_latency'], 1000),
+      inputTokens: statsOf(b.metrics['prompt_token_count']),
+      outputTokens: statsOf(b.metrics['output_token_count']),
+      errors: totals.errored > 0 ? { other: totals.errored } : {},
+    },
+    requests: [],
+  };
+}
+
+/** The served model and target, wherever this layout keeps them. */
+function endpointOf(report: Record<string, unknown>, first: unknown): { model: string; baseUrl?: string } {
+  const pick = (...candidates: unknown[]) => candidates.find((c): c is string => typeof c === 'string' && c.length > 0);
+  const b = (first ?? {}) as { worker?: Record<string, unknown>; config?: { backend?: Record<string, unknown> } };
+  const args = (report['args'] ?? report['config'] ?? {}) as Record<string, unknown>;
+  const model = pick(b.worker?.['backend_model'], b.config?.backend?.['model'], args['model']) ?? 'unknown';
+  const baseUrl = pick(b.worker?.['backend_target'], b.config?.backend?.['target'], args['target']);
+  return baseUrl ? { model, baseUrl } : { model };
+}
+
+export function importGuidellm(input: ImportInput, raw: unknown): ImportOutcome {
+  const expected = 'a GuideLLM benchmarks.json (0.2 to 0.8, JSON output)';
+  const report = ReportSchema.safeParse(raw);
+  if (!report.success) return importFailure(`${input.path} is not ${expected}: there is no top-level "benchmarks" list.`);
+  if (report.data.benchmarks.length === 0) return importFailure(`${input.path} is ${expected} with no benchmarks in it: nothing to import.`);
+  const steps: Step[] = [];
+  for (const [index, benchmark] of report.data.benchmarks.entries()) {
+    const step = stepOf(benchmark, index);
+    if (typeof step === 'string') return importFailure(`${input.path} is not readable as ${expected}: ${step}.`);
+    steps.push(step);
+  }
+  const metadata = report.data.metadata;
+  const version = metadata?.guidellm_version ?? null;
+  const notes = [...GUIDELLM_NOTES];
+  if (!metadata) notes.push('The file has no metadata block, so it was written by GuideLLM before 0.4; its exact version is not recorded.');
+  notes.push('GuideLLM keeps only a sample of individual requests; they are not imported.');
+  const createdAt = steps[0]?.startedAt;
+  return {
+    ok: true,
+    value: importedDocument(
+      {
+        tool: GUIDELLM_TOOL,
+        version,
+        path: input.path,
+        notes,
+        ...endpointOf(raw as Record<string, unknown>, report.data.benchmarks[0]),
+        ...(createdAt ? { createdAt } : {}),
+        config: { reportVersion: metadata?.version ?? null, benchmarks: steps.length },
+      },
+      steps,
+    ),
+  };
+}

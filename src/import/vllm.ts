@@ -1,0 +1,222 @@
+/**
+ * vLLM `vllm bench serve` / `benchmarks/benchmark_serving.py` result files (`--save-result`):
+ * one JSON object per run of one request rate. Aggregates are `mean_/median_/std_/pNN_<metric>_ms`
+ * for ttft, tpot, itl and e2el; `--save-detailed` adds per-request lists.
+ */
+import { z } from 'zod';
+import type { RequestRecord, Stats, StepProfile, StepSummary } from '../format/result';
+import {
+  emptySummary,
+  importedDocument,
+  importFailure,
+  meanOnly,
+  optionalNumber,
+  ratio,
+  statsFrom,
+  stepNameOf,
+  type ImportInput,
+  type ImportOutcome,
+  type PartialStats,
+} from './common';
+
+export const VLLM_TOOL = 'vllm bench serve';
+
+const VLLM_NOTES = [
+  'TTFT, TPOT (latency - TTFT) / (output tokens - 1) and ITL (every gap between streamed chunks, pooled) are defined as ours.',
+  'vLLM stores only the mean, median, std and the percentiles asked with --metric-percentiles (p99 by default): other percentiles show as n/a.',
+  'Request throughput is successful requests / benchmark duration, as ours.',
+];
+
+/** Keys vLLM itself writes; any other top-level string or number came from --metadata and becomes a label. */
+const KNOWN_KEYS = new Set([
+  'date', 'endpoint_type', 'backend', 'label', 'model_id', 'tokenizer_id', 'best_of', 'num_prompts', 'request_rate',
+  'burstiness', 'max_concurrency', 'duration', 'completed', 'failed', 'total_input_tokens', 'total_output_tokens',
+  'request_throughput', 'request_goodput:', 'request_goodput', 'output_throughput', 'total_token_throughput',
+  'max_output_tokens_per_s', 'max_concurrent_requests', 'input_lens', 'output_lens', 'ttfts', 'itls',
+  'generated_texts', 'errors', 'request_submit_times', 'request_complete_times', 'use_beam_search',
+]);
+
+const METRICS = ['ttft', 'tpot', 'itl', 'e2el'] as const;
+
+const numberList = z.array(z.number().nullable());
+const VllmFileSchema = z.looseObject({
+  date: z.string().optional(),
+  backend: z.string().optional(),
+  model_id: z.string().optional(),
+  num_prompts: optionalNumber,
+  request_rate: optionalNumber,
+  burstiness: optionalNumber,
+  max_concurrency: optionalNumber,
+  duration: optionalNumber,
+  completed: optionalNumber,
+  failed: optionalNumber,
+  request_throughput: optionalNumber,
+  'request_goodput:': optionalNumber,
+  request_goodput: optionalNumber,
+  output_throughput: optionalNumber,
+  total_token_throughput: optionalNumber,
+  total_input_tokens: optionalNumber,
+  total_output_tokens: optionalNumber,
+  max_output_tokens_per_s: optionalNumber,
+  input_lens: numberList.optional(),
+  output_lens: numberList.optional(),
+  ttfts: numberList.optional(),
+  itls: z.array(z.array(z.number()).nullable()).optional(),
+  errors: z.array(z.string().nullable()).optional(),
+  request_submit_times: numberList.optional(),
+  request_complete_times: numberList.optional(),
+});
+type VllmFile = z.infer<typeof VllmFileSchema>;
+
+export function looksLikeVllm(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
+  const keys = Object.keys(raw);
+  return keys.some((k) => /^(mean|median)_(ttft|tpot|itl|e2el)_ms$/.test(k)) || (keys.includes('ttfts') && keys.includes('itls'));
+}
+
+/** `mean_ttft_ms`, `median_ttft_ms`, `std_ttft_ms` and every `pNN_ttft_ms` we keep, as Stats in ms. */
+function metricStats(raw: Record<string, unknown>, metric: string, count: number | null): Stats | null {
+  const value = (key: string) => {
+    const v = raw[`${key}_${metric}_ms`];
+    return typeof v === 'number' ? v : null;
+  };
+  const values: PartialStats = { count, mean: value('mean'), std: value('std'), p50: value('median') ?? value('p50') };
+  for (const p of [66, 75, 80, 90, 95, 98, 99] as const) values[`p${p}`] = value(`p${p}`);
+  return statsFrom(values);
+}
+
+function profileOf(file: VllmFile): StepProfile {
+  const cap = file.max_concurrency ?? undefined;
+  if (file.request_rate !== null && file.request_rate > 0) {
+    const burstiness = file.burstiness ?? 1;
+    return {
+      kind: 'rate',
+      rate: file.request_rate,
+      arrival: burstiness === 1 ? 'poisson' : 'gamma',
+      burstiness,
+      ...(cap !== undefined ? { concurrency: cap } : {}),
+    };
+  }
+  // An infinite rate sends everything at once: with a concurrency cap that is a closed loop at the cap.
+  return cap !== undefined ? { kind: 'concurrency', concurrency: cap } : { kind: 'throughput' };
+}
+
+/** `--save-detailed` lists as request records. Without submit times every request starts at 0 ms. */
+function requestsOf(file: VllmFile): RequestRecord[] {
+  const ttfts = file.ttfts;
+  if (!ttfts) return [];
+  const submits = file.request_submit_times;
+  const firstSubmit = submits ? Math.min(...submits.filter((t): t is number => t !== null)) : 0;
+  return ttfts.map((ttftSec, index): RequestRecord => {
+    const message = file.errors?.[index];
+    const failed = typeof message === 'string' && message.length > 0;
+    const submitted = submits?.[index];
+    const sentMs = typeof submitted === 'number' ? (submitted - firstSubmit) * 1000 : 0;
+    const firstTokenMs = !failed && ttftSec !== null && ttftSec > 0 ? sentMs + ttftSec * 1000 : null;
+    const chunkMs: number[] = [];
+    if (firstTokenMs !== null) {
+      chunkMs.push(firstTokenMs);
+      for (const gap of file.itls?.[index] ?? []) chunkMs.push((chunkMs.at(-1) ?? firstTokenMs) + gap * 1000);
+    }
+    const completed = file.request_complete_times?.[index];
+    const endMs = failed ? null : typeof completed === 'number' ? (completed - firstSubmit) * 1000 : (chunkMs.at(-1) ?? null);
+    const inputTokens = file.input_lens?.[index] ?? null;
+    const outputTokens = file.output_lens?.[index] ?? null;
+    return {
+      index,
+      warmup: false,
+      scheduledMs: sentMs,
+      sentMs,
+      queueMs: 0,
+      firstTokenMs,
+      chunkMs,
+      endMs,
+      inputTokens,
+      inputTokensSource: null,
+      outputTokens,
+      outputTokensSource: null,
+      finishReason: null,
+      httpStatus: null,
+      error: failed ? { kind: 'other', message } : null,
+    };
+  });
+}
+
+function summaryOf(file: VllmFile, raw: Record<string, unknown>, requests: RequestRecord[]): StepSummary {
+  const failedFromList = file.errors ? file.errors.filter((e) => typeof e === 'string' && e.length > 0).length : null;
+  const completed = file.completed;
+  const failed = failedFromList ?? file.failed ?? (completed !== null && file.num_prompts !== null ? file.num_prompts - completed : null);
+  // Without a completed count the file says nothing about counts: zero totals mark them unknown.
+  const counts = completed === null ? { total: 0, completed: 0, failed: 0 } : { total: completed + (failed ?? 0), completed, failed: failed ?? 0 };
+  const goodput = file['request_goodput:'] ?? file.request_goodput;
+  const errors: Record<string, number> = {};
+  for (const r of requests) if (r.error) errors[r.error.kind] = (errors[r.error.kind] ?? 0) + 1;
+  return {
+    ...emptySummary(),
+    requests: counts,
+    durationSec: file.duration,
+    requestsPerSecond: file.request_throughput,
+    outputTokensPerSecond: file.output_throughput,
+    totalTokensPerSecond: file.total_token_throughput,
+    ...(file.max_output_tokens_per_s !== null ? { peakOutputTokensPerSecond: file.max_output_tokens_per_s } : {}),
+    ttftMs: metricStats(raw, 'ttft', completed),
+    tpotMs: metricStats(raw, 'tpot', completed),
+    itlMs: metricStats(raw, 'itl', null),
+    latencyMs: metricStats(raw, 'e2el', completed),
+    inputTokens: meanOnly(ratio(file.total_input_tokens, completed), completed),
+    outputTokens: meanOnly(ratio(file.total_output_tokens, completed), completed),
+    goodput,
+    errors,
+  };
+}
+
+/** vLLM's `date` is `YYYYMMDD-HHMMSS` in the machine's local time, which the file does not name. */
+function dateOf(date: string | undefined): string | undefined {
+  const m = date?.match(/^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})$/);
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z` : undefined;
+}
+
+export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
+  const parsed = VllmFileSchema.safeParse(raw);
+  if (!parsed.success || !looksLikeVllm(raw)) {
+    return importFailure(
+      `${input.path} is not a vLLM benchmark result (bench serve / benchmark_serving.py --save-result, any version): expected an object with mean_ttft_ms-style statistics.`,
+    );
+  }
+  const file = parsed.data;
+  const record = raw as Record<string, unknown>;
+  const requests = requestsOf(file);
+  const profile = profileOf(file);
+  const notes = [...VLLM_NOTES];
+  const missing = ['duration', 'completed', 'request_throughput', 'output_throughput'].filter((k) => record[k] === undefined);
+  if (missing.length) notes.push(`The file has no ${missing.join(', ')}: those values show as n/a (request counts as 0 of 0).`);
+  const absentMetrics = METRICS.filter((m) => record[`mean_${m}_ms`] === undefined);
+  if (absentMetrics.length) {
+    notes.push(`No ${absentMetrics.join(', ')} statistics in the file (vLLM saves e2el only when --percentile-metrics names it): n/a.`);
+  }
+  if (requests.length && !file.request_submit_times) {
+    notes.push('Per-request lists (--save-detailed) carry no send times: every request is placed at 0 ms; its TTFT, gaps and latency are exact.');
+  }
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (!KNOWN_KEYS.has(key) && !/_ms$/.test(key) && (typeof value === 'string' || typeof value === 'number')) labels[key] = String(value);
+  }
+  const model = file.model_id ?? 'unknown';
+  const createdAt = dateOf(file.date);
+  return {
+    ok: true,
+    value: importedDocument(
+      {
+        tool: VLLM_TOOL,
+        version: null,
+        path: input.path,
+        notes,
+        model,
+        ...(createdAt ? { createdAt } : {}),
+        config: Object.fromEntries(Object.entries(record).filter(([k]) => KNOWN_KEYS.has(k) && !Array.isArray(record[k]))),
+        labels,
+      },
+      [{ name: stepNameOf(profile), profile, summary: summaryOf(file, record, requests), requests }],
+    ),
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * The many-run report as data: runs grouped and coloured by a label, the same curves of every
+ * run against load, a throughput-versus-latency chart, the knee of each run and a ranking for an
+ * SLO. Pure functions, shared by the HTML export, `llmbench report` and the extension's view.
+ *
+ * Knee (see docs/importing.md, "Reports"): on a run's steps ordered by load, with load and output
+ * throughput each scaled to [0, 1], the knee is the step farthest above the straight line from the
+ * lightest to the heaviest step (the Kneedle method for a concave curve): past it, added load buys
+ * little throughput while latency climbs. Runs with fewer than three steps, or whose throughput
+ * rises almost linearly (largest gap under KNEE_MIN_GAP), have no knee.
+ */
+import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import { isNumber } from './units';
+
+export interface ReportRun {
+  /** Shown in legends and tables: a label value, the file name, or the model. */
+  name: string;
+  doc: ResultDocument;
+  /** Where the run came from, for the reader (a file path). */
+  source?: string;
+}
+
+export type LoadAxis = 'concurrency' | 'rate';
+export type StatChoice = 'mean' | 'p50' | 'p90' | 'p99';
+export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
+
+export interface ReportSlo {
+  ttftMs?: number;
+  tpotMs?: number;
+  e2eMs?: number;
+}
+
+export interface ReportOptions {
+  /** A label key; runs with the same value share a colour. Undefined: each run its own colour. */
+  groupBy?: string;
+  axis?: LoadAxis;
+  stat?: StatChoice;
+  slo?: ReportSlo;
+}
+
+export interface CurvePoint {
+  x: number;
+  y: number;
+  step: string;
+}
+
+export interface Curve {
+  run: number;
+  name: string;
+  group: string;
+  color: number;
+  dashed: boolean;
+  points: CurvePoint[];
+  knee: CurvePoint | null;
+}
+
+export interface ReportChart {
+  id: string;
+  title: string;
+  xTitle: string;
+  yTitle: string;
+  curves: Curve[];
+}
+
+export interface RankingRow {
+  rank: number;
+  run: number;
+  name: string;
+  group: string;
+  /** The heaviest step that met the SLO, or null when none did. */
+  step: string | null;
+  load: number | null;
+  requestsPerSecond: number | null;
+  outputTokensPerSecond: number | null;
+  ttftMs: number | null;
+  tpotMs: number | null;
+  latencyMs: number | null;
+  /** Highest goodput measured by the run itself (its own SLO), with its step. */
+  goodput: number | null;
+  goodputStep: string | null;
+}
+
+export interface ReportModel {
+  runs: { name: string; group: string; color: number; source?: string; labels: Record<string, string>; importedFrom?: string }[];
+  groupBy: string | null;
+  groups: string[];
+  /** Label keys present in any run: the choices for grouping. */
+  labelKeys: string[];
+  axis: LoadAxis;
+  stat: StatChoice;
+  slo: ReportSlo;
+  charts: ReportChart[];
+  tradeoff: ReportChart;
+  knees: { run: number; name: string; step: string | null; load: number | null }[];
+  ranking: RankingRow[];
+}
+
+export const KNEE_MIN_GAP = 0.1;
+const NO_GROUP = '(no label)';
+
+const CURVES: { metric: CurveMetric; title: string; unit: string }[] = [
+  { metric: 'requestsPerSecond', title: 'Requests per second', unit: 'req/s' },
+  { metric: 'outputTokensPerSecond', title: 'Output tokens per second', unit: 'tok/s' },
+  { metric: 'latencyMs', title: 'Request latency', unit: 'ms' },
+  { metric: 'ttftMs', title: 'Time to first token', unit: 'ms' },
+  { metric: 'itlMs', title: 'Inter-token latency (per chunk)', unit: 'ms' },
+  { metric: 'tpotMs', title: 'Time per output token', unit: 'ms' },
+  { metric: 'failures', title: 'Failed requests', unit: 'requests' },
+];
+
+export function statOf(stats: Stats | null | undefined, stat: StatChoice): number | null {
+  const value = stats?.[stat];
+  return isNumber(value) ? value : null;
+}
+
+export function metricOf(summary: StepSummary, metric: CurveMetric, stat: StatChoice): number | null {
+  switch (metric) {
+    case 'requestsPerSecond':
+    case 'outputTokensPerSecond':
+      return summary[metric];
+    case 'failures':
+      return summary.requests.total > 0 ? summary.requests.failed : null;
+    default:
+      return statOf(summary[metric], stat);
+  }
+}
+
+/** A step's load on the axis: its concurrency (1 for synchronous) or its rate (target, else achieved). */
+export function loadOf(step: Step, axis: LoadAxis): number | null {
+  const { profile, summary } = step;
+  if (axis === 'concurrency') {
+    if (profile.kind === 'synchronous') return 1;
+    return profile.concurrency ?? summary?.achievedConcurrency ?? null;
+  }
+  return profile.rate ?? summary?.achievedRate ?? summary?.requestsPerSecond ?? null;
+}
+
+/** The axis most steps of these runs are defined on. */
+export function chooseAxis(runs: ReportRun[]): LoadAxis {
+  const steps = runs.flatMap((r) => r.doc.steps);
+  const rated = steps.filter((s) => s.profile.kind === 'rate').length;
+  const closed = steps.filter((s) => s.profile.kind === 'concurrency' || s.profile.kind === 'synchronous').length;
+  return rated > closed ? 'rate' : 'concurrency';
+}
+
+interface LoadedStep {
+  step: Step;
+  summary: StepSummary;
+  load: number;
+}
+
+function loadedSteps(doc: ResultDocument, axis: LoadAxis): LoadedStep[] {
+  return doc.steps
+    .flatMap((step) => {
+      const load = loadOf(step, axis);
+      return step.summary && load !== null ? [{ step, summary: step.summary, load }] : [];
+    })
+    .sort((a, b) => a.load - b.load);
+}
+
+/** The Kneedle knee of throughput against load (see the file comment), or null. */
+export function findKnee(points: readonly { x: number; y: number }[]): number | null {
+  if (points.length < 3) return null;
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  if (x1 === x0 || y1 === y0) return null;
+  let best = -1;
+  let bestGap = KNEE_MIN_GAP;
+  points.forEach((p, i) => {
+    const gap = (p.y - y0) / (y1 - y0) - (p.x - x0) / (x1 - x0);
+    if (gap > bestGap) {
+      bestGap = gap;
+      best = i;
+    }
+  });
+  return best === -1 ? null : best;
+}
+
+function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boolean {
+  const checks: [number | undefined, Stats | null | undefined][] = [
+    [slo.ttftMs, summary.ttftMs],
+    [slo.tpotMs, summary.tpotMs],
+    [slo.e2eMs, summary.latencyMs],
+  ];
+  // A limit on a metric the step lacks cannot be shown to hold.
+  return checks.every(([limit, stats]) => limit === undefined || (statOf(stats, stat) ?? Infinity) <= limit);
+}
+
+const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
+
+export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}): ReportModel {
+  const axis = options.axis ?? chooseAxis(runs);
+  const stat = options.stat ?? 'p90';
+  const slo = options.slo ?? {};
+  const groupBy = options.groupBy ?? null;
+  const groupOf = (run: ReportRun) => (groupBy ? (run.doc.labels[groupBy] ?? NO_GROUP) : run.name);
+  const groups = [...new Set(runs.map(groupOf))];
+  const seenInGroup = new Map<string, number>();
+  const styled = runs.map((run, index) => {
+    const group = groupOf(run);
+    const nth = seenInGroup.get(group) ?? 0;
+    seenInGroup.set(group, nth + 1);
+    return { run, index, group, color: groups.indexOf(group), dashed: nth % 2 === 1, steps: loadedSteps(run.doc, axis) };
+  });
+
+  const knees = styled.map(({ run, index, steps }) => {
+    const throughput = steps.flatMap((s) => (isNumber(s.summary.outputTokensPerSecond) ? [{ x: s.load, y: s.summary.outputTokensPerSecond, step: s.step.name }] : []));
+    const at = findKnee(throughput);
+    const point = at === null ? null : (throughput[at] ?? null);
+    return { run: index, name: run.name, step: point?.step ?? null, load: point?.x ?? null };
+  });
+
+  const curve = (entry: (typeof styled)[number], pick: (s: LoadedStep) => { x: number | null; y: number | null }): Curve => {
+    const points = entry.steps.flatMap((s) => {
+      const { x, y } = pick(s);
+      return x !== null && y !== null ? [{ x, y, step: s.step.name }] : [];
+    });
+    const kneeStep = knees[entry.index]?.step;
+    return {
+      run: entry.index,
+      name: entry.run.name,
+      group: entry.group,
+      color: entry.color,
+      dashed: entry.dashed,
+      points,
+      knee: points.find((p) => p.step === kneeStep) ?? null,
+    };
+  };
+
+  const xTitle = axis === 'concurrency' ? 'Concurrency (requests in flight)' : 'Request rate (req/s)';
+  const statLabel = stat === 'mean' ? 'mean' : stat;
+  const charts = CURVES.map(({ metric, title, unit }) => {
+    const latencyLike = metric.endsWith('Ms');
+    return {
+      id: metric,
+      title: latencyLike ? `${title} (${statLabel})` : title,
+      xTitle,
+      yTitle: unit,
+      curves: styled.map((entry) => curve(entry, (s) => ({ x: s.load, y: metricOf(s.summary, metric, stat) }))),
+    };
+  });
+  const tradeoff: ReportChart = {
+    id: 'tradeoff',
+    title: `Output tokens per second against request latency (${statLabel})`,
+    xTitle: `Request latency ${statLabel} (ms)`,
+    yTitle: 'tok/s',
+    curves: styled.map((entry) => curve(entry, (s) => ({ x: statOf(s.summary.latencyMs, stat), y: s.summary.outputTokensPerSecond }))),
+  };
+
+  const ranking = styled
+    .map(({ run, index, group, steps }): Omit<RankingRow, 'rank'> => {
+      const meeting = hasSlo(slo) ? steps.filter((s) => meetsSlo(s.summary, slo, stat)) : steps;
+      const best = meeting.at(-1);
+      const withGoodput = steps.filter((s) => isNumber(s.summary.goodput));
+      const bestGoodput = withGoodput.sort((a, b) => (b.summary.goodput ?? 0) - (a.summary.goodput ?? 0))[0];
+      return {
+        run: index,
+        name: run.name,
+        group,
+        step: best?.step.name ?? null,
+        load: best?.load ?? null,
+        requestsPerSecond: best?.summary.requestsPerSecond ?? null,
+        outputTokensPerSecond: best?.summary.outputTokensPerSecond ?? null,
+        ttftMs: best ? statOf(best.summary.ttftMs, stat) : null,
+        tpotMs: best ? statOf(best.summary.tpotMs, stat) : null,
+        latencyMs: best ? statOf(best.summary.latencyMs, stat) : null,
+        goodput: bestGoodput?.summary.goodput ?? null,
+        goodputStep: bestGoodput?.step.name ?? null,
+      };
+    })
+    // Most output tokens per second at an SLO-meeting load first; runs meeting it nowhere last.
+    .sort((a, b) => (b.outputTokensPerSecond ?? -1) - (a.outputTokensPerSecond ?? -1) || (b.load ?? -1) - (a.load ?? -1))
+    .map((row, i) => ({ ...row, rank: i + 1 }));
+
+  return {
+    runs: styled.map(({ run, group, color }) => ({
+      name: run.name,
+      group,
+      color,
+      ...(run.source ? { source: run.source } : {}),
+      labels: run.doc.labels,
+      ...(run.doc.importedFrom ? { importedFrom: run.doc.importedFrom.tool } : {}),
+    })),
+    groupBy,
+    groups,
+    labelKeys: [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))].sort(),
+    axis,
+    stat,
+    slo,
+    charts,
+    tradeoff,
+    knees,
+    ranking,
+  };
+}
+
+/** A run's display name: the chosen label's value if any, else the model and the file's name. */
+export function runName(doc: ResultDocument, source: string | undefined): string {
+  const file = source?.split(/[\\/]/).pop()?.replace(/\.llmbench\.json$|\.json$/, '');
+  return file ? `${doc.endpoint.model} · ${file}` : doc.endpoint.model;
+}

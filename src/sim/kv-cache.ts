@@ -1,0 +1,128 @@
+/**
+ * The KV cache as vLLM's block manager keeps it: fixed-size blocks, a free queue in least-recently
+ * freed order, and (with prefix caching) full prompt blocks remembered by a hash chained over the
+ * block's content and its predecessor's hash. A freed block keeps its hash until it is reused for
+ * something else, so a later request with the same prefix finds it.
+ */
+import { createHash } from 'node:crypto';
+
+interface Block {
+  refCount: number;
+  hash: string | null;
+}
+
+export class KvCache {
+  private readonly blocks: Block[];
+  /** Free block ids, oldest first; a Map keeps insertion order and deletes in O(1). */
+  private readonly freeQueue = new Map<number, true>();
+  private readonly byHash = new Map<string, number>();
+
+  constructor(
+    readonly totalBlocks: number,
+    readonly blockSize: number,
+    readonly prefixCaching: boolean,
+  ) {
+    this.blocks = Array.from({ length: totalBlocks }, () => ({ refCount: 0, hash: null }));
+    for (let id = 0; id < totalBlocks; id++) this.freeQueue.set(id, true);
+  }
+
+  get freeBlocks(): number {
+    return this.freeQueue.size;
+  }
+
+  /** Share of blocks in use (vLLM's gpu_cache_usage_perc, 0..1); cached but free blocks count as free. */
+  get usage(): number {
+    return 1 - this.freeQueue.size / this.totalBlocks;
+  }
+
+  blocksFor(tokens: number): number {
+    return Math.ceil(tokens / this.blockSize);
+  }
+
+  /**
+   * Leading blocks of a prompt already in the cache, as block ids. At most `maxTokens` tokens'
+   * worth (vLLM always recomputes at least the last prompt token, to sample from it).
+   */
+  lookup(hashes: readonly string[], maxTokens: number): number[] {
+    if (!this.prefixCaching) return [];
+    const limit = Math.min(hashes.length, Math.floor(maxTokens / this.blockSize));
+    const hits: number[] = [];
+    for (let i = 0; i < limit; i++) {
+      const id = this.byHash.get(hashes[i] as string);
+      if (id === undefined) break;
+      hits.push(id);
+    }
+    return hits;
+  }
+
+  /**
+   * Gives a sequence holding `held` blocks enough blocks for `tokens` tokens, first taking the
+   * cached `hits` (only when it holds none yet). False, and nothing changed, when the free blocks
+   * do not suffice.
+   */
+  allocate(held: number[], tokens: number, hits: readonly number[] = []): boolean {
+    const reusedFree = hits.filter((id) => (this.blocks[id] as Block).refCount === 0).length;
+    const needed = this.blocksFor(tokens) - held.length - hits.length;
+    if (needed > this.freeQueue.size - reusedFree) return false;
+    for (const id of hits) {
+      const block = this.blocks[id] as Block;
+      if (block.refCount === 0) this.freeQueue.delete(id);
+      block.refCount++;
+      held.push(id);
+    }
+    for (let i = 0; i < needed; i++) {
+      const id = this.freeQueue.keys().next().value as number;
+      this.freeQueue.delete(id);
+      const block = this.blocks[id] as Block;
+      if (block.hash !== null) {
+        if (this.byHash.get(block.hash) === id) this.byHash.delete(block.hash);
+        block.hash = null;
+      }
+      block.refCount = 1;
+      held.push(id);
+    }
+    return true;
+  }
+
+  /** Remembers the hashes of a sequence's blocks that are now full of computed prompt tokens. */
+  registerFull(held: readonly number[], hashes: readonly string[], computedTokens: number): void {
+    if (!this.prefixCaching) return;
+    const full = Math.min(hashes.length, Math.floor(computedTokens / this.blockSize), held.length);
+    for (let i = 0; i < full; i++) {
+      const block = this.blocks[held[i] as number] as Block;
+      const hash = hashes[i] as string;
+      if (block.hash !== null || this.byHash.has(hash)) continue;
+      block.hash = hash;
+      this.byHash.set(hash, held[i] as number);
+    }
+  }
+
+  /** Releases a sequence's blocks, last block first so that a prefix's head stays cached longest. */
+  free(held: number[]): void {
+    for (let i = held.length - 1; i >= 0; i--) {
+      const id = held[i] as number;
+      const block = this.blocks[id] as Block;
+      if (--block.refCount === 0) this.freeQueue.set(id, true);
+    }
+    held.length = 0;
+  }
+}
+
+/**
+ * The chained hashes of a prompt's full blocks. Tokens are the 4-character pieces the documented
+ * estimate counts, so block i covers characters [i x blockSize x 4, (i + 1) x blockSize x 4).
+ */
+export function promptBlockHashes(text: string, promptTokens: number, blockSize: number, charsPerToken: number): string[] {
+  const hashes: string[] = [];
+  const fullBlocks = Math.floor(promptTokens / blockSize);
+  const span = blockSize * charsPerToken;
+  let parent = '';
+  for (let i = 0; i < fullBlocks; i++) {
+    parent = createHash('sha1')
+      .update(parent)
+      .update(text.slice(i * span, (i + 1) * span))
+      .digest('base64');
+    hashes.push(parent);
+  }
+  return hashes;
+}

@@ -1,0 +1,164 @@
+/**
+ * What starts a simulator: a preset, overrides of its engine and hardware values, faults to
+ * inject, and where to trace. Parsed with zod (the options arrive from the command line, the
+ * extension's settings and across a worker's postMessage), then checked the way vLLM checks its
+ * engine arguments at start: a configuration vLLM would refuse is refused here too, with the
+ * same kind of message.
+ */
+import { z } from 'zod';
+import { describeZodError } from '../format/result';
+import { DEFAULT_PRESET, PRESETS, PRESET_NAMES, type EngineSettings, type HardwareProfile, type PresetName } from './presets';
+
+const positiveInt = z.number().int().positive();
+const probability = z.number().min(0).max(1);
+
+export const FaultOptionsSchema = z
+  .object({
+    /** Share of requests answered at once with an error status. */
+    errorRate: probability.default(0),
+    /** Statuses those errors use, drawn evenly. */
+    errorStatuses: z.array(z.number().int().min(400).max(599)).min(1).default([500]),
+    /** Share of streams whose connection is destroyed after a random number of tokens. */
+    disconnectRate: probability.default(0),
+    /** Share of requests whose writes stop for stallMs at a random token (the model goes on). */
+    stallRate: probability.default(0),
+    stallMs: z.number().nonnegative().default(2000),
+    /** Share of streams that get a chunk that is not valid JSON, after which the response ends. */
+    malformedRate: probability.default(0),
+  })
+  .strict();
+export type FaultOptions = z.infer<typeof FaultOptionsSchema>;
+
+export const SimOptionsSchema = z
+  .object({
+    preset: z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]).default(DEFAULT_PRESET),
+    /** 0 picks a free port. The server listens on 127.0.0.1 only. */
+    port: z.number().int().min(0).max(65535).default(0),
+    seed: z.number().int().default(42),
+    /** Served model name; the preset's by default. */
+    model: z.string().min(1).optional(),
+    engine: z
+      .object({
+        maxNumSeqs: z.number().int(),
+        maxNumBatchedTokens: z.number().int(),
+        maxModelLen: z.number().int(),
+        kvCacheTokens: z.number().int(),
+        blockSize: z.number().int(),
+        enableChunkedPrefill: z.boolean(),
+        enablePrefixCaching: z.boolean(),
+      })
+      .partial()
+      .strict()
+      .default({}),
+    hardware: z
+      .object({
+        stepBaseMs: z.number().nonnegative(),
+        decodePerSeqMs: z.number().nonnegative(),
+        prefillTokensPerSec: z.number().positive(),
+        requestOverheadMs: z.number().nonnegative(),
+      })
+      .partial()
+      .strict()
+      .default({}),
+    /**
+     * Runs the model this many times faster than real time (every modelled duration is divided by
+     * it). For tests that need a long run quickly; measured times divide by it too.
+     */
+    speedup: z.number().positive().max(100).default(1),
+    faults: FaultOptionsSchema.default(FaultOptionsSchema.parse({})),
+    /** Appends one JSON line per finished request's trace to this file. */
+    traceFile: z.string().min(1).optional(),
+    /** How many finished requests' traces are kept in memory for GET /sim/trace (oldest dropped). */
+    traceLimit: positiveInt.default(20_000),
+  })
+  .strict();
+export type SimOptionsInput = z.input<typeof SimOptionsSchema>;
+
+/** Everything a running simulator uses, defaults applied and checked. */
+export interface SimConfig {
+  preset: PresetName;
+  port: number;
+  seed: number;
+  model: string;
+  engine: EngineSettings;
+  hardware: HardwareProfile;
+  naturalOutputTokensMean: number;
+  speedup: number;
+  faults: FaultOptions;
+  traceFile: string | undefined;
+  traceLimit: number;
+}
+
+/** A configuration the simulated engine refuses to start with (vLLM would refuse it too). */
+export class SimConfigError extends Error {
+  override readonly name = 'SimConfigError';
+}
+
+/** vLLM's supported KV block sizes on GPUs. */
+export const BLOCK_SIZES = [1, 8, 16, 32, 64, 128] as const;
+
+/** Parses options and checks the engine configuration; throws SimConfigError with the reason. */
+export function resolveSimConfig(input: SimOptionsInput = {}): SimConfig {
+  const parsed = SimOptionsSchema.safeParse(input);
+  if (!parsed.success) throw new SimConfigError(`Invalid simulator options: ${describeZodError(parsed.error)}`);
+  const options = parsed.data;
+  const preset = PRESETS[options.preset];
+  const engine: EngineSettings = { ...preset.engine, ...options.engine };
+  checkEngine(engine, preset.modelMaxLen);
+  return {
+    preset: options.preset,
+    port: options.port,
+    seed: options.seed,
+    model: options.model ?? preset.model,
+    engine,
+    hardware: { ...preset.hardware, ...options.hardware },
+    naturalOutputTokensMean: preset.naturalOutputTokensMean,
+    speedup: options.speedup,
+    faults: options.faults,
+    traceFile: options.traceFile,
+    traceLimit: options.traceLimit,
+  };
+}
+
+function checkEngine(e: EngineSettings, modelMaxLen: number): void {
+  const fail = (message: string): never => {
+    throw new SimConfigError(message);
+  };
+  if (e.maxNumSeqs < 1) fail(`max_num_seqs (${e.maxNumSeqs}) must be at least 1.`);
+  if (e.maxModelLen < 1) fail(`max_model_len (${e.maxModelLen}) must be at least 1.`);
+  if (e.maxModelLen > modelMaxLen) {
+    fail(
+      `User-specified max_model_len (${e.maxModelLen}) is greater than the model's maximum context length (${modelMaxLen}). ` +
+        `The model cannot attend beyond it; decrease max_model_len to ${modelMaxLen} or less.`,
+    );
+  }
+  if (e.maxNumBatchedTokens < 1) fail(`max_num_batched_tokens (${e.maxNumBatchedTokens}) must be at least 1.`);
+  if (!e.enableChunkedPrefill && e.maxNumBatchedTokens < e.maxModelLen) {
+    fail(
+      `max_num_batched_tokens (${e.maxNumBatchedTokens}) is smaller than max_model_len (${e.maxModelLen}). ` +
+        'Without chunked prefill a whole prompt must fit in one step, so prompts longer than max_num_batched_tokens could never run. ' +
+        'Increase max_num_batched_tokens, decrease max_model_len, or enable chunked prefill.',
+    );
+  }
+  if (e.maxNumBatchedTokens < e.maxNumSeqs) {
+    fail(
+      `max_num_batched_tokens (${e.maxNumBatchedTokens}) must be greater than or equal to max_num_seqs (${e.maxNumSeqs}): ` +
+        'every running sequence needs at least one token of the step budget.',
+    );
+  }
+  if (!(BLOCK_SIZES as readonly number[]).includes(e.blockSize)) {
+    fail(`block_size (${e.blockSize}) is not supported; choose one of ${BLOCK_SIZES.join(', ')}.`);
+  }
+  const blocks = Math.floor(e.kvCacheTokens / e.blockSize);
+  if (blocks < 1) {
+    fail(`No KV-cache blocks available: kv_cache_tokens (${e.kvCacheTokens}) is smaller than block_size (${e.blockSize}). Increase the KV-cache capacity.`);
+  }
+  const capacity = blocks * e.blockSize;
+  if (capacity < e.maxModelLen) {
+    fail(
+      `To serve at least one request with max_model_len (${e.maxModelLen}), ${e.maxModelLen} tokens of KV cache are needed, ` +
+        `more than the ${capacity} available. The longest sequence this KV cache can hold is ${capacity} tokens: ` +
+        'increase the KV-cache capacity or decrease max_model_len.',
+    );
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Named simulator presets: an engine configuration (vLLM's server knobs) and a hardware profile
+ * (how long a scheduler step takes). docs/simulator.md gives each preset's source figures and how
+ * close a sweep against it comes.
+ */
+
+export interface EngineSettings {
+  /** Most sequences in one batch (vLLM --max-num-seqs). */
+  maxNumSeqs: number;
+  /** Token budget of one scheduler step (vLLM --max-num-batched-tokens). */
+  maxNumBatchedTokens: number;
+  /** Longest prompt + output a request may have (vLLM --max-model-len). */
+  maxModelLen: number;
+  /** KV-cache capacity in tokens (vLLM derives it from GPU memory; here it is given). */
+  kvCacheTokens: number;
+  /** Tokens per KV-cache block (vLLM --block-size). */
+  blockSize: number;
+  enableChunkedPrefill: boolean;
+  enablePrefixCaching: boolean;
+}
+
+/**
+ * The time one scheduler step takes:
+ *   stepBaseMs + decodePerSeqMs x (sequences in the step) + (prefill tokens in the step) / prefillTokensPerSec.
+ * The base is the fixed cost of a forward pass (weights read once per step, the reason batching pays);
+ * the per-sequence part is each sequence's own KV reads and sampling.
+ */
+export interface HardwareProfile {
+  stepBaseMs: number;
+  decodePerSeqMs: number;
+  prefillTokensPerSec: number;
+  /** API-server work before a request reaches the scheduler (parsing, tokenizing). */
+  requestOverheadMs: number;
+}
+
+export interface Preset {
+  description: string;
+  /** The served model name (`/v1/models`, responses). */
+  model: string;
+  /** The model's own context limit: a --max-model-len above it is rejected, as vLLM does. */
+  modelMaxLen: number;
+  engine: EngineSettings;
+  hardware: HardwareProfile;
+  /**
+   * Mean length of a reply that ends by itself (without ignore_eos); each request draws its own
+   * "natural" length from a gamma distribution (shape 2) with this mean.
+   */
+  naturalOutputTokensMean: number;
+}
+
+export const PRESETS = {
+  // Calibrated to the issue-3 reference figures (Qwen2-7B-Instruct, 1x A100 80GB, vLLM, 512 in /
+  // 128 out): synchronous ~0.75 req/s, ~60 ms TTFT, ~11.5 ms ITL, output throughput levelling near
+  // 2,000 tok/s. Engine values are vLLM's defaults for an 80 GB GPU; the KV capacity is what 90% of
+  // 80 GB leaves after the 15 GB of weights at Qwen2-7B's 56 KiB of KV per token.
+  'qwen2-7b-a100-vllm': {
+    description: 'Qwen2-7B-Instruct on one A100 80GB under vLLM (the default)',
+    model: 'Qwen/Qwen2-7B-Instruct',
+    modelMaxLen: 32768,
+    engine: {
+      maxNumSeqs: 256,
+      maxNumBatchedTokens: 8192,
+      maxModelLen: 32768,
+      kvCacheTokens: 1_000_000,
+      blockSize: 16,
+      enableChunkedPrefill: true,
+      enablePrefixCaching: true,
+    },
+    hardware: { stepBaseMs: 10.6, decodePerSeqMs: 0.14, prefillTokensPerSec: 13_000, requestOverheadMs: 8 },
+    naturalOutputTokensMean: 256,
+  },
+  // A smaller GPU (48 GB, ~60% of an A100's compute and ~45% of its memory bandwidth) with the same
+  // model: slower steps and a KV cache that fills at high concurrency, so preemption shows.
+  'qwen2-7b-l20-vllm': {
+    description: 'Qwen2-7B-Instruct on one L20 48GB under vLLM',
+    model: 'Qwen/Qwen2-7B-Instruct',
+    modelMaxLen: 32768,
+    engine: {
+      maxNumSeqs: 256,
+      maxNumBatchedTokens: 2048,
+      maxModelLen: 32768,
+      kvCacheTokens: 430_000,
+      blockSize: 16,
+      enableChunkedPrefill: true,
+      enablePrefixCaching: true,
+    },
+    hardware: { stepBaseMs: 22, decodePerSeqMs: 0.2, prefillTokensPerSec: 7_500, requestOverheadMs: 8 },
+    naturalOutputTokensMean: 256,
+  },
+  // For tests: millisecond steps and a small engine, so a run with queueing finishes in seconds.
+  tiny: {
+    description: 'A small fast engine for tests (1 ms steps, 16 sequences, 64k KV tokens)',
+    model: 'sim-tiny',
+    modelMaxLen: 8192,
+    engine: {
+      maxNumSeqs: 16,
+      maxNumBatchedTokens: 2048,
+      maxModelLen: 4096,
+      kvCacheTokens: 65_536,
+      blockSize: 16,
+      enableChunkedPrefill: true,
+      enablePrefixCaching: true,
+    },
+    hardware: { stepBaseMs: 1, decodePerSeqMs: 0.02, prefillTokensPerSec: 500_000, requestOverheadMs: 0.5 },
+    naturalOutputTokensMean: 64,
+  },
+} satisfies Record<string, Preset>;
+
+export type PresetName = keyof typeof PRESETS;
+export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
+export const DEFAULT_PRESET: PresetName = 'qwen2-7b-a100-vllm';

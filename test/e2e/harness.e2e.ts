@@ -1,0 +1,29 @@
+// The harness's own smoke scenario: the workbench loads with the extension installed from its VSIX,
+// the command palette lists the commands the extension contributes, and Quick Open opens a file.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { repoRoot } from '../vscode/harness/tools';
+import { openFile, scenario, waitForCommand } from './harness';
+
+const manifest = z
+  .object({
+    contributes: z.object({
+      commands: z.array(z.object({ command: z.string(), title: z.string(), category: z.string().optional() })),
+      menus: z.object({ commandPalette: z.array(z.object({ command: z.string() })).optional() }).optional(),
+    }),
+  })
+  .parse(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')));
+
+scenario('the command palette lists an LLM Bench command', async ({ page }) => {
+  // A command with a commandPalette menu entry may be hidden there by its `when`: take one without.
+  const restricted = new Set(manifest.contributes.menus?.commandPalette?.map((entry) => entry.command));
+  const command = manifest.contributes.commands.find((c) => c.category === 'LLM Bench' && !restricted.has(c.command));
+  if (!command) throw new Error('package.json contributes no palette command in the "LLM Bench" category');
+  await waitForCommand(page, `${command.category}: ${command.title}`);
+});
+
+scenario('a workspace file opens in an editor', async ({ page }) => {
+  await openFile(page, 'notes/hello.md');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'hello from the harness' }).waitFor({ state: 'visible' });
+}, { workspace: { files: { 'notes/hello.md': 'hello from the harness\n' } } });

@@ -1,0 +1,94 @@
+// The e2e tier (scripts/test.mjs runs out/test/e2e/run.js): headless Chromium driving VS Code.
+// Packages the extension as a VSIX, starts one code-server with it installed and one browser, then
+// runs the scenarios of every out/test/e2e/*.e2e.js (name order) one after another, each on a fresh
+// workspace in a fresh browser context. Prints each result, then `N passed, N failed` last.
+// Arguments: FILTER... keeps the scenarios whose file or name contains one of them.
+// How to write a scenario: test/e2e/harness/index.ts.
+import { readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchChromium, saveScreenshot } from '../vscode/harness/browser';
+import { startCodeServer, type CodeServer } from '../vscode/harness/code-server';
+import { repoRoot } from '../vscode/harness/tools';
+import { packageExtension } from '../vscode/harness/vsix';
+import { createWorkspace } from '../vscode/harness/workspace';
+import { registeredScenarios, setLoadingFile, waitForWorkbench, type Scenario } from './harness';
+
+const defaultScenarioTimeoutMs = 120_000;
+
+function loadScenarios(filters: string[]): Scenario[] {
+  for (const file of readdirSync(__dirname).filter((name) => name.endsWith('.e2e.js')).sort()) {
+    setLoadingFile(file);
+    require(join(__dirname, file));
+  }
+  return registeredScenarios.filter((s) => filters.length === 0 || filters.some((f) => s.file.includes(f) || s.name.includes(f)));
+}
+
+async function runScenario(scenario: Scenario, browser: Browser, server: CodeServer): Promise<void> {
+  const workspace = createWorkspace(scenario.options.workspace);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const timeoutMs = scenario.options.timeoutMs ?? defaultScenarioTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      (async () => {
+        await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`);
+        await waitForWorkbench(page);
+        await scenario.run({ page, workspace, server });
+      })(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the scenario took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    const shot = await saveScreenshot(page, `e2e-${scenario.file.replace(/\.e2e\.js$/, '')}-${scenario.name}`);
+    if (shot) console.log(`       screenshot: ${shot}`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    await context.close().catch(() => undefined);
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<number> {
+  let passed = 0;
+  let failed = 0;
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let vsix: string | undefined;
+  try {
+    const scenarios = loadScenarios(process.argv.slice(2));
+    if (scenarios.length === 0) throw new Error('no scenario found in out/test/e2e/*.e2e.js');
+    const started = Date.now();
+    vsix = packageExtension();
+    server = await startCodeServer({ vsix, env: { LLMBENCH_ROOT: repoRoot } });
+    browser = await launchChromium();
+    console.log(`code-server ${server.url} and Chromium ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const scenario of scenarios) {
+      const scenarioStarted = Date.now();
+      const label = `${scenario.file.replace(/\.e2e\.js$/, '')}: ${scenario.name}`;
+      try {
+        await runScenario(scenario, browser, server);
+        passed += 1;
+        console.log(`  ok   ${label} (${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s)`);
+      } catch (error) {
+        failed += 1;
+        console.log(`  FAIL ${label} (${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s)`);
+        console.log(String(error instanceof Error ? error.stack ?? error.message : error).replace(/^/gm, '       '));
+      }
+    }
+  } catch (error) {
+    console.log(`The e2e tier could not run: ${error instanceof Error ? error.message : String(error)}`);
+    failed += 1;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    if (vsix) rmSync(dirname(vsix), { recursive: true, force: true });
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
+}
+
+void main().then((code) => process.exit(code));

@@ -1,0 +1,115 @@
+/**
+ * A loopback chat-completions server for the runner tests: each request's answer (tokens,
+ * delays, HTTP status) is programmed by index, and the server itself counts what it saw:
+ * requests in flight at once, arrivals and completed responses. Those counts check the runner
+ * from the outside, independently of the records it writes.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chatCompletionBody, chatStreamEvents, JSON_HEADERS, SSE_HEADERS } from './sse-server';
+
+export interface Answer {
+  /** Content chunks of one token each. */
+  tokens?: number;
+  firstTokenMs?: number;
+  gapMs?: number;
+  /** A non-2xx status answers with an OpenAI-style error body at once. */
+  status?: number;
+}
+
+export interface RunnerServer {
+  baseUrl: string;
+  /** performance.now() of every request's arrival, in order. */
+  readonly arrivals: number[];
+  /** Responses written to the end. */
+  readonly completed: number;
+  readonly inFlight: number;
+  /** Most requests in flight at the same time. */
+  readonly maxInFlight: number;
+  close(): Promise<void>;
+}
+
+export async function startRunnerServer(answer: (index: number) => Answer = () => ({})): Promise<RunnerServer> {
+  const arrivals: number[] = [];
+  const sockets = new Set<Socket>();
+  let completed = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+
+  const respond = async (res: ServerResponse, body: { stream?: boolean }, plan: Answer): Promise<void> => {
+    const { tokens = 4, firstTokenMs = 0, gapMs = 0, status = 200 } = plan;
+    if (status !== 200) {
+      res.writeHead(status, JSON_HEADERS).end(JSON.stringify({ error: { message: `programmed ${status}`, code: status } }));
+      return;
+    }
+    const usage = { prompt_tokens: 10, completion_tokens: tokens };
+    if (body.stream === false) {
+      await sleep(firstTokenMs + gapMs * Math.max(0, tokens - 1));
+      res.writeHead(200, JSON_HEADERS).end(chatCompletionBody('x '.repeat(tokens).trim(), usage));
+      return;
+    }
+    res.writeHead(200, SSE_HEADERS);
+    const events = chatStreamEvents({ pieces: Array.from({ length: tokens }, (_, i) => `t${i} `), usage, finishReason: 'length' });
+    const [role, ...rest] = events;
+    res.write(role ?? '');
+    for (const [i, event] of rest.entries()) {
+      if (i < tokens) await sleep(i === 0 ? firstTokenMs : gapMs);
+      if (res.destroyed) return;
+      res.write(event);
+    }
+    res.end();
+  };
+
+  const server = createServer((req, res) => {
+    const index = arrivals.length;
+    arrivals.push(performance.now());
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let done = false;
+    const leave = (finished: boolean): void => {
+      if (done) return;
+      done = true;
+      inFlight--;
+      if (finished) completed++;
+    };
+    res.on('finish', () => leave(true));
+    res.on('close', () => leave(false));
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => {
+      let body: { stream?: boolean } = {};
+      try {
+        body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { stream?: boolean };
+      } catch {
+        // an unreadable body is answered as a stream
+      }
+      void respond(res, body, answer(index));
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    arrivals,
+    get completed() {
+      return completed;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

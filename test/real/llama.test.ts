@@ -1,0 +1,186 @@
+/**
+ * The engine and the command line against a real llama.cpp `llama-server` (installed with its
+ * model by scripts/setup.d/llama.sh: Debian's build in a chroot, serving stories260K or, without
+ * ../shared, a generated random-weights llama). Small runs with ignore_eos + max_tokens so every
+ * request has a known output length; streaming and not, chat and completions, synchronous and at
+ * concurrency 4 (the server has 4 slots).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
+import { parseResultDocument, type ResultDocument, type Step } from '../../src/format/result';
+import { runBenchmark } from '../../src/engine/index';
+import { closedPort } from '../helpers/cli-server';
+
+const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
+const llamaDir = join(process.env.LLMBENCH_TOOLS ?? join(homedir(), '.cache', 'llm-bench'), 'llama');
+const chrootDir = join(llamaDir, 'root');
+const MODEL_ID = 'llmbench-test';
+const OUTPUT_TOKENS = 24;
+const STARTUP_LIMIT_MS = 90_000;
+
+let server: ChildProcess | undefined;
+let serverLog = '';
+let baseUrl = '';
+
+async function startLlamaServer(): Promise<void> {
+  if (!existsSync(join(chrootDir, 'models', 'test.gguf'))) {
+    throw new Error(`No llama-server at ${chrootDir}: run \`bash scripts/setup.d/llama.sh\` (npm test runs it through scripts/setup-test-env.sh)`);
+  }
+  const model = readFileSync(join(llamaDir, 'model.txt'), 'utf8').trim();
+  const port = await closedPort();
+  // chroot execs llama-server in place, so this child's pid is the server's.
+  server = spawn(
+    'chroot',
+    [chrootDir, 'llama-server', '-m', '/models/test.gguf', '--host', '127.0.0.1', '--port', String(port), '-np', '4', '-c', '4096', '-t', '2', '--no-webui', '--metrics', '-a', MODEL_ID],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const keepLog = (d: Buffer) => (serverLog = (serverLog + d.toString()).slice(-4000));
+  server.stdout?.on('data', keepLog);
+  server.stderr?.on('data', keepLog);
+  baseUrl = `http://127.0.0.1:${port}/v1`;
+  const deadline = Date.now() + STARTUP_LIMIT_MS;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`llama-server exited with ${server.exitCode}:\n${serverLog}`);
+    const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0);
+    if (health === 200) break;
+    if (Date.now() > deadline) throw new Error(`llama-server not healthy within ${STARTUP_LIMIT_MS} ms:\n${serverLog}`);
+    await sleep(250);
+  }
+  // The first requests after start are several times slower: warm up before measuring.
+  for (let i = 0; i < 2; i++) {
+    const warm = await fetch(`${baseUrl}/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL_ID, prompt: 'Once upon a time', max_tokens: 8 }),
+    });
+    assert.equal(warm.status, 200, await warm.text());
+  }
+  console.log(`llama-server ready at ${baseUrl} serving ${model}`);
+}
+
+function stopLlamaServer(): void {
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    const child = server;
+    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5000).unref();
+  }
+}
+
+async function bench(overrides: Omit<RunConfigInput, 'endpoint'> & { api: 'chat' | 'completions' }): Promise<ResultDocument> {
+  const { api, ...rest } = overrides;
+  const config = RunConfigSchema.parse({
+    endpoint: { baseUrl, model: MODEL_ID, api },
+    workload: { kind: 'synthetic', inputTokens: 32, outputTokens: OUTPUT_TOKENS },
+    request: { extraBody: { ignore_eos: true }, totalTimeoutMs: 60_000 },
+    ...rest,
+  });
+  return runBenchmark(config, {});
+}
+
+function onlyStep(doc: ResultDocument): Step {
+  assert.equal(doc.status, 'complete', doc.statusReason ?? '');
+  assert.equal(doc.steps.length, 1);
+  return doc.steps[0] as Step;
+}
+
+/** What every streamed request against llama-server must look like. */
+function checkStreamed(step: Step, requests: number): void {
+  const measured = step.requests.filter((r) => !r.warmup);
+  assert.equal(measured.length, requests);
+  for (const r of measured) {
+    assert.equal(r.error, null, r.error?.message);
+    assert.equal(r.httpStatus, 200);
+    assert.ok(r.firstTokenMs !== null && r.endMs !== null, 'TTFT and end present');
+    assert.ok(r.firstTokenMs > r.sentMs, 'first token after the send');
+    assert.ok(r.firstTokenMs < r.endMs, 'TTFT below latency');
+    // llama's first event is a role chunk without content: the first token is the first content chunk.
+    assert.equal(r.chunkMs[0], r.firstTokenMs);
+    assert.ok(r.chunkMs.length >= 2 && r.chunkMs.length <= OUTPUT_TOKENS, `${r.chunkMs.length} content chunks`);
+    assert.equal(r.chunkMs.at(-1), r.endMs);
+    assert.equal(r.outputTokens, OUTPUT_TOKENS);
+    assert.equal(r.outputTokensSource, 'usage');
+    assert.equal(r.inputTokensSource, 'usage');
+    assert.ok((r.inputTokens ?? 0) > 0);
+    assert.equal(r.finishReason, 'length');
+  }
+  const summary = step.summary;
+  assert.ok(summary);
+  assert.equal(summary.requests.completed, requests);
+  assert.equal(summary.ttftMs?.count, requests);
+  assert.ok(summary.itlMs !== null && summary.tpotMs !== null);
+  assert.ok((summary.ttftMs?.mean ?? Infinity) < (summary.latencyMs?.mean ?? 0));
+  assert.ok((summary.outputTokensPerSecond ?? 0) > 0);
+}
+
+function checkNonStreamed(step: Step, requests: number): void {
+  assert.equal(step.requests.length, requests);
+  for (const r of step.requests) {
+    assert.equal(r.error, null, r.error?.message);
+    assert.equal(r.firstTokenMs, null, 'no TTFT without streaming');
+    assert.deepEqual(r.chunkMs, []);
+    assert.ok(r.endMs !== null && r.endMs > r.sentMs);
+    assert.equal(r.outputTokens, OUTPUT_TOKENS);
+    assert.equal(r.outputTokensSource, 'usage');
+  }
+  assert.equal(step.summary?.ttftMs, null);
+  assert.equal(step.summary?.itlMs, null);
+  assert.ok(step.summary?.latencyMs);
+}
+
+describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
+  before(startLlamaServer, { timeout: STARTUP_LIMIT_MS + 60_000 });
+  after(stopLlamaServer);
+
+  test('chat, streaming, synchronous', { timeout: 120_000 }, async () => {
+    checkStreamed(onlyStep(await bench({ api: 'chat', profile: { kind: 'synchronous' }, limits: { requests: 4 } })), 4);
+  });
+
+  test('completions, streaming, concurrency 4 with a warm-up request', { timeout: 120_000 }, async () => {
+    const step = onlyStep(await bench({ api: 'completions', profile: { kind: 'concurrency', levels: [4] }, limits: { requests: 8, warmup: 1 } }));
+    checkStreamed(step, 8);
+    assert.equal(step.requests.filter((r) => r.warmup).length, 1);
+    assert.ok((step.summary?.achievedConcurrency ?? 0) > 1, `achieved concurrency ${step.summary?.achievedConcurrency}`);
+  });
+
+  test('chat, streaming, concurrency 4', { timeout: 120_000 }, async () => {
+    const step = onlyStep(await bench({ api: 'chat', profile: { kind: 'concurrency', levels: [4] }, limits: { requests: 4 } }));
+    checkStreamed(step, 4);
+  });
+
+  test('chat and completions, not streaming: latency only, no TTFT or ITL', { timeout: 120_000 }, async () => {
+    for (const api of ['chat', 'completions'] as const) {
+      const step = onlyStep(
+        await bench({ api, profile: { kind: 'concurrency', levels: [4] }, limits: { requests: 4 }, request: { stream: false, extraBody: { ignore_eos: true } } }),
+      );
+      checkNonStreamed(step, 4);
+    }
+  });
+
+  test('the command line runs against it: exit 0 and a valid complete result file', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmbench-real-'));
+    const out = join(dir, 'llama.llmbench.json');
+    const result = spawnSync(
+      process.execPath,
+      [
+        join(repoRoot, 'dist', 'cli.js'), 'run', '--url', baseUrl, '--model', MODEL_ID, '--concurrency', '1,4', '--requests', '4',
+        '--input-tokens', '32', '--output-tokens', '16', '--extra-body', '{"ignore_eos": true}', '--label', 'engine=llama.cpp', '--out', out,
+      ],
+      { cwd: dir, encoding: 'utf8', timeout: 170_000 },
+    );
+    assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stdout, /concurrency/);
+    const parsed = parseResultDocument(readFileSync(out, 'utf8'));
+    if (!parsed.ok) assert.fail(parsed.error);
+    const doc = parsed.value;
+    assert.equal(doc.status, 'complete');
+    assert.equal(doc.labels.engine, 'llama.cpp');
+    assert.deepEqual(doc.steps.map((s) => s.summary?.requests.completed), [4, 4]);
+    assert.ok(doc.steps.every((s) => s.requests.every((r) => r.outputTokens === 16 && r.firstTokenMs !== null)));
+  });
+});

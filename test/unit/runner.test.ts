@@ -1,0 +1,196 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/format/config';
+import { RunEventSchema, type RunEvent } from '../../src/format/events';
+import { ResultDocumentSchema, type RequestRecord, type ResultDocument } from '../../src/format/result';
+import { runBenchmark, sweepRates } from '../../src/engine/runner';
+import { startRunnerServer, type Answer, type RunnerServer } from '../helpers/runner-server';
+
+function configFor(server: { baseUrl: string }, overrides: Partial<RunConfigInput>): RunConfig {
+  return RunConfigSchema.parse({
+    endpoint: { baseUrl: server.baseUrl, model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
+    limits: { requests: 5 },
+    ...overrides,
+  });
+}
+
+async function withServer(t: { after(fn: () => Promise<void>): void }, answer?: (index: number) => Answer): Promise<RunnerServer> {
+  const server = await startRunnerServer(answer);
+  t.after(() => server.close());
+  return server;
+}
+
+async function run(config: RunConfig, signal?: AbortSignal): Promise<{ doc: ResultDocument; events: RunEvent[] }> {
+  const events: RunEvent[] = [];
+  const doc = await runBenchmark(config, { onEvent: (e) => events.push(RunEventSchema.parse(e)), ...(signal ? { signal } : {}) });
+  ResultDocumentSchema.parse(doc);
+  return { doc, events };
+}
+
+/** Most requests of a step in flight at once, from their send and end times. */
+function maxOverlap(records: RequestRecord[]): number {
+  const edges = records.flatMap((r) => [
+    [r.sentMs, 1],
+    [r.endMs ?? Infinity, -1],
+  ]);
+  edges.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
+  let now = 0;
+  let most = 0;
+  for (const [, delta] of edges) most = Math.max(most, (now += delta ?? 0));
+  return most;
+}
+
+test('synchronous sends one request at a time and reports every event', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }));
+  const { doc, events } = await run(configFor(server, {}));
+  assert.equal(doc.status, 'complete');
+  assert.equal(server.maxInFlight, 1);
+  const step = doc.steps[0];
+  assert.equal(step?.name, 'synchronous');
+  assert.equal(step?.requests.length, 5);
+  assert.equal(maxOverlap(step?.requests ?? []), 1);
+  assert.deepEqual(step?.summary?.requests, { total: 5, completed: 5, failed: 0 });
+  assert.equal(step?.summary?.ttftMs?.count, 5);
+  assert.equal(step?.summary?.itlMs?.count, 15, '3 gaps between 4 chunks, pooled over 5 requests');
+  assert.equal(step?.summary?.outputTokens?.mean, 4);
+  const kinds = events.map((e) => e.type).filter((k) => k !== 'progress' && k !== 'log');
+  assert.deepEqual(kinds, ['run-start', 'step-start', 'step-end', 'run-end']);
+  assert.ok(events.some((e) => e.type === 'progress' && e.snapshot.completed === 5), 'a final progress snapshot');
+});
+
+test('each concurrency level is a step that keeps exactly that many requests in flight', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 3, firstTokenMs: 20, gapMs: 5 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [1, 3] }, limits: { requests: 9 } }));
+  assert.deepEqual(doc.steps.map((s) => s.name), ['concurrency@1', 'concurrency@3']);
+  assert.deepEqual(doc.steps.map((s) => maxOverlap(s.requests)), [1, 3]);
+  assert.equal(server.maxInFlight, 3);
+  const achieved = doc.steps[1]?.summary?.achievedConcurrency ?? 0;
+  assert.ok(achieved > 2 && achieved <= 3, `mean in flight ${achieved}`);
+  assert.equal(server.arrivals.length, 18);
+});
+
+test('warm-up requests are recorded but left out of the statistics', async (t) => {
+  // The two warm-up requests are slow; measured ones fast: a leak would show in the latency.
+  const server = await withServer(t, (i) => (i < 2 ? { tokens: 2, firstTokenMs: 250 } : { tokens: 2, firstTokenMs: 5 }));
+  const { doc } = await run(configFor(server, { limits: { requests: 4, warmup: 2 } }));
+  const step = doc.steps[0];
+  assert.deepEqual(step?.requests.map((r) => r.warmup), [true, true, false, false, false, false]);
+  assert.equal(step?.summary?.requests.total, 4);
+  assert.ok((step?.summary?.latencyMs?.max ?? Infinity) < 200, `latency max ${step?.summary?.latencyMs?.max}`);
+});
+
+test('maxErrors ends a step early; the run still counts what succeeded', async (t) => {
+  const server = await withServer(t, (i) => (i < 4 ? { tokens: 2, firstTokenMs: 5 } : { status: 500 }));
+  const { doc, events } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { requests: 200, maxErrors: 3 } }));
+  const summary = doc.steps[0]?.summary;
+  assert.ok(server.arrivals.length < 20, `${server.arrivals.length} requests sent after maxErrors`);
+  assert.equal(summary?.requests.completed, 4);
+  assert.ok((summary?.requests.failed ?? 0) >= 3);
+  assert.ok((summary?.errors['http'] ?? 0) >= 3);
+  assert.equal(doc.status, 'complete');
+  assert.ok(events.some((e) => e.type === 'log' && /maxErrors/.test(e.message)));
+});
+
+test('a sweep runs synchronous, throughput, then rates evenly spaced between their measured rates', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 15, gapMs: 2 }));
+  const { doc, events } = await run(configFor(server, { profile: { kind: 'sweep', rateCount: 2 }, limits: { requests: 6 } }));
+  const [sync, throughput, ...rates] = doc.steps;
+  assert.equal(sync?.name, 'synchronous');
+  assert.equal(throughput?.name, 'throughput');
+  assert.equal(throughput?.profile.concurrency, 256);
+  assert.equal(maxOverlap(throughput?.requests ?? []), 6, 'throughput sends everything at once');
+  const low = sync?.summary?.requestsPerSecond ?? 0;
+  const high = throughput?.summary?.requestsPerSecond ?? 0;
+  assert.ok(high > low, `throughput ${high} above synchronous ${low}`);
+  const expected = sweepRates(low, high, 2);
+  assert.deepEqual(expected, [low + (high - low) / 3, low + (2 * (high - low)) / 3]);
+  assert.deepEqual(rates.map((s) => s.name), expected.map((r) => `asynchronous@${r.toFixed(2)} req/sec`));
+  assert.deepEqual(rates.map((s) => s.profile.rate), expected);
+  assert.ok(rates.every((s) => s.summary?.requests.completed === 6));
+  const start = events.find((e) => e.type === 'run-start');
+  assert.deepEqual(start?.type === 'run-start' ? start.plannedSteps.map((s) => s.name) : [], ['synchronous', 'throughput']);
+});
+
+test('a rate step follows its schedule; a concurrency cap holds and shows up as queue time', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 40 }));
+  const { doc } = await run(
+    configFor(server, { profile: { kind: 'rate', rates: [50], arrival: 'poisson' }, limits: { requests: 25 } }),
+  );
+  const step = doc.steps[0];
+  assert.equal(step?.name, 'poisson@50.00 req/sec');
+  const achieved = step?.summary?.achievedRate ?? 0;
+  assert.ok(Math.abs(achieved / 50 - 1) < 0.1, `achieved ${achieved} req/s for 50`);
+  const span = (server.arrivals.at(-1) ?? 0) - (server.arrivals[0] ?? 0);
+  assert.ok(Math.abs(span - 480) < 60, `arrivals span ${span} ms, schedule 480 ms`);
+
+  const capped = await withServer(t, () => ({ tokens: 2, firstTokenMs: 40 }));
+  const cappedRun = await run(
+    configFor(capped, { profile: { kind: 'rate', rates: [200], arrival: 'constant', maxConcurrency: 2 }, limits: { requests: 10 } }),
+  );
+  assert.equal(capped.maxInFlight, 2);
+  const queue = cappedRun.doc.steps[0]?.summary?.queueMs;
+  // 10 requests due within 45 ms through 2 slots of ~40 ms: the last waits well over 100 ms.
+  assert.ok((queue?.max ?? 0) > 100, `queue max ${queue?.max}`);
+  assert.equal(cappedRun.doc.steps[0]?.profile.concurrency, 2);
+});
+
+test('an absolute schedule sends at the given times', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 1 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'schedule', times: [0, 0.1, 0.2, 0.25] }, limits: { requests: 10 } }));
+  assert.equal(doc.steps[0]?.name, 'schedule');
+  const first = server.arrivals[0] ?? 0;
+  const offsets = server.arrivals.map((a) => a - first);
+  [0, 100, 200, 250].forEach((expected, i) => assert.ok(Math.abs((offsets[i] ?? 0) - expected) < 40, `offsets ${offsets}`));
+  assert.deepEqual(doc.steps[0]?.requests.map((r) => r.scheduledMs).sort((a, b) => a - b), [0, 100, 200, 250]);
+});
+
+test('at the duration limit requests in flight are cancelled and left out of the statistics', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 150 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { durationSec: 0.5 } }));
+  const step = doc.steps[0];
+  const cancelled = step?.requests.filter((r) => r.error?.kind === 'cancelled').length ?? 0;
+  assert.equal(cancelled, 2);
+  assert.equal(step?.summary?.errors['cancelled'], 2);
+  assert.equal(step?.summary?.requests.failed, 0);
+  assert.equal(step?.summary?.requests.total, step?.summary?.requests.completed);
+  assert.ok((step?.summary?.requests.completed ?? 0) >= 4);
+  assert.equal(doc.status, 'complete');
+});
+
+test('cancel stops sending, keeps what was measured, skips later steps and ends partial', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 20 }));
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 300);
+  const { doc, events } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2, 4] }, limits: { requests: 500 } }), controller.signal);
+  assert.equal(doc.status, 'partial');
+  assert.equal(doc.steps.length, 1);
+  const completed = doc.steps[0]?.summary?.requests.completed ?? 0;
+  assert.ok(completed >= 5, `completed ${completed}`);
+  assert.ok(server.arrivals.length < 100);
+  const end = events.at(-1);
+  assert.equal(end?.type === 'run-end' ? end.status : undefined, 'partial');
+});
+
+test('a run whose every measured request fails is failed, with the reason', async (t) => {
+  const server = await withServer(t, () => ({ status: 500 }));
+  const { doc } = await run(configFor(server, {}));
+  assert.equal(doc.status, 'failed');
+  assert.match(doc.statusReason ?? '', /Every measured request failed \(5 http\)/);
+});
+
+test('an unreachable endpoint fails the run after its first few requests', async () => {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const { doc } = await run(
+    configFor({ baseUrl: `http://127.0.0.1:${port}/v1` }, { profile: { kind: 'concurrency', levels: [1, 4] }, limits: { requests: 1000 } }),
+  );
+  assert.equal(doc.status, 'failed');
+  assert.match(doc.statusReason ?? '', /first 3 requests .* failed: could not connect/);
+  assert.equal(doc.steps.length, 1);
+  assert.equal(doc.steps[0]?.requests.length, 3);
+});

@@ -1,0 +1,131 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RequestRecord, Stats } from '../../src/format/result';
+import { StepSummarySchema } from '../../src/format/result';
+import { computeStats, summarizeStep } from '../../src/engine/stats';
+
+function near(actual: number | null | undefined, expected: number, what: string): void {
+  assert.ok(actual !== null && actual !== undefined && Math.abs(actual - expected) < 1e-9, `${what}: ${actual}, expected ${expected}`);
+}
+
+function record(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentMs'>): RequestRecord {
+  return {
+    index: 0,
+    warmup: false,
+    scheduledMs: fields.sentMs,
+    queueMs: 0,
+    firstTokenMs: null,
+    chunkMs: [],
+    endMs: null,
+    inputTokens: null,
+    inputTokensSource: 'estimate',
+    outputTokens: null,
+    outputTokensSource: 'usage',
+    finishReason: 'stop',
+    httpStatus: 200,
+    error: null,
+    ...fields,
+  };
+}
+
+test('computeStats: mean, population std and linearly interpolated percentiles (numpy default)', () => {
+  const s = computeStats([4, 1, 3, 2]) as Stats;
+  assert.equal(s.count, 4);
+  assert.equal(s.mean, 2.5);
+  near(s.std, Math.sqrt(1.25), 'std'); // deviations 1.5, 0.5, 0.5, 1.5 -> 5/4
+  assert.equal(s.min, 1);
+  assert.equal(s.max, 4);
+  // rank = p/100 * (n - 1) over [1, 2, 3, 4]: p50 -> 1.5 -> 2.5, p66 -> 1.98 -> 2.98, ...
+  const expected = { p50: 2.5, p66: 2.98, p75: 3.25, p80: 3.4, p90: 3.7, p95: 3.85, p98: 3.94, p99: 3.97 };
+  for (const [key, value] of Object.entries(expected)) near(s[key as keyof Stats] as number, value, key);
+  assert.equal(computeStats([]), null);
+  assert.deepEqual(computeStats([7]), { count: 1, mean: 7, std: 0, min: 7, max: 7, p50: 7, p66: 7, p75: 7, p80: 7, p90: 7, p95: 7, p98: 7, p99: 7 });
+});
+
+/*
+ * A hand-made step (times in ms):
+ *   warm-up  sent 0     chunks 10, 20                            left out
+ *   r1       sent 100   chunks 150, 160, 180   3 out, 10 in       TTFT 50, latency 80, TPOT 30/2 = 15, ITL 10, 20
+ *   r2       sent 200   chunks 220, 250        4 out, 20 in       TTFT 20, latency 50, TPOT 30/3 = 10, ITL 30
+ *   r3       sent 300   chunk 400              1 out, 5 in        TTFT 100, latency 100, no TPOT, no ITL
+ *   r4       sent 350   HTTP 500 at 360                           failed
+ *   r5       sent 380   cancelled at 1300                         left out, counted as cancelled
+ * Window: first measured send 100 to last measured end 400 = 0.3 s.
+ */
+const step: RequestRecord[] = [
+  record({ warmup: true, sentMs: 0, firstTokenMs: 10, chunkMs: [10, 20], endMs: 20, outputTokens: 2, inputTokens: 1 }),
+  record({ index: 1, sentMs: 100, queueMs: 5, firstTokenMs: 150, chunkMs: [150, 160, 180], endMs: 180, outputTokens: 3, inputTokens: 10 }),
+  record({ index: 2, sentMs: 200, queueMs: 0, firstTokenMs: 220, chunkMs: [220, 250], endMs: 250, outputTokens: 4, inputTokens: 20 }),
+  record({ index: 3, sentMs: 300, queueMs: 15, firstTokenMs: 400, chunkMs: [400], endMs: 400, outputTokens: 1, inputTokens: 5 }),
+  record({ index: 4, sentMs: 350, endMs: 360, httpStatus: 500, error: { kind: 'http', message: 'HTTP 500' } }),
+  record({ index: 5, sentMs: 380, endMs: 1300, error: { kind: 'cancelled', message: 'cancelled' } }),
+  record({ warmup: true, sentMs: 5, endMs: 6, error: { kind: 'reset', message: 'reset' } }),
+];
+
+test('summarizeStep over hand-made records: counts, window, throughput, TTFT, ITL, TPOT, latency, queue', () => {
+  const s = summarizeStep(step, { kind: 'rate', rate: 10 });
+  assert.equal(StepSummarySchema.safeParse(s).success, true);
+  assert.deepEqual(s.requests, { total: 4, completed: 3, failed: 1 });
+  assert.deepEqual(s.errors, { http: 1, cancelled: 1 });
+  near(s.durationSec, 0.3, 'duration');
+  near(s.requestsPerSecond, 3 / 0.3, 'req/s');
+  near(s.outputTokensPerSecond, 8 / 0.3, 'output tok/s');
+  near(s.totalTokensPerSecond, (8 + 35) / 0.3, 'total tok/s');
+  near(s.ttftMs?.mean, (50 + 20 + 100) / 3, 'ttft mean');
+  assert.equal(s.ttftMs?.count, 3);
+  assert.equal(s.ttftMs?.p50, 50);
+  assert.deepEqual([s.itlMs?.count, s.itlMs?.mean, s.itlMs?.min, s.itlMs?.max], [3, 20, 10, 30]);
+  assert.deepEqual([s.tpotMs?.count, s.tpotMs?.mean], [2, 12.5]);
+  near(s.latencyMs?.mean, (80 + 50 + 100) / 3, 'latency mean');
+  assert.equal(s.latencyMs?.max, 100);
+  near(s.queueMs?.mean, 20 / 3, 'queue mean');
+  // In flight: 80 + 50 + 100 + 10 ms over a 300 ms window.
+  near(s.achievedConcurrency, 0.8, 'concurrency');
+  assert.equal(s.targetRate, 10);
+  // Measured sends at 100, 200, 300, 350: 3 gaps over 250 ms.
+  near(s.achievedRate, 12, 'achieved rate');
+  assert.deepEqual([s.inputTokens?.mean, s.outputTokens?.mean], [35 / 3, 8 / 3]);
+  assert.equal(s.goodput, null, 'no SLO, no goodput');
+});
+
+test('goodput counts requests meeting every SLO, with TPOT 0 for a single output token', () => {
+  // r1 fails TPOT (15 > 12), r2 meets both, r3 fails TTFT (100 > 60).
+  near(summarizeStep(step, { kind: 'synchronous' }, { ttftMs: 60, tpotMs: 12 }).goodput, 1 / 0.3, 'ttft+tpot');
+  // r3's single token counts as TPOT 0, and its 100 ms latency meets e2e 120: r2 and r3 are good.
+  near(summarizeStep(step, { kind: 'synchronous' }, { tpotMs: 12, e2eMs: 120 }).goodput, 2 / 0.3, 'tpot+e2e');
+});
+
+test('without streaming there is no TTFT, ITL or TPOT (null, not invented) and no TTFT goodput', () => {
+  const plain = [
+    record({ sentMs: 0, endMs: 100, outputTokens: 10, inputTokens: 4 }),
+    record({ sentMs: 50, endMs: 250, outputTokens: 20, inputTokens: 4 }),
+  ];
+  const s = summarizeStep(plain, { kind: 'concurrency', concurrency: 2 }, { ttftMs: 100 });
+  assert.equal(s.ttftMs, null);
+  assert.equal(s.itlMs, null);
+  assert.equal(s.tpotMs, null);
+  assert.equal(s.goodput, null);
+  assert.deepEqual([s.latencyMs?.mean, s.durationSec], [150, 0.25]);
+  near(summarizeStep(plain, { kind: 'concurrency', concurrency: 2 }, { e2eMs: 150 }).goodput, 1 / 0.25, 'e2e goodput');
+});
+
+test('peak output tokens per second in 1-second buckets spreads a chunked response over its chunks', () => {
+  const s = summarizeStep(
+    [
+      // 8 tokens over 4 chunks: 2 per chunk, two chunks in each of the first two seconds.
+      record({ sentMs: 0, firstTokenMs: 100, chunkMs: [100, 600, 1100, 1600], endMs: 1600, outputTokens: 8 }),
+      // Non-streamed: all 6 tokens at its end, 900 ms, in the first second.
+      record({ sentMs: 50, endMs: 900, outputTokens: 6 }),
+    ],
+    { kind: 'concurrency', concurrency: 2 },
+  );
+  assert.equal(s.peakOutputTokensPerSecond, 10);
+});
+
+test('a step with only failures or nothing measured has counts but no figures', () => {
+  const s = summarizeStep([record({ sentMs: 0, endMs: 3, error: { kind: 'connect', message: 'refused' } })], { kind: 'synchronous' });
+  assert.deepEqual(s.requests, { total: 1, completed: 0, failed: 1 });
+  assert.deepEqual([s.requestsPerSecond, s.outputTokensPerSecond, s.latencyMs, s.ttftMs], [0, 0, null, null]);
+  const empty = summarizeStep([], { kind: 'synchronous' });
+  assert.deepEqual([empty.requests.total, empty.durationSec, empty.requestsPerSecond, empty.achievedRate], [0, null, null, null]);
+});

@@ -1,0 +1,125 @@
+/**
+ * The built result and compare webview bundles under jsdom, with a fake acquireVsCodeApi that
+ * records what the view posts. Each test loads the bundle into a fresh page.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { buildCompareView, buildResultView } from '../../src/host/results-model';
+import { parseResultDocument } from '../../src/format/result';
+import type { HostToResultMessage } from '../../src/format/messages/result';
+import { concurrencySweep, makeDocument } from '../helpers/result-documents';
+
+const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
+
+interface Page {
+  window: JSDOM['window'];
+  document: Document;
+  posted: unknown[];
+  send(message: HostToResultMessage): void;
+  text(): string;
+}
+
+function openView(view: 'result' | 'compare'): Page {
+  const bundle = readFileSync(join(root, 'dist', 'webview', `${view}.js`), 'utf8');
+  const virtualConsole = new VirtualConsole(); // jsdom has no canvas: the view says so in the card, quietly here
+  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app" aria-busy="true"></main></body></html>', {
+    runScripts: 'outside-only',
+    pretendToBeVisual: true,
+    virtualConsole,
+  });
+  const posted: unknown[] = [];
+  const window = dom.window;
+  Object.assign(window, {
+    // Messages cross into this realm as a structured clone would: plain objects of ours.
+    acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: () => undefined }),
+  });
+  window.eval(bundle);
+  return {
+    window,
+    document: window.document,
+    posted,
+    send(message) {
+      window.dispatchEvent(new window.MessageEvent('message', { data: message }));
+    },
+    text: () => window.document.getElementById('app')?.textContent ?? '',
+  };
+}
+
+test('the result view asks for its data, then renders step rows as text', () => {
+  const page = openView('result');
+  assert.deepEqual(page.posted, [{ type: 'ready' }]);
+  page.send({ type: 'show', view: buildResultView(concurrencySweep(20), 'run.llmbench.json') });
+  const rows = [...page.document.querySelectorAll('.step-table tbody tr')];
+  assert.equal(rows.length, 3);
+  assert.deepEqual(rows.map((r) => r.querySelector('th')?.textContent), ['synchronous', 'concurrency@4', 'concurrency@16']);
+  const headers = [...page.document.querySelectorAll('.step-table thead tr:first-child th')];
+  assert.equal(headers[3]?.textContent, 'TTFTms');
+  assert.match(headers[3]?.getAttribute('title') ?? '', /first streamed chunk with non-empty content/);
+  assert.match(page.text(), /test-model/);
+  assert.equal(page.document.querySelectorAll('[data-chart]').length, 7);
+  assert.equal(page.document.getElementById('app')?.getAttribute('aria-busy'), 'false');
+});
+
+test('labels, names and error messages from the file stay text, never markup', () => {
+  const evil = '<img src=x onerror="window.hacked=1">';
+  const doc = makeDocument(
+    [{ name: `step ${evil}`, profile: { kind: 'concurrency', concurrency: 2 }, requests: 4, ttftMs: 10, gapMs: 2, chunks: 4 }],
+    { labels: { gpu: evil }, endpoint: { baseUrl: 'http://127.0.0.1:1/v1', api: 'chat', model: evil }, statusReason: evil },
+  );
+  const page = openView('result');
+  page.send({ type: 'show', view: buildResultView(doc, `${evil}.llmbench.json`) });
+  assert.equal(page.document.querySelector('img'), null);
+  assert.equal((page.window as unknown as { hacked?: number }).hacked, undefined);
+  assert.ok(page.text().includes(`gpu: ${evil}`));
+  assert.ok(page.text().includes(`step ${evil}`));
+});
+
+test('a file that cannot be read shows the reason and an Open as Text button that asks the host', () => {
+  const parsed = parseResultDocument('{"schemaVersion": 1, "steps": [');
+  assert.equal(parsed.ok, false);
+  const reason = parsed.ok ? '' : parsed.error;
+  const page = openView('result');
+  page.send({ type: 'error', fileName: 'broken.llmbench.json', message: reason });
+  const banner = page.document.querySelector('[role=alert]');
+  assert.ok(banner);
+  assert.match(banner.textContent ?? '', /cannot be shown as an LLM Bench result/);
+  assert.match(banner.textContent ?? '', /not valid JSON/);
+  const openAsText = page.document.getElementById('open-as-text');
+  assert.ok(openAsText);
+  assert.equal(openAsText.textContent, 'Open as Text');
+  openAsText.click();
+  assert.deepEqual(page.posted.at(-1), { type: 'open-as-text' });
+});
+
+test('toolbar buttons post compare and Markdown requests; unreadable host messages show a banner', () => {
+  const page = openView('result');
+  page.send({ type: 'show', view: buildResultView(concurrencySweep(5), 'run.llmbench.json') });
+  page.document.getElementById('compare-with')?.click();
+  page.document.getElementById('copy-markdown')?.click();
+  page.document.getElementById('save-markdown')?.click();
+  assert.deepEqual(page.posted.slice(1), [
+    { type: 'compare-with' },
+    { type: 'markdown', action: 'copy' },
+    { type: 'markdown', action: 'save' },
+  ]);
+  page.window.dispatchEvent(new page.window.MessageEvent('message', { data: { type: 'show', view: { rows: 'nope' } } }));
+  assert.match(page.document.querySelector('[role=alert]')?.textContent ?? '', /could not be read/);
+});
+
+test('the compare view renders both runs and colours deltas by verdict', () => {
+  const a = buildResultView(concurrencySweep(20, 1), 'a.llmbench.json');
+  const b = buildResultView(concurrencySweep(20, 2), 'b.llmbench.json');
+  const page = openView('compare');
+  assert.deepEqual(page.posted, [{ type: 'ready' }]);
+  page.send({ type: 'show-compare', view: buildCompareView(a, b) });
+  assert.match(page.text(), /A: a\.llmbench\.json/);
+  assert.match(page.text(), /B: b\.llmbench\.json/);
+  const rows = page.document.querySelectorAll('.delta-table tbody tr');
+  assert.equal(rows.length, 3);
+  // B is twice as slow: its TTFT and latency cells are worse.
+  assert.ok(page.document.querySelectorAll('.delta-table .delta-worse').length >= 3);
+  assert.equal(page.document.querySelectorAll('[data-chart]').length, 4);
+});

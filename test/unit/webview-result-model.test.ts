@@ -1,0 +1,200 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  alignAxes,
+  buildCompareView,
+  buildResultView,
+  chooseXAxis,
+  deltaCell,
+  deltaRows,
+  distributionCurve,
+  distributionSamples,
+  pairSteps,
+} from '../../src/host/results-model';
+import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
+import { METRICS } from '../../src/format/metrics';
+import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
+import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
+
+test('a concurrency sweep becomes one row per step, drawn against concurrency', () => {
+  const view = buildResultView(concurrencySweep(20), 'run.llmbench.json');
+  assert.equal(ResultViewSchema.safeParse(view).success, true);
+  assert.deepEqual(view.xAxis.kind, 'concurrency');
+  assert.deepEqual(view.rows.map((r) => [r.name, r.x, r.partial]), [
+    ['synchronous', 1, false],
+    ['concurrency@4', 4, false],
+    ['concurrency@16', 16, false],
+  ]);
+  // TTFT is 20 * concurrency plus a wobble of -2..2 that averages out over 20 requests.
+  assert.equal(view.rows[1]?.ttftMs?.mean, 80);
+  assert.equal(view.rows[1]?.completed, 20);
+  assert.equal(view.summary.model, 'test-model');
+  assert.deepEqual(view.summary.labels, [['engine', 'sim'], ['gpu', 'none']]);
+  assert.match(view.summary.config, /"levels"/);
+  assert.deepEqual(view.notes, []);
+});
+
+test('the step table follows the GuideLLM layout with mean and percentiles, as text', () => {
+  const view = buildResultView(concurrencySweep(20), 'run.llmbench.json');
+  const table = stepTable(view.rows);
+  assert.deepEqual(table.groups.map((g) => g.label), ['Benchmark', 'req/s', 'latency', 'TTFT', 'ITL', 'TPOT', 'output tok/s', 'failures']);
+  assert.deepEqual(table.groups[3]?.columns, ['mean', 'p50', 'p90', 'p99']);
+  assert.equal(table.groups[3]?.definition, METRICS.ttftMs.definition);
+  const row = table.rows[1] ?? [];
+  assert.equal(row.length, 1 + 1 + 4 * 4 + 1 + 1);
+  assert.equal(row[0], 'concurrency@4');
+  assert.equal(row[6], '80.0'); // TTFT mean
+  assert.equal(row.at(-1), '0 of 20');
+});
+
+test('a step cut short is summarized from its records and marked partial', () => {
+  const doc = makeDocument([
+    { name: 'concurrency@2', profile: { kind: 'concurrency', concurrency: 2 }, requests: 10, ttftMs: 30, gapMs: 4, chunks: 8 },
+    { name: 'concurrency@8', profile: { kind: 'concurrency', concurrency: 8 }, requests: 7, ttftMs: 50, gapMs: 4, chunks: 8, partial: true, failEvery: 7 },
+  ]);
+  const view = buildResultView(doc, 'cut.llmbench.json');
+  const row = view.rows[1] as StepRow;
+  assert.equal(row.partial, true);
+  assert.equal(row.total, 7);
+  assert.equal(row.completed, 6);
+  assert.equal(row.failed, 1);
+  assert.deepEqual(row.errors, [['http', 1]]);
+  assert.match(view.notes[0] ?? '', /"concurrency@8" did not finish.*7 requests/);
+  assert.equal(view.summary.status, 'partial');
+  assert.equal(view.summary.statusReason, 'cancelled by the user');
+  assert.equal(stepTable(view.rows).rows[1]?.[0], 'concurrency@8 (partial)');
+  assert.equal(stepTable(view.rows).rows[1]?.at(-1), '1 of 7 (http 1)');
+});
+
+test('open-loop runs are drawn against the achieved request rate', () => {
+  const doc = makeDocument([
+    { name: 'synchronous', profile: { kind: 'synchronous' }, requests: 10, ttftMs: 30, gapMs: 4, chunks: 8 },
+    { name: 'throughput', profile: { kind: 'throughput' }, requests: 10, ttftMs: 60, gapMs: 4, chunks: 8 },
+  ]);
+  assert.equal(chooseXAxis(doc.steps).kind, 'rate');
+  const view = buildResultView(doc, 'sweep.llmbench.json');
+  assert.equal(view.rows[0]?.x, view.rows[0]?.requestsPerSecond);
+  assert.equal(chooseXAxis([]).kind, 'rate');
+});
+
+test('latency charts carry p50, p90 and p99 as a band; chart specs fill each band to the one below', () => {
+  const view = buildResultView(concurrencySweep(20), 'run.llmbench.json');
+  const ttft = view.charts.find((c) => c.id === 'ttft');
+  assert.ok(ttft);
+  assert.deepEqual(ttft.series.map((s) => [s.label, s.fillToPrevious ?? false]), [['p50', false], ['p90', true], ['p99', true]]);
+  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), [1, 4, 16]);
+  assert.equal(ttft.series[0]?.points[1]?.[1], 80);
+  const spec = chartSpec(ttft);
+  assert.equal(spec.series[0]?.fillTo, undefined);
+  assert.equal(spec.series[1]?.fillTo, 0);
+  assert.equal(spec.series[2]?.fillTo, 1);
+  assert.deepEqual(spec.series[0]?.data[1], { x: 4, y: 80 });
+  assert.equal(spec.y.title, 'TTFT (ms)');
+  assert.deepEqual(view.charts.map((c) => c.id), ['output-throughput', 'requests', 'latency', 'ttft', 'itl', 'ttft-distribution', 'itl-distribution']);
+});
+
+test('distribution curves have a fixed number of points whatever the sample count', () => {
+  const samples = Float64Array.from({ length: 101 }, (_, i) => 101 - i); // 101..1, unsorted
+  const curve = distributionCurve(samples);
+  assert.equal(curve.length, 51);
+  assert.deepEqual(curve[0], [1, 0]);
+  assert.deepEqual(curve[25], [51, 50]);
+  assert.deepEqual(curve[50], [101, 100]);
+  assert.deepEqual(distributionCurve(new Float64Array(0)), []);
+  const big = buildResultView(concurrencySweep(2000), 'big.llmbench.json');
+  for (const chart of big.charts) for (const s of chart.series) assert.ok(s.points.length <= 51, `${chart.id} has ${s.points.length} points`);
+});
+
+test('distribution samples take TTFT and chunk gaps of successful measured requests only', () => {
+  const shape = { name: 's', profile: { kind: 'synchronous' as const }, requests: 3, ttftMs: 30, gapMs: 4, chunks: 3, failEvery: 3 };
+  const ok = makeRequest(2 - 2, shape); // wobble -2
+  const failed = makeRequest(2, shape);
+  const warmup = { ...makeRequest(1, shape), warmup: true };
+  const { ttft, itl } = distributionSamples([ok, failed, warmup]);
+  assert.deepEqual([...ttft], [28]);
+  assert.equal(itl.length, 2);
+  assert.ok(Math.abs((itl[0] ?? 0) - 3.8) < 1e-9);
+});
+
+test('delta cells: percent of B against A, and better or worse by the metric direction', () => {
+  assert.deepEqual(deltaCell('requestsPerSecond', 10, 12), { metric: 'requestsPerSecond', a: 10, b: 12, percent: 20, verdict: 'better' });
+  assert.deepEqual(deltaCell('latencyMs', 200, 150), { metric: 'latencyMs', a: 200, b: 150, percent: -25, verdict: 'better' });
+  assert.deepEqual(deltaCell('ttftMs', 200, 250), { metric: 'ttftMs', a: 200, b: 250, percent: 25, verdict: 'worse' });
+  assert.equal(deltaCell('outputTokensPerSecond', 1000, 900).percent, -10);
+  assert.equal(deltaCell('outputTokensPerSecond', 1000, 900).verdict, 'worse');
+  assert.equal(deltaCell('latencyMs', 100, 100.5).verdict, 'same');
+  assert.deepEqual(deltaCell('failures', 0, 3), { metric: 'failures', a: 0, b: 3, percent: null, verdict: 'worse' });
+  assert.deepEqual(deltaCell('failures', 0, 0), { metric: 'failures', a: 0, b: 0, percent: 0, verdict: 'same' });
+  assert.equal(deltaCell('failures', 4, 1).verdict, 'better');
+  assert.deepEqual(deltaCell('itlMs', null, 3), { metric: 'itlMs', a: null, b: 3, percent: null, verdict: 'unknown' });
+});
+
+test('delta table text shows B with its change; failures from zero read "from 0"', () => {
+  const table = deltaTable([
+    { stepA: 'c@4', stepB: 'c@4', cells: [deltaCell('requestsPerSecond', 10, 12), deltaCell('failures', 0, 3), deltaCell('latencyMs', 200, 203)] },
+  ]);
+  assert.deepEqual(table.columns.map((c) => c.label), ['req/s', 'failures', 'latency p50']);
+  assert.match(table.columns[0]?.definition ?? '', /Higher is better\.$/);
+  assert.deepEqual(table.rows[0]?.cells.map((c) => [c.text, c.verdict]), [
+    ['12.0 (+20%) \u2713', 'better'],
+    ['3 (from 0) \u2717', 'worse'],
+    ['203 (+1.5%) \u2717', 'worse'],
+  ]);
+  assert.equal(formatPercent(-2.54), '-2.5%');
+  assert.equal(formatPercent(0), '0.0%');
+  assert.equal(formatNumber(1234.4), '1,234');
+  assert.equal(formatNumber(0.01234), '0.012');
+  assert.equal(formatNumber(null), 'n/a');
+});
+
+const row = (name: string, x: number, rps: number): StepRow => ({
+  name, x, partial: false, requestsPerSecond: rps, outputTokensPerSecond: rps * 100, latencyMs: null, ttftMs: null, itlMs: null,
+  tpotMs: null, completed: 10, failed: 0, total: 10, errors: [],
+});
+
+test('steps pair by name, else by position when no name matches and counts agree', () => {
+  const a = [row('c@1', 1, 1), row('c@4', 4, 3)];
+  assert.deepEqual(pairSteps(a, [row('c@4', 4, 3.3), row('c@8', 8, 5)]).map(([p, q]) => [p.name, q.name]), [['c@4', 'c@4']]);
+  assert.deepEqual(pairSteps(a, [row('r@1.1', 1.1, 1), row('r@2.9', 2.9, 3)]).map(([p, q]) => [p.name, q.name]), [['c@1', 'r@1.1'], ['c@4', 'r@2.9']]);
+  assert.deepEqual(pairSteps(a, [row('x', 1, 1)]), []);
+  const deltas = deltaRows(a, [row('c@4', 4, 3.3)]);
+  assert.equal(deltas.length, 1);
+  assert.ok(Math.abs((deltas[0]?.cells[0]?.percent ?? 0) - 10) < 1e-9);
+});
+
+test('side-by-side views share axis maxima per chart', () => {
+  const slow = buildResultView(concurrencySweep(20, 2), 'slow.llmbench.json');
+  const fast = buildResultView(concurrencySweep(20, 1), 'fast.llmbench.json');
+  const [a, b] = alignAxes(fast, slow);
+  for (const id of ['ttft', 'latency', 'requests']) {
+    const ca = a.charts.find((c) => c.id === id);
+    const cb = b.charts.find((c) => c.id === id);
+    assert.ok(ca?.yMax && cb?.yMax, id);
+    assert.equal(ca.yMax, cb.yMax, id);
+    assert.equal(ca.xMax, 16);
+  }
+  // The slow run has the larger TTFT: 20 * 16 * 2 plus the wobble at p99.
+  const ttftMax = a.charts.find((c) => c.id === 'ttft')?.yMax ?? 0;
+  assert.ok(ttftMax >= 640 && ttftMax <= 642, String(ttftMax));
+  assert.equal(fast.charts.find((c) => c.id === 'ttft')?.yMax, undefined, 'inputs are not changed');
+  assert.equal(niceCeiling(641), 1000);
+  assert.equal(niceCeiling(180), 200);
+  assert.equal(niceCeiling(2.1), 2.5);
+  assert.equal(niceCeiling(0), 1);
+  assert.equal(chartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
+});
+
+test('the compare view overlays both runs and lists deltas per matched step', () => {
+  const a = buildResultView(concurrencySweep(20, 1), 'a.llmbench.json');
+  const b = buildResultView(concurrencySweep(20, 2), 'b.llmbench.json');
+  const view = buildCompareView(a, b);
+  assert.equal(CompareViewSchema.safeParse(view).success, true);
+  assert.deepEqual(view.charts.map((c) => c.id), ['requests', 'latency', 'output-throughput', 'failures']);
+  assert.deepEqual(view.charts[0]?.series.map((s) => [s.label, s.colorIndex]), [['A', 0], ['B', 1]]);
+  assert.deepEqual(view.charts[1]?.series.map((s) => s.label), ['A p50', 'A p99', 'B p50', 'B p99']);
+  assert.deepEqual(view.deltas.map((d) => d.stepA), ['synchronous', 'concurrency@4', 'concurrency@16']);
+  const ttft = view.deltas[1]?.cells.find((c) => c.metric === 'ttftMs');
+  assert.equal(ttft?.percent, 100); // 80 ms -> 160 ms
+  assert.equal(ttft?.verdict, 'worse');
+  assert.deepEqual(view.notes, []);
+});

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
+import type { RunEvent } from '../../src/format/events';
+import { parseResultDocument } from '../../src/format/result';
+import { runBenchmarkInWorker } from '../../src/engine/worker-host';
+import { startRunnerServer } from '../helpers/runner-server';
+
+// Built by `node esbuild.mjs` (the test runner builds before testing).
+const workerScript = join(process.env['LLMBENCH_ROOT'] ?? process.cwd(), 'dist', 'engine-worker.js');
+const tempDir = (): string => mkdtempSync(join(tmpdir(), 'llmbench-worker-'));
+
+const config = (baseUrl: string, overrides: Partial<RunConfigInput> = {}) =>
+  RunConfigSchema.parse({
+    endpoint: { baseUrl, model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 3 },
+    profile: { kind: 'concurrency', levels: [2] },
+    limits: { requests: 6 },
+    ...overrides,
+  });
+
+test('a run in the worker thread relays its events and returns the same document it wrote', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 3, firstTokenMs: 5, gapMs: 2 }));
+  t.after(() => server.close());
+  const path = join(tempDir(), 'worker.llmbench.json');
+  const events: RunEvent[] = [];
+  const doc = await runBenchmarkInWorker(config(server.baseUrl), { workerScript, resultPath: path, onEvent: (e) => events.push(e) });
+  assert.equal(doc.status, 'complete');
+  assert.equal(doc.steps[0]?.name, 'concurrency@2');
+  assert.equal(doc.steps[0]?.summary?.requests.completed, 6);
+  assert.equal(server.maxInFlight, 2);
+  const onDisk = parseResultDocument(readFileSync(path, 'utf8'));
+  assert.ok(onDisk.ok);
+  assert.deepEqual(onDisk.value, doc);
+  const kinds = events.map((e) => e.type).filter((k) => k !== 'progress' && k !== 'log');
+  assert.deepEqual(kinds, ['run-start', 'step-start', 'step-end', 'run-end']);
+});
+
+test('cancelling a worker run returns a partial document', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 20 }));
+  t.after(() => server.close());
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 400);
+  const doc = await runBenchmarkInWorker(config(server.baseUrl, { limits: { requests: 1000 } }), { workerScript, signal: controller.signal });
+  assert.equal(doc.status, 'partial');
+  assert.ok((doc.steps[0]?.summary?.requests.completed ?? 0) >= 3);
+});
+
+test('a worker that dies mid-run rejects with the reason and leaves a partial file with its requests', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 10 }));
+  t.after(() => server.close());
+  const dir = tempDir();
+  // The real engine worker, in a thread that exits abruptly after a while.
+  const dying = join(dir, 'dying-worker.js');
+  writeFileSync(dying, `require(${JSON.stringify(workerScript)}); setTimeout(() => process.exit(7), 500);\n`);
+  const path = join(dir, 'crash.llmbench.json');
+  const events: RunEvent[] = [];
+  await assert.rejects(
+    runBenchmarkInWorker(config(server.baseUrl, { limits: { requests: 1000 } }), { workerScript: dying, resultPath: path, onEvent: (e) => events.push(e) }),
+    /worker stopped unexpectedly: the worker thread exited with code 7\. The result file .* keeps the \d+ requests/,
+  );
+  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
+  assert.ok(parsed.ok);
+  assert.equal(parsed.value.status, 'partial');
+  assert.match(parsed.value.statusReason ?? '', /exited with code 7/);
+  const completed = parsed.value.steps[0]?.summary?.requests.completed ?? 0;
+  assert.ok(completed >= 5, `kept ${completed}`);
+  assert.equal(events.at(-1)?.type, 'run-end');
+});
+
+test('a run the worker cannot start rejects with the engine message', async () => {
+  const missing = join(tempDir(), 'missing.jsonl');
+  await assert.rejects(
+    runBenchmarkInWorker(config('http://127.0.0.1:1/v1', { workload: { kind: 'dataset', path: missing, format: 'jsonl' } }), { workerScript }),
+    (error: Error) => error.message.includes('missing.jsonl'),
+  );
+});

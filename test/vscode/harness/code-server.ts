@@ -1,0 +1,167 @@
+// Starts a real VS Code server (code-server) for the vscode and e2e tiers, the way
+// ../shared/notes/real-vscode.md describes: loopback on a free port, no auth, fresh user-data and
+// extensions folders with quiet user settings preloaded, the extension under test installed from its
+// VSIX, and its own process group so that stop() ends the pty and extension hosts too.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { findCodeServer, repoRoot } from './tools';
+
+/** Quiet, deterministic user settings: nothing opens, updates, phones home or asks for trust. */
+const baseSettings: Record<string, unknown> = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'security.workspace.trust.enabled': false,
+  'chat.disableAIFeatures': true,
+  'git.enabled': false,
+};
+
+export interface CodeServerOptions {
+  /** The extension package to install (see packageExtension in ./vsix). */
+  vsix: string;
+  /** Fresh temporary folders are made when these are not given. */
+  userDataDir?: string;
+  extensionsDir?: string;
+  /** User settings laid over the quiet defaults. */
+  settings?: Record<string, unknown>;
+  /** `--vscode-option enable-smoke-test-driver`: makes the workbench honour a `payload` with extensionTestsPath. */
+  testDriver?: boolean;
+  /** Extra environment for the server and so for its extension host. */
+  env?: Record<string, string>;
+  /** Receives code-server's own log lines (default: dropped unless it fails to start). */
+  log?: (line: string) => void;
+}
+
+export interface CodeServer {
+  /** The workbench address, e.g. http://127.0.0.1:41234/ */
+  url: string;
+  userDataDir: string;
+  extensionsDir: string;
+  /** Where the VSIX was unpacked: the installed extension's own folder. */
+  extensionPath: string;
+  /** The `vscode-remote://` address of a server-side absolute path, as the workbench wants it in a payload. */
+  remoteUri(path: string): string;
+  /** Stops the whole process group (server, extension host, pty host); resolves when it is gone. */
+  stop(): Promise<void>;
+}
+
+const manifestSchema = z.object({ publisher: z.string(), name: z.string(), version: z.string() });
+
+/** The id `publisher.name` and the installed folder name of the extension in the repository's package.json. */
+export function extensionManifest(root = repoRoot): { id: string; folder: string } {
+  const m = manifestSchema.parse(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')));
+  const id = `${m.publisher}.${m.name}`.toLowerCase();
+  return { id, folder: `${id}-${m.version}` };
+}
+
+export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
+  const install = findCodeServer();
+  const home = mkdtempSync(join(tmpdir(), 'llmbench-code-server-'));
+  const userDataDir = options.userDataDir ?? join(home, 'user-data');
+  const extensionsDir = options.extensionsDir ?? join(home, 'extensions');
+  const config = join(home, 'config.yaml');
+  mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(extensionsDir, { recursive: true });
+  writeFileSync(config, 'auth: none\ncert: false\n');
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...baseSettings, ...options.settings }, null, 2));
+
+  const common = ['--config', config, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  const installed = spawnSync(install.node, [install.entry, ...common, '--force', '--install-extension', options.vsix], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const { folder } = extensionManifest();
+  const extensionPath = join(extensionsDir, folder);
+  if (installed.status !== 0 || !existsSync(extensionPath)) {
+    throw new Error(
+      `code-server could not install ${options.vsix} (exit ${installed.status}; expected ${extensionPath}):\n${installed.stdout}${installed.stderr}`,
+    );
+  }
+
+  const args = [
+    install.entry,
+    ...common,
+    '--auth', 'none',
+    '--bind-addr', '127.0.0.1:0',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--reconnection-grace-time', '5',
+    ...(options.testDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+  ];
+  // detached: its own session and process group (setsid), so that stop() can signal the whole group.
+  const child = spawn(install.node, args, {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
+  const pgid = child.pid;
+  if (pgid === undefined) throw new Error(`code-server did not start (${install.node} ${install.entry})`);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+
+  const output: string[] = [];
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`code-server printed no address within 30 s:\n${output.join('\n')}`)), 30_000);
+    const onLine = (chunk: Buffer): void => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        output.push(line);
+        options.log?.(line);
+        const address = line.match(/HTTP server listening on (http:\/\/127\.0\.0\.1:\d+\/)/)?.[1];
+        if (address) {
+          clearTimeout(timer);
+          resolveUrl(address);
+        }
+      }
+    };
+    child.stdout.on('data', onLine);
+    child.stderr.on('data', onLine);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`code-server exited (${code}) before listening:\n${output.join('\n')}`));
+    });
+  }).catch(async (error: unknown) => {
+    await stopGroup(pgid, exited);
+    throw error;
+  });
+
+  const authority = new URL(url).host;
+  return {
+    url,
+    userDataDir,
+    extensionsDir,
+    extensionPath,
+    remoteUri: (path) => `vscode-remote://${authority}${path}`,
+    stop: async () => {
+      await stopGroup(pgid, exited);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopGroup(pgid: number, exited: Promise<void>): Promise<void> {
+  const signal = (name: NodeJS.Signals): void => {
+    try {
+      process.kill(-pgid, name);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  signal('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise<void>((r) => (timer = setTimeout(r, 5_000)))]);
+  clearTimeout(timer);
+  // The main process may be gone before its children: no member of the group may outlive the tests.
+  signal('SIGKILL');
+  await exited;
+}

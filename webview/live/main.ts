@@ -1,0 +1,147 @@
+/**
+ * The live panel's DOM layer: builds the page once, then redraws from each state the host sends.
+ * Everything shown comes from view.ts; text from the run (model names, errors, labels) is set as
+ * text only.
+ */
+import {
+  HostToLiveMessageSchema,
+  LiveToHostMessageSchema,
+  LiveViewStateSchema,
+  type HostToLiveMessage,
+  type LiveState,
+  type LiveToHostMessage,
+  type LiveViewState,
+} from '../../src/format/messages/live';
+import { SpecChart } from '../shared/charts';
+import { byId, el, errorBanner, replaceChildren, setText, textTable } from '../shared/dom';
+import { onThemeChange, readTheme, type Theme } from '../shared/theme';
+import { button, setDisabled } from '../shared/toolkit';
+import { connectToHost } from '../shared/vscode-api';
+import { errorSummary, liveCharts, progressView, runDescription, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId } from './view';
+
+const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>({
+  incoming: HostToLiveMessageSchema,
+  outgoing: LiveToHostMessageSchema,
+  state: LiveViewStateSchema,
+});
+
+let current: LiveState | null = null;
+let theme: Theme = readTheme();
+const charts = new Map<LiveChartId, SpecChart>();
+
+const app = byId('app');
+const cancelButton = button('Cancel run', () => current && host.post({ type: 'cancel', runId: current.run.id }), 'secondary', 'cancel');
+const openButton = button('Open result', () => current && host.post({ type: 'open-result', runId: current.run.id }), 'primary', 'open-result');
+const logButton = button('Show log', () => host.post({ type: 'show-log' }), 'secondary', 'show-log');
+const runButton = button('Run LLM Benchmark…', () => host.post({ type: 'run-again' }), 'secondary', 'run-again');
+
+const skeleton = {
+  title: el('h1', { text: 'LLM Bench: live run' }),
+  description: el('p', { className: 'muted', attrs: { id: 'run-description' } }),
+  labels: el('p', { className: 'muted', attrs: { id: 'run-labels' } }),
+  headline: el('p', { attrs: { id: 'headline', role: 'status', 'aria-live': 'polite' } }),
+  overall: el('progress', { attrs: { id: 'overall-progress', 'aria-label': 'Overall progress' } }),
+  stepDetail: el('p', { className: 'muted', attrs: { id: 'step-detail' } }),
+  step: el('progress', { attrs: { id: 'step-progress', 'aria-label': 'Current step progress' } }),
+  messages: el('div', { attrs: { id: 'messages' } }),
+  charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
+  table: el('div', { className: 'table-scroll', attrs: { id: 'steps-table' } }),
+  errors: el('p', { attrs: { id: 'error-summary' } }),
+  logs: el('ul', { attrs: { id: 'run-log' } }),
+  resultPath: el('p', { className: 'muted', attrs: { id: 'result-path' } }),
+};
+const runSection = el('div', { attrs: { id: 'run' } }, [
+  skeleton.description,
+  skeleton.labels,
+  skeleton.headline,
+  skeleton.overall,
+  skeleton.stepDetail,
+  skeleton.step,
+  el('div', { className: 'toolbar' }, [cancelButton, openButton, el('span', { className: 'spacer' }), logButton, runButton]),
+  skeleton.resultPath,
+  skeleton.charts,
+  el('h2', { text: 'Steps' }),
+  skeleton.table,
+  el('p', { className: 'muted', text: TABLE_FOOTNOTE }),
+  skeleton.errors,
+  skeleton.logs,
+]);
+const emptySection = el('div', { attrs: { id: 'empty' } }, [
+  el('p', { text: 'No benchmark has run in this window yet. Start one with “LLM Bench: Run LLM Benchmark” from the Command Palette.' }),
+  button('Run LLM Benchmark…', () => host.post({ type: 'run-again' }), 'primary'),
+]);
+replaceChildren(app, [skeleton.title, skeleton.messages, emptySection, runSection]);
+
+function showProgress(node: HTMLProgressElement, progress: { value: number; max: number } | null): void {
+  node.classList.toggle('hidden', progress === null);
+  if (progress) {
+    node.max = progress.max;
+    node.value = progress.value;
+  }
+}
+
+function renderCharts(state: LiveState): void {
+  for (const chart of liveCharts(state)) {
+    const existing = charts.get(chart.id);
+    if (existing) {
+      existing.update(chart.spec);
+      continue;
+    }
+    const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
+    const card = el('figure', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
+      el('h3', { text: chart.title, title: chart.description }),
+      el('div', { className: 'chart-box' }, [canvas]),
+    ]);
+    skeleton.charts.appendChild(card);
+    if (!canvas.getContext('2d')) {
+      card.appendChild(el('p', { className: 'muted', text: 'Charts cannot be drawn here (no canvas support).' }));
+      continue;
+    }
+    charts.set(chart.id, new SpecChart(canvas, chart.spec, theme));
+  }
+}
+
+function render(state: LiveState | null): void {
+  current = state;
+  app.setAttribute('aria-busy', 'false');
+  emptySection.classList.toggle('hidden', state !== null);
+  runSection.classList.toggle('hidden', state === null);
+  if (!state) return;
+  const view = progressView(state);
+  setText(skeleton.description, runDescription(state));
+  setText(skeleton.labels, state.run.labels.map(([k, v]) => `${k}: ${v}`).join(' · '));
+  setText(skeleton.headline, view.headline);
+  skeleton.headline.className = `headline tone-${view.tone}`;
+  showProgress(skeleton.overall, view.overall);
+  showProgress(skeleton.step, view.step);
+  setText(skeleton.stepDetail, view.stepDetail);
+  setText(skeleton.resultPath, state.run.resultPath ? `Saving to ${state.run.resultPath}` : '');
+  cancelButton.classList.toggle('hidden', !view.canCancel && state.phase !== 'cancelling');
+  setDisabled(cancelButton, !view.canCancel);
+  openButton.classList.toggle('hidden', !view.canOpenResult);
+  runButton.classList.toggle('hidden', state.phase !== 'finished');
+  replaceChildren(skeleton.table, [textTable(TABLE_COLUMNS, tableRows(state))]);
+  setText(skeleton.errors, errorSummary(state));
+  replaceChildren(skeleton.logs, state.logs.filter((l) => l.level !== 'info').map((l) => el('li', { className: `log-${l.level}`, text: `${l.level}: ${l.message}` })));
+  renderCharts(state);
+}
+
+function showInvalidMessage(reason: string): void {
+  replaceChildren(skeleton.messages, [errorBanner('LLM Bench sent the live panel an update it could not read; the panel shows the last good state.', reason)]);
+  host.post({ type: 'view-error', message: reason.slice(0, 2000) });
+}
+
+host.listen((message) => {
+  // A good update clears an earlier complaint.
+  replaceChildren(skeleton.messages, []);
+  render(message.state);
+  host.setState({ state: message.state });
+}, showInvalidMessage);
+
+onThemeChange((next) => {
+  theme = next;
+  for (const chart of charts.values()) chart.setTheme(theme);
+});
+
+render(host.getState()?.state ?? null);
+host.post({ type: 'ready' });

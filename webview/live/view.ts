@@ -1,0 +1,221 @@
+/**
+ * The live panel as pure functions of the host's `LiveState`: progress texts, table rows and chart
+ * specs. No DOM here, so all of it is unit-tested in Node; main.ts only puts the results on screen.
+ */
+import type { LiveState, LiveStep } from '../../src/format/messages/live';
+import { METRICS } from '../../src/format/metrics';
+import type { Stats } from '../../src/format/result';
+import { ITL_FOOTNOTE } from '../../src/report/tables';
+import { fixed, isNumber, msToSec } from '../../src/report/units';
+import type { ChartSpec, Point, SeriesSpec } from '../shared/charts';
+import type { TableColumn } from '../shared/dom';
+
+export interface Progress {
+  value: number;
+  max: number;
+}
+
+export interface ProgressView {
+  /** One line for the status region (announced to screen readers). */
+  headline: string;
+  overall: Progress | null;
+  /** The running step's progress; null when it has no request or duration limit to measure by. */
+  step: Progress | null;
+  stepDetail: string;
+  canCancel: boolean;
+  canOpenResult: boolean;
+  tone: 'running' | 'ok' | 'warning' | 'error';
+}
+
+export function runDescription(state: LiveState): string {
+  return [state.run.model, state.run.baseUrl, state.run.profile].join(' · ');
+}
+
+const finishedSteps = (state: LiveState) => state.steps.filter((s) => s.summary !== null).length;
+
+/** Fraction of the running step done, by requests when limited by count, else by time. */
+function stepProgress(state: LiveState): Progress | null {
+  const c = state.current;
+  if (!c) return null;
+  if (c.plannedRequests !== null) return { value: Math.min(c.completed + c.failed, c.plannedRequests), max: c.plannedRequests };
+  if (c.plannedDurationSec !== null) return { value: Math.min(c.elapsedSec, c.plannedDurationSec), max: c.plannedDurationSec };
+  return null;
+}
+
+export function progressView(state: LiveState): ProgressView {
+  const done = finishedSteps(state);
+  const total = Math.max(state.run.expectedSteps ?? 0, state.steps.length, 1);
+  const step = stepProgress(state);
+  const stepFraction = step ? step.value / step.max : 0;
+  const running = state.steps.at(-1);
+  const c = state.current;
+  const stepDetail = c
+    ? [
+        `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''} requests done`,
+        `${c.failed} failed`,
+        `${c.inFlight} in flight`,
+        `${c.elapsedSec.toFixed(1)}${c.plannedDurationSec !== null ? ` / ${c.plannedDurationSec}` : ''} s`,
+      ].join(' · ')
+    : '';
+  if (state.phase === 'finished') {
+    const failedSteps = state.status === 'failed';
+    return {
+      headline: `Finished (${state.status ?? 'unknown'}) after ${done} step${done === 1 ? '' : 's'} in ${state.elapsedSec.toFixed(1)} s${state.statusReason ? `: ${state.statusReason}` : ''}`,
+      overall: { value: done, max: Math.max(done, 1) },
+      step: null,
+      stepDetail: '',
+      canCancel: false,
+      canOpenResult: state.run.resultPath !== null,
+      tone: failedSteps ? 'error' : state.status === 'complete' ? 'ok' : 'warning',
+    };
+  }
+  const where = running && running.summary === null ? `step ${state.steps.length} of ${total}: ${running.name}` : `${done} of ${total} steps done`;
+  const verb = state.phase === 'cancelling' ? 'Cancelling' : state.phase === 'starting' ? 'Starting' : 'Running';
+  return {
+    headline: `${verb} ${where}`,
+    overall: { value: Math.min(done + (running?.summary === null ? stepFraction : 0), total), max: total },
+    step,
+    stepDetail,
+    canCancel: state.phase !== 'cancelling',
+    canOpenResult: false,
+    tone: 'running',
+  };
+}
+
+export const TABLE_COLUMNS: TableColumn[] = [
+  { label: 'Benchmark' },
+  { label: 'Requests/s', unit: 'req/s', numeric: true, description: METRICS.requestsPerSecond.definition },
+  { label: 'Latency', unit: 'mean, s', numeric: true, description: METRICS.latencyMs.definition },
+  { label: 'TTFT', unit: 'mean, ms', numeric: true, description: METRICS.ttftMs.definition },
+  { label: 'ITL', unit: 'mean, ms', numeric: true, description: ITL_FOOTNOTE },
+  { label: 'Output tok/s', unit: 'tok/s', numeric: true, description: METRICS.outputTokensPerSecond.definition },
+  { label: 'Completed', numeric: true },
+  { label: 'Failed', numeric: true, description: METRICS.failures.definition },
+];
+
+export const TABLE_FOOTNOTE = `Means over successful requests. ${ITL_FOOTNOTE}`;
+
+/** One row per step in GuideLLM's layout; the running step shows its live throughput. */
+export function tableRows(state: LiveState): string[][] {
+  return state.steps.map((step, index) => {
+    const s = step.summary;
+    if (s) {
+      return [
+        step.name,
+        fixed(s.requestsPerSecond),
+        fixed(msToSec(s.latencyMs?.mean)),
+        fixed(s.ttftMs?.mean),
+        fixed(s.tpotMs?.mean),
+        fixed(s.outputTokensPerSecond),
+        String(s.requests.completed),
+        String(s.requests.failed),
+      ];
+    }
+    const c = state.current?.stepIndex === index ? state.current : null;
+    const live = (v: number | undefined) => (v === undefined ? '…' : `${fixed(v)}*`);
+    return [`${step.name} (running)`, live(c?.requestsPerSecond), '…', '…', '…', live(c?.outputTokensPerSecond), c ? String(c.completed) : '…', c ? String(c.failed) : '…'];
+  });
+}
+
+export function errorSummary(state: LiveState): string {
+  const kinds = Object.entries(state.errors).filter(([, n]) => n > 0);
+  return kinds.length === 0 ? '' : `Errors by kind: ${kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')}`;
+}
+
+const zip = (xs: number[], ys: number[]): Point[] => xs.map((x, i) => ({ x, y: ys[i] ?? 0 }));
+
+/** Time series lines with many points are drawn decimated (LTTB) beyond this. */
+const DECIMATE_ABOVE = 600;
+
+export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'itl' | 'latency';
+
+export interface LiveChart {
+  id: LiveChartId;
+  title: string;
+  /** What the chart's metric means (shown on hover). */
+  description: string;
+  spec: ChartSpec;
+}
+
+/** How per-step charts place steps: by concurrency when every step has one, else by measured rate. */
+export function stepAxis(steps: LiveStep[]): { title: string; x: (step: LiveStep) => number | null } {
+  const concurrencyOf = (step: LiveStep) => (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
+  if (steps.length > 0 && steps.every((s) => concurrencyOf(s) !== null)) return { title: 'Concurrency', x: concurrencyOf };
+  return { title: 'Requests/s (measured)', x: (step) => step.summary?.requestsPerSecond ?? null };
+}
+
+const PERCENTILE_LINES: Array<{ key: 'p50' | 'p90' | 'p99'; label: string; dashed: boolean }> = [
+  { key: 'p50', label: 'p50', dashed: false },
+  { key: 'p90', label: 'p90', dashed: true },
+  { key: 'p99', label: 'p99', dashed: true },
+];
+
+function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined, scale: number): { title: string; series: SeriesSpec[] } {
+  const axis = stepAxis(state.steps);
+  const placed = state.steps
+    .flatMap((step): Array<{ x: number; stats: Stats }> => {
+      const x = axis.x(step);
+      const s = stats(step);
+      return isNumber(x) && s ? [{ x, stats: s }] : [];
+    })
+    .sort((a, b) => a.x - b.x);
+  return {
+    title: axis.title,
+    series: PERCENTILE_LINES.map((line, i) => ({
+      label: line.label,
+      data: placed.flatMap((p) => {
+        const y = p.stats[line.key];
+        return isNumber(y) ? [{ x: p.x, y: y * scale }] : [];
+      }),
+      color: i,
+      dashed: line.dashed,
+      showLine: true,
+      pointRadius: 3,
+    })),
+  };
+}
+
+export function liveCharts(state: LiveState): LiveChart[] {
+  const { series } = state;
+  const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined, scale = 1): LiveChart => {
+    const p = percentileSeries(state, stats, scale);
+    return { id, title, description, spec: { kind: 'line', x: { title: p.title }, y: { title: yTitle }, series: p.series } };
+  };
+  return [
+    {
+      id: 'throughput',
+      title: 'Throughput over time',
+      description: `Output tokens and completed requests per second over the last second, sampled as the run goes. ${METRICS.outputTokensPerSecond.definition}`,
+      spec: {
+        kind: 'line',
+        x: { title: 'Run time (s)' },
+        y: { title: 'Output tok/s' },
+        y2: { title: 'Requests/s' },
+        decimateAbove: DECIMATE_ABOVE,
+        series: [
+          { label: 'output tok/s', data: zip(series.t, series.outputTokensPerSecond), color: 0 },
+          { label: 'requests/s', data: zip(series.t, series.requestsPerSecond), color: 1, rightAxis: true },
+        ],
+      },
+    },
+    {
+      id: 'load',
+      title: 'Requests in flight and failures',
+      description: `Requests sent and not yet finished, and failed requests so far in the run. ${METRICS.failures.definition}`,
+      spec: {
+        kind: 'line',
+        x: { title: 'Run time (s)' },
+        y: { title: 'In flight' },
+        y2: { title: 'Failed (total)' },
+        decimateAbove: DECIMATE_ABOVE,
+        series: [
+          { label: 'in flight', data: zip(series.t, series.inFlight), color: 2 },
+          { label: 'failed (total)', data: zip(series.t, series.failed), color: 'error', rightAxis: true },
+        ],
+      },
+    },
+    perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, 'TTFT (ms)', (s) => s.summary?.ttftMs),
+    perStep('itl', 'ITL per step (GuideLLM ITL = TPOT)', METRICS.tpotMs.definition, 'ITL (ms)', (s) => s.summary?.tpotMs),
+    perStep('latency', 'Latency per step', METRICS.latencyMs.definition, 'Latency (s)', (s) => s.summary?.latencyMs, 1 / 1000),
+  ];
+}

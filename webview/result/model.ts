@@ -1,0 +1,168 @@
+/**
+ * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
+ * without a browser (test/unit/webview-result*.test.ts).
+ */
+import type { DeltaCell, DeltaRow, RunSummary, StepRow, ViewChart } from '../../src/format/messages/result';
+import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
+import type { Stats } from '../../src/format/result';
+import { NOT_AVAILABLE } from '../../src/report/units';
+import type { ChartSpec } from '../shared/charts';
+
+/** Three significant digits or more for large values: 0.0123, 1.23, 12.3, 1,234. */
+export function formatNumber(value: number | null | undefined): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return NOT_AVAILABLE;
+  const magnitude = Math.abs(value);
+  const digits = magnitude === 0 || magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3;
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Counts print as integers, everything else as formatNumber does. */
+export function formatMetric(metric: MetricKey, value: number | null | undefined): string {
+  return metric === 'failures' && typeof value === 'number' && Number.isInteger(value) ? String(value) : formatNumber(value);
+}
+
+export function formatPercent(value: number | null): string {
+  if (value === null) return NOT_AVAILABLE;
+  const rounded = Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(1);
+  return `${value > 0 ? '+' : ''}${rounded}%`;
+}
+
+/** One header group of the step table: a metric over one or more sub-columns. */
+export interface ColumnGroup {
+  label: string;
+  unit: string;
+  /** The metric's definition, shown on hover. */
+  definition: string;
+  columns: string[];
+}
+
+export interface StepTable {
+  groups: ColumnGroup[];
+  rows: string[][];
+}
+
+const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
+
+function statCells(stats: Stats | null): string[] {
+  return STAT_COLUMNS.map((key) => formatNumber(stats?.[key]));
+}
+
+function group(metric: MetricKey, columns: string[]): ColumnGroup {
+  const m = METRICS[metric];
+  return { label: m.label, unit: metricUnit(metric), definition: m.definition, columns };
+}
+
+/**
+ * GuideLLM's layout: Benchmark | req/s | latency | TTFT | ITL | TPOT | output tok/s | failures,
+ * each distribution as mean and percentiles.
+ */
+export function stepTable(rows: StepRow[]): StepTable {
+  const stat = [...STAT_COLUMNS];
+  const groups: ColumnGroup[] = [
+    { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] },
+    group('requestsPerSecond', ['']),
+    group('latencyMs', stat),
+    group('ttftMs', stat),
+    group('itlMs', stat),
+    group('tpotMs', stat),
+    group('outputTokensPerSecond', ['']),
+    group('failures', ['']),
+  ];
+  return {
+    groups,
+    rows: rows.map((row) => [
+      row.partial ? `${row.name} (partial)` : row.name,
+      formatNumber(row.requestsPerSecond),
+      ...statCells(row.latencyMs),
+      ...statCells(row.ttftMs),
+      ...statCells(row.itlMs),
+      ...statCells(row.tpotMs),
+      formatNumber(row.outputTokensPerSecond),
+      failureText(row),
+    ]),
+  };
+}
+
+function failureText(row: StepRow): string {
+  if (row.failed === 0) return `0 of ${row.total}`;
+  const kinds = row.errors.map(([kind, n]) => `${kind} ${n}`).join(', ');
+  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;
+}
+
+/** The view's chart (compact [x, y] pairs) as a shared chart spec. */
+export function chartSpec(chart: ViewChart): ChartSpec {
+  return {
+    kind: 'line',
+    x: {
+      title: chart.xLabel,
+      ...(chart.xLog ? { log: true } : {}),
+      // A log axis ends at its last level; a linear one at a round number past it.
+      ...(chart.xMax !== undefined ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) } : {}),
+    },
+    y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
+    series: chart.series.map((s, i) => ({
+      label: s.label,
+      data: s.points.map(([x, y]) => ({ x, y })),
+      color: s.colorIndex,
+      ...(s.dashed ? { dashed: true } : {}),
+      // A load curve has a handful of points: show them; a distribution curve is a line.
+      pointRadius: s.points.length <= 20 ? 3 : 0,
+      ...(s.fillToPrevious && i > 0 ? { fillTo: i - 1 } : {}),
+    })),
+  };
+}
+
+/** A round axis maximum at or above `value` (1, 2, 2.5, 5 times a power of ten), as chart.js would pick. */
+export function niceCeiling(value: number): number {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 + 1e-9)) ?? 10;
+  return step * power;
+}
+
+export interface SummaryItem {
+  label: string;
+  value: string;
+}
+
+export function summaryItems(summary: RunSummary): SummaryItem[] {
+  const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
+  const items: SummaryItem[] = [
+    { label: 'Model', value: summary.model },
+    { label: 'Endpoint', value: `${summary.baseUrl} (${summary.api})` },
+    { label: 'Status', value: status },
+    { label: 'Started', value: summary.createdAt },
+    { label: 'Finished', value: summary.finishedAt ?? NOT_AVAILABLE },
+    { label: 'Tool', value: summary.tool },
+  ];
+  if (summary.importedFrom) items.push({ label: 'Imported from', value: summary.importedFrom });
+  return items;
+}
+
+export interface DeltaTable {
+  columns: { label: string; definition: string }[];
+  rows: { step: string; cells: { text: string; detail: string; verdict: DeltaCell['verdict'] }[] }[];
+}
+
+/** Colour is not the only cue: better and worse cells also carry a mark. */
+const VERDICT_MARK: Record<DeltaCell['verdict'], string> = { better: ' \u2713', worse: ' \u2717', same: '', unknown: '' };
+
+/** B against A for each paired step: B's value and its change in percent, coloured by verdict. */
+export function deltaTable(deltas: DeltaRow[]): DeltaTable {
+  const metrics = deltas[0]?.cells.map((c) => c.metric) ?? [];
+  return {
+    columns: metrics.map((metric) => {
+      const m = METRICS[metric];
+      const stat = m.unit === 'ms' ? ' p50' : '';
+      return { label: `${m.label}${stat}`, definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.` };
+    }),
+    rows: deltas.map((row) => ({
+      step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
+      cells: row.cells.map((cell) => ({
+        text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercent(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
+        detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${cell.verdict}`,
+        verdict: cell.verdict,
+      })),
+    })),
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * chart.js for every view, with only the parts we draw registered (line and scatter charts on
+ * linear or logarithmic axes, legend, tooltip, fills for percentile bands, decimation). Charts are
+ * described by a plain `ChartSpec`; `chartConfig` turns a spec and a theme into chart.js options as
+ * a pure function, so views are tested without a canvas. Updates never animate and data is given
+ * pre-parsed, which keeps charts smooth with tens of thousands of points.
+ */
+import {
+  Chart,
+  Decimation,
+  Filler,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  ScatterController,
+  Tooltip,
+  type ChartConfiguration,
+  type ChartDataset,
+  type ScaleOptionsByType,
+} from 'chart.js';
+import { seriesColor, withAlpha, type Theme } from './theme';
+
+Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface AxisSpec {
+  title: string;
+  log?: boolean;
+  min?: number;
+  max?: number;
+}
+
+export interface SeriesSpec {
+  label: string;
+  /** Sorted by x for lines (decimation and fast lookup rely on it). */
+  data: Point[];
+  /** A palette index, or a theme colour by role. Defaults to the series' position. */
+  color?: number | 'error' | 'warning' | 'success' | 'muted';
+  dashed?: boolean;
+  /** false draws points only. */
+  showLine?: boolean;
+  /** Point radius; lines default to none (points cost time and hide the shape at scale). */
+  pointRadius?: number;
+  /** Fills down to another series (by index in `series`, for percentile bands) or to zero. */
+  fillTo?: number | 'origin';
+  /** Band edges and other helpers stay out of the legend. */
+  hideInLegend?: boolean;
+  /** Plots against the right-hand axis (`spec.y2`). */
+  rightAxis?: boolean;
+}
+
+export interface ChartSpec {
+  kind: 'line' | 'scatter';
+  x: AxisSpec;
+  y: AxisSpec;
+  y2?: AxisSpec;
+  series: SeriesSpec[];
+  /** Lines with more points than this are drawn with LTTB decimation; undefined never decimates. */
+  decimateAbove?: number;
+}
+
+function colorOf(series: SeriesSpec, index: number, theme: Theme): string {
+  const c = series.color ?? index;
+  if (typeof c === 'number') return seriesColor(theme, c);
+  return c === 'muted' ? theme.mutedForeground : theme[c];
+}
+
+function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' | 'right', gridOn: boolean) {
+  return {
+    type: axis.log ? 'logarithmic' : 'linear',
+    position,
+    ...(axis.min !== undefined ? { min: axis.min } : {}),
+    ...(axis.max !== undefined ? { max: axis.max } : {}),
+    ...(axis.log ? {} : { beginAtZero: true }),
+    title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
+    ticks: { color: theme.mutedForeground, maxRotation: 0 },
+    grid: { color: theme.gridLines, display: gridOn },
+    border: { color: theme.border },
+  } as unknown as ScaleOptionsByType<'linear'>;
+}
+
+/** chart.js configuration for a spec on a theme. Pure: same input, same output. */
+export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'line' | 'scatter', Point[]> {
+  const datasets = spec.series.map((s, i): ChartDataset<'line', Point[]> => {
+    const color = colorOf(s, i, theme);
+    const showLine = s.showLine ?? spec.kind === 'line';
+    return {
+      label: s.label,
+      data: s.data,
+      borderColor: color,
+      backgroundColor: s.fillTo !== undefined ? withAlpha(color, 0.18) : color,
+      borderWidth: s.fillTo !== undefined && s.hideInLegend ? 0 : 2,
+      borderDash: s.dashed ? [6, 4] : [],
+      pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
+      pointHoverRadius: 4,
+      showLine,
+      fill: s.fillTo === undefined ? false : s.fillTo === 'origin' ? 'origin' : s.fillTo,
+      yAxisID: s.rightAxis ? 'y2' : 'y',
+      tension: 0,
+      spanGaps: false,
+    };
+  });
+  const scales: Record<string, ScaleOptionsByType<'linear'>> = {
+    x: axisOptions(spec.x, theme, 'bottom', true),
+    y: axisOptions(spec.y, theme, 'left', true),
+  };
+  if (spec.y2) scales['y2'] = axisOptions(spec.y2, theme, 'right', false);
+  return {
+    type: spec.kind,
+    data: { datasets },
+    options: {
+      animation: false,
+      parsing: false,
+      normalized: true,
+      responsive: true,
+      maintainAspectRatio: false,
+      color: theme.foreground,
+      font: { family: theme.fontFamily, size: theme.fontSize },
+      interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+      scales,
+      plugins: {
+        legend: {
+          labels: { color: theme.foreground, boxWidth: 12, filter: (item) => !spec.series[item.datasetIndex ?? -1]?.hideInLegend },
+        },
+        tooltip: {
+          backgroundColor: theme.background,
+          titleColor: theme.foreground,
+          bodyColor: theme.foreground,
+          borderColor: theme.border,
+          borderWidth: 1,
+          filter: (item) => !spec.series[item.datasetIndex]?.hideInLegend,
+        },
+        decimation: {
+          enabled: spec.decimateAbove !== undefined,
+          algorithm: 'lttb',
+          threshold: spec.decimateAbove ?? 0,
+        },
+      },
+    },
+  } as ChartConfiguration<'line' | 'scatter', Point[]>;
+}
+
+/** A chart on a canvas, redrawn from new specs or themes without animation. */
+export class SpecChart {
+  readonly chart: Chart<'line' | 'scatter', Point[]>;
+  private spec: ChartSpec;
+  private theme: Theme;
+
+  constructor(canvas: HTMLCanvasElement, spec: ChartSpec, theme: Theme) {
+    this.spec = spec;
+    this.theme = theme;
+    this.chart = new Chart(canvas, chartConfig(spec, theme));
+  }
+
+  update(spec: ChartSpec): void {
+    this.spec = spec;
+    this.redraw();
+  }
+
+  setTheme(theme: Theme): void {
+    this.theme = theme;
+    this.redraw();
+  }
+
+  /** The chart as a PNG data URL on the theme's background (a canvas alone is transparent). */
+  toPngDataUrl(): string {
+    return canvasToPngDataUrl(this.chart.canvas, this.theme.background);
+  }
+
+  destroy(): void {
+    this.chart.destroy();
+  }
+
+  private redraw(): void {
+    const config = chartConfig(this.spec, this.theme);
+    this.chart.data.datasets = config.data.datasets;
+    if (config.options) this.chart.options = config.options;
+    this.chart.update('none');
+  }
+}
+
+export function canvasToPngDataUrl(source: HTMLCanvasElement, background: string): string {
+  const canvas = document.createElement('canvas');
+  canvas.width = source.width;
+  canvas.height = source.height;
+  const context = canvas.getContext('2d');
+  if (!context) throw new Error('This webview cannot draw on a canvas.');
+  context.fillStyle = background;
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.drawImage(source, 0, 0);
+  return canvas.toDataURL('image/png');
+}
