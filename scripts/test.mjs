@@ -74,12 +74,16 @@ if (!args.includes('--no-setup')) {
 }
 
 if (!step('build', 'node', ['esbuild.mjs'])) record('build', 0, 1);
-rmSync('out', { recursive: true, force: true });
+// Compiled tests whose source is gone would still run: drop them (not all of out/, which a
+// concurrent run may be using).
+for (const file of findTests('out/test').concat(findTests('out/test/vscode'), findTests('out/test/e2e'))) {
+  if (!existsSync(file.replace(/^out[\\/]/, '').replace(/\.js$/, '.ts'))) rmSync(file, { force: true });
+}
 if (!step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'])) record('typecheck', 0, 1);
 
 if (runTier('node')) {
   const files = findTests('out/test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-  const tap = 'out/node-tier.tap';
+  const tap = `out/node-tier-${process.pid}.tap`;
   console.log(`\n=== tier node: ${files.length} files`);
   spawnSync(
     process.execPath,
@@ -87,6 +91,7 @@ if (runTier('node')) {
     { stdio: 'inherit', env: { ...process.env, LLMBENCH_ROOT: process.cwd() } },
   );
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  rmSync(tap, { force: true });
   const count = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
   if (!text) record('node', 0, 1);
   else record('node', count('pass'), count('fail') + count('cancelled'), count('skipped') + count('todo'));

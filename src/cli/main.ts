@@ -6,7 +6,10 @@
 import { version } from '../../package.json';
 import { UsageError } from './args';
 import * as demo from './commands/demo';
+import * as importCommand from './commands/import';
+import * as report from './commands/report';
 import * as run from './commands/run';
+import * as sim from './commands/sim';
 
 interface Command {
   summary: string;
@@ -15,6 +18,9 @@ interface Command {
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: { summary: 'benchmark an OpenAI-compatible server (or --sim) and write a result file', run: run.run },
+  sim: { summary: 'serve the built-in simulated inference server (vLLM-like) until Ctrl-C', run: sim.run },
+  import: { summary: 'turn vLLM, GuideLLM, AIPerf, EvalScope or LLMPerf results into a result file', run: importCommand.run },
+  report: { summary: 'one report (HTML with charts, Markdown or CSV) over many result files', run: report.run },
   demo: { summary: 'a sweep against the built-in simulator: the table and a result file in benchmarks/', run: demo.run },
 };
 

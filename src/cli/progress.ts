@@ -57,7 +57,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
         case 'progress': {
           const text = describeProgress(event.snapshot);
           if (tty) {
-            stream.write(`\r\x1b[2K${text.slice(0, Math.max(20, (stream.columns ?? 120) - 1))}`);
+            stream.write(`\r\x1b[2K${text.slice(0, Math.max(20, (stream.columns || 120) - 1))}`);
             liveLineShown = true;
           } else if (Date.now() - lastPipeLineAt >= PIPE_INTERVAL_MS) {
             line(text);

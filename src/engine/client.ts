@@ -429,8 +429,12 @@ class Exchange implements Dispatcher.DispatchHandler {
       outputTokensSource = 'usage';
     } else if (this.error === null || this.output.length > 0) {
       // Counted once over the whole output: counting per chunk inflates the count.
-      outputTokens = context.tokenCounter.count(this.output.join(''));
-      outputTokensSource = context.tokenCounter.source;
+      try {
+        outputTokens = context.tokenCounter.count(this.output.join(''));
+        outputTokensSource = context.tokenCounter.source;
+      } catch {
+        // A counter that fails leaves the count unknown rather than losing the record.
+      }
     }
     return {
       index: meta.index,

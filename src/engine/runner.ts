@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, RunConfigSchema, type RunConfig } from '../format/config';
+import { redactHeaders, RunConfigSchema, type Arrival, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -22,9 +22,9 @@ import { createDispatcher, sendRequest } from './client';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
 import { summarizeStep } from './stats';
 import { createTokenCounter } from './tokenizer';
-import type { ClientContext, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
+import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
 import { createWorkload } from './workload';
-import { ResultWriter, summarizeStepOf } from './writer';
+import { ResultWriter } from './writer';
 
 /** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
@@ -62,10 +62,21 @@ function plannedSends(config: RunConfig): number {
   return config.limits.requests === undefined ? Infinity : config.limits.warmup + config.limits.requests;
 }
 
-function ratePlan(config: RunConfig, name: string, rate: number, arrival: 'constant' | 'poisson' | 'gamma', burstiness: number, maxConcurrency: number | undefined, seedOffset: number): StepPlan {
-  const { requests, durationSec, warmup } = config.limits;
-  const byDuration = durationSec === undefined ? Infinity : Math.ceil(rate * durationSec);
-  const count = Math.min(requests === undefined ? Infinity : warmup + requests, warmup + byDuration);
+interface RateStep {
+  name: string;
+  rate: number;
+  arrival: Arrival;
+  burstiness: number;
+  maxConcurrency: number | undefined;
+  /** Added to the run's seed so that each rate step draws its own gaps. */
+  seedOffset: number;
+}
+
+/** An open-loop step: as many requests as the limits allow, on a precomputed schedule. */
+function ratePlan(config: RunConfig, { name, rate, arrival, burstiness, maxConcurrency, seedOffset }: RateStep): StepPlan {
+  const { durationSec, warmup } = config.limits;
+  const byDuration = durationSec === undefined ? Infinity : warmup + Math.ceil(rate * durationSec);
+  const count = Math.min(plannedSends(config), byDuration);
   const schedule = arrivalSchedule({ count, rate, arrival, burstiness, seed: config.seed + seedOffset });
   return {
     name,
@@ -105,7 +116,14 @@ function initialPlans(config: RunConfig): StepPlan[] {
       }));
     case 'rate':
       return profile.rates.map((rate, i) =>
-        ratePlan(config, rateName(profile.arrival, rate), rate, profile.arrival, profile.burstiness, profile.maxConcurrency, i),
+        ratePlan(config, {
+          name: rateName(profile.arrival, rate),
+          rate,
+          arrival: profile.arrival,
+          burstiness: profile.burstiness,
+          maxConcurrency: profile.maxConcurrency,
+          seedOffset: i,
+        }),
       );
     case 'schedule': {
       const all = absoluteSchedule(profile.times);
@@ -193,6 +211,59 @@ function hopelessFailure(r: RequestRecord): string | null {
   return null;
 }
 
+/** A step's running counts for progress events: totals, and rates over the last second. */
+class StepProgress {
+  inFlight = 0;
+  completed = 0;
+  failed = 0;
+  private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
+  private recentTtft: number[] = [];
+  private recentLatency: number[] = [];
+
+  constructor(
+    private readonly stepIndex: number,
+    private readonly stepStartMs: number,
+    private readonly plannedRequests: number,
+    private readonly plannedDurationSec: number | undefined,
+  ) {}
+
+  add(r: RequestRecord): void {
+    if (r.error === null) {
+      this.completed++;
+      this.recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
+      if (r.firstTokenMs !== null && this.recentTtft.length < RECENT_VALUES_LIMIT) this.recentTtft.push(r.firstTokenMs - r.sentMs);
+      if (r.endMs !== null && this.recentLatency.length < RECENT_VALUES_LIMIT) this.recentLatency.push(r.endMs - r.sentMs);
+    } else if (r.error.kind !== 'cancelled') {
+      this.failed++;
+    }
+  }
+
+  /** The current state; the recent values are handed over once. */
+  snapshot(): ProgressSnapshot {
+    const now = performance.now();
+    const recent = this.recentCompletions;
+    while (recent.length > 0 && (recent[0]?.atMs ?? now) < now - PROGRESS_WINDOW_MS) recent.shift();
+    const windowSec = Math.min(PROGRESS_WINDOW_MS, now - this.stepStartMs) / 1000;
+    const tokens = recent.reduce((sum, c) => sum + c.tokens, 0);
+    const result: ProgressSnapshot = {
+      stepIndex: this.stepIndex,
+      elapsedSec: (now - this.stepStartMs) / 1000,
+      completed: this.completed,
+      failed: this.failed,
+      inFlight: this.inFlight,
+      plannedRequests: Number.isFinite(this.plannedRequests) && this.plannedRequests > 0 ? this.plannedRequests : null,
+      plannedDurationSec: this.plannedDurationSec ?? null,
+      requestsPerSecond: windowSec > 0 ? recent.length / windowSec : 0,
+      outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
+      recentTtftMs: this.recentTtft,
+      recentLatencyMs: this.recentLatency,
+    };
+    this.recentTtft = [];
+    this.recentLatency = [];
+    return result;
+  }
+}
+
 class BenchmarkRun {
   private readonly cancelled = new AbortController();
   private nextPrompt = 0;
@@ -239,10 +310,19 @@ class BenchmarkRun {
         summaries.push(await this.runStep(plan));
       }
       if (this.config.profile.kind === 'sweep' && !this.stopped) await this.runSweepRates(summaries);
-      return this.finish();
+      const [status, reason] = this.outcome();
+      const doc = this.writer.finish(status, reason);
+      this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
+      return doc;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.finishSafely('partial', `The engine stopped with an error: ${message}`);
+      const reason = `The engine stopped with an error: ${error instanceof Error ? error.message : String(error)}`;
+      try {
+        this.writer.finish('partial', reason);
+      } catch {
+        // The file may be what failed; the original error is the one worth reporting.
+        this.writer.abandon();
+      }
+      this.emit({ type: 'run-end', status: 'partial', reason, resultPath: this.options.resultPath ?? null });
       throw error;
     } finally {
       this.options.signal?.removeEventListener('abort', onCancel);
@@ -266,26 +346,16 @@ class BenchmarkRun {
     for (const [i, rate] of rates.entries()) {
       if (this.stopped) break;
       await this.runStep(
-        ratePlan(this.config, rateName('asynchronous', rate), rate, profile.arrival, profile.burstiness, DEFAULT_THROUGHPUT_CONCURRENCY, i),
+        ratePlan(this.config, {
+          name: rateName('asynchronous', rate),
+          rate,
+          arrival: profile.arrival,
+          burstiness: profile.burstiness,
+          maxConcurrency: DEFAULT_THROUGHPUT_CONCURRENCY,
+          seedOffset: i,
+        }),
       );
     }
-  }
-
-  private finish(): ResultDocument {
-    const [status, reason] = this.outcome();
-    const doc = this.writer.finish(status, reason, (step) => summarizeStepOf(this.writer.document, step));
-    this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
-    return doc;
-  }
-
-  private finishSafely(status: Exclude<RunStatus, 'running'>, reason: string): void {
-    try {
-      this.writer.finish(status, reason, (step) => summarizeStepOf(this.writer.document, step));
-    } catch {
-      // The file may be what failed; the original error is the one worth reporting.
-      this.writer.abandon();
-    }
-    this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
   }
 
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
@@ -346,46 +416,18 @@ class BenchmarkRun {
       tokenCounter: this.tokenCounter,
     };
 
-    let claimed = 0;
-    let inFlight = 0;
-    let completed = 0;
-    let failed = 0;
-    const recentCompletions: { atMs: number; tokens: number }[] = [];
-    let recentTtft: number[] = [];
-    let recentLatency: number[] = [];
-
     const durationSec = config.limits.durationSec;
+    const progress = new StepProgress(stepIndex, stepStartMs, sends, durationSec);
     const durationTimer =
       durationSec === undefined
         ? undefined
         : setTimeout(() => {
-            if (inFlight > 0) this.log('info', `${plan.name}: duration of ${durationSec} s reached; ${inFlight} requests in flight are cancelled.`);
+            if (progress.inFlight > 0) {
+              this.log('info', `${plan.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled.`);
+            }
             stepStop.abort();
           }, durationSec * 1000);
-
-    const snapshot = (): ProgressSnapshot => {
-      const now = performance.now();
-      while (recentCompletions.length > 0 && (recentCompletions[0]?.atMs ?? now) < now - PROGRESS_WINDOW_MS) recentCompletions.shift();
-      const windowSec = Math.min(PROGRESS_WINDOW_MS, now - stepStartMs) / 1000;
-      const tokens = recentCompletions.reduce((sum, c) => sum + c.tokens, 0);
-      const result: ProgressSnapshot = {
-        stepIndex,
-        elapsedSec: (now - stepStartMs) / 1000,
-        completed,
-        failed,
-        inFlight,
-        plannedRequests: Number.isFinite(sends) && sends > 0 ? sends : null,
-        plannedDurationSec: durationSec ?? null,
-        requestsPerSecond: windowSec > 0 ? recentCompletions.length / windowSec : 0,
-        outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
-        recentTtftMs: recentTtft,
-        recentLatencyMs: recentLatency,
-      };
-      recentTtft = [];
-      recentLatency = [];
-      return result;
-    };
-    const progressTimer = setInterval(() => this.emit({ type: 'progress', snapshot: snapshot() }), PROGRESS_INTERVAL_MS);
+    const progressTimer = setInterval(() => this.emit({ type: 'progress', snapshot: progress.snapshot() }), PROGRESS_INTERVAL_MS);
     progressTimer.unref();
 
     const maxErrors = config.limits.maxErrors;
@@ -393,42 +435,36 @@ class BenchmarkRun {
       const r = roundRecordTimes(raw);
       this.writer.addRecord(r);
       this.judgeEndpoint(r);
-      if (r.error === null) {
-        completed++;
-        recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
-        if (r.firstTokenMs !== null && recentTtft.length < RECENT_VALUES_LIMIT) recentTtft.push(r.firstTokenMs - r.sentMs);
-        if (r.endMs !== null && recentLatency.length < RECENT_VALUES_LIMIT) recentLatency.push(r.endMs - r.sentMs);
-      } else if (r.error.kind !== 'cancelled') {
-        failed++;
-        if (maxErrors !== undefined && failed === maxErrors) {
-          this.log('warn', `${plan.name}: ${failed} requests failed (maxErrors); the step ends early.`);
-          stepStop.abort();
-        }
+      progress.add(r);
+      if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
+        this.log('warn', `${plan.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
+        stepStop.abort();
       }
     };
 
     // A failure of the engine itself (the result file cannot be written, ...) ends the step
     // and is rethrown once every request in flight has settled.
     let engineError: unknown = null;
-    const send = async (index: number, scheduledMs: number): Promise<void> => {
-      inFlight++;
+    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number): Promise<void> => {
+      progress.inFlight++;
       try {
-        const prepared = this.workload.request(this.nextPrompt++);
         record(await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context));
       } catch (error) {
         engineError ??= error;
         stepStop.abort();
       } finally {
-        inFlight--;
+        progress.inFlight--;
       }
     };
 
     try {
       if (pacing.kind === 'closed') {
+        let claimed = 0;
         const lane = async (): Promise<void> => {
           while (!stepStop.signal.aborted && claimed < sends) {
             const index = claimed++;
-            await send(index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
+            const prepared = this.workload.request(this.nextPrompt++);
+            await send(prepared, index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
           }
         };
         await Promise.all(Array.from({ length: Math.min(pacing.concurrency, sends) }, lane));
@@ -438,11 +474,12 @@ class BenchmarkRun {
         const times = pacing.schedule;
         for (let index = 0; index < times.length; index++) {
           const scheduledMs = (times[index] ?? 0) * 1000;
+          // Prepared before the wait, so that the send happens on time.
+          const prepared = this.workload.request(this.nextPrompt++);
           await waitUntil(stepStartMs + scheduledMs, stepStop.signal);
           if (stepStop.signal.aborted) break;
           if (slots && !(await slots.acquire(stepStop.signal))) break;
-          claimed++;
-          const sent: Promise<void> = send(index, scheduledMs).finally(() => {
+          const sent: Promise<void> = send(prepared, index, scheduledMs).finally(() => {
             slots?.release();
             pending.delete(sent);
           });
@@ -454,11 +491,12 @@ class BenchmarkRun {
       clearTimeout(durationTimer);
       clearInterval(progressTimer);
       this.cancelled.signal.removeEventListener('abort', stopStep);
-      await dispatcher.close();
+      // Nothing is in flight any more: close the step's sockets without waiting on them.
+      await dispatcher.destroy();
     }
     if (engineError !== null) throw engineError;
 
-    this.emit({ type: 'progress', snapshot: snapshot() });
+    this.emit({ type: 'progress', snapshot: progress.snapshot() });
     const step = this.writer.document.steps[stepIndex];
     const summary = summarizeStep(step?.requests ?? [], plan.profile, config.slo);
     this.writer.endStep(summary);

@@ -39,8 +39,13 @@ function orderedForAppend(doc: ResultDocument): unknown {
 
 function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, text);
+    renameSync(temporary, path);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot write the result file ${path}: ${reason}. Check that its folder exists and is writable.`);
+  }
 }
 
 export class ResultWriter {
@@ -89,13 +94,15 @@ export class ResultWriter {
   }
 
   /** Writes the final document (an open step gets its summary from its records) and closes the file. */
-  finish(status: Exclude<RunStatus, 'running'>, reason: string | null, summarize: (step: Step) => StepSummary): ResultDocument {
-    if (this.openStep) this.endStep(summarize(this.openStep));
+  finish(status: Exclude<RunStatus, 'running'>, reason: string | null): ResultDocument {
+    if (this.openStep) {
+      this.openStep.summary = summarizeStepOf(this.doc, this.openStep);
+      this.openStep = null;
+    }
     this.doc.status = status;
     this.doc.statusReason = reason;
     this.doc.finishedAt = new Date().toISOString();
     this.rewrite();
-    this.closeFile();
     return this.doc;
   }
 
@@ -104,18 +111,14 @@ export class ResultWriter {
     this.closeFile();
   }
 
+  /** Replaces the whole file; while a step is open (its requests still empty) reopens it for appending. */
   private rewrite(): void {
     if (this.path === undefined) return;
     this.closeFile();
     const text = JSON.stringify(orderedForAppend(this.doc));
     writeAtomically(this.path, text);
     this.fileBytes = Buffer.byteLength(text);
-    if (this.openStep) {
-      if (this.openStep.requests.length > 0 || !text.endsWith(`"requests":[${OPEN_STEP_TAIL}`)) {
-        throw new Error('ResultWriter: the open step must be the last key path of the document');
-      }
-      this.fd = openSync(this.path, 'r+');
-    }
+    if (this.openStep) this.fd = openSync(this.path, 'r+');
   }
 
   private closeFile(): void {

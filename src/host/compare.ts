@@ -93,7 +93,7 @@ class ComparePanel implements vscode.Disposable {
       },
       () => void this.load(),
     );
-    this.watcher = watchFiles([a, b], () => void this.load());
+    this.watcher = watchFiles([a, b], () => this.load());
   }
 
   async load(): Promise<void> {

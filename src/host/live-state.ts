@@ -2,8 +2,8 @@
  * The live panel's state, built from the engine's run events on the host. The host keeps the one
  * current state (a hidden webview receives nothing, so the panel is sent the whole state when it
  * can show it). The state is updated in place, since events arrive many times per second, and
- * its time series are bounded: beyond MAX_SERIES_POINTS, neighbouring samples are merged pairwise,
- * so a long run keeps its whole shape at a coarser resolution.
+ * its time series are bounded: at MAX_SERIES_POINTS, neighbouring points are merged pairwise, so a
+ * long run keeps its whole shape at an even, coarser resolution.
  */
 import type { ProfileConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
@@ -21,7 +21,7 @@ export function newLiveState(run: LiveState['run']): LiveState {
     elapsedSec: 0,
     steps: [],
     current: null,
-    series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [] },
+    series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [], stride: 1, lastCount: 0 },
     errors: {},
     logs: [],
   };
@@ -91,24 +91,37 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
   }
 }
 
-type Sample = { [K in keyof LiveSeries]: number };
+type SeriesKey = 't' | 'requestsPerSecond' | 'outputTokensPerSecond' | 'inFlight' | 'failed';
+type Sample = Record<SeriesKey, number>;
+const AVERAGED: SeriesKey[] = ['t', 'requestsPerSecond', 'outputTokensPerSecond', 'inFlight'];
 
+/**
+ * Adds a progress sample. Every point holds `stride` samples (times, rates and in-flight averaged;
+ * the cumulative failure count the latest), so the resolution is the same over the whole run.
+ */
 function appendSample(series: LiveSeries, sample: Sample): void {
-  for (const key of Object.keys(series) as Array<keyof LiveSeries>) series[key].push(sample[key]);
-  if (series.t.length > MAX_SERIES_POINTS) halveResolution(series);
+  const last = series.t.length - 1;
+  if (last >= 0 && series.lastCount < series.stride) {
+    const n = series.lastCount;
+    for (const key of AVERAGED) series[key][last] = ((series[key][last] ?? 0) * n + sample[key]) / (n + 1);
+    series.failed[last] = sample.failed;
+    series.lastCount = n + 1;
+    return;
+  }
+  if (series.t.length === MAX_SERIES_POINTS) halveResolution(series);
+  for (const key of [...AVERAGED, 'failed' as const]) series[key].push(sample[key]);
+  series.lastCount = 1;
 }
 
-/** Merges each pair of neighbouring samples: rates and in-flight are averaged, times and the cumulative failure count take the later value. */
+/** Merges each pair of (complete) points into one, doubling the stride. */
 function halveResolution(series: LiveSeries): void {
-  const mean = (values: number[], i: number) => ((values[i] ?? 0) + (values[i + 1] ?? values[i] ?? 0)) / 2;
-  const later = (values: number[], i: number) => values[i + 1] ?? values[i] ?? 0;
-  const merged: LiveSeries = { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [] };
-  for (let i = 0; i < series.t.length; i += 2) {
-    merged.t.push(later(series.t, i));
-    merged.requestsPerSecond.push(mean(series.requestsPerSecond, i));
-    merged.outputTokensPerSecond.push(mean(series.outputTokensPerSecond, i));
-    merged.inFlight.push(mean(series.inFlight, i));
-    merged.failed.push(later(series.failed, i));
-  }
-  Object.assign(series, merged);
+  for (const key of AVERAGED) series[key] = pairwise(series[key], (a, b) => (a + b) / 2);
+  series.failed = pairwise(series.failed, (_, b) => b);
+  series.stride *= 2;
+}
+
+function pairwise(values: number[], merge: (a: number, b: number) => number): number[] {
+  const merged: number[] = [];
+  for (let i = 0; i + 1 < values.length; i += 2) merged.push(merge(values[i] ?? 0, values[i + 1] ?? 0));
+  return merged;
 }

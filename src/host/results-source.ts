@@ -25,24 +25,30 @@ export async function loadResult(uri: vscode.Uri): Promise<LoadedResult> {
 
 /** Fastest redraw rate while a benchmark keeps rewriting its file. */
 const RELOAD_INTERVAL_MS = 1000;
+/** A reload that takes long (a big file) waits this many times its own duration before the next. */
+const RELOAD_BACKOFF = 3;
 
 /**
- * Calls `onChange` when any of the files changes on disk, at most once per RELOAD_INTERVAL_MS
- * (the first change at once, later ones coalesced into one call at the end of the interval).
+ * Calls `onChange` when any of the files changes on disk: the first change at once, later ones
+ * coalesced into one call per interval (a second, or longer when reloading is slow), so a
+ * benchmark appending many requests a second does not keep the extension host busy.
  */
-export function watchFiles(uris: vscode.Uri[], onChange: () => void): vscode.Disposable {
-  let last = 0;
+export function watchFiles(uris: vscode.Uri[], onChange: () => Promise<void>): vscode.Disposable {
+  let nextAllowed = 0;
   let timer: NodeJS.Timeout | undefined;
-  const fire = () => {
-    timer = undefined;
-    last = Date.now();
-    onChange();
+  const fire = async () => {
+    const started = Date.now();
+    try {
+      await onChange();
+    } finally {
+      const took = Date.now() - started;
+      nextAllowed = Date.now() + Math.max(RELOAD_INTERVAL_MS - took, took * RELOAD_BACKOFF);
+      timer = undefined;
+    }
   };
   const changed = () => {
     if (timer) return;
-    const wait = last + RELOAD_INTERVAL_MS - Date.now();
-    if (wait <= 0) fire();
-    else timer = setTimeout(fire, wait);
+    timer = setTimeout(() => void fire(), Math.max(0, nextAllowed - Date.now()));
   };
   const watchers = uris.map((uri) => {
     const folder = vscode.Uri.joinPath(uri, '..');

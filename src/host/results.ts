@@ -15,6 +15,8 @@ import { webviewHtml, webviewOptions } from './webview-html';
 
 export const RESULT_VIEW_TYPE = 'llmBench.result';
 
+const REREAD_DELAY_MS = 300;
+
 export const RESULT_COMMANDS = {
   copyMarkdown: 'llmBench.copyResultTableMarkdown',
   saveMarkdown: 'llmBench.saveResultTableMarkdown',
@@ -50,7 +52,7 @@ class ResultEditor implements vscode.Disposable {
       (message) => this.onMessage(message),
       () => void this.reload(),
     );
-    this.watcher = watchFiles(this.partner ? [this.file, this.partner] : [this.file], () => void this.reload());
+    this.watcher = watchFiles(this.partner ? [this.file, this.partner] : [this.file], () => this.reload());
   }
 
   get document(): ResultDocument | undefined {
@@ -70,7 +72,12 @@ class ResultEditor implements vscode.Disposable {
 
   private async load(): Promise<void> {
     const fileName = fileNameOf(this.file);
-    const loaded = await loadResult(this.file);
+    let loaded = await loadResult(this.file);
+    if (!loaded.ok && this.doc) {
+      // The file was readable a moment ago: it may be mid-write by a running benchmark. Look again.
+      await new Promise((resolve) => setTimeout(resolve, REREAD_DELAY_MS));
+      loaded = await loadResult(this.file);
+    }
     if (!loaded.ok) {
       this.doc = undefined;
       this.session.send({ type: 'error', fileName, message: loaded.error });

@@ -9,6 +9,7 @@
  * little throughput while latency climbs. Runs with fewer than three steps, or whose throughput
  * rises almost linearly (largest gap under KNEE_MIN_GAP), have no knee.
  */
+import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
 import { isNumber } from './units';
 
@@ -20,80 +21,29 @@ export interface ReportRun {
   source?: string;
 }
 
-export type LoadAxis = 'concurrency' | 'rate';
-export type StatChoice = 'mean' | 'p50' | 'p90' | 'p99';
+import type {
+  CurveSchema,
+  CurvePointSchema,
+  LoadAxisSchema,
+  RankingRowSchema,
+  ReportChartSchema,
+  ReportModelSchema,
+  ReportOptionsSchema,
+  ReportSloSchema,
+  StatChoiceSchema,
+} from '../format/messages/report';
+
+export type LoadAxis = z.infer<typeof LoadAxisSchema>;
+export type StatChoice = z.infer<typeof StatChoiceSchema>;
+export type ReportSlo = z.infer<typeof ReportSloSchema>;
+/** `groupBy`: a label key; runs with the same value share a colour. Without it each run has its own. */
+export type ReportOptions = z.infer<typeof ReportOptionsSchema>;
+export type CurvePoint = z.infer<typeof CurvePointSchema>;
+export type Curve = z.infer<typeof CurveSchema>;
+export type ReportChart = z.infer<typeof ReportChartSchema>;
+export type RankingRow = z.infer<typeof RankingRowSchema>;
+export type ReportModel = z.infer<typeof ReportModelSchema>;
 export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
-
-export interface ReportSlo {
-  ttftMs?: number;
-  tpotMs?: number;
-  e2eMs?: number;
-}
-
-export interface ReportOptions {
-  /** A label key; runs with the same value share a colour. Undefined: each run its own colour. */
-  groupBy?: string;
-  axis?: LoadAxis;
-  stat?: StatChoice;
-  slo?: ReportSlo;
-}
-
-export interface CurvePoint {
-  x: number;
-  y: number;
-  step: string;
-}
-
-export interface Curve {
-  run: number;
-  name: string;
-  group: string;
-  color: number;
-  dashed: boolean;
-  points: CurvePoint[];
-  knee: CurvePoint | null;
-}
-
-export interface ReportChart {
-  id: string;
-  title: string;
-  xTitle: string;
-  yTitle: string;
-  curves: Curve[];
-}
-
-export interface RankingRow {
-  rank: number;
-  run: number;
-  name: string;
-  group: string;
-  /** The heaviest step that met the SLO, or null when none did. */
-  step: string | null;
-  load: number | null;
-  requestsPerSecond: number | null;
-  outputTokensPerSecond: number | null;
-  ttftMs: number | null;
-  tpotMs: number | null;
-  latencyMs: number | null;
-  /** Highest goodput measured by the run itself (its own SLO), with its step. */
-  goodput: number | null;
-  goodputStep: string | null;
-}
-
-export interface ReportModel {
-  runs: { name: string; group: string; color: number; source?: string; labels: Record<string, string>; importedFrom?: string }[];
-  groupBy: string | null;
-  groups: string[];
-  /** Label keys present in any run: the choices for grouping. */
-  labelKeys: string[];
-  axis: LoadAxis;
-  stat: StatChoice;
-  slo: ReportSlo;
-  charts: ReportChart[];
-  tradeoff: ReportChart;
-  knees: { run: number; name: string; step: string | null; load: number | null }[];
-  ranking: RankingRow[];
-}
 
 export const KNEE_MIN_GAP = 0.1;
 const NO_GROUP = '(no label)';
@@ -295,7 +245,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   };
 }
 
-/** A run's display name: the chosen label's value if any, else the model and the file's name. */
+/** A run's default display name: its model and the name of its file. */
 export function runName(doc: ResultDocument, source: string | undefined): string {
   const file = source?.split(/[\\/]/).pop()?.replace(/\.llmbench\.json$|\.json$/, '');
   return file ? `${doc.endpoint.model} · ${file}` : doc.endpoint.model;

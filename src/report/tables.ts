@@ -4,6 +4,7 @@
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import type { ReportModel } from './model';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
 
 /**
@@ -46,7 +47,8 @@ export function formatTerminalTable(doc: ResultDocument): string {
   return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
 }
 
-const markdownRow = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+// A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
+const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
 
 function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
@@ -161,4 +163,20 @@ export function formatVllmBlock(doc: ResultDocument, stepIndex: number): string 
   }
   lines.push('='.repeat(VLLM_WIDTH));
   return lines.join('\n') + '\n';
+}
+
+/** The ranking of a many-run report as a Markdown table. */
+export function formatRankingMarkdown(model: ReportModel): string {
+  const rows = model.ranking.map((r) => [
+    String(r.rank),
+    r.name,
+    r.step ?? 'none',
+    withUnit(r.requestsPerSecond, 'req/sec'),
+    withUnit(r.outputTokensPerSecond, 'tokens/second'),
+    withUnit(r.ttftMs, 'ms'),
+    withUnit(r.tpotMs, 'ms'),
+    model.knees[r.run]?.step ?? 'none',
+  ]);
+  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
+  return markdownTable(header, rows) + '\n';
 }

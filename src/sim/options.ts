@@ -31,7 +31,13 @@ export type FaultOptions = z.infer<typeof FaultOptionsSchema>;
 
 export const SimOptionsSchema = z
   .object({
-    preset: z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]).default(DEFAULT_PRESET),
+    /** A name from PRESETS; a plain string so that settings and flags can pass what the user typed. */
+    preset: z
+      .string()
+      .refine((name): name is PresetName => (PRESET_NAMES as string[]).includes(name), {
+        error: (issue) => `'${String(issue.input)}' is not a simulator preset; choose ${PRESET_NAMES.join(', ')}`,
+      })
+      .default(DEFAULT_PRESET),
     /** 0 picks a free port. The server listens on 127.0.0.1 only. */
     port: z.number().int().min(0).max(65535).default(0),
     seed: z.number().int().default(42),
@@ -56,6 +62,7 @@ export const SimOptionsSchema = z
         decodePerSeqMs: z.number().nonnegative(),
         prefillTokensPerSec: z.number().positive(),
         requestOverheadMs: z.number().nonnegative(),
+        outputPerSeqMs: z.number().nonnegative(),
       })
       .partial()
       .strict()
@@ -102,11 +109,12 @@ export function resolveSimConfig(input: SimOptionsInput = {}): SimConfig {
   const parsed = SimOptionsSchema.safeParse(input);
   if (!parsed.success) throw new SimConfigError(`Invalid simulator options: ${describeZodError(parsed.error)}`);
   const options = parsed.data;
-  const preset = PRESETS[options.preset];
+  const presetName = options.preset as PresetName;
+  const preset = PRESETS[presetName];
   const engine: EngineSettings = { ...preset.engine, ...options.engine };
   checkEngine(engine, preset.modelMaxLen);
   return {
-    preset: options.preset,
+    preset: presetName,
     port: options.port,
     seed: options.seed,
     model: options.model ?? preset.model,

@@ -31,6 +31,12 @@ export interface HardwareProfile {
   prefillTokensPerSec: number;
   /** API-server work before a request reaches the scheduler (parsing, tokenizing). */
   requestOverheadMs: number;
+  /**
+   * API-server output work per sequence per step (detokenizing, framing the SSE event): the tokens
+   * of one step leave in batch order, this far apart, as vLLM's output loop sends them one request
+   * at a time.
+   */
+  outputPerSeqMs: number;
 }
 
 export interface Preset {
@@ -46,6 +52,23 @@ export interface Preset {
    * "natural" length from a gamma distribution (shape 2) with this mean.
    */
   naturalOutputTokensMean: number;
+  /** Published figures the preset is calibrated to; the preset test sweeps against them. */
+  reference?: PresetReference;
+}
+
+export interface PresetReference {
+  source: string;
+  inputTokens: number;
+  outputTokens: number;
+  synchronousRequestsPerSec: number;
+  /** Median TTFT at synchronous load. */
+  ttftMs: number;
+  /** Mean ITL at synchronous load. */
+  itlMs: number;
+  /** Output tokens/s where throughput levels off at high load. */
+  saturatedOutputTokensPerSec: number;
+  /** Largest relative deviation accepted for each figure (0.15 = 15%). */
+  tolerance: number;
 }
 
 export const PRESETS = {
@@ -66,26 +89,18 @@ export const PRESETS = {
       enableChunkedPrefill: true,
       enablePrefixCaching: true,
     },
-    hardware: { stepBaseMs: 10.6, decodePerSeqMs: 0.14, prefillTokensPerSec: 13_000, requestOverheadMs: 8 },
+    hardware: { stepBaseMs: 10.6, decodePerSeqMs: 0.14, prefillTokensPerSec: 13_000, requestOverheadMs: 8, outputPerSeqMs: 0.04 },
     naturalOutputTokensMean: 256,
-  },
-  // A smaller GPU (48 GB, ~60% of an A100's compute and ~45% of its memory bandwidth) with the same
-  // model: slower steps and a KV cache that fills at high concurrency, so preemption shows.
-  'qwen2-7b-l20-vllm': {
-    description: 'Qwen2-7B-Instruct on one L20 48GB under vLLM',
-    model: 'Qwen/Qwen2-7B-Instruct',
-    modelMaxLen: 32768,
-    engine: {
-      maxNumSeqs: 256,
-      maxNumBatchedTokens: 2048,
-      maxModelLen: 32768,
-      kvCacheTokens: 430_000,
-      blockSize: 16,
-      enableChunkedPrefill: true,
-      enablePrefixCaching: true,
+    reference: {
+      source: 'LLM Bench issue 3 (figures users publish for vLLM on one A100 80GB, GuideLLM-style sweep)',
+      inputTokens: 512,
+      outputTokens: 128,
+      synchronousRequestsPerSec: 0.75,
+      ttftMs: 60,
+      itlMs: 11.5,
+      saturatedOutputTokensPerSec: 2000,
+      tolerance: 0.15,
     },
-    hardware: { stepBaseMs: 22, decodePerSeqMs: 0.2, prefillTokensPerSec: 7_500, requestOverheadMs: 8 },
-    naturalOutputTokensMean: 256,
   },
   // For tests: millisecond steps and a small engine, so a run with queueing finishes in seconds.
   tiny: {
@@ -101,7 +116,7 @@ export const PRESETS = {
       enableChunkedPrefill: true,
       enablePrefixCaching: true,
     },
-    hardware: { stepBaseMs: 1, decodePerSeqMs: 0.02, prefillTokensPerSec: 500_000, requestOverheadMs: 0.5 },
+    hardware: { stepBaseMs: 1, decodePerSeqMs: 0.02, prefillTokensPerSec: 500_000, requestOverheadMs: 0.5, outputPerSeqMs: 0.01 },
     naturalOutputTokensMean: 64,
   },
 } satisfies Record<string, Preset>;

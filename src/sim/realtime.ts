@@ -1,15 +1,17 @@
 /**
  * Runs the scheduler against the wall clock. Model time is kept apart from when this thread
  * happens to wake up: a step that starts at model time T ends at exactly T + its modelled
- * duration, whatever the timers do, and the next step starts there. Only the writes are real; how
- * late they are against model time is what the trace measures.
+ * duration, whatever the timers do, and the next step starts there. The tokens a step sampled
+ * are then emitted in batch order, the i-th at T_end + i x outputPerSeqMs (the API server's
+ * per-request output work), by a pump that writes each when its time comes. Only the writes are
+ * real; how late they are against model time is what the trace measures.
  *
  * Node timers fire up to a millisecond or two late, so a wait ends in three phases: a timer to
  * shortly before the deadline, then setImmediate turns (which still let sockets be served), then a
  * short spin over the last fraction of a millisecond.
  */
 import { performance } from 'node:perf_hooks';
-import type { Scheduler, Sequence, StepOutcome, StepPlan } from './scheduler';
+import type { Scheduler, Sequence, StepPlan } from './scheduler';
 
 /** Timer phase ends this long before the deadline (timers fire up to ~1.5 ms late). */
 const TIMER_MARGIN_MS = 2;
@@ -19,14 +21,58 @@ const SPIN_MS = 0.15;
 export interface EngineListener {
   /** A step begins at model time `atMs` (performance.now() milliseconds). */
   onStepStart(plan: StepPlan, atMs: number): void;
-  /** A step ended at model time `atMs`: tokens sampled, sequences finished. */
-  onStepEnd(outcome: StepOutcome, atMs: number): void;
+  /** A sampled token leaves the engine; `atMs` is its model time. Called in model-time order. */
+  onToken(sequence: Sequence, atMs: number): void;
+}
+
+type Wake = { timer: NodeJS.Timeout | null; immediate: NodeJS.Immediate | null };
+
+/** Calls `then` at `deadlineMs` (performance.now() time), as precisely as this thread allows. */
+function waitUntil(deadlineMs: number, wake: Wake, then: () => void): void {
+  const check = (): void => {
+    wake.timer = null;
+    wake.immediate = null;
+    const remaining = deadlineMs - performance.now();
+    if (remaining > TIMER_MARGIN_MS) {
+      wake.timer = setTimeout(check, remaining - TIMER_MARGIN_MS);
+    } else if (remaining > SPIN_MS) {
+      wake.immediate = setImmediate(check);
+    } else {
+      while (performance.now() < deadlineMs) {
+        // spin: less than SPIN_MS left, shorter than any timer can wait
+      }
+      then();
+    }
+  };
+  if (deadlineMs <= performance.now()) {
+    // Already due (running behind, or a zero-length step): yield one turn so that sockets are
+    // served and a run of due steps cannot recurse without end.
+    wake.immediate = setImmediate(() => {
+      wake.immediate = null;
+      then();
+    });
+  } else {
+    check();
+  }
+}
+
+function cancel(wake: Wake): void {
+  if (wake.timer) clearTimeout(wake.timer);
+  if (wake.immediate) clearImmediate(wake.immediate);
+  wake.timer = null;
+  wake.immediate = null;
 }
 
 export class RealtimeEngine {
   private readonly pending: { sequence: Sequence; readyAtMs: number }[] = [];
   private stepping = false;
-  private wakeTimer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** Model time the step in progress ends (meaningful while stepping). */
+  private stepEndMs = 0;
+  private readonly stepWake: Wake = { timer: null, immediate: null };
+  /** Tokens sampled but not yet emitted, in model-time order; `emitted` indexes the next. */
+  private emissions: { sequence: Sequence; atMs: number }[] = [];
+  private emitted = 0;
+  private readonly emitWake: Wake = { timer: null, immediate: null };
   private closed = false;
 
   constructor(
@@ -44,7 +90,15 @@ export class RealtimeEngine {
   /** Queues a sequence; it reaches the scheduler at `readyAtMs` (arrival + API overhead). */
   submit(sequence: Sequence, readyAtMs: number): void {
     this.pending.push({ sequence, readyAtMs });
-    if (!this.stepping && this.wakeTimer === null) this.waitUntil(readyAtMs, () => this.step(readyAtMs));
+    if (!this.stepping && !this.stepWake.timer && !this.stepWake.immediate) {
+      waitUntil(readyAtMs, this.stepWake, () => this.step(readyAtMs));
+    }
+  }
+
+  /** Milliseconds until the engine next has to act (a step end or a token), Infinity when idle. */
+  msUntilDue(): number {
+    const nextToken = this.emissions[this.emitted]?.atMs ?? Infinity;
+    return Math.min(this.stepping ? this.stepEndMs : Infinity, nextToken) - performance.now();
   }
 
   abort(sequence: Sequence): void {
@@ -59,11 +113,11 @@ export class RealtimeEngine {
 
   close(): void {
     this.closed = true;
-    this.clearWake();
+    cancel(this.stepWake);
+    cancel(this.emitWake);
   }
 
   private step(startMs: number): void {
-    this.wakeTimer = null;
     if (this.closed) return;
     while (this.pending.length > 0 && (this.pending[0] as { readyAtMs: number }).readyAtMs <= startMs) {
       this.scheduler.add((this.pending.shift() as { sequence: Sequence }).sequence);
@@ -72,47 +126,39 @@ export class RealtimeEngine {
     if (plan.scheduled.length === 0) {
       this.stepping = false;
       const next = this.pending[0];
-      if (next) this.waitUntil(next.readyAtMs, () => this.step(next.readyAtMs));
+      if (next) waitUntil(next.readyAtMs, this.stepWake, () => this.step(next.readyAtMs));
       return;
     }
     this.stepping = true;
     this.listener.onStepStart(plan, startMs);
     const endMs = startMs + this.scheduler.stepDurationMs(plan) / this.speedup;
-    this.waitUntil(endMs, () => {
-      this.wakeTimer = null;
+    this.stepEndMs = endMs;
+    waitUntil(endMs, this.stepWake, () => {
       if (this.closed) return;
-      this.listener.onStepEnd(this.scheduler.finish(plan), endMs);
+      const { sampled } = this.scheduler.finish(plan);
+      const spacing = this.scheduler.hardware.outputPerSeqMs / this.speedup;
+      sampled.forEach((sequence, i) => this.emissions.push({ sequence, atMs: endMs + i * spacing }));
+      this.pump();
       this.step(endMs);
     });
   }
 
-  private waitUntil(deadlineMs: number, then: () => void): void {
-    if (deadlineMs <= performance.now()) {
-      // Already due (running behind, or a zero-length step): yield one turn so that sockets are
-      // served and a run of due steps cannot recurse without end.
-      this.wakeTimer = setImmediate(then);
-      return;
-    }
-    const check = (): void => {
-      const remaining = deadlineMs - performance.now();
-      if (remaining > TIMER_MARGIN_MS) {
-        this.wakeTimer = setTimeout(check, remaining - TIMER_MARGIN_MS);
-      } else if (remaining > SPIN_MS) {
-        this.wakeTimer = setImmediate(check);
-      } else {
-        while (performance.now() < deadlineMs) {
-          // spin: less than SPIN_MS left, shorter than any timer can wait
-        }
-        then();
+  /** Emits every token whose time has come, then waits for the next one. */
+  private pump(): void {
+    if (this.closed || this.emitWake.timer || this.emitWake.immediate) return;
+    while (this.emitted < this.emissions.length) {
+      const next = this.emissions[this.emitted] as { sequence: Sequence; atMs: number };
+      if (next.atMs - performance.now() > SPIN_MS) {
+        waitUntil(next.atMs, this.emitWake, () => this.pump());
+        return;
       }
-    };
-    check();
-  }
-
-  private clearWake(): void {
-    if (this.wakeTimer === null) return;
-    clearTimeout(this.wakeTimer as NodeJS.Timeout);
-    clearImmediate(this.wakeTimer as NodeJS.Immediate);
-    this.wakeTimer = null;
+      while (performance.now() < next.atMs) {
+        // spin: the token is due within SPIN_MS
+      }
+      this.emitted++;
+      this.listener.onToken(next.sequence, next.atMs);
+    }
+    this.emissions = [];
+    this.emitted = 0;
   }
 }

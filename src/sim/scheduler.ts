@@ -95,7 +95,6 @@ export class Scheduler {
 
   add(sequence: Sequence): void {
     this.waiting.push(sequence);
-    this.counters.promptTokens += sequence.input.promptTokens;
   }
 
   /** Drops a sequence wherever it is (client gone); its blocks return to the free queue. */
@@ -168,6 +167,7 @@ export class Scheduler {
       sequence.computed += tokens;
       this.kv.registerFull(sequence.blocks, sequence.input.blockHashes, Math.min(sequence.computed, sequence.input.promptTokens));
       if (sequence.computed < sequence.length) continue; // a prompt chunk: nothing sampled yet
+      if (sequence.generated === 0) this.counters.promptTokens += sequence.input.promptTokens;
       sequence.generated++;
       this.counters.generationTokens++;
       sampled.push(sequence);

@@ -16,7 +16,7 @@ import { renderMetrics, SimMetrics } from './metrics';
 import type { SimConfig } from './options';
 import { ChunkWriter, completeBody, errorBody, toGenerationRequest, usage, type ApiKind } from './protocol';
 import { RealtimeEngine } from './realtime';
-import { Scheduler, Sequence, type StepOutcome, type StepPlan } from './scheduler';
+import { Scheduler, Sequence, type StepPlan } from './scheduler';
 import { TraceLog, type FaultKind, type RequestTrace } from './trace';
 
 /** Output token pieces: four characters each, so the documented estimate counts exactly one token per piece. */
@@ -24,6 +24,12 @@ const PIECES = [
   ' the', ' and', ' for', ' was', ' you', ' all', ' new', ' one', ' can', ' see', 'ing ', 'tion', ' lat', 'ency', ' tok', 'ens ',
   ' per', ' sec', 'ond ', ' gpu', ' kv ', 'cach', 'e hi', ' bat', 'ches', ' wai', 't in', ' que', 'ue a', ' it ', ' is ', 'ed a',
 ];
+
+/**
+ * Arriving requests are taken in only while the engine has this long before it must act: a burst
+ * of hundreds of requests handled at once would otherwise hold back a step's tokens.
+ */
+const INTAKE_ROOM_MS = 0.5;
 
 /** Bodies larger than this are refused (a 128k-token prompt is about 512 KB). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -63,8 +69,8 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     onStepStart(plan: StepPlan, atMs: number) {
       for (const { sequence } of plan.scheduled) active.get(sequence)?.onScheduled(atMs);
     },
-    onStepEnd(outcome: StepOutcome, atMs: number) {
-      for (const sequence of outcome.sampled) active.get(sequence)?.onToken(atMs);
+    onToken(sequence: Sequence, atMs: number) {
+      active.get(sequence)?.onToken(atMs);
     },
   });
   const createdSec = Math.floor(Date.now() / 1000);
@@ -358,14 +364,37 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     req.on('end', () => {
       if (res.headersSent) return;
       const arrivalMs = performance.now();
-      try {
-        route(req, res, Buffer.concat(parts).toString('utf8'), arrivalMs);
-      } catch (e) {
-        if (!(e instanceof HttpError)) throw e;
-        sendJson(res, e.status, errorBody(e.status, e.type, e.message, e.param));
-      }
+      intake.push(() => {
+        if (res.destroyed) return;
+        try {
+          route(req, res, Buffer.concat(parts).toString('utf8'), arrivalMs);
+        } catch (e) {
+          if (!(e instanceof HttpError)) throw e;
+          sendJson(res, e.status, errorBody(e.status, e.type, e.message, e.param));
+        }
+      });
+      queueIntake();
     });
   });
+
+  // Requests are stamped on arrival and handled when the engine has room (see INTAKE_ROOM_MS);
+  // at least one per turn of the event loop, so that intake never starves.
+  const intake: (() => void)[] = [];
+  let intakeQueued = false;
+  function queueIntake(): void {
+    if (intakeQueued) return;
+    intakeQueued = true;
+    setImmediate(takeIn);
+  }
+  function takeIn(): void {
+    intakeQueued = false;
+    let handled = 0;
+    while (intake.length > 0 && (handled === 0 || engine.msUntilDue() > INTAKE_ROOM_MS)) {
+      (intake.shift() as () => void)();
+      handled++;
+    }
+    if (intake.length > 0) queueIntake();
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

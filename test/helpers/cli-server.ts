@@ -2,8 +2,9 @@
  * A token server: an OpenAI-compatible server on 127.0.0.1 for the command-line tests and the engine
  * benchmark: chat and completions, streaming the way llama-server does (a role-only first chunk,
  * usage on a final chunk when asked), one token per content chunk, max_tokens of them, with a
- * programmed delay before the first token and between tokens. It measures its own timer lateness
- * so a benchmark can tell the server's share of a timing error from the client's.
+ * programmed delay before the first token and between tokens. It can keep, per prompt, when the
+ * request arrived and when each chunk was written, so a benchmark can tell the server's share of
+ * a timing error from the client's.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,15 @@ export interface TokenServerOptions {
   failStatus?: number;
   /** Keep each request's headers and body in `requests` (off for load: it would grow). */
   keepRequests?: boolean;
+  /** Keep each streamed request's arrival and chunk write times in `writes`, keyed by prompt. */
+  traceWrites?: boolean;
+}
+
+/** Server-side times of one streamed request (this process's performance.now()). */
+export interface WriteTrace {
+  arrivedMs: number;
+  /** When each content chunk was written. */
+  writtenMs: number[];
 }
 
 export interface SeenRequest {
@@ -32,17 +42,18 @@ export interface TokenServer {
   baseUrl: string;
   port: number;
   readonly requests: SeenRequest[];
-  /** How late each programmed chunk was written, ms (timer lateness of this process). */
-  readonly lateness: number[];
+  /** By prompt text (a completions prompt, or the last chat message's content). */
+  readonly writes: Map<string, WriteTrace>;
   close(): Promise<void>;
 }
 
 export const TOKEN_SERVER_MODEL = 'token-server-model';
 
 export async function startTokenServer(options: TokenServerOptions = {}): Promise<TokenServer> {
-  const { firstTokenMs = 0, gapMs = 0, defaultTokens = 8, failStatus, keepRequests = true } = options;
+  const { firstTokenMs = 0, gapMs = 0, defaultTokens = 8, failStatus, keepRequests = true, traceWrites = false } = options;
   const requests: SeenRequest[] = [];
-  const lateness: number[] = [];
+  const writes = new Map<string, WriteTrace>();
+  const instantBodies = new Map<string, string>();
 
   const handle = (req: IncomingMessage, res: ServerResponse, text: string) => {
     const arrivedMs = performance.now();
@@ -104,21 +115,28 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
       const extra = last && !chat ? { usage } : {};
       return event({ id: 'token-server', object, model: TOKEN_SERVER_MODEL, choices: [choice('tok ', last ? 'length' : null)], ...extra });
     };
-    const end = () => {
-      if (chat && includeUsage) res.write(event({ id: 'token-server', object, model: TOKEN_SERVER_MODEL, choices: [], usage }));
-      res.end('data: [DONE]\n\n');
-    };
+    const closing = (chat && includeUsage ? event({ id: 'token-server', object, model: TOKEN_SERVER_MODEL, choices: [], usage }) : '') + 'data: [DONE]\n\n';
+    const end = () => res.end(closing);
     if (firstTokenMs === 0 && gapMs === 0) {
-      for (let k = 0; k < tokens; k++) res.write(tokenEvent(k));
-      end();
+      // One write of a body built once per shape: the server stays cheap, so a benchmark
+      // measures the client's parsing rather than this process's JSON work.
+      const key = `${path} ${tokens} ${promptTokens} ${includeUsage}`;
+      let rest = instantBodies.get(key);
+      if (rest === undefined) {
+        rest = Array.from({ length: tokens }, (_, k) => tokenEvent(k)).join('') + closing;
+        instantBodies.set(key, rest);
+      }
+      res.end(rest);
       return;
     }
+    const trace: WriteTrace = { arrivedMs, writtenMs: [] };
+    if (traceWrites) writes.set(promptKey(body), trace);
     // Each chunk is aimed at an absolute time from arrival, so timer lateness does not accumulate.
     const sendAt = (k: number) => {
       const target = arrivedMs + firstTokenMs + gapMs * k;
       setTimeout(() => {
         if (res.destroyed) return;
-        lateness.push(performance.now() - target);
+        if (traceWrites) trace.writtenMs.push(performance.now());
         res.write(tokenEvent(k));
         if (k === tokens - 1) end();
         else sendAt(k + 1);
@@ -139,13 +157,21 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
     baseUrl: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
-    lateness,
+    writes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The prompt a request carries: a completions prompt, or the last chat message's text. */
+export function promptKey(body: Record<string, unknown>): string {
+  if (typeof body.prompt === 'string') return body.prompt;
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : [];
+  const content = messages.at(-1)?.content;
+  return typeof content === 'string' ? content : JSON.stringify(content ?? null);
 }
 
 /** A 127.0.0.1 port with nothing listening (bound, then released). */

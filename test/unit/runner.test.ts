@@ -84,12 +84,11 @@ test('warm-up requests are recorded but left out of the statistics', async (t) =
 
 test('maxErrors ends a step early; the run still counts what succeeded', async (t) => {
   const server = await withServer(t, (i) => (i < 4 ? { tokens: 2, firstTokenMs: 5 } : { status: 500 }));
-  const { doc, events } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { requests: 200, maxErrors: 3 } }));
+  const { doc, events } = await run(configFor(server, { limits: { requests: 200, maxErrors: 3 } }));
   const summary = doc.steps[0]?.summary;
-  assert.ok(server.arrivals.length < 20, `${server.arrivals.length} requests sent after maxErrors`);
-  assert.equal(summary?.requests.completed, 4);
-  assert.ok((summary?.requests.failed ?? 0) >= 3);
-  assert.ok((summary?.errors['http'] ?? 0) >= 3);
+  assert.equal(server.arrivals.length, 7, 'nothing is sent after the third failure');
+  assert.deepEqual(summary?.requests, { total: 7, completed: 4, failed: 3 });
+  assert.deepEqual(summary?.errors, { http: 3 });
   assert.equal(doc.status, 'complete');
   assert.ok(events.some((e) => e.type === 'log' && /maxErrors/.test(e.message)));
 });
@@ -102,6 +101,7 @@ test('a sweep runs synchronous, throughput, then rates evenly spaced between the
   assert.equal(throughput?.name, 'throughput');
   assert.equal(throughput?.profile.concurrency, 256);
   assert.equal(maxOverlap(throughput?.requests ?? []), 6, 'throughput sends everything at once');
+  assert.ok(throughput?.requests.every((r) => r.scheduledMs === 0 && r.queueMs === r.sentMs), 'all due at the step start');
   const low = sync?.summary?.requestsPerSecond ?? 0;
   const high = throughput?.summary?.requestsPerSecond ?? 0;
   assert.ok(high > low, `throughput ${high} above synchronous ${low}`);
@@ -122,9 +122,10 @@ test('a rate step follows its schedule; a concurrency cap holds and shows up as 
   const step = doc.steps[0];
   assert.equal(step?.name, 'poisson@50.00 req/sec');
   const achieved = step?.summary?.achievedRate ?? 0;
-  assert.ok(Math.abs(achieved / 50 - 1) < 0.1, `achieved ${achieved} req/s for 50`);
+  // Generous for a shared machine; sequential sends would take 1000 ms, all at once 0 ms.
+  assert.ok(Math.abs(achieved / 50 - 1) < 0.25, `achieved ${achieved} req/s for 50`);
   const span = (server.arrivals.at(-1) ?? 0) - (server.arrivals[0] ?? 0);
-  assert.ok(Math.abs(span - 480) < 60, `arrivals span ${span} ms, schedule 480 ms`);
+  assert.ok(Math.abs(span - 480) < 150, `arrivals span ${span} ms, schedule 480 ms`);
 
   const capped = await withServer(t, () => ({ tokens: 2, firstTokenMs: 40 }));
   const cappedRun = await run(
@@ -143,7 +144,7 @@ test('an absolute schedule sends at the given times', async (t) => {
   assert.equal(doc.steps[0]?.name, 'schedule');
   const first = server.arrivals[0] ?? 0;
   const offsets = server.arrivals.map((a) => a - first);
-  [0, 100, 200, 250].forEach((expected, i) => assert.ok(Math.abs((offsets[i] ?? 0) - expected) < 40, `offsets ${offsets}`));
+  [0, 100, 200, 250].forEach((expected, i) => assert.ok(Math.abs((offsets[i] ?? 0) - expected) < 60, `offsets ${offsets}`));
   assert.deepEqual(doc.steps[0]?.requests.map((r) => r.scheduledMs).sort((a, b) => a - b), [0, 100, 200, 250]);
 });
 
@@ -193,4 +194,12 @@ test('an unreachable endpoint fails the run after its first few requests', async
   assert.match(doc.statusReason ?? '', /first 3 requests .* failed: could not connect/);
   assert.equal(doc.steps.length, 1);
   assert.equal(doc.steps[0]?.requests.length, 3);
+});
+
+test('an endpoint answering 404 to the first requests fails the run with a hint', async (t) => {
+  const server = await withServer(t, () => ({ status: 404 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { requests: 1000 } }));
+  assert.equal(doc.status, 'failed');
+  assert.match(doc.statusReason ?? '', /HTTP 404: check that the base URL ends in \/v1/);
+  assert.ok(server.arrivals.length <= 4, `${server.arrivals.length} requests sent`);
 });

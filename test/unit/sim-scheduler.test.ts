@@ -14,7 +14,7 @@ const engine = (overrides: Partial<EngineSettings> = {}): EngineSettings => ({
   enablePrefixCaching: false,
   ...overrides,
 });
-const hardware: HardwareProfile = { stepBaseMs: 10, decodePerSeqMs: 0.5, prefillTokensPerSec: 10_000, requestOverheadMs: 0 };
+const hardware: HardwareProfile = { stepBaseMs: 10, decodePerSeqMs: 0.5, prefillTokensPerSec: 10_000, requestOverheadMs: 0, outputPerSeqMs: 0 };
 
 let nextId = 0;
 const sequence = (promptTokens: number, outputTokens: number, blockHashes: string[] = []): Sequence =>

@@ -66,7 +66,7 @@ test('the file is a valid running document after every appended request, and com
     writer.endStep(summarizeStep(writer.document.steps[stepIndex]?.requests ?? [], { kind: 'concurrency', concurrency: 2 }));
     assert.equal(parseFile(path).steps[stepIndex]?.summary?.requests.completed, 4);
   }
-  const final = writer.finish('complete', null, () => assert.fail('no step is open'));
+  const final = writer.finish('complete', null);
   const onDisk = parseFile(path);
   assert.deepEqual(onDisk, final);
   assert.equal(onDisk.status, 'complete');
@@ -92,9 +92,14 @@ test('a reader shows a running file as partial and summarizes its open step; an 
   const cancelled = new ResultWriter(join(tempDir(), 'cancelled.llmbench.json'), head);
   cancelled.startStep('synchronous', { kind: 'synchronous', concurrency: 1 });
   cancelled.addRecord(record(0));
-  const doc = cancelled.finish('partial', 'Cancelled', (step) => summarizeStep(step.requests, step.profile));
+  const doc = cancelled.finish('partial', 'Cancelled');
   assert.equal(doc.status, 'partial');
   assert.equal(doc.steps[0]?.summary?.requests.completed, 1);
+});
+
+test('a result file that cannot be written is refused up front with the path', () => {
+  const path = join(tempDir(), 'no-such-folder', 'run.llmbench.json');
+  assert.throws(() => new ResultWriter(path, head), /Cannot write the result file .*no-such-folder.*Check that its folder exists/);
 });
 
 test('without a path the document is kept in memory only', () => {

@@ -111,7 +111,7 @@ const RULES = {
   concurrency: { integer: true, min: 1, hint: 'whole numbers of requests in flight like --concurrency 1,8,64' },
   concurrencyCap: { integer: true, min: 1, hint: 'one whole number, the most requests in flight, like --concurrency 64' },
   rate: { min: 0, exclusive: true, hint: 'requests per second like --rate 1,2.5' },
-  sweepRateCount: { integer: true, min: 1, hint: 'with --profile sweep, how many rates to try, like --rate 8' },
+  sweepRateCount: { integer: true, min: 1, hint: 'a whole number of rates to sweep like --rate 8 (with --profile sweep, --rate is a count)' },
   burstiness: { min: 0, exclusive: true, hint: 'a gamma shape like --burstiness 0.5 (1 is Poisson, lower is burstier)' },
   requests: { integer: true, min: 1, hint: 'the number of measured requests per step like --requests 100' },
   duration: { min: 0, exclusive: true, hint: 'seconds per step like --duration 30' },
@@ -463,19 +463,23 @@ function resolveApiKey(config: RunConfig): string | undefined {
   return key;
 }
 
-/** --out FILE, or a file named for the run inside --out DIR or ./benchmarks. */
+/** --out FILE, or a file named for the run inside --out DIR or ./benchmarks; its folder is created. */
 function chooseResultPath(out: string | undefined, config: RunConfig): string {
   const name = () => resultFileName(new Date(), config.endpoint.model, config.profile.kind);
-  if (out === undefined) return resolve('benchmarks', name());
-  const isDirectory = out.endsWith('/') || (statSync(out, { throwIfNoEntry: false })?.isDirectory() ?? false);
-  return resolve(isDirectory ? join(out, name()) : out);
+  const isDirectory = out !== undefined && (out.endsWith('/') || (statSync(out, { throwIfNoEntry: false })?.isDirectory() ?? false));
+  const path = out === undefined ? resolve('benchmarks', name()) : resolve(isDirectory ? join(out, name()) : out);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new UsageError(`--out: cannot create the folder '${dirname(path)}' (${(error as NodeJS.ErrnoException).code ?? String(error)}); choose another with --out FILE`);
+  }
+  return path;
 }
 
 async function execute(
   config: RunConfig,
   options: { apiKey: string | undefined; resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
 ): Promise<number> {
-  mkdirSync(dirname(options.resultPath), { recursive: true });
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
   if (!/\/v1\/?$/.test(new URL(config.endpoint.baseUrl).pathname)) {

@@ -23,7 +23,7 @@ Engine (vLLM's flags; default: the preset's):
   --enable-chunked-prefill | --no-enable-chunked-prefill
   --enable-prefix-caching | --no-enable-prefix-caching
 Hardware (default: the preset's):
-  --step-base-ms X  --decode-per-seq-ms X  --prefill-tokens-per-sec X  --request-overhead-ms X
+  --step-base-ms X  --decode-per-seq-ms X  --prefill-tokens-per-sec X  --request-overhead-ms X  --output-per-seq-ms X
 Faults (for testing clients):
   --fault-error-rate P            share of requests answered with an error status (0..1)
   --fault-error-status LIST       statuses to use, e.g. 500,429 (default 500)
@@ -50,6 +50,7 @@ const HARDWARE_FLAGS = {
   '--decode-per-seq-ms': 'decodePerSeqMs',
   '--prefill-tokens-per-sec': 'prefillTokensPerSec',
   '--request-overhead-ms': 'requestOverheadMs',
+  '--output-per-seq-ms': 'outputPerSeqMs',
 } as const;
 
 const FAULT_RATE_FLAGS = {
@@ -165,7 +166,7 @@ export async function run(argv: string[]): Promise<number> {
         `kv-cache-tokens ${engine.kvCacheTokens}, block-size ${engine.blockSize}, chunked prefill ${engine.enableChunkedPrefill ? 'on' : 'off'}, ` +
         `prefix caching ${engine.enablePrefixCaching ? 'on' : 'off'}`,
       `  hardware: step ${hardware.stepBaseMs} ms + ${hardware.decodePerSeqMs} ms/seq, prefill ${hardware.prefillTokensPerSec} tok/s, ` +
-        `overhead ${hardware.requestOverheadMs} ms${server.config.speedup !== 1 ? `, speedup x${server.config.speedup}` : ''}`,
+        `overhead ${hardware.requestOverheadMs} ms, output ${hardware.outputPerSeqMs} ms/seq${server.config.speedup !== 1 ? `, speedup x${server.config.speedup}` : ''}`,
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),

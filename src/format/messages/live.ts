@@ -29,6 +29,10 @@ export const LiveSeriesSchema = z.object({
   inFlight: z.array(z.number()),
   /** Failed requests so far in the run (cumulative). */
   failed: z.array(z.number()),
+  /** Progress samples per point: doubles each time the series reaches its bound. */
+  stride: z.number().int().positive(),
+  /** Samples merged into the last point so far (it is complete at `stride`). */
+  lastCount: z.number().int().nonnegative(),
 });
 export type LiveSeries = z.infer<typeof LiveSeriesSchema>;
 

@@ -1,0 +1,92 @@
+/**
+ * `llmbench report FILES... --out report.html`: one report over many runs (result files,
+ * folders of them, or other tools' files), grouped by a label, as a self-contained HTML page,
+ * Markdown tables or a CSV of steps.
+ */
+import { writeFile } from 'node:fs/promises';
+import { formatStepsCsv } from '../../report/csv';
+import { renderHtmlReport } from '../../report/html';
+import { loadRuns } from '../../report/load';
+import { buildReportModel, type ReportSlo, type StatChoice } from '../../report/model';
+import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../../report/tables';
+import { parseChoice, parseFlags, parseKeyValue, parseNumber, UsageError } from '../args';
+
+const REPORT_HELP = `Usage: llmbench report FILE|FOLDER... --out FILE [options]
+
+One report over many runs: LLM Bench result files, folders of them, and other tools' files
+(imported on the fly, see llmbench import --help).
+
+Options:
+  --out FILE            where to write it
+  --format F            html (default: charts and tables in one file that opens offline), md, csv
+  --group-by LABEL      colour and group runs by this label (engine, gpu, model, quant, ...)
+  --slo ttft=MS,tpot=MS,e2e=MS
+                        the objective for the ranking table (any of the three)
+  --stat S              the statistic compared with the SLO and drawn for latencies: mean, p50, p90 (default), p99
+  --axis A              concurrency or rate (default: what most steps are defined by)
+  --title TEXT          the report's title
+  --help                this text
+`;
+
+function parseSlo(text: string): ReportSlo {
+  const slo: ReportSlo = {};
+  for (const part of text.split(',')) {
+    const [key, value] = parseKeyValue('--slo', part, 'an objective', 'ttft=200,tpot=50');
+    const ms = parseNumber('--slo', value, { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' });
+    if (key === 'ttft') slo.ttftMs = ms;
+    else if (key === 'tpot') slo.tpotMs = ms;
+    else if (key === 'e2e') slo.e2eMs = ms;
+    else throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+  }
+  return slo;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const specs = {
+    '--out': { kind: 'string' },
+    '--format': { kind: 'string' },
+    '--group-by': { kind: 'string' },
+    '--slo': { kind: 'string' },
+    '--stat': { kind: 'string' },
+    '--axis': { kind: 'string' },
+    '--title': { kind: 'string' },
+    '--help': { kind: 'boolean' },
+  } as const;
+  const flags = parseFlags(argv, specs, 'llmbench report');
+  if (flags.has('--help')) {
+    process.stdout.write(REPORT_HELP);
+    return 0;
+  }
+  if (flags.positionals.length === 0) throw new UsageError('give result files or folders, like llmbench report benchmarks/ --out report.html');
+  const out = flags.get('--out');
+  if (!out) throw new UsageError('--out is required: the file to write, like --out report.html');
+  const format = parseChoice('--format', flags.get('--format') ?? 'html', ['html', 'md', 'csv'] as const);
+  const stat = parseChoice('--stat', flags.get('--stat') ?? 'p90', ['mean', 'p50', 'p90', 'p99'] as const) satisfies StatChoice;
+  const axisText = flags.get('--axis');
+  const axis = axisText === undefined ? undefined : parseChoice('--axis', axisText, ['concurrency', 'rate'] as const);
+  const sloText = flags.get('--slo');
+  const slo = sloText === undefined ? {} : parseSlo(sloText);
+  const groupBy = flags.get('--group-by');
+
+  const { runs, problems } = await loadRuns(flags.positionals);
+  for (const problem of problems) process.stderr.write(`llmbench report: skipped ${problem}\n`);
+  if (runs.length === 0) {
+    process.stderr.write('llmbench report: no run could be read; nothing to report.\n');
+    return 2;
+  }
+  if (groupBy && !runs.some((r) => groupBy in r.doc.labels)) {
+    const keys = [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))];
+    throw new UsageError(`--group-by: no run has the label '${groupBy}'; labels present: ${keys.join(', ') || 'none'}`);
+  }
+  const model = buildReportModel(runs, { ...(groupBy ? { groupBy } : {}), ...(axis ? { axis } : {}), stat, slo });
+  const title = flags.get('--title') ?? (runs.length === 1 ? `LLM Bench: ${runs[0]?.name}` : `LLM Bench: ${runs.length} runs compared`);
+  const text =
+    format === 'html'
+      ? renderHtmlReport(model, runs, title)
+      : format === 'csv'
+        ? formatStepsCsv(runs)
+        : [`# ${title}`, formatRankingMarkdown(model), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
+  await writeFile(out, text);
+  process.stdout.write(`Wrote ${format} report of ${runs.length} run(s) to ${out}\n`);
+  return problems.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,101 @@
+/**
+ * Messages between the extension host and the report webview. The host loads the runs and builds
+ * the report model (src/report/model.ts, whose types are defined here); the webview draws it and
+ * asks for other options, exports and label edits. Both sides parse every message.
+ */
+import { z } from 'zod';
+
+export const LoadAxisSchema = z.enum(['concurrency', 'rate']);
+export const StatChoiceSchema = z.enum(['mean', 'p50', 'p90', 'p99']);
+export const ReportSloSchema = z.object({
+  ttftMs: z.number().positive().optional(),
+  tpotMs: z.number().positive().optional(),
+  e2eMs: z.number().positive().optional(),
+});
+
+export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
+
+export const CurveSchema = z.object({
+  run: z.number().int().nonnegative(),
+  name: z.string(),
+  group: z.string(),
+  /** Palette index: runs of one group share it. */
+  color: z.number().int().nonnegative(),
+  /** The second, fourth ... run of a group is dashed. */
+  dashed: z.boolean(),
+  points: z.array(CurvePointSchema),
+  knee: CurvePointSchema.nullable(),
+});
+
+export const ReportChartSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  xTitle: z.string(),
+  yTitle: z.string(),
+  curves: z.array(CurveSchema),
+});
+
+const nullableNumber = z.number().nullable();
+export const RankingRowSchema = z.object({
+  rank: z.number().int().positive(),
+  run: z.number().int().nonnegative(),
+  name: z.string(),
+  group: z.string(),
+  /** The heaviest step that met the SLO, or null when none did. */
+  step: z.string().nullable(),
+  load: nullableNumber,
+  requestsPerSecond: nullableNumber,
+  outputTokensPerSecond: nullableNumber,
+  ttftMs: nullableNumber,
+  tpotMs: nullableNumber,
+  latencyMs: nullableNumber,
+  /** Highest goodput the run measured itself (its own SLO), with its step. */
+  goodput: nullableNumber,
+  goodputStep: z.string().nullable(),
+});
+
+export const ReportModelSchema = z.object({
+  runs: z.array(
+    z.object({
+      name: z.string(),
+      group: z.string(),
+      color: z.number().int().nonnegative(),
+      source: z.string().optional(),
+      labels: z.record(z.string(), z.string()),
+      importedFrom: z.string().optional(),
+    }),
+  ),
+  groupBy: z.string().nullable(),
+  groups: z.array(z.string()),
+  /** Label keys present in any run: the choices for grouping. */
+  labelKeys: z.array(z.string()),
+  axis: LoadAxisSchema,
+  stat: StatChoiceSchema,
+  slo: ReportSloSchema,
+  charts: z.array(ReportChartSchema),
+  tradeoff: ReportChartSchema,
+  knees: z.array(z.object({ run: z.number().int().nonnegative(), name: z.string(), step: z.string().nullable(), load: nullableNumber })),
+  ranking: z.array(RankingRowSchema),
+});
+
+export const ReportOptionsSchema = z.object({
+  groupBy: z.string().optional(),
+  axis: LoadAxisSchema.optional(),
+  stat: StatChoiceSchema.optional(),
+  slo: ReportSloSchema.optional(),
+});
+
+export const HostToReportSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('model'), title: z.string(), model: ReportModelSchema, problems: z.array(z.string()) }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type HostToReport = z.infer<typeof HostToReportSchema>;
+
+export const ReportToHostSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('options'), options: ReportOptionsSchema }),
+  z.object({ type: z.literal('export'), format: z.enum(['html', 'csv', 'md']) }),
+  z.object({ type: z.literal('editLabels'), run: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('png'), chart: z.string(), dataUrl: z.string().startsWith('data:image/png;base64,') }),
+]);
+export type ReportToHost = z.infer<typeof ReportToHostSchema>;

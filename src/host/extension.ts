@@ -1,0 +1,58 @@
+/**
+ * The extension's entry point: the "LLM Bench" log, the run commands and live panel (this part),
+ * the result and compare views (results.ts) and the reports (report.ts). Activation does no I/O:
+ * everything heavy starts when a command runs.
+ */
+import * as vscode from 'vscode';
+import { ApiKeys } from './api-keys';
+import { registerReportViews } from './report';
+import { registerResultViews } from './results';
+import { parseRunArgument } from './run-presets';
+import { planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
+import { RUN_MENU_COMMAND, RunController, type RunOutcome } from './run-session';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const started = performance.now();
+  const log = vscode.window.createOutputChannel('LLM Bench', { log: true });
+  const apiKeys = new ApiKeys(context.secrets, log);
+  const runs = new RunController(context, log, apiKeys);
+  const keyFor = (baseUrl: string) => apiKeys.get(baseUrl);
+
+  /** Runs a plan; a missing plan means the user stopped at a question. */
+  const runPlan = async (plan: RunPlan | undefined): Promise<RunOutcome | undefined> => (plan ? runs.run(plan) : undefined);
+
+  const runCommand = async (arg?: unknown): Promise<RunOutcome | undefined> => {
+    if (arg instanceof vscode.Uri) return runPlan(await planFromConfigFile(arg, context.globalState, keyFor, log));
+    if (arg === undefined) return runPlan(await promptRunPlan(context.globalState, keyFor, log));
+    const parsed = parseRunArgument(arg);
+    if (!parsed.ok) {
+      log.error(parsed.error);
+      void showConfigError(parsed.error);
+      return undefined;
+    }
+    return runPlan({ config: parsed.config, simulator: parsed.simulator, openResult: parsed.openResult, source: 'The llmBench.run argument', baseDir: undefined });
+  };
+
+  context.subscriptions.push(
+    log,
+    runs,
+    vscode.commands.registerCommand('llmBench.run', runCommand),
+    vscode.commands.registerCommand('llmBench.runConfigFile', (uri?: vscode.Uri) => {
+      const file = uri ?? vscode.window.activeTextEditor?.document.uri;
+      if (!file) {
+        void vscode.window.showErrorMessage('LLM Bench: choose a JSON config file in the explorer to run it.');
+        return undefined;
+      }
+      return runCommand(file);
+    }),
+    vscode.commands.registerCommand('llmBench.cancel', () => runs.cancel()),
+    vscode.commands.registerCommand('llmBench.showLive', () => runs.live.show()),
+    vscode.commands.registerCommand('llmBench.setApiKey', (baseUrl?: unknown) => apiKeys.promptAndStore(typeof baseUrl === 'string' ? baseUrl : undefined)),
+    vscode.commands.registerCommand('llmBench.clearApiKey', () => apiKeys.promptAndClear()),
+    vscode.commands.registerCommand('llmBench.showLog', () => log.show()),
+    vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
+  );
+  registerResultViews(context);
+  registerReportViews(context);
+  log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
+}

@@ -1,0 +1,297 @@
+/**
+ * One benchmark run at a time, from a `RunPlan` to a result file: checks trust and the config,
+ * starts the simulator when asked (in its own worker), runs the engine in a worker thread, feeds
+ * its events to the live panel, the notification progress and the status bar, and opens the
+ * result when it ends. Cancelling (panel, notification, status bar, command) keeps every request
+ * measured: the engine writes a partial result.
+ */
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, join } from 'node:path';
+import * as vscode from 'vscode';
+import { redactHeaders, type RunConfig } from '../format/config';
+import type { RunEvent } from '../format/events';
+import type { LiveState } from '../format/messages/live';
+import type { ResultDocument, RunStatus } from '../format/result';
+import { finalizeInterruptedFile, resultFileName, runBenchmarkInWorker } from '../engine/index';
+import { formatTerminalTable } from '../report/tables';
+import { startSimServer, type SimServer } from '../sim/index';
+import { progressView } from '../../webview/live/view';
+import type { ApiKeys } from './api-keys';
+import { LivePanel, type LivePanelActions } from './live-panel';
+import { applyRunEvent, expectedStepCount, newLiveState } from './live-state';
+import { RESULT_VIEW_TYPE } from './results';
+import { describeProfile, parseRunConfig, resolveConfigPaths } from './run-presets';
+import { settings, showConfigError, type RunPlan } from './run-prompts';
+
+/** What `llmBench.run` returns to scripts, tasks and tests. */
+export interface RunOutcome {
+  status: RunStatus;
+  reason: string | null;
+  /** The result file (a string, so it passes between extensions as JSON). */
+  resultUri: string | null;
+}
+
+interface ActiveRun {
+  id: string;
+  state: LiveState;
+  abort: AbortController;
+}
+
+const STATUS_INTERVAL_MS = 500;
+export const RUN_MENU_COMMAND = 'llmBench.runMenu';
+const RUNNING_CONTEXT = 'llmBench.running';
+
+export class RunController implements vscode.Disposable, LivePanelActions {
+  readonly live: LivePanel;
+  private active: ActiveRun | undefined;
+  /** Result files by run id, for "Open result" in a panel showing a finished run. */
+  private readonly results = new Map<string, vscode.Uri>();
+  private readonly statusItem: vscode.StatusBarItem;
+  private lastStatusMs = 0;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly apiKeys: ApiKeys,
+  ) {
+    this.live = new LivePanel(context.extensionUri, log, this);
+    this.statusItem = vscode.window.createStatusBarItem('llmBench.run', vscode.StatusBarAlignment.Left, 10);
+    this.statusItem.name = 'LLM Bench run';
+    this.statusItem.command = RUN_MENU_COMMAND;
+  }
+
+  dispose(): void {
+    this.active?.abort.abort();
+    this.statusItem.dispose();
+    this.live.dispose();
+  }
+
+  get running(): boolean {
+    return this.active !== undefined;
+  }
+
+  cancel(runId?: string): void {
+    const run = this.active;
+    if (!run || (runId !== undefined && runId !== run.id)) {
+      if (runId === undefined) void vscode.window.showInformationMessage('LLM Bench: no benchmark is running.');
+      return;
+    }
+    if (run.abort.signal.aborted) return;
+    this.log.info(`Run ${run.id}: cancel requested; requests in flight are aborted, everything measured is kept.`);
+    run.state.phase = 'cancelling';
+    this.live.changed();
+    run.abort.abort();
+  }
+
+  openResult(runId: string): void {
+    const uri = this.results.get(runId);
+    if (uri) void vscode.commands.executeCommand('vscode.openWith', uri, RESULT_VIEW_TYPE);
+    else void vscode.window.showWarningMessage('LLM Bench: that run\'s result file is not known in this window any more; open it from the explorer.');
+  }
+
+  runAgain(): void {
+    void vscode.commands.executeCommand('llmBench.run');
+  }
+
+  showLog(): void {
+    this.log.show(true);
+  }
+
+  /** A panel restored after a reload: the run it shows ended with the old extension host. */
+  restored(state: LiveState): LiveState {
+    if (state.run.resultPath) this.results.set(state.run.id, vscode.Uri.file(state.run.resultPath));
+    if (state.phase === 'finished') return state;
+    const reason = 'VS Code reloaded while this run was going; the result file keeps what was measured until then.';
+    if (state.run.resultPath) finalizeInterruptedFile(state.run.resultPath, reason);
+    return { ...state, phase: 'finished', status: 'partial', statusReason: reason, current: null };
+  }
+
+  /** The menu behind the status bar item. */
+  async showMenu(): Promise<void> {
+    const items = [
+      { label: '$(graph-line) Show Live Panel', run: () => this.live.show() },
+      ...(this.active ? [{ label: '$(debug-stop) Cancel Benchmark', run: () => this.cancel() }] : []),
+      { label: '$(output) Show Log', run: () => this.showLog() },
+    ];
+    (await vscode.window.showQuickPick(items, { title: 'LLM Bench' }))?.run();
+  }
+
+  async run(plan: RunPlan): Promise<RunOutcome | undefined> {
+    if (!vscode.workspace.isTrusted) {
+      const manage = 'Manage Workspace Trust';
+      const answer = await vscode.window.showErrorMessage(
+        'LLM Bench: running a benchmark needs a trusted workspace, because it sends requests to servers and writes result files. Result files can still be viewed in Restricted Mode.',
+        manage,
+      );
+      if (answer === manage) void vscode.commands.executeCommand('workbench.trust.manage');
+      return undefined;
+    }
+    if (this.active) {
+      const show = 'Show Live Panel';
+      const answer = await vscode.window.showErrorMessage('LLM Bench: a benchmark is already running. Wait for it or cancel it first.', show);
+      if (answer === show) this.live.show();
+      return undefined;
+    }
+    const folder = workspaceFolderFor(plan.baseDir);
+    if (!folder) {
+      void vscode.window.showErrorMessage('LLM Bench: open a folder first: results are saved into the workspace (setting llmBench.resultsDirectory).');
+      return undefined;
+    }
+    let sim: SimServer | undefined;
+    try {
+      const config: Record<string, unknown> = { ...plan.config };
+      if (plan.simulator) {
+        sim = await this.startSimulator(plan.simulator);
+        config['endpoint'] = { baseUrl: sim.baseUrl, model: sim.model };
+        config['labels'] = { simulator: sim.config.preset, ...((config['labels'] ?? {}) as Record<string, string>) };
+      }
+      const parsed = parseRunConfig(config, plan.source);
+      if (!parsed.ok) {
+        this.log.error(parsed.error);
+        void showConfigError(parsed.error);
+        return undefined;
+      }
+      const runConfig = plan.baseDir ? resolveConfigPaths(parsed.config, plan.baseDir) : parsed.config;
+      return await this.runConfig(runConfig, folder, plan.openResult);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.error(`Could not start the run: ${message}`);
+      void vscode.window.showErrorMessage(`LLM Bench: ${message}`);
+      return undefined;
+    } finally {
+      await sim?.close().catch((e: unknown) => this.log.warn(`The simulator did not close cleanly: ${String(e)}`));
+    }
+  }
+
+  private async startSimulator(options: Record<string, unknown>): Promise<SimServer> {
+    const sim = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Starting the LLM Bench simulator' }, () =>
+      startSimServer({ ...options, inWorker: true, workerScript: this.context.asAbsolutePath(join('dist', 'sim-worker.js')) }),
+    );
+    this.log.info(`Simulator (${sim.config.preset}) listening at ${sim.baseUrl}, model ${sim.model}.`);
+    return sim;
+  }
+
+  private async resultUri(folder: vscode.WorkspaceFolder, config: RunConfig): Promise<vscode.Uri> {
+    const directory = settings().get<string>('resultsDirectory', 'benchmarks').trim() || 'benchmarks';
+    const dirUri = isAbsolute(directory) ? vscode.Uri.file(directory) : vscode.Uri.joinPath(folder.uri, directory);
+    await vscode.workspace.fs.createDirectory(dirUri);
+    return vscode.Uri.joinPath(dirUri, resultFileName(new Date(), config.endpoint.model, config.profile.kind));
+  }
+
+  private async runConfig(config: RunConfig, folder: vscode.WorkspaceFolder, openResult: boolean): Promise<RunOutcome> {
+    const resultUri = await this.resultUri(folder, config);
+    const apiKey = (await this.apiKeys.get(config.endpoint.baseUrl)) ?? (config.endpoint.apiKeyEnv ? process.env[config.endpoint.apiKeyEnv] : undefined);
+    const id = randomUUID();
+    const state = newLiveState({
+      id,
+      model: config.endpoint.model,
+      baseUrl: config.endpoint.baseUrl,
+      profile: describeProfile(config.profile),
+      startedAt: new Date().toISOString(),
+      labels: Object.entries(config.labels),
+      expectedSteps: expectedStepCount(config.profile),
+      resultPath: resultUri.fsPath,
+    });
+    const run: ActiveRun = { id, state, abort: new AbortController() };
+    this.active = run;
+    this.results.set(id, resultUri);
+    const headerNames = Object.entries(redactHeaders(config.endpoint.headers)).map(([k, v]) => `${k}: ${v}`);
+    this.log.info(
+      `Run ${id}: ${config.endpoint.api} requests to ${config.endpoint.baseUrl}, model ${config.endpoint.model}, profile ${describeProfile(config.profile)}, ` +
+        `limits ${JSON.stringify(config.limits)}, API key ${apiKey ? 'set' : 'none'}${headerNames.length ? `, headers ${headerNames.join('; ')}` : ''}; result ${resultUri.fsPath}`,
+    );
+    this.live.startRun(state);
+    this.live.show(true);
+    void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
+    this.updateStatus(state, true);
+    this.statusItem.show();
+    const startMs = performance.now();
+    try {
+      const doc = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `LLM Bench: ${config.endpoint.model}`, cancellable: true },
+        (progress, token) => {
+          token.onCancellationRequested(() => this.cancel(id));
+          let reported = 0;
+          return runBenchmarkInWorker(config, {
+            workerScript: this.context.asAbsolutePath(join('dist', 'engine-worker.js')),
+            signal: run.abort.signal,
+            resultPath: resultUri.fsPath,
+            ...(apiKey !== undefined ? { apiKey } : {}),
+            onEvent: (event) => {
+              applyRunEvent(state, event, (performance.now() - startMs) / 1000);
+              if (run.abort.signal.aborted && state.phase !== 'finished') state.phase = 'cancelling';
+              this.live.changed();
+              this.logEvent(id, event);
+              if (event.type !== 'progress' || this.updateStatus(state, false)) {
+                const view = progressView(state);
+                const percent = view.overall ? (100 * view.overall.value) / view.overall.max : reported;
+                progress.report({ message: `${view.headline}${view.stepDetail ? ` · ${view.stepDetail}` : ''}`, increment: Math.max(0, percent - reported) });
+                reported = Math.max(reported, percent);
+              }
+            },
+          });
+        },
+      );
+      this.log.info(`Run ${id} ended ${doc.status}${doc.statusReason ? ` (${doc.statusReason})` : ''}.\n${formatTerminalTable(doc)}`);
+      await this.finish(doc, resultUri, openResult);
+      return { status: doc.status, reason: doc.statusReason ?? null, resultUri: resultUri.toString() };
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.error(`Run ${id} failed: ${message}`);
+      if (state.phase !== 'finished') applyRunEvent(state, { type: 'run-end', status: 'failed', reason: message, resultPath: resultUri.fsPath }, (performance.now() - startMs) / 1000);
+      void this.offerResult(`LLM Bench: the run failed: ${message}`, resultUri, 'error');
+      return { status: 'failed', reason: message, resultUri: resultUri.toString() };
+    } finally {
+      this.active = undefined;
+      this.live.changed();
+      this.live.flush();
+      this.statusItem.hide();
+      void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, false);
+    }
+  }
+
+  private async finish(doc: ResultDocument, resultUri: vscode.Uri, openResult: boolean): Promise<void> {
+    if (openResult) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
+    const requests = doc.steps.reduce((n, s) => n + s.requests.length, 0);
+    if (doc.status === 'partial') void this.offerResult(`LLM Bench: the run stopped early (${doc.statusReason ?? 'cancelled'}); the result keeps the ${requests} requests measured.`, resultUri, 'info');
+    else if (doc.status === 'failed') void this.offerResult(`LLM Bench: the run failed: ${doc.statusReason ?? 'see the log'}.`, resultUri, 'error');
+  }
+
+  private async offerResult(message: string, resultUri: vscode.Uri, level: 'info' | 'error'): Promise<void> {
+    const open = 'Open Result';
+    const log = 'Show Log';
+    const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+    const answer = await show(message, open, log);
+    if (answer === open) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
+    if (answer === log) this.showLog();
+  }
+
+  private logEvent(id: string, event: RunEvent): void {
+    if (event.type === 'log') this.log[event.level](`Run ${id}: ${event.message}`);
+    else if (event.type === 'step-start') this.log.info(`Run ${id}: step ${event.stepIndex + 1} ${event.name} started.`);
+    else if (event.type === 'step-end') {
+      const s = event.summary;
+      const errors = Object.entries(s.errors).map(([k, n]) => `${k} ${n}`).join(', ');
+      this.log.info(`Run ${id}: step ${event.stepIndex + 1} ${event.name} done: ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}.`);
+    }
+  }
+
+  /** Refreshes the status bar at most every STATUS_INTERVAL_MS (unless forced); true when it did. */
+  private updateStatus(state: LiveState, force: boolean): boolean {
+    const now = performance.now();
+    if (!force && now - this.lastStatusMs < STATUS_INTERVAL_MS) return false;
+    this.lastStatusMs = now;
+    const view = progressView(state);
+    const throughput = state.current ? ` · ${Math.round(state.current.outputTokensPerSecond)} tok/s` : '';
+    const percent = view.overall ? ` ${Math.round((100 * view.overall.value) / view.overall.max)}%` : '';
+    this.statusItem.text = `$(pulse) LLM Bench${percent}${throughput}`;
+    this.statusItem.tooltip = `${view.headline}\n${view.stepDetail}\nClick for the live panel or to cancel.`;
+    return true;
+  }
+}
+
+function workspaceFolderFor(baseDir: string | undefined): vscode.WorkspaceFolder | undefined {
+  const inFolder = baseDir ? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(baseDir)) : undefined;
+  const folder = inFolder ?? vscode.workspace.workspaceFolders?.[0];
+  return folder?.uri.scheme === 'file' ? folder : undefined;
+}

@@ -1,0 +1,43 @@
+/** One CSV row per step of every run, labels as columns: for spreadsheets and scripts. */
+import type { Stats } from '../format/result';
+import type { ReportRun } from './model';
+
+const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
+const METRICS = [
+  ['ttft_ms', 'ttftMs'],
+  ['tpot_ms', 'tpotMs'],
+  ['itl_ms', 'itlMs'],
+  ['latency_ms', 'latencyMs'],
+] as const;
+
+/** RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled. */
+export function csvField(value: string | number | null | undefined): string {
+  if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function formatStepsCsv(runs: ReportRun[]): string {
+  const labelKeys = [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))].sort();
+  const header = [
+    'run', 'source', 'tool', 'model', ...labelKeys.map((k) => `label:${k}`),
+    'step', 'profile', 'concurrency', 'rate', 'requests_total', 'requests_completed', 'requests_failed',
+    'duration_s', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_req_per_s',
+    ...METRICS.flatMap(([name]) => STAT_COLUMNS.map((s) => `${name}_${s}`)),
+  ];
+  const stat = (stats: Stats | null | undefined, key: (typeof STAT_COLUMNS)[number]) => stats?.[key] ?? null;
+  const rows = runs.flatMap((run) =>
+    run.doc.steps.map((step) => {
+      const s = step.summary;
+      return [
+        run.name, run.source ?? '', run.doc.importedFrom?.tool ?? run.doc.tool.name, run.doc.endpoint.model,
+        ...labelKeys.map((k) => run.doc.labels[k] ?? ''),
+        step.name, step.profile.kind, step.profile.concurrency ?? null, step.profile.rate ?? null,
+        s?.requests.total ?? null, s?.requests.completed ?? null, s?.requests.failed ?? null,
+        s?.durationSec ?? null, s?.requestsPerSecond ?? null, s?.outputTokensPerSecond ?? null, s?.totalTokensPerSecond ?? null, s?.goodput ?? null,
+        ...METRICS.flatMap(([, key]) => STAT_COLUMNS.map((c) => stat(s?.[key], c))),
+      ];
+    }),
+  );
+  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}

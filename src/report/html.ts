@@ -1,0 +1,124 @@
+/**
+ * The self-contained HTML report of one run or a comparison: tables and SVG charts in one file,
+ * no script, no external resource (its Content Security Policy forbids any), so it opens offline
+ * in any browser and shows exactly what was exported.
+ */
+import type { ReportModel, ReportRun } from './model';
+import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
+import { fixed, msToSec, NOT_AVAILABLE } from './units';
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
+table{border-collapse:collapse;margin:6px 0 12px}th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.muted{color:#666}.notes li{margin:2px 0}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #e2e2e2;padding:6px}
+.legend{display:flex;flex-wrap:wrap;gap:14px;padding:0;list-style:none}.swatch{display:inline-block;width:22px;height:0;border-top:3px solid;vertical-align:middle;margin-right:6px}
+.swatch.dashed{border-top-style:dashed}
+svg .grid{stroke:#eee}svg .axis{stroke:#888}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;fill:#333}
+svg .chart-title{font-size:13px;font-weight:600;fill:#1b1b1b}svg .knee-label{font-size:11px;font-weight:600}svg .empty{fill:#888}
+`;
+
+const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
+const row = (cells: string[]) => `<tr>${cells.map(cell).join('')}</tr>`;
+const table = (header: string[], rows: string[][], attrs = '') =>
+  `<table${attrs}><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.map(row).join('')}</tbody></table>`;
+
+function sloText(model: ReportModel): string {
+  const parts = [
+    model.slo.ttftMs !== undefined ? `TTFT ≤ ${model.slo.ttftMs} ms` : null,
+    model.slo.tpotMs !== undefined ? `TPOT ≤ ${model.slo.tpotMs} ms` : null,
+    model.slo.e2eMs !== undefined ? `latency ≤ ${model.slo.e2eMs} ms` : null,
+  ].filter((p): p is string => p !== null);
+  return parts.length ? `${parts.join(', ')} (${model.stat} of each step)` : 'no SLO given: every step counts';
+}
+
+function runTables(run: ReportRun): string {
+  const steps = run.doc.steps.map((step) => {
+    const s = step.summary;
+    return [
+      step.name,
+      s ? `${s.requests.completed} / ${s.requests.failed}` : NOT_AVAILABLE,
+      fixed(s?.requestsPerSecond),
+      fixed(msToSec(s?.latencyMs?.mean)),
+      fixed(s?.ttftMs?.mean),
+      fixed(s?.ttftMs?.p99),
+      fixed(s?.tpotMs?.mean),
+      fixed(s?.itlMs?.mean),
+      fixed(s?.outputTokensPerSecond),
+    ];
+  });
+  const notes = run.doc.importedFrom
+    ? `<p class="muted">Imported from ${escapeHtml(run.doc.importedFrom.tool)}${run.doc.importedFrom.version ? ` ${escapeHtml(run.doc.importedFrom.version)}` : ''} (${escapeHtml(run.doc.importedFrom.file)}):</p><ul class="notes">${run.doc.importedFrom.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`
+    : '';
+  return (
+    `<h3>${escapeHtml(run.name)}</h3>` +
+    table(['Step', 'OK / failed', 'Requests/s', 'Latency mean (s)', 'TTFT mean (ms)', 'TTFT p99 (ms)', 'TPOT mean (ms)', 'ITL mean (ms)', 'Output tok/s'], steps, ' class="steps"') +
+    notes
+  );
+}
+
+export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date()): string {
+  const legend = `<ul class="legend">${model.runs
+    .map((r, i) => {
+      const dashed = model.charts[0]?.curves[i]?.dashed ? ' dashed' : '';
+      return `<li><span class="swatch${dashed}" style="border-top-color:${colorOf(r.color)}"></span>${escapeHtml(r.name)}${model.groupBy ? ` <span class="muted">(${escapeHtml(model.groupBy)}: ${escapeHtml(r.group)})</span>` : ''}</li>`;
+    })
+    .join('')}</ul>`;
+  const runsTable = table(
+    ['Run', 'Group', 'Model', 'Source', 'Labels'],
+    runs.map((r, i) => [
+      r.name,
+      model.runs[i]?.group ?? '',
+      r.doc.endpoint.model,
+      r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
+      Object.entries(r.doc.labels).map(([k, v]) => `${k}=${v}`).join(', '),
+    ]),
+    ' class="runs"',
+  );
+  const ranking = table(
+    ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'],
+    model.ranking.map((r) => [
+      String(r.rank),
+      r.name,
+      r.group,
+      r.step ?? 'none',
+      fixed(r.load),
+      fixed(r.requestsPerSecond),
+      fixed(r.outputTokensPerSecond),
+      fixed(r.ttftMs),
+      fixed(r.tpotMs),
+      fixed(r.latencyMs),
+      r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep}`,
+      model.knees[r.run]?.step ?? 'none',
+    ]),
+    ' class="ranking"',
+  );
+  const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c)}</figure>`).join('');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+<p class="muted">${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${escapeHtml(generatedAt.toISOString())} by LLM Bench. Load axis: ${model.axis}.${model.groupBy ? ` Grouped by ${escapeHtml(model.groupBy)}.` : ''}</p>
+<h2>Runs</h2>
+${runsTable}
+<h2>Ranking</h2>
+<p>SLO: ${escapeHtml(sloText(model))}. Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).</p>
+${ranking}
+<h2>Curves</h2>
+${legend}
+<div class="charts">${charts}</div>
+<p class="muted">TPOT: (latency - TTFT) / (output tokens - 1) per request. ITL: every gap between streamed chunks, pooled (vLLM's ITL; GuideLLM's "ITL" is our TPOT).</p>
+<h2>Steps</h2>
+${runs.map(runTables).join('\n')}
+</body>
+</html>
+`;
+}

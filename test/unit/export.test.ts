@@ -1,0 +1,165 @@
+/**
+ * Exports and the many-run report model: CSV and Markdown cell by cell, knees and rankings on
+ * hand-made sweeps, the HTML report's content, and the `llmbench import` / `report` commands
+ * writing real files.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
+import { formatStepsCsv } from '../../src/report/csv';
+import { renderHtmlReport } from '../../src/report/html';
+import { buildReportModel, findKnee, type ReportRun } from '../../src/report/model';
+import { formatRankingMarkdown } from '../../src/report/tables';
+import { run as runImport } from '../../src/cli/commands/import';
+import { run as runReport } from '../../src/cli/commands/report';
+
+const flat = (v: number, count = 50): Stats => ({ count, mean: v, std: 0, min: v, max: v, p50: v, p66: v, p75: v, p80: v, p90: v * 1.5, p95: v * 1.6, p98: v * 1.7, p99: v * 2 });
+
+/** A concurrency sweep: [concurrency, requests/s, output tok/s, latency ms, ttft ms, failed]. */
+export function sweep(labels: Record<string, string>, points: [number, number, number, number, number, number][]): ResultDocument {
+  return ResultDocumentSchema.parse({
+    schemaVersion: 1,
+    tool: { name: 'llmbench', version: '0.1.0' },
+    createdAt: '2025-06-01T00:00:00Z',
+    endpoint: { baseUrl: 'http://127.0.0.1:8000/v1', api: 'chat', model: labels['model'] ?? 'qwen' },
+    labels,
+    config: {},
+    status: 'complete',
+    steps: points.map(([c, rps, tps, latency, ttft, failed]) => ({
+      name: `concurrency@${c}`,
+      profile: { kind: 'concurrency', concurrency: c },
+      summary: {
+        requests: { total: 50, completed: 50 - failed, failed },
+        durationSec: 50 / rps,
+        requestsPerSecond: rps,
+        outputTokensPerSecond: tps,
+        totalTokensPerSecond: tps * 2,
+        ttftMs: flat(ttft),
+        itlMs: flat(20),
+        tpotMs: flat(21),
+        latencyMs: flat(latency),
+        queueMs: null,
+        errors: failed ? { http: failed } : {},
+      } satisfies StepSummary,
+      requests: [],
+    })),
+  });
+}
+
+const a100 = sweep({ engine: 'vllm', gpu: 'A100', model: 'qwen' }, [
+  [1, 1, 100, 1000, 50, 0],
+  [2, 1.9, 190, 1050, 55, 0],
+  [4, 3.4, 270, 1180, 70, 0],
+  [8, 3.8, 300, 2100, 160, 0],
+  [16, 3.9, 310, 4000, 400, 2],
+]);
+const l20 = sweep({ engine: 'sglang', gpu: 'L20', model: 'qwen' }, [
+  [1, 0.8, 80, 1250, 60, 0],
+  [2, 1.6, 160, 1250, 62, 0],
+  [3, 2.4, 240, 1250, 64, 0],
+]);
+const runs: ReportRun[] = [
+  { name: 'vllm-a100', doc: a100, source: '/r/a100.llmbench.json' },
+  { name: 'sglang-l20', doc: l20, source: '/r/l20.llmbench.json' },
+];
+
+test('knee: the step farthest above the chord of throughput against load; none on a straight line', () => {
+  assert.equal(findKnee([{ x: 1, y: 100 }, { x: 2, y: 190 }, { x: 4, y: 270 }, { x: 8, y: 300 }, { x: 16, y: 310 }]), 2);
+  assert.equal(findKnee([{ x: 1, y: 100 }, { x: 2, y: 200 }, { x: 3, y: 300 }]), null);
+  assert.equal(findKnee([{ x: 1, y: 100 }, { x: 2, y: 200 }]), null);
+});
+
+test('report model: groups by a label, overlaid curves per metric, knees marked on each curve', () => {
+  const model = buildReportModel(runs, { groupBy: 'gpu' });
+  assert.equal(model.axis, 'concurrency');
+  assert.deepEqual(model.groups, ['A100', 'L20']);
+  assert.deepEqual(model.labelKeys, ['engine', 'gpu', 'model']);
+  assert.deepEqual(model.charts.map((c) => c.id), ['requestsPerSecond', 'outputTokensPerSecond', 'latencyMs', 'ttftMs', 'itlMs', 'tpotMs', 'failures']);
+  const latency = model.charts.find((c) => c.id === 'latencyMs')!;
+  assert.deepEqual(latency.curves[0]?.points.map((p) => [p.x, p.y]), [[1, 1500], [2, 1575], [4, 1770], [8, 3150], [16, 6000]], 'p90 by default');
+  assert.deepEqual(latency.curves[0]?.knee, { x: 4, y: 1770, step: 'concurrency@4' });
+  assert.equal(latency.curves[1]?.knee, null);
+  assert.deepEqual(model.knees.map((k) => k.step), ['concurrency@4', null]);
+  assert.deepEqual(model.charts.find((c) => c.id === 'failures')?.curves[0]?.points.map((p) => p.y), [0, 0, 0, 0, 2]);
+  assert.deepEqual(model.tradeoff.curves[1]?.points.map((p) => [p.x, p.y]), [[1875, 80], [1875, 160], [1875, 240]]);
+  assert.deepEqual(model.runs.map((r) => r.color), [0, 1]);
+});
+
+test('ranking: the heaviest step meeting the SLO, ordered by output tokens per second', () => {
+  const model = buildReportModel(runs, { slo: { ttftMs: 100 }, stat: 'p90' });
+  const [first, second] = model.ranking;
+  assert.deepEqual(
+    [first?.name, first?.step, first?.outputTokensPerSecond, first?.ttftMs],
+    ['vllm-a100', 'concurrency@4', 270, 105],
+  );
+  assert.deepEqual([second?.name, second?.step, second?.rank], ['sglang-l20', 'concurrency@3', 2]);
+  const strict = buildReportModel(runs, { slo: { ttftMs: 80 }, stat: 'p90' });
+  assert.deepEqual(strict.ranking.map((r) => [r.name, r.step]), [['sglang-l20', 'concurrency@3'], ['vllm-a100', 'concurrency@1']]);
+  const none = buildReportModel(runs, { slo: { ttftMs: 1 } });
+  assert.deepEqual(none.ranking.map((r) => r.step), [null, null]);
+  const md = formatRankingMarkdown(model).split('\n');
+  assert.equal(md[2], '| 1 | vllm-a100 | concurrency@4 | 3.40 req/sec | 270.00 tokens/second | 105.00 ms | 31.50 ms | concurrency@4 |');
+});
+
+test('CSV: a header, one row per step, labels as columns, cells as numbers or empty', () => {
+  const lines = formatStepsCsv(runs).trimEnd().split('\r\n');
+  const header = lines[0]!.split(',');
+  assert.deepEqual(header.slice(0, 8), ['run', 'source', 'tool', 'model', 'label:engine', 'label:gpu', 'label:model', 'step']);
+  assert.equal(lines.length, 1 + 5 + 3);
+  const row = Object.fromEntries(header.map((h, i) => [h, lines[5]!.split(',')[i]]));
+  assert.equal(row['run'], 'vllm-a100');
+  assert.equal(row['label:gpu'], 'A100');
+  assert.equal(row['step'], 'concurrency@16');
+  assert.equal(row['concurrency'], '16');
+  assert.equal(row['rate'], '');
+  assert.equal(row['requests_failed'], '2');
+  assert.equal(row['output_tokens_per_s'], '310');
+  assert.equal(row['ttft_ms_p90'], '600');
+  assert.equal(row['goodput_req_per_s'], '');
+  const quoted = formatStepsCsv([{ name: 'a,"b"', doc: l20 }]).split('\r\n')[1]!;
+  assert.ok(quoted.startsWith('"a,""b""",'));
+});
+
+test('HTML report: self-contained (no script, no external reference), every run, chart and ranking in it', () => {
+  const model = buildReportModel(runs, { groupBy: 'engine', slo: { ttftMs: 100 } });
+  const html = renderHtmlReport(model, runs, 'GPUs <compared>', new Date('2025-06-02T00:00:00Z'));
+  assert.ok(!/<script|<link|src=|url\(/i.test(html), 'nothing loaded from anywhere');
+  assert.match(html, /default-src 'none'/);
+  assert.match(html, /<title>GPUs &#60;compared&#62;<\/title>/);
+  assert.equal((html.match(/<svg /g) ?? []).length, 8);
+  assert.equal((html.match(/class="knee"/g) ?? []).length, 8, 'the A100 knee on each chart');
+  assert.match(html, /<td>vllm-a100<\/td><td>vllm<\/td><td>concurrency@4<\/td>/);
+});
+
+test('llmbench import writes a result file; llmbench report makes html, md and csv of it with a run', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-cli-'));
+  const vllmFile = join(dir, 'vllm-rate2.json');
+  writeFileSync(vllmFile, JSON.stringify({ model_id: 'qwen', request_rate: 2, burstiness: 1, duration: 50, completed: 100, request_throughput: 2, output_throughput: 200, total_token_throughput: 600, mean_ttft_ms: 80, median_ttft_ms: 75, p99_ttft_ms: 150, mean_tpot_ms: 20, median_tpot_ms: 19, p99_tpot_ms: 30, mean_itl_ms: 19, median_itl_ms: 18, p99_itl_ms: 40 }));
+  const out = join(dir, 'vllm.llmbench.json');
+  const stdout = process.stdout.write;
+  let printed = '';
+  process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
+  try {
+    assert.equal(await runImport([vllmFile, '--out', out, '--label', 'engine=vllm']), 0);
+    const ours = join(dir, 'a100.llmbench.json');
+    writeFileSync(ours, JSON.stringify(a100));
+    for (const format of ['html', 'md', 'csv']) {
+      assert.equal(await runReport([out, ours, '--out', join(dir, `r.${format}`), '--format', format, '--group-by', 'engine', '--slo', 'ttft=100']), 0);
+    }
+    await assert.rejects(runReport([out, '--out', join(dir, 'x.html'), '--group-by', 'nope']), /no run has the label 'nope'; labels present: source, model, engine/);
+    await assert.rejects(runImport([vllmFile, '--out', join(dir, 'x.json')]), /must end in \.llmbench\.json/);
+  } finally {
+    process.stdout.write = stdout;
+  }
+  const doc = ResultDocumentSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
+  assert.equal(doc.labels['engine'], 'vllm');
+  assert.deepEqual(doc.steps.map((s) => s.name), ['asynchronous@2.00 req/sec']);
+  assert.match(printed, /asynchronous@2\.00 req\/sec \|\s+2\.00 \|\s+n\/a \|\s+80\.00 \|\s+20\.00 \|\s+200\.00/);
+  const md = readFileSync(join(dir, 'r.md'), 'utf8');
+  assert.match(md, /\| asynchronous@2\.00 req\/sec \| 2\.00 req\/sec \| n\/a \| 80\.00 ms \| 20\.00 ms \| 200\.00 tokens\/second \|/);
+  assert.match(readFileSync(join(dir, 'r.csv'), 'utf8'), /^run,source,tool,model,label:engine/);
+  assert.match(readFileSync(join(dir, 'r.html'), 'utf8'), /vllm bench serve \(imported\)/);
+});

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunEvent } from '../../src/format/events';
+import { HostToLiveMessageSchema, LiveStateSchema, type LiveState } from '../../src/format/messages/live';
+import type { StepProfile } from '../../src/format/result';
+import { Coalescer } from '../../src/host/coalescer';
+import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } from '../../src/host/live-state';
+import { chartConfig } from '../../webview/shared/charts';
+import { withAlpha, type Theme } from '../../webview/shared/theme';
+import { liveCharts, progressView, stepAxis, TABLE_COLUMNS, tableRows } from '../../webview/live/view';
+import { makeStep } from '../helpers/result-documents';
+
+const RUN = {
+  id: 'run-1',
+  model: 'Qwen/Qwen2-7B-Instruct',
+  baseUrl: 'http://127.0.0.1:8000/v1',
+  profile: 'concurrency 1,4',
+  startedAt: '2025-01-01T00:00:00.000Z',
+  labels: [['engine', 'vLLM']] as Array<[string, string]>,
+  expectedSteps: 2,
+  resultPath: '/tmp/x.llmbench.json',
+};
+
+const concurrency = (level: number): StepProfile => ({ kind: 'concurrency', concurrency: level });
+
+function summaryOf(name: string, profile: StepProfile, ttftMs: number, failEvery = 0) {
+  const step = makeStep({ name, profile, requests: 40, ttftMs, gapMs: 10, chunks: 20, failEvery });
+  assert.ok(step.summary);
+  return step.summary;
+}
+
+function progress(stepIndex: number, elapsedSec: number, completed: number, failed = 0): RunEvent {
+  return {
+    type: 'progress',
+    snapshot: {
+      stepIndex, elapsedSec, completed, failed, inFlight: 4, plannedRequests: 40, plannedDurationSec: null,
+      requestsPerSecond: 3 + stepIndex, outputTokensPerSecond: 60 + stepIndex, recentTtftMs: [], recentLatencyMs: [],
+    },
+  };
+}
+
+/** A two-step concurrency run, the second step half done. */
+function midRunState(): LiveState {
+  const state = newLiveState(structuredClone(RUN));
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: RUN.resultPath }, 0);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: concurrency(1) }, 0.1);
+  applyRunEvent(state, progress(0, 1, 20), 1.1);
+  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: 'concurrency@1', summary: summaryOf('concurrency@1', concurrency(1), 50, 4) }, 2);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: concurrency(4) }, 2);
+  applyRunEvent(state, progress(1, 1, 20, 2), 3);
+  return state;
+}
+
+const THEME: Theme = {
+  kind: 'dark', background: '#1e1e1e', foreground: '#cccccc', mutedForeground: '#999999', gridLines: '#333333', border: '#444444',
+  error: '#f14c4c', warning: '#cca700', success: '#89d185', fontFamily: 'sans-serif', fontSize: 13, palette: ['#3794ff', '#f28c28', '#89d185'],
+};
+
+test('the reducer builds steps, series and errors from run events, and the state fits its message schema', () => {
+  const state = midRunState();
+  assert.equal(state.phase, 'running');
+  assert.deepEqual(state.steps.map((s) => [s.name, s.summary === null]), [['concurrency@1', false], ['concurrency@4', true]]);
+  assert.deepEqual(state.series.t, [1.1, 3]);
+  // Cumulative failures: the first step's 10 failed (every 4th of 40) plus 2 in the running step.
+  assert.deepEqual(state.series.failed, [0, 12]);
+  assert.deepEqual(state.errors, { http: 10 });
+  assert.equal(state.current?.stepIndex, 1);
+  assert.ok(HostToLiveMessageSchema.safeParse({ type: 'state', state }).success);
+});
+
+test('run-end finishes the run with its status, and the progress view says so', () => {
+  const state = midRunState();
+  applyRunEvent(state, { type: 'run-end', status: 'partial', reason: 'cancelled by the user', resultPath: RUN.resultPath }, 4.5);
+  const view = progressView(state);
+  assert.equal(state.phase, 'finished');
+  assert.equal(state.current, null);
+  assert.match(view.headline, /^Finished \(partial\) after 1 step in 4\.5 s: cancelled by the user$/);
+  assert.equal(view.canCancel, false);
+  assert.equal(view.canOpenResult, true);
+  assert.equal(view.tone, 'warning');
+});
+
+test('progress: overall counts finished steps plus the running step\'s fraction of its requests', () => {
+  const view = progressView(midRunState());
+  assert.equal(view.headline, 'Running step 2 of 2: concurrency@4');
+  assert.deepEqual(view.overall, { value: 1 + 22 / 40, max: 2 });
+  assert.deepEqual(view.step, { value: 22, max: 40 });
+  assert.equal(view.stepDetail, '20 / 40 requests done · 2 failed · 4 in flight · 1.0 s');
+  assert.equal(view.canCancel, true);
+});
+
+test('a duration-limited step measures progress by time', () => {
+  const state = midRunState();
+  applyRunEvent(state, { type: 'progress', snapshot: { ...(progress(1, 15, 5) as Extract<RunEvent, { type: 'progress' }>).snapshot, plannedRequests: null, plannedDurationSec: 60 } }, 4);
+  assert.deepEqual(progressView(state).step, { value: 15, max: 60 });
+});
+
+test('table rows follow the GuideLLM layout, the running step showing its live throughput', () => {
+  const state = midRunState();
+  const rows = tableRows(state);
+  assert.equal(TABLE_COLUMNS.length, 8);
+  assert.equal(rows.length, 2);
+  const [first, running] = rows;
+  const summary = state.steps[0]?.summary;
+  assert.ok(summary && first && running);
+  assert.equal(first[0], 'concurrency@1');
+  assert.equal(first[1], summary.requestsPerSecond?.toFixed(2));
+  assert.equal(first[2], ((summary.latencyMs?.mean ?? NaN) / 1000).toFixed(2));
+  assert.equal(first[3], summary.ttftMs?.mean.toFixed(2));
+  assert.equal(first[4], summary.tpotMs?.mean.toFixed(2));
+  assert.deepEqual(first.slice(6), ['30', '10']);
+  assert.deepEqual(running, ['concurrency@4 (running)', '4.00*', '…', '…', '…', '61.00*', '20', '2']);
+});
+
+test('per-step charts place steps by concurrency when all have one, else by measured rate', () => {
+  const state = midRunState();
+  assert.equal(stepAxis(state.steps).title, 'Concurrency');
+  applyRunEvent(state, { type: 'step-end', stepIndex: 1, name: 'concurrency@4', summary: summaryOf('concurrency@4', concurrency(4), 80) }, 5);
+  const ttft = liveCharts(state).find((c) => c.id === 'ttft');
+  assert.ok(ttft);
+  assert.deepEqual(ttft.spec.series.map((s) => s.label), ['p50', 'p90', 'p99']);
+  assert.deepEqual(ttft.spec.series[0]?.data.map((p) => p.x), [1, 4]);
+  assert.ok((ttft.spec.series[0]?.data[1]?.y ?? 0) > (ttft.spec.series[0]?.data[0]?.y ?? 0), 'the slower step plots higher');
+  state.steps.push({ name: 'asynchronous@2.00 req/s', profile: { kind: 'rate', rate: 2 }, startedAtSec: 6, summary: summaryOf('r', { kind: 'rate', rate: 2 }, 60) });
+  const axis = stepAxis(state.steps);
+  assert.equal(axis.title, 'Requests/s (measured)');
+  assert.equal(axis.x(state.steps[2]!), state.steps[2]?.summary?.requestsPerSecond);
+});
+
+test('latency charts are in seconds, time series charts decimate', () => {
+  const state = midRunState();
+  const charts = liveCharts(state);
+  assert.deepEqual(charts.map((c) => c.id), ['throughput', 'load', 'ttft', 'itl', 'latency']);
+  const latency = charts.find((c) => c.id === 'latency');
+  const mean = state.steps[0]?.summary?.latencyMs?.p50 ?? NaN;
+  assert.equal(latency?.spec.series[0]?.data[0]?.y, mean / 1000);
+  const throughput = charts.find((c) => c.id === 'throughput');
+  assert.deepEqual(throughput?.spec.series[0]?.data, [{ x: 1.1, y: 60 }, { x: 3, y: 61 }]);
+  assert.equal(throughput?.spec.series[1]?.rightAxis, true);
+  const config = chartConfig(throughput!.spec, THEME);
+  const plugins = config.options?.plugins as { decimation?: { enabled?: boolean; threshold?: number } };
+  assert.equal(plugins.decimation?.enabled, true);
+  assert.equal(config.options?.animation, false);
+  assert.equal(config.options?.parsing, false);
+  assert.equal(config.data.datasets[0]?.borderColor, '#3794ff');
+  assert.equal(config.data.datasets[1]?.yAxisID, 'y2');
+});
+
+test('series stay bounded over a long run and keep its whole time span', () => {
+  const state = newLiveState(structuredClone(RUN));
+  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'throughput', profile: { kind: 'throughput' } }, 0);
+  const started = performance.now();
+  const events = 50_000;
+  for (let i = 1; i <= events; i++) applyRunEvent(state, progress(0, i / 4, i), i / 4);
+  const ms = performance.now() - started;
+  assert.ok(state.series.t.length <= MAX_SERIES_POINTS, `${state.series.t.length} points`);
+  assert.ok(state.series.t.length > MAX_SERIES_POINTS / 2);
+  assert.ok((state.series.t.at(-1) ?? 0) > events / 4 - 20, 'the latest samples are there');
+  assert.ok((state.series.t[0] ?? Infinity) < 20, 'the start of the run is still there');
+  const bytes = JSON.stringify(state).length;
+  console.log(`# ${events} progress events reduced in ${ms.toFixed(0)} ms; state ${state.series.t.length} points, ${(bytes / 1024).toFixed(0)} KiB as JSON`);
+  assert.ok(LiveStateSchema.safeParse(state).success);
+});
+
+test('expected step counts come from the profile config', () => {
+  assert.equal(expectedStepCount({ kind: 'sweep', rateCount: 8, arrival: 'constant', burstiness: 1 }), 10);
+  assert.equal(expectedStepCount({ kind: 'concurrency', levels: [1, 2, 4] }), 3);
+  assert.equal(expectedStepCount({ kind: 'synchronous' }), 1);
+});
+
+test('the coalescer delivers at most once per interval and waits while delivery is refused', async () => {
+  let deliveries = 0;
+  let accepting = true;
+  const coalescer = new Coalescer(40, () => {
+    if (!accepting) return false;
+    deliveries++;
+    return true;
+  });
+  for (let i = 0; i < 100; i++) coalescer.request();
+  await sleep(10);
+  assert.equal(deliveries, 1, 'the first change goes out at once');
+  for (let i = 0; i < 100; i++) coalescer.request();
+  await sleep(100);
+  assert.equal(deliveries, 2, 'a burst within the interval is one delivery');
+  accepting = false;
+  coalescer.request();
+  await sleep(100);
+  assert.equal(deliveries, 2, 'refused while hidden');
+  accepting = true;
+  coalescer.flush();
+  assert.equal(deliveries, 3, 'flushed when shown again');
+  coalescer.flush();
+  assert.equal(deliveries, 3, 'nothing pending, nothing sent');
+  coalescer.forceFlush();
+  assert.equal(deliveries, 4);
+  coalescer.dispose();
+});
+
+test('withAlpha turns theme colours into translucent fills', () => {
+  assert.equal(withAlpha('#3794ff', 0.2), 'rgba(55, 148, 255, 0.2)');
+  assert.equal(withAlpha('#fff', 0.5), 'rgba(255, 255, 255, 0.5)');
+  assert.equal(withAlpha('rgb(1, 2, 3)', 0.1), 'rgba(1, 2, 3, 0.1)');
+  assert.equal(withAlpha('red', 0.1), 'red');
+});

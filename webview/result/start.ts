@@ -1,0 +1,46 @@
+/**
+ * What the result and compare pages share: the checked host connection, the chart board (kept
+ * across redraws, following theme changes), answers to the host's PNG requests, and the
+ * `ready` that asks the host for the current view.
+ */
+import {
+  HostToResultMessageSchema,
+  ResultToHostMessageSchema,
+  type HostToResultMessage,
+  type ResultToHostMessage,
+} from '../../src/format/messages/result';
+import { byId, errorBanner } from '../shared/dom';
+import { onThemeChange } from '../shared/theme';
+import { connectToHost } from '../shared/vscode-api';
+import { ChartBoard } from './render';
+
+export interface Page {
+  app: HTMLElement;
+  board: ChartBoard;
+  post(message: ResultToHostMessage): void;
+}
+
+export type DrawMessage = Exclude<HostToResultMessage, { type: 'request-png' }>;
+
+export function startPage(draw: (message: DrawMessage, page: Page) => void): void {
+  const host = connectToHost<HostToResultMessage, ResultToHostMessage>({
+    incoming: HostToResultMessageSchema,
+    outgoing: ResultToHostMessageSchema,
+  });
+  const page: Page = {
+    app: byId('app'),
+    board: new ChartBoard((chartId, dataUrl) => host.post({ type: 'png', chartId, dataUrl })),
+    post: (message) => host.post(message),
+  };
+  onThemeChange((theme) => page.board.setTheme(theme));
+  host.listen(
+    (message) => {
+      page.app.setAttribute('aria-busy', 'false');
+      if (message.type !== 'request-png') return draw(message, page);
+      const dataUrl = page.board.pngOf(message.chartId);
+      if (dataUrl) host.post({ type: 'png', chartId: message.chartId, dataUrl, requestId: message.requestId });
+    },
+    (reason) => page.app.prepend(errorBanner('A message from LLM Bench could not be read.', reason)),
+  );
+  host.post({ type: 'ready' });
+}
