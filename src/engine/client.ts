@@ -101,7 +101,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The first characters of a body, on one line, for an error message. */
-function quote(text: string): string {
+export function quote(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > QUOTE_LENGTH ? `${flat.slice(0, QUOTE_LENGTH)}...` : flat;
 }
@@ -123,7 +123,7 @@ function serverErrorText(error: unknown): string {
   return JSON.stringify(error);
 }
 
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; isObject(e) && depth < 4; depth++) {
     if (typeof e.code === 'string') return e.code;
     const inner = Array.isArray(e.errors) ? e.errors[0] : undefined;

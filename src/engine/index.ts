@@ -16,6 +16,7 @@ export {
   INTERRUPTED_REASON,
 } from './writer';
 export { createDispatcher, sendRequest } from './client';
+export { probeEndpoint, probeEngineLabels, DEFAULT_PROBE_TIMEOUT_MS, type EndpointProbe, type EngineIdentity, type ProbeOptions } from './probe';
 export { createWorkload } from './workload';
 export { createTokenCounter } from './tokenizer';
 export type { RunOptions, RunBenchmark, Workload, TokenCounter, PreparedRequest } from './types';

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, RunConfigSchema, type Arrival, type RunConfig } from '../format/config';
+import { redactHeaders, RunConfigSchema, type Arrival, type Labels, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -19,6 +19,7 @@ import {
 } from '../format/result';
 import packageJson from '../../package.json';
 import { createDispatcher, sendRequest } from './client';
+import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
 import { summarizeStep } from './stats';
 import { createTokenCounter } from './tokenizer';
@@ -279,6 +280,8 @@ class BenchmarkRun {
     private readonly tokenCounter: TokenCounter,
     private readonly writer: ResultWriter,
     private readonly plans: StepPlan[],
+    /** How the engine label was found (or why not), logged once the run has started. */
+    private readonly engineNote: string | null,
   ) {}
 
   private emit(event: RunEvent): void {
@@ -304,6 +307,7 @@ class BenchmarkRun {
         plannedSteps: plans.map(({ name, profile }) => ({ name, profile })),
         resultPath: this.options.resultPath ?? null,
       });
+      if (this.engineNote !== null) this.log('info', this.engineNote);
       const summaries: StepSummary[] = [];
       for (const plan of plans) {
         if (this.stopped) break;
@@ -506,14 +510,14 @@ class BenchmarkRun {
 }
 
 /** The result document's fixed part: what ran against what, with secrets left out. */
-function documentHead(config: RunConfig) {
+function documentHead(config: RunConfig, labels: Labels) {
   const { endpoint } = config;
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: packageJson.name, version: packageJson.version },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: endpoint.baseUrl, api: endpoint.api, model: endpoint.model },
-    labels: config.labels,
+    labels,
     config: { ...config, endpoint: { ...endpoint, headers: redactHeaders(endpoint.headers) } },
   } as const;
 }
@@ -529,6 +533,8 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   const workload = await createWorkload(config, tokenCounter);
   // Plans are built before the file exists so that a bad schedule creates no file.
   const plans = initialPlans(config);
-  const writer = new ResultWriter(options.resultPath, documentHead(config));
-  return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans).execute();
+  // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
+  const probed = config.seed === -1 ? await probeEngineLabels(config, options) : null;
+  const writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...config.labels }));
+  return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans, probed?.message ?? null).execute();
 };

@@ -12,7 +12,9 @@ import { redactHeaders, type RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
 import type { LiveState } from '../format/messages/live';
 import type { ResultDocument, RunStatus } from '../format/result';
-import { finalizeInterruptedFile, resultFileName, runBenchmarkInWorker } from '../engine/index';
+// Not engine/index: the host only starts the worker, and the in-process engine (undici and all) stays out of its bundle.
+import { runBenchmarkInWorker } from '../engine/worker-host';
+import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
 import { progressView } from '../../webview/live/view';

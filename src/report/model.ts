@@ -236,6 +236,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     groups,
     labelKeys: [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))].sort(),
     axis,
+    offAxis: styled.filter((entry) => entry.steps.length === 0).map((entry) => entry.run.name),
     stat,
     slo,
     charts,

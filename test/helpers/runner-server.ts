@@ -63,6 +63,11 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
   };
 
   const server = createServer((req, res) => {
+    // The runner's endpoint probe (GET /v1/models, /version, ...) is not load: answered, not counted.
+    if (req.method !== 'POST') {
+      res.writeHead(404, JSON_HEADERS).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
     const index = arrivals.length;
     arrivals.push(performance.now());
     inFlight++;

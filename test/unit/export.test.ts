@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,13 +14,13 @@ import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
 import { buildReportModel, findKnee, type ReportRun } from '../../src/report/model';
 import { formatRankingMarkdown } from '../../src/report/tables';
-import { run as runImport } from '../../src/cli/commands/import';
-import { run as runReport } from '../../src/cli/commands/report';
+import { formatLabelsText, parseLabelsText, withLabels } from '../../src/report/labels';
+import { chartSpec, rankingRows } from '../../webview/report/view';
 
 const flat = (v: number, count = 50): Stats => ({ count, mean: v, std: 0, min: v, max: v, p50: v, p66: v, p75: v, p80: v, p90: v * 1.5, p95: v * 1.6, p98: v * 1.7, p99: v * 2 });
 
 /** A concurrency sweep: [concurrency, requests/s, output tok/s, latency ms, ttft ms, failed]. */
-export function sweep(labels: Record<string, string>, points: [number, number, number, number, number, number][]): ResultDocument {
+function sweep(labels: Record<string, string>, points: [number, number, number, number, number, number][]): ResultDocument {
   return ResultDocumentSchema.parse({
     schemaVersion: 1,
     tool: { name: 'llmbench', version: '0.1.0' },
@@ -86,6 +87,10 @@ test('report model: groups by a label, overlaid curves per metric, knees marked 
   assert.deepEqual(model.charts.find((c) => c.id === 'failures')?.curves[0]?.points.map((p) => p.y), [0, 0, 0, 0, 2]);
   assert.deepEqual(model.tradeoff.curves[1]?.points.map((p) => [p.x, p.y]), [[1875, 80], [1875, 160], [1875, 240]]);
   assert.deepEqual(model.runs.map((r) => r.color), [0, 1]);
+  assert.deepEqual(model.offAxis, []);
+  const rateOnly = sweep({ model: 'qwen' }, [[1, 1, 100, 1000, 50, 0]]);
+  rateOnly.steps[0]!.profile = { kind: 'rate', rate: 2 };
+  assert.deepEqual(buildReportModel([...runs, { name: 'rate-run', doc: rateOnly }], { axis: 'concurrency' }).offAxis, ['rate-run']);
 });
 
 test('ranking: the heaviest step meeting the SLO, ordered by output tokens per second', () => {
@@ -93,15 +98,16 @@ test('ranking: the heaviest step meeting the SLO, ordered by output tokens per s
   const [first, second] = model.ranking;
   assert.deepEqual(
     [first?.name, first?.step, first?.outputTokensPerSecond, first?.ttftMs],
-    ['vllm-a100', 'concurrency@4', 270, 105],
+    ['sglang-l20', 'concurrency@3', 240, 96],
   );
-  assert.deepEqual([second?.name, second?.step, second?.rank], ['sglang-l20', 'concurrency@3', 2]);
+  // The A100's p90 TTFT is 105 ms at concurrency 4: its heaviest step within 100 ms is concurrency 2.
+  assert.deepEqual([second?.name, second?.step, second?.rank], ['vllm-a100', 'concurrency@2', 2]);
   const strict = buildReportModel(runs, { slo: { ttftMs: 80 }, stat: 'p90' });
-  assert.deepEqual(strict.ranking.map((r) => [r.name, r.step]), [['sglang-l20', 'concurrency@3'], ['vllm-a100', 'concurrency@1']]);
+  assert.deepEqual(strict.ranking.map((r) => [r.name, r.step]), [['vllm-a100', 'concurrency@1'], ['sglang-l20', null]]);
   const none = buildReportModel(runs, { slo: { ttftMs: 1 } });
   assert.deepEqual(none.ranking.map((r) => r.step), [null, null]);
   const md = formatRankingMarkdown(model).split('\n');
-  assert.equal(md[2], '| 1 | vllm-a100 | concurrency@4 | 3.40 req/sec | 270.00 tokens/second | 105.00 ms | 31.50 ms | concurrency@4 |');
+  assert.equal(md[2], '| 1 | sglang-l20 | concurrency@3 | 2.40 req/sec | 240.00 tokens/second | 96.00 ms | 31.50 ms | none |');
 });
 
 test('CSV: a header, one row per step, labels as columns, cells as numbers or empty', () => {
@@ -131,35 +137,76 @@ test('HTML report: self-contained (no script, no external reference), every run,
   assert.match(html, /<title>GPUs &#60;compared&#62;<\/title>/);
   assert.equal((html.match(/<svg /g) ?? []).length, 8);
   assert.equal((html.match(/class="knee"/g) ?? []).length, 8, 'the A100 knee on each chart');
-  assert.match(html, /<td>vllm-a100<\/td><td>vllm<\/td><td>concurrency@4<\/td>/);
+  assert.match(html, /<td>1<\/td><td>sglang-l20<\/td><td>sglang<\/td><td>concurrency@3<\/td>/);
 });
 
-test('llmbench import writes a result file; llmbench report makes html, md and csv of it with a run', async () => {
+/** Runs a command module (compiled beside this test) in its own process, as `llmbench <command>` would. */
+function cli(command: 'import' | 'report', argv: string[]): { code: number | null; stdout: string; stderr: string } {
+  const modulePath = join(__dirname, '../../src/cli/commands', `${command}.js`);
+  const script = `require(${JSON.stringify(modulePath)}).run(${JSON.stringify(argv)}).then((c) => { process.exitCode = c; }, (e) => { process.stderr.write(e.message); process.exitCode = 2; })`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('llmbench import writes a result file; llmbench report makes html, md and csv of it with a run', () => {
   const dir = mkdtempSync(join(tmpdir(), 'llmbench-cli-'));
   const vllmFile = join(dir, 'vllm-rate2.json');
   writeFileSync(vllmFile, JSON.stringify({ model_id: 'qwen', request_rate: 2, burstiness: 1, duration: 50, completed: 100, request_throughput: 2, output_throughput: 200, total_token_throughput: 600, mean_ttft_ms: 80, median_ttft_ms: 75, p99_ttft_ms: 150, mean_tpot_ms: 20, median_tpot_ms: 19, p99_tpot_ms: 30, mean_itl_ms: 19, median_itl_ms: 18, p99_itl_ms: 40 }));
   const out = join(dir, 'vllm.llmbench.json');
-  const stdout = process.stdout.write;
-  let printed = '';
-  process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
-  try {
-    assert.equal(await runImport([vllmFile, '--out', out, '--label', 'engine=vllm']), 0);
-    const ours = join(dir, 'a100.llmbench.json');
-    writeFileSync(ours, JSON.stringify(a100));
-    for (const format of ['html', 'md', 'csv']) {
-      assert.equal(await runReport([out, ours, '--out', join(dir, `r.${format}`), '--format', format, '--group-by', 'engine', '--slo', 'ttft=100']), 0);
-    }
-    await assert.rejects(runReport([out, '--out', join(dir, 'x.html'), '--group-by', 'nope']), /no run has the label 'nope'; labels present: source, model, engine/);
-    await assert.rejects(runImport([vllmFile, '--out', join(dir, 'x.json')]), /must end in \.llmbench\.json/);
-  } finally {
-    process.stdout.write = stdout;
+  const imported = cli('import', [vllmFile, '--out', out, '--label', 'engine=vllm']);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stdout, /asynchronous@2\.00 req\/sec \|\s+2\.00 \|\s+n\/a \|\s+80\.00 \|\s+20\.00 \|\s+200\.00/);
+  assert.match(imported.stdout, /How vllm bench serve differs:/);
+  const ours = join(dir, 'a100.llmbench.json');
+  writeFileSync(ours, JSON.stringify(a100));
+  for (const format of ['html', 'md', 'csv']) {
+    const r = cli('report', [out, ours, '--out', join(dir, `r.${format}`), '--format', format, '--group-by', 'engine', '--slo', 'ttft=100']);
+    assert.equal(r.code, 0, r.stderr);
   }
+  const badGroup = cli('report', [out, '--out', join(dir, 'x.html'), '--group-by', 'nope']);
+  assert.equal(badGroup.code, 2);
+  assert.match(badGroup.stderr, /no run has the label 'nope'; labels present: source, model, engine/);
+  const badOut = cli('import', [vllmFile, '--out', join(dir, 'x.json')]);
+  assert.equal(badOut.code, 2);
+  assert.match(badOut.stderr, /must end in \.llmbench\.json/);
+  const unreadable = cli('import', [join(dir, 'r.md'), '--out', join(dir, 'y.llmbench.json')]);
+  assert.equal(unreadable.code, 2);
+  assert.match(unreadable.stderr, /not JSON or JSON lines/);
+
   const doc = ResultDocumentSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
   assert.equal(doc.labels['engine'], 'vllm');
   assert.deepEqual(doc.steps.map((s) => s.name), ['asynchronous@2.00 req/sec']);
-  assert.match(printed, /asynchronous@2\.00 req\/sec \|\s+2\.00 \|\s+n\/a \|\s+80\.00 \|\s+20\.00 \|\s+200\.00/);
   const md = readFileSync(join(dir, 'r.md'), 'utf8');
   assert.match(md, /\| asynchronous@2\.00 req\/sec \| 2\.00 req\/sec \| n\/a \| 80\.00 ms \| 20\.00 ms \| 200\.00 tokens\/second \|/);
   assert.match(readFileSync(join(dir, 'r.csv'), 'utf8'), /^run,source,tool,model,label:engine/);
   assert.match(readFileSync(join(dir, 'r.html'), 'utf8'), /vllm bench serve \(imported\)/);
+});
+
+test('editing labels rewrites only the labels: every measurement stays as it was', () => {
+  const text = JSON.stringify(a100, null, 2);
+  const labels = parseLabelsText(' engine = vllm , gpu=A100 x2,quant=awq ');
+  assert.ok(labels.ok);
+  assert.deepEqual(labels.value, { engine: 'vllm', gpu: 'A100 x2', quant: 'awq' });
+  const updated = withLabels(text, labels.value);
+  assert.ok(updated.ok);
+  const before = JSON.parse(text);
+  const after = JSON.parse(updated.value);
+  assert.deepEqual(after.labels, labels.value);
+  assert.deepEqual({ ...after, labels: null }, { ...before, labels: null });
+  assert.equal(formatLabelsText(labels.value), 'engine=vllm, gpu=A100 x2, quant=awq');
+  const bad = parseLabelsText('engine');
+  assert.match(bad.ok ? '' : bad.error, /'engine' is not a label: write key=value/);
+  assert.equal(withLabels('{"schemaVersion": 1}', {}).ok, false);
+});
+
+test('report webview specs: one line per run, the knee as a ringed point left out of the legend', () => {
+  const model = buildReportModel(runs, { groupBy: 'gpu' });
+  const spec = chartSpec(model.charts[1]!);
+  assert.deepEqual(spec.series.map((s) => [s.label, s.data.length, s.hideInLegend ?? false]), [
+    ['vllm-a100', 5, false],
+    ['vllm-a100 knee (concurrency@4)', 1, true],
+    ['sglang-l20', 3, false],
+  ]);
+  assert.deepEqual(spec.series[1]?.data, [{ x: 4, y: 270 }]);
+  assert.equal(rankingRows(model)[0]?.[11], 'concurrency@4');
 });

@@ -466,7 +466,7 @@ function resolveApiKey(config: RunConfig): string | undefined {
 /** --out FILE, or a file named for the run inside --out DIR or ./benchmarks; its folder is created. */
 function chooseResultPath(out: string | undefined, config: RunConfig): string {
   const name = () => resultFileName(new Date(), config.endpoint.model, config.profile.kind);
-  const isDirectory = out !== undefined && (out.endsWith('/') || (statSync(out, { throwIfNoEntry: false })?.isDirectory() ?? false));
+  const isDirectory = out !== undefined && (out.endsWith('/') || isExistingDirectory(out));
   const path = out === undefined ? resolve('benchmarks', name()) : resolve(isDirectory ? join(out, name()) : out);
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -474,6 +474,14 @@ function chooseResultPath(out: string | undefined, config: RunConfig): string {
     throw new UsageError(`--out: cannot create the folder '${dirname(path)}' (${(error as NodeJS.ErrnoException).code ?? String(error)}); choose another with --out FILE`);
   }
   return path;
+}
+
+function isExistingDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // missing or unreadable: treated as a file name, and creating it reports why not
+  }
 }
 
 async function execute(

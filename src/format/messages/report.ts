@@ -74,6 +74,8 @@ export const ReportModelSchema = z.object({
   slo: ReportSloSchema,
   charts: z.array(ReportChartSchema),
   tradeoff: ReportChartSchema,
+  /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */
+  offAxis: z.array(z.string()),
   knees: z.array(z.object({ run: z.number().int().nonnegative(), name: z.string(), step: z.string().nullable(), load: nullableNumber })),
   ranking: z.array(RankingRowSchema),
 });

@@ -1,0 +1,213 @@
+/**
+ * The many-run report in VS Code: "Open Benchmark Report" on a folder or a selection of result
+ * files (explorer context menu or palette) opens a panel that groups runs by a label, overlays
+ * their curves with knees marked and ranks them for an SLO; it exports HTML, CSV and Markdown.
+ * "Edit Labels" rewrites only the labels of a result file; "Import Benchmark Results" turns other
+ * tools' files into a result file. The model is built here (src/report/model.ts); the webview draws.
+ */
+import * as vscode from 'vscode';
+import { RESULT_FILE_SUFFIX } from '../format/result';
+import { HostToReportSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
+import { importPaths } from '../import';
+import { formatStepsCsv } from '../report/csv';
+import { renderHtmlReport } from '../report/html';
+import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels';
+import { loadRuns } from '../report/load';
+import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../report/model';
+import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
+import { saveWithDialog, savePngWithDialog } from './save-file';
+import { webviewHtml, webviewOptions } from './webview-html';
+
+export const REPORT_VIEW_TYPE = 'llmBench.report';
+export const REPORT_COMMANDS = {
+  open: 'llmBench.openReport',
+  editLabels: 'llmBench.editLabels',
+  importResults: 'llmBench.importResults',
+} as const;
+
+/** What the open command answers (for scripts and tests): the report as first shown. */
+export interface OpenedReport {
+  title: string;
+  model: ReportModel;
+  problems: string[];
+}
+
+const encoder = new TextEncoder();
+
+class ReportPanel {
+  private runs: ReportRun[] = [];
+  private problems: string[] = [];
+  private options: ReportOptions = {};
+  private latest: HostToReport | undefined;
+
+  constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly paths: string[],
+    private readonly title: string,
+  ) {
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      const parsed = ReportToHostSchema.safeParse(raw);
+      if (parsed.success) void this.handle(parsed.data).catch((e: unknown) => this.post({ type: 'error', message: messageOf(e) }));
+    });
+  }
+
+  async load(): Promise<OpenedReport> {
+    ({ runs: this.runs, problems: this.problems } = await loadRuns(this.paths));
+    // Group by the first label that tells runs apart, so a fresh report already compares something.
+    this.options.groupBy ??= distinguishingLabel(this.runs);
+    return this.show();
+  }
+
+  private show(): OpenedReport {
+    const model = buildReportModel(this.runs, this.options);
+    this.post({ type: 'model', title: this.title, model, problems: this.problems });
+    return { title: this.title, model, problems: this.problems };
+  }
+
+  private post(message: HostToReport): void {
+    this.latest = HostToReportSchema.parse(message);
+    void this.panel.webview.postMessage(this.latest);
+  }
+
+  private async handle(message: ReportToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        // A webview that was hidden or reloaded asks again: send the latest state.
+        if (this.latest) void this.panel.webview.postMessage(this.latest);
+        return;
+      case 'options':
+        this.options = message.options;
+        this.show();
+        return;
+      case 'export':
+        await this.export(message.format);
+        return;
+      case 'editLabels': {
+        const source = this.runs[message.run]?.source;
+        if (source && (await editLabels(vscode.Uri.file(source)))) await this.load();
+        return;
+      }
+      case 'png':
+        await savePngWithDialog(message.dataUrl, defaultUri(`${message.chart}.png`));
+        return;
+    }
+  }
+
+  private async export(format: 'html' | 'csv' | 'md'): Promise<void> {
+    const model = buildReportModel(this.runs, this.options);
+    const text =
+      format === 'html'
+        ? renderHtmlReport(model, this.runs, this.title)
+        : format === 'csv'
+          ? formatStepsCsv(this.runs)
+          : [`# ${this.title}`, formatRankingMarkdown(model), ...this.runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
+    const filters: Record<string, Record<string, string[]>> = { html: { 'HTML report': ['html'] }, csv: { CSV: ['csv'] }, md: { Markdown: ['md'] } };
+    const saved = await saveWithDialog(encoder.encode(text), defaultUri(`llmbench-report.${format}`), filters[format] ?? {});
+    if (saved) void vscode.window.showInformationMessage(`LLM Bench: report saved to ${vscode.workspace.asRelativePath(saved)}.`);
+  }
+}
+
+function distinguishingLabel(runs: ReportRun[]): string | undefined {
+  const keys = [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))].filter((k) => k !== 'source');
+  return keys.find((k) => new Set(runs.map((r) => r.doc.labels[k])).size > 1);
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+function defaultUri(name: string): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name);
+}
+
+/** Asks for new labels and rewrites only the `labels` of the file; answers whether it changed. */
+export async function editLabels(file: vscode.Uri, answer?: string): Promise<boolean> {
+  const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  const current = JSON.parse(text) as { labels?: Record<string, string> };
+  const input =
+    answer ??
+    (await vscode.window.showInputBox({
+      title: `Labels of ${vscode.workspace.asRelativePath(file)}`,
+      prompt: 'key=value pairs separated by commas (engine, gpu, model, quant, ...). Measurements are not touched.',
+      value: formatLabelsText(current.labels ?? {}),
+      validateInput: (value) => {
+        const parsed = parseLabelsText(value);
+        return parsed.ok ? undefined : parsed.error;
+      },
+    }));
+  if (input === undefined) return false;
+  const labels = parseLabelsText(input);
+  if (!labels.ok) throw new Error(labels.error);
+  const updated = withLabels(text, labels.value);
+  if (!updated.ok) throw new Error(`${vscode.workspace.asRelativePath(file)}: ${updated.error}`);
+  await vscode.workspace.fs.writeFile(file, encoder.encode(updated.value));
+  return true;
+}
+
+async function chooseTargets(uri: unknown, uris: unknown): Promise<vscode.Uri[] | undefined> {
+  if (Array.isArray(uris) && uris.length > 0 && uris.every((u) => u instanceof vscode.Uri)) return uris as vscode.Uri[];
+  if (uri instanceof vscode.Uri) return [uri];
+  return vscode.window.showOpenDialog({
+    canSelectFiles: true,
+    canSelectFolders: true,
+    canSelectMany: true,
+    openLabel: 'Open Report',
+    title: 'Result files or folders to compare',
+  });
+}
+
+async function openReport(context: vscode.ExtensionContext, targets: vscode.Uri[]): Promise<OpenedReport> {
+  const names = targets.map((t) => vscode.workspace.asRelativePath(t));
+  const title = `Benchmark Report: ${names.length === 1 ? names[0] : `${names.length} selections`}`;
+  const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, {
+    ...webviewOptions(context.extensionUri),
+    retainContextWhenHidden: false,
+  });
+  panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { view: 'report', title });
+  return new ReportPanel(panel, targets.map((t) => t.fsPath), title).load();
+}
+
+async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await action();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`LLM Bench: ${messageOf(e)}`);
+    return undefined;
+  }
+}
+
+export function registerReportViews(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown) => {
+      const targets = await chooseTargets(uri, uris);
+      return targets?.length ? reporting(() => openReport(context, targets)) : undefined;
+    }),
+    vscode.commands.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      const file = uri instanceof vscode.Uri ? uri : active instanceof vscode.TabInputCustom ? active.uri : undefined;
+      if (!file) {
+        void vscode.window.showErrorMessage(`LLM Bench: open or select a ${RESULT_FILE_SUFFIX} file to edit its labels.`);
+        return false;
+      }
+      return reporting(() => editLabels(file, typeof answer === 'string' ? answer : undefined));
+    }),
+    vscode.commands.registerCommand(REPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
+      reporting(async () => {
+        const sources = await chooseTargets(uri, uris);
+        if (!sources?.length) return undefined;
+        const outcome = await importPaths(sources.map((s) => s.fsPath));
+        if (!outcome.ok) throw new Error(outcome.error);
+        const out =
+          target instanceof vscode.Uri
+            ? target
+            : await vscode.window.showSaveDialog({
+                defaultUri: vscode.Uri.joinPath(sources[0] ?? vscode.Uri.file('.'), '..', `imported${RESULT_FILE_SUFFIX}`),
+                filters: { 'LLM Bench result': ['json'] },
+              });
+        if (!out) return undefined;
+        await vscode.workspace.fs.writeFile(out, encoder.encode(JSON.stringify(outcome.value, null, 2) + '\n'));
+        await vscode.commands.executeCommand('vscode.open', out);
+        return out;
+      }),
+    ),
+  );
+}

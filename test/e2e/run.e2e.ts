@@ -1,0 +1,102 @@
+// Running from the palette in the browser: the flow's questions, the live panel growing its charts
+// and table as the run goes, then the result editor. Screenshots of the live panel in a dark and a
+// light theme land in .test-artifacts/ for review.
+import type { Frame, Page } from 'playwright-core';
+import { answerQuickPick, findWebview, runCommand, saveScreenshot, scenario, waitForText } from './harness';
+
+async function stepRows(live: Frame): Promise<number> {
+  return live.locator('#steps-table tbody tr').count();
+}
+
+async function waitForRows(live: Frame, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await stepRows(live)) < count) {
+    if (Date.now() > deadline) throw new Error(`the live table did not reach ${count} rows (has ${await stepRows(live)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Every live chart drew on a canvas (a card that cannot says so in text instead). */
+async function assertChartsDrawn(live: Frame): Promise<void> {
+  for (const id of ['throughput', 'load', 'ttft', 'itl', 'latency']) await live.locator(`[data-chart="${id}"] canvas`).waitFor({ state: 'visible' });
+  const undrawn = await live.locator('.chart-card p.muted').count();
+  if (undrawn > 0) throw new Error(`${undrawn} live chart(s) could not be drawn`);
+  const blank = await live.locator('[data-chart="throughput"] canvas').evaluate((canvas: HTMLCanvasElement) => {
+    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    return !data || data.every((v, i) => i % 4 !== 3 || v === 0);
+  });
+  if (blank) throw new Error('the throughput chart canvas is blank');
+}
+
+/**
+ * The result editor opens over the live panel when the run ends; bringing the panel back shows the
+ * run's final state (a hidden webview is sent the latest state when it is shown again).
+ */
+async function finishAndReturnToLivePanel(page: Page): Promise<Frame> {
+  await findWebview(page, { title: 'llmbench.json', text: 'Benchmark', timeoutMs: 90_000 });
+  await page.locator('.tabs-container .tab', { hasText: 'LLM Bench: Live' }).click();
+  const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'Finished (complete)', timeoutMs: 30_000 });
+  await assertChartsDrawn(live);
+  return live;
+}
+
+scenario(
+  'run from the palette against the simulator: the live panel grows, then the result opens',
+  async ({ page }) => {
+    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+    await answerQuickPick(page, 'Built-in simulator');
+    await answerQuickPick(page, 'Concurrency sweep');
+    await answerQuickPick(page, 'Start the benchmark');
+    const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'concurrency', timeoutMs: 60_000 });
+    await waitForText(live, 'sim-tiny');
+    await waitForRows(live, 2, 60_000);
+    await assertChartsDrawn(live);
+    await saveScreenshot(page, 'e2e-live-running-dark');
+    const done = await finishAndReturnToLivePanel(page);
+    await waitForRows(done, 3, 1_000);
+    await saveScreenshot(page, 'e2e-live-done-dark');
+  },
+  {
+    timeoutMs: 180_000,
+    workspace: {
+      settings: {
+        'llmBench.simulator.preset': 'tiny',
+        // About 12 s in all on the tiny engine: long enough to watch the panel grow.
+        'llmBench.concurrencyLevels': [2, 8, 32],
+        'llmBench.requestsPerStep': 120,
+        'llmBench.outputTokens': 128,
+        'llmBench.inputTokens': 128,
+      },
+    },
+  },
+);
+
+scenario(
+  'run a workspace config file against the simulator, in a light theme',
+  async ({ page }) => {
+    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+    await answerQuickPick(page, 'Built-in simulator');
+    await answerQuickPick(page, 'From a config file…');
+    await answerQuickPick(page, 'bench/rate-sweep.json');
+    await answerQuickPick(page, 'Start the benchmark');
+    const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'rate', timeoutMs: 60_000 });
+    await waitForRows(live, 2, 60_000);
+    await assertChartsDrawn(live);
+    await saveScreenshot(page, 'e2e-live-running-light');
+    await finishAndReturnToLivePanel(page);
+  },
+  {
+    timeoutMs: 180_000,
+    workspace: {
+      settings: { 'workbench.colorTheme': 'Default Light Modern', 'llmBench.simulator.preset': 'tiny' },
+      files: {
+        'bench/rate-sweep.json': JSON.stringify({
+          profile: { kind: 'rate', rates: [5, 10, 20], arrival: 'poisson' },
+          limits: { requests: 60, warmup: 2 },
+          workload: { kind: 'synthetic', inputTokens: 128, outputTokens: 48 },
+          labels: { purpose: 'e2e' },
+        }),
+      },
+    },
+  },
+);

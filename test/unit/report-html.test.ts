@@ -1,0 +1,73 @@
+/**
+ * The exported HTML report in a real browser (headless Debian Chromium) with every network request
+ * refused: it must render its tables and charts from the file alone, asking for nothing.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { launchChromium } from '../vscode/harness/browser';
+
+const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
+const fixtures = resolve(repoRoot, '../shared/fixtures');
+// In CI the fixtures must be there; on a clone without ../shared this test says so and skips.
+const skip = !existsSync(fixtures) && process.env['CI'] !== 'true' ? `no ${fixtures} (a clone without ../shared): skipped` : false;
+
+test('the HTML report of imported GuideLLM, vLLM and AIPerf runs renders offline in Chromium', { timeout: 60_000, skip }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-html-'));
+  const out = join(dir, 'report.html');
+  // The report command in its own process, from other tools' files (the real fixtures when present).
+  const inputs = [
+    join(fixtures, 'guidellm/guidellm_repo_benchmarks_stripped_pre0.3.json'),
+    join(fixtures, 'vllm/llmd_exp7_h100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json'),
+    join(fixtures, 'aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json'),
+  ];
+  const modulePath = join(__dirname, '../../src/cli/commands/report.js');
+  const script = `require(${JSON.stringify(modulePath)}).run(${JSON.stringify([...inputs, '--out', out, '--group-by', 'source', '--slo', 'ttft=500', '--axis', 'rate', '--stat', 'mean'])}).then((c) => { process.exitCode = c; })`;
+  const made = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(made.status, 0, made.stderr);
+
+  const browser = await launchChromium();
+  try {
+    const context = await browser.newContext({ offline: true });
+    const page = await context.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url() !== pathToFileURL(out).href) requests.push(request.url());
+    });
+    await context.route('**/*', (route) => (route.request().url() === pathToFileURL(out).href ? route.continue() : route.abort()));
+    await page.goto(pathToFileURL(out).href);
+    const seen = await page.evaluate(() => ({
+      charts: [...document.querySelectorAll('svg[data-chart]')].map((svg) => {
+        const box = svg.getBoundingClientRect();
+        return { id: svg.getAttribute('data-chart'), width: box.width, height: box.height, curves: svg.querySelectorAll('g.curve path').length };
+      }),
+      rankingRows: document.querySelectorAll('table.ranking tbody tr').length,
+      runRows: [...document.querySelectorAll('table.runs tbody tr td:first-child')].map((td) => td.textContent),
+      stepTables: document.querySelectorAll('table.steps').length,
+      offAxis: document.querySelector('.off-axis')?.textContent ?? null,
+      firstRank: document.querySelector('table.ranking tbody tr td:nth-child(2)')?.textContent,
+    }));
+    assert.deepEqual(requests, [], 'the report asked for nothing from the network');
+    assert.equal(seen.charts.length, 8);
+    for (const chart of seen.charts) {
+      assert.ok(chart.width > 300 && chart.height > 200, `${chart.id} is drawn at its size`);
+    }
+    const byId = Object.fromEntries(seen.charts.map((c) => [c.id, c.curves]));
+    assert.equal(byId['ttftMs'], 3, 'each run has a TTFT curve');
+    assert.equal(byId['tpotMs'], 3);
+    assert.equal(byId['itlMs'], 2, 'GuideLLM has no per-chunk ITL');
+    assert.equal(seen.offAxis, null, 'on the rate axis every run has points');
+    assert.equal(seen.rankingRows, 3);
+    assert.equal(seen.stepTables, 3);
+    assert.equal(seen.runRows.length, 3);
+    assert.match(String(seen.firstRank), /aiperf|llmd|guidellm/);
+    assert.ok(readFileSync(out, 'utf8').length > 5000);
+  } finally {
+    await browser.close();
+  }
+});

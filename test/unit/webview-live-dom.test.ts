@@ -1,0 +1,154 @@
+/**
+ * The live panel's bundle (dist/webview/live.js, built by the test command) in jsdom with a fake
+ * acquireVsCodeApi: what it posts, what it shows for host messages, and how it takes bad ones.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { JSDOM, VirtualConsole } from 'jsdom';
+import type { LiveState } from '../../src/format/messages/live';
+import { applyRunEvent, newLiveState } from '../../src/host/live-state';
+import { makeStep } from '../helpers/result-documents';
+
+const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
+const bundle = readFileSync(join(root, 'dist', 'webview', 'live.js'), 'utf8');
+
+interface Panel {
+  window: JSDOM['window'];
+  document: Document;
+  posted: unknown[];
+  saved: () => unknown;
+  scriptErrors: string[];
+  send(data: unknown): void;
+}
+
+function openPanel(savedState?: unknown): Panel {
+  const scriptErrors: string[] = [];
+  const virtualConsole = new VirtualConsole();
+  // jsdom has no canvas; the panel says so in place of each chart. Anything else is a failure.
+  virtualConsole.on('jsdomError', (e) => {
+    if (!/Not implemented: HTMLCanvasElement/.test(e.message)) scriptErrors.push(e.message);
+  });
+  virtualConsole.on('error', (...args: unknown[]) => scriptErrors.push(args.map(String).join(' ')));
+  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app"></main></body></html>', {
+    runScripts: 'outside-only',
+    pretendToBeVisual: true,
+    virtualConsole,
+  });
+  const posted: unknown[] = [];
+  let state = savedState;
+  // VS Code passes messages and state as JSON; so does the fake (which also leaves jsdom's realm).
+  const copy = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+  Object.assign(dom.window, {
+    acquireVsCodeApi: () => ({
+      postMessage: (m: unknown) => posted.push(copy(m)),
+      getState: () => state,
+      setState: (s: unknown) => (state = copy(s)),
+    }),
+  });
+  dom.window.eval(bundle);
+  return {
+    window: dom.window,
+    document: dom.window.document,
+    posted,
+    saved: () => state,
+    scriptErrors,
+    send: (data) => dom.window.dispatchEvent(new dom.window.MessageEvent('message', { data })),
+  };
+}
+
+function runState(model = 'Qwen/Qwen2-7B-Instruct'): LiveState {
+  const state = newLiveState({
+    id: 'run-7',
+    model,
+    baseUrl: 'http://127.0.0.1:8000/v1',
+    profile: 'concurrency 1,4',
+    startedAt: '2025-01-01T00:00:00.000Z',
+    labels: [['hardware', '1x A100 <80GB>']],
+    expectedSteps: 2,
+    resultPath: '/w/benchmarks/r.llmbench.json',
+  });
+  const step = makeStep({ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 30, ttftMs: 40, gapMs: 8, chunks: 16 });
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: null }, 0);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: step.name, profile: step.profile }, 0);
+  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: step.name, summary: step.summary! }, 3);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: { kind: 'concurrency', concurrency: 4 } }, 3);
+  return state;
+}
+
+const text = (panel: Panel, selector: string) => panel.document.querySelector(selector)?.textContent ?? '';
+const bodyRows = (panel: Panel) =>
+  [...panel.document.querySelectorAll('#steps-table tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+
+test('the panel asks for the state on load and shows the empty view until a run exists', () => {
+  const panel = openPanel();
+  assert.deepEqual(panel.posted, [{ type: 'ready' }]);
+  assert.match(text(panel, '#empty'), /No benchmark has run in this window yet/);
+  assert.ok(panel.document.querySelector('#run')?.classList.contains('hidden'));
+  panel.send({ type: 'state', state: null });
+  assert.ok(!panel.document.querySelector('#empty')?.classList.contains('hidden'));
+  assert.deepEqual(panel.scriptErrors, []);
+});
+
+test('a state message renders the headline and one table row per step, as text', () => {
+  const panel = openPanel();
+  const model = '<img src=x onerror="alert(1)">';
+  panel.send({ type: 'state', state: runState(model) });
+  assert.equal(text(panel, '#headline'), 'Running step 2 of 2: concurrency@4');
+  assert.match(text(panel, '#run-description'), /^<img src=x onerror="alert\(1\)"> · http:\/\/127\.0\.0\.1:8000\/v1 · concurrency 1,4$/);
+  assert.equal(text(panel, '#run-labels'), 'hardware: 1x A100 <80GB>');
+  assert.equal(panel.document.querySelectorAll('img').length, 0, 'file text never becomes markup');
+  const rows = bodyRows(panel);
+  assert.equal(rows.length, 2);
+  assert.equal(rows[0]?.[0], 'concurrency@1');
+  assert.match(rows[0]?.[3] ?? '', /^\d+\.\d\d$/, 'TTFT mean in ms');
+  assert.equal(rows[1]?.[0], 'concurrency@4 (running)');
+  assert.deepEqual(
+    [...panel.document.querySelectorAll('#steps-table th')].map((th) => th.firstChild?.textContent),
+    ['Benchmark', 'Requests/s', 'Latency', 'TTFT', 'ITL', 'Output tok/s', 'Completed', 'Failed'],
+  );
+  assert.equal(panel.document.querySelectorAll('[data-chart]').length, 5, 'a card per live chart');
+  assert.deepEqual(panel.saved(), { state: JSON.parse(JSON.stringify(runState(model))) }, 'kept for a reload');
+  assert.deepEqual(panel.scriptErrors, []);
+});
+
+test('an invalid message shows an error and keeps the last good state; the host is told', () => {
+  const panel = openPanel();
+  panel.send({ type: 'state', state: runState() });
+  panel.send({ type: 'state', state: { ...runState(), phase: 'exploded' } });
+  panel.send({ type: 'unknown-kind' });
+  const alert = panel.document.querySelector('[role=alert]');
+  assert.ok(alert, 'an error banner is shown');
+  assert.match(alert.textContent ?? '', /could not read/);
+  assert.equal(bodyRows(panel).length, 2, 'the last good table stays');
+  const complaints = panel.posted.filter((m) => (m as { type: string }).type === 'view-error');
+  assert.equal(complaints.length, 2);
+  assert.match(JSON.stringify(complaints[0]), /phase/);
+  panel.send({ type: 'state', state: runState() });
+  assert.equal(panel.document.querySelector('[role=alert]'), null, 'a good update clears the error');
+  assert.deepEqual(panel.scriptErrors, []);
+});
+
+test('cancel and open-result buttons post their messages with the run id', () => {
+  const panel = openPanel();
+  const state = runState();
+  panel.send({ type: 'state', state });
+  (panel.document.querySelector('#cancel') as HTMLElement).click();
+  assert.deepEqual(panel.posted.at(-1), { type: 'cancel', runId: 'run-7' });
+  applyRunEvent(state, { type: 'run-end', status: 'complete', reason: null, resultPath: state.run.resultPath }, 9);
+  panel.send({ type: 'state', state });
+  assert.ok(panel.document.querySelector('#cancel')?.classList.contains('hidden'));
+  assert.ok(!panel.document.querySelector('#open-result')?.classList.contains('hidden'));
+  (panel.document.querySelector('#open-result') as HTMLElement).click();
+  assert.deepEqual(panel.posted.at(-1), { type: 'open-result', runId: 'run-7' });
+  assert.match(text(panel, '#headline'), /^Finished \(complete\)/);
+});
+
+test('a reloaded panel shows its saved state before the host answers', () => {
+  const panel = openPanel({ state: runState() });
+  assert.equal(bodyRows(panel).length, 2);
+  const stale = openPanel({ state: { something: 'from an older version' } });
+  assert.match(text(stale, '#empty'), /No benchmark/, 'a saved state that no longer fits is ignored');
+  assert.deepEqual([...panel.scriptErrors, ...stale.scriptErrors], []);
+});

@@ -1,0 +1,108 @@
+/**
+ * The benchmark report panel: options (group by a label, statistic, axis, SLO), the ranking, the
+ * runs with their labels, and every curve overlaid with knees marked. The host sends a complete
+ * model each time; options go back to it and it answers with a new model.
+ */
+import { HostToReportSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../../src/format/messages/report';
+import type { ReportModel, ReportSlo } from '../../src/report/model';
+import { SpecChart } from '../shared/charts';
+import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
+import { onThemeChange, readTheme } from '../shared/theme';
+import { button, dropdown } from '../shared/toolkit';
+import { connectToHost } from '../shared/vscode-api';
+import { chartSpec, labelsText, RANKING_COLUMNS, rankingRows } from './view';
+
+const host = connectToHost<HostToReport, ReportToHost>({ incoming: HostToReportSchema, outgoing: ReportToHostSchema });
+const app = byId('app');
+let charts: SpecChart[] = [];
+let theme = readTheme();
+
+function sloInput(label: string, value: number | undefined, id: string): HTMLInputElement {
+  const input = el('input', { attrs: { type: 'number', min: '0', step: 'any', id, 'aria-label': label, placeholder: label } });
+  if (value !== undefined) input.value = String(value);
+  return input;
+}
+
+function controls(model: ReportModel): HTMLElement {
+  const options = () => ({ ...(model.groupBy ? { groupBy: model.groupBy } : {}), axis: model.axis, stat: model.stat, slo: model.slo });
+  const send = (patch: object) => host.post({ type: 'options', options: { ...options(), ...patch } });
+  const groupBy = dropdown(
+    [{ value: '', label: 'Each run' }, ...model.labelKeys.map((k) => ({ value: k, label: k }))],
+    model.groupBy ?? '',
+    (value) => send({ groupBy: value || undefined }),
+    'Group by label',
+  );
+  groupBy.id = 'group-by';
+  const stat = dropdown(['mean', 'p50', 'p90', 'p99'].map((s) => ({ value: s, label: s })), model.stat, (value) => send({ stat: value }), 'Statistic');
+  const axis = dropdown([{ value: 'concurrency', label: 'concurrency' }, { value: 'rate', label: 'rate' }], model.axis, (value) => send({ axis: value }), 'Load axis');
+  const ttft = sloInput('TTFT ≤ ms', model.slo.ttftMs, 'slo-ttft');
+  const tpot = sloInput('TPOT ≤ ms', model.slo.tpotMs, 'slo-tpot');
+  const e2e = sloInput('Latency ≤ ms', model.slo.e2eMs, 'slo-e2e');
+  const applySlo = () => {
+    const slo: ReportSlo = {};
+    const read = (input: HTMLInputElement) => (Number(input.value) > 0 ? Number(input.value) : undefined);
+    const [t, p, e] = [read(ttft), read(tpot), read(e2e)];
+    if (t) slo.ttftMs = t;
+    if (p) slo.tpotMs = p;
+    if (e) slo.e2eMs = e;
+    send({ slo });
+  };
+  return el('div', { className: 'toolbar' }, [
+    'Group by', groupBy, 'Statistic', stat, 'Axis', axis, 'SLO', ttft, tpot, e2e,
+    button('Apply SLO', applySlo, 'secondary', 'apply-slo'),
+    el('span', { className: 'spacer' }),
+    button('Export HTML...', () => host.post({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
+    button('Export CSV...', () => host.post({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
+    button('Export Markdown...', () => host.post({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+  ]);
+}
+
+function draw(title: string, model: ReportModel, problems: string[]): void {
+  for (const chart of charts) chart.destroy();
+  const all = [...model.charts, model.tradeoff];
+  const cards = all.map((chart) => {
+    const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });
+    const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length) } }, [
+      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('PNG', () => { const i = all.indexOf(chart); const png = charts[i]?.toPngDataUrl(); if (png) host.post({ type: 'png', chart: chart.id, dataUrl: png }); }, 'icon')]),
+      el('div', { className: 'chart-box' }, [canvas]),
+    ]);
+    return { card, canvas, chart };
+  });
+  const runRows = model.runs.map((r, i) => el('tr', {}, [
+    el('td', { text: r.name }),
+    el('td', { text: r.group }),
+    el('td', { text: labelsText(r.labels) }),
+    el('td', { text: r.importedFrom ? `${r.importedFrom} (imported)` : 'LLM Bench' }),
+    el('td', {}, [r.source ? button('Edit Labels...', () => host.post({ type: 'editLabels', run: i }), 'secondary') : null]),
+  ]));
+  replaceChildren(app, [
+    el('h1', { text: title }),
+    ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
+    controls(model),
+    el('h2', { text: 'Ranking' }),
+    el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking')]),
+    el('h2', { text: 'Runs' }),
+    el('table', { className: 'data-table runs' }, [
+      el('thead', {}, [el('tr', {}, ['Run', 'Group', 'Labels', 'Source', ''].map((h) => el('th', { text: h })))]),
+      el('tbody', {}, runRows),
+    ]),
+    el('h2', { text: 'Curves' }),
+    model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,
+    el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
+  ]);
+  charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+}
+
+onThemeChange((next) => {
+  theme = next;
+  for (const chart of charts) chart.setTheme(next);
+});
+host.listen(
+  (message) => {
+    app.setAttribute('aria-busy', 'false');
+    if (message.type === 'model') draw(message.title, message.model, message.problems);
+    else app.prepend(errorBanner('The report could not do that.', message.message));
+  },
+  (reason) => app.prepend(errorBanner('A message from LLM Bench could not be read.', reason)),
+);
+host.post({ type: 'ready' });

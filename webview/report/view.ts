@@ -1,0 +1,49 @@
+/**
+ * Report model to what the page draws, as pure functions tested without a browser: chart specs
+ * with each run's curve and its knee as a ringed point, and the rows of the ranking and run tables.
+ */
+import type { ReportChart, ReportModel } from '../../src/report/model';
+import { fixed } from '../../src/report/units';
+import type { ChartSpec, SeriesSpec } from '../shared/charts';
+
+export function chartSpec(chart: ReportChart): ChartSpec {
+  const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {
+    const line: SeriesSpec = {
+      label: curve.name,
+      data: curve.points.map(({ x, y }) => ({ x, y })),
+      color: curve.color,
+      dashed: curve.dashed,
+      pointRadius: 3,
+    };
+    const knee: SeriesSpec[] = curve.knee
+      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 8, hideInLegend: true }]
+      : [];
+    return [line, ...knee];
+  });
+  return { kind: 'line', x: { title: chart.xTitle }, y: { title: chart.yTitle }, series };
+}
+
+export const RANKING_COLUMNS = ['Rank', 'Run', 'Group', 'Step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', 'TTFT', 'TPOT', 'Latency', 'Goodput', 'Knee'];
+
+export function rankingRows(model: ReportModel): string[][] {
+  return model.ranking.map((r) => [
+    String(r.rank),
+    r.name,
+    r.group,
+    r.step ?? 'none',
+    fixed(r.load),
+    fixed(r.requestsPerSecond),
+    fixed(r.outputTokensPerSecond),
+    fixed(r.ttftMs),
+    fixed(r.tpotMs),
+    fixed(r.latencyMs),
+    r.goodput === null ? 'n/a' : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
+    model.knees[r.run]?.step ?? 'none',
+  ]);
+}
+
+export function labelsText(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+}
