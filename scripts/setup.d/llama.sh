@@ -57,7 +57,7 @@ generate_random_model() {
   tar -xzf "$work"/node-llama-cpp-*.tgz -C "$work" package/llama/gitRelease.bundle
   git clone --quiet --no-checkout "$work/package/llama/gitRelease.bundle" "$work/llama.cpp"
   git -C "$work/llama.cpp" archive HEAD gguf-py models/ggml-vocab-llama-spm.gguf | tar -x -C "$work"
-  PYTHONPATH="$work/gguf-py" python3 - "$work/models/ggml-vocab-llama-spm.gguf" "$1" <<'PY'
+  PYTHONPATH="$work/gguf-py" /usr/bin/python3 - "$work/models/ggml-vocab-llama-spm.gguf" "$1" <<'PY'
 import sys
 import numpy as np
 import gguf

@@ -534,7 +534,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   // Plans are built before the file exists so that a bad schedule creates no file.
   const plans = initialPlans(config);
   // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
-  const probed = config.seed === -1 ? await probeEngineLabels(config, options) : null;
+  const probed = await probeEngineLabels(config, options);
   const writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...config.labels }));
   return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans, probed?.message ?? null).execute();
 };

@@ -4,6 +4,17 @@
 import type { Frame, Page } from 'playwright-core';
 import { answerQuickPick, findWebview, runCommand, saveScreenshot, scenario, waitForText } from './harness';
 
+/** Collects what the browser reports as blocked by a Content Security Policy (in any frame). */
+function watchCsp(page: Page): () => void {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  return () => {
+    if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
+  };
+}
+
 async function stepRows(live: Frame): Promise<number> {
   return live.locator('#steps-table tbody tr').count();
 }
@@ -43,6 +54,7 @@ async function finishAndReturnToLivePanel(page: Page): Promise<Frame> {
 scenario(
   'run from the palette against the simulator: the live panel grows, then the result opens',
   async ({ page }) => {
+    const assertNoCspViolation = watchCsp(page);
     await runCommand(page, 'LLM Bench: Run LLM Benchmark');
     await answerQuickPick(page, 'Built-in simulator');
     await answerQuickPick(page, 'Concurrency sweep');
@@ -55,6 +67,7 @@ scenario(
     const done = await finishAndReturnToLivePanel(page);
     await waitForRows(done, 3, 1_000);
     await saveScreenshot(page, 'e2e-live-done-dark');
+    assertNoCspViolation();
   },
   {
     timeoutMs: 180_000,
@@ -74,6 +87,7 @@ scenario(
 scenario(
   'run a workspace config file against the simulator, in a light theme',
   async ({ page }) => {
+    const assertNoCspViolation = watchCsp(page);
     await runCommand(page, 'LLM Bench: Run LLM Benchmark');
     await answerQuickPick(page, 'Built-in simulator');
     await answerQuickPick(page, 'From a config file…');
@@ -84,6 +98,7 @@ scenario(
     await assertChartsDrawn(live);
     await saveScreenshot(page, 'e2e-live-running-light');
     await finishAndReturnToLivePanel(page);
+    assertNoCspViolation();
   },
   {
     timeoutMs: 180_000,

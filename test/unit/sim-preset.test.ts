@@ -75,7 +75,8 @@ test('qwen2-7b-a100-vllm reproduces its reference figures and a knee, within the
 
     // The knee: at half the saturated request rate latency stays near its synchronous values;
     // above saturation the batch grows, every step slows (ITL) and new requests wait longer (TTFT).
-    const saturatedRate = saturated.requestsPerSecond ?? 0;
+    // Rates from the reference saturation (not the measured one, which a busy machine lowers).
+    const saturatedRate = (reference.saturatedOutputTokensPerSec / reference.outputTokens) * SPEEDUP;
     const [below, above] = await measure(sim, { kind: 'rate', rates: [saturatedRate * 0.5, saturatedRate * 1.5], arrival: 'constant' }, 150);
     assert.ok(below && above);
     const scaled = (summary: StepSummary) => ({ ttft: (summary.ttftMs?.p50 ?? 0) * SPEEDUP, itl: (summary.itlMs?.mean ?? 0) * SPEEDUP });

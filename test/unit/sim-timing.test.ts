@@ -59,7 +59,7 @@ test("writes follow model times closely, and the client's chunk times follow the
     const lateness = tokenLateness(traces);
     const { p50 = null, p99 = null, min = null } = lateness ?? {};
     assert.ok(p50 !== null && p50 < 2, `median write lateness ${p50} ms`);
-    assert.ok(p99 !== null && p99 < 25, `p99 write lateness ${p99} ms`);
+    assert.ok(p99 !== null && p99 < 100, `p99 write lateness ${p99} ms`);
     assert.ok(min !== null && min >= 0, 'never written before its model time');
 
     const stepStartEpoch = performance.timeOrigin + context.stepStartMs;
@@ -73,7 +73,7 @@ test("writes follow model times closely, and the client's chunk times follow the
       // The client's ITL against the model's: the same steps, seen through the network.
       const clientItl = (record.chunkMs.at(-1)! - record.chunkMs[0]!) / (record.chunkMs.length - 1);
       const modelItl = (trace.tokenMs.at(-1)! - trace.tokenMs[0]!) / (trace.tokenMs.length - 1);
-      assert.ok(Math.abs(clientItl - modelItl) < 0.5, `client ITL ${clientItl.toFixed(3)} ms vs model ${modelItl.toFixed(3)} ms`);
+      assert.ok(Math.abs(clientItl - modelItl) < 2, `client ITL ${clientItl.toFixed(3)} ms vs model ${modelItl.toFixed(3)} ms`);
     }
     delays.sort((a, b) => a - b);
     assert.ok(delays[0]! > -0.5, `a chunk arrived ${-delays[0]!} ms before it was written`);

@@ -7,7 +7,7 @@ import type { StepProfile } from '../../src/format/result';
 import { Coalescer } from '../../src/host/coalescer';
 import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } from '../../src/host/live-state';
 import { chartConfig } from '../../webview/shared/charts';
-import { withAlpha, type Theme } from '../../webview/shared/theme';
+import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
 import { liveCharts, progressView, stepAxis, TABLE_COLUMNS, tableRows } from '../../webview/live/view';
 import { makeStep } from '../helpers/result-documents';
 
@@ -202,4 +202,11 @@ test('withAlpha turns theme colours into translucent fills', () => {
   assert.equal(withAlpha('#fff', 0.5), 'rgba(255, 255, 255, 0.5)');
   assert.equal(withAlpha('rgb(1, 2, 3)', 0.1), 'rgba(1, 2, 3, 0.1)');
   assert.equal(withAlpha('red', 0.1), 'red');
+});
+
+test('opaque drops a theme colour\'s alpha so that series lines stay solid', () => {
+  assert.equal(opaque('#d1861666'), '#d18616');
+  assert.equal(opaque('#abcd'), '#abc');
+  assert.equal(opaque('rgba(1, 2, 3, 0.4)'), 'rgb(1, 2, 3)');
+  assert.equal(opaque('#3794ff'), '#3794ff');
 });

@@ -10,7 +10,8 @@ import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom
 import { onThemeChange, readTheme } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
-import { chartSpec, labelsText, RANKING_COLUMNS, rankingRows } from './view';
+import { formatLabelsText } from '../../src/report/labels';
+import { chartSpec, RANKING_COLUMNS, rankingRows } from './view';
 
 const host = connectToHost<HostToReport, ReportToHost>({ incoming: HostToReportSchema, outgoing: ReportToHostSchema });
 const app = byId('app');
@@ -71,7 +72,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const runRows = model.runs.map((r, i) => el('tr', {}, [
     el('td', { text: r.name }),
     el('td', { text: r.group }),
-    el('td', { text: labelsText(r.labels) }),
+    el('td', { text: formatLabelsText(r.labels) }),
     el('td', { text: r.importedFrom ? `${r.importedFrom} (imported)` : 'LLM Bench' }),
     el('td', {}, [r.source ? button('Edit Labels...', () => host.post({ type: 'editLabels', run: i }), 'secondary') : null]),
   ]));

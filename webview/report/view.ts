@@ -42,8 +42,3 @@ export function rankingRows(model: ReportModel): string[][] {
   ]);
 }
 
-export function labelsText(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ');
-}

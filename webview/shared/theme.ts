@@ -67,7 +67,8 @@ export function readTheme(root: HTMLElement = document.documentElement): Theme {
   const fallback = FALLBACK[kind === 'light' || kind === 'high-contrast-light' ? 'light' : 'dark'];
   const style = getComputedStyle(root);
   const read = (name: string, otherwise: string) => style.getPropertyValue(name).trim() || otherwise;
-  const fromVariables = PALETTE_VARIABLES.map((name, i) => read(name, fallback.palette[i] ?? ''));
+  // Some themes give chart colours an alpha (pale on white); series lines need them solid.
+  const fromVariables = PALETTE_VARIABLES.map((name, i) => opaque(read(name, fallback.palette[i] ?? '')));
   const foreground = read('--vscode-charts-foreground', read('--vscode-foreground', fallback.foreground));
   return {
     kind,
@@ -77,7 +78,7 @@ export function readTheme(root: HTMLElement = document.documentElement): Theme {
     // High-contrast themes want solid lines; VS Code's chart line colour is faint by design.
     gridLines: kind.startsWith('high-contrast') ? read('--vscode-contrastBorder', foreground) : read('--vscode-charts-lines', fallback.gridLines),
     border: read('--vscode-panel-border', fallback.border),
-    error: read('--vscode-errorForeground', fallback.error),
+    error: opaque(read('--vscode-errorForeground', fallback.error)),
     warning: read('--vscode-editorWarning-foreground', fallback.warning),
     success: read('--vscode-testing-iconPassed', fallback.success),
     fontFamily: read('--vscode-font-family', 'system-ui, sans-serif'),
@@ -101,6 +102,15 @@ export function withAlpha(color: string, alpha: number): string {
   const rgb = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)/i.exec(color.trim());
   if (rgb) return `rgba(${rgb[1]}, ${rgb[2]}, ${rgb[3]}, ${alpha})`;
   return color;
+}
+
+/** The colour without its alpha: #rgba and #rrggbbaa lose the last digits, rgba() becomes rgb(). */
+export function opaque(color: string): string {
+  const c = color.trim();
+  const hex = /^#([0-9a-f]{4}|[0-9a-f]{8})$/i.exec(c)?.[1];
+  if (hex) return `#${hex.slice(0, hex.length === 4 ? 3 : 6)}`;
+  const rgba = /^rgba\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)/i.exec(c);
+  return rgba ? `rgb(${rgba[1]}, ${rgba[2]}, ${rgba[3]})` : c;
 }
 
 /** Calls `onChange` with the new theme whenever VS Code switches themes. Returns a stop function. */

@@ -7,7 +7,7 @@
 import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, type RunConfig } from '../../format/config';
 import type { ResultDocument } from '../../format/result';
 import { resultFileName, runBenchmarkInWorker } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -256,7 +256,7 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   put('endpoint', 'baseUrl', flags.get('--url'));
   put('endpoint', 'model', flags.get('--model'));
   const api = flags.get('--api');
-  if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ['chat', 'completions']));
+  if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ApiKindSchema.options));
   if (flags.has('--header')) put('endpoint', 'headers', Object.fromEntries(flags.all('--header').map(parseHeader)));
   put('endpoint', 'apiKeyEnv', flags.get('--api-key-env'));
 
