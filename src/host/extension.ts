@@ -22,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const runPlan = async (plan: RunPlan | undefined): Promise<RunOutcome | undefined> => (plan ? runs.run(plan) : undefined);
 
   const runCommand = async (arg?: unknown): Promise<RunOutcome | undefined> => {
+    if (!(await runs.canStart())) return undefined;
     if (arg instanceof vscode.Uri) return runPlan(await planFromConfigFile(arg, context.globalState, keyFor, log));
     if (arg === undefined) return runPlan(await promptRunPlan(context.globalState, keyFor, log));
     const parsed = parseRunArgument(arg);

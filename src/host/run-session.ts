@@ -118,7 +118,8 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     (await vscode.window.showQuickPick(items, { title: 'LLM Bench' }))?.run();
   }
 
-  async run(plan: RunPlan): Promise<RunOutcome | undefined> {
+  /** Whether a run may start now (a trusted workspace, no run going); says why not. Asked before any question. */
+  async canStart(): Promise<boolean> {
     if (!vscode.workspace.isTrusted) {
       const manage = 'Manage Workspace Trust';
       const answer = await vscode.window.showErrorMessage(
@@ -126,14 +127,19 @@ export class RunController implements vscode.Disposable, LivePanelActions {
         manage,
       );
       if (answer === manage) void vscode.commands.executeCommand('workbench.trust.manage');
-      return undefined;
+      return false;
     }
     if (this.active) {
       const show = 'Show Live Panel';
       const answer = await vscode.window.showErrorMessage('LLM Bench: a benchmark is already running. Wait for it or cancel it first.', show);
       if (answer === show) this.live.show();
-      return undefined;
+      return false;
     }
+    return true;
+  }
+
+  async run(plan: RunPlan): Promise<RunOutcome | undefined> {
+    if (!(await this.canStart())) return undefined;
     const folder = workspaceFolderFor(plan.baseDir);
     if (!folder) {
       void vscode.window.showErrorMessage('LLM Bench: open a folder first: results are saved into the workspace (setting llmBench.resultsDirectory).');

@@ -145,4 +145,3 @@ onThemeChange((next) => {
 
 render(host.getState()?.state ?? null);
 host.post({ type: 'ready' });
-document.body.setAttribute('style', 'outline: 1px solid red');
