@@ -5,9 +5,11 @@
 //   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
+// It also writes media/llmbench.schema.json, the JSON Schema of result files generated from zod.
 // `--watch` rebuilds on change; `--production` minifies and drops source maps.
 import * as esbuild from 'esbuild';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -69,6 +71,21 @@ const builds = [
   },
 ].filter((b) => b.entryPoints.length > 0);
 
+async function writeResultJsonSchema() {
+  const bundle = await esbuild.build({
+    entryPoints: ['src/format/json-schema.ts'],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+  const module = { exports: {} };
+  new Function('module', 'exports', 'require', bundle.outputFiles[0].text)(module, module.exports, createRequire(import.meta.url));
+  writeFileSync('media/llmbench.schema.json', JSON.stringify(module.exports.resultJsonSchema(), null, 2) + '\n');
+}
+
+await writeResultJsonSchema();
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();
 } else {
