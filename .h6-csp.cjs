@@ -22,6 +22,7 @@ server.listen(0, '127.0.0.1', async () => {
   const state = JSON.parse(fs.readFileSync('/tmp/h6/state.json', 'utf8'));
   await page.evaluate((s) => window.dispatchEvent(new MessageEvent('message', { data: { type: 'state', state: s } })), state);
   await page.waitForTimeout(800);
+  console.log(await page.evaluate(() => [...document.querySelectorAll('progress')].map((p) => p.id + ' ' + p.className + ' ' + p.value + '/' + p.max + ' ' + JSON.stringify(p.getBoundingClientRect()))));
   await page.screenshot({ path: `/tmp/h6/page-${process.argv[2] ?? 'vscode-dark'}.png`, fullPage: true });
   await browser.close(); server.close();
 });

@@ -3,13 +3,16 @@
  *
  * It talks to undici's dispatcher directly (no response stream object in between): each socket
  * read arrives as one callback, is stamped with a single performance.now() and fed to the
- * byte-level SSE parser. Per event only the fields a record needs are read from the parsed JSON.
+ * byte-level SSE parser. Per event only the fields a record needs are read from the parsed JSON,
+ * and the many chunks that repeat a response's text-only shape are read without parsing
+ * (chunk-template.ts).
  */
 import { STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from 'undici';
 import type { RequestConfig, RunConfig } from '../format/config';
 import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
+import { ChunkTemplate } from './chunk-template';
 import { SseParser } from './sse';
 import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from './types';
 
@@ -133,6 +136,12 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+/**
+ * A kept-alive socket the server has closed meanwhile fails the next request with one of these
+ * before any response: llama-server, for one, closes after each streamed response while still
+ * advertising keep-alive. Such a request is retried once on a new connection.
+ */
+const STALE_SOCKET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
 const POOL_CLOSED_CODES = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
 
@@ -157,6 +166,26 @@ function track(signal: AbortSignal, exchange: Exchange): void {
   set.add(exchange);
 }
 
+/** A response whose first text-only chunks give no usable template is parsed chunk by chunk. */
+const TEMPLATE_TRIES = 2;
+
+/**
+ * The text of a chunk that carries nothing else: one choice with a string `text` (completions)
+ * or `delta.content` (chat), no reasoning, finish reason, usage or error. Null for other chunks.
+ */
+function textOnlyChunk(event: Record<string, unknown>): { member: 'text' | 'content'; text: string } | null {
+  if ((event.error ?? null) !== null || (event.usage ?? null) !== null) return null;
+  const choices = event.choices;
+  if (!Array.isArray(choices) || choices.length !== 1) return null;
+  const choice: unknown = choices[0];
+  if (!isObject(choice) || typeof choice.finish_reason === 'string') return null;
+  if (typeof choice.text === 'string') return { member: 'text', text: choice.text };
+  const delta = choice.delta;
+  if (!isObject(delta) || typeof delta.content !== 'string') return null;
+  if (typeof delta.reasoning_content === 'string' || typeof delta.reasoning === 'string') return null;
+  return { member: 'content', text: delta.content };
+}
+
 /** Why the exchange stopped itself: distinguishes our own aborts from undici's errors. */
 class Stopped extends Error {}
 
@@ -175,6 +204,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   private readonly chunkMs: number[] = [];
   private lastContentMs: number | null = null;
   private readonly output: string[] = [];
+  /** The shape of this response's text-only chunks, once learnt: such chunks are read without JSON.parse. */
+  private template: ChunkTemplate | null = null;
+  private templateTries = 0;
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
   private finishReason: string | null = null;
@@ -183,7 +215,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   private endMs: number | null = null;
   private settled = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly sentMs: number;
+  private sentMs: number;
+  private headers: Record<string, string> = {};
+  private requestBody = '';
+  /** The one-connection pool of the retry after a stale socket; null until then. */
+  private retryDispatcher: Dispatcher | null = null;
 
   constructor(
     private readonly endpoint: Endpoint,
@@ -207,13 +243,19 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.endpoint.totalTimeoutMs,
     );
     this.timer.unref();
-    this.context.dispatcher.dispatch(
+    this.headers = headers;
+    this.requestBody = body;
+    this.dispatchOn(this.context.dispatcher);
+  }
+
+  private dispatchOn(dispatcher: Dispatcher): void {
+    dispatcher.dispatch(
       {
         origin: this.endpoint.origin,
         path: this.endpoint.path,
         method: 'POST',
-        headers,
-        body,
+        headers: this.headers,
+        body: this.requestBody,
         headersTimeout: this.endpoint.idleTimeoutMs,
         bodyTimeout: this.endpoint.idleTimeoutMs,
       },
@@ -282,6 +324,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settled || error instanceof Stopped) return;
     const code = errorCode(error);
+    if (code !== undefined && STALE_SOCKET_CODES.has(code) && this.status === null && this.retryDispatcher === null) {
+      this.retryOnNewConnection();
+      return;
+    }
     const url = this.endpoint.url;
     if (code === 'ECONNREFUSED') this.fail('connect', `connection refused at ${url}: is the server running?`);
     else if (code !== undefined && NOT_FOUND_CODES.has(code)) this.fail('connect', `host not found for ${url} (${code}): check the base URL.`);
@@ -289,11 +335,23 @@ class Exchange implements Dispatcher.DispatchHandler {
     else if (code === 'UND_ERR_HEADERS_TIMEOUT') this.fail('timeout-idle', `no response from ${url} within the idle timeout of ${this.endpoint.idleTimeoutMs} ms: the server accepted the request but sent nothing.`);
     else if (code === 'UND_ERR_BODY_TIMEOUT') this.fail('timeout-idle', `the response from ${url} stalled: no byte for the idle timeout of ${this.endpoint.idleTimeoutMs} ms${this.progress()}.`);
     else if (code !== undefined && RESET_CODES.has(code)) {
-      const when = this.status === null ? 'before responding' : `mid-response${this.progress()}`;
+      const when = this.status === null ? `before responding${this.retryDispatcher !== null ? ', also when retried on a new connection' : ''}` : `mid-response${this.progress()}`;
       this.fail('reset', `the server at ${url} closed the connection ${when} (${code}).`);
     } else if (code !== undefined && POOL_CLOSED_CODES.has(code)) this.fail('cancelled', `the connection pool was closed before the response completed (${code}).`);
     else if (code !== undefined && /TLS|CERT|SSL/.test(code)) this.fail('connect', `TLS failed for ${url}: ${error.message} (${code}).`);
     else this.fail('other', `request to ${url} failed: ${error.message}${code ? ` (${code})` : ''}.`);
+  }
+
+  /**
+   * Sends the request again on a connection of its own: the pool could hand out another socket
+   * the server has closed too. The send time is taken again, so queue time and latency count
+   * from the request that was answered. Nothing of a response had arrived, so nothing is lost.
+   */
+  private retryOnNewConnection(): void {
+    this.controller = null;
+    this.sentMs = performance.now() - this.context.stepStartMs;
+    this.retryDispatcher = createDispatcher(1, this.context.config.request);
+    this.dispatchOn(this.retryDispatcher);
   }
 
   /** One SSE event: only the fields a record needs are looked at. */
@@ -302,6 +360,13 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (data === '[DONE]') {
       this.done = true;
       return;
+    }
+    if (this.template !== null && type === 'message') {
+      const text = this.template.textOf(data);
+      if (text !== null) {
+        this.addContent(text);
+        return;
+      }
     }
     let event: unknown;
     try {
@@ -326,14 +391,33 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (Array.isArray(choices)) {
       let content = '';
       for (const choice of choices) content += this.readChoice(choice, 'delta');
-      if (content.length > 0) {
-        if (this.firstTokenMs === null) this.firstTokenMs = this.now;
-        this.chunkMs.push(this.now);
-        this.lastContentMs = this.now;
-        this.output.push(content);
-      }
+      this.addContent(content);
+      if (this.template === null && this.templateTries < TEMPLATE_TRIES && type === 'message' && content.length > 0) this.learnTemplate(data, event);
     }
     if (event.usage !== undefined) this.readUsage(event.usage);
+  }
+
+  private addContent(content: string): void {
+    if (content.length === 0) return;
+    if (this.firstTokenMs === null) this.firstTokenMs = this.now;
+    this.chunkMs.push(this.now);
+    this.lastContentMs = this.now;
+    this.output.push(content);
+  }
+
+  /** Learns the shape of this response's content chunks from one that carries nothing but text. */
+  private learnTemplate(data: string, event: Record<string, unknown>): void {
+    const only = textOnlyChunk(event);
+    if (only === null) return;
+    this.templateTries++;
+    this.template = ChunkTemplate.learn(data, only.member, only.text, (probe) => {
+      try {
+        const parsed: unknown = JSON.parse(probe);
+        return isObject(parsed) ? (textOnlyChunk(parsed)?.text ?? null) : null;
+      } catch {
+        return null;
+      }
+    });
   }
 
   /** Text of one choice (content, reasoning and completions text all count as output); notes its finish reason. */
@@ -411,6 +495,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     inFlight.get(this.context.signal)?.delete(this);
     this.parser = null;
     this.body = [];
+    // Its one request is over (answered or aborted): nothing in it is worth waiting for.
+    this.retryDispatcher?.destroy().catch(() => undefined);
     this.resolve(this.record());
   }
 

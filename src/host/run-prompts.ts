@@ -11,7 +11,7 @@ import {
   cleanLabels,
   LABEL_KEYS,
   LABEL_PROMPTS,
-  modelIds,
+  fetchModels,
   parseConfigFileText,
   parseEndpointSettings,
   PresetSettingsSchema,
@@ -33,7 +33,6 @@ export interface RunPlan {
 
 const RECENT_URLS_KEY = 'llmBench.recentUrls';
 const LABELS_KEY = 'llmBench.labels';
-const MODELS_TIMEOUT_MS = 5000;
 
 type EndpointChoice =
   | { kind: 'simulator'; preset: PresetName }
@@ -114,16 +113,6 @@ export async function pickEndpointUrl(title: string): Promise<string | undefined
   );
   if (chosen !== TYPE_URL) return chosen;
   return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', validateInput: baseUrlProblem, ignoreFocusOut: true });
-}
-
-/** GET {baseUrl}/models with the endpoint's key and headers; the served model ids. */
-export async function fetchModels(endpoint: { baseUrl: string; headers: Record<string, string> }, apiKey: string | undefined): Promise<string[]> {
-  const response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, '')}/models`, {
-    headers: { ...endpoint.headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-    signal: AbortSignal.timeout(MODELS_TIMEOUT_MS),
-  });
-  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
-  return modelIds(await response.json());
 }
 
 async function pickModel(

@@ -3,7 +3,7 @@
  * style sheet (media/webview.css) under a strict Content Security Policy. Scripts run only with
  * this page's nonce; there is no 'unsafe-inline' or 'unsafe-eval'. chart.js sizes its canvas
  * through the CSSOM and the toolkit styles itself with constructable style sheets, neither of
- * which the policy blocks; zod runs without its eval-compiled parsers (see vscode-api.ts).
+ * which the policy blocks; zod runs without its eval-compiled parsers (webview/shared/zod-csp.ts).
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';

@@ -347,10 +347,13 @@ async function main(): Promise<void> {
   if (process.argv[2] === '--serve') return serve(JSON.parse(process.argv[3] ?? '{}') as TokenServerOptions);
   const started = performance.now();
   const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+  // Naming phases (throughput, timing, rate) runs only those: e.g. to profile one.
+  const chosen = process.argv.slice(2);
+  const phases = { throughput: throughputPhase, timing: timingPhase, rate: ratePhase };
+  const unknown = chosen.filter((name) => !(name in phases));
+  if (unknown.length > 0) throw new Error(`Unknown phase ${unknown.join(', ')}: choose from ${Object.keys(phases).join(', ')}.`);
   console.log(`Engine benchmark (node ${process.version}, ${cpus().length} cores, load average ${load()})`);
-  await throughputPhase();
-  await timingPhase();
-  await ratePhase();
+  for (const [name, phase] of Object.entries(phases)) if (chosen.length === 0 || chosen.includes(name)) await phase();
   console.log(`\nTotal ${f((performance.now() - started) / 1000, 0)} s, load average at the end ${load()}`);
 }
 

@@ -8,7 +8,8 @@ import { answerQuickPick, findWebview, runCommand, saveScreenshot, scenario, wai
 function watchCsp(page: Page): () => void {
   const violations: string[] = [];
   page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+    const { url, lineNumber } = message.location();
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${message.text()} (at ${url}:${lineNumber})`);
   });
   return () => {
     if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
@@ -96,7 +97,10 @@ scenario(
     const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'rate', timeoutMs: 60_000 });
     await waitForRows(live, 2, 60_000);
     await assertChartsDrawn(live);
+    await live.locator('#step-progress').waitFor({ state: 'visible' });
     await saveScreenshot(page, 'e2e-live-running-light');
+    const bars = await live.locator('progress').evaluateAll((nodes) => nodes.map((p) => `${p.id} ${p.className} ${p.getBoundingClientRect().height}`));
+    console.log(`progress bars: ${bars.join('; ')}`);
     await finishAndReturnToLivePanel(page);
     assertNoCspViolation();
   },

@@ -7,75 +7,29 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { parseResultDocument, type ResultDocument, type Step } from '../../src/format/result';
 import { runBenchmark } from '../../src/engine/index';
-import { closedPort } from '../helpers/cli-server';
+import { LLAMA_MODEL_ID, LLAMA_STARTUP_LIMIT_MS, startLlamaServer, type LlamaServer } from '../helpers/llama-server';
 
 const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
-const llamaDir = join(process.env.LLMBENCH_TOOLS ?? join(homedir(), '.cache', 'llm-bench'), 'llama');
-const chrootDir = join(llamaDir, 'root');
-const MODEL_ID = 'llmbench-test';
 const OUTPUT_TOKENS = 24;
-const STARTUP_LIMIT_MS = 90_000;
 
-let server: ChildProcess | undefined;
-let serverLog = '';
-let baseUrl = '';
+let llama: LlamaServer | undefined;
 
-async function startLlamaServer(): Promise<void> {
-  if (!existsSync(join(chrootDir, 'models', 'test.gguf'))) {
-    throw new Error(`No llama-server at ${chrootDir}: run \`bash scripts/setup.d/llama.sh\` (npm test runs it through scripts/setup-test-env.sh)`);
-  }
-  const model = readFileSync(join(llamaDir, 'model.txt'), 'utf8').trim();
-  const port = await closedPort();
-  // chroot execs llama-server in place, so this child's pid is the server's.
-  server = spawn(
-    'chroot',
-    [chrootDir, 'llama-server', '-m', '/models/test.gguf', '--host', '127.0.0.1', '--port', String(port), '-np', '4', '-c', '4096', '-t', '2', '--no-webui', '--metrics', '-a', MODEL_ID],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const keepLog = (d: Buffer) => (serverLog = (serverLog + d.toString()).slice(-4000));
-  server.stdout?.on('data', keepLog);
-  server.stderr?.on('data', keepLog);
-  baseUrl = `http://127.0.0.1:${port}/v1`;
-  const deadline = Date.now() + STARTUP_LIMIT_MS;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`llama-server exited with ${server.exitCode}:\n${serverLog}`);
-    const health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0);
-    if (health === 200) break;
-    if (Date.now() > deadline) throw new Error(`llama-server not healthy within ${STARTUP_LIMIT_MS} ms:\n${serverLog}`);
-    await sleep(250);
-  }
-  // The first requests after start are several times slower: warm up before measuring.
-  for (let i = 0; i < 2; i++) {
-    const warm = await fetch(`${baseUrl}/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL_ID, prompt: 'Once upon a time', max_tokens: 8 }),
-    });
-    assert.equal(warm.status, 200, await warm.text());
-  }
-  console.log(`llama-server ready at ${baseUrl} serving ${model}`);
-}
-
-function stopLlamaServer(): void {
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    const child = server;
-    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5000).unref();
-  }
+function baseUrl(): string {
+  if (llama === undefined) throw new Error('llama-server did not start (see the before hook)');
+  return llama.baseUrl;
 }
 
 async function bench(overrides: Omit<RunConfigInput, 'endpoint'> & { api: 'chat' | 'completions' }): Promise<ResultDocument> {
   const { api, ...rest } = overrides;
   const config = RunConfigSchema.parse({
-    endpoint: { baseUrl, model: MODEL_ID, api },
+    endpoint: { baseUrl: baseUrl(), model: LLAMA_MODEL_ID, api },
     workload: { kind: 'synthetic', inputTokens: 32, outputTokens: OUTPUT_TOKENS },
     request: { extraBody: { ignore_eos: true }, totalTimeoutMs: 60_000 },
     ...rest,
@@ -134,8 +88,11 @@ function checkNonStreamed(step: Step, requests: number): void {
 }
 
 describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
-  before(startLlamaServer, { timeout: STARTUP_LIMIT_MS + 60_000 });
-  after(stopLlamaServer);
+  before(async () => {
+    llama = await startLlamaServer();
+    console.log(`llama-server ready at ${llama.baseUrl} serving ${llama.model}`);
+  }, { timeout: LLAMA_STARTUP_LIMIT_MS + 60_000 });
+  after(() => llama?.stop());
 
   test('chat, streaming, synchronous', { timeout: 120_000 }, async () => {
     checkStreamed(onlyStep(await bench({ api: 'chat', profile: { kind: 'synchronous' }, limits: { requests: 4 } })), 4);
@@ -168,7 +125,7 @@ describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
     const result = spawnSync(
       process.execPath,
       [
-        join(repoRoot, 'dist', 'cli.js'), 'run', '--url', baseUrl, '--model', MODEL_ID, '--concurrency', '1,4', '--requests', '4',
+        join(repoRoot, 'dist', 'cli.js'), 'run', '--url', baseUrl(), '--model', LLAMA_MODEL_ID, '--concurrency', '1,4', '--requests', '4',
         '--input-tokens', '32', '--output-tokens', '16', '--extra-body', '{"ignore_eos": true}', '--label', 'engine=llama.cpp', '--out', out,
       ],
       { cwd: dir, encoding: 'utf8', timeout: 170_000 },

@@ -3,6 +3,7 @@
  * Everything shown comes from view.ts; text from the run (model names, errors, labels) is set as
  * text only.
  */
+import '../shared/zod-csp';
 import {
   HostToLiveMessageSchema,
   LiveToHostMessageSchema,

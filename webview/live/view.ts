@@ -93,7 +93,7 @@ export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Failed', numeric: true, description: METRICS.failures.definition },
 ];
 
-export const TABLE_FOOTNOTE = `Means over successful requests. ${ITL_FOOTNOTE}`;
+export const TABLE_FOOTNOTE = `Means over successful requests; * marks the running step's rate over the last second. ${ITL_FOOTNOTE}`;
 
 /** One row per step in GuideLLM's layout; the running step shows its live throughput. */
 export function tableRows(state: LiveState): string[][] {

@@ -5,7 +5,6 @@
  */
 import {
   provideVSCodeDesignSystem,
-  vsCodeBadge,
   vsCodeButton,
   vsCodeDivider,
   vsCodeDropdown,
@@ -19,7 +18,7 @@ let registered = false;
 export function registerToolkit(): void {
   if (registered) return;
   registered = true;
-  provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeBadge(), vsCodeDivider(), vsCodeDropdown(), vsCodeOption(), vsCodeProgressRing());
+  provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeDivider(), vsCodeDropdown(), vsCodeOption(), vsCodeProgressRing());
 }
 
 export type ButtonAppearance = 'primary' | 'secondary' | 'icon';
@@ -56,9 +55,13 @@ export function dropdown(
   return node;
 }
 
+/**
+ * A badge in the toolkit's look. Not the toolkit's vscode-badge: its template binds a `style`
+ * attribute, which our CSP (no 'unsafe-inline') blocks. Styled by `.badge` in media/webview.css.
+ */
 export function badge(text: string): HTMLElement {
-  registerToolkit();
-  const node = document.createElement('vscode-badge');
+  const node = document.createElement('span');
+  node.className = 'badge';
   node.textContent = text;
   return node;
 }

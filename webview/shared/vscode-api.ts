@@ -4,12 +4,8 @@
  * directions: what arrives may be stale or from a different version, and what leaves must be what
  * the host parses.
  */
-import * as z from 'zod';
+import type { z } from 'zod';
 import { describeZodError } from '../../src/format/result';
-
-// zod probes `new Function('')` to compile faster parsers; under our CSP (no 'unsafe-eval') the
-// probe is a reported violation. Parse without it.
-z.config({ jitless: true });
 
 /** What VS Code injects into webviews (and what tests fake). */
 export interface VsCodeApi {

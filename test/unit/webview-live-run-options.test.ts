@@ -1,0 +1,127 @@
+// The run choices behind "Run LLM Benchmark" (src/host/run-presets.ts): presets, endpoint
+// settings, model lists from a real loopback server, command arguments and config files.
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { RunConfigSchema } from '../../src/format/config';
+import {
+  apiKeySecretName,
+  baseUrlProblem,
+  cleanLabels,
+  fetchModels,
+  parseConfigFileText,
+  parseEndpointSettings,
+  parseRunArgument,
+  parseRunConfig,
+  PresetSettingsSchema,
+  presets,
+  resolveConfigPaths,
+} from '../../src/host/run-presets';
+
+const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
+
+test('every preset with the default settings is a valid run configuration of its kind', () => {
+  const all = presets(PresetSettingsSchema.parse({}));
+  assert.deepEqual(all.map((p) => p.id), ['quick', 'concurrency', 'rate', 'throughput', 'sweep']);
+  for (const preset of all) {
+    const parsed = RunConfigSchema.safeParse({ ...preset.config, endpoint });
+    assert.ok(parsed.success, `${preset.id}: ${JSON.stringify(parsed.error?.issues)}`);
+    assert.ok(parsed.data.limits.requests, `${preset.id} has a request limit`);
+  }
+  const concurrency = RunConfigSchema.parse({ ...all[1]!.config, endpoint });
+  assert.deepEqual(concurrency.profile, { kind: 'concurrency', levels: [1, 2, 4, 8, 16, 32, 64] });
+  assert.equal(concurrency.limits.requests, 100);
+  const sweep = RunConfigSchema.parse({ ...all[4]!.config, endpoint });
+  assert.equal(sweep.profile.kind === 'sweep' && sweep.profile.rateCount, 8);
+});
+
+test('preset settings shape the presets', () => {
+  const [, concurrency, rate] = presets(PresetSettingsSchema.parse({ requestsPerStep: 7, concurrencyLevels: [3, 9], requestRates: [0.5] }));
+  assert.deepEqual(concurrency?.config.profile, { kind: 'concurrency', levels: [3, 9] });
+  assert.deepEqual(concurrency?.config.limits, { requests: 7, warmup: 2 });
+  assert.match(rate?.detail ?? '', /0\.5 req\/s/);
+  assert.equal(PresetSettingsSchema.safeParse({ concurrencyLevels: [0] }).success, false);
+});
+
+test('endpoint settings: valid entries are kept, each invalid one is named by position and field', () => {
+  const { endpoints, problems } = parseEndpointSettings([
+    { name: 'vLLM', baseUrl: 'http://gpu:8000/v1' },
+    { name: 'bad', baseUrl: 'ftp://x' },
+    { name: 'keyed', baseUrl: 'https://api.example.com/v1', apiKey: 'sk-should-not-be-here' },
+  ]);
+  assert.deepEqual(endpoints, [{ name: 'vLLM', baseUrl: 'http://gpu:8000/v1', api: 'chat', headers: {} }]);
+  assert.equal(problems.length, 2);
+  assert.match(problems[0] ?? '', /^llmBench\.endpoints\[1\]: baseUrl: /);
+  assert.match(problems[1] ?? '', /^llmBench\.endpoints\[2\]: .*apiKey/);
+  assert.deepEqual(parseEndpointSettings({}).problems, ['llmBench.endpoints must be a list of endpoints.']);
+  assert.deepEqual(parseEndpointSettings(undefined), { endpoints: [], problems: [] });
+});
+
+test('one secret per base URL however it is spelled; typed URLs are checked', () => {
+  assert.equal(apiKeySecretName('http://Host:8000/v1/'), apiKeySecretName('http://host:8000/v1'));
+  assert.notEqual(apiKeySecretName('http://host:8000/v1'), apiKeySecretName('http://host:8001/v1'));
+  assert.equal(baseUrlProblem('http://127.0.0.1:8000/v1'), undefined);
+  assert.match(baseUrlProblem('localhost:8000') ?? '', /http:\/\/ or https:\/\//);
+  assert.match(baseUrlProblem('not a url') ?? '', /full URL/);
+});
+
+test('models are listed from a real server with the key and headers, and a wrong shape is reported', async () => {
+  let seen: IncomingHttpHeaders = {};
+  let body = JSON.stringify({ object: 'list', data: [{ id: 'Qwen/Qwen2-7B-Instruct', object: 'model' }, { id: 'other' }] });
+  const server = createServer((req, res) => {
+    seen = req.headers;
+    res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    assert.deepEqual(await fetchModels({ baseUrl, headers: { 'x-team': 'bench' } }, 'sk-test'), ['Qwen/Qwen2-7B-Instruct', 'other']);
+    assert.equal(seen['authorization'], 'Bearer sk-test');
+    assert.equal(seen['x-team'], 'bench');
+    body = JSON.stringify({ models: ['a'] });
+    await assert.rejects(fetchModels({ baseUrl: `${baseUrl}/`, headers: {} }, undefined), /not in the OpenAI shape: data: /);
+    await assert.rejects(fetchModels({ baseUrl: `${baseUrl}/x`, headers: {} }, undefined), /HTTP 404/);
+  } finally {
+    server.close();
+  }
+});
+
+test('run command arguments: a bare config, { config, simulator }, and what is wrong otherwise', () => {
+  const bare = parseRunArgument({ endpoint, limits: { requests: 1 } });
+  assert.ok(bare.ok && bare.simulator === undefined && bare.openResult);
+  const wrapped = parseRunArgument({ config: { limits: { requests: 1 } }, simulator: { preset: 'tiny' }, openResult: false });
+  assert.ok(wrapped.ok);
+  assert.deepEqual(wrapped.simulator, { preset: 'tiny' });
+  assert.equal(wrapped.openResult, false);
+  const typo = parseRunArgument({ config: {}, simulatr: {} });
+  assert.ok(!typo.ok && /simulatr/.test(typo.error), JSON.stringify(typo));
+  assert.equal(parseRunArgument('run').ok, false);
+  assert.equal(parseRunArgument([1]).ok, false);
+});
+
+test('config errors name the source and the field', () => {
+  const bad = parseRunConfig({ endpoint, profile: { kind: 'concurrency', levels: [0] }, limits: { requests: 1 } }, 'sweep.json');
+  assert.ok(!bad.ok);
+  assert.match(bad.error, /^sweep\.json is not a valid run configuration: profile\.levels\.0: /);
+  const json = parseConfigFileText('{"endpoint": ', 'sweep.json');
+  assert.ok(!json.ok && /^sweep\.json is not valid JSON: /.test(json.error));
+});
+
+test('relative dataset and tokenizer paths resolve from the config file\'s folder', () => {
+  const parsed = parseRunConfig(
+    { endpoint, limits: { requests: 1 }, tokenizer: 'tok/tokenizer.json', workload: { kind: 'dataset', path: 'data/q.jsonl', format: 'jsonl' } },
+    'c.json',
+  );
+  assert.ok(parsed.ok);
+  const resolved = resolveConfigPaths(parsed.config, '/work/bench');
+  assert.equal(resolved.tokenizer, '/work/bench/tok/tokenizer.json');
+  assert.equal(resolved.workload.kind === 'dataset' && resolved.workload.path, '/work/bench/data/q.jsonl');
+  const absolute = resolveConfigPaths({ ...parsed.config, tokenizer: '/abs/t.json' }, '/work/bench');
+  assert.equal(absolute.tokenizer, '/abs/t.json');
+});
+
+test('labels are trimmed and empty ones dropped', () => {
+  assert.deepEqual(cleanLabels({ engine: ' vLLM 0.11 ', gpus: '', ' ': 'x', hardware: 'A100' }), { engine: 'vLLM 0.11', hardware: 'A100' });
+});
