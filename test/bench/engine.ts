@@ -2,12 +2,13 @@
  * `npm run bench:engine`: how much the engine costs next to a bare undici loop, against the same
  * token server (test/helpers/cli-server.ts) running in a child process (so the server never shares the client's event
  * loop). Prints three tables (issue 2, "Performance"):
- *   1. streamed chunks/s and requests/s at concurrency 64, 256, 1024 (zero-delay server);
+ *   1. streamed chunks/s, requests/s and CPU time per chunk at concurrency 64, 256, 1024 (zero-delay server);
  *   2. TTFT and inter-chunk gap errors against a server programmed with a 50 ms first token and
  *      10 ms gaps, at concurrency 64 and 256: the engine in its worker while this thread is kept
  *      busy (blocked 20 ms of every 100 ms), next to the bare loop on an idle thread;
  *   3. a Poisson 400 req/s run: achieved versus target rate.
- * Every phase is bounded in requests and seconds; the whole takes a couple of minutes.
+ * Every phase is bounded in requests and seconds; the whole takes a couple of minutes. Naming
+ * phases on the command line (`throughput`, `timing`, `rate`) runs only those.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -22,7 +23,8 @@ import { promptKey, TOKEN_SERVER_MODEL, startTokenServer, type TokenServerOption
 
 const WORKER_SCRIPT = join(__dirname, '..', 'engine-worker.js');
 const PHASE_LIMIT_SEC = 30;
-const ROUNDS = 2;
+/** Alternating bare/engine runs per concurrency: the machine is shared, one run alone can be unlucky. */
+const ROUNDS = 4;
 
 /** Per request: its prompt, send time, first content chunk, every content chunk, end (ms, one clock). */
 interface Timing {
@@ -37,6 +39,16 @@ interface Measured {
   timings: Timing[];
   /** First send to last end, seconds. */
   durationSec: number;
+  /**
+   * CPU time of this process (every thread: the engine's worker, its start and the document's
+   * transfer included; not the server's) per content chunk received, warm-up requests included, µs.
+   */
+  cpuUsPerChunk: number;
+}
+
+function cpuUs(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 // ---- the server, in a child process --------------------------------------------------------
@@ -94,6 +106,7 @@ async function bareLoop(baseUrl: string, concurrency: number, requests: number, 
       stream_options: { include_usage: true },
     });
   const timings: Timing[] = [];
+  const cpuAtStart = cpuUs();
   const deadline = performance.now() + PHASE_LIMIT_SEC * 1000;
   let next = 0;
   const one = async (prompt: string): Promise<Timing> => {
@@ -127,12 +140,15 @@ async function bareLoop(baseUrl: string, concurrency: number, requests: number, 
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   await agent.close();
-  return { timings, durationSec: spanSec(timings) };
+  const chunks = timings.reduce((sum, t) => sum + t.chunkMs.length, 0);
+  return { timings, durationSec: spanSec(timings), cpuUsPerChunk: (cpuUs() - cpuAtStart) / chunks };
 }
 
 async function engineRun(config: Omit<RunConfigInput, 'endpoint'>, baseUrl: string): Promise<{ measured: Measured; records: RequestRecord[]; summary: unknown }> {
   const parsed = RunConfigSchema.parse({ endpoint: { baseUrl, model: TOKEN_SERVER_MODEL }, ...config });
+  const cpuAtStart = cpuUs();
   const doc = await runBenchmarkInWorker(parsed, { workerScript: WORKER_SCRIPT });
+  const cpuUsed = cpuUs() - cpuAtStart;
   const step = doc.steps[0];
   if (!step || doc.status !== 'complete') throw new Error(`engine run ended ${doc.status}: ${doc.statusReason ?? ''}`);
   const records = step.requests.filter((r) => !r.warmup);
@@ -145,7 +161,8 @@ async function engineRun(config: Omit<RunConfigInput, 'endpoint'>, baseUrl: stri
     return promptKey(typeof prompt === 'string' ? { prompt } : { messages: prompt });
   };
   const timings = records.map((r) => ({ prompt: promptOf(r.index), sentMs: r.sentMs, firstTokenMs: r.firstTokenMs, chunkMs: r.chunkMs, endMs: r.endMs }));
-  return { measured: { timings, durationSec: spanSec(timings) }, records, summary: step.summary };
+  const chunks = step.requests.reduce((sum, r) => sum + r.chunkMs.length, 0);
+  return { measured: { timings, durationSec: spanSec(timings), cpuUsPerChunk: cpuUsed / chunks }, records, summary: step.summary };
 }
 
 const engineLoad = (concurrency: number, requests: number, outputTokens: number): Omit<RunConfigInput, 'endpoint'> => ({
@@ -174,6 +191,12 @@ function quantiles(values: number[]): Quantiles {
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const chunkCount = (m: Measured) => m.timings.reduce((sum, t) => sum + t.chunkMs.length, 0);
@@ -246,7 +269,8 @@ async function throughputPhase(): Promise<void> {
     for (const [concurrency, requests] of [[64, 3000], [256, 4000], [1024, 6000]] as const) {
       // Warm the server's JIT and the bare loop's connections; the engine warms up per run.
       await bareLoop(server.baseUrl, concurrency, concurrency, outputTokens);
-      // Best of two alternating rounds each: the machine is shared, so one run can be unlucky.
+      // Alternating rounds, each engine run compared with the bare run just before it: load from
+      // other jobs drifts, and neighbours in time share most of it.
       const bare: Measured[] = [];
       const engine: Measured[] = [];
       for (let round = 0; round < ROUNDS; round++) {
@@ -254,15 +278,18 @@ async function throughputPhase(): Promise<void> {
         const load = { ...engineLoad(concurrency, requests, outputTokens), limits: { requests, durationSec: PHASE_LIMIT_SEC, warmup: concurrency } };
         engine.push((await engineRun(load, server.baseUrl)).measured);
       }
-      const best = (runs: Measured[]) => Math.max(...runs.map((m) => chunkCount(m) / m.durationSec));
-      const bestRequests = (runs: Measured[]) => Math.max(...runs.map((m) => m.timings.length / m.durationSec));
+      const chunkRate = (m: Measured) => chunkCount(m) / m.durationSec;
+      const requestRate = (m: Measured) => m.timings.length / m.durationSec;
+      const ratios = engine.map((m, round) => chunkRate(m) / chunkRate(bare[round] as Measured));
       rows.push([
         String(concurrency),
-        f(best(bare), 0),
-        f(best(engine), 0),
-        `${f((100 * best(engine)) / best(bare), 0)}%`,
-        f(bestRequests(bare), 0),
-        f(bestRequests(engine), 0),
+        f(median(bare.map(chunkRate)), 0),
+        f(median(engine.map(chunkRate)), 0),
+        `${f(100 * median(ratios), 0)}% (${f(100 * Math.min(...ratios), 0)}-${f(100 * Math.max(...ratios), 0)}%)`,
+        f(median(bare.map((m) => m.cpuUsPerChunk)), 2),
+        f(median(engine.map((m) => m.cpuUsPerChunk)), 2),
+        f(median(bare.map(requestRate)), 0),
+        f(median(engine.map(requestRate)), 0),
         `${requests} x ${ROUNDS}`,
       ]);
       console.error(`  throughput at concurrency ${concurrency} done`);
@@ -271,8 +298,9 @@ async function throughputPhase(): Promise<void> {
     server.stop();
   }
   printTable(
-    `1. Zero-delay server, ${outputTokens} chunks per response (engine in its worker; bare undici loop on the main thread); best of ${ROUNDS} runs`,
-    ['concurrency', 'bare chunks/s', 'engine chunks/s', 'engine/bare', 'bare req/s', 'engine req/s', 'requests per run'],
+    `1. Zero-delay server, ${outputTokens} chunks per response (engine in its worker; bare undici loop on the main thread); medians of ${ROUNDS} alternating runs.\n` +
+      `   engine/bare: median (range) of each engine run over the bare run before it. CPU: this process's CPU time per chunk received.`,
+    ['concurrency', 'bare chunks/s', 'engine chunks/s', 'engine/bare', 'bare CPU µs/chunk', 'engine CPU µs/chunk', 'bare req/s', 'engine req/s', 'requests per run'],
     rows,
   );
 }

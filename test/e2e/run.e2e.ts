@@ -99,8 +99,6 @@ scenario(
     await assertChartsDrawn(live);
     await live.locator('#step-progress').waitFor({ state: 'visible' });
     await saveScreenshot(page, 'e2e-live-running-light');
-    const bars = await live.locator('progress').evaluateAll((nodes) => nodes.map((p) => `${p.id} ${p.className} ${p.getBoundingClientRect().height}`));
-    console.log(`progress bars: ${bars.join('; ')}`);
     await finishAndReturnToLivePanel(page);
     assertNoCspViolation();
   },

@@ -11,7 +11,7 @@ export function packageExtension(root = repoRoot): string {
   const steps: string[][] = [
     ['esbuild.mjs'],
     // The bundles hold the dependencies (--no-dependencies); no LICENSE or repository URL is needed to test.
-    [join('node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out],
+    [join('node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', out],
   ];
   for (const args of steps) {
     const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
