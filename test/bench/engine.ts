@@ -1,14 +1,15 @@
 /**
  * `npm run bench:engine`: how much the engine costs next to a bare undici loop, against the same
  * token server (test/helpers/cli-server.ts) running in a child process (so the server never shares the client's event
- * loop). Prints three tables (issue 2, "Performance"):
+ * loop). Prints four tables (issue 2, "Performance"):
  *   1. streamed chunks/s, requests/s and CPU time per chunk at concurrency 64, 256, 1024 (zero-delay server);
- *   2. TTFT and inter-chunk gap errors against a server programmed with a 50 ms first token and
+ *   2. CPU time per chunk of the engine run in this thread, warm, next to the bare loop: the client's own cost;
+ *   3. TTFT and inter-chunk gap errors against a server programmed with a 50 ms first token and
  *      10 ms gaps, at concurrency 64 and 256: the engine in its worker while this thread is kept
  *      busy (blocked 20 ms of every 100 ms), next to the bare loop on an idle thread;
- *   3. a Poisson 400 req/s run: achieved versus target rate.
+ *   4. a Poisson 400 req/s run: achieved versus target rate.
  * Every phase is bounded in requests and seconds; the whole takes a couple of minutes. Naming
- * phases on the command line (`throughput`, `timing`, `rate`) runs only those.
+ * phases on the command line (`throughput`, `cpu`, `timing`, `rate`) runs only those.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -18,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import type { RequestRecord } from '../../src/format/result';
-import { createTokenCounter, createWorkload, runBenchmarkInWorker } from '../../src/engine/index';
+import { createTokenCounter, createWorkload, runBenchmark, runBenchmarkInWorker } from '../../src/engine/index';
 import { promptKey, TOKEN_SERVER_MODEL, startTokenServer, type TokenServerOptions, type WriteTrace } from '../helpers/cli-server';
 
 const WORKER_SCRIPT = join(__dirname, '..', 'engine-worker.js');
@@ -299,9 +300,55 @@ async function throughputPhase(): Promise<void> {
   }
   printTable(
     `1. Zero-delay server, ${outputTokens} chunks per response (engine in its worker; bare undici loop on the main thread); medians of ${ROUNDS} alternating runs.\n` +
-      `   engine/bare: median (range) of each engine run over the bare run before it. CPU: this process's CPU time per chunk received.`,
+      `   engine/bare: median (range) of each engine run over the bare run before it. CPU: this process's CPU time per chunk received, over the whole run (the engine's: its worker's start too).`,
     ['concurrency', 'bare chunks/s', 'engine chunks/s', 'engine/bare', 'bare CPU µs/chunk', 'engine CPU µs/chunk', 'bare req/s', 'engine req/s', 'requests per run'],
     rows,
+  );
+}
+
+/** CPU time per chunk of an engine run in this thread (no worker start), all requests counted, µs. */
+async function engineInThreadCpu(config: Omit<RunConfigInput, 'endpoint'>, baseUrl: string): Promise<number> {
+  const parsed = RunConfigSchema.parse({ endpoint: { baseUrl, model: TOKEN_SERVER_MODEL }, ...config });
+  const cpuAtStart = cpuUs();
+  const doc = await runBenchmark(parsed, {});
+  const cpuUsed = cpuUs() - cpuAtStart;
+  const requests = doc.steps[0]?.requests ?? [];
+  if (doc.status !== 'complete' || requests.some((r) => r.error !== null)) throw new Error(`engine run ended ${doc.status}: ${doc.statusReason ?? ''}`);
+  return cpuUsed / requests.reduce((sum, r) => sum + r.chunkMs.length, 0);
+}
+
+/**
+ * What the client itself costs per chunk, which the throughput table cannot show once the server
+ * (sharing the 2 cores) is the bottleneck: CPU time per chunk of the engine run in this thread
+ * (warm, no worker start) next to the bare loop, alternating; the first round only warms up.
+ */
+async function cpuPhase(): Promise<void> {
+  const outputTokens = 64;
+  const concurrency = 256;
+  const requests = 4000;
+  const server = await spawnServer({ defaultTokens: outputTokens });
+  const bare: number[] = [];
+  const engine: number[] = [];
+  try {
+    for (let round = 0; round <= ROUNDS; round++) {
+      const bareCpu = (await bareLoop(server.baseUrl, concurrency, requests, outputTokens)).cpuUsPerChunk;
+      const engineCpu = await engineInThreadCpu(engineLoad(concurrency, requests, outputTokens), server.baseUrl);
+      if (round === 0) continue;
+      bare.push(bareCpu);
+      engine.push(engineCpu);
+    }
+  } finally {
+    server.stop();
+  }
+  const range = (values: number[]) => `${f(median(values), 2)} (${f(Math.min(...values), 2)}-${f(Math.max(...values), 2)})`;
+  printTable(
+    `2. CPU time per chunk in one thread, warm: the engine (runBenchmark in this thread) and the bare loop, concurrency ${concurrency},\n` +
+      `   ${outputTokens} chunks per response, ${requests} requests per run; median (range) of ${ROUNDS} alternating runs after a warm-up round`,
+    ['client', 'CPU µs/chunk'],
+    [
+      ['bare loop', range(bare)],
+      ['engine', range(engine)],
+    ],
   );
 }
 
@@ -335,7 +382,7 @@ async function timingPhase(): Promise<void> {
     server.stop();
   }
   printTable(
-    `2. Server programmed with ${firstTokenMs} ms to the first token and ${gapMs} ms gaps, ${outputTokens} chunks; ms as p50 / p99 / max.\n` +
+    `3. Server programmed with ${firstTokenMs} ms to the first token and ${gapMs} ms gaps, ${outputTokens} chunks; ms as p50 / p99 / max.\n` +
       `   "client" columns take out the server's own write times for the same request (matched by prompt): what the client adds.`,
     ['concurrency', 'client', 'TTFT - 50', 'client TTFT error', 'client |gap error|', 'server write lateness', 'matched'],
     rows,
@@ -362,7 +409,7 @@ async function ratePhase(): Promise<void> {
     const sendRate = (sent.length - 1) / sendSpanSec;
     const lateSends = quantiles(run.records.map((r) => r.sentMs - r.scheduledMs));
     printTable(
-      `3. Poisson arrivals at ${rate} req/s, ${requests} requests (zero-delay server, 4 chunks each)`,
+      `4. Poisson arrivals at ${rate} req/s, ${requests} requests (zero-delay server, 4 chunks each)`,
       ['target req/s', 'achieved (summary)', 'sends/s (first to last send)', 'deviation', 'send lateness ms p50 / p99 / max'],
       [[String(rate), f(summary.achievedRate ?? NaN, 2), f(sendRate, 2), `${f((100 * (sendRate - rate)) / rate, 2)}%`, q(lateSends)]],
     );
@@ -377,7 +424,7 @@ async function main(): Promise<void> {
   const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
   // Naming phases (throughput, timing, rate) runs only those: e.g. to profile one.
   const chosen = process.argv.slice(2);
-  const phases = { throughput: throughputPhase, timing: timingPhase, rate: ratePhase };
+  const phases = { throughput: throughputPhase, cpu: cpuPhase, timing: timingPhase, rate: ratePhase };
   const unknown = chosen.filter((name) => !(name in phases));
   if (unknown.length > 0) throw new Error(`Unknown phase ${unknown.join(', ')}: choose from ${Object.keys(phases).join(', ')}.`);
   console.log(`Engine benchmark (node ${process.version}, ${cpus().length} cores, load average ${load()})`);

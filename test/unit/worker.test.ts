@@ -43,19 +43,36 @@ test('cancelling a worker run returns a partial document', async (t) => {
   const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 20 }));
   t.after(() => server.close());
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 400);
-  const doc = await runBenchmarkInWorker(config(server.baseUrl, { limits: { requests: 1000 } }), { workerScript, signal: controller.signal });
+  // Cancelled once the worker reports 3 completed requests, however slow the machine is.
+  const doc = await runBenchmarkInWorker(config(server.baseUrl, { limits: { requests: 1000 } }), {
+    workerScript,
+    signal: controller.signal,
+    onEvent: (e) => e.type === 'progress' && e.snapshot.completed >= 3 && controller.abort(),
+  });
+  assert.ok(controller.signal.aborted, 'the run was cancelled, not finished');
   assert.equal(doc.status, 'partial');
   assert.ok((doc.steps[0]?.summary?.requests.completed ?? 0) >= 3);
+  assert.ok(server.arrivals.length < 1000, `${server.arrivals.length} requests sent: the cancel stopped the sending`);
 });
 
 test('a worker that dies mid-run rejects with the reason and leaves a partial file with its requests', async (t) => {
   const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 10 }));
   t.after(() => server.close());
   const dir = tempDir();
-  // The real engine worker, in a thread that exits abruptly after a while.
+  // The real engine worker, in a thread that exits abruptly once it has reported 5 completed
+  // requests (each is in the file before it is counted), however slow the machine is.
   const dying = join(dir, 'dying-worker.js');
-  writeFileSync(dying, `require(${JSON.stringify(workerScript)}); setTimeout(() => process.exit(7), 500);\n`);
+  writeFileSync(
+    dying,
+    `const port = require('node:worker_threads').parentPort;
+const post = port.postMessage.bind(port);
+port.postMessage = (message) => {
+  post(message);
+  if (message.type === 'event' && message.event.type === 'progress' && message.event.snapshot.completed >= 5) process.exit(7);
+};
+require(${JSON.stringify(workerScript)});
+`,
+  );
   const path = join(dir, 'crash.llmbench.json');
   const events: RunEvent[] = [];
   await assert.rejects(
