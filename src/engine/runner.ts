@@ -22,6 +22,7 @@ import { createDispatcher, sendRequest } from './client';
 import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
 import { summarizeStep } from './stats';
+import { stepName } from './step-name';
 import { createTokenCounter } from './tokenizer';
 import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
 import { createWorkload } from './workload';
@@ -49,8 +50,6 @@ interface StepPlan {
   profile: StepProfile;
   pacing: Pacing;
 }
-
-const rateName = (prefix: string, rate: number): string => `${prefix}@${rate.toFixed(2)} req/sec`;
 
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
@@ -111,14 +110,14 @@ function initialPlans(config: RunConfig): StepPlan[] {
       return [synchronousPlan];
     case 'concurrency':
       return profile.levels.map((concurrency) => ({
-        name: `concurrency@${concurrency}`,
+        name: stepName({ kind: 'concurrency', concurrency }),
         profile: { kind: 'concurrency', concurrency },
         pacing: { kind: 'closed', concurrency, readyAtStart: false },
       }));
     case 'rate':
       return profile.rates.map((rate, i) =>
         ratePlan(config, {
-          name: rateName(profile.arrival, rate),
+          name: stepName({ kind: 'rate', rate }, profile.arrival),
           rate,
           arrival: profile.arrival,
           burstiness: profile.burstiness,
@@ -356,7 +355,7 @@ class BenchmarkRun {
       if (this.stopped) break;
       await this.runStep(
         ratePlan(this.config, {
-          name: rateName('asynchronous', rate),
+          name: stepName({ kind: 'rate', rate }),
           rate,
           arrival: profile.arrival,
           burstiness: profile.burstiness,

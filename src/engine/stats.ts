@@ -108,6 +108,16 @@ function achievedSendRate(records: RequestRecord[]): number | null {
   return last > first ? ((records.length - 1) * 1000) / (last - first) : null;
 }
 
+/** Failed requests by error kind, warm-up left out (cancelled ones included, as `cancelled`). */
+export function errorCounts(requests: readonly RequestRecord[]): Record<string, number> {
+  const errors: Record<string, number> = {};
+  for (const r of requests) {
+    if (r.warmup || r.error === null) continue;
+    errors[r.error.kind] = (errors[r.error.kind] ?? 0) + 1;
+  }
+  return errors;
+}
+
 /**
  * The summary of one step. Warm-up requests and requests cancelled by the run (duration end,
  * cancel, max errors) are left out of everything but the `cancelled` entry of `errors`;
@@ -118,11 +128,7 @@ export function summarizeStep(requests: RequestRecord[], profile: StepProfile, s
   const good = measured.filter(succeeded);
   const failed = measured.filter((r) => r.error !== null);
 
-  const errors: Record<string, number> = {};
-  for (const r of requests) {
-    if (r.warmup || r.error === null) continue;
-    errors[r.error.kind] = (errors[r.error.kind] ?? 0) + 1;
-  }
+  const errors = errorCounts(requests);
 
   // The step's window: first measured send to last measured completion.
   let startMs = Infinity;

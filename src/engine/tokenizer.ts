@@ -8,9 +8,9 @@
  * not included (the server's `usage`, when present, has them).
  * Without a file, counting falls back to the documented estimate (tokens.ts).
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { describeZodError } from '../format/result';
+import { readTextFile } from './files';
 import { estimateTokens } from './tokens';
 import type { TokenCounter } from './types';
 
@@ -29,17 +29,13 @@ export async function createTokenCounter(tokenizerPath?: string): Promise<TokenC
 }
 
 export async function loadTokenizer(path: string): Promise<Tokenizer> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'was not found' : `could not be read (${code ?? String(error)})`;
-    throw new TokenizerFileError(`Tokenizer file ${path} ${why}. Point "tokenizer" at a Hugging Face tokenizer.json, or leave it unset to count with the estimate.`);
+  const text = await readTextFile(path);
+  if (!text.ok) {
+    throw new TokenizerFileError(`Tokenizer file ${path} ${text.error}. Point "tokenizer" at a Hugging Face tokenizer.json, or leave it unset to count with the estimate.`);
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text.value);
   } catch (error) {
     throw new TokenizerFileError(`Tokenizer file ${path} is not JSON (${(error as Error).message}). It should be a Hugging Face tokenizer.json.`);
   }

@@ -2,10 +2,10 @@
  * Where requests come from: synthetic prompts of a target token length, or a dataset file.
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { DatasetFormat, RunConfig, TokenCount, WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
+import { readTextFile } from './files';
 import { createRandom, type Random } from './random';
 import type { ChatMessage, PreparedRequest, TokenCounter, Workload } from './types';
 
@@ -166,14 +166,9 @@ const ShareGptRowSchema = z.object({ conversations: z.array(z.object({ from: z.s
 
 async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }>, counter: TokenCounter): Promise<DatasetRow[]> {
   const { path, format } = workload;
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new WorkloadError(code === 'ENOENT' ? `Dataset file ${path} was not found.` : `Dataset file ${path} could not be read (${code ?? String(error)}).`);
-  }
-  const { rows, skipped } = parseDataset(text, format, path);
+  const text = await readTextFile(path);
+  if (!text.ok) throw new WorkloadError(`Dataset file ${path} ${text.error}.`);
+  const { rows, skipped } = parseDataset(text.value, format, path);
   const { minPromptTokens: min, maxPromptTokens: max } = workload;
   let tooShort = 0;
   let tooLong = 0;

@@ -7,6 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { htmlPage } from '../report/page';
+import { escapeXml } from '../report/svg';
 
 export interface WebviewPage {
   /** The bundle name: webview/<view>/main.ts builds to dist/webview/<view>.js. */
@@ -42,23 +44,12 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
   const styles = ['webview.css', ...(page.styles ?? [])].map((name) =>
     webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', name)).toString(),
   );
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(webview.cspSource, nonce)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<meta property="csp-nonce" content="${nonce}">
-${styles.map((href) => `<link rel="stylesheet" href="${href}">`).join('\n')}
-<title>${escapeHtml(page.title)}</title>
-</head>
-<body data-view="${escapeHtml(page.view)}">
-<main id="app" aria-busy="true"></main>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return htmlPage({
+    contentSecurityPolicy: contentSecurityPolicy(webview.cspSource, nonce),
+    title: page.title,
+    head: [`<meta property="csp-nonce" content="${nonce}">`, ...styles.map((href) => `<link rel="stylesheet" href="${href}">`)].join('\n'),
+    bodyAttributes: ` data-view="${escapeXml(page.view)}"`,
+    body: `<main id="app" aria-busy="true"></main>
+<script nonce="${nonce}" src="${script.toString()}"></script>`,
+  });
 }

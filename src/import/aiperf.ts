@@ -6,17 +6,8 @@
  */
 import { z } from 'zod';
 import type { ErrorKind, RequestRecord, Stats, Step, StepProfile } from '../format/result';
-import { summarizeStep } from '../engine/stats';
-import {
-  emptySummary,
-  importedDocument,
-  importFailure,
-  ratio,
-  statsFrom,
-  stepNameOf,
-  type ImportInput,
-  type ImportOutcome,
-} from './common';
+import { errorCounts, summarizeStep } from '../engine/stats';
+import { importedRequest, importedResult, importedStep, importFailure, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
 export const AIPERF_TOOL = 'AIPerf';
 
@@ -106,7 +97,7 @@ export function aiperfRequests(text: string, path: string): RequestRecord[] | st
     parsed.push(record.data);
   }
   const start = Math.min(...parsed.map((r) => r.metadata.timestamp_ns));
-  return parsed.map((r, index): RequestRecord => {
+  return parsed.map((r, index) => {
     const value = (name: string): number | null => {
       const v = r.metrics[name]?.value;
       return typeof v === 'number' ? v : null;
@@ -120,23 +111,18 @@ export function aiperfRequests(text: string, path: string): RequestRecord[] | st
     const latency = value('request_latency');
     const failed = r.error !== null && r.error !== undefined;
     const kind = errorKindOf(r.error);
-    return {
+    return importedRequest({
       index,
-      warmup: false,
-      scheduledMs: sentMs,
       sentMs,
-      queueMs: 0,
       firstTokenMs,
       chunkMs,
       endMs: failed || latency === null ? null : sentMs + latency,
       inputTokens: value('input_sequence_length'),
-      inputTokensSource: value('input_sequence_length') === null ? null : 'tokenizer',
       outputTokens: value('output_sequence_length'),
-      outputTokensSource: value('output_sequence_length') === null ? null : 'tokenizer',
-      finishReason: null,
+      tokenSource: 'tokenizer',
       httpStatus: kind === 'http' ? (r.error?.code ?? null) : null,
       error: failed ? { kind, message: r.error?.message ?? r.error?.type ?? 'error' } : null,
-    };
+    });
   });
 }
 
@@ -154,7 +140,7 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
     const profile: StepProfile = { kind: 'throughput' };
     notes.push('Imported from the per-request records alone: the summary was computed by LLM Bench from them, and the load profile is unknown.');
     const step: Step = { name: 'imported', profile, summary: summarizeStep(requests, profile), requests };
-    return { ok: true, value: importedDocument({ tool: AIPERF_TOOL, version: null, path: files.records?.path ?? '', notes, model: 'unknown', config: {} }, [step]) };
+    return importedResult({ tool: AIPERF_TOOL, version: null, path: files.records?.path ?? '', notes, model: 'unknown', config: {} }, [step]);
   }
   const parsed = SummarySchema.safeParse(summaryInput.raw);
   if (!parsed.success) {
@@ -168,15 +154,12 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
   const failed = single(records['error_request_count']) ?? 0;
   const duration = single(records['benchmark_duration']);
   const totalTokens = (single(records['total_isl']) ?? 0) + (single(records['total_osl']) ?? 0);
-  const errors: Record<string, number> = {};
-  for (const r of requests) if (r.error) errors[r.error.kind] = (errors[r.error.kind] ?? 0) + 1;
+  const errors = errorCounts(requests);
   if (!files.records && failed > 0) errors['other'] = failed;
   notes.push('Total tokens/s is (total_isl + total_osl) / benchmark_duration from the summary.');
-  const step: Step = {
-    name: stepNameOf(profile),
+  const step = importedStep(
     profile,
-    summary: {
-      ...emptySummary(),
+    {
       requests: { total: completed + failed, completed, failed },
       durationSec: duration,
       requestsPerSecond: single(records['request_throughput']),
@@ -191,23 +174,20 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
       errors,
     },
     requests,
-  };
+  );
   const endpoint = config?.endpoint;
   const createdAt = parsed.data.start_time ? `${parsed.data.start_time}Z` : undefined;
-  return {
-    ok: true,
-    value: importedDocument(
-      {
-        tool: AIPERF_TOOL,
-        version: null,
-        path: summaryInput.path,
-        notes,
-        model: endpoint?.model_names?.[0] ?? 'unknown',
-        ...(endpoint?.url ? { baseUrl: endpoint.url } : {}),
-        ...(createdAt && !Number.isNaN(Date.parse(createdAt)) ? { createdAt: new Date(createdAt).toISOString() } : {}),
-        config: (summaryInput.raw as { input_config?: Record<string, unknown> }).input_config ?? {},
-      },
-      [step],
-    ),
-  };
+  return importedResult(
+    {
+      tool: AIPERF_TOOL,
+      version: null,
+      path: summaryInput.path,
+      notes,
+      model: endpoint?.model_names?.[0] ?? 'unknown',
+      ...(endpoint?.url ? { baseUrl: endpoint.url } : {}),
+      ...(createdAt && !Number.isNaN(Date.parse(createdAt)) ? { createdAt: new Date(createdAt).toISOString() } : {}),
+      config: (summaryInput.raw as { input_config?: Record<string, unknown> }).input_config ?? {},
+    },
+    [step],
+  );
 }

@@ -4,15 +4,18 @@
  * missing ones, naming steps the way our runs do, and the shell of an imported ResultDocument.
  */
 import { z } from 'zod';
+import { stepName } from '../engine/step-name';
 import type { Labels } from '../format/config';
 import {
   SCHEMA_VERSION,
   type ParseOutcome,
+  type RequestRecord,
   type ResultDocument,
   type Stats,
   type Step,
   type StepProfile,
   type StepSummary,
+  type TokenSource,
 } from '../format/result';
 
 /** One input file: its name (for messages and `importedFrom.file`) and its text. */
@@ -76,23 +79,7 @@ export function statsFrom(values: PartialStats, scale = 1): Stats | null {
 /** A Stats of a known mean and count only (a tool that stores totals, e.g. tokens per request). */
 export const meanOnly = (mean: number | null, count: number | null): Stats | null => statsFrom({ mean, count });
 
-/** The step name our own runs use for the same load, so imported and measured steps line up. */
-export function stepNameOf(profile: StepProfile): string {
-  switch (profile.kind) {
-    case 'synchronous':
-      return 'synchronous';
-    case 'throughput':
-      return 'throughput';
-    case 'concurrency':
-      return `concurrency@${profile.concurrency ?? '?'}`;
-    case 'rate':
-      return `asynchronous@${(profile.rate ?? 0).toFixed(2)} req/sec`;
-    case 'schedule':
-      return 'schedule';
-  }
-}
-
-export const emptySummary = (): StepSummary => ({
+const emptySummary = (): StepSummary => ({
   requests: { total: 0, completed: 0, failed: 0 },
   durationSec: null,
   requestsPerSecond: null,
@@ -118,18 +105,68 @@ export interface ImportedHead {
   labels?: Labels;
 }
 
-/** The document around imported steps; `tool` says it was imported, `importedFrom` by what. */
-export function importedDocument(head: ImportedHead, steps: Step[]): ResultDocument {
+/** An imported step, named as our runs name the same load; what the tool did not store stays empty. */
+export function importedStep(profile: StepProfile, summary: Partial<StepSummary>, requests: RequestRecord[] = [], startedAt?: string): Step {
   return {
-    schemaVersion: SCHEMA_VERSION,
-    tool: { name: `${head.tool} (imported)`, version: head.version ?? 'unknown' },
-    createdAt: head.createdAt ?? new Date(0).toISOString(),
-    endpoint: { baseUrl: head.baseUrl ?? '', api: 'chat', model: head.model },
-    labels: { source: head.tool, model: head.model, ...head.labels },
-    config: head.config,
-    status: 'complete',
-    importedFrom: { tool: head.tool, version: head.version, file: head.path, notes: head.notes },
-    steps,
+    name: stepName(profile),
+    profile,
+    ...(startedAt ? { startedAt } : {}),
+    summary: { ...emptySummary(), ...summary },
+    requests,
+  };
+}
+
+/** What a tool records of one request; the rest of a RequestRecord is what no tool keeps. */
+export interface ImportedRequest {
+  index: number;
+  sentMs: number;
+  firstTokenMs: number | null;
+  chunkMs: number[];
+  endMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** How the tool counted the tokens it has counts for; null when it does not say. */
+  tokenSource: TokenSource | null;
+  httpStatus?: number | null;
+  error: RequestRecord['error'];
+}
+
+/** A request record from another tool: never warm-up, sent when scheduled (no client queue), no finish reason. */
+export function importedRequest(r: ImportedRequest): RequestRecord {
+  return {
+    index: r.index,
+    warmup: false,
+    scheduledMs: r.sentMs,
+    sentMs: r.sentMs,
+    queueMs: 0,
+    firstTokenMs: r.firstTokenMs,
+    chunkMs: r.chunkMs,
+    endMs: r.endMs,
+    inputTokens: r.inputTokens,
+    inputTokensSource: r.inputTokens === null ? null : r.tokenSource,
+    outputTokens: r.outputTokens,
+    outputTokensSource: r.outputTokens === null ? null : r.tokenSource,
+    finishReason: null,
+    httpStatus: r.httpStatus ?? null,
+    error: r.error,
+  };
+}
+
+/** The successful import of these steps; `tool` says it was imported, `importedFrom` by what. */
+export function importedResult(head: ImportedHead, steps: Step[]): ImportOutcome {
+  return {
+    ok: true,
+    value: {
+      schemaVersion: SCHEMA_VERSION,
+      tool: { name: `${head.tool} (imported)`, version: head.version ?? 'unknown' },
+      createdAt: head.createdAt ?? new Date(0).toISOString(),
+      endpoint: { baseUrl: head.baseUrl ?? '', api: 'chat', model: head.model },
+      labels: { source: head.tool, model: head.model, ...head.labels },
+      config: head.config,
+      status: 'complete',
+      importedFrom: { tool: head.tool, version: head.version, file: head.path, notes: head.notes },
+      steps,
+    },
   };
 }
 

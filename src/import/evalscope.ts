@@ -7,18 +7,8 @@
  * Layouts learned from modelscope/evalscope `evalscope/perf/utils/` (db_util.py, perf_constants.py).
  */
 import { z } from 'zod';
-import type { Stats, Step, StepProfile } from '../format/result';
-import {
-  emptySummary,
-  importedDocument,
-  importFailure,
-  meanOnly,
-  statsFrom,
-  stepNameOf,
-  type ImportInput,
-  type ImportOutcome,
-  type PartialStats,
-} from './common';
+import type { Stats, StepProfile } from '../format/result';
+import { importedResult, importedStep, importFailure, meanOnly, statsFrom, type ImportInput, type ImportOutcome, type PartialStats } from './common';
 
 export const EVALSCOPE_TOOL = 'EvalScope perf';
 
@@ -135,42 +125,33 @@ export function importEvalscope(files: EvalscopeFiles): ImportOutcome {
         : { kind: 'throughput' };
   const succeeded = count ?? 0;
   const failed = read('failed') ?? 0;
-  const step: Step = {
-    name: stepNameOf(profile),
-    profile,
-    summary: {
-      ...emptySummary(),
-      requests: { total: read('total') ?? succeeded + failed, completed: succeeded, failed },
-      durationSec: read('duration'),
-      requestsPerSecond: read('requestsPerSecond'),
-      outputTokensPerSecond: read('outputTokensPerSecond'),
-      totalTokensPerSecond: read('totalTokensPerSecond'),
-      ttftMs: stats('ttft', read('ttft')),
-      tpotMs: stats('tpot', read('tpot')),
-      itlMs: stats('itl', read('itl')),
-      latencyMs: stats('latency', read('latency')),
-      inputTokens: stats('inputTokens', read('inputTokens')) ?? meanOnly(read('inputTokens'), count),
-      outputTokens: stats('outputTokens', read('outputTokens')) ?? meanOnly(read('outputTokens'), count),
-      errors: failed > 0 ? { other: failed } : {},
-    },
-    requests: [],
-  };
+  const step = importedStep(profile, {
+    requests: { total: read('total') ?? succeeded + failed, completed: succeeded, failed },
+    durationSec: read('duration'),
+    requestsPerSecond: read('requestsPerSecond'),
+    outputTokensPerSecond: read('outputTokensPerSecond'),
+    totalTokensPerSecond: read('totalTokensPerSecond'),
+    ttftMs: stats('ttft', read('ttft')),
+    tpotMs: stats('tpot', read('tpot')),
+    itlMs: stats('itl', read('itl')),
+    latencyMs: stats('latency', read('latency')),
+    inputTokens: stats('inputTokens', read('inputTokens')) ?? meanOnly(read('inputTokens'), count),
+    outputTokens: stats('outputTokens', read('outputTokens')) ?? meanOnly(read('outputTokens'), count),
+    errors: failed > 0 ? { other: failed } : {},
+  });
   const args = z.looseObject({ model: z.string().optional(), url: z.string().optional() }).safeParse(files.args).data;
   const notes = [...EVALSCOPE_NOTES, `Read with the ${layout === 'legacy' ? 'older key set (times in seconds)' : '2025 key set (times in ms)'}; EvalScope does not write its version into these files.`];
   if (files.percentiles === undefined) notes.push('No benchmark_percentile.json beside the summary: only averages are known, percentiles show as n/a.');
-  return {
-    ok: true,
-    value: importedDocument(
-      {
-        tool: EVALSCOPE_TOOL,
-        version: null,
-        path: input.path,
-        notes,
-        model: args?.model ?? 'unknown',
-        ...(args?.url ? { baseUrl: args.url } : {}),
-        config: { layout, directory },
-      },
-      [step],
-    ),
-  };
+  return importedResult(
+    {
+      tool: EVALSCOPE_TOOL,
+      version: null,
+      path: input.path,
+      notes,
+      model: args?.model ?? 'unknown',
+      ...(args?.url ? { baseUrl: args.url } : {}),
+      config: { layout, directory },
+    },
+    [step],
+  );
 }

@@ -9,16 +9,7 @@
  */
 import { z } from 'zod';
 import type { Stats, Step, StepProfile } from '../format/result';
-import {
-  emptySummary,
-  importedDocument,
-  importFailure,
-  isoFromEpochSeconds,
-  statsFrom,
-  stepNameOf,
-  type ImportInput,
-  type ImportOutcome,
-} from './common';
+import { importedResult, importedStep, importFailure, isoFromEpochSeconds, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
 export const GUIDELLM_TOOL = 'GuideLLM';
 
@@ -120,12 +111,9 @@ function stepOf(raw: unknown, index: number): Step | string {
   if (!totals) return `benchmark ${index} has neither request_totals (before 0.4) nor metrics.request_totals (0.4 and later)`;
   const duration = b.duration ?? (b.start_time && b.end_time ? b.end_time - b.start_time : null);
   const startedAt = isoFromEpochSeconds(b.start_time);
-  return {
-    name: stepNameOf(profile),
+  return importedStep(
     profile,
-    ...(startedAt ? { startedAt } : {}),
-    summary: {
-      ...emptySummary(),
+    {
       requests: { total: totals.successful + totals.errored, completed: totals.successful, failed: totals.errored },
       durationSec: duration,
       requestsPerSecond: meanOf(b.metrics['requests_per_second']),
@@ -140,8 +128,9 @@ function stepOf(raw: unknown, index: number): Step | string {
       outputTokens: statsOf(b.metrics['output_token_count']),
       errors: totals.errored > 0 ? { other: totals.errored } : {},
     },
-    requests: [],
-  };
+    [],
+    startedAt,
+  );
 }
 
 /** The served model and target, wherever this layout keeps them. */
@@ -171,19 +160,16 @@ export function importGuidellm(input: ImportInput, raw: unknown): ImportOutcome 
   if (!metadata) notes.push('The file has no metadata block, so it was written by GuideLLM before 0.4; its exact version is not recorded.');
   notes.push('GuideLLM keeps only a sample of individual requests; they are not imported.');
   const createdAt = steps[0]?.startedAt;
-  return {
-    ok: true,
-    value: importedDocument(
-      {
-        tool: GUIDELLM_TOOL,
-        version,
-        path: input.path,
-        notes,
-        ...endpointOf(raw as Record<string, unknown>, report.data.benchmarks[0]),
-        ...(createdAt ? { createdAt } : {}),
-        config: { reportVersion: metadata?.version ?? null, benchmarks: steps.length },
-      },
-      steps,
-    ),
-  };
+  return importedResult(
+    {
+      tool: GUIDELLM_TOOL,
+      version,
+      path: input.path,
+      notes,
+      ...endpointOf(raw as Record<string, unknown>, report.data.benchmarks[0]),
+      ...(createdAt ? { createdAt } : {}),
+      config: { reportVersion: metadata?.version ?? null, benchmarks: steps.length },
+    },
+    steps,
+  );
 }

@@ -5,16 +5,16 @@
  * end_to_end_latency_s, inter_token_latency_s, token counts, error_code).
  */
 import { z } from 'zod';
-import type { RequestRecord, Stats, Step, StepProfile } from '../format/result';
+import type { RequestRecord, Stats, StepProfile } from '../format/result';
 import { computeStats } from '../engine/stats';
 import {
-  emptySummary,
-  importedDocument,
+  importedRequest,
+  importedResult,
+  importedStep,
   importFailure,
   isoFromEpochSeconds,
   ratio,
   statsFrom,
-  stepNameOf,
   type ImportInput,
   type ImportOutcome,
   type PartialStats,
@@ -74,23 +74,18 @@ function tpotMs(r: Individual): number | null {
 function recordsOf(list: Individual[]): RequestRecord[] {
   return list.map((r, index) => {
     const ok = succeeded(r);
-    return {
+    return importedRequest({
       index,
-      warmup: false,
-      scheduledMs: 0,
       sentMs: 0,
-      queueMs: 0,
       firstTokenMs: ok && r.ttft_s != null ? r.ttft_s * 1000 : null,
       chunkMs: [],
       endMs: ok && r.end_to_end_latency_s != null ? r.end_to_end_latency_s * 1000 : null,
       inputTokens: r.number_input_tokens ?? null,
-      inputTokensSource: r.number_input_tokens == null ? null : 'tokenizer',
       outputTokens: r.number_output_tokens ?? null,
-      outputTokensSource: r.number_output_tokens == null ? null : 'tokenizer',
-      finishReason: null,
+      tokenSource: 'tokenizer',
       httpStatus: typeof r.error_code === 'number' ? r.error_code : null,
       error: ok ? null : { kind: typeof r.error_code === 'number' ? 'http' : 'other', message: r.error_msg || String(r.error_code) },
-    };
+    });
   });
 }
 
@@ -127,11 +122,9 @@ export function importLlmperf(files: LlmperfFiles): ImportOutcome {
   const concurrency = s ? numeric(s['num_concurrent_requests']) : null;
   const profile: StepProfile = concurrency ? { kind: 'concurrency', concurrency } : { kind: 'throughput' };
   if (!s) notes.push('Imported from the individual responses alone: statistics were computed by LLM Bench from them; duration and rates are unknown.');
-  const step: Step = {
-    name: stepNameOf(profile),
+  const step = importedStep(
     profile,
-    summary: {
-      ...emptySummary(),
+    {
       requests: { total: (completed ?? 0) + failed, completed: completed ?? 0, failed },
       durationSec: ratio(completed, requestsPerSecond),
       requestsPerSecond,
@@ -144,25 +137,22 @@ export function importLlmperf(files: LlmperfFiles): ImportOutcome {
       errors: failed > 0 ? { other: failed } : {},
     },
     requests,
-  };
+  );
   const path = summaryFile?.path ?? files.individual?.path ?? '';
   const createdAt = isoFromEpochSeconds(s ? numeric(s['timestamp']) : null);
   const labels: Record<string, string> = {};
   for (const key of ['framework', 'model_size'] as const) if (typeof s?.[key] === 'string') labels[key] = s[key];
-  return {
-    ok: true,
-    value: importedDocument(
-      {
-        tool: LLMPERF_TOOL,
-        version: typeof s?.['version'] === 'string' ? s['version'] : null,
-        path,
-        notes,
-        model: typeof s?.['model'] === 'string' ? s['model'] : 'unknown',
-        ...(createdAt ? { createdAt } : {}),
-        config: s ? Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith('results_'))) : {},
-        labels,
-      },
-      [step],
-    ),
-  };
+  return importedResult(
+    {
+      tool: LLMPERF_TOOL,
+      version: typeof s?.['version'] === 'string' ? s['version'] : null,
+      path,
+      notes,
+      model: typeof s?.['model'] === 'string' ? s['model'] : 'unknown',
+      ...(createdAt ? { createdAt } : {}),
+      config: s ? Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith('results_'))) : {},
+      labels,
+    },
+    [step],
+  );
 }

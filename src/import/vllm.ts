@@ -5,15 +5,16 @@
  */
 import { z } from 'zod';
 import type { RequestRecord, Stats, StepProfile, StepSummary } from '../format/result';
+import { errorCounts } from '../engine/stats';
 import {
-  emptySummary,
-  importedDocument,
+  importedRequest,
+  importedResult,
+  importedStep,
   importFailure,
   meanOnly,
   optionalNumber,
   ratio,
   statsFrom,
-  stepNameOf,
   type ImportInput,
   type ImportOutcome,
   type PartialStats,
@@ -107,7 +108,7 @@ function requestsOf(file: VllmFile): RequestRecord[] {
   if (!ttfts) return [];
   const submits = file.request_submit_times;
   const firstSubmit = submits ? Math.min(...submits.filter((t): t is number => t !== null)) : 0;
-  return ttfts.map((ttftSec, index): RequestRecord => {
+  return ttfts.map((ttftSec, index) => {
     const message = file.errors?.[index];
     const failed = typeof message === 'string' && message.length > 0;
     const submitted = submits?.[index];
@@ -120,39 +121,28 @@ function requestsOf(file: VllmFile): RequestRecord[] {
     }
     const completed = file.request_complete_times?.[index];
     const endMs = failed ? null : typeof completed === 'number' ? (completed - firstSubmit) * 1000 : (chunkMs.at(-1) ?? null);
-    const inputTokens = file.input_lens?.[index] ?? null;
-    const outputTokens = file.output_lens?.[index] ?? null;
-    return {
+    return importedRequest({
       index,
-      warmup: false,
-      scheduledMs: sentMs,
       sentMs,
-      queueMs: 0,
       firstTokenMs,
       chunkMs,
       endMs,
-      inputTokens,
-      inputTokensSource: null,
-      outputTokens,
-      outputTokensSource: null,
-      finishReason: null,
-      httpStatus: null,
+      inputTokens: file.input_lens?.[index] ?? null,
+      outputTokens: file.output_lens?.[index] ?? null,
+      tokenSource: null,
       error: failed ? { kind: 'other', message } : null,
-    };
+    });
   });
 }
 
-function summaryOf(file: VllmFile, raw: Record<string, unknown>, requests: RequestRecord[]): StepSummary {
+function summaryOf(file: VllmFile, raw: Record<string, unknown>, requests: RequestRecord[]): Partial<StepSummary> {
   const failedFromList = file.errors ? file.errors.filter((e) => typeof e === 'string' && e.length > 0).length : null;
   const completed = file.completed;
   const failed = failedFromList ?? file.failed ?? (completed !== null && file.num_prompts !== null ? file.num_prompts - completed : null);
   // Without a completed count the file says nothing about counts: zero totals mark them unknown.
   const counts = completed === null ? { total: 0, completed: 0, failed: 0 } : { total: completed + (failed ?? 0), completed, failed: failed ?? 0 };
   const goodput = file['request_goodput:'] ?? file.request_goodput;
-  const errors: Record<string, number> = {};
-  for (const r of requests) if (r.error) errors[r.error.kind] = (errors[r.error.kind] ?? 0) + 1;
   return {
-    ...emptySummary(),
     requests: counts,
     durationSec: file.duration,
     requestsPerSecond: file.request_throughput,
@@ -166,7 +156,7 @@ function summaryOf(file: VllmFile, raw: Record<string, unknown>, requests: Reque
     inputTokens: meanOnly(ratio(file.total_input_tokens, completed), completed),
     outputTokens: meanOnly(ratio(file.total_output_tokens, completed), completed),
     goodput,
-    errors,
+    errors: errorCounts(requests),
   };
 }
 
@@ -203,20 +193,17 @@ export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
   }
   const model = file.model_id ?? 'unknown';
   const createdAt = dateOf(file.date);
-  return {
-    ok: true,
-    value: importedDocument(
-      {
-        tool: VLLM_TOOL,
-        version: null,
-        path: input.path,
-        notes,
-        model,
-        ...(createdAt ? { createdAt } : {}),
-        config: Object.fromEntries(Object.entries(record).filter(([k]) => KNOWN_KEYS.has(k) && !Array.isArray(record[k]))),
-        labels,
-      },
-      [{ name: stepNameOf(profile), profile, summary: summaryOf(file, record, requests), requests }],
-    ),
-  };
+  return importedResult(
+    {
+      tool: VLLM_TOOL,
+      version: null,
+      path: input.path,
+      notes,
+      model,
+      ...(createdAt ? { createdAt } : {}),
+      config: Object.fromEntries(Object.entries(record).filter(([k]) => KNOWN_KEYS.has(k) && !Array.isArray(record[k]))),
+      labels,
+    },
+    [importedStep(profile, summaryOf(file, record, requests), requests)],
+  );
 }

@@ -3,7 +3,8 @@
  * no script, no external resource (its Content Security Policy forbids any), so it opens offline
  * in any browser and shows exactly what was exported.
  */
-import type { ReportModel, ReportRun } from './model';
+import { rankingRows, type ReportModel, type ReportRun } from './model';
+import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { fixed, msToSec, NOT_AVAILABLE } from './units';
 
@@ -78,34 +79,15 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
   );
   const ranking = table(
     ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'],
-    model.ranking.map((r) => [
-      String(r.rank),
-      r.name,
-      r.group,
-      r.step ?? 'none',
-      fixed(r.load),
-      fixed(r.requestsPerSecond),
-      fixed(r.outputTokensPerSecond),
-      fixed(r.ttftMs),
-      fixed(r.tpotMs),
-      fixed(r.latencyMs),
-      r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep}`,
-      model.knees[r.run]?.step ?? 'none',
-    ]),
+    rankingRows(model),
     ' class="ranking"',
   );
   const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c)}</figure>`).join('');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>${escapeHtml(title)}</h1>
+  return htmlPage({
+    contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    title,
+    head: `<style>${STYLE}</style>`,
+    body: `<h1>${escapeHtml(title)}</h1>
 <p class="muted">${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${escapeHtml(generatedAt.toISOString())} by LLM Bench. Load axis: ${model.axis}.${model.groupBy ? ` Grouped by ${escapeHtml(model.groupBy)}.` : ''}</p>
 <h2>Runs</h2>
 ${runsTable}
@@ -118,8 +100,6 @@ ${legend}
 <div class="charts">${charts}</div>
 <p class="muted">TPOT: (latency - TTFT) / (output tokens - 1) per request. ITL: every gap between streamed chunks, pooled (vLLM's ITL; GuideLLM's "ITL" is our TPOT).</p>
 <h2>Steps</h2>
-${runs.map(runTables).join('\n')}
-</body>
-</html>
-`;
+${runs.map(runTables).join('\n')}`,
+  });
 }

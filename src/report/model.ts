@@ -11,7 +11,7 @@
  */
 import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
-import { isNumber } from './units';
+import { fixed, isNumber, NOT_AVAILABLE } from './units';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -250,4 +250,22 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
 export function runName(doc: ResultDocument, source: string | undefined): string {
   const file = source?.split(/[\\/]/).pop()?.replace(/\.llmbench\.json$|\.json$/, '');
   return file ? `${doc.endpoint.model} · ${file}` : doc.endpoint.model;
+}
+
+/** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
+export function rankingRows(model: ReportModel): string[][] {
+  return model.ranking.map((r) => [
+    String(r.rank),
+    r.name,
+    r.group,
+    r.step ?? 'none',
+    fixed(r.load),
+    fixed(r.requestsPerSecond),
+    fixed(r.outputTokensPerSecond),
+    fixed(r.ttftMs),
+    fixed(r.tpotMs),
+    fixed(r.latencyMs),
+    r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
+    model.knees[r.run]?.step ?? 'none',
+  ]);
 }

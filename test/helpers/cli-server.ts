@@ -7,8 +7,8 @@
  * a timing error from the client's.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { listenOnLoopback, readBody } from './loopback';
 
 export interface TokenServerOptions {
   /** Delay from the request's arrival to the first content chunk, ms (0: everything at once). */
@@ -145,25 +145,9 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
     sendAt(0);
   };
 
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => handle(req, res, Buffer.concat(parts).toString('utf8')));
-  });
+  const server = createServer((req, res) => void readBody(req).then((text) => handle(req, res, text)));
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
-    writes,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests, writes };
 }
 
 /** The prompt a request carries: a completions prompt, or the last chat message's text. */
@@ -176,9 +160,7 @@ export function promptKey(body: Record<string, unknown>): string {
 
 /** A 127.0.0.1 port with nothing listening (bound, then released). */
 export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const { port, close } = await listenOnLoopback(createServer());
+  await close();
   return port;
 }

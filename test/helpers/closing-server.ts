@@ -4,9 +4,9 @@
  * still says `Connection: keep-alive` (llama-server does this after streamed responses). It can
  * also reset its first connections once a request has arrived on them, without answering.
  */
-import { createServer, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export interface ClosingServer {
   /** http://127.0.0.1:PORT/v1 */
@@ -49,14 +49,11 @@ export interface ClosingBehaviour {
 }
 
 export async function startClosingServer(behaviour: ClosingBehaviour): Promise<ClosingServer> {
-  const sockets = new Set<Socket>();
   const server = createServer((socket) => {
-    sockets.add(socket);
     const resetIt = state.connections < (behaviour.resetConnections ?? 0);
     state.connections++;
     let pending = Buffer.alloc(0);
     let answered = false;
-    socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined); // the client's side of a reset
     socket.on('data', (bytes: Buffer) => {
       if (answered) {
@@ -77,13 +74,8 @@ export async function startClosingServer(behaviour: ClosingBehaviour): Promise<C
     requests: 0,
     staleRequests: 0,
     connections: 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => Promise.resolve(),
   };
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return state;
+  const { baseUrl, close } = await listenOnLoopback(server);
+  return Object.assign(state, { baseUrl, close });
 }

@@ -5,9 +5,9 @@
  * from the outside, independently of the records it writes.
  */
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listenOnLoopback, readBody } from './loopback';
 import { chatCompletionBody, chatStreamEvents, JSON_HEADERS, SSE_HEADERS } from './sse-server';
 
 export interface Answer {
@@ -33,7 +33,6 @@ export interface RunnerServer {
 
 export async function startRunnerServer(answer: (index: number) => Answer = () => ({})): Promise<RunnerServer> {
   const arrivals: number[] = [];
-  const sockets = new Set<Socket>();
   let completed = 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -81,26 +80,19 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
     };
     res.on('finish', () => leave(true));
     res.on('close', () => leave(false));
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
+    void readBody(req).then((text) => {
       let body: { stream?: boolean } = {};
       try {
-        body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { stream?: boolean };
+        body = JSON.parse(text) as { stream?: boolean };
       } catch {
         // an unreadable body is answered as a stream
       }
-      void respond(res, body, answer(index));
+      return respond(res, body, answer(index));
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { baseUrl, close } = await listenOnLoopback(server);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl,
     arrivals,
     get completed() {
       return completed;
@@ -111,10 +103,6 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
     get maxInFlight() {
       return maxInFlight;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -4,8 +4,8 @@
  * builders for vLLM- and llama.cpp-shaped chat and completions streams.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listenOnLoopback, readBody } from './loopback';
 
 export interface RecordedRequest {
   method: string;
@@ -50,12 +50,8 @@ export const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export async function startScriptedServer(respond: Responder): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      const text = Buffer.concat(parts).toString('utf8');
+    void readBody(req).then((text) => {
       let body: unknown = text;
       try {
         body = JSON.parse(text);
@@ -64,25 +60,10 @@ export async function startScriptedServer(respond: Responder): Promise<ScriptedS
       }
       const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       requests.push(recorded);
-      void play(res, respond(recorded, requests.length - 1));
+      return play(res, respond(recorded, requests.length - 1));
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }
 
 async function play(res: ServerResponse, script: ResponseScript): Promise<void> {

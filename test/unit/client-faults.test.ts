@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { sendRequest } from '../../src/engine/client';
 import { RequestRecordSchema, type RequestRecord } from '../../src/format/result';
 import type { RunConfigInput } from '../../src/format/config';
+import { closedPort } from '../helpers/cli-server';
 import { clientContext, meta, preparedRequest, type TestContext } from '../helpers/client-context';
 import { chatStreamEvents, JSON_HEADERS, sseEvent, startScriptedServer, type Responder } from '../helpers/sse-server';
 
@@ -32,10 +31,7 @@ async function sendTo(
 const partOfChat = chatStreamEvents({ pieces: ['one', ' two', ' three'], usage: { prompt_tokens: 3, completion_tokens: 3 } });
 
 test('fault: nothing listening -> connect error that says to check the server', async () => {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await closedPort();
   const tc = clientContext(`http://127.0.0.1:${port}/v1`);
   const record = await sendRequest(preparedRequest(), meta(), tc.context);
   await tc.close();

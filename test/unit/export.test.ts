@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
 import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
-import { buildReportModel, findKnee, type ReportRun } from '../../src/report/model';
+import { buildReportModel, findKnee, rankingRows, type ReportRun } from '../../src/report/model';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { formatLabelsText, parseLabelsText, withLabels } from '../../src/report/labels';
-import { chartSpec, rankingRows } from '../../webview/report/view';
+import { chartSpec } from '../../webview/report/view';
 
 const flat = (v: number, count = 50): Stats => ({ count, mean: v, std: 0, min: v, max: v, p50: v, p66: v, p75: v, p80: v, p90: v * 1.5, p95: v * 1.6, p98: v * 1.7, p99: v * 2 });
 

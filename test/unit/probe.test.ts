@@ -6,7 +6,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
@@ -14,6 +13,7 @@ import { probeEndpoint } from '../../src/engine/probe';
 import { runBenchmark } from '../../src/engine/index';
 import { startSimServer } from '../../src/sim/index';
 import { closedPort } from '../helpers/cli-server';
+import { listenOnLoopback } from '../helpers/loopback';
 import { chatCompletionBody } from '../helpers/sse-server';
 
 interface Route {
@@ -55,10 +55,9 @@ async function fakeEngine(t: TestContext, routes: Record<string, Route>, headers
       res.writeHead(route.status ?? 200, { 'content-type': type, ...headers, ...route.headers }).end(text);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { baseUrl: `${root}/v1`, root, seen };
+  const { port, baseUrl, close } = await listenOnLoopback(server);
+  t.after(close);
+  return { baseUrl, root: `http://127.0.0.1:${port}`, seen };
 }
 
 const modelList = (ownedBy: string, ids = ['served-model']) => ({
@@ -279,12 +278,9 @@ test('a base URL that is not http(s) is refused without a request', async () => 
 /** Accepts connections and never answers. */
 async function silentServer(t: TestContext): Promise<string> {
   const server = createServer(() => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const { baseUrl, close } = await listenOnLoopback(server);
+  t.after(close);
+  return baseUrl;
 }
 
 test('a server that never answers: the whole probe ends at its deadline', async (t) => {

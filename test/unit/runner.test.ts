@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema, type RequestRecord, type ResultDocument } from '../../src/format/result';
 import { runBenchmark, sweepRates } from '../../src/engine/runner';
+import { closedPort } from '../helpers/cli-server';
 import { startRunnerServer, type Answer, type RunnerServer } from '../helpers/runner-server';
 
 function configFor(server: { baseUrl: string }, overrides: Partial<RunConfigInput>): RunConfig {
@@ -199,10 +198,7 @@ test('a run whose every measured request fails is failed, with the reason', asyn
 });
 
 test('an unreachable endpoint fails the run after its first few requests', async () => {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const port = await closedPort();
   const { doc } = await run(
     configFor({ baseUrl: `http://127.0.0.1:${port}/v1` }, { profile: { kind: 'concurrency', levels: [1, 4] }, limits: { requests: 1000 } }),
   );

@@ -2,18 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Scheduler, Sequence, type StepOutcome, type StepPlan } from '../../src/sim/scheduler';
 import { promptBlockHashes } from '../../src/sim/kv-cache';
-import type { EngineSettings, HardwareProfile } from '../../src/sim/presets';
+import { PRESETS, type EngineSettings, type HardwareProfile } from '../../src/sim/presets';
 
-const engine = (overrides: Partial<EngineSettings> = {}): EngineSettings => ({
-  maxNumSeqs: 16,
-  maxNumBatchedTokens: 2048,
-  maxModelLen: 4096,
-  kvCacheTokens: 65_536,
-  blockSize: 16,
-  enableChunkedPrefill: true,
-  enablePrefixCaching: false,
-  ...overrides,
-});
+/** The tests' small engine (the `tiny` preset's), prefix caching off unless a test turns it on. */
+const engine = (overrides: Partial<EngineSettings> = {}): EngineSettings => ({ ...PRESETS.tiny.engine, enablePrefixCaching: false, ...overrides });
 const hardware: HardwareProfile = { stepBaseMs: 10, decodePerSeqMs: 0.5, prefillTokensPerSec: 10_000, requestOverheadMs: 0, outputPerSeqMs: 0 };
 
 let nextId = 0;

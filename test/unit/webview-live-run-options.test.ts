@@ -2,7 +2,6 @@
 // settings, model lists from a real loopback server, command arguments and config files.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { RunConfigSchema } from '../../src/format/config';
 import {
@@ -18,6 +17,7 @@ import {
   presets,
   resolveConfigPaths,
 } from '../../src/host/run-presets';
+import { listenOnLoopback } from '../helpers/loopback';
 
 const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
 
@@ -74,9 +74,8 @@ test('models are listed from a real server with the key and headers, and a wrong
     res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' });
     res.end(body);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { baseUrl, close } = await listenOnLoopback(server);
   try {
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     assert.deepEqual(await fetchModels({ baseUrl, headers: { 'x-team': 'bench' } }, 'sk-test'), ['Qwen/Qwen2-7B-Instruct', 'other']);
     assert.equal(seen['authorization'], 'Bearer sk-test');
     assert.equal(seen['x-team'], 'bench');
@@ -84,7 +83,7 @@ test('models are listed from a real server with the key and headers, and a wrong
     await assert.rejects(fetchModels({ baseUrl: `${baseUrl}/`, headers: {} }, undefined), /not in the OpenAI shape: data: /);
     await assert.rejects(fetchModels({ baseUrl: `${baseUrl}/x`, headers: {} }, undefined), /HTTP 404/);
   } finally {
-    server.close();
+    await close();
   }
 });
 

@@ -181,39 +181,39 @@ export function liveCharts(state: LiveState): LiveChart[] {
     const p = percentileSeries(state, stats, scale);
     return { id, title, description, spec: { kind: 'line', x: { title: p.title }, y: { title: yTitle }, series: p.series } };
   };
+  /** One time series on each y axis, against run time. */
+  type Axis = { title: string; label: string; values: number[]; color: SeriesSpec['color'] };
+  const overTime = (id: LiveChartId, title: string, description: string, left: Axis, right: Axis): LiveChart => ({
+    id,
+    title,
+    description,
+    spec: {
+      kind: 'line',
+      x: { title: 'Run time (s)' },
+      y: { title: left.title },
+      y2: { title: right.title },
+      decimateAbove: DECIMATE_ABOVE,
+      series: [
+        { label: left.label, data: zip(series.t, left.values), color: left.color },
+        { label: right.label, data: zip(series.t, right.values), color: right.color, rightAxis: true },
+      ],
+    },
+  });
   return [
-    {
-      id: 'throughput',
-      title: 'Throughput over time',
-      description: `Output tokens and completed requests per second over the last second, sampled as the run goes. ${METRICS.outputTokensPerSecond.definition}`,
-      spec: {
-        kind: 'line',
-        x: { title: 'Run time (s)' },
-        y: { title: 'Output tok/s' },
-        y2: { title: 'Requests/s' },
-        decimateAbove: DECIMATE_ABOVE,
-        series: [
-          { label: 'output tok/s', data: zip(series.t, series.outputTokensPerSecond), color: 0 },
-          { label: 'requests/s', data: zip(series.t, series.requestsPerSecond), color: 1, rightAxis: true },
-        ],
-      },
-    },
-    {
-      id: 'load',
-      title: 'Requests in flight and failures',
-      description: `Requests sent and not yet finished, and failed requests so far in the run. ${METRICS.failures.definition}`,
-      spec: {
-        kind: 'line',
-        x: { title: 'Run time (s)' },
-        y: { title: 'In flight' },
-        y2: { title: 'Failed (total)' },
-        decimateAbove: DECIMATE_ABOVE,
-        series: [
-          { label: 'in flight', data: zip(series.t, series.inFlight), color: 2 },
-          { label: 'failed (total)', data: zip(series.t, series.failed), color: 'error', rightAxis: true },
-        ],
-      },
-    },
+    overTime(
+      'throughput',
+      'Throughput over time',
+      `Output tokens and completed requests per second over the last second, sampled as the run goes. ${METRICS.outputTokensPerSecond.definition}`,
+      { title: 'Output tok/s', label: 'output tok/s', values: series.outputTokensPerSecond, color: 0 },
+      { title: 'Requests/s', label: 'requests/s', values: series.requestsPerSecond, color: 1 },
+    ),
+    overTime(
+      'load',
+      'Requests in flight and failures',
+      `Requests sent and not yet finished, and failed requests so far in the run. ${METRICS.failures.definition}`,
+      { title: 'In flight', label: 'in flight', values: series.inFlight, color: 2 },
+      { title: 'Failed (total)', label: 'failed (total)', values: series.failed, color: 'error' },
+    ),
     perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, 'TTFT (ms)', (s) => s.summary?.ttftMs),
     perStep('itl', 'ITL per step (GuideLLM ITL = TPOT)', METRICS.tpotMs.definition, 'ITL (ms)', (s) => s.summary?.tpotMs),
     perStep('latency', 'Latency per step', METRICS.latencyMs.definition, 'Latency (s)', (s) => s.summary?.latencyMs, 1 / 1000),

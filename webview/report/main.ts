@@ -4,14 +4,14 @@
  * model each time; options go back to it and it answers with a new model.
  */
 import { HostToReportSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../../src/format/messages/report';
-import type { ReportModel, ReportSlo } from '../../src/report/model';
+import { rankingRows, type ReportModel, type ReportSlo } from '../../src/report/model';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { formatLabelsText } from '../../src/report/labels';
-import { chartSpec, RANKING_COLUMNS, rankingRows } from './view';
+import { chartSpec, RANKING_COLUMNS } from './view';
 
 const host = connectToHost<HostToReport, ReportToHost>({ incoming: HostToReportSchema, outgoing: ReportToHostSchema });
 const app = byId('app');

@@ -1,9 +1,9 @@
 /**
  * Report model to what the page draws, as pure functions tested without a browser: chart specs
- * with each run's curve and its knee as a ringed point, and the rows of the ranking and run tables.
+ * with each run's curve and its knee as a ringed point, and the ranking table's columns (its rows
+ * come from src/report/model.ts, shared with the HTML export).
  */
-import type { ReportChart, ReportModel } from '../../src/report/model';
-import { fixed } from '../../src/report/units';
+import type { ReportChart } from '../../src/report/model';
 import type { ChartSpec, SeriesSpec } from '../shared/charts';
 
 export function chartSpec(chart: ReportChart): ChartSpec {
@@ -24,21 +24,3 @@ export function chartSpec(chart: ReportChart): ChartSpec {
 }
 
 export const RANKING_COLUMNS = ['Rank', 'Run', 'Group', 'Step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', 'TTFT', 'TPOT', 'Latency', 'Goodput', 'Knee'];
-
-export function rankingRows(model: ReportModel): string[][] {
-  return model.ranking.map((r) => [
-    String(r.rank),
-    r.name,
-    r.group,
-    r.step ?? 'none',
-    fixed(r.load),
-    fixed(r.requestsPerSecond),
-    fixed(r.outputTokensPerSecond),
-    fixed(r.ttftMs),
-    fixed(r.tpotMs),
-    fixed(r.latencyMs),
-    r.goodput === null ? 'n/a' : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-}
-

@@ -1,0 +1,19 @@
+import type { StepProfile } from '../format/result';
+
+/**
+ * The name a step goes by in results, tables and charts: `synchronous`, `concurrency@8`,
+ * `poisson@2.50 req/sec`, `throughput`, `schedule`. A rate step is named for its arrival process
+ * when the user chose one, else `asynchronous` (a sweep's rates, rates read from another tool).
+ */
+export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): string {
+  switch (profile.kind) {
+    case 'synchronous':
+    case 'throughput':
+    case 'schedule':
+      return profile.kind;
+    case 'concurrency':
+      return `concurrency@${profile.concurrency ?? '?'}`;
+    case 'rate':
+      return `${ratePrefix}@${(profile.rate ?? 0).toFixed(2)} req/sec`;
+  }
+}
