@@ -6,7 +6,7 @@
  * the probe's own; routes an engine does not have simply fail and are ignored.
  */
 import { Agent, request } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Labels, RunConfig } from '../format/config';
 import { describeZodError } from '../format/result';
 import { errorCode, quote } from './client';

@@ -8,7 +8,7 @@
  * not included (the server's `usage`, when present, has them).
  * Without a file, counting falls back to the documented estimate (tokens.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { readTextFile } from './files';
 import { estimateTokens } from './tokens';

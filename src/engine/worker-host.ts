@@ -5,7 +5,7 @@
  * are parsed here like any outside input.
  */
 import { Worker } from 'node:worker_threads';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { describeZodError, ResultDocumentSchema, type ResultDocument } from '../format/result';

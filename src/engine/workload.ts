@@ -2,7 +2,7 @@
  * Where requests come from: synthetic prompts of a target token length, or a dataset file.
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DatasetFormat, RunConfig, TokenCount, WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
 import { readTextFile } from './files';

@@ -2,7 +2,7 @@
  * What a user asks for: the run configuration. One schema serves the command line's `--config`
  * file, the extension's settings and profile presets, and the `config` echoed in a result file.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();

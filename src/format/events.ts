@@ -3,7 +3,7 @@
  * progress from them, the extension host forwards them (coalesced) to the live panel, and the
  * worker thread relays them across `postMessage`, where they are parsed again.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from './result';
 
 /** A rolling snapshot of the current step, emitted a few times per second. */

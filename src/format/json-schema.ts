@@ -3,7 +3,7 @@
  * it to media/llmbench.schema.json) so that other tools, and VS Code's JSON editor, validate the
  * same shape the extension parses.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ResultDocumentSchema } from './result';
 
 export function resultJsonSchema(): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * command line prints it, the extension shows and compares it, importers produce it from other
  * tools' files. Readers parse it with `parseResultDocument`, never trust it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiKindSchema, ArrivalSchema, LabelsSchema } from './config';
 
 export const SCHEMA_VERSION = 1;

@@ -4,7 +4,7 @@
  * `profile_export.jsonl`, one record per request `{metadata: {timestamp_ns}, metrics: {name:
  * {value, unit}}, error}`, cancelled requests included.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorKind, RequestRecord, Stats, Step, StepProfile } from '../format/result';
 import { errorCounts, summarizeStep } from '../engine/stats';
 import { importedRequest, importedResult, importedStep, importFailure, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';

@@ -3,7 +3,7 @@
  * JSON.parse rejects), turning a partial set of statistics into our Stats without inventing the
  * missing ones, naming steps the way our runs do, and the shell of an imported ResultDocument.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { stepName } from '../engine/step-name';
 import type { Labels } from '../format/config';
 import {

@@ -6,7 +6,7 @@
  * `TTFT (s)`, times in seconds) and the 2025 rename (`Avg Latency (s)`, `TTFT (ms)`).
  * Layouts learned from modelscope/evalscope `evalscope/perf/utils/` (db_util.py, perf_constants.py).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Stats, StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, meanOnly, statsFrom, type ImportInput, type ImportOutcome, type PartialStats } from './common';
 

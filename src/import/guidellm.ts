@@ -7,7 +7,7 @@
  *  - report version 2: a top-level `config` instead of `args`.
  * Every metric is a `{successful, errored, incomplete, total}` block of distribution summaries.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Stats, Step, StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, isoFromEpochSeconds, statsFrom, type ImportInput, type ImportOutcome } from './common';
 

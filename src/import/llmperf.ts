@@ -4,7 +4,7 @@
  * `<name>_individual_responses.json`, a list of per-request objects (ttft_s,
  * end_to_end_latency_s, inter_token_latency_s, token counts, error_code).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RequestRecord, Stats, StepProfile } from '../format/result';
 import { computeStats } from '../engine/stats';
 import {

@@ -3,7 +3,7 @@
  * one JSON object per run of one request rate. Aggregates are `mean_/median_/std_/pNN_<metric>_ms`
  * for ttft, tpot, itl and e2el; `--save-detailed` adds per-request lists.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RequestRecord, Stats, StepProfile, StepSummary } from '../format/result';
 import { errorCounts } from '../engine/stats';
 import {

@@ -5,7 +5,7 @@
  * engine arguments at start: a configuration vLLM would refuse is refused here too, with the
  * same kind of message.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { DEFAULT_PRESET, PRESETS, PRESET_NAMES, type EngineSettings, type HardwareProfile, type PresetName } from './presets';
 

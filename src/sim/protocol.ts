@@ -4,7 +4,7 @@
  * shapes of responses. Streamed chunks are assembled from strings built once per request, since
  * at hundreds of streams the server's time per token is what keeps emission on schedule.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeZodError } from '../format/result';
 
 export type ApiKind = 'chat' | 'completions';

@@ -9,7 +9,7 @@
  * performance.now() origin) and with a client's clock on the same machine.
  */
 import { appendFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { computeStats } from '../engine/stats';
 import type { Stats } from '../format/result';
 

@@ -1,5 +1,5 @@
 /** Messages between startSimServer and the simulator's worker thread, parsed on arrival. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RequestTraceSchema } from './trace';
 
 export const WorkerCommandSchema = z.discriminatedUnion('type', [

@@ -2,7 +2,7 @@
 // the command palette lists the commands the extension contributes, and Quick Open opens a file.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { repoRoot } from '../vscode/harness/tools';
 import { openFile, scenario, waitForCommand } from './harness';
 

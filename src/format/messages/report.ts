@@ -3,7 +3,7 @@
  * the report model (src/report/model.ts, whose types are defined here); the webview draws it and
  * asks for other options, exports and label edits. Both sides parse every message.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const LoadAxisSchema = z.enum(['concurrency', 'rate']);
 export const StatChoiceSchema = z.enum(['mean', 'p50', 'p90', 'p99']);

@@ -3,7 +3,7 @@
  * result file and sends a view model (aggregated: no per-request records), so the webview only
  * draws. Both sides parse every message with these schemas.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RunStatusSchema, StatsSchema } from '../result';
 
 const MetricKeySchema = z.enum([

@@ -1,6 +1,6 @@
 // The per-test results the mocha entry (test/vscode/suite/index.ts) writes inside VS Code's extension
 // host and test/vscode/run.ts reads back to print and count.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const resultsFileVariable = 'LLMBENCH_VSCODE_RESULTS';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const extensionId = 'llm-bench.llm-bench';
 const contributedCommands = z.object({ contributes: z.object({ commands: z.array(z.object({ command: z.string() })) }) });
