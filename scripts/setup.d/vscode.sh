@@ -40,7 +40,9 @@ log="$TOOLS/vscode-install.log"
   npm ci --ignore-scripts --no-audit --no-fund
   export PATH="$NODE_HOME/bin:$PATH"
   export npm_config_nodedir="$NODE_HOME"
-  npm rebuild --foreground-scripts
+  # npm puts the directory of the node running it first on the scripts' PATH, so run npm itself
+  # under Node 24: code-server's postinstall refuses any other version.
+  "$NODE_HOME/bin/node" "$(readlink -f "$(command -v npm)")" rebuild --foreground-scripts
 ) >"$log" 2>&1 || {
   tail -40 "$log" >&2
   echo "vscode.sh: the code-server install failed (full log: $log)" >&2
