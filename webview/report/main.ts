@@ -3,6 +3,7 @@
  * runs with their labels, and every curve overlaid with knees marked. The host sends a complete
  * model each time; options go back to it and it answers with a new model.
  */
+import '../shared/zod-csp';
 import { HostToReportSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../../src/format/messages/report';
 import { rankingRows, type ReportModel, type ReportSlo } from '../../src/report/model';
 import { SpecChart } from '../shared/charts';
@@ -24,7 +25,7 @@ function sloInput(label: string, value: number | undefined, id: string): HTMLInp
   return input;
 }
 
-function controls(model: ReportModel): HTMLElement {
+function controls(model: ReportModel): HTMLElement[] {
   const options = () => ({ ...(model.groupBy ? { groupBy: model.groupBy } : {}), axis: model.axis, stat: model.stat, slo: model.slo });
   const send = (patch: object) => host.post({ type: 'options', options: { ...options(), ...patch } });
   const groupBy = dropdown(
@@ -48,14 +49,18 @@ function controls(model: ReportModel): HTMLElement {
     if (e) slo.e2eMs = e;
     send({ slo });
   };
-  return el('div', { className: 'toolbar' }, [
-    'Group by', groupBy, 'Statistic', stat, 'Axis', axis, 'SLO', ttft, tpot, e2e,
-    button('Apply SLO', applySlo, 'secondary', 'apply-slo'),
-    el('span', { className: 'spacer' }),
-    button('Export HTML...', () => host.post({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
-    button('Export CSV...', () => host.post({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
-    button('Export Markdown...', () => host.post({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
-  ]);
+  // Two rows, so that a narrow panel wraps between whole groups of controls, not inside the SLO.
+  return [
+    el('div', { className: 'toolbar' }, [
+      'Group by', groupBy, 'Statistic', stat, 'Axis', axis,
+      el('span', { className: 'spacer' }),
+      'Export',
+      button('HTML...', () => host.post({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
+      button('CSV...', () => host.post({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
+      button('Markdown...', () => host.post({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+    ]),
+    el('div', { className: 'toolbar' }, ['SLO', ttft, tpot, e2e, button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
+  ];
 }
 
 function draw(title: string, model: ReportModel, problems: string[]): void {
@@ -79,7 +84,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   replaceChildren(app, [
     el('h1', { text: title }),
     ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
-    controls(model),
+    ...controls(model),
     el('h2', { text: 'Ranking' }),
     el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking')]),
     el('h2', { text: 'Runs' }),
@@ -88,6 +93,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
       el('tbody', {}, runRows),
     ]),
     el('h2', { text: 'Curves' }),
+    el('p', { className: 'muted', text: 'The large point on a curve marks its knee: past it, more load buys little throughput while latency climbs. Runs of a group share a colour, every other one dashed.' }),
     model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,
     el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
   ]);

@@ -44,6 +44,9 @@ export function dropdown(
   registerToolkit();
   const node = document.createElement('vscode-dropdown');
   node.setAttribute('aria-label', ariaLabel);
+  // The initial value: without it the dropdown starts at '' and shows an option whose value is ''
+  // (e.g. "none") instead of the one marked selected.
+  node.setAttribute('value', selected);
   for (const option of options) {
     const item = document.createElement('vscode-option');
     item.setAttribute('value', option.value);

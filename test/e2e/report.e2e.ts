@@ -1,0 +1,157 @@
+// The many-run report in the browser: four real runs (two simulated engines labelled vllm and
+// sglang, two runs each) are written into the workspace's benchmarks/ folder, the report opens on
+// that folder from the explorer's context menu, and grouping by `engine` redraws the overlaid
+// curves with their knees and ranks every run. Screenshots of the report (tables, then curves)
+// land in .test-artifacts/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { runBenchmark } from '../../src/engine';
+import { RunConfigSchema } from '../../src/format/config';
+import { parseResultDocument } from '../../src/format/result';
+import { startSimServer, type SimOptionsInput } from '../../src/sim';
+import { repoRoot } from '../vscode/harness/tools';
+import { findWebview, saveScreenshot, scenario, waitForText } from './harness';
+
+// Two engines on the tiny preset, batching at most 12 and 6 sequences (the second stepping slower):
+// both are saturated from concurrency 16 on, even on a busy machine, so every curve bends inside
+// the sweep and has a knee.
+const engines: { engine: string; sim: SimOptionsInput }[] = [
+  { engine: 'vllm', sim: { preset: 'tiny', engine: { maxNumSeqs: 12 } } },
+  { engine: 'sglang', sim: { preset: 'tiny', engine: { maxNumSeqs: 6 }, hardware: { stepBaseMs: 1.5 } } },
+];
+const gpus = ['A100', 'L20'];
+
+/**
+ * Runs each simulated engine twice (a concurrency sweep of a second or two) and writes the result
+ * files into `folder`; answers their file names after checking each parses as a result document.
+ */
+async function writeRuns(folder: string): Promise<string[]> {
+  mkdirSync(folder, { recursive: true });
+  const names: string[] = [];
+  for (const { engine, sim } of engines) {
+    // In a thread of its own, so that the browser's work here does not delay its steps.
+    const server = await startSimServer({ ...sim, inWorker: true, workerScript: join(repoRoot, 'dist', 'sim-worker.js') });
+    try {
+      for (const [run, gpu] of gpus.entries()) {
+        const name = `${engine}-${gpu}.llmbench.json`;
+        const config = RunConfigSchema.parse({
+          endpoint: { baseUrl: server.baseUrl, model: server.model },
+          workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 32 },
+          profile: { kind: 'concurrency', levels: [1, 4, 16, 48] },
+          limits: { requests: 48 },
+          // gpu comes first: the report's first grouping is by it, so choosing engine is a change.
+          labels: { gpu, engine },
+          seed: run + 1,
+        });
+        await runBenchmark(config, { resultPath: join(folder, name) });
+        const parsed = parseResultDocument(readFileSync(join(folder, name), 'utf8'));
+        if (!parsed.ok) throw new Error(`${name} is not a valid result document: ${parsed.error}`);
+        if (parsed.value.status !== 'complete') throw new Error(`${name} ended ${parsed.value.status}: ${parsed.value.statusReason}`);
+        names.push(name);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+  return names;
+}
+
+/** Collects what the browser reports as blocked by a Content Security Policy, in any frame. */
+function watchCsp(page: Page): () => void {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${message.text()} (at ${message.location().url})`);
+  });
+  return () => {
+    if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
+  };
+}
+
+/** Right-clicks a folder in the explorer and picks `command` from its context menu. */
+async function explorerContextCommand(page: Page, folder: string, command: string): Promise<void> {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${folder}$`) }) });
+  await row.first().click({ button: 'right' });
+  // The menu ignores a click that comes right after the right-click opened it: focus the item, then Enter.
+  await page.locator('.monaco-menu .action-item', { hasText: command }).first().hover();
+  await page.keyboard.press('Enter');
+}
+
+/** The text of one column of a table, row by row. */
+async function column(frame: Frame, table: string, index: number): Promise<string[]> {
+  return frame.locator(`${table} tbody tr`).evaluateAll((rows, i) => rows.map((row) => row.children[i]?.textContent?.trim() ?? ''), index);
+}
+
+/** Waits until a column reads `expected` (the host answers an option with a new model). */
+async function waitForColumn(frame: Frame, table: string, index: number, expected: string[], timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = await column(frame, table, index);
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    if (Date.now() > deadline) throw new Error(`column ${index} of ${table}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(seen)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function chartCard(frame: Frame, id: string): Promise<{ curves: number; knees: number; blank: boolean }> {
+  const card = frame.locator(`[data-chart="${id}"]`);
+  await card.locator('canvas').waitFor({ state: 'visible' });
+  const blank = await card.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    return !data || data.every((value, i) => i % 4 !== 3 || value === 0);
+  });
+  return { curves: Number(await card.getAttribute('data-curves')), knees: Number(await card.getAttribute('data-knees')), blank };
+}
+
+function expectEqual<T>(what: string, actual: T, expected: T): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(actual)}`);
+}
+
+scenario(
+  'a folder of results opens as a report; grouping by engine overlays the curves with knees and ranks the runs',
+  async ({ page, workspace }) => {
+    const assertNoCspViolation = watchCsp(page);
+    const files = await writeRuns(join(workspace, 'benchmarks'));
+    await explorerContextCommand(page, 'benchmarks', 'Open Benchmark Report');
+    const report = await findWebview(page, { title: 'Benchmark Report: benchmarks', text: 'Ranking', timeoutMs: 60_000 });
+    const runsTable = '.data-table.runs';
+    await waitForText(report, files[0]!.replace('.llmbench.json', ''));
+    const sources = await column(report, runsTable, 0);
+    expectEqual('runs listed', sources.length, files.length);
+    const groupsBy = (pick: (name: string) => string) => sources.map(pick);
+    const gpuOf = (name: string) => (name.includes('-A100') ? 'A100' : 'L20');
+    const engineOf = (name: string) => (name.includes('sglang-') ? 'sglang' : 'vllm');
+    expectEqual('first grouping (the first label telling runs apart)', await column(report, runsTable, 1), groupsBy(gpuOf));
+
+    const groupBy = report.locator('#group-by');
+    expectEqual('the group-by dropdown shows the grouping', await groupBy.evaluate((node) => (node as HTMLElement & { value: string }).value), 'gpu');
+    await groupBy.click();
+    await groupBy.getByRole('option', { name: 'engine', exact: true }).click();
+    await waitForColumn(report, runsTable, 1, groupsBy(engineOf));
+
+    for (const id of ['requestsPerSecond', 'outputTokensPerSecond', 'latencyMs', 'ttftMs', 'itlMs', 'tpotMs', 'failures', 'tradeoff']) {
+      const card = await chartCard(report, id);
+      if (card.blank) throw new Error(`the ${id} chart canvas is blank`);
+      expectEqual(`curves on the ${id} chart`, card.curves, files.length);
+    }
+    const throughput = await chartCard(report, 'outputTokensPerSecond');
+    expectEqual('knees marked on the throughput chart', throughput.knees, files.length);
+
+    const ranking = '.data-table.ranking';
+    expectEqual('ranks', await column(report, ranking, 0), ['1', '2', '3', '4']);
+    const rankedRuns = await column(report, ranking, 1);
+    expectEqual('ranked runs', [...rankedRuns].sort(), [...sources].sort());
+    const rankedGroups = await column(report, ranking, 2);
+    expectEqual('ranked groups', rankedGroups, rankedRuns.map(engineOf));
+    // Without an SLO every step qualifies: the heaviest one ranks, and each run's knee is named.
+    expectEqual('ranked steps', await column(report, ranking, 3), Array(files.length).fill('concurrency@48'));
+    const knees = await column(report, ranking, 11);
+    if (!knees.every((knee) => /^concurrency@\d+$/.test(knee))) throw new Error(`every run should have a knee, saw ${knees.join(', ')}`);
+
+    await saveScreenshot(page, 'e2e-report-dark');
+    await report.locator('[data-chart="requestsPerSecond"]').scrollIntoViewIfNeeded();
+    await saveScreenshot(page, 'e2e-report-curves-dark');
+    assertNoCspViolation();
+  },
+  { timeoutMs: 150_000, workspace: { settings: { 'workbench.colorTheme': 'Default Dark Modern' } } },
+);
