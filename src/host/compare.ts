@@ -1,14 +1,16 @@
 /**
- * Comparing two runs. Both open side by side in a diff editor whose two sides are our custom
- * editor (as vscode-hexeditor does): the diff uses URIs of a private read-only scheme that
- * carry the real file and its partner, so each side draws its charts on the axes of both runs.
- * A compare panel beside it overlays both runs on the same charts with a delta table.
+ * Comparing two runs. Both open side by side as result editors in two columns, on URIs of a
+ * private read-only scheme that carry the real file and its partner, so each side draws its
+ * charts on the axes of both runs. (A `vscode.diff` of such URIs, as vscode-hexeditor does,
+ * opened a JSON text diff in VS Code 1.139 rather than our editor, so the two columns are opened
+ * explicitly.) A compare panel beside them overlays both runs on the same charts with a delta table.
  */
 import * as vscode from 'vscode';
 import type { ResultToHostMessage } from '../format/messages/result';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { buildCompareView, buildResultView } from './results-model';
 import { ViewSession } from './results-session';
+import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { webviewHtml, webviewOptions } from './webview-html';
 
@@ -119,7 +121,7 @@ const isResultFile = (uri: vscode.Uri) => uri.path.toLowerCase().endsWith(RESULT
 /** The file of the active editor tab, when it is one of our result editors. */
 function activeResultFile(): vscode.Uri | undefined {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-  if (input instanceof vscode.TabInputCustom && input.viewType === 'llmBench.result') return compareTarget(input.uri)?.file ?? input.uri;
+  if (input instanceof vscode.TabInputCustom && input.viewType === RESULT_VIEW_TYPE) return compareTarget(input.uri)?.file ?? input.uri;
   if (input instanceof vscode.TabInputText && isResultFile(input.uri)) return input.uri;
   return undefined;
 }
@@ -157,16 +159,19 @@ export function registerCompareViews(context: vscode.ExtensionContext): CompareV
 
   async function open(a: vscode.Uri, b: vscode.Uri): Promise<void> {
     const title = `${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
-    await vscode.commands.executeCommand('vscode.diff', compareUri(a, b), compareUri(b, a), title, { preview: false });
+    const side = (file: vscode.Uri, partner: vscode.Uri, viewColumn: vscode.ViewColumn) =>
+      vscode.commands.executeCommand('vscode.openWith', compareUri(file, partner), RESULT_VIEW_TYPE, { viewColumn, preview: false });
+    await side(a, b, vscode.ViewColumn.One);
+    await side(b, a, vscode.ViewColumn.Two);
     const existing = [...panels].find((p) => p.a.toString() === a.toString() && p.b.toString() === b.toString());
     if (existing) {
-      existing.panel.reveal(vscode.ViewColumn.Beside, true);
+      existing.panel.reveal(vscode.ViewColumn.Three, true);
       return;
     }
     const panel = vscode.window.createWebviewPanel(
       COMPARE_VIEW_TYPE,
       `Compare: ${title}`,
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { viewColumn: vscode.ViewColumn.Three, preserveFocus: true },
       { ...webviewOptions(context.extensionUri), enableFindWidget: true },
     );
     const compare = new ComparePanel(a, b, panel, context.extensionUri);

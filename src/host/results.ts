@@ -7,13 +7,14 @@ import type { ResultToHostMessage } from '../format/messages/result';
 import type { ResultDocument } from '../format/result';
 import { formatMarkdownTable } from '../report/tables';
 import { compareTarget, registerCompareViews } from './compare';
+import { RESULT_VIEW_TYPE } from './results-view-type';
 import { alignAxes, buildResultView } from './results-model';
 import { ViewSession } from './results-session';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { pngBytesFromDataUrl, saveWithDialog } from './save-file';
 import { webviewHtml, webviewOptions } from './webview-html';
 
-export const RESULT_VIEW_TYPE = 'llmBench.result';
+export { RESULT_VIEW_TYPE };
 
 const REREAD_DELAY_MS = 300;
 

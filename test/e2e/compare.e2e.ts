@@ -37,7 +37,7 @@ scenario(
       if (Date.now() > deadline) throw new Error(`side by side: ${a.length} view(s) of fast, ${b.length} of slow`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    await saveScreenshot(page, 'e2e-compare-dark');
+    await saveScreenshot(page, 'e2e-compare-light');
   },
   {
     workspace: {

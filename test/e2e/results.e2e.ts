@@ -17,7 +17,12 @@ scenario(
     if (undrawn > 0) throw new Error(`${undrawn} chart(s) could not be drawn`);
     await saveScreenshot(page, 'e2e-results-view-dark');
   },
-  { workspace: { files: { 'benchmarks/sweep.llmbench.json': JSON.stringify(concurrencySweep(20)) } } },
+  {
+    workspace: {
+      settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+      files: { 'benchmarks/sweep.llmbench.json': JSON.stringify(concurrencySweep(20)) },
+    },
+  },
 );
 
 scenario(

@@ -1,5 +1,5 @@
-// Comparing two results inside a real VS Code: both runs open side by side as result editors (a
-// diff of two compare URIs), and the overlay panel opens beside them.
+// Comparing two results inside a real VS Code: both runs open side by side as result editors (in
+// two columns, on compare URIs), and the overlay panel opens beside them.
 import assert from 'node:assert/strict';
 import { suite, teardown, test } from 'mocha';
 import * as vscode from 'vscode';
@@ -8,10 +8,13 @@ import { allTabs, assertChartExports, waitFor, workspaceUri, writeText } from '.
 
 const COMPARE_SCHEME = 'llmbench-compare';
 
-/** The diff tab showing `a` against `b`: its two sides are compare URIs of the two files. */
-function compareDiffTab(a: vscode.Uri, b: vscode.Uri): vscode.Tab | undefined {
-  const name = (uri: vscode.Uri) => uri.path.split('/').pop() ?? '';
-  return allTabs().find((t) => t.label.includes(name(a)) && t.label.includes(name(b)) && !(t.input instanceof vscode.TabInputWebview));
+/** The result editor tab showing `file` aligned with `partner` (a compare URI of our scheme). */
+function sideTab(file: vscode.Uri, partner: vscode.Uri): vscode.Tab | undefined {
+  return allTabs().find((t) => {
+    if (!(t.input instanceof vscode.TabInputCustom) || t.input.viewType !== 'llmBench.result') return false;
+    const query = new URLSearchParams(t.input.uri.query);
+    return t.input.uri.scheme === COMPARE_SCHEME && query.get('of') === file.toString() && query.get('with') === partner.toString();
+  });
 }
 
 const comparePanelTab = (): vscode.Tab | undefined =>
@@ -31,12 +34,9 @@ suite('compare', () => {
   test('Compare Selected opens both runs side by side as result editors, plus the compare panel', async () => {
     const [a, b] = await twoRuns('selected');
     await vscode.commands.executeCommand('llmBench.compareSelected', a, [a, b]);
-    const diff = await waitFor('the side-by-side tab', () => compareDiffTab(a, b));
-    const input = diff.input as { original?: vscode.Uri; modified?: vscode.Uri } | undefined;
-    if (input?.original && input.modified) {
-      assert.equal(input.original.scheme, COMPARE_SCHEME);
-      assert.equal(input.modified.scheme, COMPARE_SCHEME);
-    }
+    const left = await waitFor('run A on the left', () => sideTab(a, b));
+    const right = await waitFor('run B on the right', () => sideTab(b, a));
+    assert.notEqual(left.group.viewColumn, right.group.viewColumn);
     await waitFor('the compare panel', comparePanelTab);
     // Both sides are our result editor, drawn: each returns a chart image.
     await assertChartExports(a, 'latency', workspaceUri('benchmarks', 'selected-a-latency.png'));
@@ -46,7 +46,7 @@ suite('compare', () => {
   test('Compare With... takes the second file as an argument', async () => {
     const [a, b] = await twoRuns('with');
     await vscode.commands.executeCommand('llmBench.compareWith', a, b);
-    await waitFor('the side-by-side tab', () => compareDiffTab(a, b));
+    await waitFor('both runs side by side', () => (sideTab(a, b) && sideTab(b, a) ? true : undefined));
     await waitFor('the compare panel', comparePanelTab);
   });
 
