@@ -119,6 +119,24 @@ export function errorCounts(requests: readonly RequestRecord[]): Record<string, 
 }
 
 /**
+ * TTFT of every successful measured request that streamed, and ITL: every gap between consecutive
+ * content chunks of those requests, pooled (vLLM's definition). The summary's statistics and the
+ * viewers' distributions are both drawn from these samples.
+ */
+export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[] } {
+  const ttft: number[] = [];
+  const itl: number[] = [];
+  for (const r of requests) {
+    if (!isMeasured(r) || !succeeded(r)) continue;
+    const first = ttftOf(r);
+    if (first !== null) ttft.push(first);
+    const chunks = r.chunkMs;
+    for (let i = 1; i < chunks.length; i++) itl.push((chunks[i] as number) - (chunks[i - 1] as number));
+  }
+  return { ttft, itl };
+}
+
+/**
  * The summary of one step. Warm-up requests and requests cancelled by the run (duration end,
  * cancel, max errors) are left out of everything but the `cancelled` entry of `errors`;
  * failed requests count in `failed` and `errors` but in no latency or throughput figure.
@@ -149,10 +167,7 @@ export function summarizeStep(requests: RequestRecord[], profile: StepProfile, s
   }
   for (const r of measured) if (r.endMs !== null) busyMs += r.endMs - r.sentMs;
 
-  const itl: number[] = [];
-  for (const r of good) for (let i = 1; i < r.chunkMs.length; i++) itl.push((r.chunkMs[i] ?? 0) - (r.chunkMs[i - 1] ?? 0));
-
-  const ttft = nonNull(good.map(ttftOf));
+  const { ttft, itl } = latencySamples(requests);
   const sloNeedsStreaming = hasSlo(slo) && (slo.ttftMs !== undefined || slo.tpotMs !== undefined);
   const goodput = !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(good.filter((r) => meetsSlo(r, slo)).length);
 

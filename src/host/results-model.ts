@@ -4,7 +4,7 @@
  * a step's thousands of request records become a table row, a few chart points and a
  * fixed-size distribution curve.
  */
-import { summarizeStep } from '../engine/stats';
+import { latencySamples, summarizeStep } from '../engine/stats';
 import { SloConfigSchema } from '../format/config';
 import type {
   ChartSeries,
@@ -18,7 +18,7 @@ import type {
   XAxis,
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
-import type { RequestRecord, ResultDocument, Step, StepSummary } from '../format/result';
+import type { ResultDocument, Step, StepSummary } from '../format/result';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -145,37 +145,10 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }
 
-const isMeasured = (r: RequestRecord) => !r.warmup && r.error === null && r.endMs !== null;
-
-/**
- * Per-request TTFT and pooled chunk gaps, as src/format/metrics.ts defines them. Only for the
- * distribution curves: the table's statistics come from the step summaries.
- */
-export function distributionSamples(requests: RequestRecord[]): { ttft: Float64Array; itl: Float64Array } {
-  let gapCount = 0;
-  let ttftCount = 0;
-  for (const r of requests) {
-    if (!isMeasured(r)) continue;
-    if (r.firstTokenMs !== null) ttftCount++;
-    if (r.chunkMs.length > 1) gapCount += r.chunkMs.length - 1;
-  }
-  const ttft = new Float64Array(ttftCount);
-  const itl = new Float64Array(gapCount);
-  let t = 0;
-  let g = 0;
-  for (const r of requests) {
-    if (!isMeasured(r)) continue;
-    if (r.firstTokenMs !== null) ttft[t++] = r.firstTokenMs - r.sentMs;
-    const chunks = r.chunkMs;
-    for (let i = 1; i < chunks.length; i++) itl[g++] = (chunks[i] as number) - (chunks[i - 1] as number);
-  }
-  return { ttft, itl };
-}
-
 /** The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles. */
-export function distributionCurve(samples: Float64Array, points = DISTRIBUTION_POINTS): [number, number][] {
+export function distributionCurve(samples: readonly number[], points = DISTRIBUTION_POINTS): [number, number][] {
   if (samples.length === 0) return [];
-  const sorted = samples.slice().sort();
+  const sorted = Float64Array.from(samples).sort();
   const last = sorted.length - 1;
   const curve: [number, number][] = [];
   for (let i = 0; i < points; i++) {
@@ -189,8 +162,8 @@ function distributionCharts(steps: Step[]): ViewChart[] {
   const ttft: ChartSeries[] = [];
   const itl: ChartSeries[] = [];
   steps.forEach((step, i) => {
-    const samples = distributionSamples(step.requests);
-    const add = (list: ChartSeries[], values: Float64Array) => {
+    const samples = latencySamples(step.requests);
+    const add = (list: ChartSeries[], values: number[]) => {
       const points = distributionCurve(values);
       if (points.length > 0) list.push({ label: step.name, points, colorIndex: i });
     };
