@@ -11,7 +11,7 @@ import { RunConfigSchema } from '../../src/format/config';
 import { parseResultDocument } from '../../src/format/result';
 import { startSimServer, type SimOptionsInput } from '../../src/sim';
 import { repoRoot } from '../vscode/harness/tools';
-import { findWebview, saveScreenshot, scenario, waitForText } from './harness';
+import { findWebview, saveScreenshot, scenario, waitForText, watchCsp } from './harness';
 
 // Two engines on the tiny preset, batching at most 12 and 6 sequences (the second stepping slower):
 // both are saturated from concurrency 16 on, even on a busy machine, so every curve bends inside
@@ -55,17 +55,6 @@ async function writeRuns(folder: string): Promise<string[]> {
     }
   }
   return names;
-}
-
-/** Collects what the browser reports as blocked by a Content Security Policy, in any frame. */
-function watchCsp(page: Page): () => void {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${message.text()} (at ${message.location().url})`);
-  });
-  return () => {
-    if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
-  };
 }
 
 /** Right-clicks a folder in the explorer and picks `command` from its context menu. */

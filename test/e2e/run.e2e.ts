@@ -2,19 +2,7 @@
 // and table as the run goes, then the result editor. Screenshots of the live panel in a dark and a
 // light theme land in .test-artifacts/ for review.
 import type { Frame, Page } from 'playwright-core';
-import { answerQuickPick, findWebview, runCommand, saveScreenshot, scenario, waitForText } from './harness';
-
-/** Collects what the browser reports as blocked by a Content Security Policy (in any frame). */
-function watchCsp(page: Page): () => void {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    const { url, lineNumber } = message.location();
-    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${message.text()} (at ${url}:${lineNumber})`);
-  });
-  return () => {
-    if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
-  };
-}
+import { answerQuickPick, findWebview, runCommand, saveScreenshot, scenario, waitForText, watchCsp } from './harness';
 
 async function stepRows(live: Frame): Promise<number> {
   return live.locator('#steps-table tbody tr').count();

@@ -225,3 +225,19 @@ export async function waitForNotification(page: Page, text: string | RegExp, { t
     return messages.find((message) => matches(message, text));
   });
 }
+
+/**
+ * Collects what the browser console reports as blocked by a Content Security Policy, in any frame;
+ * the returned function throws if anything was. It sees console reports only: a violation the page
+ * catches without a console message (zod's eval probe) does not show here.
+ */
+export function watchCsp(page: Page): () => void {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    const { url, lineNumber } = message.location();
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${message.text()} (at ${url}:${lineNumber})`);
+  });
+  return () => {
+    if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
+  };
+}
