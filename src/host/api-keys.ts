@@ -4,8 +4,29 @@
  * never into settings, logs, result files or a webview.
  */
 import * as vscode from 'vscode';
+import { z } from 'zod';
+import { describeZodError } from '../format/result';
 import { apiKeySecretName, baseUrlProblem, normalizeBaseUrl } from './run-presets';
 import { pickEndpointUrl } from './run-prompts';
+
+/**
+ * What `llmBench.setApiKey` and `llmBench.clearApiKey` accept from other extensions, tasks and
+ * tests: a base URL (the key is then asked for), or `{ baseUrl, key }` to store a key without any
+ * question (`key` is ignored by clearApiKey). Nothing, when run from the palette: both ask.
+ */
+const ApiKeyArgumentSchema = z.union([
+  z.string().min(1),
+  z.object({ baseUrl: z.string().min(1), key: z.string().trim().min(1, 'key must not be empty').optional() }).strict(),
+]);
+
+type ApiKeyArgument = { baseUrl: string; key?: string | undefined } | undefined;
+
+function parseApiKeyArgument(command: string, arg: unknown): { ok: true; value: ApiKeyArgument } | { ok: false; error: string } {
+  if (arg === undefined) return { ok: true, value: undefined };
+  const parsed = ApiKeyArgumentSchema.safeParse(arg);
+  if (!parsed.success) return { ok: false, error: `${command} takes a base URL or { baseUrl, key }: ${describeZodError(parsed.error)}` };
+  return { ok: true, value: typeof parsed.data === 'string' ? { baseUrl: parsed.data } : parsed.data };
+}
 
 export class ApiKeys {
   constructor(
@@ -17,33 +38,50 @@ export class ApiKeys {
     return (await this.secrets.get(apiKeySecretName(baseUrl))) || undefined;
   }
 
-  /** The "Set API Key" command: pick or type an endpoint, then type its key (hidden). */
-  async promptAndStore(baseUrlArg?: string): Promise<void> {
-    const baseUrl = baseUrlArg ?? (await pickEndpointUrl('Set the API key of which endpoint?'));
+  /**
+   * The "Set API Key" command: pick or type an endpoint, then type its key (hidden). The command
+   * argument (see ApiKeyArgumentSchema) may name the endpoint, or give both endpoint and key.
+   */
+  async promptAndStore(arg?: unknown): Promise<void> {
+    const parsed = this.parseArgument('llmBench.setApiKey', arg);
+    if (!parsed.ok) return;
+    const baseUrl = parsed.value?.baseUrl ?? (await pickEndpointUrl('Set the API key of which endpoint?'));
     if (!baseUrl) return;
     const problem = baseUrlProblem(baseUrl);
     if (problem) {
       void vscode.window.showErrorMessage(`LLM Bench: ${problem}`);
       return;
     }
-    const key = await vscode.window.showInputBox({
+    const key = parsed.value?.key ?? (await vscode.window.showInputBox({
       title: `API key for ${normalizeBaseUrl(baseUrl)}`,
       prompt: 'Sent as "Authorization: Bearer <key>". Kept in VS Code\'s secret storage, never in settings or result files.',
       password: true,
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() === '' ? 'Type the key, or press Escape to keep the current one.' : undefined),
-    });
+    }));
     if (key === undefined) return;
     await this.secrets.store(apiKeySecretName(baseUrl), key.trim());
     this.log.info(`Stored an API key for ${normalizeBaseUrl(baseUrl)}.`);
     void vscode.window.showInformationMessage(`LLM Bench: API key stored for ${normalizeBaseUrl(baseUrl)}.`);
   }
 
-  async promptAndClear(): Promise<void> {
-    const baseUrl = await pickEndpointUrl('Remove the API key of which endpoint?');
+  /** The "Clear API Key" command: pick or type an endpoint, unless the argument names it. */
+  async promptAndClear(arg?: unknown): Promise<void> {
+    const parsed = this.parseArgument('llmBench.clearApiKey', arg);
+    if (!parsed.ok) return;
+    const baseUrl = parsed.value?.baseUrl ?? (await pickEndpointUrl('Remove the API key of which endpoint?'));
     if (!baseUrl || baseUrlProblem(baseUrl)) return;
     await this.secrets.delete(apiKeySecretName(baseUrl));
     this.log.info(`Removed the API key of ${normalizeBaseUrl(baseUrl)}.`);
     void vscode.window.showInformationMessage(`LLM Bench: API key removed for ${normalizeBaseUrl(baseUrl)}.`);
+  }
+
+  private parseArgument(command: string, arg: unknown): ReturnType<typeof parseApiKeyArgument> {
+    const parsed = parseApiKeyArgument(command, arg);
+    if (!parsed.ok) {
+      this.log.error(parsed.error);
+      void vscode.window.showErrorMessage(`LLM Bench: ${parsed.error}`);
+    }
+    return parsed;
   }
 }

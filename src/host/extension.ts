@@ -48,8 +48,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand('llmBench.cancel', () => runs.cancel()),
     vscode.commands.registerCommand('llmBench.showLive', () => runs.live.show()),
-    vscode.commands.registerCommand('llmBench.setApiKey', (baseUrl?: unknown) => apiKeys.promptAndStore(typeof baseUrl === 'string' ? baseUrl : undefined)),
-    vscode.commands.registerCommand('llmBench.clearApiKey', () => apiKeys.promptAndClear()),
+    vscode.commands.registerCommand('llmBench.setApiKey', (arg?: unknown) => apiKeys.promptAndStore(arg)),
+    vscode.commands.registerCommand('llmBench.clearApiKey', (arg?: unknown) => apiKeys.promptAndClear(arg)),
     vscode.commands.registerCommand('llmBench.showLog', () => log.show()),
     vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
   );
