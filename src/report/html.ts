@@ -3,6 +3,7 @@
  * no script, no external resource (its Content Security Policy forbids any), so it opens offline
  * in any browser and shows exactly what was exported.
  */
+import { createHash } from 'node:crypto';
 import { rankingRows, type ReportModel, type ReportRun } from './model';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
@@ -14,8 +15,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 table{border-collapse:collapse;margin:6px 0 12px}th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.muted{color:#666}.notes li{margin:2px 0}
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #e2e2e2;padding:6px}
-.legend{display:flex;flex-wrap:wrap;gap:14px;padding:0;list-style:none}.swatch{display:inline-block;width:22px;height:0;border-top:3px solid;vertical-align:middle;margin-right:6px}
-.swatch.dashed{border-top-style:dashed}
+.legend{display:flex;flex-wrap:wrap;gap:14px;padding:0;list-style:none}.swatch{vertical-align:middle;margin-right:6px}
 svg .grid{stroke:#eee}svg .axis{stroke:#888}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;fill:#333}
 svg .chart-title{font-size:13px;font-weight:600;fill:#1b1b1b}svg .knee-label{font-size:11px;font-weight:600}svg .empty{fill:#888}
 `;
@@ -62,8 +62,10 @@ function runTables(run: ReportRun): string {
 export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date()): string {
   const legend = `<ul class="legend">${model.runs
     .map((r, i) => {
-      const dashed = model.charts[0]?.curves[i]?.dashed ? ' dashed' : '';
-      return `<li><span class="swatch${dashed}" style="border-top-color:${colorOf(r.color)}"></span>${escapeHtml(r.name)}${model.groupBy ? ` <span class="muted">(${escapeHtml(model.groupBy)}: ${escapeHtml(r.group)})</span>` : ''}</li>`;
+      const dashed = model.charts[0]?.curves[i]?.dashed === true;
+      // An SVG line, not a styled span: the page's CSP allows no style attributes.
+      const swatch = `<svg class="swatch" width="22" height="4" aria-hidden="true"><line x1="0" y1="2" x2="22" y2="2" stroke="${colorOf(r.color)}" stroke-width="3"${dashed ? ' stroke-dasharray="5 3"' : ''}/></svg>`;
+      return `<li>${swatch}${escapeHtml(r.name)}${model.groupBy ? ` <span class="muted">(${escapeHtml(model.groupBy)}: ${escapeHtml(r.group)})</span>` : ''}</li>`;
     })
     .join('')}</ul>`;
   const runsTable = table(
@@ -84,7 +86,8 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
   );
   const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c)}</figure>`).join('');
   return htmlPage({
-    contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    // Only this page's own style sheet, by its hash: no scripts, no inline style attributes.
+    contentSecurityPolicy: `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src data:`,
     title,
     head: `<style>${STYLE}</style>`,
     body: `<h1>${escapeHtml(title)}</h1>

@@ -135,7 +135,8 @@ test('HTML report: self-contained (no script, no external reference), every run,
   assert.ok(!/<script|<link|src=|url\(/i.test(html), 'nothing loaded from anywhere');
   assert.match(html, /default-src 'none'/);
   assert.match(html, /<title>GPUs &#60;compared&#62;<\/title>/);
-  assert.equal((html.match(/<svg /g) ?? []).length, 8);
+  assert.equal((html.match(/<svg [^>]*data-chart=/g) ?? []).length, 8, '8 charts');
+  assert.equal((html.match(/<svg class="swatch"/g) ?? []).length, runs.length, 'a legend swatch per run');
   assert.equal((html.match(/class="knee"/g) ?? []).length, 8, 'the A100 knee on each chart');
   assert.match(html, /<td>1<\/td><td>sglang-l20<\/td><td>sglang<\/td><td>concurrency@3<\/td>/);
 });

@@ -40,6 +40,10 @@ test('the HTML report of imported GuideLLM, vLLM and AIPerf runs renders offline
       if (request.url() !== pathToFileURL(out).href) requests.push(request.url());
     });
     await context.route('**/*', (route) => (route.request().url() === pathToFileURL(out).href ? route.continue() : route.abort()));
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) blocked.push(message.text());
+    });
     await page.goto(pathToFileURL(out).href);
     const seen = await page.evaluate(() => ({
       charts: [...document.querySelectorAll('svg[data-chart]')].map((svg) => {
@@ -51,7 +55,10 @@ test('the HTML report of imported GuideLLM, vLLM and AIPerf runs renders offline
       stepTables: document.querySelectorAll('table.steps').length,
       offAxis: document.querySelector('.off-axis')?.textContent ?? null,
       firstRank: document.querySelector('table.ranking tbody tr td:nth-child(2)')?.textContent,
+      legendDisplay: getComputedStyle(document.querySelector('.legend') as Element).display,
     }));
+    assert.deepEqual(blocked, [], 'the CSP blocked nothing');
+    assert.equal(seen.legendDisplay, 'flex', "the page's style sheet applies under its CSP");
     assert.deepEqual(requests, [], 'the report asked for nothing from the network');
     assert.equal(seen.charts.length, 8);
     for (const chart of seen.charts) {
