@@ -4,7 +4,8 @@
 # binary cannot be downloaded (scripts/setup.d/vscode.sh). Idempotent: installs only what is missing.
 set -euo pipefail
 
-packages=(chromium libkrb5-dev)
+# fonts-liberation: only recommended by chromium, which is installed without its recommends (no desktop services).
+packages=(chromium fonts-liberation libkrb5-dev)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -18,4 +19,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-/usr/bin/chromium --version
+# (Debian's wrapper script prints a harmless shell warning on stderr here.)
+/usr/bin/chromium --version 2>/dev/null

@@ -17,7 +17,8 @@ const PNG_TIMEOUT_MS = 15_000;
 
 export class ViewSession implements vscode.Disposable {
   private latest: HostToResultMessage | undefined;
-  private readonly pendingPngs = new Map<string, (dataUrl: string) => void>();
+  /** PNG requests not answered yet: sent again when the view (re)loads or is shown, as a hidden or loading webview drops messages. */
+  private readonly pendingPngs = new Map<string, { chartId: string; resolve: (dataUrl: string) => void }>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -30,7 +31,9 @@ export class ViewSession implements vscode.Disposable {
     this.subscriptions.push(
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidChangeViewState(() => {
-        if (panel.visible && this.latest) void panel.webview.postMessage(this.latest);
+        if (!panel.visible) return;
+        if (this.latest) void panel.webview.postMessage(this.latest);
+        this.postPendingPngRequests();
       }),
     );
   }
@@ -38,6 +41,8 @@ export class ViewSession implements vscode.Disposable {
   send(message: HostToResultMessage): void {
     this.latest = message;
     void this.panel.webview.postMessage(message);
+    // A request that came before the view had anything to draw is answered once it has.
+    this.postPendingPngRequests();
   }
 
   get current(): HostToResultMessage | undefined {
@@ -52,12 +57,21 @@ export class ViewSession implements vscode.Disposable {
         this.pendingPngs.delete(requestId);
         reject(new Error(`The view did not return chart "${chartId}" (is it open, and does it have that chart?).`));
       }, PNG_TIMEOUT_MS);
-      this.pendingPngs.set(requestId, (dataUrl) => {
-        clearTimeout(timer);
-        resolve(dataUrl);
+      this.pendingPngs.set(requestId, {
+        chartId,
+        resolve: (dataUrl) => {
+          clearTimeout(timer);
+          resolve(dataUrl);
+        },
       });
-      void this.panel.webview.postMessage({ type: 'request-png', chartId, requestId } satisfies HostToResultMessage);
+      this.postPendingPngRequests();
     });
+  }
+
+  private postPendingPngRequests(): void {
+    for (const [requestId, { chartId }] of this.pendingPngs) {
+      void this.panel.webview.postMessage({ type: 'request-png', chartId, requestId } satisfies HostToResultMessage);
+    }
   }
 
   dispose(): void {
@@ -74,11 +88,12 @@ export class ViewSession implements vscode.Disposable {
     if (message.type === 'ready') {
       if (this.latest) void this.panel.webview.postMessage(this.latest);
       else this.onReady();
+      this.postPendingPngRequests();
     } else if (message.type === 'png') {
-      const waiting = message.requestId ? this.pendingPngs.get(message.requestId) : undefined;
-      if (waiting && message.requestId) {
+      if (message.requestId) {
+        // An answer to a request sent more than once comes more than once: the first one counts.
+        this.pendingPngs.get(message.requestId)?.resolve(message.dataUrl);
         this.pendingPngs.delete(message.requestId);
-        waiting(message.dataUrl);
       } else {
         void savePngWithDialog(message.dataUrl, this.suggestPngUri(message.chartId)).then(undefined, (e: unknown) =>
           vscode.window.showErrorMessage(`LLM Bench: the chart could not be saved: ${e instanceof Error ? e.message : String(e)}`),

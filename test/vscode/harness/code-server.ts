@@ -83,6 +83,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const { folder } = extensionManifest();
   const extensionPath = join(extensionsDir, folder);
   if (installed.status !== 0 || !existsSync(extensionPath)) {
+    rmSync(home, { recursive: true, force: true });
     throw new Error(
       `code-server could not install ${options.vsix} (exit ${installed.status}; expected ${extensionPath}):\n${installed.stdout}${installed.stderr}`,
     );

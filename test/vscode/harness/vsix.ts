@@ -1,8 +1,8 @@
 // Packages the extension the way it ships: esbuild's bundles, then `vsce package` (offline).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { repoRoot } from './tools';
 
 /** Builds dist/ and packs the extension at `root` into a fresh .vsix; returns its path. */
@@ -16,6 +16,7 @@ export function packageExtension(root = repoRoot): string {
   for (const args of steps) {
     const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
     if (result.status !== 0) {
+      rmSync(dirname(out), { recursive: true, force: true });
       throw new Error(`packaging the extension failed at \`node ${args.join(' ')}\` (exit ${result.status}):\n${result.stdout}${result.stderr}`);
     }
   }
