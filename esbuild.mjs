@@ -67,7 +67,8 @@ const builds = [
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    external: ['vscode'],
+    // playwright-core finds its own files relative to itself: it is loaded from node_modules, not bundled.
+    external: ['vscode', 'playwright-core'],
   },
 ].filter((b) => b.entryPoints.length > 0);
 

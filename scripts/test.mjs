@@ -5,7 +5,8 @@
 //          vscode - test/vscode/run.ts: mocha suites inside a real VS Code (code-server)
 //          e2e    - test/e2e/run.ts: headless Chromium driving that VS Code
 // Usage: npm test [-- --tier node|vscode|e2e] [-- --no-setup] [-- FILTER...]
-//   FILTER keeps node-tier test files whose path contains it.
+//   FILTER keeps node-tier test files whose path contains it; with --tier vscode or e2e, the suite
+//   files or scenarios whose name contains it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,9 +98,10 @@ if (runTier('node')) {
   else record('node', count('pass'), count('fail') + count('cancelled'), count('skipped') + count('todo'));
 }
 
+// FILTER reaches these tiers' runners only when one tier is chosen: a node-tier filter names no suite of theirs.
 for (const tier of ['vscode', 'e2e']) {
   const runner = `out/test/${tier}/run.js`;
-  if (runTier(tier) && existsSync(runner)) await runCounted(tier, process.execPath, [runner]);
+  if (runTier(tier) && existsSync(runner)) await runCounted(tier, process.execPath, [runner, ...(tierArg ? filters : [])]);
 }
 
 console.log(`\n${failures.length ? 'Failures: ' + failures.join('; ') : 'All tiers passed.'}`);

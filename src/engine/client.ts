@@ -215,6 +215,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private endMs: number | null = null;
   private settled = false;
   private timer: NodeJS.Timeout | undefined;
+  /** When the request was handed to undici; onRequestStart moves it to when it is written. */
   private sentMs: number;
   private headers: Record<string, string> = {};
   private requestBody = '';
@@ -263,10 +264,20 @@ class Exchange implements Dispatcher.DispatchHandler {
     );
   }
 
+  /**
+   * undici calls this when the request has a connection and its bytes are about to be written.
+   * That is the send time: until then the request waited in the client (for a connection to be
+   * made, or for undici to reuse a kept-alive one, which it does only on the next turn of the
+   * event loop), and that wait is queue time, not the server's time to first token.
+   */
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     // Settled while waiting for a connection (cancel, total timeout): drop it now.
-    if (this.settled) controller.abort(new Stopped('request already settled'));
+    if (this.settled) {
+      controller.abort(new Stopped('request already settled'));
+      return;
+    }
+    this.sentMs = performance.now() - this.context.stepStartMs;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
@@ -344,12 +355,12 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /**
    * Sends the request again on a connection of its own: the pool could hand out another socket
-   * the server has closed too. The send time is taken again, so queue time and latency count
-   * from the request that was answered. Nothing of a response had arrived, so nothing is lost.
+   * the server has closed too. Its onRequestStart takes the send time again, so queue time and
+   * latency count from the request that was answered. Nothing of a response had arrived, so
+   * nothing is lost.
    */
   private retryOnNewConnection(): void {
     this.controller = null;
-    this.sentMs = performance.now() - this.context.stepStartMs;
     this.retryDispatcher = createDispatcher(1, this.context.config.request);
     this.dispatchOn(this.retryDispatcher);
   }

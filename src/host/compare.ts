@@ -3,11 +3,13 @@
  * private read-only scheme that carry the real file and its partner, so each side draws its
  * charts on the axes of both runs. (A `vscode.diff` of such URIs, as vscode-hexeditor does,
  * opened a JSON text diff in VS Code 1.139 rather than our editor, so the two columns are opened
- * explicitly.) A compare panel beside them overlays both runs on the same charts with a delta table.
+ * explicitly.) A compare panel beside them overlays both runs on the same charts with a delta table;
+ * its webview keeps the two files' URIs, so a reload restores it.
  */
 import * as vscode from 'vscode';
-import type { ResultToHostMessage } from '../format/messages/result';
+import { ComparePanelStateSchema, type ResultToHostMessage } from '../format/messages/result';
 import { RESULT_FILE_SUFFIX } from '../format/result';
+import { registerPanelRestorer } from './panel-restore';
 import { buildCompareView, buildResultView } from './results-model';
 import { ViewSession } from './results-session';
 import { RESULT_VIEW_TYPE } from './results-view-type';
@@ -86,6 +88,7 @@ class ComparePanel implements vscode.Disposable {
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
   ) {
+    panel.webview.options = webviewOptions(extensionUri);
     panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title });
     this.session = new ViewSession(
       panel,
@@ -94,6 +97,7 @@ class ComparePanel implements vscode.Disposable {
         if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', a, 'default');
       },
       () => void this.load(),
+      { a: a.toString(), b: b.toString() },
     );
     this.watcher = watchFiles([a, b], () => this.load());
   }
@@ -157,6 +161,15 @@ export interface CompareViews {
 export function registerCompareViews(context: vscode.ExtensionContext): CompareViews {
   const panels = new Set<ComparePanel>();
 
+  function track(a: vscode.Uri, b: vscode.Uri, panel: vscode.WebviewPanel): void {
+    const compare = new ComparePanel(a, b, panel, context.extensionUri);
+    panels.add(compare);
+    panel.onDidDispose(() => {
+      panels.delete(compare);
+      compare.dispose();
+    });
+  }
+
   async function open(a: vscode.Uri, b: vscode.Uri): Promise<void> {
     const title = `${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
     const side = (file: vscode.Uri, partner: vscode.Uri, viewColumn: vscode.ViewColumn) =>
@@ -174,12 +187,7 @@ export function registerCompareViews(context: vscode.ExtensionContext): CompareV
       { viewColumn: vscode.ViewColumn.Three, preserveFocus: true },
       { ...webviewOptions(context.extensionUri), enableFindWidget: true },
     );
-    const compare = new ComparePanel(a, b, panel, context.extensionUri);
-    panels.add(compare);
-    panel.onDidDispose(() => {
-      panels.delete(compare);
-      compare.dispose();
-    });
+    track(a, b, panel);
   }
 
   // Menus pass more than Uris (editor/title adds a context object): take only Uris.
@@ -202,6 +210,10 @@ export function registerCompareViews(context: vscode.ExtensionContext): CompareV
   }
 
   context.subscriptions.push(
+    // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
+    registerPanelRestorer(COMPARE_VIEW_TYPE, ComparePanelStateSchema, (panel, files) =>
+      files ? track(vscode.Uri.parse(files.a, true), vscode.Uri.parse(files.b, true), panel) : panel.dispose(),
+    ),
     vscode.workspace.registerFileSystemProvider(COMPARE_SCHEME, new CompareFileSystem(), { isReadonly: true, isCaseSensitive: true }),
     vscode.commands.registerCommand(COMPARE_COMMANDS.compareWith, compareWith),
     vscode.commands.registerCommand(COMPARE_COMMANDS.compareSelected, compareSelected),

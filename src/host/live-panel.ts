@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { describeZodError } from '../format/result';
 import { LiveToHostMessageSchema, LiveViewStateSchema, type HostToLiveMessage, type LiveState, type LiveToHostMessage } from '../format/messages/live';
 import { Coalescer } from './coalescer';
+import { registerPanelRestorer } from './panel-restore';
 import { webviewHtml, webviewOptions } from './webview-html';
 
 export const LIVE_VIEW_TYPE = 'llmBench.live';
@@ -35,13 +36,7 @@ export class LivePanel implements vscode.Disposable {
     private readonly actions: LivePanelActions,
   ) {
     this.disposables.push(
-      vscode.window.registerWebviewPanelSerializer(LIVE_VIEW_TYPE, {
-        deserializeWebviewPanel: async (panel, saved: unknown) => {
-          const parsed = LiveViewStateSchema.safeParse(saved);
-          if (this.state === null && parsed.success && parsed.data.state) this.state = this.actions.restored(parsed.data.state);
-          this.attach(panel);
-        },
-      }),
+      registerPanelRestorer(LIVE_VIEW_TYPE, LiveViewStateSchema, (panel, saved) => this.restore(panel, saved?.state ?? null)),
     );
   }
 
@@ -84,6 +79,25 @@ export class LivePanel implements vscode.Disposable {
     this.coalescer.dispose();
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
+  }
+
+  /**
+   * A panel VS Code recreated after a reload. The run it showed ended with the old extension host
+   * (unless it is this host's run), so its file is finished either way. VS Code revives a panel in
+   * a background tab only when that tab is shown, possibly after a new run opened the window's one
+   * live panel: then the revived one closes, and the live panel comes forward in its place.
+   */
+  private restore(panel: vscode.WebviewPanel, shown: LiveState | null): void {
+    if (shown && shown.run.id !== this.state?.run.id) {
+      const finished = this.actions.restored(shown);
+      this.state ??= finished;
+    }
+    if (this.panel) {
+      panel.dispose();
+      this.panel.reveal();
+      return;
+    }
+    this.attach(panel);
   }
 
   private attach(panel: vscode.WebviewPanel): void {

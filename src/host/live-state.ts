@@ -8,6 +8,7 @@
 import type { ProfileConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
 import type { LiveSeries, LiveState } from '../format/messages/live';
+import type { ResultDocument } from '../format/result';
 
 export const MAX_SERIES_POINTS = 1500;
 const MAX_LOGS = 30;
@@ -89,6 +90,26 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
       state.current = null;
       return;
   }
+}
+
+/**
+ * The state of a run whose extension host went away while it ran (a window reload): finished as
+ * its result file now says, each step summarized from the requests the file kept (which may be
+ * more than the state last showed). A partial run says `reason`: the old host may have finished
+ * the file itself as it shut down, calling that a cancel, which the user did not ask for. Without a
+ * readable file, the state as it was, marked partial.
+ */
+export function interruptedState(state: LiveState, file: ResultDocument | null, reason: string): LiveState {
+  const finished = { ...state, phase: 'finished' as const, current: null };
+  if (!file) return { ...finished, status: 'partial', statusReason: reason };
+  const steps = file.steps.map((step, index) => ({
+    name: step.name,
+    profile: step.profile,
+    startedAtSec: state.steps[index]?.startedAtSec ?? state.elapsedSec,
+    summary: step.summary,
+  }));
+  const status = file.status === 'running' ? 'partial' : file.status;
+  return { ...finished, steps, status, statusReason: status === 'partial' ? reason : (file.statusReason ?? null) };
 }
 
 type SeriesKey = 't' | 'requestsPerSecond' | 'outputTokensPerSecond' | 'inFlight' | 'failed';

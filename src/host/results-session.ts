@@ -1,13 +1,15 @@
 /**
  * The host's side of one result or compare webview: keeps the latest view to resend when the
  * webview (re)loads or becomes visible again (a hidden webview drops messages), parses what the
- * webview sends, and fetches chart PNGs on request.
+ * webview sends, fetches chart PNGs on request, and hands a panel's webview the state it keeps
+ * for a restore.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeZodError } from '../format/result';
 import {
   ResultToHostMessageSchema,
+  type ComparePanelState,
   type HostToResultMessage,
   type ResultToHostMessage,
 } from '../format/messages/result';
@@ -17,6 +19,8 @@ const PNG_TIMEOUT_MS = 15_000;
 
 export class ViewSession implements vscode.Disposable {
   private latest: HostToResultMessage | undefined;
+  /** Until the page first says `ready` it is still loading: the view is sent then, once, not also before. */
+  private webviewReady = false;
   /** PNG requests not answered yet: sent again when the view (re)loads or is shown, as a hidden or loading webview drops messages. */
   private readonly pendingPngs = new Map<string, { chartId: string; resolve: (dataUrl: string) => void }>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -27,6 +31,8 @@ export class ViewSession implements vscode.Disposable {
     private readonly suggestPngUri: (chartId: string) => vscode.Uri,
     private readonly onMessage: (message: ResultToHostMessage) => void,
     private readonly onReady: () => void,
+    /** What the view keeps as its webview state for a restore after a reload (a panel's; custom editors restore by URI). */
+    private readonly stateToKeep?: ComparePanelState,
   ) {
     this.subscriptions.push(
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
@@ -40,7 +46,7 @@ export class ViewSession implements vscode.Disposable {
 
   send(message: HostToResultMessage): void {
     this.latest = message;
-    void this.panel.webview.postMessage(message);
+    if (this.webviewReady) void this.panel.webview.postMessage(message);
     // A request that came before the view had anything to draw is answered once it has.
     this.postPendingPngRequests();
   }
@@ -86,6 +92,8 @@ export class ViewSession implements vscode.Disposable {
     }
     const message = parsed.data;
     if (message.type === 'ready') {
+      this.webviewReady = true;
+      if (this.stateToKeep) void this.panel.webview.postMessage({ type: 'keep-state', state: this.stateToKeep } satisfies HostToResultMessage);
       if (this.latest) void this.panel.webview.postMessage(this.latest);
       else this.onReady();
       this.postPendingPngRequests();

@@ -54,6 +54,8 @@ class ResultEditor implements vscode.Disposable {
       () => void this.reload(),
     );
     this.watcher = watchFiles(this.partner ? [this.file, this.partner] : [this.file], () => this.reload());
+    // Read the file while the webview loads its page: the view goes out when the page says `ready`.
+    void this.reload();
   }
 
   get document(): ResultDocument | undefined {

@@ -20,7 +20,7 @@ import { startSimServer, type SimServer } from '../sim/index';
 import { progressView } from '../../webview/live/view';
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
-import { applyRunEvent, expectedStepCount, newLiveState } from './live-state';
+import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
 import { describeProfile, parseRunConfig, resolveConfigPaths } from './run-presets';
 import { settings, showConfigError, type RunPlan } from './run-prompts';
@@ -104,8 +104,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     if (state.run.resultPath) this.results.set(state.run.id, vscode.Uri.file(state.run.resultPath));
     if (state.phase === 'finished') return state;
     const reason = 'VS Code reloaded while this run was going; the result file keeps what was measured until then.';
-    if (state.run.resultPath) finalizeInterruptedFile(state.run.resultPath, reason);
-    return { ...state, phase: 'finished', status: 'partial', statusReason: reason, current: null };
+    return interruptedState(state, state.run.resultPath ? finalizeInterruptedFile(state.run.resultPath, reason) : null, reason);
   }
 
   /** The menu behind the status bar item. */
@@ -118,21 +117,27 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     (await vscode.window.showQuickPick(items, { title: 'LLM Bench' }))?.run();
   }
 
-  /** Whether a run may start now (a trusted workspace, no run going); says why not. Asked before any question. */
+  /**
+   * Whether a run may start now (a trusted workspace, no run going); says why not. Asked before any
+   * question. The notification is not awaited: a script or task running the command gets its answer
+   * now, not when the user closes the notification.
+   */
   async canStart(): Promise<boolean> {
     if (!vscode.workspace.isTrusted) {
       const manage = 'Manage Workspace Trust';
-      const answer = await vscode.window.showErrorMessage(
-        'LLM Bench: running a benchmark needs a trusted workspace, because it sends requests to servers and writes result files. Result files can still be viewed in Restricted Mode.',
-        manage,
-      );
-      if (answer === manage) void vscode.commands.executeCommand('workbench.trust.manage');
+      void vscode.window
+        .showErrorMessage(
+          'LLM Bench: running a benchmark needs a trusted workspace, because it sends requests to servers and writes result files. Result files can still be viewed in Restricted Mode.',
+          manage,
+        )
+        .then((answer) => answer === manage && vscode.commands.executeCommand('workbench.trust.manage'));
       return false;
     }
     if (this.active) {
       const show = 'Show Live Panel';
-      const answer = await vscode.window.showErrorMessage('LLM Bench: a benchmark is already running. Wait for it or cancel it first.', show);
-      if (answer === show) this.live.show();
+      void vscode.window
+        .showErrorMessage('LLM Bench: a benchmark is already running. Wait for it or cancel it first.', show)
+        .then((answer) => answer === show && this.live.show());
       return false;
     }
     return true;

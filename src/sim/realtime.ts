@@ -7,16 +7,34 @@
  * real; how late they are against model time is what the trace measures.
  *
  * Node timers fire up to a millisecond or two late, so a wait ends in three phases: a timer to
- * shortly before the deadline, then setImmediate turns (which still let sockets be served), then a
- * short spin over the last fraction of a millisecond.
+ * shortly before the deadline, then short sleeps of the thread (Atomics.wait: a futex with a
+ * sub-millisecond timeout) between turns of the event loop, which still let sockets be served,
+ * then a spin over the last tenth of a millisecond, because waking from a sleep takes tens of
+ * microseconds and sometimes far more (a virtual CPU that went idle). The thread does not spin
+ * longer than that: a thread that keeps a core busy is preempted by the kernel when another one
+ * (the client's, on a 2-core machine) wants the core, and then writes milliseconds late.
  */
 import { performance } from 'node:perf_hooks';
 import type { Scheduler, Sequence, StepPlan } from './scheduler';
 
 /** Timer phase ends this long before the deadline (timers fire up to ~1.5 ms late). */
 const TIMER_MARGIN_MS = 2;
-/** Spin (blocking) only over the last stretch before the deadline. */
-const SPIN_MS = 0.15;
+/** Within the timer margin the thread sleeps at most this long before serving the event loop. */
+const SLEEP_SLICE_MS = 0.25;
+/** The last stretch before a deadline is spun, not slept. */
+const SPIN_MS = 0.1;
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks this thread until `deadlineMs` (performance.now() time): asleep, then spinning over the last SPIN_MS. */
+function blockUntil(deadlineMs: number): void {
+  for (let sleep = deadlineMs - SPIN_MS - performance.now(); sleep > 0; sleep = deadlineMs - SPIN_MS - performance.now()) {
+    Atomics.wait(sleeper, 0, 0, sleep);
+  }
+  while (performance.now() < deadlineMs) {
+    // spin: shorter than a wake-up from sleep can be trusted to be
+  }
+}
 
 export interface EngineListener {
   /** A step begins at model time `atMs` (performance.now() milliseconds). */
@@ -35,12 +53,11 @@ function waitUntil(deadlineMs: number, wake: Wake, then: () => void): void {
     const remaining = deadlineMs - performance.now();
     if (remaining > TIMER_MARGIN_MS) {
       wake.timer = setTimeout(check, remaining - TIMER_MARGIN_MS);
-    } else if (remaining > SPIN_MS) {
+    } else if (remaining > SLEEP_SLICE_MS) {
+      Atomics.wait(sleeper, 0, 0, SLEEP_SLICE_MS);
       wake.immediate = setImmediate(check);
     } else {
-      while (performance.now() < deadlineMs) {
-        // spin: less than SPIN_MS left, shorter than any timer can wait
-      }
+      blockUntil(deadlineMs);
       then();
     }
   };
@@ -148,13 +165,11 @@ export class RealtimeEngine {
     if (this.closed || this.emitWake.timer || this.emitWake.immediate) return;
     while (this.emitted < this.emissions.length) {
       const next = this.emissions[this.emitted] as { sequence: Sequence; atMs: number };
-      if (next.atMs - performance.now() > SPIN_MS) {
+      if (next.atMs - performance.now() > SLEEP_SLICE_MS) {
         waitUntil(next.atMs, this.emitWake, () => this.pump());
         return;
       }
-      while (performance.now() < next.atMs) {
-        // spin: the token is due within SPIN_MS
-      }
+      blockUntil(next.atMs);
       this.emitted++;
       this.listener.onToken(next.sequence, next.atMs);
     }

@@ -161,7 +161,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
         this.done = true;
         this.res.end(text);
       } else {
-        this.res.write(text);
+        sendNow(this.res, text);
       }
     }
 
@@ -172,7 +172,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
       this.buffered = '';
       if (this.res.destroyed) return;
       if (this.done) this.res.end(text);
-      else this.res.write(text);
+      else sendNow(this.res, text);
     }
 
     private sendWhole(finishReason: string): void {
@@ -412,6 +412,16 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Writes a piece of a response to the socket now. ServerResponse.write() corks the socket until the
+ * next tick to batch a response's writes, which would hold every token a step emits until the
+ * emitting loop yields (up to the whole ~10 ms a large step spreads its tokens over).
+ */
+function sendNow(res: ServerResponse, text: string): void {
+  res.write(text);
+  res.uncork();
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {

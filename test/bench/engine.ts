@@ -6,12 +6,14 @@
  *   2. CPU time per chunk of the engine run in this thread, warm, next to the bare loop: the client's own cost;
  *   3. TTFT and inter-chunk gap errors against a server programmed with a 50 ms first token and
  *      10 ms gaps, at concurrency 64 and 256: the engine in its worker while this thread is kept
- *      busy (blocked 20 ms of every 100 ms), next to the bare loop on an idle thread;
+ *      busy (blocked 20 ms of every 100 ms), next to the bare loop on an idle thread; both time a
+ *      request from when undici writes it to its connection;
  *   4. a Poisson 400 req/s run: achieved versus target rate.
  * Every phase is bounded in requests and seconds; the whole takes a couple of minutes. Naming
  * phases on the command line (`throughput`, `cpu`, `timing`, `rate`) runs only those.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,7 +29,10 @@ const PHASE_LIMIT_SEC = 30;
 /** Alternating bare/engine runs per concurrency: the machine is shared, one run alone can be unlucky. */
 const ROUNDS = 4;
 
-/** Per request: its prompt, send time, first content chunk, every content chunk, end (ms, one clock). */
+/**
+ * Per request: its prompt, send time, first content chunk, every content chunk, end (ms, one clock).
+ * Sent is when the request is written to its connection, for both clients (docs/metrics.md).
+ */
 interface Timing {
   prompt: string;
   sentMs: number;
@@ -94,6 +99,30 @@ async function spawnServer(options: TokenServerOptions): Promise<ServerProcess> 
 
 // ---- the two clients ------------------------------------------------------------------------
 
+/** Names a bare-loop request in its headers, so that undici's send event can be matched to it. */
+const BARE_REQUEST_HEADER = 'x-bare-request';
+
+/**
+ * Stamps each bare-loop request's send time when undici writes it to its connection (the
+ * `undici:client:sendHeaders` diagnostics event), the moment the engine stamps its own (its
+ * dispatch handler's onRequestStart), until the returned function is called.
+ */
+function stampSendsOnWrite(timings: Map<string, Timing>): () => void {
+  const onSendHeaders = (message: unknown): void => {
+    const headers = (message as { request?: { headers?: unknown } }).request?.headers;
+    if (!Array.isArray(headers)) return;
+    const at = headers.indexOf(BARE_REQUEST_HEADER);
+    if (at < 0) return;
+    const key = String(headers[at + 1]);
+    const timing = timings.get(key);
+    if (timing === undefined) return;
+    timing.sentMs = performance.now();
+    timings.delete(key);
+  };
+  subscribe('undici:client:sendHeaders', onSendHeaders);
+  return () => unsubscribe('undici:client:sendHeaders', onSendHeaders);
+}
+
 /** The least a streaming client must do: POST, split SSE events, parse each, note content chunks. */
 async function bareLoop(baseUrl: string, concurrency: number, requests: number, outputTokens: number): Promise<Measured> {
   const agent = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
@@ -107,13 +136,18 @@ async function bareLoop(baseUrl: string, concurrency: number, requests: number, 
       stream_options: { include_usage: true },
     });
   const timings: Timing[] = [];
+  const unsent = new Map<string, Timing>();
+  const stopStamping = stampSendsOnWrite(unsent);
   const cpuAtStart = cpuUs();
   const deadline = performance.now() + PHASE_LIMIT_SEC * 1000;
   let next = 0;
-  const one = async (prompt: string): Promise<Timing> => {
+  const one = async (index: number, prompt: string): Promise<Timing> => {
     const body = payload(prompt);
+    const key = String(index);
     const timing: Timing = { prompt, sentMs: performance.now(), firstTokenMs: null, chunkMs: [], endMs: null };
-    const response = await request(url, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body });
+    unsent.set(key, timing);
+    const headers = { 'content-type': 'application/json', [BARE_REQUEST_HEADER]: key };
+    const response = await request(url, { method: 'POST', dispatcher: agent, headers, body });
     const decoder = new TextDecoder();
     let buffer = '';
     for await (const part of response.body) {
@@ -136,10 +170,12 @@ async function bareLoop(baseUrl: string, concurrency: number, requests: number, 
   };
   const loop = async () => {
     while (next < requests && performance.now() < deadline) {
-      timings.push(await one(`bare request ${next++}: ${'x '.repeat(16)}`));
+      const index = next++;
+      timings.push(await one(index, `bare request ${index}: ${'x '.repeat(16)}`));
     }
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
+  stopStamping();
   await agent.close();
   const chunks = timings.reduce((sum, t) => sum + t.chunkMs.length, 0);
   return { timings, durationSec: spanSec(timings), cpuUsPerChunk: (cpuUs() - cpuAtStart) / chunks };
@@ -383,7 +419,9 @@ async function timingPhase(): Promise<void> {
   }
   printTable(
     `3. Server programmed with ${firstTokenMs} ms to the first token and ${gapMs} ms gaps, ${outputTokens} chunks; ms as p50 / p99 / max.\n` +
-      `   "client" columns take out the server's own write times for the same request (matched by prompt): what the client adds.`,
+      `   Both clients time from writing the request to its connection. "client" columns take out the server's own times for the same\n` +
+      `   request (matched by prompt; arrival when its headers were parsed, each chunk when written): what the client, the loopback and\n` +
+      `   the server's reading add.`,
     ['concurrency', 'client', 'TTFT - 50', 'client TTFT error', 'client |gap error|', 'server write lateness', 'matched'],
     rows,
   );

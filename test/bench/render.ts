@@ -6,19 +6,13 @@
  *            table and all charts drawn (two animation frames later), in a light and a dark theme.
  * Screenshots go to .test-artifacts/render-<theme>.png.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { parseResultDocument } from '../../src/format/result';
 import { buildResultView } from '../../src/host/results-model';
-import { makeDocument } from '../helpers/result-documents';
+import { bigResultText, CHUNKS, REQUESTS, STEPS, webviewBundleSizes } from './lib/result-views';
 
 const root = process.env['LLMBENCH_ROOT'] ?? process.cwd();
-const REQUESTS = 10_000;
-const STEPS = 5;
-const CHUNKS = 128;
 const REPEATS = 5;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
@@ -28,22 +22,6 @@ function time<T>(work: () => T): { value: T; ms: number } {
   const start = performance.now();
   const value = work();
   return { value, ms: performance.now() - start };
-}
-
-function buildText(): string {
-  const levels = [1, 4, 16, 64, 256].slice(0, STEPS);
-  const doc = makeDocument(
-    levels.map((c) => ({
-      name: `concurrency@${c}`,
-      profile: { kind: 'concurrency' as const, concurrency: c },
-      requests: REQUESTS / STEPS,
-      ttftMs: 30 + c * 4,
-      gapMs: 8 + c / 16,
-      chunks: CHUNKS,
-      failEvery: 97,
-    })),
-  );
-  return JSON.stringify(doc);
 }
 
 function hostSide(text: string) {
@@ -117,24 +95,8 @@ async function webviewSide(message: string): Promise<Record<string, number> | st
   return figures;
 }
 
-/** Each view minified as `esbuild.mjs --production` builds it, into a scratch folder. */
-function bundleSizes(): string[] {
-  const lines: string[] = [];
-  const scratch = mkdtempSync(join(tmpdir(), 'llmbench-bundle-'));
-  for (const view of ['result', 'compare']) {
-    const out = join(scratch, `${view}.js`);
-    execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), [
-      join(root, 'webview', view, 'main.ts'), '--bundle', '--minify', '--platform=browser', '--target=es2022',
-      '--format=iife', '--legal-comments=none', `--outfile=${out}`, '--log-level=warning',
-    ]);
-    const code = readFileSync(out);
-    lines.push(`  ${view}.js (minified, as packaged): ${(code.length / 1024).toFixed(0)} KiB, ${(gzipSync(code).length / 1024).toFixed(0)} KiB gzipped`);
-  }
-  return lines;
-}
-
 async function main(): Promise<void> {
-  const text = buildText();
+  const text = bigResultText();
   console.log(`result file: ${REQUESTS} requests in ${STEPS} steps, ${CHUNKS} chunks each, ${(text.length / 1e6).toFixed(1)} MB of JSON`);
   const host = hostSide(text);
   console.log(`host (median of ${REPEATS}): parse + validate ${ms(host.parse)}, view model ${ms(host.model)}, message JSON ${ms(host.serialize)}`);
@@ -148,7 +110,7 @@ async function main(): Promise<void> {
     }
   }
   console.log('bundle sizes:');
-  for (const line of bundleSizes()) console.log(line);
+  for (const line of webviewBundleSizes(root)) console.log(line);
 }
 
 void main().catch((error: unknown) => {

@@ -1,8 +1,9 @@
 // Comparing two results in the browser: "Compare With..." from the result view, picking the other
-// file, opens both runs side by side and the overlay panel with its delta table.
+// file, opens both runs side by side and the overlay panel with its delta table, which a window
+// reload restores.
 import type { Frame, Page } from 'playwright-core';
 import { concurrencySweep } from '../helpers/result-documents';
-import { answerQuickPick, findWebview, openFile, saveScreenshot, scenario, waitForText } from './harness';
+import { answerQuickPick, findWebview, openFile, reloadWindow, saveScreenshot, scenario, waitForText } from './harness';
 
 /** Result views (side by side) currently showing a given file name as their heading. */
 async function resultViewsShowing(page: Page, fileName: string): Promise<Frame[]> {
@@ -38,6 +39,13 @@ scenario(
       await new Promise((r) => setTimeout(r, 500));
     }
     await saveScreenshot(page, 'e2e-compare-light');
+
+    // After a reload the overlay panel comes back (its serializer), drawn again from the two files.
+    // Reloading through VS Code saves the window's layout first, as a user's reload does.
+    await reloadWindow(page);
+    const restored = await findWebview(page, { text: 'B against A', timeoutMs: 60_000 });
+    await waitForText(restored, 'B: slow.llmbench.json');
+    if ((await restored.locator('.delta-table .delta-worse').count()) < 3) throw new Error('the restored overlay lost its delta table');
   },
   {
     workspace: {

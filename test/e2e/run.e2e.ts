@@ -1,19 +1,11 @@
 // Running from the palette in the browser: the flow's questions, the live panel growing its charts
 // and table as the run goes, then the result editor. Screenshots of the live panel in a dark and a
-// light theme land in .test-artifacts/ for review.
+// light theme land in .test-artifacts/ for review. A config file also runs from its explorer context menu.
 import type { Frame, Page } from 'playwright-core';
-import { answerQuickPick, findWebview, runCommand, saveScreenshot, scenario, waitForText, watchCsp } from './harness';
-
-async function stepRows(live: Frame): Promise<number> {
-  return live.locator('#steps-table tbody tr').count();
-}
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, runCommand, saveScreenshot, scenario, waitForFinishedResult, waitForText } from './harness';
 
 async function waitForRows(live: Frame, count: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await stepRows(live)) < count) {
-    if (Date.now() > deadline) throw new Error(`the live table did not reach ${count} rows (has ${await stepRows(live)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await pollUntil(`${count} rows in the live table`, timeoutMs, async () => ((await live.locator('#steps-table tbody tr').count()) >= count ? true : undefined));
 }
 
 /** Every live chart drew on a canvas (a card that cannot says so in text instead). */
@@ -43,7 +35,6 @@ async function finishAndReturnToLivePanel(page: Page): Promise<Frame> {
 scenario(
   'run from the palette against the simulator: the live panel grows, then the result opens',
   async ({ page }) => {
-    const assertNoCspViolation = watchCsp(page);
     await runCommand(page, 'LLM Bench: Run LLM Benchmark');
     await answerQuickPick(page, 'Built-in simulator');
     await answerQuickPick(page, 'Concurrency sweep');
@@ -56,7 +47,6 @@ scenario(
     const done = await finishAndReturnToLivePanel(page);
     await waitForRows(done, 3, 1_000);
     await saveScreenshot(page, 'e2e-live-done-dark');
-    assertNoCspViolation();
   },
   {
     timeoutMs: 180_000,
@@ -76,7 +66,6 @@ scenario(
 scenario(
   'run a workspace config file against the simulator, in a light theme',
   async ({ page }) => {
-    const assertNoCspViolation = watchCsp(page);
     await runCommand(page, 'LLM Bench: Run LLM Benchmark');
     await answerQuickPick(page, 'Built-in simulator');
     await answerQuickPick(page, 'From a config file…');
@@ -88,7 +77,6 @@ scenario(
     await live.locator('#step-progress').waitFor({ state: 'visible' });
     await saveScreenshot(page, 'e2e-live-running-light');
     await finishAndReturnToLivePanel(page);
-    assertNoCspViolation();
   },
   {
     timeoutMs: 180_000,
@@ -100,6 +88,35 @@ scenario(
           limits: { requests: 60, warmup: 2 },
           workload: { kind: 'synthetic', inputTokens: 128, outputTokens: 48 },
           labels: { purpose: 'e2e' },
+        }),
+      },
+    },
+  },
+);
+
+scenario(
+  'run a config file from its context menu in the explorer',
+  async ({ page, workspace }) => {
+    await explorerContextCommand(page, 'two-levels.json', 'Run LLM Benchmark from This Config');
+    // The file names no endpoint: that is the one question asked.
+    await answerQuickPick(page, 'Built-in simulator');
+    await findWebview(page, { title: 'LLM Bench: Live', text: 'concurrency', timeoutMs: 60_000 });
+    const { document } = await waitForFinishedResult(workspace);
+    if (document.status !== 'complete') throw new Error(`the run ended ${document.status}: ${document.statusReason}`);
+    const steps = document.steps.map((step) => step.name);
+    if (JSON.stringify(steps) !== JSON.stringify(['concurrency@1', 'concurrency@3'])) throw new Error(`the run's steps are ${steps.join(', ')}`);
+    if (document.labels['purpose'] !== 'context-menu') throw new Error(`the file's labels did not reach the result: ${JSON.stringify(document.labels)}`);
+    await findWebview(page, { title: 'llmbench.json', text: 'concurrency@3', timeoutMs: 30_000 });
+  },
+  {
+    workspace: {
+      settings: { 'llmBench.simulator.preset': 'tiny' },
+      files: {
+        'two-levels.json': JSON.stringify({
+          profile: { kind: 'concurrency', levels: [1, 3] },
+          limits: { requests: 12, warmup: 1 },
+          workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 },
+          labels: { purpose: 'context-menu' },
         }),
       },
     },

@@ -1,7 +1,8 @@
 // The e2e tier (scripts/test.mjs runs out/test/e2e/run.js): headless Chromium driving VS Code.
 // Packages the extension as a VSIX, starts one code-server with it installed and one browser, then
 // runs the scenarios of every out/test/e2e/*.e2e.js (name order) one after another, each on a fresh
-// workspace in a fresh browser context. Prints each result, then `N passed, N failed` last.
+// workspace in a fresh browser context that watches every frame for CSP violations. Prints each
+// result, then `N passed, N failed` last.
 // Arguments: FILTER... keeps the scenarios whose file or name contains one of them.
 // How to write a scenario: test/e2e/harness/index.ts.
 import { readdirSync, rmSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { startCodeServer, type CodeServer } from '../vscode/harness/code-server'
 import { repoRoot } from '../vscode/harness/tools';
 import { packageExtension } from '../vscode/harness/vsix';
 import { createWorkspace } from '../vscode/harness/workspace';
-import { registeredScenarios, setLoadingFile, waitForWorkbench, type Scenario } from './harness';
+import { registeredScenarios, setLoadingFile, waitForWorkbench, watchCspViolations, type PreparedScenario, type Scenario } from './harness';
 
 const defaultScenarioTimeoutMs = 120_000;
 
@@ -25,22 +26,27 @@ function loadScenarios(filters: string[]): Scenario[] {
 }
 
 async function runScenario(scenario: Scenario, browser: Browser, server: CodeServer): Promise<void> {
-  const workspace = createWorkspace(scenario.options.workspace);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const cspViolations = await watchCspViolations(context);
   const page = await context.newPage();
-  const timeoutMs = scenario.options.timeoutMs ?? defaultScenarioTimeoutMs;
+  const timeoutMs = scenario.timeoutMs ?? defaultScenarioTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
+  let prepared: PreparedScenario | undefined;
+  let workspace: string | undefined;
   try {
     await Promise.race([
       (async () => {
+        prepared = await scenario.prepare();
+        workspace = createWorkspace(prepared.workspace);
         await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`);
         await waitForWorkbench(page);
-        await scenario.run({ page, workspace, server });
+        await prepared.run({ page, workspace, server, cspViolations });
       })(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the scenario took longer than ${timeoutMs / 1000} s`)), timeoutMs);
       }),
     ]);
+    if (cspViolations.length > 0) throw new Error(`Content Security Policy violations: ${cspViolations.join(' | ')}`);
   } catch (error) {
     const shot = await saveScreenshot(page, `e2e-${scenario.file.replace(/\.e2e\.js$/, '')}-${scenario.name}`);
     if (shot) console.log(`       screenshot: ${shot}`);
@@ -48,7 +54,8 @@ async function runScenario(scenario: Scenario, browser: Browser, server: CodeSer
   } finally {
     clearTimeout(timer);
     await context.close().catch(() => undefined);
-    rmSync(workspace, { recursive: true, force: true });
+    await prepared?.stop().catch((error: unknown) => console.log(`       the scenario's fixture did not stop cleanly: ${String(error)}`));
+    if (workspace) rmSync(workspace, { recursive: true, force: true });
   }
 }
 

@@ -27,6 +27,7 @@ export interface TokenServerOptions {
 
 /** Server-side times of one streamed request (this process's performance.now()). */
 export interface WriteTrace {
+  /** When its request line and headers had been parsed (before its body was read). */
   arrivedMs: number;
   /** When each content chunk was written. */
   writtenMs: number[];
@@ -55,8 +56,7 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
   const writes = new Map<string, WriteTrace>();
   const instantBodies = new Map<string, string>();
 
-  const handle = (req: IncomingMessage, res: ServerResponse, text: string) => {
-    const arrivedMs = performance.now();
+  const handle = (req: IncomingMessage, res: ServerResponse, text: string, arrivedMs: number) => {
     const path = (req.url ?? '').replace(/\?.*$/, '');
     if (req.method === 'GET' && path === '/v1/models') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -145,7 +145,12 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
     sendAt(0);
   };
 
-  const server = createServer((req, res) => void readBody(req).then((text) => handle(req, res, text)));
+  const server = createServer((req, res) => {
+    // Stamped as soon as the request line and headers are parsed, before the body is read: the
+    // programmed delays count from here, and a benchmark charges anything earlier to the client.
+    const arrivedMs = performance.now();
+    void readBody(req).then((text) => handle(req, res, text, arrivedMs));
+  });
   server.keepAliveTimeout = 60_000;
   return { ...(await listenOnLoopback(server)), requests, writes };
 }

@@ -190,3 +190,24 @@ test('client: a reasoning-only stream still has a first token; a stream of only 
   assert.equal(empty.outputTokens, 0);
   assert.ok(empty.endMs !== null);
 });
+
+test('client: the send time is when the request is written to a connection; waiting for one is queue time, not TTFT', async (t) => {
+  // One connection, two requests handed over at once: the second can only be written once the
+  // first response has ended. Each response: the first token 80 ms after the request, the last at 160 ms.
+  const server = await startScriptedServer(() => ({ steps: paced(chatStreamEvents({ pieces: ['a', 'b', 'c'] }), 40) }));
+  const { context, close } = clientContext(server.baseUrl, { concurrency: 1 });
+  t.after(async () => {
+    await close();
+    await server.close();
+  });
+  const [first, second] = await Promise.all([sendRequest(preparedRequest(), meta(0), context), sendRequest(preparedRequest(), meta(1), context)]);
+  assert.equal(first.error, null, first.error?.message);
+  assert.equal(second.error, null, second.error?.message);
+  const firstLatency = (first.endMs as number) - first.sentMs;
+  assert.ok(firstLatency >= 150, `the first response took ${firstLatency} ms`);
+  assert.ok(second.sentMs >= (first.endMs as number), `second sent at ${second.sentMs} ms, before the first response ended at ${first.endMs} ms`);
+  assert.equal(second.queueMs, second.sentMs - second.scheduledMs);
+  assert.ok(second.queueMs >= 150, `the wait for the connection (${second.queueMs} ms) is queue time`);
+  const secondTtft = (second.firstTokenMs as number) - second.sentMs;
+  assert.ok(secondTtft >= 70 && secondTtft < firstLatency, `second TTFT ${secondTtft} ms: the server's 80 ms, without the wait`);
+});

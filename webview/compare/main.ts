@@ -1,6 +1,7 @@
 /**
  * Two runs on the same charts (A and B overlaid) and a table of B's change against A per step.
  */
+import '../shared/zod-csp';
 import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
 import { deltaTableElement, notesSection, summarySection } from '../result/render';

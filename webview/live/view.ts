@@ -111,6 +111,8 @@ export function tableRows(state: LiveState): string[][] {
         String(s.requests.failed),
       ];
     }
+    // A run that ended (its host went away) without the step's figures: no longer running, nothing to show.
+    if (state.phase === 'finished') return [`${step.name} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
     const c = state.current?.stepIndex === index ? state.current : null;
     const live = (v: number | undefined) => (v === undefined ? '…' : `${fixed(v)}*`);
     return [`${step.name} (running)`, live(c?.requestsPerSecond), '…', '…', '…', live(c?.outputTokensPerSecond), c ? String(c.completed) : '…', c ? String(c.failed) : '…'];

@@ -2,6 +2,7 @@
  * The custom editor of `*.llmbench.json`: a run's summary, step table and charts, or, for a file
  * that cannot be read as a result, the reason and an "Open as Text" button.
  */
+import '../shared/zod-csp';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { errorSection, notesSection, stepTableElement, summarySection, toolbar } from './render';

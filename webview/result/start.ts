@@ -1,11 +1,13 @@
 /**
  * What the result and compare pages share: the checked host connection, the chart board (kept
- * across redraws, following theme changes), answers to the host's PNG requests, and the
- * `ready` that asks the host for the current view.
+ * across redraws, following theme changes), answers to the host's PNG requests, the state the host
+ * asks to keep for a restore, and the `ready` that asks the host for the current view.
  */
 import {
+  ComparePanelStateSchema,
   HostToResultMessageSchema,
   ResultToHostMessageSchema,
+  type ComparePanelState,
   type HostToResultMessage,
   type ResultToHostMessage,
 } from '../../src/format/messages/result';
@@ -20,12 +22,13 @@ export interface Page {
   post(message: ResultToHostMessage): void;
 }
 
-export type DrawMessage = Exclude<HostToResultMessage, { type: 'request-png' }>;
+export type DrawMessage = Exclude<HostToResultMessage, { type: 'request-png' | 'keep-state' }>;
 
 export function startPage(draw: (message: DrawMessage, page: Page) => void): void {
-  const host = connectToHost<HostToResultMessage, ResultToHostMessage>({
+  const host = connectToHost<HostToResultMessage, ResultToHostMessage, ComparePanelState>({
     incoming: HostToResultMessageSchema,
     outgoing: ResultToHostMessageSchema,
+    state: ComparePanelStateSchema,
   });
   const page: Page = {
     app: byId('app'),
@@ -35,6 +38,7 @@ export function startPage(draw: (message: DrawMessage, page: Page) => void): voi
   onThemeChange((theme) => page.board.setTheme(theme));
   host.listen(
     (message) => {
+      if (message.type === 'keep-state') return host.setState(message.state);
       page.app.setAttribute('aria-busy', 'false');
       if (message.type !== 'request-png') return draw(message, page);
       const dataUrl = page.board.pngOf(message.chartId);

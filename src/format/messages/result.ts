@@ -123,12 +123,18 @@ export type CompareView = z.infer<typeof CompareViewSchema>;
 
 const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/;
 
+/** The two files (URI strings) of a compare panel: what its webview keeps so that the panel can be restored after a reload. */
+export const ComparePanelStateSchema = z.object({ a: z.string(), b: z.string() });
+export type ComparePanelState = z.infer<typeof ComparePanelStateSchema>;
+
 export const HostToResultMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('show'), view: ResultViewSchema }),
   z.object({ type: z.literal('show-compare'), view: CompareViewSchema }),
   z.object({ type: z.literal('error'), fileName: z.string(), message: z.string() }),
   /** The host asks for a chart's PNG (the export command); the webview answers with `png`. */
   z.object({ type: z.literal('request-png'), chartId: z.string(), requestId: z.string() }),
+  /** The host asks the view to keep this as its webview state (VS Code hands it back when restoring the panel). */
+  z.object({ type: z.literal('keep-state'), state: ComparePanelStateSchema }),
 ]);
 export type HostToResultMessage = z.infer<typeof HostToResultMessageSchema>;
 

@@ -17,37 +17,64 @@
 // - Each scenario gets a fresh workspace folder (harness/workspace.ts: .vscode/settings.json from
 //   `workspace.settings`, an empty benchmarks/, `workspace.files`) opened in a new browser context.
 //   The code-server (user settings, global state, secrets) is shared by all scenarios of a run.
-// - A scenario fails by throwing; it then gets a screenshot in .test-artifacts/e2e-<name>.png.
+// - A `fixture` (e.g. a loopback server) is started before the workspace is made, so that
+//   `workspace` may be a function of it (settings naming its URL); the scenario receives it as
+//   `fixture`, and it is stopped when the scenario ends, passed or failed.
+// - A scenario fails by throwing, and when any frame (the workbench or a webview inside it) met a
+//   Content Security Policy violation; it then gets a screenshot in .test-artifacts/e2e-<name>.png.
 //   Its time limit is `timeoutMs` (default 120 s); each wait below has its own `timeoutMs` too.
 // - Extension commands reach the palette some seconds after the workbench shows: runCommand reopens
 //   the palette until the command is listed. Native dialogs do not exist in the web workbench.
 // - Run one file: node scripts/test.mjs --no-setup --tier e2e, or node out/test/e2e/run.js FILTER
 //   (FILTER keeps scenarios whose file or name contains it).
-import type { Frame, Page } from 'playwright-core';
-import type { CodeServer } from '../../vscode/harness/code-server';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { parseResultDocument, type ResultDocument } from '../../../src/format/result';
+import { extensionManifest, type CodeServer } from '../../vscode/harness/code-server';
 import type { WorkspaceOptions } from '../../vscode/harness/workspace';
 
 export { saveScreenshot } from '../../vscode/harness/browser';
 
-export interface ScenarioContext {
+export interface ScenarioContext<F = undefined> {
   /** The workbench, loaded on `workspace`. */
   page: Page;
   /** Absolute path of the scenario's workspace folder (on this machine: code-server runs here). */
   workspace: string;
   server: CodeServer;
+  /** The CSP violations seen so far in any frame (a scenario testing the watcher itself may empty it). */
+  cspViolations: string[];
+  /** What the scenario's `fixture` started. */
+  fixture: F;
 }
 
-export interface ScenarioOptions {
-  workspace?: WorkspaceOptions;
+/** Something a scenario needs running around it, e.g. a loopback server. */
+export interface Fixture<F> {
+  start(): Promise<F>;
+  stop(value: F): Promise<void>;
+}
+
+export interface ScenarioOptions<F = undefined> {
+  /** The workspace to open; a function receives the fixture (its server's URL for the settings). */
+  workspace?: WorkspaceOptions | ((fixture: F) => WorkspaceOptions);
+  fixture?: Fixture<F>;
   /** Time limit for the whole scenario (default 120 s). */
   timeoutMs?: number;
+}
+
+/** A scenario ready to run: its fixture started, its workspace known. */
+export interface PreparedScenario {
+  workspace: WorkspaceOptions | undefined;
+  run(context: Omit<ScenarioContext, 'fixture'>): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export interface Scenario {
   name: string;
   file: string;
-  run: (context: ScenarioContext) => Promise<void>;
-  options: ScenarioOptions;
+  timeoutMs: number | undefined;
+  /** Starts the fixture (part of the scenario's time). */
+  prepare(): Promise<PreparedScenario>;
 }
 
 export const registeredScenarios: Scenario[] = [];
@@ -58,15 +85,30 @@ export function setLoadingFile(file: string): void {
   loadingFile = file;
 }
 
-export function scenario(name: string, run: (context: ScenarioContext) => Promise<void>, options: ScenarioOptions = {}): void {
-  registeredScenarios.push({ name, file: loadingFile, run, options });
+export function scenario<F = undefined>(name: string, run: (context: ScenarioContext<F>) => Promise<void>, options: ScenarioOptions<F> = {}): void {
+  const { fixture, workspace, timeoutMs } = options;
+  registeredScenarios.push({
+    name,
+    file: loadingFile,
+    timeoutMs,
+    prepare: async () => {
+      // Without a fixture, F is undefined (the default type argument).
+      const value = (fixture ? await fixture.start() : undefined) as F;
+      return {
+        workspace: typeof workspace === 'function' ? workspace(value) : workspace,
+        run: (context) => run({ ...context, fixture: value }),
+        stop: async () => fixture?.stop(value),
+      };
+    },
+  });
 }
 
 const defaultTimeoutMs = 30_000;
 const quickInput = '.quick-input-widget';
 const quickInputRows = `${quickInput} .quick-input-list .monaco-list-row`;
 
-async function pollUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+/** Calls `probe` every 250 ms until it answers something other than undefined, for `timeoutMs` at most. */
+export async function pollUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await probe();
@@ -85,16 +127,20 @@ export async function waitForWorkbench(page: Page, timeoutMs = 60_000): Promise<
   await page.locator('.monaco-workbench .explorer-folders-view').waitFor({ state: 'visible', timeout: timeoutMs });
 }
 
-/** The labels of the rows the open quick input lists now. */
+/**
+ * The labels of the rows the open quick input lists now (in the DOM's order). Only each row's first
+ * `.label-name` is its label: a row reused from an earlier list keeps its old detail text, hidden.
+ */
 async function quickInputLabels(page: Page): Promise<string[]> {
   return page
-    .locator(`${quickInputRows} .label-name`)
-    .evaluateAll((names) => names.map((n) => (n.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    .locator(quickInputRows)
+    .evaluateAll((rows) => rows.map((row) => (row.querySelector('.label-name')?.textContent ?? '').replace(/\s+/g, ' ').trim()));
 }
 
 async function clickQuickInputRow(page: Page, label: string): Promise<void> {
-  const row = page.locator(quickInputRows).filter({ has: page.locator('.label-name', { hasText: label }) });
-  await row.first().click();
+  const index = (await quickInputLabels(page)).indexOf(label);
+  if (index < 0) throw new Error(`the quick input does not list "${label}"`);
+  await page.locator(quickInputRows).nth(index).click();
 }
 
 async function closeQuickInput(page: Page): Promise<void> {
@@ -144,16 +190,12 @@ export async function answerQuickPick(page: Page, label: string, { timeoutMs = d
 }
 
 /**
- * Types `value` into the input box now showing and accepts it. `prompt` (matched against the box's
- * title, prompt and placeholder) makes sure it is the expected box, not the previous step's.
+ * Waits until the quick input showing asks `prompt` (matched against its title, prompt and
+ * placeholder), so that an answer goes to the expected question, not the previous step's.
  */
-export async function answerInputBox(
-  page: Page,
-  value: string,
-  { prompt, timeoutMs = defaultTimeoutMs }: { prompt?: string | RegExp; timeoutMs?: number } = {},
-): Promise<void> {
+async function waitForQuickInput(page: Page, prompt: string | RegExp | undefined, timeoutMs: number): Promise<void> {
   const input = page.locator(`${quickInput} input`);
-  await pollUntil(`an input box${prompt ? ` asking "${prompt}"` : ''}`, timeoutMs, async () => {
+  await pollUntil(`a quick input${prompt ? ` asking "${prompt}"` : ''}`, timeoutMs, async () => {
     if (!(await input.isVisible())) return undefined;
     if (prompt === undefined) return true;
     const texts = await page.locator(quickInput).evaluate((widget) => {
@@ -163,6 +205,33 @@ export async function answerInputBox(
     });
     return texts.some((text) => matches(text, prompt)) ? true : undefined;
   });
+}
+
+/** The labels a quick pick asking `prompt` lists, once it lists any (it stays open). */
+export async function quickPickLabels(page: Page, prompt: string | RegExp, { timeoutMs = defaultTimeoutMs } = {}): Promise<string[]> {
+  await waitForQuickInput(page, prompt, timeoutMs);
+  return pollUntil(`items in the quick pick "${prompt}"`, timeoutMs, async () => {
+    const labels = await quickInputLabels(page);
+    return labels.length > 0 ? labels : undefined;
+  });
+}
+
+export interface InputBoxAnswer {
+  /** Makes sure the box is the expected one (see waitForQuickInput). */
+  prompt?: string | RegExp;
+  /** The box must hide what is typed (a password or key). */
+  password?: boolean;
+  timeoutMs?: number;
+}
+
+/** Types `value` into the input box now showing and accepts it. */
+export async function answerInputBox(page: Page, value: string, { prompt, password, timeoutMs = defaultTimeoutMs }: InputBoxAnswer = {}): Promise<void> {
+  const input = page.locator(`${quickInput} input`);
+  await waitForQuickInput(page, prompt, timeoutMs);
+  const type = await input.getAttribute('type');
+  if (password !== undefined && (type === 'password') !== password) {
+    throw new Error(`the input box${prompt ? ` "${prompt}"` : ''} is ${password ? 'not ' : ''}a password field (its type is "${type}")`);
+  }
   await input.fill(value);
   await input.press('Enter');
 }
@@ -179,6 +248,68 @@ export async function openFile(page: Page, path: string, { timeoutMs = defaultTi
   await pollUntil(`Quick Open to list ${path}`, timeoutMs, async () => ((await quickInputLabels(page)).includes(name) ? true : undefined));
   await clickQuickInputRow(page, name);
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/**
+ * Right-clicks a row of the explorer (a file or folder at the top of the workspace, by its name)
+ * and picks `command` from its context menu, reopening the menu until it lists the command (the
+ * extension's menu items arrive some seconds after the workbench shows).
+ */
+export async function explorerContextCommand(page: Page, name: string, command: string, { timeoutMs = 60_000 } = {}): Promise<void> {
+  const exactName = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { has: page.locator('.label-name', { hasText: exactName }) }).first();
+  const item = page.locator('.monaco-menu .action-item', { hasText: command }).first();
+  await pollUntil(`"${command}" in the context menu of ${name}`, timeoutMs, async () => {
+    await row.click({ button: 'right' });
+    if (await item.waitFor({ state: 'visible', timeout: 2_000 }).then(() => true, () => false)) return true;
+    await page.keyboard.press('Escape');
+    await new Promise((r) => setTimeout(r, 750));
+    return undefined;
+  });
+  // The menu ignores a click that comes right after the right-click opened it: focus the item, then Enter.
+  await item.hover();
+  await page.keyboard.press('Enter');
+}
+
+/** "Developer: Reload Window", as a user does it; resolves when the reloaded workbench shows. */
+export async function reloadWindow(page: Page, { timeoutMs = 60_000 } = {}): Promise<void> {
+  const reloaded = page.waitForEvent('load', { timeout: timeoutMs });
+  await runCommand(page, 'Developer: Reload Window');
+  await reloaded;
+  await waitForWorkbench(page, timeoutMs);
+}
+
+/**
+ * Everything the extension wrote to its "LLM Bench" log output channel in this code-server (every
+ * window, before and after reloads): VS Code keeps a log channel in a file per extension host.
+ */
+export function extensionLogText(server: CodeServer): string {
+  const logs = join(server.userDataDir, 'logs');
+  const { id } = extensionManifest();
+  return readdirSync(logs, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith(join(id, 'LLM Bench.log')))
+    .map((path) => readFileSync(join(logs, path), 'utf8'))
+    .join('\n');
+}
+
+/**
+ * Waits until the run writing into the workspace's benchmarks/ (the default results folder) has
+ * ended: answers its result file, which must be the only one there and a valid result document.
+ */
+export async function waitForFinishedResult(workspace: string, { timeoutMs = 90_000 } = {}): Promise<{ path: string; text: string; document: ResultDocument }> {
+  const folder = join(workspace, 'benchmarks');
+  return pollUntil(`a finished result file in ${folder}`, timeoutMs, async () => {
+    const files = readdirSync(folder).filter((name) => name.endsWith('.llmbench.json'));
+    if (files.length > 1) throw new Error(`one run should write one result file, found ${files.join(', ')}`);
+    if (files.length === 0) return undefined;
+    const path = join(folder, files[0]!);
+    const text = readFileSync(path, 'utf8');
+    const parsed = parseResultDocument(text);
+    // The engine replaces the file atomically as it goes: every version must parse.
+    if (!parsed.ok) throw new Error(`${path} is not a valid result document: ${parsed.error}`);
+    if (parsed.value.status === 'running') return undefined;
+    return { path, text, document: parsed.value };
+  });
 }
 
 export interface WebviewMatch {
@@ -226,18 +357,46 @@ export async function waitForNotification(page: Page, text: string | RegExp, { t
   });
 }
 
+/** The function each frame calls (a Playwright binding) to report a CSP violation. */
+const CSP_REPORT_BINDING = 'llmbenchReportCspViolation';
+
 /**
- * Collects what the browser console reports as blocked by a Content Security Policy, in any frame;
- * the returned function throws if anything was. It sees console reports only: a violation the page
- * catches without a console message (zod's eval probe) does not show here.
+ * Runs in every frame before its own scripts: reports each `securitypolicyviolation` event, which
+ * fires even when the page catches what was blocked without a console message (zod's
+ * `new Function` probe). Self-contained: Playwright sends its source to the browser.
  */
-export function watchCsp(page: Page): () => void {
+function reportCspViolations(binding: string): void {
+  const report = (event: SecurityPolicyViolationEvent): void => {
+    const send = (window as unknown as Record<string, ((text: string) => Promise<void>) | undefined>)[binding];
+    const where = event.sourceFile ? ` at ${event.sourceFile}:${event.lineNumber}` : '';
+    void send?.(`${event.effectiveDirective} blocked ${event.blockedURI || 'inline code'}${where} (in ${location.href})`);
+  };
+  const listen = (): void => document.addEventListener('securitypolicyviolation', report, true);
+  listen();
+  // VS Code writes a webview's page into its frame with document.open() and write(), which erases
+  // the document's listeners: listen again on the page written.
+  const open = Document.prototype.open;
+  Document.prototype.open = function (this: Document, ...args: unknown[]) {
+    const opened = (open as (...a: unknown[]) => unknown).apply(this, args);
+    if (this === document) listen();
+    return opened;
+  } as typeof open;
+}
+
+/**
+ * Records every Content Security Policy violation in any frame of `context` (the workbench and
+ * every webview inside it): the frames' own `securitypolicyviolation` events and the console's CSP
+ * reports. Call it before the context opens a page; the list returned fills as violations happen.
+ */
+export async function watchCspViolations(context: BrowserContext): Promise<string[]> {
   const violations: string[] = [];
-  page.on('console', (message) => {
+  await context.exposeBinding(CSP_REPORT_BINDING, (_source, report: unknown) => {
+    violations.push(String(report));
+  });
+  await context.addInitScript(reportCspViolations, CSP_REPORT_BINDING);
+  context.on('console', (message) => {
     const { url, lineNumber } = message.location();
     if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${message.text()} (at ${url}:${lineNumber})`);
   });
-  return () => {
-    if (violations.length > 0) throw new Error(`CSP violations: ${violations.join(' | ')}`);
-  };
+  return violations;
 }

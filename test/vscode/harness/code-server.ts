@@ -7,9 +7,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
+import type { WorkspaceTrust } from './environment';
 import { findCodeServer, repoRoot } from './tools';
 
-/** Quiet, deterministic user settings: nothing opens, updates, phones home or asks for trust. */
+/** Quiet, deterministic user settings: nothing opens, updates or phones home. */
 const baseSettings: Record<string, unknown> = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
@@ -21,7 +22,6 @@ const baseSettings: Record<string, unknown> = {
   'extensions.autoUpdate': false,
   'extensions.autoCheckUpdates': false,
   'extensions.ignoreRecommendations': true,
-  'security.workspace.trust.enabled': false,
   'chat.disableAIFeatures': true,
   'git.enabled': false,
 };
@@ -36,11 +36,21 @@ export interface CodeServerOptions {
   settings?: Record<string, unknown>;
   /** `--vscode-option enable-smoke-test-driver`: makes the workbench honour a `payload` with extensionTestsPath. */
   testDriver?: boolean;
+  /**
+   * `disabled` (the default): no Workspace Trust, every folder is trusted. `restricted`: Workspace
+   * Trust on and never asked at startup, so a folder opened in a fresh profile stays in Restricted Mode.
+   */
+  workspaceTrust?: WorkspaceTrust;
   /** Extra environment for the server and so for its extension host. */
   env?: Record<string, string>;
   /** Receives code-server's own log lines (default: dropped unless it fails to start). */
   log?: (line: string) => void;
 }
+
+const trustSettings: Record<WorkspaceTrust, Record<string, unknown>> = {
+  disabled: { 'security.workspace.trust.enabled': false },
+  restricted: { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' },
+};
 
 export interface CodeServer {
   /** The workbench address, e.g. http://127.0.0.1:41234/ */
@@ -73,7 +83,9 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
   writeFileSync(config, 'auth: none\ncert: false\n');
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...baseSettings, ...options.settings }, null, 2));
+  const trust = options.workspaceTrust ?? 'disabled';
+  const settings = { ...baseSettings, ...trustSettings[trust], ...options.settings };
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
   const common = ['--config', config, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   const installed = spawnSync(install.node, [install.entry, ...common, '--force', '--install-extension', options.vsix], {
@@ -96,7 +108,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     '--bind-addr', '127.0.0.1:0',
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(trust === 'disabled' ? ['--disable-workspace-trust'] : []),
     '--disable-getting-started-override',
     '--reconnection-grace-time', '5',
     ...(options.testDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),

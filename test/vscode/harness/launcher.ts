@@ -6,9 +6,13 @@
 // $LLMBENCH_VSIX installed, the workbench opened in headless Chromium with a `payload` naming the
 // installed extension as the one under development and the tests to run, and the extension host's exit
 // code (reported through codeAutomationExit) as its own. LLMBENCH_* variables reach the extension host.
+// $LLMBENCH_WORKSPACE_TRUST=restricted (./environment) starts it in Restricted Mode. The suites can
+// read the page's notifications through the workbench probe (./workbench-probe).
 import { format } from 'node:util';
 import { startCodeServer, type CodeServer } from './code-server';
 import { launchChromium, saveScreenshot } from './browser';
+import { workspaceTrustSchema, workspaceTrustVariable } from './environment';
+import { serveWorkbenchProbe, workbenchProbeVariable } from './workbench-probe';
 import type { Browser, Page } from 'playwright-core';
 
 const runTimeoutMs = 10 * 60_000;
@@ -40,17 +44,23 @@ async function main(): Promise<number> {
   const args = parseArguments(process.argv.slice(2));
   const vsix = process.env.LLMBENCH_VSIX;
   if (!vsix) throw new Error('LLMBENCH_VSIX must name the packaged extension to test (test/vscode/run.ts sets it)');
-  const testEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('LLMBENCH_')));
+  const workspaceTrust = workspaceTrustSchema.default('disabled').parse(process.env[workspaceTrustVariable] || undefined);
 
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page | undefined;
+  const probe = await serveWorkbenchProbe(() => page);
+  const testEnvironment = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('LLMBENCH_'))),
+    [workbenchProbeVariable]: probe.url,
+  };
   try {
     server = await startCodeServer({
       vsix,
       userDataDir: args.userDataDir,
       extensionsDir: args.extensionsDir,
       testDriver: true,
+      workspaceTrust,
     });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -89,6 +99,7 @@ async function main(): Promise<number> {
   } finally {
     await browser?.close().catch(() => undefined);
     await server?.stop();
+    await probe.close();
   }
 }
 

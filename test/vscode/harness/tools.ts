@@ -2,10 +2,18 @@
 // (scripts/setup.d/vscode.sh, under $LLMBENCH_TOOLS) and Debian's Chromium (scripts/setup.d/chromium.sh).
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 
-/** The repository root: LLMBENCH_ROOT when set, else three levels above out/test/vscode/harness. */
-export const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../../..');
+/** The folder above `start` that holds esbuild.mjs: this runs from out/test/... (tsc) or dist/bench/ (a bundle). */
+function findRepoRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'esbuild.mjs'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no repository (a folder with esbuild.mjs) above ${start}: set LLMBENCH_ROOT`);
+  }
+}
+
+/** The repository root: LLMBENCH_ROOT when set, else found above this file. */
+export const repoRoot = process.env.LLMBENCH_ROOT ?? findRepoRoot(__dirname);
 
 export const artifactsDir = join(repoRoot, '.test-artifacts');
 

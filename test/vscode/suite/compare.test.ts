@@ -3,28 +3,7 @@
 import assert from 'node:assert/strict';
 import { suite, teardown, test } from 'mocha';
 import * as vscode from 'vscode';
-import { concurrencySweep } from '../../helpers/result-documents';
-import { allTabs, assertChartExports, waitFor, workspaceUri, writeText } from './results-helpers';
-
-const COMPARE_SCHEME = 'llmbench-compare';
-
-/** The result editor tab showing `file` aligned with `partner` (a compare URI of our scheme). */
-function sideTab(file: vscode.Uri, partner: vscode.Uri): vscode.Tab | undefined {
-  return allTabs().find((t) => {
-    if (!(t.input instanceof vscode.TabInputCustom) || t.input.viewType !== 'llmBench.result') return false;
-    const query = new URLSearchParams(t.input.uri.query);
-    return t.input.uri.scheme === COMPARE_SCHEME && query.get('of') === file.toString() && query.get('with') === partner.toString();
-  });
-}
-
-const comparePanelTab = (): vscode.Tab | undefined =>
-  allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('llmBench.compare'));
-
-async function twoRuns(prefix: string): Promise<[vscode.Uri, vscode.Uri]> {
-  const a = await writeText(workspaceUri('benchmarks', `${prefix}-a.llmbench.json`), JSON.stringify(concurrencySweep(20, 1)));
-  const b = await writeText(workspaceUri('benchmarks', `${prefix}-b.llmbench.json`), JSON.stringify(concurrencySweep(20, 2)));
-  return [a, b];
-}
+import { assertChartExports, COMPARE_SCHEME, comparePanelTab, compareSideTab, twoRuns, waitFor, workspaceUri } from './results-helpers';
 
 suite('compare', () => {
   teardown(async () => {
@@ -34,8 +13,8 @@ suite('compare', () => {
   test('Compare Selected opens both runs side by side as result editors, plus the compare panel', async () => {
     const [a, b] = await twoRuns('selected');
     await vscode.commands.executeCommand('llmBench.compareSelected', a, [a, b]);
-    const left = await waitFor('run A on the left', () => sideTab(a, b));
-    const right = await waitFor('run B on the right', () => sideTab(b, a));
+    const left = await waitFor('run A on the left', () => compareSideTab(a, b));
+    const right = await waitFor('run B on the right', () => compareSideTab(b, a));
     assert.notEqual(left.group.viewColumn, right.group.viewColumn);
     await waitFor('the compare panel', comparePanelTab);
     // Both sides are our result editor, drawn: each returns a chart image.
@@ -46,7 +25,7 @@ suite('compare', () => {
   test('Compare With... takes the second file as an argument', async () => {
     const [a, b] = await twoRuns('with');
     await vscode.commands.executeCommand('llmBench.compareWith', a, b);
-    await waitFor('both runs side by side', () => (sideTab(a, b) && sideTab(b, a) ? true : undefined));
+    await waitFor('both runs side by side', () => (compareSideTab(a, b) && compareSideTab(b, a) ? true : undefined));
     await waitFor('the compare panel', comparePanelTab);
   });
 

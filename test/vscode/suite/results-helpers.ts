@@ -1,6 +1,7 @@
 // Helpers of the result and compare suites: workspace files, waiting, finding our editor tabs.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { concurrencySweep } from '../../helpers/result-documents';
 
 export const RESULT_VIEW_TYPE = 'llmBench.result';
 
@@ -46,4 +47,25 @@ export async function assertChartExports(file: vscode.Uri, chartId: string, targ
   const bytes = await vscode.workspace.fs.readFile(target);
   assert.deepEqual([...bytes.subarray(0, 8)], PNG_SIGNATURE);
   assert.ok(bytes.length > 2_000, `a drawn chart, not an empty canvas (${bytes.length} bytes)`);
+}
+
+export const COMPARE_SCHEME = 'llmbench-compare';
+
+/** The result editor tab showing `file` aligned with `partner` (a compare URI of our scheme). */
+export function compareSideTab(file: vscode.Uri, partner: vscode.Uri): vscode.Tab | undefined {
+  return allTabs().find((t) => {
+    if (!(t.input instanceof vscode.TabInputCustom) || t.input.viewType !== RESULT_VIEW_TYPE) return false;
+    const query = new URLSearchParams(t.input.uri.query);
+    return t.input.uri.scheme === COMPARE_SCHEME && query.get('of') === file.toString() && query.get('with') === partner.toString();
+  });
+}
+
+export const comparePanelTab = (): vscode.Tab | undefined =>
+  allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('llmBench.compare'));
+
+/** Two result files in benchmarks/, `<prefix>-a` and a slower `<prefix>-b`. */
+export async function twoRuns(prefix: string): Promise<[vscode.Uri, vscode.Uri]> {
+  const a = await writeText(workspaceUri('benchmarks', `${prefix}-a.llmbench.json`), JSON.stringify(concurrencySweep(20, 1)));
+  const b = await writeText(workspaceUri('benchmarks', `${prefix}-b.llmbench.json`), JSON.stringify(concurrencySweep(20, 2)));
+  return [a, b];
 }

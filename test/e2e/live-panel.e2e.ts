@@ -1,0 +1,147 @@
+// The live panel is a view of a run the extension host owns: hidden and shown again, or closed and
+// reopened, it shows where the run is now, and closing it does not stop the run. After "Reload
+// Window" it comes back by itself with the state it showed, the run marked as stopped by the
+// reload, and the result file keeps every request measured until then.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { parseResultDocument } from '../../src/format/result';
+import {
+  answerQuickPick,
+  findWebview,
+  openFile,
+  pollUntil,
+  reloadWindow,
+  runCommand,
+  scenario,
+  waitForFinishedResult,
+  waitForText,
+  type ScenarioOptions,
+} from './harness';
+
+const LIVE_TITLE = 'LLM Bench: Live';
+
+/** How far the run shown has gone, in steps: those done plus the running one's fraction. */
+async function shownProgress(live: Frame): Promise<number> {
+  return live.locator('#overall-progress').evaluate((bar: HTMLProgressElement) => bar.value);
+}
+
+/** Waits until the panel shows the run further than `than` steps; answers how far. */
+async function waitForProgressBeyond(live: Frame, than: number, timeoutMs: number): Promise<number> {
+  return pollUntil(`the live panel to show more than ${than} steps done`, timeoutMs, async () => {
+    const shown = await shownProgress(live).catch(() => 0);
+    return shown > than ? shown : undefined;
+  });
+}
+
+async function startSimulatorSweep(page: Page): Promise<Frame> {
+  await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+  await answerQuickPick(page, 'Built-in simulator');
+  await answerQuickPick(page, 'Concurrency sweep');
+  await answerQuickPick(page, 'Start the benchmark');
+  return findWebview(page, { title: LIVE_TITLE, text: 'Running step', timeoutMs: 60_000 });
+}
+
+const liveTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: LIVE_TITLE });
+
+/**
+ * A concurrency sweep (1, then 2) on the tiny simulator that lasts about `seconds` on an idle
+ * machine: a request of 100 output tokens takes about 80 ms, so each request of a step adds 0.12 s.
+ */
+function sweepLasting(seconds: number): ScenarioOptions {
+  return {
+    timeoutMs: 180_000,
+    workspace: {
+      settings: {
+        'llmBench.simulator.preset': 'tiny',
+        'llmBench.concurrencyLevels': [1, 2],
+        'llmBench.requestsPerStep': Math.round(seconds / 0.12),
+        'llmBench.warmupRequests': 0,
+        'llmBench.inputTokens': 64,
+        'llmBench.outputTokens': 100,
+      },
+      files: { 'notes.md': 'another editor\n' },
+    },
+  };
+}
+
+scenario(
+  'hidden then shown, or closed then reopened, the live panel shows the run now; closing it does not stop the run',
+  async ({ page, workspace }) => {
+    let live = await startSimulatorSweep(page);
+    const beforeHiding = await waitForProgressBeyond(live, 0.05, 30_000);
+
+    // Another editor over the panel: its webview is discarded until the tab is shown again.
+    await openFile(page, 'notes.md');
+    await new Promise((r) => setTimeout(r, 3_000));
+    await liveTab(page).click();
+    live = await findWebview(page, { title: LIVE_TITLE, text: 'Running step' });
+    const afterShowing = await waitForProgressBeyond(live, beforeHiding, 2_000);
+
+    await liveTab(page).click();
+    await runCommand(page, 'View: Close Editor');
+    await liveTab(page).waitFor({ state: 'detached' });
+    await new Promise((r) => setTimeout(r, 3_000));
+    // The status bar item still counts the run.
+    await page.locator('.statusbar-item', { hasText: 'LLM Bench' }).waitFor({ state: 'visible' });
+    await runCommand(page, 'LLM Bench: Show Live Panel');
+    live = await findWebview(page, { title: LIVE_TITLE, text: /Running step|Finished/ });
+    await waitForProgressBeyond(live, afterShowing, 2_000);
+
+    const { document } = await waitForFinishedResult(workspace, { timeoutMs: 120_000 });
+    if (document.status !== 'complete') throw new Error(`the run ended ${document.status}: ${document.statusReason}`);
+  },
+  sweepLasting(50),
+);
+
+scenario(
+  'after Reload Window the live panel comes back with the run as it last showed it, stopped by the reload',
+  async ({ page, workspace }) => {
+    const live = await startSimulatorSweep(page);
+    await waitForProgressBeyond(live, 0.1, 30_000);
+    const rowsBefore = await live.locator('#steps-table tbody tr').count();
+    await reloadWindow(page);
+
+    const restored = await findWebview(page, { title: LIVE_TITLE, text: 'VS Code reloaded while this run was going', timeoutMs: 60_000 });
+    await waitForText(restored, 'Finished (partial)');
+    const rows = await restored.locator('#steps-table tbody tr').allInnerTexts();
+    if (rows.length < rowsBefore) throw new Error(`the restored panel shows ${rows.length} steps, it showed ${rowsBefore} before the reload`);
+    if (rows.some((row) => row.includes('running') || row.includes('…'))) throw new Error(`a step of the stopped run still reads as running: ${rows.join(' | ')}`);
+
+    const { document } = await waitForFinishedResult(workspace, { timeoutMs: 30_000 });
+    if (document.status !== 'partial') throw new Error(`the result file says ${document.status}, expected partial`);
+    const measured = document.steps.reduce((n, step) => n + step.requests.length, 0);
+    if (measured === 0) throw new Error('the result file kept no request measured before the reload');
+  },
+  sweepLasting(90),
+);
+
+scenario(
+  'a live panel left in a background tab at a reload gives way to the new run\'s panel, and its run\'s file is finished',
+  async ({ page, workspace }) => {
+    await startSimulatorSweep(page);
+    await openFile(page, 'notes.md');
+    await reloadWindow(page);
+    // VS Code revives a background webview only when its tab is shown: start a new run first.
+    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+    await answerQuickPick(page, 'Built-in simulator');
+    await answerQuickPick(page, 'Quick check');
+    await answerQuickPick(page, 'Start the benchmark');
+    await findWebview(page, { title: LIVE_TITLE, text: 'synchronous', timeoutMs: 60_000 });
+    // The tab left from before the reload is the first (leftmost): showing it revives its panel.
+    if ((await liveTab(page).count()) > 1) await liveTab(page).first().click();
+
+    await pollUntil('one live panel tab', 10_000, async () => ((await liveTab(page).count()) === 1 ? true : undefined));
+    await liveTab(page).click();
+    const live = await findWebview(page, { title: LIVE_TITLE });
+    await waitForText(live, 'synchronous');
+    const interrupted = await pollUntil('the first run\'s file to be finished', 10_000, async () => {
+      const first = readdirSync(join(workspace, 'benchmarks')).filter((name) => name.endsWith('-concurrency.llmbench.json'))[0];
+      const parsed = first ? parseResultDocument(readFileSync(join(workspace, 'benchmarks', first), 'utf8')) : undefined;
+      return parsed?.ok && parsed.value.status !== 'running' ? parsed.value : undefined;
+    });
+    // Finished by the new extension host, or by the old one as it shut down (it cancels its run): partial either way.
+    if (interrupted.status !== 'partial') throw new Error(`the first run's file says ${interrupted.status}: ${interrupted.statusReason}`);
+  },
+  sweepLasting(60),
+);
