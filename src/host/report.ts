@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { RESULT_FILE_SUFFIX } from '../format/result';
-import { HostToReportSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
+import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
 import { importPaths } from '../import';
 import { formatStepsCsv } from '../report/csv';
 import { renderHtmlReport } from '../report/html';
@@ -15,6 +15,7 @@ import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels'
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../report/model';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
+import { registerPanelRestorer } from './panel-restore';
 import { saveWithDialog, savePngWithDialog } from './save-file';
 import { webviewHtml, webviewOptions } from './webview-html';
 
@@ -37,13 +38,14 @@ const encoder = new TextEncoder();
 class ReportPanel {
   private runs: ReportRun[] = [];
   private problems: string[] = [];
-  private options: ReportOptions = {};
   private latest: HostToReport | undefined;
 
+  /** `options` are those of a restored panel; a fresh report's are chosen once its runs are loaded. */
   constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly paths: string[],
     private readonly title: string,
+    private options: ReportOptions | undefined,
   ) {
     panel.webview.onDidReceiveMessage((raw: unknown) => {
       const parsed = ReportToHostSchema.safeParse(raw);
@@ -54,13 +56,14 @@ class ReportPanel {
   async load(): Promise<OpenedReport> {
     ({ runs: this.runs, problems: this.problems } = await loadRuns(this.paths));
     // Group by the first label that tells runs apart, so a fresh report already compares something.
-    this.options.groupBy ??= distinguishingLabel(this.runs);
-    return this.show();
+    this.options ??= { groupBy: distinguishingLabel(this.runs) };
+    return this.show(this.options);
   }
 
-  private show(): OpenedReport {
-    const model = buildReportModel(this.runs, this.options);
+  private show(options: ReportOptions): OpenedReport {
+    const model = buildReportModel(this.runs, options);
     this.post({ type: 'model', title: this.title, model, problems: this.problems });
+    this.keepState(options);
     return { title: this.title, model, problems: this.problems };
   }
 
@@ -74,10 +77,11 @@ class ReportPanel {
       case 'ready':
         // A webview that was hidden or reloaded asks again: send the latest state.
         if (this.latest) void this.panel.webview.postMessage(this.latest);
+        if (this.options) this.keepState(this.options);
         return;
       case 'options':
         this.options = message.options;
-        this.show();
+        this.show(this.options);
         return;
       case 'export':
         await this.export(message.format);
@@ -93,8 +97,13 @@ class ReportPanel {
     }
   }
 
+  /** What the webview keeps for VS Code to hand back when it restores the panel after a reload. */
+  private keepState(options: ReportOptions): void {
+    void this.panel.webview.postMessage(HostToReportSchema.parse({ type: 'keep-state', state: { paths: this.paths, options } }));
+  }
+
   private async export(format: 'html' | 'csv' | 'md'): Promise<void> {
-    const model = buildReportModel(this.runs, this.options);
+    const model = buildReportModel(this.runs, this.options ?? {});
     const text =
       format === 'html'
         ? renderHtmlReport(model, this.runs, this.title)
@@ -155,15 +164,26 @@ async function chooseTargets(uri: unknown, uris: unknown): Promise<vscode.Uri[] 
   });
 }
 
+function reportTitle(paths: string[]): string {
+  const names = paths.map((path) => vscode.workspace.asRelativePath(vscode.Uri.file(path)));
+  return `Benchmark Report: ${names.length === 1 ? names[0] : `${names.length} selections`}`;
+}
+
+/** Shows the report of `paths` in `panel`, a new one or one VS Code restored after a reload. */
+function showReport(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, paths: string[], options?: ReportOptions): Promise<OpenedReport> {
+  const title = reportTitle(paths);
+  panel.title = title;
+  panel.webview.options = webviewOptions(context.extensionUri);
+  panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { view: 'report', title });
+  return new ReportPanel(panel, paths, title, options).load();
+}
+
 async function openReport(context: vscode.ExtensionContext, targets: vscode.Uri[]): Promise<OpenedReport> {
-  const names = targets.map((t) => vscode.workspace.asRelativePath(t));
-  const title = `Benchmark Report: ${names.length === 1 ? names[0] : `${names.length} selections`}`;
-  const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, {
+  const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, reportTitle(targets.map((t) => t.fsPath)), vscode.ViewColumn.Active, {
     ...webviewOptions(context.extensionUri),
     retainContextWhenHidden: false,
   });
-  panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { view: 'report', title });
-  return new ReportPanel(panel, targets.map((t) => t.fsPath), title).load();
+  return showReport(context, panel, targets.map((t) => t.fsPath));
 }
 
 async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
@@ -177,6 +197,10 @@ async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
 
 export function registerReportViews(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
+    // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
+    registerPanelRestorer(REPORT_VIEW_TYPE, ReportPanelStateSchema, (panel, saved) =>
+      saved ? void reporting(() => showReport(context, panel, saved.paths, saved.options)) : panel.dispose(),
+    ),
     vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown) => {
       const targets = await chooseTargets(uri, uris);
       return targets?.length ? reporting(() => openReport(context, targets)) : undefined;

@@ -19,8 +19,6 @@ const PNG_TIMEOUT_MS = 15_000;
 
 export class ViewSession implements vscode.Disposable {
   private latest: HostToResultMessage | undefined;
-  /** Until the page first says `ready` it is still loading: the view is sent then, once, not also before. */
-  private webviewReady = false;
   /** PNG requests not answered yet: sent again when the view (re)loads or is shown, as a hidden or loading webview drops messages. */
   private readonly pendingPngs = new Map<string, { chartId: string; resolve: (dataUrl: string) => void }>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -44,9 +42,15 @@ export class ViewSession implements vscode.Disposable {
     );
   }
 
+  /**
+   * Posts at once, even while the page is still loading: VS Code holds a loading webview's messages
+   * and hands them over when its document has loaded, after the view's script is listening, so a
+   * first view need not wait for the page's `ready` to travel to the host and back. `ready` still
+   * gets the latest view (a page that reloaded has nothing); a page draws an identical view once.
+   */
   send(message: HostToResultMessage): void {
     this.latest = message;
-    if (this.webviewReady) void this.panel.webview.postMessage(message);
+    void this.panel.webview.postMessage(message);
     // A request that came before the view had anything to draw is answered once it has.
     this.postPendingPngRequests();
   }
@@ -92,7 +96,6 @@ export class ViewSession implements vscode.Disposable {
     }
     const message = parsed.data;
     if (message.type === 'ready') {
-      this.webviewReady = true;
       if (this.stateToKeep) void this.panel.webview.postMessage({ type: 'keep-state', state: this.stateToKeep } satisfies HostToResultMessage);
       if (this.latest) void this.panel.webview.postMessage(this.latest);
       else this.onReady();

@@ -54,7 +54,7 @@ class ResultEditor implements vscode.Disposable {
       () => void this.reload(),
     );
     this.watcher = watchFiles(this.partner ? [this.file, this.partner] : [this.file], () => this.reload());
-    // Read the file while the webview loads its page: the view goes out when the page says `ready`.
+    // Read the file while the webview loads its page: the view goes out as soon as it is built (ViewSession.send).
     void this.reload();
   }
 

@@ -54,7 +54,7 @@ function waitUntil(deadlineMs: number, wake: Wake, then: () => void): void {
     if (remaining > TIMER_MARGIN_MS) {
       wake.timer = setTimeout(check, remaining - TIMER_MARGIN_MS);
     } else if (remaining > SLEEP_SLICE_MS) {
-      Atomics.wait(sleeper, 0, 0, SLEEP_SLICE_MS);
+      Atomics.wait(sleeper, 0, 0, Math.min(SLEEP_SLICE_MS, remaining - SPIN_MS));
       wake.immediate = setImmediate(check);
     } else {
       blockUntil(deadlineMs);

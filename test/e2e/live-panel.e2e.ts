@@ -4,66 +4,9 @@
 // reload, and the result file keeps every request measured until then.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
 import { parseResultDocument } from '../../src/format/result';
-import {
-  answerQuickPick,
-  findWebview,
-  openFile,
-  pollUntil,
-  reloadWindow,
-  runCommand,
-  scenario,
-  waitForFinishedResult,
-  waitForText,
-  type ScenarioOptions,
-} from './harness';
-
-const LIVE_TITLE = 'LLM Bench: Live';
-
-/** How far the run shown has gone, in steps: those done plus the running one's fraction. */
-async function shownProgress(live: Frame): Promise<number> {
-  return live.locator('#overall-progress').evaluate((bar: HTMLProgressElement) => bar.value);
-}
-
-/** Waits until the panel shows the run further than `than` steps; answers how far. */
-async function waitForProgressBeyond(live: Frame, than: number, timeoutMs: number): Promise<number> {
-  return pollUntil(`the live panel to show more than ${than} steps done`, timeoutMs, async () => {
-    const shown = await shownProgress(live).catch(() => 0);
-    return shown > than ? shown : undefined;
-  });
-}
-
-async function startSimulatorSweep(page: Page): Promise<Frame> {
-  await runCommand(page, 'LLM Bench: Run LLM Benchmark');
-  await answerQuickPick(page, 'Built-in simulator');
-  await answerQuickPick(page, 'Concurrency sweep');
-  await answerQuickPick(page, 'Start the benchmark');
-  return findWebview(page, { title: LIVE_TITLE, text: 'Running step', timeoutMs: 60_000 });
-}
-
-const liveTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: LIVE_TITLE });
-
-/**
- * A concurrency sweep (1, then 2) on the tiny simulator that lasts about `seconds` on an idle
- * machine: a request of 100 output tokens takes about 80 ms, so each request of a step adds 0.12 s.
- */
-function sweepLasting(seconds: number): ScenarioOptions {
-  return {
-    timeoutMs: 180_000,
-    workspace: {
-      settings: {
-        'llmBench.simulator.preset': 'tiny',
-        'llmBench.concurrencyLevels': [1, 2],
-        'llmBench.requestsPerStep': Math.round(seconds / 0.12),
-        'llmBench.warmupRequests': 0,
-        'llmBench.inputTokens': 64,
-        'llmBench.outputTokens': 100,
-      },
-      files: { 'notes.md': 'another editor\n' },
-    },
-  };
-}
+import { findWebview, openFile, pollUntil, reloadWindow, runCommand, scenario, waitForFinishedResult, waitForText } from './harness';
+import { LIVE_TITLE, liveTab, startSimulatorRun, startSimulatorSweep, sweepLasting, waitForProgressBeyond } from './harness/live-run';
 
 scenario(
   'hidden then shown, or closed then reopened, the live panel shows the run now; closing it does not stop the run',
@@ -123,10 +66,7 @@ scenario(
     await openFile(page, 'notes.md');
     await reloadWindow(page);
     // VS Code revives a background webview only when its tab is shown: start a new run first.
-    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
-    await answerQuickPick(page, 'Built-in simulator');
-    await answerQuickPick(page, 'Quick check');
-    await answerQuickPick(page, 'Start the benchmark');
+    await startSimulatorRun(page, 'Quick check');
     await findWebview(page, { title: LIVE_TITLE, text: 'synchronous', timeoutMs: 60_000 });
     // The tab left from before the reload is the first (leftmost): showing it revives its panel.
     if ((await liveTab(page).count()) > 1) await liveTab(page).first().click();

@@ -1,8 +1,8 @@
 // The many-run report in the browser: four real runs (two simulated engines labelled vllm and
 // sglang, two runs each) are written into the workspace's benchmarks/ folder, the report opens on
 // that folder from the explorer's context menu, and grouping by `engine` redraws the overlaid
-// curves with their knees and ranks every run. Screenshots of the report (tables, then curves)
-// land in .test-artifacts/.
+// curves with their knees and ranks every run; after Reload Window the report comes back as it was.
+// Screenshots of the report (tables, then curves) land in .test-artifacts/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
@@ -11,7 +11,7 @@ import { RunConfigSchema } from '../../src/format/config';
 import { parseResultDocument } from '../../src/format/result';
 import { startSimServer, type SimOptionsInput } from '../../src/sim';
 import { repoRoot } from '../vscode/harness/tools';
-import { explorerContextCommand, findWebview, saveScreenshot, scenario, waitForText } from './harness';
+import { explorerContextCommand, findWebview, reloadWindow, saveScreenshot, scenario, waitForText } from './harness';
 
 // Two engines on the tiny preset, batching at most 12 and 6 sequences (the second stepping slower):
 // both are saturated from concurrency 16 on, even on a busy machine, so every curve bends inside
@@ -130,6 +130,12 @@ scenario(
     await saveScreenshot(page, 'e2e-report-dark');
     await report.locator('[data-chart="requestsPerSecond"]').scrollIntoViewIfNeeded();
     await saveScreenshot(page, 'e2e-report-curves-dark');
+
+    // The panel comes back by itself after a reload, on the same runs and grouping.
+    await reloadWindow(page);
+    const restored = await findWebview(page, { title: 'Benchmark Report: benchmarks', text: 'Ranking', timeoutMs: 60_000 });
+    await waitForColumn(restored, runsTable, 0, sources);
+    await waitForColumn(restored, runsTable, 1, groupsBy(engineOf));
   },
   { timeoutMs: 150_000, workspace: { settings: { 'workbench.colorTheme': 'Default Dark Modern' } } },
 );

@@ -63,6 +63,19 @@ test('the result view asks for its data, then renders step rows as text', () => 
   assert.equal(page.document.getElementById('app')?.getAttribute('aria-busy'), 'false');
 });
 
+test('a view the host posts again (early and after ready) is drawn once; a changed view is drawn', () => {
+  const page = openView('result');
+  const show = { type: 'show', view: buildResultView(concurrencySweep(20), 'run.llmbench.json') } as const;
+  page.send(show);
+  const table = page.document.querySelector('.step-table');
+  assert.ok(table);
+  page.send(structuredClone(show));
+  assert.equal(page.document.querySelector('.step-table'), table, 'the same view again leaves the page as it was');
+  page.send({ type: 'show', view: buildResultView(concurrencySweep(20), 'other.llmbench.json') });
+  assert.notEqual(page.document.querySelector('.step-table'), table);
+  assert.match(page.text(), /other\.llmbench\.json/);
+});
+
 test('labels, names and error messages from the file stay text, never markup', () => {
   const evil = '<img src=x onerror="window.hacked=1">';
   const doc = makeDocument(

@@ -1,4 +1,5 @@
 import { latencySamples } from '../../src/engine/stats';
+import { createRandom } from '../../src/engine/random';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -101,6 +102,20 @@ test('distribution curves have a fixed number of points whatever the sample coun
   assert.deepEqual(curve[25], [51, 50]);
   assert.deepEqual(curve[50], [101, 100]);
   assert.deepEqual(distributionCurve([]), []);
+  // The curve picks the values a full sort would put at its ranks, whatever the input order or ties.
+  const random = createRandom(7);
+  const inputs = [
+    Array.from({ length: 5000 }, () => Math.round(random.next() * 300) / 10),
+    Array.from({ length: 3000 }, (_, i) => i),
+    Array.from({ length: 3000 }, (_, i) => -i),
+    Array.from({ length: 7 }, () => 2),
+    [5, 1, 3],
+  ];
+  for (const values of inputs) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const expected = Array.from({ length: 51 }, (_, i) => [sorted[Math.round((i / 50) * (values.length - 1))], (i / 50) * 100]);
+    assert.deepEqual(distributionCurve(values), expected);
+  }
   const big = buildResultView(concurrencySweep(2000), 'big.llmbench.json');
   for (const chart of big.charts) for (const s of chart.series) assert.ok(s.points.length <= 51, `${chart.id} has ${s.points.length} points`);
 });

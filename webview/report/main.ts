@@ -4,7 +4,7 @@
  * model each time; options go back to it and it answers with a new model.
  */
 import '../shared/zod-csp';
-import { HostToReportSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../../src/format/messages/report';
+import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
 import { rankingRows, type ReportModel, type ReportSlo } from '../../src/report/model';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
@@ -14,7 +14,11 @@ import { connectToHost } from '../shared/vscode-api';
 import { formatLabelsText } from '../../src/report/labels';
 import { chartSpec, RANKING_COLUMNS } from './view';
 
-const host = connectToHost<HostToReport, ReportToHost>({ incoming: HostToReportSchema, outgoing: ReportToHostSchema });
+const host = connectToHost<HostToReport, ReportToHost, ReportPanelState>({
+  incoming: HostToReportSchema,
+  outgoing: ReportToHostSchema,
+  state: ReportPanelStateSchema,
+});
 const app = byId('app');
 let charts: SpecChart[] = [];
 let theme = readTheme();
@@ -106,6 +110,7 @@ onThemeChange((next) => {
 });
 host.listen(
   (message) => {
+    if (message.type === 'keep-state') return host.setState(message.state);
     app.setAttribute('aria-busy', 'false');
     if (message.type === 'model') draw(message.title, message.model, message.problems);
     else app.prepend(errorBanner('The report could not do that.', message.message));

@@ -8,12 +8,20 @@ import type { Stats } from '../../src/format/result';
 import { NOT_AVAILABLE } from '../../src/report/units';
 import type { ChartSpec } from '../shared/charts';
 
+/**
+ * One formatter per number of decimals, made once: `toLocaleString` with options builds a new
+ * Intl.NumberFormat on every call, which made formatting the step table a visible part of drawing a view.
+ */
+const formatters = [0, 1, 2, 3].map(
+  (digits) => new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }),
+);
+
 /** Three significant digits or more for large values: 0.0123, 1.23, 12.3, 1,234. */
 export function formatNumber(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return NOT_AVAILABLE;
   const magnitude = Math.abs(value);
   const digits = magnitude === 0 || magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3;
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return (formatters[digits] as Intl.NumberFormat).format(value);
 }
 
 /** Counts print as integers, everything else as formatNumber does. */

@@ -101,8 +101,7 @@ export class ChartBoard {
   private rebuild(specs: ViewChart[]): void {
     for (const entry of this.charts.values()) entry.chart?.destroy();
     this.charts.clear();
-    this.element.replaceChildren();
-    for (const spec of specs) {
+    const cards = specs.map((spec) => {
       const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': spec.title } });
       const card = el('div', { className: 'chart-card', attrs: { 'data-chart': spec.id } }, [
         el('div', { className: 'chart-head' }, [
@@ -111,9 +110,12 @@ export class ChartBoard {
         ]),
         el('div', { className: 'chart-box' }, [canvas]),
       ]);
-      this.element.appendChild(card);
-      this.charts.set(spec.id, { card, chart: this.draw(canvas, card, spec), spec });
-    }
+      return { spec, canvas, card };
+    });
+    // Every card is in the page before the first chart measures its box: one layout for all of
+    // them, not one per chart.
+    this.element.replaceChildren(...cards.map((c) => c.card));
+    for (const { spec, canvas, card } of cards) this.charts.set(spec.id, { card, chart: this.draw(canvas, card, spec), spec });
   }
 
   private update(spec: ViewChart): void {

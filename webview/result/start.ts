@@ -1,7 +1,8 @@
 /**
  * What the result and compare pages share: the checked host connection, the chart board (kept
  * across redraws, following theme changes), answers to the host's PNG requests, the state the host
- * asks to keep for a restore, and the `ready` that asks the host for the current view.
+ * asks to keep for a restore, and the `ready` that asks the host for the current view (which it may
+ * have posted already).
  */
 import {
   ComparePanelStateSchema,
@@ -36,11 +37,19 @@ export function startPage(draw: (message: DrawMessage, page: Page) => void): voi
     post: (message) => host.post(message),
   };
   onThemeChange((theme) => page.board.setTheme(theme));
+  // The host posts a view as soon as it has one and again when this page says `ready`, so the
+  // same view usually arrives twice: it is drawn once.
+  let lastDrawn: string | undefined;
   host.listen(
     (message) => {
       if (message.type === 'keep-state') return host.setState(message.state);
       page.app.setAttribute('aria-busy', 'false');
-      if (message.type !== 'request-png') return draw(message, page);
+      if (message.type !== 'request-png') {
+        const key = JSON.stringify(message);
+        if (key === lastDrawn) return;
+        lastDrawn = key;
+        return draw(message, page);
+      }
       const dataUrl = page.board.pngOf(message.chartId);
       if (dataUrl) host.post({ type: 'png', chartId: message.chartId, dataUrl, requestId: message.requestId });
     },

@@ -87,9 +87,15 @@ export const ReportOptionsSchema = z.object({
   slo: ReportSloSchema.optional(),
 });
 
+/** The result files and folders a report panel shows, with its options: what its webview keeps so that the panel can be restored after a reload. */
+export const ReportPanelStateSchema = z.object({ paths: z.array(z.string()).min(1), options: ReportOptionsSchema });
+export type ReportPanelState = z.infer<typeof ReportPanelStateSchema>;
+
 export const HostToReportSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('model'), title: z.string(), model: ReportModelSchema, problems: z.array(z.string()) }),
   z.object({ type: z.literal('error'), message: z.string() }),
+  /** The host asks the view to keep this as its webview state (VS Code hands it back when restoring the panel). */
+  z.object({ type: z.literal('keep-state'), state: ReportPanelStateSchema }),
 ]);
 export type HostToReport = z.infer<typeof HostToReportSchema>;
 

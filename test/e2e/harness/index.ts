@@ -140,6 +140,10 @@ async function quickInputLabels(page: Page): Promise<string[]> {
 async function clickQuickInputRow(page: Page, label: string): Promise<void> {
   const index = (await quickInputLabels(page)).indexOf(label);
   if (index < 0) throw new Error(`the quick input does not list "${label}"`);
+  // The mouse left where the last click was: the hover of the row now under it (its detail) can
+  // cover the row to click. Moving off the list hides it; it takes some time to show again.
+  await page.mouse.move(0, 0);
+  await page.locator('.context-view :is(.workbench-hover, .monaco-hover)').first().waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
   await page.locator(quickInputRows).nth(index).click();
 }
 
@@ -293,22 +297,27 @@ export function extensionLogText(server: CodeServer): string {
 }
 
 /**
- * Waits until the run writing into the workspace's benchmarks/ (the default results folder) has
- * ended: answers its result file, which must be the only one there and a valid result document.
+ * The result file of the run writing into the workspace's benchmarks/ (the default results folder)
+ * as it is now, or undefined before the run created it. It must be the only one there and a valid
+ * result document: the engine replaces the file atomically as it goes, so every version parses.
  */
-export async function waitForFinishedResult(workspace: string, { timeoutMs = 90_000 } = {}): Promise<{ path: string; text: string; document: ResultDocument }> {
+export function currentResult(workspace: string): { path: string; text: string; document: ResultDocument } | undefined {
   const folder = join(workspace, 'benchmarks');
-  return pollUntil(`a finished result file in ${folder}`, timeoutMs, async () => {
-    const files = readdirSync(folder).filter((name) => name.endsWith('.llmbench.json'));
-    if (files.length > 1) throw new Error(`one run should write one result file, found ${files.join(', ')}`);
-    if (files.length === 0) return undefined;
-    const path = join(folder, files[0]!);
-    const text = readFileSync(path, 'utf8');
-    const parsed = parseResultDocument(text);
-    // The engine replaces the file atomically as it goes: every version must parse.
-    if (!parsed.ok) throw new Error(`${path} is not a valid result document: ${parsed.error}`);
-    if (parsed.value.status === 'running') return undefined;
-    return { path, text, document: parsed.value };
+  const files = readdirSync(folder).filter((name) => name.endsWith('.llmbench.json'));
+  if (files.length > 1) throw new Error(`one run should write one result file, found ${files.join(', ')}`);
+  if (files.length === 0) return undefined;
+  const path = join(folder, files[0]!);
+  const text = readFileSync(path, 'utf8');
+  const parsed = parseResultDocument(text);
+  if (!parsed.ok) throw new Error(`${path} is not a valid result document: ${parsed.error}`);
+  return { path, text, document: parsed.value };
+}
+
+/** Waits until the run writing into the workspace's benchmarks/ has ended; answers its result file (see currentResult). */
+export async function waitForFinishedResult(workspace: string, { timeoutMs = 90_000 } = {}): Promise<{ path: string; text: string; document: ResultDocument }> {
+  return pollUntil(`a finished result file in ${join(workspace, 'benchmarks')}`, timeoutMs, async () => {
+    const result = currentResult(workspace);
+    return result && result.document.status !== 'running' ? result : undefined;
   });
 }
 
