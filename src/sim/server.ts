@@ -417,9 +417,12 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
 /**
  * Writes a piece of a response to the socket now. ServerResponse.write() corks the socket until the
  * next tick to batch a response's writes, which would hold every token a step emits until the
- * emitting loop yields (up to the whole ~10 ms a large step spreads its tokens over).
+ * emitting loop yields (up to the whole ~10 ms a large step spreads its tokens over). The cork and
+ * uncork must pair: Node 22+ counts them on the response, and an unpaired uncork leaves the count
+ * negative, so later writes are buffered out of order and the client sees a broken HTTP stream.
  */
 function sendNow(res: ServerResponse, text: string): void {
+  res.cork();
   res.write(text);
   res.uncork();
 }

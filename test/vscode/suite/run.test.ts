@@ -43,7 +43,8 @@ suite('run', () => {
     assert.equal(doc.status, 'complete');
     assert.deepEqual(doc.steps.map((s) => s.name), ['concurrency@1', 'concurrency@4']);
     for (const step of doc.steps) {
-      assert.equal(step.summary?.requests.completed, 8, step.name);
+      const failures = step.requests.filter((r) => r.error !== null).map((r) => r.error);
+      assert.equal(step.summary?.requests.completed, 8, `${step.name}: failed requests ${JSON.stringify(failures)}`);
       assert.ok((step.summary?.ttftMs?.mean ?? 0) > 0, `${step.name} measured TTFT`);
     }
     assert.equal(doc.labels['simulator'], 'tiny', 'a simulated run says so');
