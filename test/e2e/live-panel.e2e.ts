@@ -72,8 +72,11 @@ scenario(
     if ((await liveTab(page).count()) > 1) await liveTab(page).first().click();
 
     await pollUntil('one live panel tab', 10_000, async () => ((await liveTab(page).count()) === 1 ? true : undefined));
-    await liveTab(page).click();
-    const live = await findWebview(page, { title: LIVE_TITLE });
+    // The revived tab may still be closing as it gives way, so a click can land on it: click again until the panel shows.
+    const live = await pollUntil('the live panel shown from its tab', 45_000, async () => {
+      await liveTab(page).first().click();
+      return findWebview(page, { title: LIVE_TITLE, timeoutMs: 5_000 }).catch(() => undefined);
+    });
     await waitForText(live, 'synchronous');
     const interrupted = await pollUntil('the first run\'s file to be finished', 10_000, async () => {
       const first = readdirSync(join(workspace, 'benchmarks')).filter((name) => name.endsWith('-concurrency.llmbench.json'))[0];
