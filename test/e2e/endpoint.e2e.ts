@@ -3,7 +3,7 @@
 // server lists at /v1/models; an API key typed into "Set API Key"'s password box is sent as a
 // Bearer token, and shows in no result file, log or webview.
 import type { Page } from 'playwright-core';
-import { chatStreamEvents, JSON_HEADERS, startScriptedServer, type ScriptedServer } from '../helpers/sse-server';
+import { startChatEndpoint, type ScriptedServer } from '../helpers/sse-server';
 import {
   answerInputBox,
   answerQuickPick,
@@ -24,12 +24,7 @@ const ENDPOINT_NAME = 'Loopback test server';
 const API_KEY = 'sk-e2e-5d1f0b9c3a7e42d6';
 
 const servingTwoModels: Fixture<ScriptedServer> = {
-  start: () =>
-    startScriptedServer((request) =>
-      request.method === 'GET'
-        ? { headers: JSON_HEADERS, steps: [JSON.stringify({ object: 'list', data: SERVED_MODELS.map((id) => ({ id, object: 'model' })) })] }
-        : { steps: chatStreamEvents({ pieces: ['one ', 'two ', 'three'], usage: { prompt_tokens: 16, completion_tokens: 3 } }) },
-    ),
+  start: () => startChatEndpoint(SERVED_MODELS, { pieces: ['one ', 'two ', 'three'], usage: { prompt_tokens: 16, completion_tokens: 3 } }),
   stop: (server) => server.close(),
 };
 

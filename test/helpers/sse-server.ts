@@ -123,6 +123,15 @@ export function chatStreamEvents(shape: StreamShape): string[] {
   return events;
 }
 
+/** An OpenAI-compatible endpoint in miniature: GET lists `models`, every POST streams `reply` as a chat completion. */
+export function startChatEndpoint(models: string[], reply: StreamShape): Promise<ScriptedServer> {
+  return startScriptedServer((request) =>
+    request.method === 'GET'
+      ? { headers: JSON_HEADERS, steps: [JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) })] }
+      : { steps: chatStreamEvents(reply) },
+  );
+}
+
 /** The events of a streamed completion; llama.cpp puts usage on the finishing chunk itself. */
 export function completionStreamEvents(shape: StreamShape): string[] {
   const base = { id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm' };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { parseResultDocument } from '../../../src/format/result';
-import { chatStreamEvents, JSON_HEADERS, startScriptedServer, type ScriptedServer } from '../../helpers/sse-server';
+import { startChatEndpoint, type ScriptedServer } from '../../helpers/sse-server';
 import { readText } from './results-helpers';
 
 interface RunOutcome {
@@ -21,11 +21,7 @@ suite('api keys', () => {
   let server: ScriptedServer;
 
   suiteSetup(async () => {
-    server = await startScriptedServer((request) =>
-      request.method === 'GET'
-        ? { headers: JSON_HEADERS, steps: [JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model' }] })] }
-        : { steps: chatStreamEvents({ pieces: ['a ', 'b ', 'c '], usage: { prompt_tokens: 8, completion_tokens: 3 } }) },
-    );
+    server = await startChatEndpoint([MODEL], { pieces: ['a ', 'b ', 'c '], usage: { prompt_tokens: 8, completion_tokens: 3 } });
     await vscode.extensions.getExtension('llm-bench.llm-bench')?.activate();
   });
 

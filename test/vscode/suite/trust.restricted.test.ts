@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { concurrencySweep } from '../../helpers/result-documents';
-import { chatStreamEvents, JSON_HEADERS, startScriptedServer, type ScriptedServer } from '../../helpers/sse-server';
+import { startChatEndpoint, type ScriptedServer } from '../../helpers/sse-server';
 import { readNotifications, type Notification } from '../harness/workbench-probe';
 import {
   assertChartExports,
@@ -44,11 +44,7 @@ suite('restricted mode', () => {
   let server: ScriptedServer;
 
   suiteSetup(async () => {
-    server = await startScriptedServer((request) =>
-      request.method === 'GET'
-        ? { headers: JSON_HEADERS, steps: [JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model' }] })] }
-        : { steps: chatStreamEvents({ pieces: ['a ', 'b '], usage: { prompt_tokens: 8, completion_tokens: 2 } }) },
-    );
+    server = await startChatEndpoint([MODEL], { pieces: ['a ', 'b '], usage: { prompt_tokens: 8, completion_tokens: 2 } });
     await vscode.extensions.getExtension('llm-bench.llm-bench')?.activate();
   });
 
