@@ -5,7 +5,8 @@
 //   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
-// It also writes media/llmbench.schema.json, the JSON Schema of result files generated from zod.
+// It also writes the JSON Schemas generated from zod: media/llmbench.schema.json (result files) and
+// media/llmbench-config.schema.json (run config files).
 // `--watch` rebuilds on change; `--production` minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -72,7 +73,7 @@ const builds = [
   },
 ].filter((b) => b.entryPoints.length > 0);
 
-async function writeResultJsonSchema() {
+async function writeJsonSchemas() {
   const bundle = await esbuild.build({
     entryPoints: ['src/format/json-schema.ts'],
     bundle: true,
@@ -83,10 +84,12 @@ async function writeResultJsonSchema() {
   });
   const module = { exports: {} };
   new Function('module', 'exports', 'require', bundle.outputFiles[0].text)(module, module.exports, createRequire(import.meta.url));
-  writeFileSync('media/llmbench.schema.json', JSON.stringify(module.exports.resultJsonSchema(), null, 2) + '\n');
+  const write = (file, schema) => writeFileSync(file, JSON.stringify(schema, null, 2) + '\n');
+  write('media/llmbench.schema.json', module.exports.resultJsonSchema());
+  write('media/llmbench-config.schema.json', module.exports.runConfigJsonSchema());
 }
 
-await writeResultJsonSchema();
+await writeJsonSchemas();
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();
 } else {

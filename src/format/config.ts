@@ -170,6 +170,16 @@ export type RunConfig = z.infer<typeof RunConfigSchema>;
 /** A run configuration as written by a person: defaults not yet applied. */
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 
+/** The key a config file may use to name its JSON Schema; it is not part of the run configuration. */
+export const CONFIG_FILE_SCHEMA_KEY = '$schema';
+
+/** A config file's object without its `$schema` key, ready for RunConfigSchema. */
+export function withoutSchemaKey(value: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...value };
+  delete rest[CONFIG_FILE_SCHEMA_KEY];
+  return rest;
+}
+
 /** Header names whose values are secrets: never written to a result, a log or a webview. */
 export const SECRET_HEADER_PATTERN = /auth|key|token|secret|cookie|session|password/i;
 

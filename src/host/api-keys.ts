@@ -4,7 +4,7 @@
  * never into settings, logs, result files or a webview.
  */
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { apiKeySecretName, baseUrlProblem, normalizeBaseUrl } from './run-presets';
 import { pickEndpointUrl } from './run-prompts';

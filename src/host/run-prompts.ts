@@ -5,6 +5,7 @@
  */
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { withoutSchemaKey } from '../format/config';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import {
   baseUrlProblem,
@@ -174,7 +175,7 @@ export async function readConfigFile(uri: vscode.Uri): Promise<Record<string, un
     void showConfigError(`${name} must hold a JSON object with the run configuration.`, uri);
     return undefined;
   }
-  return parsed.value as Record<string, unknown>;
+  return withoutSchemaKey(parsed.value as Record<string, unknown>);
 }
 
 export async function showConfigError(message: string, file?: vscode.Uri): Promise<void> {

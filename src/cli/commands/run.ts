@@ -7,7 +7,7 @@
 import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../../format/config';
 import type { ResultDocument } from '../../format/result';
 import { resultFileName, runBenchmarkInWorker } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -237,7 +237,7 @@ function readConfigFile(path: string | undefined): Settings | undefined {
     throw new UsageError(`--config: '${path}' is not valid JSON (${(error as Error).message})`);
   }
   if (!isPlainObject(parsed)) throw new UsageError(`--config: '${path}' must hold a JSON object of run settings`);
-  return parsed;
+  return withoutSchemaKey(parsed);
 }
 
 /** The settings the flags ask for, shaped like RunConfig input; only what was given is set. */
