@@ -10,10 +10,16 @@ const METRICS = [
   ['latency_ms', 'latencyMs'],
 ] as const;
 
-/** RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled. */
+/** A spreadsheet reads a cell starting with one of these as a formula (`=HYPERLINK(...)`, `@SUM(...)`). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled. Text that
+ * a spreadsheet would run as a formula gets a leading `'`, which shows it as text (numbers stay numbers).
+ */
 export function csvField(value: string | number | null | undefined): string {
   if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return '';
-  const text = String(value);
+  const text = typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

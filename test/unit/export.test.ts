@@ -129,6 +129,19 @@ test('CSV: a header, one row per step, labels as columns, cells as numbers or em
   assert.ok(quoted.startsWith('"a,""b""",'));
 });
 
+test('CSV: text a spreadsheet would run as a formula is shown as text; negative numbers stay numbers', () => {
+  const labels = { a: '=HYPERLINK("http://x","y")', b: '@SUM(A1)', c: '+1', d: '-2+3', e: '\tx', f: '\r=1', g: 'vllm' };
+  const doc = { ...l20, labels };
+  const lines = formatStepsCsv([{ name: '=cmd|calc', doc }]).split('\r\n');
+  const header = lines[0]!.split(',');
+  const first = lines[1]!;
+  assert.ok(first.startsWith(`'=cmd|calc,`), first);
+  assert.ok(first.includes(`,"'=HYPERLINK(""http://x"",""y"")",'@SUM(A1),'+1,'-2+3,'\tx,"'\r=1",vllm,`), first);
+  assert.deepEqual(header.slice(4, 11), ['label:a', 'label:b', 'label:c', 'label:d', 'label:e', 'label:f', 'label:g']);
+  const negative = formatStepsCsv([{ name: 'r', doc: { ...l20, steps: l20.steps.map((st) => ({ ...st, profile: { ...st.profile, concurrency: -1 } })) } }]);
+  assert.ok(negative.split('\r\n')[1]!.includes(',-1,'), 'a number is never prefixed');
+});
+
 test('HTML report: self-contained (no script, no external reference), every run, chart and ranking in it', () => {
   const model = buildReportModel(runs, { groupBy: 'engine', slo: { ttftMs: 100 } });
   const html = renderHtmlReport(model, runs, 'GPUs <compared>', new Date('2025-06-02T00:00:00Z'));
