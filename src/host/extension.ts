@@ -8,8 +8,8 @@ import { ApiKeys } from './api-keys';
 import { registerReportViews } from './report';
 import { registerResultViews } from './results';
 import { parseRunArgument } from './run-presets';
-import { planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
-import { RUN_MENU_COMMAND, RunController, type RunOutcome } from './run-session';
+import { planFromArgument, planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
+import { RUN_MENU_COMMAND, RunController, type DryRunOutcome, type RunOutcome } from './run-session';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
@@ -21,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   /** Runs a plan; a missing plan means the user stopped at a question. */
   const runPlan = async (plan: RunPlan | undefined): Promise<RunOutcome | undefined> => (plan ? runs.run(plan) : undefined);
 
-  const runCommand = async (arg?: unknown): Promise<RunOutcome | undefined> => {
+  const runCommand = async (arg?: unknown): Promise<RunOutcome | DryRunOutcome | undefined> => {
     if (!(await runs.canStart())) return undefined;
     if (arg instanceof vscode.Uri) return runPlan(await planFromConfigFile(arg, context.globalState, keyFor, log));
     if (arg === undefined) return runPlan(await promptRunPlan(context.globalState, keyFor, log));
@@ -31,7 +31,9 @@ export function activate(context: vscode.ExtensionContext): void {
       void showConfigError(parsed.error);
       return undefined;
     }
-    return runPlan({ config: parsed.config, simulator: parsed.simulator, openResult: parsed.openResult, source: 'The llmBench.run argument', baseDir: undefined });
+    const plan = await planFromArgument(parsed.args);
+    if (plan && parsed.args.dryRun) return runs.dryRun(plan);
+    return runPlan(plan);
   };
 
   context.subscriptions.push(

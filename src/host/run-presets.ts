@@ -3,9 +3,8 @@
  * endpoint settings, the servers' model lists and run-command arguments. No `vscode` import, so
  * all of it is unit-tested in Node; the prompts in run-prompts.ts only ask and combine.
  */
-import { isAbsolute, resolve as resolvePath } from 'node:path';
 import * as z from 'zod';
-import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../format/config';
+import type { RunConfig, RunConfigInput } from '../format/config';
 import { describeZodError } from '../format/result';
 
 export const PresetSettingsSchema = z.object({
@@ -147,45 +146,29 @@ export async function fetchModels(endpoint: { baseUrl: string; headers: Record<s
  */
 export const RunArgsSchema = z
   .object({
-    /** A run configuration; `endpoint` may be left out when `simulator` is given. */
-    config: z.record(z.string(), z.unknown()),
+    /** Run settings; `endpoint` may be left out when `simulator` is given. They win over `configFile`'s. */
+    config: z.record(z.string(), z.unknown()).default({}),
+    /** A config file to run (absolute, or relative to the first workspace folder). */
+    configFile: z.string().min(1).optional(),
     /** Options of the built-in simulator (its preset, speedup, faults...). */
     simulator: z.record(z.string(), z.unknown()).optional(),
     /** Open the result in the result view when the run ends (default true). */
     openResult: z.boolean().default(true),
+    /** Prepare the run and answer its configuration (or what is wrong) without running it. */
+    dryRun: z.boolean().default(false),
   })
   .strict();
 export type RunArgs = z.infer<typeof RunArgsSchema>;
 
-export type ParsedRunArgument =
-  | { ok: true; config: Record<string, unknown>; simulator: Record<string, unknown> | undefined; openResult: boolean }
-  | { ok: false; error: string };
-
-/** Reads the command argument: `{ config, simulator?, openResult? }` or a bare run config. */
-export function parseRunArgument(arg: unknown): ParsedRunArgument {
+/** Reads the command argument: `{ config?, configFile?, simulator?, openResult?, dryRun? }` or a bare run config. */
+export function parseRunArgument(arg: unknown): { ok: true; args: RunArgs } | { ok: false; error: string } {
   if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
     return { ok: false, error: 'llmBench.run takes a run configuration object, { config, simulator }, or a config file Uri.' };
   }
-  if (!('config' in arg)) return { ok: true, config: arg as Record<string, unknown>, simulator: undefined, openResult: true };
-  const parsed = RunArgsSchema.safeParse(arg);
+  const wrapped = 'config' in arg || 'configFile' in arg ? arg : { config: arg };
+  const parsed = RunArgsSchema.safeParse(wrapped);
   if (!parsed.success) return { ok: false, error: `llmBench.run argument: ${describeZodError(parsed.error)}` };
-  return { ok: true, config: parsed.data.config, simulator: parsed.data.simulator, openResult: parsed.data.openResult };
-}
-
-/** Parses a run configuration, naming the first wrong fields and where the config came from. */
-export function parseRunConfig(raw: unknown, source: string): { ok: true; config: RunConfig } | { ok: false; error: string } {
-  const parsed = RunConfigSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, config: parsed.data };
-  return { ok: false, error: `${source} is not a valid run configuration: ${describeZodError(parsed.error)}` };
-}
-
-/** Parses a config file's text; JSON errors keep the parser's position. */
-export function parseConfigFileText(text: string, fileName: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { ok: false, error: `${fileName} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
-  }
+  return { ok: true, args: parsed.data };
 }
 
 /** A short description of a profile for titles and logs: "concurrency 1,2,4", "sweep of 8 rates". */
@@ -218,14 +201,4 @@ export const LABEL_PROMPTS: Record<(typeof LABEL_KEYS)[number], string> = {
 /** Keeps non-empty labels only, trimmed. */
 export function cleanLabels(labels: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(labels).map(([k, v]) => [k.trim(), v.trim()]).filter(([k, v]) => k !== '' && v !== ''));
-}
-
-/** Makes a config's file paths (dataset, tokenizer) absolute, relative to the config's folder. */
-export function resolveConfigPaths(config: RunConfig, baseDir: string): RunConfig {
-  const absolute = (p: string) => (isAbsolute(p) ? p : resolvePath(baseDir, p));
-  return {
-    ...config,
-    ...(config.tokenizer !== undefined ? { tokenizer: absolute(config.tokenizer) } : {}),
-    workload: config.workload.kind === 'dataset' ? { ...config.workload, path: absolute(config.workload.path) } : config.workload,
-  };
 }

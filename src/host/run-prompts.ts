@@ -3,9 +3,9 @@
  * labels. Each answer is checked where it is typed; the result is a `RunPlan` that the run
  * session parses like any other run request (command argument, config file).
  */
-import { dirname } from 'node:path';
+import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
-import { withoutSchemaKey } from '../format/config';
+import { isPlainObject, parseConfigFileText, RunInputError, type ConfigFile, type Settings } from '../run/prepare';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import {
   baseUrlProblem,
@@ -13,24 +13,40 @@ import {
   LABEL_KEYS,
   LABEL_PROMPTS,
   fetchModels,
-  parseConfigFileText,
   parseEndpointSettings,
   PresetSettingsSchema,
   presets,
   type EndpointSetting,
+  type RunArgs,
 } from './run-presets';
 
-/** A run to start, before it is parsed and checked as a RunConfig. */
+/** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
 export interface RunPlan {
-  /** A run configuration; its `endpoint` is filled from the simulator when `simulator` is set. */
-  config: Record<string, unknown>;
+  /** What the prompts, presets or command argument set: wins over the config file's settings. */
+  overrides: Settings;
+  file: ConfigFile | undefined;
+  /** Options of the built-in simulator, when the run is against it. */
   simulator: Record<string, unknown> | undefined;
   openResult: boolean;
-  /** Where the config came from, for messages: "the run prompts", "sweep.json". */
-  source: string;
-  /** Relative dataset and tokenizer paths are resolved from here. */
-  baseDir: string | undefined;
+  /** How messages name the plan's own input: "the run settings", "the llmBench.run argument". */
+  ownInput: string;
+  /** The setting a field of `overrides` came from, for messages. */
+  nameOf: (field: string) => string | undefined;
 }
+
+/** The settings behind the profile presets' fields. */
+const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
+  'limits.requests': 'llmBench.requestsPerStep',
+  'limits.warmup': 'llmBench.warmupRequests',
+  'workload.inputTokens': 'llmBench.inputTokens',
+  'workload.outputTokens': 'llmBench.outputTokens',
+  'profile.levels': 'llmBench.concurrencyLevels',
+  'profile.rates': 'llmBench.requestRates',
+  'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
+  'endpoint.headers': 'llmBench.endpoints (headers)',
+};
+const presetFieldSetting = (field: string): string | undefined => PRESET_FIELD_SETTINGS[field];
+const noFieldNames = (): undefined => undefined;
 
 const RECENT_URLS_KEY = 'llmBench.recentUrls';
 const LABELS_KEY = 'llmBench.labels';
@@ -162,20 +178,29 @@ async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
   );
 }
 
-/** Reads a config file as an unparsed object; shows what is wrong with it. */
-export async function readConfigFile(uri: vscode.Uri): Promise<Record<string, unknown> | undefined> {
-  const name = vscode.workspace.asRelativePath(uri);
-  const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  const parsed = parseConfigFileText(text, name);
-  if (!parsed.ok) {
-    void showConfigError(parsed.error, uri);
+/** Reads a config file; shows what is wrong with it (and returns undefined) when it cannot be read. */
+export async function readConfigFile(uri: vscode.Uri): Promise<ConfigFile | undefined> {
+  const shownAs = vscode.workspace.asRelativePath(uri);
+  try {
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    return { path: uri.fsPath, shownAs, settings: parseConfigFileText(text, shownAs) };
+  } catch (error) {
+    const message = error instanceof RunInputError ? error.message : `${shownAs} cannot be read (${error instanceof Error ? error.message : String(error)})`;
+    void showConfigError(message, uri);
     return undefined;
   }
-  if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-    void showConfigError(`${name} must hold a JSON object with the run configuration.`, uri);
-    return undefined;
+}
+
+/** A plan from the `llmBench.run` command argument (see RunArgsSchema). */
+export async function planFromArgument(args: RunArgs): Promise<RunPlan | undefined> {
+  let file: ConfigFile | undefined;
+  if (args.configFile !== undefined) {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = isAbsolute(args.configFile) || !folder ? vscode.Uri.file(args.configFile) : vscode.Uri.joinPath(folder, args.configFile);
+    file = await readConfigFile(uri);
+    if (!file) return undefined;
   }
-  return withoutSchemaKey(parsed.value as Record<string, unknown>);
+  return { overrides: args.config, file, simulator: args.simulator, openResult: args.openResult, ownInput: 'the llmBench.run argument', nameOf: noFieldNames };
 }
 
 export async function showConfigError(message: string, file?: vscode.Uri): Promise<void> {
@@ -246,29 +271,24 @@ export async function promptRunPlan(
     'What load to apply?',
   );
   if (!profile) return undefined;
-  let config: Record<string, unknown>;
-  let source = 'the run settings';
-  let baseDir: string | undefined;
+  let overrides: Settings = {};
+  let file: ConfigFile | undefined;
   if (profile === CONFIG_FILE) {
-    const file = await pickConfigFile(`${title} (3/4): config file`);
+    const uri = await pickConfigFile(`${title} (3/4): config file`);
+    if (!uri) return undefined;
+    file = await readConfigFile(uri);
     if (!file) return undefined;
-    const fromFile = await readConfigFile(file);
-    if (!fromFile) return undefined;
-    config = fromFile;
-    source = vscode.workspace.asRelativePath(file);
-    baseDir = dirname(file.fsPath);
   } else {
-    config = { ...profile.config };
+    overrides = { ...profile.config };
   }
   const labels = await editLabels(memento, `${title} (4/4): labels`);
   if (!labels) return undefined;
-  const fileLabels = (config['labels'] ?? {}) as Record<string, string>;
-  config = { ...config, labels: { ...labels, ...fileLabels } };
-  if (endpoint.kind === 'simulator') {
-    delete config['endpoint'];
-    return { config, simulator: { preset: endpoint.preset }, openResult: true, source, baseDir };
-  }
-  return { config: { ...config, endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined, openResult: true, source, baseDir };
+  // Labels typed now are remembered defaults; a file's own labels say more about its run.
+  const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
+  overrides['labels'] = Object.fromEntries(Object.entries(labels).filter(([key]) => !(key in fileLabels)));
+  const plan = { file, openResult: true, ownInput: 'the run settings', nameOf: presetFieldSetting };
+  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: { preset: endpoint.preset } };
+  return { ...plan, overrides: { ...overrides, endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
 }
 
 /** From a config file's context menu: runs it as is, asking only for an endpoint it lacks. */
@@ -280,13 +300,12 @@ export async function planFromConfigFile(
 ): Promise<RunPlan | undefined> {
   const config = await readConfigFile(file);
   if (!config) return undefined;
-  const source = vscode.workspace.asRelativePath(file);
-  const baseDir = dirname(file.fsPath);
-  if (config['endpoint'] !== undefined) return { config, simulator: undefined, openResult: true, source, baseDir };
-  const endpoint = await pickEndpoint(memento, `Run ${source}: endpoint (the file names none)`);
+  const plan = { file: config, openResult: true, ownInput: 'the run settings', nameOf: presetFieldSetting, simulator: undefined };
+  if (config.settings['endpoint'] !== undefined) return { ...plan, overrides: {} };
+  const endpoint = await pickEndpoint(memento, `Run ${config.shownAs}: endpoint (the file names none)`);
   if (!endpoint) return undefined;
-  if (endpoint.kind === 'simulator') return { config, simulator: { preset: endpoint.preset }, openResult: true, source, baseDir };
-  const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${source}: model`, log));
+  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: { preset: endpoint.preset } };
+  const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${config.shownAs}: model`, log));
   if (!model) return undefined;
-  return { config: { ...config, endpoint: endpointConfig(endpoint, model) }, simulator: undefined, openResult: true, source, baseDir };
+  return { ...plan, overrides: { endpoint: endpointConfig(endpoint, model) } };
 }

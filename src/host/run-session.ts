@@ -22,8 +22,12 @@ import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
-import { describeProfile, parseRunConfig, resolveConfigPaths } from './run-presets';
+import { mergeSettings, prepareRun, RunInputError, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
+import { describeProfile } from './run-presets';
 import { settings, showConfigError, type RunPlan } from './run-prompts';
+
+/** What `llmBench.run` answers for `dryRun`: the prepared configuration, or what is wrong and of what kind. */
+export type DryRunOutcome = { config: RunConfig; warnings: string[] } | { error: { problem: RunInputProblem; message: string } };
 
 /** What `llmBench.run` returns to scripts, tasks and tests. */
 export interface RunOutcome {
@@ -145,35 +149,60 @@ export class RunController implements vscode.Disposable, LivePanelActions {
 
   async run(plan: RunPlan): Promise<RunOutcome | undefined> {
     if (!(await this.canStart())) return undefined;
-    const folder = workspaceFolderFor(plan.baseDir);
+    const folder = workspaceFolderFor(plan.file?.path);
     if (!folder) {
       void vscode.window.showErrorMessage('LLM Bench: open a folder first: results are saved into the workspace (setting llmBench.resultsDirectory).');
       return undefined;
     }
     let sim: SimServer | undefined;
     try {
-      const config: Record<string, unknown> = { ...plan.config };
-      if (plan.simulator) {
-        sim = await this.startSimulator(plan.simulator);
-        config['endpoint'] = { baseUrl: sim.baseUrl, model: sim.model };
-        config['labels'] = { simulator: sim.config.preset, ...((config['labels'] ?? {}) as Record<string, string>) };
+      if (plan.simulator) sim = await this.startSimulator(plan.simulator);
+      const prepared = await this.prepare(plan, folder, sim);
+      for (const warning of prepared.warnings) {
+        this.log.warn(warning);
+        void vscode.window.showWarningMessage(`LLM Bench: ${warning}`);
       }
-      const parsed = parseRunConfig(config, plan.source);
-      if (!parsed.ok) {
-        this.log.error(parsed.error);
-        void showConfigError(parsed.error);
-        return undefined;
-      }
-      const runConfig = plan.baseDir ? resolveConfigPaths(parsed.config, plan.baseDir) : parsed.config;
-      return await this.runConfig(runConfig, folder, plan.openResult);
+      return await this.runConfig(prepared, folder, plan.openResult);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       this.log.error(`Could not start the run: ${message}`);
-      void vscode.window.showErrorMessage(`LLM Bench: ${message}`);
+      if (e instanceof RunInputError) void showConfigError(message, plan.file ? vscode.Uri.file(plan.file.path) : undefined);
+      else void vscode.window.showErrorMessage(`LLM Bench: ${message}`);
       return undefined;
     } finally {
       await sim?.close().catch((e: unknown) => this.log.warn(`The simulator did not close cleanly: ${String(e)}`));
     }
+  }
+
+  /** The run a plan asks for, as it would start (simulator included), or what is wrong with it; nothing runs. */
+  async dryRun(plan: RunPlan): Promise<DryRunOutcome> {
+    const folder = workspaceFolderFor(plan.file?.path);
+    let sim: SimServer | undefined;
+    try {
+      if (plan.simulator) sim = await this.startSimulator(plan.simulator);
+      const { config, warnings } = await this.prepare(plan, folder, sim);
+      return { config, warnings };
+    } catch (e) {
+      if (e instanceof RunInputError) return { error: { problem: e.problem, message: e.message } };
+      throw e;
+    } finally {
+      await sim?.close();
+    }
+  }
+
+  private async prepare(plan: RunPlan, folder: vscode.WorkspaceFolder | undefined, sim: SimServer | undefined): Promise<PreparedRun> {
+    const baseUrl = valueAt(mergeSettings(plan.file?.settings ?? {}, plan.overrides), 'endpoint.baseUrl');
+    const storedKey = typeof baseUrl === 'string' && !sim ? await this.apiKeys.get(baseUrl) : undefined;
+    return prepareRun({
+      overrides: plan.overrides,
+      ...(plan.file ? { file: plan.file } : {}),
+      workingDir: folder?.uri.fsPath ?? process.cwd(),
+      ...(sim ? { simulator: { baseUrl: sim.baseUrl, model: sim.model, preset: sim.config.preset } } : {}),
+      env: process.env,
+      storedApiKey: () => storedKey,
+      nameOf: plan.nameOf,
+      ownInput: plan.ownInput,
+    });
   }
 
   private async startSimulator(options: Record<string, unknown>): Promise<SimServer> {
@@ -191,9 +220,8 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     return vscode.Uri.joinPath(dirUri, resultFileName(new Date(), config.endpoint.model, config.profile.kind));
   }
 
-  private async runConfig(config: RunConfig, folder: vscode.WorkspaceFolder, openResult: boolean): Promise<RunOutcome> {
+  private async runConfig({ config, apiKey }: PreparedRun, folder: vscode.WorkspaceFolder, openResult: boolean): Promise<RunOutcome> {
     const resultUri = await this.resultUri(folder, config);
-    const apiKey = (await this.apiKeys.get(config.endpoint.baseUrl)) ?? (config.endpoint.apiKeyEnv ? process.env[config.endpoint.apiKeyEnv] : undefined);
     const id = randomUUID();
     const state = newLiveState({
       id,

@@ -1,5 +1,5 @@
 // The run choices behind "Run LLM Benchmark" (src/host/run-presets.ts): presets, endpoint
-// settings, model lists from a real loopback server, command arguments and config files.
+// settings, model lists from a real loopback server and command arguments.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
@@ -9,13 +9,10 @@ import {
   baseUrlProblem,
   cleanLabels,
   fetchModels,
-  parseConfigFileText,
   parseEndpointSettings,
   parseRunArgument,
-  parseRunConfig,
   PresetSettingsSchema,
   presets,
-  resolveConfigPaths,
 } from '../../src/host/run-presets';
 import { listenOnLoopback } from '../helpers/loopback';
 
@@ -87,38 +84,21 @@ test('models are listed from a real server with the key and headers, and a wrong
   }
 });
 
-test('run command arguments: a bare config, { config, simulator }, and what is wrong otherwise', () => {
+test('run command arguments: a bare config, { config, simulator }, a config file, and what is wrong otherwise', () => {
   const bare = parseRunArgument({ endpoint, limits: { requests: 1 } });
-  assert.ok(bare.ok && bare.simulator === undefined && bare.openResult);
+  assert.ok(bare.ok);
+  assert.deepEqual(bare.args, { config: { endpoint, limits: { requests: 1 } }, openResult: true, dryRun: false });
   const wrapped = parseRunArgument({ config: { limits: { requests: 1 } }, simulator: { preset: 'tiny' }, openResult: false });
   assert.ok(wrapped.ok);
-  assert.deepEqual(wrapped.simulator, { preset: 'tiny' });
-  assert.equal(wrapped.openResult, false);
+  assert.deepEqual(wrapped.args.simulator, { preset: 'tiny' });
+  assert.equal(wrapped.args.openResult, false);
+  const file = parseRunArgument({ configFile: 'bench/c.json', dryRun: true });
+  assert.ok(file.ok);
+  assert.deepEqual(file.args, { config: {}, configFile: 'bench/c.json', openResult: true, dryRun: true });
   const typo = parseRunArgument({ config: {}, simulatr: {} });
   assert.ok(!typo.ok && /simulatr/.test(typo.error), JSON.stringify(typo));
   assert.equal(parseRunArgument('run').ok, false);
   assert.equal(parseRunArgument([1]).ok, false);
-});
-
-test('config errors name the source and the field', () => {
-  const bad = parseRunConfig({ endpoint, profile: { kind: 'concurrency', levels: [0] }, limits: { requests: 1 } }, 'sweep.json');
-  assert.ok(!bad.ok);
-  assert.match(bad.error, /^sweep\.json is not a valid run configuration: profile\.levels\.0: /);
-  const json = parseConfigFileText('{"endpoint": ', 'sweep.json');
-  assert.ok(!json.ok && /^sweep\.json is not valid JSON: /.test(json.error));
-});
-
-test('relative dataset and tokenizer paths resolve from the config file\'s folder', () => {
-  const parsed = parseRunConfig(
-    { endpoint, limits: { requests: 1 }, tokenizer: 'tok/tokenizer.json', workload: { kind: 'dataset', path: 'data/q.jsonl', format: 'jsonl' } },
-    'c.json',
-  );
-  assert.ok(parsed.ok);
-  const resolved = resolveConfigPaths(parsed.config, '/work/bench');
-  assert.equal(resolved.tokenizer, '/work/bench/tok/tokenizer.json');
-  assert.equal(resolved.workload.kind === 'dataset' && resolved.workload.path, '/work/bench/data/q.jsonl');
-  const absolute = resolveConfigPaths({ ...parsed.config, tokenizer: '/abs/t.json' }, '/work/bench');
-  assert.equal(absolute.tokenizer, '/abs/t.json');
 });
 
 test('labels are trimmed and empty ones dropped', () => {

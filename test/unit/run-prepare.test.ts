@@ -1,0 +1,73 @@
+// src/run/prepare.ts on its own: what the two front ends' table test (run-preparation-*) cannot
+// reach from a config file: paths and names of the front end's own input, stored keys, merging.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfigFileText, prepareRun, RunInputError, type RunRequest } from '../../src/run/prepare';
+
+const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
+const FLAGS: Record<string, string> = { 'limits.requests': '--requests', 'profile.levels': '--concurrency', 'profile.kind': '--profile', 'endpoint.baseUrl': '--url' };
+
+function request(overrides: Record<string, unknown>, extra: Partial<RunRequest> = {}): RunRequest {
+  return { overrides, workingDir: '/work/here', env: {}, nameOf: (field) => FLAGS[field], ownInput: 'the flags', ...extra };
+}
+
+function problemOf(run: () => unknown): RunInputError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof RunInputError) return error;
+    throw error;
+  }
+  assert.fail('expected a RunInputError');
+}
+
+test('paths of the front end\'s own input resolve from its working folder; those of a file from the file\'s folder', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-prepare-unit-'));
+  try {
+    writeFileSync(join(dir, 'q.txt'), 'a question\n');
+    writeFileSync(join(dir, 'tokenizer.json'), '{}');
+    const prepared = prepareRun(
+      request(
+        { workload: { kind: 'dataset', path: 'q.txt', format: 'lines' } },
+        { workingDir: dir, file: { path: '/elsewhere/c.json', shownAs: 'c.json', settings: { endpoint, limits: { requests: 1 }, tokenizer: join(dir, 'tokenizer.json') } } },
+      ),
+    );
+    assert.equal(prepared.config.workload.kind === 'dataset' && prepared.config.workload.path, join(dir, 'q.txt'));
+    assert.equal(prepared.config.tokenizer, join(dir, 'tokenizer.json'), 'an absolute path stays as it is');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a field set by the front end is named its way; a field from the file by the file', () => {
+  const file = { path: '/b/c.json', shownAs: 'c.json', settings: { endpoint, limits: { requests: 1 }, profile: { kind: 'concurrency', levels: [0] } } };
+  assert.match(problemOf(() => prepareRun(request({}, { file }))).message, /^c\.json: field profile\.levels\.0: /);
+  assert.match(problemOf(() => prepareRun(request({ profile: { kind: 'concurrency', levels: [0] } }, { file }))).message, /^--concurrency \(at profile\.levels\.0\): /);
+  // No flag of this table sets profile.rates: the input as a whole is named.
+  assert.equal(problemOf(() => prepareRun(request({ endpoint, limits: { requests: 1 }, profile: { kind: 'rate' } }))).message, 'the flags: field profile.rates is required with --profile rate');
+  assert.match(problemOf(() => prepareRun(request({ limits: { requests: 1 } }))).message, /^--url is required: /);
+});
+
+test('the front end\'s stored key is sent unless the config names a key variable, which must then be set', () => {
+  const stored = (url: string) => (url === endpoint.baseUrl ? 'sk-stored' : undefined);
+  assert.equal(prepareRun(request({ endpoint, limits: { requests: 1 } }, { storedApiKey: stored })).apiKey, 'sk-stored');
+  const named = { endpoint: { ...endpoint, apiKeyEnv: 'BENCH_KEY' }, limits: { requests: 1 } };
+  assert.equal(prepareRun(request(named, { storedApiKey: stored, env: { BENCH_KEY: 'sk-env' } })).apiKey, 'sk-env');
+  assert.equal(problemOf(() => prepareRun(request(named, { storedApiKey: stored }))).problem, 'api-key');
+});
+
+test('the front end\'s input wins over the file key by key, and a profile of another kind replaces the file\'s', () => {
+  const file = { path: '/b/c.json', shownAs: 'c.json', settings: { endpoint, limits: { requests: 5, warmup: 3 }, profile: { kind: 'rate', rates: [1, 2] } } };
+  const prepared = prepareRun(request({ limits: { requests: 9 }, profile: { kind: 'concurrency', levels: [4] } }, { file }));
+  assert.deepEqual(prepared.config.limits, { requests: 9, warmup: 3 });
+  assert.deepEqual(prepared.config.profile, { kind: 'concurrency', levels: [4] });
+});
+
+test('config file text: JSON errors and non-objects are config problems; $schema is dropped', () => {
+  assert.equal(problemOf(() => parseConfigFileText('{"endpoint": ', 'c.json')).problem, 'config');
+  assert.match(problemOf(() => parseConfigFileText('[1]', 'c.json')).message, /^c\.json must hold a JSON object/);
+  assert.deepEqual(parseConfigFileText('{"$schema": "x", "seed": 1}', 'c.json'), { seed: 1 });
+});
