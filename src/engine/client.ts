@@ -13,6 +13,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { RequestConfig, RunConfig } from '../format/config';
 import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
 import { ChunkTemplate } from './chunk-template';
+import { printable } from './errors';
 import { SseParser } from './sse';
 import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from './types';
 
@@ -105,7 +106,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The first characters of a body, on one line, for an error message. */
 export function quote(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = printable(text.replace(/\s+/g, ' ').trim());
   return flat.length > QUOTE_LENGTH ? `${flat.slice(0, QUOTE_LENGTH)}...` : flat;
 }
 
@@ -144,6 +145,8 @@ const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_R
 const STALE_SOCKET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
 const POOL_CLOSED_CODES = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
+/** This process ran out of something it needs to open a connection: a limit of the client, not the server. */
+const CLIENT_RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM']);
 
 /** In-flight exchanges per step signal: one abort listener per signal, not one per request. */
 const inFlight = new WeakMap<AbortSignal, Set<Exchange>>();
@@ -350,6 +353,9 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.fail('reset', `the server at ${url} closed the connection ${when} (${code}).`);
     } else if (code !== undefined && POOL_CLOSED_CODES.has(code)) this.fail('cancelled', `the connection pool was closed before the response completed (${code}).`);
     else if (code !== undefined && /TLS|CERT|SSL/.test(code)) this.fail('connect', `TLS failed for ${url}: ${error.message} (${code}).`);
+    else if (code !== undefined && CLIENT_RESOURCE_CODES.has(code)) {
+      this.fail('client', `this machine could not open a connection to ${url} (${code}): ${code === 'EMFILE' || code === 'ENFILE' ? 'too many open files; raise the limit with `ulimit -n` or lower the concurrency' : 'out of memory or buffers'}.`);
+    }
     else this.fail('other', `request to ${url} failed: ${error.message}${code ? ` (${code})` : ''}.`);
   }
 

@@ -17,6 +17,7 @@ export {
 } from './writer';
 export { createDispatcher, sendRequest } from './client';
 export { probeEndpoint, probeEngineLabels, DEFAULT_PROBE_TIMEOUT_MS, type EndpointProbe, type EngineIdentity, type ProbeOptions } from './probe';
-export { createWorkload } from './workload';
+export { createWorkload, guessDatasetFormat } from './workload';
+export { BadInputError, printable } from './errors';
 export { createTokenCounter } from './tokenizer';
 export type { RunOptions, RunBenchmark, Workload, TokenCounter, PreparedRequest } from './types';

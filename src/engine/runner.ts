@@ -5,8 +5,9 @@
  * when they go out and when a step or the run ends.
  */
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, RunConfigSchema, type Arrival, type Labels, type RunConfig } from '../format/config';
+import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -19,6 +20,8 @@ import {
 } from '../format/result';
 import packageJson from '../../package.json';
 import { createDispatcher, sendRequest } from './client';
+import { BadInputError } from './errors';
+import { checkFileDescriptors } from './fd-limit';
 import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
 import { summarizeStep } from './stats';
@@ -37,6 +40,8 @@ const FAIL_FAST_AFTER = 3;
 const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_WINDOW_MS = 1000;
 const RECENT_VALUES_LIMIT = 100;
+/** Lanes of a closed-loop step started per turn of the event loop: each prepares its first prompt. */
+const LANE_START_BATCH = 256;
 
 /** How a step's requests are released. */
 type Pacing =
@@ -53,7 +58,7 @@ interface StepPlan {
 
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`Invalid run configuration: ${describeZodError(parsed.error)}`);
+  if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
   return parsed.data;
 }
 
@@ -141,6 +146,19 @@ function initialPlans(config: RunConfig): StepPlan[] {
     case 'sweep':
       return [synchronousPlan, throughputPlan(undefined)];
   }
+}
+
+/** Connections a step may hold open at once: its concurrency, or its cap, or the uncapped limit. */
+function stepConnections(pacing: Pacing, config: RunConfig): number {
+  if (pacing.kind === 'closed') return Math.min(pacing.concurrency, plannedSends(config));
+  return Math.min(pacing.maxConcurrency ?? UNCAPPED_CONNECTION_LIMIT, Math.max(pacing.schedule.length, 1));
+}
+
+/** The most connections any step of the run may open; a sweep's later rate steps are capped at the throughput concurrency. */
+function mostConnections(plans: StepPlan[], config: RunConfig): number {
+  const planned = plans.map((plan) => stepConnections(plan.pacing, config));
+  if (config.profile.kind === 'sweep') planned.push(Math.min(DEFAULT_THROUGHPUT_CONCURRENCY, plannedSends(config)));
+  return Math.max(...planned);
 }
 
 /**
@@ -276,6 +294,8 @@ class BenchmarkRun {
   private endpointUsable = false;
   private hopelessCount = 0;
   private failure: string | null = null;
+  /** Echoed back by a server, these would reach the file and the terminal. */
+  private readonly secrets: string[];
 
   constructor(
     private readonly config: RunConfig,
@@ -286,10 +306,18 @@ class BenchmarkRun {
     private readonly plans: StepPlan[],
     /** How the engine label was found (or why not), logged once the run has started. */
     private readonly engineNote: string | null,
-  ) {}
+  ) {
+    this.secrets = knownSecrets(config.endpoint, options.apiKey);
+  }
+
+  private redact(text: string): string {
+    return redactSecrets(text, this.secrets);
+  }
 
   private emit(event: RunEvent): void {
-    this.options.onEvent?.(event);
+    if (event.type === 'log') this.options.onEvent?.({ ...event, message: this.redact(event.message) });
+    else if (event.type === 'run-end' && event.reason !== null) this.options.onEvent?.({ ...event, reason: this.redact(event.reason) });
+    else this.options.onEvent?.(event);
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string): void {
@@ -392,10 +420,18 @@ class BenchmarkRun {
     }
     this.hopelessCount++;
     if (this.hopelessCount >= FAIL_FAST_AFTER && this.failure === null) {
-      this.failure = `The first ${this.hopelessCount} requests to ${this.config.endpoint.baseUrl} failed: ${hopeless}. The run was stopped rather than send more.`;
+      this.failure = `The first ${this.hopelessCount} requests to ${redactUrl(this.config.endpoint.baseUrl)} failed: ${hopeless}. The run was stopped rather than send more.`;
       this.log('error', this.failure);
       this.cancelled.abort();
     }
+  }
+
+  /** A request this machine could not send ends the run: what it measured would be the client's limit, not the server. */
+  private judgeClient(record: RequestRecord): void {
+    if (record.error?.kind !== 'client' || this.failure !== null) return;
+    this.failure = `The client failed, not the server: ${record.error.message} The run was stopped: its figures would measure this machine.`;
+    this.log('error', this.failure);
+    this.cancelled.abort();
   }
 
   private async runStep(plan: StepPlan): Promise<StepSummary> {
@@ -411,9 +447,7 @@ class BenchmarkRun {
 
     const pacing = plan.pacing;
     const sends = pacing.kind === 'open' ? pacing.schedule.length : plannedSends(config);
-    const connections =
-      pacing.kind === 'closed' ? pacing.concurrency : (pacing.maxConcurrency ?? Math.min(Math.max(sends, 1), UNCAPPED_CONNECTION_LIMIT));
-    const dispatcher: Dispatcher = createDispatcher(connections, config.request);
+    const dispatcher: Dispatcher = createDispatcher(stepConnections(pacing, config), config.request);
     const stepStartMs = performance.now();
     const context: ClientContext = {
       config,
@@ -441,8 +475,10 @@ class BenchmarkRun {
     const maxErrors = config.limits.maxErrors;
     const record = (raw: RequestRecord): void => {
       const r = roundRecordTimes(raw);
+      if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
       this.writer.addRecord(r);
       this.judgeEndpoint(r);
+      this.judgeClient(r);
       progress.add(r);
       if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
         this.log('warn', `${plan.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
@@ -453,13 +489,17 @@ class BenchmarkRun {
     // A failure of the engine itself (the result file cannot be written, ...) ends the step
     // and is rethrown once every request in flight has settled.
     let engineError: unknown = null;
-    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number): Promise<void> => {
+    /** Resolves true when the request failed (or could not be recorded). */
+    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number): Promise<boolean> => {
       progress.inFlight++;
       try {
-        record(await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context));
+        const measured = await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context);
+        record(measured);
+        return measured.error !== null;
       } catch (error) {
         engineError ??= error;
         stepStop.abort();
+        return true;
       } finally {
         progress.inFlight--;
       }
@@ -472,13 +512,23 @@ class BenchmarkRun {
           while (!stepStop.signal.aborted && claimed < sends) {
             const index = claimed++;
             const prepared = this.workload.request(this.nextPrompt++);
-            await send(prepared, index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
+            const failed = await send(prepared, index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
+            // A failure that needed no network I/O (EMFILE, a body that cannot be built) settles
+            // within this turn of the event loop: without a turn in between, the lanes would spin
+            // and the duration timer and a cancel would never run.
+            if (failed) await nextTurn();
           }
         };
-        await Promise.all(Array.from({ length: Math.min(pacing.concurrency, sends) }, lane));
+        const lanes: Promise<void>[] = [];
+        const laneCount = Math.min(pacing.concurrency, sends);
+        for (let i = 0; i < laneCount && !stepStop.signal.aborted; i++) {
+          lanes.push(lane());
+          if (i % LANE_START_BATCH === LANE_START_BATCH - 1) await nextTurn();
+        }
+        await Promise.all(lanes);
       } else {
         const slots = pacing.maxConcurrency === undefined ? undefined : new Slots(pacing.maxConcurrency);
-        const pending = new Set<Promise<void>>();
+        const pending = new Set<Promise<boolean>>();
         const times = pacing.schedule;
         for (let index = 0; index < times.length; index++) {
           const scheduledMs = (times[index] ?? 0) * 1000;
@@ -487,7 +537,7 @@ class BenchmarkRun {
           await waitUntil(stepStartMs + scheduledMs, stepStop.signal);
           if (stepStop.signal.aborted) break;
           if (slots && !(await slots.acquire(stepStop.signal))) break;
-          const sent: Promise<void> = send(prepared, index, scheduledMs).finally(() => {
+          const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {
             slots?.release();
             pending.delete(sent);
           });
@@ -520,9 +570,9 @@ function documentHead(config: RunConfig, labels: Labels) {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: packageJson.name, version: packageJson.version },
     createdAt: new Date().toISOString(),
-    endpoint: { baseUrl: endpoint.baseUrl, api: endpoint.api, model: endpoint.model },
+    endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
     labels,
-    config: { ...config, endpoint: { ...endpoint, headers: redactHeaders(endpoint.headers) } },
+    config: { ...config, endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) } },
   } as const;
 }
 
@@ -537,6 +587,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   const workload = await createWorkload(config, tokenCounter);
   // Plans are built before the file exists so that a bad schedule creates no file.
   const plans = initialPlans(config);
+  checkFileDescriptors(mostConnections(plans, config));
   // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
   const probed = await probeEngineLabels(config, options);
   const writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...config.labels }));

@@ -10,6 +10,7 @@
  */
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
+import { BadInputError } from './errors';
 import { readTextFile } from './files';
 import { estimateTokens } from './tokens';
 import type { TokenCounter } from './types';
@@ -20,7 +21,7 @@ export interface Tokenizer {
 }
 
 /** A tokenizer file that cannot be used; the message names the file and what is wrong. */
-export class TokenizerFileError extends Error {}
+export class TokenizerFileError extends BadInputError {}
 
 export async function createTokenCounter(tokenizerPath?: string): Promise<TokenCounter> {
   if (tokenizerPath === undefined) return { source: 'estimate', count: estimateTokens };

@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { describeZodError, ResultDocumentSchema, type ResultDocument } from '../format/result';
+import { BadInputError } from './errors';
 import type { RunOptions } from './types';
 import { finalizeInterruptedFile } from './writer';
 
@@ -29,7 +30,7 @@ export const WorkerReplySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('event'), event: RunEventSchema }),
   z.object({ type: z.literal('done'), document: ResultDocumentSchema }),
   /** runBenchmark rejected: bad configuration, unreadable dataset, a result file that cannot be written. */
-  z.object({ type: z.literal('error'), message: z.string() }),
+  z.object({ type: z.literal('error'), message: z.string(), badInput: z.boolean().default(false) }),
 ]);
 export type WorkerReply = z.input<typeof WorkerReplySchema>;
 
@@ -82,7 +83,7 @@ export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { 
       } else if (reply.type === 'done') {
         settle(() => resolve(reply.document));
       } else {
-        settle(() => reject(new Error(reply.message)));
+        settle(() => reject(reply.badInput ? new BadInputError(reply.message) : new Error(reply.message)));
       }
     });
     worker.on('error', (error) => crash(error.message));

@@ -4,6 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { describeZodError } from '../format/result';
+import { BadInputError } from './errors';
 import { runBenchmark } from './runner';
 import { WorkerCommandSchema, type WorkerReply } from './worker-host';
 
@@ -34,6 +35,7 @@ port.on('message', (raw: unknown) => {
     onEvent: (event) => reply({ type: 'event', event }),
   }).then(
     (document) => reply({ type: 'done', document }),
-    (error: unknown) => reply({ type: 'error', message: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) =>
+      reply({ type: 'error', message: error instanceof Error ? error.message : String(error), badInput: error instanceof BadInputError }),
   );
 });

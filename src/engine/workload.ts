@@ -3,14 +3,30 @@
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
 import * as z from 'zod';
-import type { DatasetFormat, RunConfig, TokenCount, WorkloadConfig } from '../format/config';
+import { DatasetFormatSchema, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
+import { BadInputError, printable } from './errors';
 import { readTextFile } from './files';
 import { createRandom, type Random } from './random';
 import type { ChatMessage, PreparedRequest, TokenCounter, Workload } from './types';
 
-/** A workload that cannot be built; the message says which file or field and what to do. */
-export class WorkloadError extends Error {}
+/**
+ * A workload that cannot be built; the message says which file or field and what to do. It
+ * quotes the file, whose bytes may be anything: control characters are escaped.
+ */
+export class WorkloadError extends BadInputError {
+  constructor(message: string) {
+    super(printable(message));
+  }
+}
+
+const FORMAT_BY_EXTENSION: Readonly<Record<string, DatasetFormat>> = { '.jsonl': 'jsonl', '.txt': 'lines' };
+
+/** The dataset format a file's extension names (`.jsonl`: jsonl, `.txt`: lines), if any. */
+export function guessDatasetFormat(path: string): DatasetFormat | undefined {
+  const extension = /\.[^./\\]+$/.exec(path.toLowerCase())?.[0];
+  return extension === undefined ? undefined : FORMAT_BY_EXTENSION[extension];
+}
 
 export async function createWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
   const workload = config.workload;
@@ -165,7 +181,13 @@ const ShareGptSchema = z.array(z.unknown());
 const ShareGptRowSchema = z.object({ conversations: z.array(z.object({ from: z.string(), value: z.string() }).loose()) }).loose();
 
 async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }>, counter: TokenCounter): Promise<DatasetRow[]> {
-  const { path, format } = workload;
+  const { path } = workload;
+  const format = workload.format ?? guessDatasetFormat(path);
+  if (format === undefined) {
+    throw new WorkloadError(
+      `Dataset file ${path}: its format is needed, since its extension does not tell it (.jsonl is jsonl, .txt is lines). Give one of ${DatasetFormatSchema.options.join(', ')} (--dataset-format on the command line, workload.format in a config).`,
+    );
+  }
   const text = await readTextFile(path);
   if (!text.ok) throw new WorkloadError(`Dataset file ${path} ${text.error}.`);
   const { rows, skipped } = parseDataset(text.value, format, path);

@@ -5,17 +5,48 @@
 import * as z from 'zod';
 
 const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
+
+/**
+ * Upper bounds on sizes and times. Beyond them a value is a typo or a unit mistake, and used as
+ * given it would overflow a timer or an array rather than run: they are refused up front.
+ */
+export const LIMITS = {
+  /** Node.js runs a timer longer than 2^31 - 1 ms after 1 ms. */
+  timerMs: 2 ** 31 - 1,
+  /** The longest step, in whole seconds within one timer. */
+  durationSec: Math.floor((2 ** 31 - 1) / 1000),
+  /** Tokens of one prompt or reply: above the longest context windows served today. */
+  tokens: 10_000_000,
+  /** Requests in flight: each is a connection and a file descriptor. */
+  concurrency: 100_000,
+  /** Requests per step, warm-up included: each send time and record is held in memory. */
+  requests: 10_000_000,
+  /** Requests per second of an open-loop step. */
+  rate: 1_000_000,
+  /** Steps of one run (concurrency levels, rates). */
+  steps: 1000,
+} as const;
+
+const between = (min: number, max: number, unit: string) =>
+  z
+    .number()
+    .int()
+    .min(min, `must be at least ${min} ${unit}`)
+    .max(max, `must be at most ${max.toLocaleString('en-US')} ${unit} (allowed: ${min} to ${max.toLocaleString('en-US')})`);
+const timerMs = between(1, LIMITS.timerMs, 'ms, the longest timer Node.js keeps (about 24.8 days)');
+const tokenCount = between(1, LIMITS.tokens, 'tokens');
+const concurrency = between(1, LIMITS.concurrency, 'requests in flight');
+const requestCount = between(1, LIMITS.requests, 'requests');
 
 /** A token count: fixed, or drawn from a clipped normal distribution. */
 export const TokenCountSchema = z.union([
-  positiveInt,
+  tokenCount,
   z
     .object({
-      mean: z.number().positive(),
-      stdev: z.number().nonnegative().default(0),
-      min: positiveInt.optional(),
-      max: positiveInt.optional(),
+      mean: z.number().positive().max(LIMITS.tokens, `must be at most ${LIMITS.tokens.toLocaleString('en-US')} tokens`),
+      stdev: z.number().nonnegative().max(LIMITS.tokens, `must be at most ${LIMITS.tokens.toLocaleString('en-US')} tokens`).default(0),
+      min: tokenCount.optional(),
+      max: tokenCount.optional(),
     })
     .strict()
     .refine((d) => d.min === undefined || d.max === undefined || d.min <= d.max, {
@@ -46,11 +77,11 @@ export const RequestConfigSchema = z
     stream: z.boolean().default(true),
     /** Passed through into every request body (ignore_eos, min_tokens, temperature, stop, ...). */
     extraBody: z.record(z.string(), z.unknown()).default({}),
-    connectTimeoutMs: positiveInt.default(10_000),
+    connectTimeoutMs: timerMs.default(10_000),
     /** Longest silence between two reads of the response body. */
-    idleTimeoutMs: positiveInt.default(60_000),
+    idleTimeoutMs: timerMs.default(60_000),
     /** Longest time for a whole request, from send to the last byte. */
-    totalTimeoutMs: positiveInt.default(600_000),
+    totalTimeoutMs: timerMs.default(600_000),
   })
   .strict();
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
@@ -65,18 +96,19 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       inputTokens: TokenCountSchema.default(512),
       outputTokens: TokenCountSchema.default(128),
       /** Tokens of a prefix shared by every prompt (exercises prefix caching). */
-      sharedPrefixTokens: nonNegativeInt.default(0),
+      sharedPrefixTokens: between(0, LIMITS.tokens, 'tokens').default(0),
     })
     .strict(),
   z
     .object({
       kind: z.literal('dataset'),
       path: z.string().min(1),
-      format: DatasetFormatSchema,
+      /** Unset: from the file's extension (.jsonl is jsonl, .txt is lines); other files need it. */
+      format: DatasetFormatSchema.optional(),
       /** max_tokens sent with each request; unset leaves it to the server. */
       outputTokens: TokenCountSchema.optional(),
-      minPromptTokens: nonNegativeInt.optional(),
-      maxPromptTokens: positiveInt.optional(),
+      minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
+      maxPromptTokens: tokenCount.optional(),
     })
     .strict(),
 ]);
@@ -85,36 +117,41 @@ export type WorkloadConfig = z.infer<typeof WorkloadConfigSchema>;
 export const ArrivalSchema = z.enum(['constant', 'poisson', 'gamma']);
 export type Arrival = z.infer<typeof ArrivalSchema>;
 
-const rate = z.number().positive().finite();
+const rate = z
+  .number()
+  .positive()
+  .max(LIMITS.rate, `must be at most ${LIMITS.rate.toLocaleString('en-US')} requests per second (allowed: above 0 up to ${LIMITS.rate.toLocaleString('en-US')})`);
+const steps = <T extends z.ZodType>(item: T) =>
+  z.array(item).min(1).max(LIMITS.steps, `at most ${LIMITS.steps} steps per run`);
 
 export const ProfileConfigSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('synchronous') }).strict(),
-  z.object({ kind: z.literal('concurrency'), levels: z.array(positiveInt).min(1) }).strict(),
+  z.object({ kind: z.literal('concurrency'), levels: steps(concurrency) }).strict(),
   z
     .object({
       kind: z.literal('rate'),
       /** Requests per second; one step per value. */
-      rates: z.array(rate).min(1),
+      rates: steps(rate),
       arrival: ArrivalSchema.default('poisson'),
       /** Gamma shape: 1 is Poisson, below 1 burstier, above 1 smoother (vLLM's --burstiness). */
       burstiness: z.number().positive().default(1),
-      maxConcurrency: positiveInt.optional(),
+      maxConcurrency: concurrency.optional(),
     })
     .strict(),
   z
     .object({
       kind: z.literal('schedule'),
       /** Absolute send times in seconds from step start, ascending. */
-      times: z.array(z.number().nonnegative()).min(1),
-      maxConcurrency: positiveInt.optional(),
+      times: z.array(z.number().nonnegative()).min(1).max(LIMITS.requests, `at most ${LIMITS.requests.toLocaleString('en-US')} send times`),
+      maxConcurrency: concurrency.optional(),
     })
     .strict(),
-  z.object({ kind: z.literal('throughput'), maxConcurrency: positiveInt.optional() }).strict(),
+  z.object({ kind: z.literal('throughput'), maxConcurrency: concurrency.optional() }).strict(),
   z
     .object({
       kind: z.literal('sweep'),
       /** Number of rates evenly spaced between the synchronous and throughput rates. */
-      rateCount: positiveInt.default(8),
+      rateCount: between(1, LIMITS.steps, 'rates').default(8),
       arrival: ArrivalSchema.default('constant'),
       burstiness: z.number().positive().default(1),
     })
@@ -125,11 +162,15 @@ export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 export const LimitsConfigSchema = z
   .object({
     /** Measured requests per step (warm-up not included). */
-    requests: positiveInt.optional(),
+    requests: requestCount.optional(),
     /** Seconds per step. With `requests` too, the step ends at whichever comes first. */
-    durationSec: z.number().positive().finite().optional(),
+    durationSec: z
+      .number()
+      .positive()
+      .max(LIMITS.durationSec, `must be at most ${LIMITS.durationSec.toLocaleString('en-US')} s, the longest timer Node.js keeps (allowed: above 0 up to ${LIMITS.durationSec.toLocaleString('en-US')})`)
+      .optional(),
     /** Requests sent at the start of each step and left out of its statistics. */
-    warmup: nonNegativeInt.default(0),
+    warmup: between(0, LIMITS.requests, 'requests').default(0),
     /** The step ends once this many requests have failed. */
     maxErrors: positiveInt.optional(),
   })
@@ -165,6 +206,10 @@ export const RunConfigSchema = z
   .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {
     message: 'limits needs requests or durationSec, or a step would never end',
     path: ['limits'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.limits.requests !== undefined || Math.max(...c.profile.rates) * (c.limits.durationSec ?? 0) <= LIMITS.requests, {
+    message: `rate times durationSec must be at most ${LIMITS.requests.toLocaleString('en-US')} requests per step: lower one, or set limits.requests`,
+    path: ['limits', 'durationSec'],
   });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 /** A run configuration as written by a person: defaults not yet applied. */
@@ -187,4 +232,50 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [name, SECRET_HEADER_PATTERN.test(name) ? '<redacted>' : value]),
   );
+}
+
+/**
+ * A base URL as it may be stored or shown: without `user:password@` and without query
+ * parameters whose names look secret (`?key=...`, `?api_key=...`); others such as `api-version` stay.
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  parsed.username = '';
+  parsed.password = '';
+  for (const name of [...parsed.searchParams.keys()]) if (SECRET_HEADER_PATTERN.test(name)) parsed.searchParams.delete(name);
+  return parsed.href;
+}
+
+/** Shorter values would be replaced wherever they happen to occur in text. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * The secrets a run knows: the API key, secret header values, and the credentials of its base
+ * URL. A server may echo any of them in an error body, which would then reach a file or a terminal.
+ */
+export function knownSecrets(endpoint: EndpointConfig, apiKey: string | undefined): string[] {
+  const secrets = [apiKey ?? ''];
+  for (const [name, value] of Object.entries(endpoint.headers)) {
+    if (SECRET_HEADER_PATTERN.test(name)) secrets.push(value, value.replace(/^\S+\s+/, ''));
+  }
+  try {
+    const url = new URL(endpoint.baseUrl);
+    secrets.push(decodeURIComponent(url.username), decodeURIComponent(url.password));
+    for (const [name, value] of url.searchParams) if (SECRET_HEADER_PATTERN.test(name)) secrets.push(value);
+  } catch {
+    // An unparsable URL carries nothing to hide here; the schema refuses it anyway.
+  }
+  return [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every occurrence of each secret replaced by `<redacted>`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) redacted = redacted.split(secret).join('<redacted>');
+  return redacted;
 }

@@ -52,6 +52,7 @@ export const ErrorKindSchema = z.enum([
   'server', // an `error` object sent by the server, mid-stream or in a 200 body
   'reset', // the connection closed before the response ended
   'cancelled',
+  'client', // this machine could not send it (out of file descriptors): not the server's doing
   'other',
 ]);
 export type ErrorKind = z.infer<typeof ErrorKindSchema>;
@@ -150,6 +151,10 @@ export const ImportSourceSchema = z.object({
   notes: z.array(z.string()),
 });
 
+/** The process writing a running file: a reader tells a live run from an interrupted one by it. */
+export const ResultWriterSchema = z.object({ pid: z.number().int().positive(), host: z.string() });
+export type ResultWriter = z.infer<typeof ResultWriterSchema>;
+
 export const ResultDocumentSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -163,6 +168,7 @@ export const ResultDocumentSchema = z.object({
   /** Why a run is partial or failed (cancelled, crashed, every request failed, ...). */
   statusReason: z.string().nullable().optional(),
   importedFrom: ImportSourceSchema.optional(),
+  writer: ResultWriterSchema.optional(),
   steps: z.array(StepSchema),
 });
 export type ResultDocument = z.infer<typeof ResultDocumentSchema>;

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../../format/config';
 import type { ResultDocument } from '../../format/result';
-import { resultFileName, runBenchmarkInWorker } from '../../engine/index';
+import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
 import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
 import {
@@ -496,7 +496,11 @@ async function execute(
 
   const controller = new AbortController();
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) {
+      // Quitting at once leaves no time for the worker to finish the file: finish it here.
+      finalizeInterruptedFile(options.resultPath, 'Cancelled with a second Ctrl-C: the run was stopped at once. Every request measured until then is kept.');
+      process.exit(130);
+    }
     progress.note('Cancelling: aborting requests in flight and keeping the partial result (Ctrl-C again quits at once)');
     controller.abort();
   };
@@ -514,6 +518,7 @@ async function execute(
     });
   } catch (error) {
     progress.finish();
+    if (error instanceof BadInputError) throw new UsageError(error.message);
     process.stderr.write(`The run could not complete: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {
@@ -529,7 +534,7 @@ async function execute(
   process.stdout.write(`\nResult: ${shownPath}\n`);
   if (doc.status === 'complete') return 0;
   const why = doc.statusReason ? `: ${doc.statusReason}` : '';
-  if (controller.signal.aborted) process.stderr.write(`Cancelled${why}. The partial result is kept in ${shownPath}\n`);
+  if (controller.signal.aborted) process.stderr.write(`Cancelled${doc.status === 'failed' ? why.replace(/\.$/, '') : ''}. The partial result is kept in ${shownPath}\n`);
   else process.stderr.write(`The run ${doc.status === 'failed' ? 'failed' : 'did not complete'}${why}\n`);
   return 1;
 }

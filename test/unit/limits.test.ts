@@ -1,0 +1,124 @@
+/**
+ * Faults on the client's side and limits of the machine: failures that need no network I/O,
+ * a file descriptor limit below the concurrency, and values too large to run. Each runs in a
+ * child process (with `ulimit` where it matters), so that a run that spins or hangs is killed
+ * and reported instead of stalling the test runner.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseResultDocument } from '../../src/format/result';
+import { checkFileDescriptors, fileDescriptorLimit } from '../../src/engine/fd-limit';
+import { BadInputError } from '../../src/engine/errors';
+import { startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
+import { runCliLimited, runEngineScript } from '../helpers/limited-child';
+
+/** Far above what either run needs when it behaves: only a hang reaches it. */
+const HANG_MS = 30_000;
+
+/** A run config whose every request fails before any I/O: a BigInt in the body cannot be serialized. */
+const unsendableRun = (limits: string) => `
+  const config = {
+    endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' },
+    request: { extraBody: { seed: 1n } },
+    workload: { kind: 'synthetic', inputTokens: 4, outputTokens: 2 },
+    profile: { kind: 'concurrency', levels: [300] },
+    limits: ${limits},
+  };`;
+
+test('failures that need no network I/O end at the step duration, not in a loop that starves timers', async () => {
+  const outcome = await runEngineScript(
+    `${unsendableRun('{ durationSec: 0.5 }')}
+    const doc = await engine.runBenchmark(config, {});
+    const requests = doc.steps[0].requests;
+    return { status: doc.status, records: requests.length, kinds: [...new Set(requests.map((r) => r.error && r.error.kind))] };`,
+    { timeoutMs: HANG_MS },
+  );
+  assert.equal(outcome.timedOut, false, `the run ignored its 0.5 s duration and was killed after ${HANG_MS} ms`);
+  assert.equal(outcome.code, 0, outcome.stderr);
+  const result = JSON.parse(outcome.stdout) as { status: string; records: number; kinds: string[] };
+  assert.equal(result.status, 'failed');
+  assert.deepEqual(result.kinds, ['other']);
+  assert.ok(result.records >= 300, `${result.records} records`);
+});
+
+test('failures that need no network I/O stop at a cancel', async () => {
+  const outcome = await runEngineScript(
+    `${unsendableRun('{ durationSec: 100000 }')}
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const doc = await engine.runBenchmark(config, { signal: controller.signal });
+    return { status: doc.status, records: doc.steps[0].requests.length };`,
+    { timeoutMs: HANG_MS },
+  );
+  assert.equal(outcome.timedOut, false, 'the cancel was never seen: the run was killed');
+  assert.equal(outcome.code, 0, outcome.stderr);
+  assert.ok((JSON.parse(outcome.stdout) as { records: number }).records > 0);
+});
+
+test('/proc/self/limits is read for the open-file limit; a concurrency above it is bad input naming ulimit -n', () => {
+  const text = 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            256                  4096                 files\n';
+  assert.deepEqual(fileDescriptorLimit(text), { soft: 256, hard: 4096 });
+  assert.deepEqual(fileDescriptorLimit('Max open files            unlimited            unlimited            files'), { soft: Infinity, hard: Infinity });
+  assert.equal(fileDescriptorLimit('nothing here'), null);
+  assert.throws(() => checkFileDescriptors(300, { soft: 256, hard: 4096 }), (e: unknown) => e instanceof BadInputError && /ulimit -n \d+/.test(e.message) && /hard limit is 4096/.test(e.message));
+  assert.throws(() => checkFileDescriptors(300, { soft: 256, hard: 256 }), /administrator/);
+  checkFileDescriptors(10, { soft: 100_000, hard: 100_000 });
+  checkFileDescriptors(10, null);
+});
+
+test('ulimit -n below the concurrency: exit 2 before anything is sent or written', async (t) => {
+  const server = await startTokenServer();
+  t.after(() => server.close());
+  const cwd = mkdtempSync(join(tmpdir(), 'llmbench-fd-'));
+  for (const load of [['--concurrency', '300'], ['--profile', 'throughput'], ['--profile', 'sweep']]) {
+    const outcome = await runCliLimited(['run', '--url', server.baseUrl, '--model', TOKEN_SERVER_MODEL, ...load, '--duration', '1', '--out', 'r.llmbench.json'], {
+      ulimit: ['-n', '256'],
+      cwd,
+      timeoutMs: HANG_MS,
+    });
+    assert.equal(outcome.code, 2, `${load.join(' ')}: ${outcome.stderr}`);
+    assert.match(outcome.stderr, /may open only 256 \(ulimit -n\).*lower the concurrency/);
+  }
+  assert.equal(server.requests.length, 0, 'no request was sent');
+  assert.equal(existsSync(join(cwd, 'r.llmbench.json')), false, 'no file was written');
+});
+
+test('EMFILE during a run is the client failing: the run is failed with exit 1, never a complete measurement', async () => {
+  // The simulator runs in the same process, so each request holds two descriptors: the up-front
+  // check (one per request) passes, and the connections then run out.
+  const cwd = mkdtempSync(join(tmpdir(), 'llmbench-emfile-'));
+  const outcome = await runCliLimited(['run', '--sim', 'tiny', '--concurrency', '150', '--duration', '3', '--output-tokens', '4', '--out', 'r.llmbench.json'], {
+    ulimit: ['-n', '256'],
+    cwd,
+    timeoutMs: HANG_MS,
+  });
+  assert.equal(outcome.code, 1, outcome.stderr);
+  assert.match(outcome.stderr, /The client failed, not the server: .*EMFILE.*ulimit -n/);
+  const parsed = parseResultDocument(readFileSync(join(cwd, 'r.llmbench.json'), 'utf8'));
+  assert.ok(parsed.ok && parsed.value.status === 'failed', parsed.ok ? parsed.value.status : parsed.error);
+  assert.ok(parsed.value.steps[0]?.requests.some((r) => r.error?.kind === 'client'));
+});
+
+test('huge values are bad input with the allowed range, before anything is sent or written', async (t) => {
+  const server = await startTokenServer();
+  t.after(() => server.close());
+  const cwd = mkdtempSync(join(tmpdir(), 'llmbench-huge-'));
+  const cases: Array<[string[], RegExp]> = [
+    [['--timeout', '1e12'], /--timeout\b.*allowed: 1 to 2,147,483,647/],
+    [['--duration', '1e12'], /--duration\b.*allowed: above 0 up to 2,147,483/],
+    [['--input-tokens', '1e12'], /--input-tokens\b.*allowed: 1 to 10,000,000/],
+    [['--concurrency', '1e12'], /--concurrency\b.*allowed: 1 to 100,000/],
+    [['--requests', '1e12'], /--requests\b.*allowed: 1 to 10,000,000/],
+  ];
+  for (const [flags, message] of cases) {
+    const limits = flags[0] === '--duration' || flags[0] === '--requests' ? [] : ['--requests', '3'];
+    const outcome = await runCliLimited(['run', '--url', server.baseUrl, '--model', TOKEN_SERVER_MODEL, ...limits, ...flags, '--out', 'r.llmbench.json'], { cwd, timeoutMs: HANG_MS });
+    assert.equal(outcome.code, 2, `${flags.join(' ')}: ${outcome.stderr}`);
+    assert.match(outcome.stderr, message);
+  }
+  assert.equal(server.requests.length, 0);
+  assert.equal(existsSync(join(cwd, 'r.llmbench.json')), false);
+});
