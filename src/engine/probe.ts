@@ -48,7 +48,8 @@ const ROOT_ROUTES = ['/version', '/props', '/info', '/server_info', '/get_server
 type RootRoute = (typeof ROOT_ROUTES)[number];
 
 const ModelListSchema = z.object({
-  data: z.array(z.object({ id: z.string().min(1), owned_by: z.unknown() })),
+  // `owned_by` is optional in practice: several servers leave it out.
+  data: z.array(z.object({ id: z.string().min(1), owned_by: z.unknown().optional() })),
 });
 
 const versionText = z.string().min(1).max(100);

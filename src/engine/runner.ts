@@ -224,6 +224,32 @@ function roundRecordTimes(r: RequestRecord): RequestRecord {
   };
 }
 
+/**
+ * Fields of `extraBody` that collide with what the run sets itself, each with what happens to it:
+ * the user asked for something the run will not do as written.
+ */
+function extraBodyWarnings(config: RunConfig): string[] {
+  const extra = config.request.extraBody;
+  const warnings: string[] = [];
+  if ('stream' in extra && extra.stream !== config.request.stream) {
+    warnings.push(
+      `extraBody "stream": ${JSON.stringify(extra.stream)} is ignored: every request is sent with "stream": ${config.request.stream}, which the measurement depends on. Use --no-stream (request.stream: false) for whole responses.`,
+    );
+  }
+  const workload = config.workload;
+  const outputTokens = workload.outputTokens;
+  for (const field of ['max_tokens', 'max_completion_tokens']) {
+    if (!(field in extra)) continue;
+    const workloadSets = outputTokens !== undefined && field === 'max_tokens';
+    warnings.push(
+      workloadSets
+        ? `extraBody "${field}": ${JSON.stringify(extra[field])} replaces the workload's output tokens (${JSON.stringify(outputTokens)}) in every request. Set the output tokens (--output-tokens) instead.`
+        : `extraBody "${field}": ${JSON.stringify(extra[field])} is sent with every request; the workload's output tokens do not apply to it.`,
+    );
+  }
+  return warnings;
+}
+
 /** Errors that say the endpoint cannot serve this run at all, whatever the load. */
 function hopelessFailure(r: RequestRecord): string | null {
   const error = r.error;
@@ -340,6 +366,7 @@ class BenchmarkRun {
         resultPath: this.options.resultPath ?? null,
       });
       if (this.engineNote !== null) this.log('info', this.engineNote);
+      for (const warning of extraBodyWarnings(this.config)) this.log('warn', warning);
       const summaries: StepSummary[] = [];
       for (const plan of plans) {
         if (this.stopped) break;

@@ -9,7 +9,7 @@
  * document. When a step starts or ends and when the run ends, the whole file is rewritten to a
  * temporary file and renamed over the old one, so no reader ever sees half of it.
  */
-import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { SloConfigSchema, type ProfileConfig } from '../format/config';
 import {
   parseResultDocument,
@@ -37,14 +37,34 @@ function orderedForAppend(doc: ResultDocument): unknown {
   };
 }
 
+function writeFailure(path: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = error instanceof Error ? error.message : String(error);
+  const advice =
+    code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT'
+      ? 'The disk is full or a file size limit was reached: free space or choose another folder. The file keeps every request written before.'
+      : 'Check that its folder exists and is writable.';
+  return new Error(`Cannot write the result file ${path}: ${reason}. ${advice}`);
+}
+
 function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, text);
     renameSync(temporary, path);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`Cannot write the result file ${path}: ${reason}. Check that its folder exists and is writable.`);
+    // A full disk fails the write after the file was created: leave no temporary file behind.
+    rmSync(temporary, { force: true });
+    throw writeFailure(path, error);
+  }
+}
+
+/** Writes all of `bytes` at `position`; a short write (full disk, file size limit) goes on until it fails with the reason. */
+function writeFully(fd: number, bytes: Buffer, position: number): void {
+  for (let done = 0; done < bytes.length; ) {
+    const written = writeSync(fd, bytes, done, bytes.length - done, position + done);
+    if (written === 0) throw Object.assign(new Error('no byte could be written'), { code: 'ENOSPC' });
+    done += written;
   }
 }
 
@@ -82,7 +102,21 @@ export class ResultWriter {
     if (this.fd === null) return;
     const text = (step.requests.length > 1 ? ',' : '') + JSON.stringify(record) + OPEN_STEP_TAIL;
     const bytes = Buffer.from(text);
-    writeSync(this.fd, bytes, 0, bytes.length, this.fileBytes - OPEN_STEP_TAIL.length);
+    const tailAt = this.fileBytes - OPEN_STEP_TAIL.length;
+    try {
+      writeFully(this.fd, bytes, tailAt);
+    } catch (error) {
+      // Part of the record may have overwritten the tail: put the last complete document back.
+      // Rewriting bytes within the file's old size needs no new space.
+      step.requests.pop();
+      try {
+        writeFully(this.fd, Buffer.from(OPEN_STEP_TAIL), tailAt);
+        ftruncateSync(this.fd, this.fileBytes);
+      } catch {
+        // Nothing more can be done for the file; the write error below says why.
+      }
+      throw writeFailure(this.path ?? '', error);
+    }
     this.fileBytes += bytes.length - OPEN_STEP_TAIL.length;
   }
 

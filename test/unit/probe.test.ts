@@ -267,6 +267,13 @@ test('a web page instead of an API, and JSON of another shape, are told apart', 
   assert.deepEqual(probe.models, []);
 });
 
+test('a model list without owned_by is still a model list', async (t) => {
+  const engine = await fakeEngine(t, { '/v1/models': { body: { object: 'list', data: [{ id: 'a' }, { id: 'b', object: 'model' }] } } });
+  const probe = await probeEndpoint(engine.baseUrl);
+  assert.equal(probe.error ?? null, null);
+  assert.deepEqual(probe.models, ['a', 'b']);
+});
+
 test('a base URL that is not http(s) is refused without a request', async () => {
   for (const url of ['ftp://127.0.0.1/v1', 'localhost:8000/v1', '']) {
     const probe = await probeEndpoint(url);

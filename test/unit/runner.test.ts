@@ -4,8 +4,10 @@ import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema, type RequestRecord, type ResultDocument } from '../../src/format/result';
 import { runBenchmark, sweepRates } from '../../src/engine/runner';
+import { arrivalSchedule } from '../../src/engine/schedule';
 import { closedPort } from '../helpers/cli-server';
 import { startRunnerServer, type Answer, type RunnerServer } from '../helpers/runner-server';
+import { JSON_HEADERS, startScriptedServer } from '../helpers/sse-server';
 
 function configFor(server: { baseUrl: string }, overrides: Partial<RunConfigInput>): RunConfig {
   return RunConfigSchema.parse({
@@ -130,6 +132,12 @@ test('a rate step follows its schedule; a concurrency cap holds and shows up as 
   );
   const step = doc.steps[0];
   assert.equal(step?.name, 'poisson@50.00 req/sec');
+  // Each request carries the send time the seeded Poisson schedule gave it, to the microsecond.
+  const schedule = arrivalSchedule({ count: 25, rate: 50, arrival: 'poisson', seed: 42 });
+  const scheduled = [...(step?.requests ?? [])].sort((x, y) => x.index - y.index).map((r) => r.scheduledMs);
+  assert.deepEqual(scheduled, Array.from(schedule, (sec) => Math.round(sec * 1000 * 1000) / 1000));
+  assert.ok(new Set(scheduled.slice(1).map((ms, i) => Math.round(ms - (scheduled[i] ?? 0)))).size > 5, 'gaps vary: Poisson, not constant');
+  assert.ok(step?.requests.every((r) => r.sentMs >= r.scheduledMs - 1), 'no request goes out before its time');
   const achieved = step?.summary?.achievedRate ?? 0;
   // Generous for a shared machine; sequential sends would take 1000 ms, all at once 0 ms.
   assert.ok(Math.abs(achieved / 50 - 1) < 0.25, `achieved ${achieved} req/s for 50`);
@@ -214,4 +222,40 @@ test('an endpoint answering 404 to the first requests fails the run with a hint'
   assert.equal(doc.status, 'failed');
   assert.match(doc.statusReason ?? '', /HTTP 404: check that the base URL ends in \/v1/);
   assert.ok(server.arrivals.length <= 4, `${server.arrivals.length} requests sent`);
+});
+
+test('extraBody fields the run sets itself are warned about: stream is overridden, max_tokens replaces the output tokens', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2 }));
+  const { doc, events } = await run(configFor(server, { request: { extraBody: { stream: false, max_tokens: 3, ignore_eos: true } }, limits: { requests: 1 } }));
+  assert.equal(doc.status, 'complete');
+  const warnings = events.flatMap((e) => (e.type === 'log' && e.level === 'warn' ? [e.message] : []));
+  assert.equal(warnings.length, 2, warnings.join('\n'));
+  assert.match(warnings[0] ?? '', /"stream": false is ignored: every request is sent with "stream": true.*--no-stream/);
+  assert.match(warnings[1] ?? '', /"max_tokens": 3 replaces the workload's output tokens \(4\)/);
+  const quiet = await run(configFor(server, { request: { extraBody: { ignore_eos: true } }, limits: { requests: 1 } }));
+  assert.equal(quiet.events.filter((e) => e.type === 'log' && e.level === 'warn').length, 0);
+});
+
+test('credentials in the base URL are never stored, and secrets a server echoes are redacted from records and messages', async (t) => {
+  const server = await startScriptedServer((request) => ({
+    status: 401,
+    headers: JSON_HEADERS,
+    steps: [JSON.stringify({ error: { message: `bad credentials: ${String(request.headers.authorization)} ${String(request.headers['x-api-key'])} pw=hunter22 k=qk-secret-1` } })],
+  }));
+  t.after(() => server.close());
+  const url = new URL(server.baseUrl);
+  url.username = 'alice';
+  url.password = 'hunter22';
+  url.search = '?key=qk-secret-1&api-version=2024-06-01';
+  const events: RunEvent[] = [];
+  const doc = await runBenchmark(
+    configFor({ baseUrl: url.href }, { endpoint: { baseUrl: url.href, model: 'm', headers: { 'X-Api-Key': 'hdr-secret-2' } }, limits: { requests: 3 } }),
+    { apiKey: 'sk-live-secret-3', onEvent: (e) => events.push(e) },
+  );
+  assert.equal(server.requests[0]?.headers.authorization, 'Bearer sk-live-secret-3', 'the key was sent, so the server could echo it');
+  const stored = JSON.stringify(doc) + JSON.stringify(events);
+  for (const secret of ['hunter22', 'qk-secret-1', 'hdr-secret-2', 'sk-live-secret-3', 'alice:']) assert.ok(!stored.includes(secret), `${secret} is stored`);
+  assert.equal(doc.endpoint.baseUrl, `${server.baseUrl}?api-version=2024-06-01`);
+  assert.equal((doc.config['endpoint'] as { baseUrl: string }).baseUrl, doc.endpoint.baseUrl);
+  assert.match(doc.steps[0]?.requests[0]?.error?.message ?? '', /bad credentials: Bearer <redacted> <redacted> pw=<redacted> k=<redacted>/);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, readdirSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,8 @@ import { summarizeStep } from '../../src/engine/stats';
 import { readResultDocument, resultFileName, ResultWriter, type ResultHead } from '../../src/engine/writer';
 import { runBenchmark } from '../../src/engine/runner';
 import { startRunnerServer } from '../helpers/runner-server';
+import { startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
+import { runCliLimited } from '../helpers/limited-child';
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'llmbench-writer-'));
 
@@ -185,4 +187,48 @@ test('a cancelled run finishes its file as partial with what it measured', async
   const text = readFileSync(path, 'utf8');
   assert.ok(!text.includes('secret-value') && !text.includes('sk-never-written'), 'no secret in the file');
   assert.match(text, /"X-Team":"bench"/);
+});
+
+test('every whole-file rewrite is a new file renamed over the old one: a reader never sees it half written', () => {
+  const path = join(tempDir(), 'atomic.llmbench.json');
+  const writer = new ResultWriter(path, head);
+  // The file before each rewrite is held open, as a reader would, so that its inode cannot be reused.
+  const rewrites: Array<[string, () => void]> = [
+    ['startStep', () => writer.startStep('s', { kind: 'synchronous', concurrency: 1 })],
+    ['endStep', () => writer.endStep(summarizeStep(writer.document.steps[0]?.requests ?? [], { kind: 'synchronous', concurrency: 1 }))],
+    ['finish', () => writer.finish('complete', null)],
+  ];
+  for (const [name, rewrite] of rewrites) {
+    const reader = openSync(path, 'r');
+    const before = fstatSync(reader).ino;
+    const text = readFileSync(path, 'utf8');
+    rewrite();
+    assert.notEqual(statSync(path).ino, before, `${name} rewrote the file in place`);
+    assert.equal(readFileSync(reader, 'utf8'), text, `${name}: a reader of the old file still reads it whole`);
+    closeSync(reader);
+    if (name === 'startStep') {
+      const open = statSync(path).ino;
+      writer.addRecord(record(0));
+      assert.equal(statSync(path).ino, open, 'a record is appended in place');
+    }
+  }
+});
+
+test('a full disk mid-run (file size limit): the file stays valid JSON with every request written before, no .tmp, the message names the file', async (t) => {
+  const server = await startTokenServer({ keepRequests: false });
+  t.after(() => server.close());
+  const dir = tempDir();
+  const outcome = await runCliLimited(
+    ['run', '--url', server.baseUrl, '--model', TOKEN_SERVER_MODEL, '--concurrency', '32', '--requests', '2000', '--output-tokens', '8', '--input-tokens', '16', '--out', 'full.llmbench.json'],
+    { ulimit: ['-f', '64'], cwd: dir, timeoutMs: 60_000 },
+  );
+  assert.equal(outcome.timedOut, false);
+  assert.equal(outcome.code, 1, outcome.stderr);
+  assert.match(outcome.stderr, /Cannot write the result file .*full\.llmbench\.json.*file size limit/);
+  assert.deepEqual(readdirSync(dir), ['full.llmbench.json'], 'no temporary file is left');
+  const text = readFileSync(join(dir, 'full.llmbench.json'), 'utf8');
+  assert.ok(text.length <= 64 * 1024);
+  const doc = parseFile(join(dir, 'full.llmbench.json'));
+  const kept = doc.steps[0]?.requests.length ?? 0;
+  assert.ok(kept > 10 && kept < 2000, `${kept} requests kept`);
 });
