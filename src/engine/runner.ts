@@ -4,6 +4,7 @@
  * step and reports events as it goes. The client measures single requests; this file decides
  * when they go out and when a step or the run ends.
  */
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -600,6 +601,8 @@ function documentHead(config: RunConfig, labels: Labels) {
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
     labels,
     config: { ...config, endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) } },
+    // Readers take a `running` file whose writer is gone for an interrupted run (src/engine/read-result.ts).
+    writer: { pid: process.pid, host: hostname() },
   } as const;
 }
 

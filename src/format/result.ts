@@ -32,6 +32,11 @@ export const StatsSchema = z.object({
   p95: statValue,
   p98: statValue,
   p99: statValue,
+  /**
+   * How the tool that wrote these figures defined them, when that differs from docs/metrics.md
+   * (e.g. GuideLLM 0.4+'s token-weighted, nearest-rank TPOT percentiles). Absent: our definition.
+   */
+  definition: z.string().optional(),
 });
 export type Stats = z.infer<typeof StatsSchema>;
 
@@ -148,6 +153,8 @@ export const ImportSourceSchema = z.object({
   tool: z.string(),
   version: z.string().nullable(),
   file: z.string(),
+  /** For a run found in a text (a log, a Markdown page): the lines it was read from, 1-based, inclusive. */
+  lines: z.object({ first: z.number().int().positive(), last: z.number().int().positive() }).optional(),
   notes: z.array(z.string()),
 });
 

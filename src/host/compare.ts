@@ -106,7 +106,7 @@ class ComparePanel implements vscode.Disposable {
     const [la, lb] = await Promise.all([loadResult(this.a), loadResult(this.b)]);
     if (!la.ok) return this.fail(this.a, la.error);
     if (!lb.ok) return this.fail(this.b, lb.error);
-    const view = buildCompareView(buildResultView(la.doc, fileNameOf(this.a)), buildResultView(lb.doc, fileNameOf(this.b)));
+    const view = buildCompareView(buildResultView(la.read, fileNameOf(this.a)), buildResultView(lb.read, fileNameOf(this.b)));
     this.session.send({ type: 'show-compare', view });
   }
 

@@ -4,8 +4,8 @@
  * a step's thousands of request records become a table row, a few chart points and a
  * fixed-size distribution curve.
  */
-import { latencySamples, summarizeStep } from '../engine/stats';
-import { SloConfigSchema } from '../format/config';
+import type { ReadResult } from '../engine/read-result';
+import { latencySamples } from '../engine/stats';
 import type {
   ChartSeries,
   ViewChart,
@@ -25,19 +25,15 @@ const DISTRIBUTION_POINTS = 51;
 /** Concurrency levels spanning this factor or more are drawn on a log axis (1 ... 256 would crowd the left). */
 const LOG_AXIS_RATIO = 16;
 
-export function buildResultView(doc: ResultDocument, fileName: string): ResultView {
-  const slo = SloConfigSchema.safeParse(doc.config['slo']);
-  const notes: string[] = [];
-  const summaries = doc.steps.map((step) => {
-    if (step.summary) return step.summary;
-    notes.push(
-      `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`,
-    );
-    return summarizeStep(step.requests, step.profile, slo.success ? slo.data : undefined);
+export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, fileName: string): ResultView {
+  const notes = unfinishedSteps.map((index) => {
+    const step = doc.steps[index]!;
+    return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
   const xAxis = chooseXAxis(doc.steps);
-  const rows = doc.steps.map((step, i) => stepRow(step, summaries[i] as StepSummary, xAxis));
+  // The reader gave every step a summary (unfinished ones from their records).
+  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
   return {
     summary: runSummary(doc, fileName),
     xAxis,
@@ -81,11 +77,11 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null);
 }
 
-function stepRow(step: Step, summary: StepSummary, axis: XAxis): StepRow {
+function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
     x: stepX(step, summary, axis),
-    partial: step.summary === null,
+    partial: unfinished,
     requestsPerSecond: summary.requestsPerSecond,
     outputTokensPerSecond: summary.outputTokensPerSecond,
     latencyMs: summary.latencyMs,

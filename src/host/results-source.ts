@@ -3,15 +3,15 @@
  * the file as a running benchmark rewrites it.
  */
 import * as vscode from 'vscode';
-import { parseResultDocument, type ResultDocument } from '../format/result';
+import { readResultText, type ReadResult } from '../engine/read-result';
 
-export type LoadedResult = { ok: true; doc: ResultDocument } | { ok: false; error: string };
+export type LoadedResult = { ok: true; read: ReadResult } | { ok: false; error: string };
 
 export function fileNameOf(uri: vscode.Uri): string {
   return uri.path.split('/').pop() || uri.toString();
 }
 
-/** Reads and parses a result file; a missing or unreadable file is an error like a corrupt one. */
+/** Reads a result file (src/engine/read-result.ts); a missing or unreadable file is an error like a corrupt one. */
 export async function loadResult(uri: vscode.Uri): Promise<LoadedResult> {
   let bytes: Uint8Array;
   try {
@@ -19,8 +19,8 @@ export async function loadResult(uri: vscode.Uri): Promise<LoadedResult> {
   } catch (e) {
     return { ok: false, error: `The file could not be read (${e instanceof Error ? e.message : String(e)}).` };
   }
-  const parsed = parseResultDocument(new TextDecoder().decode(bytes));
-  return parsed.ok ? { ok: true, doc: parsed.value } : { ok: false, error: parsed.error };
+  const read = readResultText(new TextDecoder().decode(bytes));
+  return read.ok ? { ok: true, read: read.value } : { ok: false, error: read.error };
 }
 
 /** Fastest redraw rate while a benchmark keeps rewriting its file. */

@@ -86,11 +86,11 @@ class ResultEditor implements vscode.Disposable {
       this.session.send({ type: 'error', fileName, message: loaded.error });
       return;
     }
-    this.doc = loaded.doc;
-    let view = buildResultView(loaded.doc, fileName);
+    this.doc = loaded.read.document;
+    let view = buildResultView(loaded.read, fileName);
     if (this.partner) {
       const other = await loadResult(this.partner);
-      if (other.ok) [view] = alignAxes(view, buildResultView(other.doc, fileNameOf(this.partner)));
+      if (other.ok) [view] = alignAxes(view, buildResultView(other.read, fileNameOf(this.partner)));
     }
     this.session.send({ type: 'show', view });
   }

@@ -4,7 +4,7 @@
  * all of it is unit-tested in Node; the prompts in run-prompts.ts only ask and combine.
  */
 import * as z from 'zod';
-import type { RunConfig, RunConfigInput } from '../format/config';
+import { EndpointConfigSchema, type RunConfig, type RunConfigInput } from '../format/config';
 import { describeZodError } from '../format/result';
 
 export const PresetSettingsSchema = z.object({
@@ -69,16 +69,14 @@ export function presets(settings: PresetSettings): Preset[] {
   ];
 }
 
-/** One entry of the `llmBench.endpoints` setting. Keys never live here (SecretStorage does). */
-export const EndpointSettingSchema = z
-  .object({
-    name: z.string().min(1, 'name must not be empty'),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http:// or https:// URL' }),
-    api: z.enum(['chat', 'completions']).default('chat'),
-    model: z.string().min(1).optional(),
-    headers: z.record(z.string(), z.string()).default({}),
-  })
-  .strict();
+/**
+ * One entry of the `llmBench.endpoints` setting: a run config's endpoint with a name, the model
+ * optional (picked from the server's list), and no key variable (keys live in SecretStorage).
+ */
+export const EndpointSettingSchema = EndpointConfigSchema.omit({ apiKeyEnv: true, model: true }).extend({
+  name: z.string().min(1, 'name must not be empty'),
+  model: z.string().min(1).optional(),
+});
 export type EndpointSetting = z.infer<typeof EndpointSettingSchema>;
 
 /** The valid entries of the setting, and a message for each invalid one (by position and field). */

@@ -69,10 +69,11 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
     })
     .join('')}</ul>`;
   const runsTable = table(
-    ['Run', 'Group', 'Model', 'Source', 'Labels'],
+    ['Run', 'Group', 'Status', 'Model', 'Source', 'Labels'],
     runs.map((r, i) => [
       r.name,
       model.runs[i]?.group ?? '',
+      model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
       r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
       Object.entries(r.doc.labels).map(([k, v]) => `${k}=${v}`).join(', '),

@@ -4,7 +4,8 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseResultDocument, RESULT_FILE_SUFFIX } from '../format/result';
+import { readResultText } from '../engine/read-result';
+import { RESULT_FILE_SUFFIX } from '../format/result';
 import { importPaths } from '../import';
 import { runName, type ReportRun } from './model';
 
@@ -39,9 +40,10 @@ export async function loadRuns(paths: readonly string[]): Promise<LoadedRuns> {
         problems.push(`${file}: cannot be read.`);
         continue;
       }
-      const parsed = parseResultDocument(text);
+      const parsed = readResultText(text);
       if (parsed.ok) {
-        runs.push({ name: runName(parsed.value, file), doc: parsed.value, source: file });
+        const { document, unfinishedSteps } = parsed.value;
+        runs.push({ name: runName(document, file), doc: document, source: file, unfinishedSteps });
         continue;
       }
       const imported = file.endsWith(RESULT_FILE_SUFFIX) ? null : await importPaths([file]);

@@ -19,6 +19,16 @@ export interface ReportRun {
   doc: ResultDocument;
   /** Where the run came from, for the reader (a file path). */
   source?: string;
+  /** Steps that had not finished when the file was read: summarised from their records (src/engine/read-result.ts). */
+  unfinishedSteps?: number[];
+}
+
+/** A run's status as the report shows it: partial, failed and interrupted runs never pass for complete. */
+export function runStatus(run: ReportRun): string {
+  const unfinished = run.unfinishedSteps?.length ?? 0;
+  const steps = unfinished > 0 ? ` (${unfinished} step${unfinished === 1 ? '' : 's'} unfinished)` : '';
+  const reason = run.doc.status !== 'complete' && run.doc.statusReason ? `: ${run.doc.statusReason}` : '';
+  return `${run.doc.status}${steps}${reason}`;
 }
 
 import type {
@@ -231,6 +241,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: run.doc.importedFrom.tool } : {}),
+      status: runStatus(run),
     })),
     groupBy,
     groups,

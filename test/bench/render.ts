@@ -7,6 +7,7 @@
  * Screenshots go to .test-artifacts/render-<theme>.png.
  */
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { forReading } from '../../src/engine/read-result';
 import { join } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
 import { buildResultView } from '../../src/host/results-model';
@@ -33,7 +34,7 @@ function hostSide(text: string) {
     const parsed = time(() => parseResultDocument(text));
     if (!parsed.value.ok) throw new Error(parsed.value.error);
     const doc = parsed.value.value;
-    const view = time(() => buildResultView(doc, 'bench.llmbench.json'));
+    const view = time(() => buildResultView(forReading(doc), 'bench.llmbench.json'));
     const json = time(() => JSON.stringify({ type: 'show', view: view.value }));
     parse.push(parsed.ms);
     model.push(view.ms);

@@ -3,6 +3,7 @@
  * records what the view posts. Each test loads the bundle into a fresh page.
  */
 import { test } from 'node:test';
+import { forReading } from '../../src/engine/read-result';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +52,7 @@ function openView(view: 'result' | 'compare'): Page {
 test('the result view asks for its data, then renders step rows as text', () => {
   const page = openView('result');
   assert.deepEqual(page.posted, [{ type: 'ready' }]);
-  page.send({ type: 'show', view: buildResultView(concurrencySweep(20), 'run.llmbench.json') });
+  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json') });
   const rows = [...page.document.querySelectorAll('.step-table tbody tr')];
   assert.equal(rows.length, 3);
   assert.deepEqual(rows.map((r) => r.querySelector('th')?.textContent), ['synchronous', 'concurrency@4', 'concurrency@16']);
@@ -65,13 +66,13 @@ test('the result view asks for its data, then renders step rows as text', () => 
 
 test('a view the host posts again (early and after ready) is drawn once; a changed view is drawn', () => {
   const page = openView('result');
-  const show = { type: 'show', view: buildResultView(concurrencySweep(20), 'run.llmbench.json') } as const;
+  const show = { type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json') } as const;
   page.send(show);
   const table = page.document.querySelector('.step-table');
   assert.ok(table);
   page.send(structuredClone(show));
   assert.equal(page.document.querySelector('.step-table'), table, 'the same view again leaves the page as it was');
-  page.send({ type: 'show', view: buildResultView(concurrencySweep(20), 'other.llmbench.json') });
+  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'other.llmbench.json') });
   assert.notEqual(page.document.querySelector('.step-table'), table);
   assert.match(page.text(), /other\.llmbench\.json/);
 });
@@ -83,7 +84,7 @@ test('labels, names and error messages from the file stay text, never markup', (
     { labels: { gpu: evil }, endpoint: { baseUrl: 'http://127.0.0.1:1/v1', api: 'chat', model: evil }, statusReason: evil },
   );
   const page = openView('result');
-  page.send({ type: 'show', view: buildResultView(doc, `${evil}.llmbench.json`) });
+  page.send({ type: 'show', view: buildResultView(forReading(doc), `${evil}.llmbench.json`) });
   assert.equal(page.document.querySelector('img'), null);
   assert.equal((page.window as unknown as { hacked?: number }).hacked, undefined);
   assert.ok(page.text().includes(`gpu: ${evil}`));
@@ -109,7 +110,7 @@ test('a file that cannot be read shows the reason and an Open as Text button tha
 
 test('toolbar buttons post compare and Markdown requests; unreadable host messages show a banner', () => {
   const page = openView('result');
-  page.send({ type: 'show', view: buildResultView(concurrencySweep(5), 'run.llmbench.json') });
+  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(5)), 'run.llmbench.json') });
   page.document.getElementById('compare-with')?.click();
   page.document.getElementById('copy-markdown')?.click();
   page.document.getElementById('save-markdown')?.click();
@@ -123,8 +124,8 @@ test('toolbar buttons post compare and Markdown requests; unreadable host messag
 });
 
 test('the compare view renders both runs and colours deltas by verdict', () => {
-  const a = buildResultView(concurrencySweep(20, 1), 'a.llmbench.json');
-  const b = buildResultView(concurrencySweep(20, 2), 'b.llmbench.json');
+  const a = buildResultView(forReading(concurrencySweep(20, 1)), 'a.llmbench.json');
+  const b = buildResultView(forReading(concurrencySweep(20, 2)), 'b.llmbench.json');
   const page = openView('compare');
   assert.deepEqual(page.posted, [{ type: 'ready' }]);
   page.send({ type: 'show-compare', view: buildCompareView(a, b) });

@@ -1,4 +1,5 @@
 import { latencySamples } from '../../src/engine/stats';
+import { forReading } from '../../src/engine/read-result';
 import { createRandom } from '../../src/engine/random';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTa
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, drawn against concurrency', () => {
-  const view = buildResultView(concurrencySweep(20), 'run.llmbench.json');
+  const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
   assert.equal(ResultViewSchema.safeParse(view).success, true);
   assert.deepEqual(view.xAxis.kind, 'concurrency');
   assert.deepEqual(view.rows.map((r) => [r.name, r.x, r.partial]), [
@@ -36,7 +37,7 @@ test('a concurrency sweep becomes one row per step, drawn against concurrency', 
 });
 
 test('the step table follows the GuideLLM layout with mean and percentiles, as text', () => {
-  const view = buildResultView(concurrencySweep(20), 'run.llmbench.json');
+  const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
   const table = stepTable(view.rows);
   assert.deepEqual(table.groups.map((g) => g.label), ['Benchmark', 'req/s', 'latency', 'TTFT', 'ITL', 'TPOT', 'output tok/s', 'failures']);
   assert.deepEqual(table.groups[3]?.columns, ['mean', 'p50', 'p90', 'p99']);
@@ -53,7 +54,7 @@ test('a step cut short is summarized from its records and marked partial', () =>
     { name: 'concurrency@2', profile: { kind: 'concurrency', concurrency: 2 }, requests: 10, ttftMs: 30, gapMs: 4, chunks: 8 },
     { name: 'concurrency@8', profile: { kind: 'concurrency', concurrency: 8 }, requests: 7, ttftMs: 50, gapMs: 4, chunks: 8, partial: true, failEvery: 7 },
   ]);
-  const view = buildResultView(doc, 'cut.llmbench.json');
+  const view = buildResultView(forReading(doc), 'cut.llmbench.json');
   const row = view.rows[1] as StepRow;
   assert.equal(row.partial, true);
   assert.equal(row.total, 7);
@@ -73,13 +74,13 @@ test('open-loop runs are drawn against the achieved request rate', () => {
     { name: 'throughput', profile: { kind: 'throughput' }, requests: 10, ttftMs: 60, gapMs: 4, chunks: 8 },
   ]);
   assert.equal(chooseXAxis(doc.steps).kind, 'rate');
-  const view = buildResultView(doc, 'sweep.llmbench.json');
+  const view = buildResultView(forReading(doc), 'sweep.llmbench.json');
   assert.equal(view.rows[0]?.x, view.rows[0]?.requestsPerSecond);
   assert.equal(chooseXAxis([]).kind, 'rate');
 });
 
 test('latency charts carry p50, p90 and p99 as a band; chart specs fill each band to the one below', () => {
-  const view = buildResultView(concurrencySweep(20), 'run.llmbench.json');
+  const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
   const ttft = view.charts.find((c) => c.id === 'ttft');
   assert.ok(ttft);
   assert.deepEqual(ttft.series.map((s) => [s.label, s.fillToPrevious ?? false]), [['p50', false], ['p90', true], ['p99', true]]);
@@ -116,7 +117,7 @@ test('distribution curves have a fixed number of points whatever the sample coun
     const expected = Array.from({ length: 51 }, (_, i) => [sorted[Math.round((i / 50) * (values.length - 1))], (i / 50) * 100]);
     assert.deepEqual(distributionCurve(values), expected);
   }
-  const big = buildResultView(concurrencySweep(2000), 'big.llmbench.json');
+  const big = buildResultView(forReading(concurrencySweep(2000)), 'big.llmbench.json');
   for (const chart of big.charts) for (const s of chart.series) assert.ok(s.points.length <= 51, `${chart.id} has ${s.points.length} points`);
 });
 
@@ -178,8 +179,8 @@ test('steps pair by name, else by position when no name matches and counts agree
 });
 
 test('side-by-side views share axis maxima per chart', () => {
-  const slow = buildResultView(concurrencySweep(20, 2), 'slow.llmbench.json');
-  const fast = buildResultView(concurrencySweep(20, 1), 'fast.llmbench.json');
+  const slow = buildResultView(forReading(concurrencySweep(20, 2)), 'slow.llmbench.json');
+  const fast = buildResultView(forReading(concurrencySweep(20, 1)), 'fast.llmbench.json');
   const [a, b] = alignAxes(fast, slow);
   for (const id of ['ttft', 'latency', 'requests']) {
     const ca = a.charts.find((c) => c.id === id);
@@ -200,8 +201,8 @@ test('side-by-side views share axis maxima per chart', () => {
 });
 
 test('the compare view overlays both runs and lists deltas per matched step', () => {
-  const a = buildResultView(concurrencySweep(20, 1), 'a.llmbench.json');
-  const b = buildResultView(concurrencySweep(20, 2), 'b.llmbench.json');
+  const a = buildResultView(forReading(concurrencySweep(20, 1)), 'a.llmbench.json');
+  const b = buildResultView(forReading(concurrencySweep(20, 2)), 'b.llmbench.json');
   const view = buildCompareView(a, b);
   assert.equal(CompareViewSchema.safeParse(view).success, true);
   assert.deepEqual(view.charts.map((c) => c.id), ['requests', 'latency', 'output-throughput', 'failures']);

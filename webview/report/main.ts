@@ -81,6 +81,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const runRows = model.runs.map((r, i) => el('tr', {}, [
     el('td', { text: r.name }),
     el('td', { text: r.group }),
+    el('td', { text: r.status, className: r.status === 'complete' ? '' : 'tone-warning' }),
     el('td', { text: formatLabelsText(r.labels) }),
     el('td', { text: r.importedFrom ? `${r.importedFrom} (imported)` : 'LLM Bench' }),
     el('td', {}, [r.source ? button('Edit Labels...', () => host.post({ type: 'editLabels', run: i }), 'secondary') : null]),
@@ -93,7 +94,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking')]),
     el('h2', { text: 'Runs' }),
     el('table', { className: 'data-table runs' }, [
-      el('thead', {}, [el('tr', {}, ['Run', 'Group', 'Labels', 'Source', ''].map((h) => el('th', { text: h })))]),
+      el('thead', {}, [el('tr', {}, ['Run', 'Group', 'Status', 'Labels', 'Source', ''].map((h) => el('th', { text: h })))]),
       el('tbody', {}, runRows),
     ]),
     el('h2', { text: 'Curves' }),

@@ -4,10 +4,11 @@
  * progress never delays a timestamp. Exit 0 complete, 1 ran but failed or was cancelled, 2 bad
  * input (thrown as UsageError, printed by main).
  */
-import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
+import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import type { ResultDocument } from '../../format/result';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -57,6 +58,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
   '--sim': { kind: 'optional' },
+  '--dry-run': { kind: 'boolean' },
 };
 
 export const RUN_HELP = `Usage: llmbench run --url URL --model NAME [options]
@@ -101,7 +103,10 @@ Output
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
   --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
   --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
-  --config FILE          JSON run settings (the schema of the extension's settings); flags win
+  --config FILE          JSON run settings (the schema of the extension's settings); flags win;
+                         relative paths in the file are read from the file's folder
+  --dry-run              print the run configuration as prepared (defaults, paths, endpoint), or
+                         what is wrong with it, as JSON, and exit without sending anything
 
 Exit status: 0 complete, 1 ran but failed or was cancelled, 2 bad input.
 Ctrl-C cancels: requests in flight are aborted and the partial result is kept.
@@ -171,10 +176,8 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['seed', '--seed'],
 ];
 
-type Settings = Record<string, unknown>;
-
-const isPlainObject = (value: unknown): value is Settings =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The flag that sets a config field, for messages about it. */
+const flagOf = (field: string): string | undefined => FIELD_FLAGS.find(([path]) => path === field)?.[1];
 
 export async function run(argv: string[]): Promise<number> {
   return runCommand(argv, 'llmbench run');
@@ -190,26 +193,53 @@ export async function runCommand(argv: readonly string[], command: string): Prom
   if (flags.positionals.length > 0) {
     throw new UsageError(`unexpected argument '${flags.positionals[0]}'; ${command} takes only --flags (see ${command} --help)`);
   }
-  const fileSettings = readConfigFile(flags.get('--config'));
-  const flagSettings = settingsFromFlags(flags, fileSettings);
+  const configPath = flags.get('--config');
+  const file = configPath === undefined ? undefined : readConfigFile(configPath);
+  const flagSettings = settingsFromFlags(flags, file?.settings);
   const format = parseChoice('--format', flags.get('--format') ?? 'table', OUTPUT_FORMATS);
+  if (flags.has('--sim') && flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them');
 
   let sim: SimServer | undefined;
   try {
-    if (flags.has('--sim')) {
-      if (flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them');
-      const preset = flags.get('--sim') || undefined;
-      sim = await startSimulator(preset);
-      const endpoint = (flagSettings.endpoint ?? {}) as Settings;
-      flagSettings.endpoint = { ...endpoint, baseUrl: sim.baseUrl, model: endpoint.model ?? sim.model };
-    }
-    const config = parseRunConfig(mergeSettings(fileSettings ?? {}, flagSettings), flagSettings, flags.get('--config'));
-    checkReadableFiles(config);
-    const apiKey = resolveApiKey(config);
-    const resultPath = chooseResultPath(flags.get('--out'), config);
-    return await execute(config, { apiKey, resultPath, format });
+    if (flags.has('--sim')) sim = await startSimulator(flags.get('--sim') || undefined);
+    const request: RunRequest = {
+      overrides: flagSettings,
+      ...(file ? { file } : {}),
+      workingDir: process.cwd(),
+      ...(sim ? { simulator: { baseUrl: sim.baseUrl, model: sim.model, preset: sim.config.preset } } : {}),
+      env: process.env,
+      nameOf: flagOf,
+      ownInput: 'the flags',
+    };
+    if (flags.has('--dry-run')) return dryRun(request);
+    const prepared = prepareOrExplain(request);
+    const resultPath = chooseResultPath(flags.get('--out'), prepared.config);
+    return await execute(prepared, { resultPath, format });
   } finally {
     await sim?.close();
+  }
+}
+
+/** Bad input of any kind is a usage error here: exit 2 with the shared wording. */
+function prepareOrExplain(request: RunRequest): PreparedRun {
+  try {
+    return prepareRun(request);
+  } catch (error) {
+    if (error instanceof RunInputError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Prints the prepared configuration, or the problem and its kind, as JSON (what the extension's dry run answers). */
+function dryRun(request: RunRequest): number {
+  try {
+    const { config, warnings } = prepareRun(request);
+    process.stdout.write(`${JSON.stringify({ config, warnings }, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof RunInputError)) throw error;
+    process.stdout.write(`${JSON.stringify({ error: { problem: error.problem, message: error.message } }, null, 2)}\n`);
+    return 2;
   }
 }
 
@@ -222,22 +252,19 @@ async function startSimulator(preset: string | undefined): Promise<SimServer> {
   }
 }
 
-function readConfigFile(path: string | undefined): Settings | undefined {
-  if (path === undefined) return undefined;
+function readConfigFile(path: string): ConfigFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new UsageError(`--config: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return { path: resolve(path), shownAs: `--config ${path}`, settings: parseConfigFileText(text, `--config ${path}`) };
   } catch (error) {
-    throw new UsageError(`--config: '${path}' is not valid JSON (${(error as Error).message})`);
+    if (error instanceof RunInputError) throw new UsageError(error.message);
+    throw error;
   }
-  if (!isPlainObject(parsed)) throw new UsageError(`--config: '${path}' must hold a JSON object of run settings`);
-  return withoutSchemaKey(parsed);
 }
 
 /** The settings the flags ask for, shaped like RunConfig input; only what was given is set. */
@@ -397,72 +424,6 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
   return profile;
 }
 
-/**
- * Flags over file settings: objects merge key by key, anything else is replaced. A profile or
- * workload of another kind replaces the file's whole, since their fields differ by kind.
- */
-function mergeSettings(base: unknown, over: unknown): unknown {
-  if (!isPlainObject(base) || !isPlainObject(over)) return over === undefined ? base : over;
-  if ('kind' in base && 'kind' in over && base.kind !== over.kind) return over;
-  const merged: Settings = { ...base };
-  for (const [key, value] of Object.entries(over)) merged[key] = mergeSettings(base[key], value);
-  return merged;
-}
-
-function valueAt(settings: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((node, key) => (isPlainObject(node) ? node[key as string] : undefined), settings);
-}
-
-function parseRunConfig(merged: unknown, flagSettings: Settings, configPath: string | undefined): RunConfig {
-  if (valueAt(merged, ['endpoint', 'baseUrl']) === undefined) {
-    throw new UsageError('--url is required: the server\'s base URL up to /v1, like --url http://127.0.0.1:8000/v1 (or --sim for the built-in simulator)');
-  }
-  if (valueAt(merged, ['endpoint', 'model']) === undefined) {
-    throw new UsageError('--model is required: the name the server serves the model under (see GET /v1/models)');
-  }
-  const parsed = RunConfigSchema.safeParse(merged);
-  if (parsed.success) return parsed.data;
-  const messages = parsed.error.issues.slice(0, 3).map((issue) => describeIssue(issue, flagSettings, configPath));
-  throw new UsageError(messages.join('\n'));
-}
-
-/** Words a schema issue after what the user typed: the flag, or the config file's field. */
-function describeIssue(issue: z.core.$ZodIssue, flagSettings: Settings, configPath: string | undefined): string {
-  const field = issue.path.join('.');
-  const match = FIELD_FLAGS.find(([prefix]) => field === prefix || field.startsWith(`${prefix}.`));
-  const missing = /received undefined/.test(issue.message);
-  if (match && (configPath === undefined || valueAt(flagSettings, match[0].split('.')) !== undefined || missing)) {
-    const [, flag] = match;
-    const kind = valueAt(flagSettings, ['profile', 'kind']);
-    if (missing) return `${flag} is required${field.startsWith('profile.') && kind ? ` with --profile ${String(kind)}` : ''}`;
-    return `${flag}: ${issue.message}${field.includes('.') && field !== match[0] ? ` (at ${field})` : ''}`;
-  }
-  return `--config ${configPath ?? ''}: field ${field || '(top level)'}: ${issue.message}`;
-}
-
-function checkReadableFiles(config: RunConfig): void {
-  const files: Array<[string, string | undefined]> = [
-    ['--dataset', config.workload.kind === 'dataset' ? config.workload.path : undefined],
-    ['--tokenizer', config.tokenizer],
-  ];
-  for (const [flag, path] of files) {
-    if (path === undefined) continue;
-    try {
-      accessSync(path, constants.R_OK);
-    } catch (error) {
-      throw new UsageError(`${flag}: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-  }
-}
-
-function resolveApiKey(config: RunConfig): string | undefined {
-  const variable = config.endpoint.apiKeyEnv;
-  if (variable === undefined) return undefined;
-  const key = process.env[variable];
-  if (!key) throw new UsageError(`--api-key-env: the environment variable ${variable} is empty or not set; export the key in it first`);
-  return key;
-}
-
 /** --out FILE, or a file named for the run inside --out DIR or ./benchmarks; its folder is created. */
 function chooseResultPath(out: string | undefined, config: RunConfig): string {
   const name = () => resultFileName(new Date(), config.endpoint.model, config.profile.kind);
@@ -485,14 +446,12 @@ function isExistingDirectory(path: string): boolean {
 }
 
 async function execute(
-  config: RunConfig,
-  options: { apiKey: string | undefined; resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
+  { config, apiKey, warnings }: PreparedRun,
+  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
-  if (!/\/v1\/?$/.test(new URL(config.endpoint.baseUrl).pathname)) {
-    progress.note(`note: --url usually ends in /v1; requests go to ${config.endpoint.baseUrl.replace(/\/$/, '')}/${config.endpoint.api === 'chat' ? 'chat/completions' : 'completions'}`);
-  }
+  for (const warning of warnings) progress.note(`note: ${warning}`);
 
   const controller = new AbortController();
   const onSignal = () => {
@@ -514,7 +473,7 @@ async function execute(
       signal: controller.signal,
       resultPath: options.resultPath,
       onEvent: progress.onEvent,
-      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      ...(apiKey !== undefined ? { apiKey } : {}),
     });
   } catch (error) {
     progress.finish();

@@ -63,6 +63,8 @@ export const ReportModelSchema = z.object({
       source: z.string().optional(),
       labels: z.record(z.string(), z.string()),
       importedFrom: z.string().optional(),
+      /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
+      status: z.string(),
     }),
   ),
   groupBy: z.string().nullable(),
