@@ -7,6 +7,8 @@ export async function readTextFile(path: string): Promise<ParseOutcome<string>> 
     return { ok: true, value: await readFile(path, 'utf8') };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, error: code === 'ENOENT' ? 'was not found' : `could not be read (${code ?? String(error)})` };
+    if (code === 'ENOENT') return { ok: false, error: 'was not found' };
+    if (code === 'EISDIR') return { ok: false, error: 'is a folder, not a file' };
+    return { ok: false, error: `could not be read (${code ?? String(error)})` };
   }
 }

@@ -55,6 +55,11 @@ interface StepPlan {
   name: string;
   profile: StepProfile;
   pacing: Pacing;
+  /**
+   * The step must measure a request rate (a sweep places its rates from it): if its duration
+   * ends before any request completed, it stops sending and lets the requests in flight finish.
+   */
+  needsRate?: boolean;
 }
 
 function parseConfig(input: RunConfig): RunConfig {
@@ -145,7 +150,7 @@ function initialPlans(config: RunConfig): StepPlan[] {
     case 'throughput':
       return [throughputPlan(profile.maxConcurrency)];
     case 'sweep':
-      return [synchronousPlan, throughputPlan(undefined)];
+      return [synchronousPlan, throughputPlan(undefined)].map((plan) => ({ ...plan, needsRate: true }));
   }
 }
 
@@ -488,10 +493,17 @@ class BenchmarkRun {
 
     const durationSec = config.limits.durationSec;
     const progress = new StepProgress(stepIndex, stepStartMs, sends, durationSec);
+    // Set when the duration ended with no rate measured: nothing more is sent, what is in flight finishes.
+    let overrun: string | null = null;
     const durationTimer =
       durationSec === undefined
         ? undefined
         : setTimeout(() => {
+            if (plan.needsRate && progress.completed === 0 && progress.inFlight > 0) {
+              overrun = `No request had completed at the end of the ${durationSec} s duration, so no rate could be measured: the step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
+              this.log('warn', `${plan.name}: ${overrun}`);
+              return;
+            }
             if (progress.inFlight > 0) {
               this.log('info', `${plan.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled.`);
             }
@@ -537,7 +549,7 @@ class BenchmarkRun {
       if (pacing.kind === 'closed') {
         let claimed = 0;
         const lane = async (): Promise<void> => {
-          while (!stepStop.signal.aborted && claimed < sends) {
+          while (!stepStop.signal.aborted && overrun === null && claimed < sends) {
             const index = claimed++;
             const prepared = this.workload.request(this.nextPrompt++);
             const failed = await send(prepared, index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
@@ -563,7 +575,7 @@ class BenchmarkRun {
           // Prepared before the wait, so that the send happens on time.
           const prepared = this.workload.request(this.nextPrompt++);
           await waitUntil(stepStartMs + scheduledMs, stepStop.signal);
-          if (stepStop.signal.aborted) break;
+          if (stepStop.signal.aborted || overrun !== null) break;
           if (slots && !(await slots.acquire(stepStop.signal))) break;
           const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {
             slots?.release();
@@ -585,7 +597,7 @@ class BenchmarkRun {
     this.emit({ type: 'progress', snapshot: progress.snapshot() });
     const step = this.writer.document.steps[stepIndex];
     const summary = summarizeStep(step?.requests ?? [], plan.profile, config.slo);
-    this.writer.endStep(summary);
+    this.writer.endStep(summary, overrun);
     this.emit({ type: 'step-end', stepIndex, name: plan.name, summary });
     return summary;
   }

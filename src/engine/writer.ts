@@ -120,9 +120,11 @@ export class ResultWriter {
     this.fileBytes += bytes.length - OPEN_STEP_TAIL.length;
   }
 
-  endStep(summary: StepSummary): void {
+  /** `note` says why the step went beyond its limits, when it did. */
+  endStep(summary: StepSummary, note: string | null = null): void {
     if (!this.openStep) throw new Error('ResultWriter: no step is open');
     this.openStep.summary = summary;
+    if (note !== null) this.openStep.note = note;
     this.openStep = null;
     this.rewrite();
   }

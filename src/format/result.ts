@@ -141,6 +141,8 @@ export const StepSchema = z.object({
   startedAt: z.string().optional(),
   /** Null while the step is still running (a partial file). */
   summary: StepSummarySchema.nullable(),
+  /** Why the step went beyond its configured limits (a sweep step run past its duration to measure a rate). */
+  note: z.string().optional(),
   requests: z.array(RequestRecordSchema),
 });
 export type Step = z.infer<typeof StepSchema>;

@@ -8,6 +8,7 @@ import { arrivalSchedule } from '../../src/engine/schedule';
 import { closedPort } from '../helpers/cli-server';
 import { startRunnerServer, type Answer, type RunnerServer } from '../helpers/runner-server';
 import { JSON_HEADERS, startScriptedServer } from '../helpers/sse-server';
+import { startSimServer } from '../../src/sim/index';
 
 function configFor(server: { baseUrl: string }, overrides: Partial<RunConfigInput>): RunConfig {
   return RunConfigSchema.parse({
@@ -258,4 +259,30 @@ test('credentials in the base URL are never stored, and secrets a server echoes 
   assert.equal(doc.endpoint.baseUrl, `${server.baseUrl}?api-version=2024-06-01`);
   assert.equal((doc.config['endpoint'] as { baseUrl: string }).baseUrl, doc.endpoint.baseUrl);
   assert.match(doc.steps[0]?.requests[0]?.error?.message ?? '', /bad credentials: Bearer <redacted> <redacted> pw=<redacted> k=<redacted>/);
+});
+
+test('a sweep whose requests outlast its duration still measures both rates and places its rates, and says so', async (t) => {
+  // 256 sequences of 300 tokens at once take about 2 s on this simulated engine, one alone about
+  // 0.3 s: a 0.2 s duration ends both the synchronous and the throughput step before any request completes.
+  const sim = await startSimServer({ preset: 'tiny', engine: { maxNumSeqs: 256, kvCacheTokens: 200_000, maxNumBatchedTokens: 8192 } });
+  t.after(() => sim.close());
+  const { doc, events } = await run(
+    RunConfigSchema.parse({
+      endpoint: { baseUrl: sim.baseUrl, model: sim.model },
+      request: { extraBody: { ignore_eos: true } },
+      workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 300 },
+      profile: { kind: 'sweep', rateCount: 2 },
+      limits: { durationSec: 0.2 },
+    }),
+  );
+  const [sync, throughput, ...rates] = doc.steps;
+  for (const step of [sync, throughput]) {
+    assert.ok((step?.summary?.requestsPerSecond ?? 0) > 0, `${step?.name} measured a rate`);
+    assert.match(step?.note ?? '', /No request had completed at the end of the 0.2 s duration.*ran until the \d+ in flight finished/);
+    assert.equal(step?.summary?.errors['cancelled'], undefined, `${step?.name}: nothing was cut off`);
+  }
+  assert.equal(throughput?.requests.length, 256, 'the throughput step sent no more than its first round');
+  assert.equal(rates.length, 2, 'the sweep placed its rates');
+  assert.ok(!events.some((e) => e.type === 'log' && /cannot place its rates/.test(e.message)));
+  assert.ok(events.some((e) => e.type === 'log' && e.level === 'warn' && /throughput: No request had completed/.test(e.message)));
 });

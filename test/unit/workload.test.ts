@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { createTokenCounter } from '../../src/engine/tokenizer';
-import { createWorkload } from '../../src/engine/workload';
+import { BadInputError } from '../../src/engine/errors';
+import { createWorkload, guessDatasetFormat } from '../../src/engine/workload';
 import type { ChatMessage, PreparedRequest, TokenCounter } from '../../src/engine/types';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmbench-workload-'));
@@ -172,4 +173,40 @@ test('workload: bad datasets get errors naming the file, the line and what to do
   );
   const empty = file('empty.json', JSON.stringify([{ conversations: [{ from: 'gpt', value: 'x' }] }]));
   await assert.rejects(createWorkload(config({ kind: 'dataset', path: empty, format: 'sharegpt' }), counter), /no usable prompts \(1 rows read, 1 without a usable prompt\)/);
+});
+
+test('workload: every dataset error is bad input; binary bytes are escaped, never printed raw', async () => {
+  const counter = await createTokenCounter();
+  const cases: Array<[string, Parameters<typeof config>[0], RegExp]> = [
+    ['empty', { kind: 'dataset', path: file('empty.txt', ''), format: 'lines' }, /has no usable prompts \(0 rows read\)/],
+    ['a folder', { kind: 'dataset', path: dir, format: 'jsonl' }, /is a folder, not a file/],
+    ['a bad line', { kind: 'dataset', path: file('bad-line.jsonl', '{"prompt": "ok"}\nnot json\n'), format: 'jsonl' }, /line 2 is not JSON/],
+    ['the wrong format', { kind: 'dataset', path: file('chat.jsonl', '{"messages": []}\n'), format: 'openqa' }, /has no "question" text/],
+    ['binary', { kind: 'dataset', path: file('binary.jsonl', Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x00, 0x07, 0x0a]).toString('latin1')), format: 'jsonl' }, /is not JSON/],
+  ];
+  for (const [what, workload, message] of cases) {
+    await assert.rejects(createWorkload(config(workload), counter), (error: unknown) => {
+      assert.ok(error instanceof BadInputError, `${what}: ${String(error)}`);
+      assert.match(error.message, message, what);
+      assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f]/.test(error.message), `${what}: a control character in ${JSON.stringify(error.message)}`);
+      return true;
+    });
+  }
+});
+
+test('workload: the dataset format is taken from .jsonl and .txt; for other files the error says it is needed', async () => {
+  const counter = await createTokenCounter();
+  assert.equal(guessDatasetFormat('data/prompts.JSONL'), 'jsonl');
+  assert.equal(guessDatasetFormat('prompts.txt'), 'lines');
+  assert.equal(guessDatasetFormat('prompts.json'), undefined);
+  assert.equal(guessDatasetFormat('.jsonl/prompts'), undefined);
+  const lines = await createWorkload(config({ kind: 'dataset', path: file('guess.txt', 'first\nsecond\n') }), counter);
+  assert.equal(lines.size, 2);
+  const jsonl = await createWorkload(config({ kind: 'dataset', path: file('guess.jsonl', '{"prompt": "p"}\n') }), counter);
+  assert.equal(jsonl.size, 1);
+  const unknown = file('share.json', '[]');
+  await assert.rejects(
+    createWorkload(config({ kind: 'dataset', path: unknown }), counter),
+    (error: unknown) => error instanceof BadInputError && /its format is needed.*openqa, sharegpt, lines, jsonl \(--dataset-format/.test(error.message),
+  );
 });
