@@ -13,7 +13,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { RequestConfig, RunConfig } from '../format/config';
 import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
 import { ChunkTemplate } from './chunk-template';
-import { printable } from './errors';
+import { errorCode, QUOTE_LENGTH, quote } from './errors';
 import { SseParser } from './sse';
 import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from './types';
 
@@ -33,7 +33,6 @@ export function createDispatcher(concurrency: number, request: RequestConfig): D
 const ERROR_BODY_LIMIT = 4096;
 /** A non-streamed completion body may be large (long outputs), but not unbounded. */
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
-const QUOTE_LENGTH = 200;
 
 interface Endpoint {
   origin: string;
@@ -104,12 +103,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The first characters of a body, on one line, for an error message. */
-export function quote(text: string): string {
-  const flat = printable(text.replace(/\s+/g, ' ').trim());
-  return flat.length > QUOTE_LENGTH ? `${flat.slice(0, QUOTE_LENGTH)}...` : flat;
-}
-
 function httpHint(status: number): string {
   if (status === 401 || status === 403) return ' Check the API key.';
   if (status === 404) return ' Check that the base URL ends with /v1 and that the model name is one the server serves.';
@@ -125,15 +118,6 @@ function serverErrorText(error: unknown): string {
   if (typeof error === 'string') return error;
   if (isObject(error) && typeof error.message === 'string') return error.message;
   return JSON.stringify(error);
-}
-
-export function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; isObject(e) && depth < 4; depth++) {
-    if (typeof e.code === 'string') return e.code;
-    const inner = Array.isArray(e.errors) ? e.errors[0] : undefined;
-    e = inner ?? e.cause;
-  }
-  return undefined;
 }
 
 const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);

@@ -117,27 +117,6 @@ export function baseUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** The models a server lists at GET /v1/models (OpenAI's shape). */
-export const ModelListSchema = z.object({ data: z.array(z.object({ id: z.string().min(1) }).loose()) }).loose();
-
-const MODELS_TIMEOUT_MS = 5000;
-
-export function modelIds(body: unknown): string[] {
-  const parsed = ModelListSchema.safeParse(body);
-  if (!parsed.success) throw new Error(`The server's model list is not in the OpenAI shape: ${describeZodError(parsed.error)}`);
-  return parsed.data.data.map((m) => m.id);
-}
-
-/** GET {baseUrl}/models with the endpoint's key and headers; the served model ids. */
-export async function fetchModels(endpoint: { baseUrl: string; headers: Record<string, string> }, apiKey: string | undefined): Promise<string[]> {
-  const response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, '')}/models`, {
-    headers: { ...endpoint.headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-    signal: AbortSignal.timeout(MODELS_TIMEOUT_MS),
-  });
-  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
-  return modelIds(await response.json());
-}
-
 /**
  * What `llmBench.run` accepts from other extensions, tasks and tests: a complete run config, or
  * `{ config, simulator }` to run a config (without endpoint) against the built-in simulator.

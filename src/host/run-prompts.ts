@@ -6,13 +6,13 @@
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { isPlainObject, parseConfigFileText, RunInputError, type ConfigFile, type Settings } from '../run/prepare';
+import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import {
   baseUrlProblem,
   cleanLabels,
   LABEL_KEYS,
   LABEL_PROMPTS,
-  fetchModels,
   parseEndpointSettings,
   PresetSettingsSchema,
   presets,
@@ -48,6 +48,8 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
 const presetFieldSetting = (field: string): string | undefined => PRESET_FIELD_SETTINGS[field];
 const noFieldNames = (): undefined => undefined;
 
+/** A server still loading a model can be slow to list it; the user is waiting, not a run. */
+const MODEL_LIST_TIMEOUT_MS = 5000;
 const RECENT_URLS_KEY = 'llmBench.recentUrls';
 const LABELS_KEY = 'llmBench.labels';
 
@@ -138,14 +140,13 @@ async function pickModel(
   title: string,
   log: vscode.LogOutputChannel,
 ): Promise<string | undefined> {
-  let ids: string[] = [];
-  let problem = '';
-  try {
-    ids = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () => fetchModels(endpoint, apiKey));
-  } catch (e) {
-    problem = `Could not list the models at ${endpoint.baseUrl}/models (${e instanceof Error ? e.message : String(e)}).`;
-    log.warn(problem);
-  }
+  const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () =>
+    probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
+  );
+  const ids = probe.models;
+  const problem = probe.error ?? '';
+  if (probe.error) log.warn(probe.error);
+  if (probe.engine) log.info(`${endpoint.baseUrl}: ${probe.engine.name}${probe.engine.version ? ` ${probe.engine.version}` : ''} (${probe.engine.evidence}).`);
   const TYPE = Symbol('type');
   if (ids.length > 0) {
     const chosen = await pick<string | typeof TYPE>(

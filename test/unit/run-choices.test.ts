@@ -1,5 +1,5 @@
 // The run choices behind "Run LLM Benchmark" (src/host/run-presets.ts): presets, endpoint
-// settings, model lists from a real loopback server and command arguments.
+// settings, the model list as the extension reads it (fetch) from a real loopback server, command arguments.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
@@ -8,12 +8,13 @@ import {
   apiKeySecretName,
   baseUrlProblem,
   cleanLabels,
-  fetchModels,
   parseEndpointSettings,
   parseRunArgument,
   PresetSettingsSchema,
   presets,
 } from '../../src/host/run-presets';
+import { probeEndpointByFetch } from '../../src/host/fetch-probe';
+import { closedPort } from '../helpers/cli-server';
 import { listenOnLoopback } from '../helpers/loopback';
 
 const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
@@ -63,22 +64,26 @@ test('one secret per base URL however it is spelled; typed URLs are checked', ()
   assert.match(baseUrlProblem('not a url') ?? '', /full URL/);
 });
 
-test('models are listed from a real server with the key and headers, and a wrong shape is reported', async () => {
+test('the model pick lists models through fetch with the key and headers, and says what is wrong otherwise', async () => {
   let seen: IncomingHttpHeaders = {};
   let body = JSON.stringify({ object: 'list', data: [{ id: 'Qwen/Qwen2-7B-Instruct', object: 'model' }, { id: 'other' }] });
   const server = createServer((req, res) => {
-    seen = req.headers;
-    res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' });
+    if (req.url === '/v1/models') seen = req.headers;
+    res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json', server: 'uvicorn' });
     res.end(body);
   });
   const { baseUrl, close } = await listenOnLoopback(server);
   try {
-    assert.deepEqual(await fetchModels({ baseUrl, headers: { 'x-team': 'bench' } }, 'sk-test'), ['Qwen/Qwen2-7B-Instruct', 'other']);
+    const listed = await probeEndpointByFetch(baseUrl, { headers: { 'x-team': 'bench' }, apiKey: 'sk-test' });
+    assert.deepEqual(listed.models, ['Qwen/Qwen2-7B-Instruct', 'other']);
+    assert.equal(listed.error, null);
     assert.equal(seen['authorization'], 'Bearer sk-test');
     assert.equal(seen['x-team'], 'bench');
     body = JSON.stringify({ models: ['a'] });
-    await assert.rejects(fetchModels({ baseUrl: `${baseUrl}/`, headers: {} }, undefined), /not in the OpenAI shape: data: /);
-    await assert.rejects(fetchModels({ baseUrl: `${baseUrl}/x`, headers: {} }, undefined), /HTTP 404/);
+    assert.match((await probeEndpointByFetch(`${baseUrl}/`)).error ?? '', /not an OpenAI model list/);
+    assert.match((await probeEndpointByFetch(`${baseUrl}/x`)).error ?? '', /HTTP 404.*no model list there/);
+    const refused = await probeEndpointByFetch(`http://127.0.0.1:${await closedPort()}/v1`);
+    assert.match(refused.error ?? '', /connection refused/);
   } finally {
     await close();
   }
