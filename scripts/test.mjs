@@ -1,6 +1,8 @@
 // The one test command (`npm test`, also run by .ci/run). It prepares what the tests need
 // (scripts/setup-test-env.sh: a browser, a llama.cpp server, a real VS Code; idempotent), builds,
-// type-checks, then runs every tier and ends with the plain line `N passed, N failed`.
+// type-checks, then runs every tier and ends with the plain line `N passed, N failed, N skipped`.
+// A tier asked for whose runner was not built counts as failed. Under CI (env CI set, other than
+// "false" or "0"), a skipped test fails the run too, unless LLMBENCH_ALLOW_SKIPS=1 says skips are expected.
 //   tiers: node  - node's test runner over out/test/**/*.test.js (unit, simulator, faults, llama.cpp)
 //          vscode - test/vscode/run.ts: mocha suites inside a real VS Code (code-server)
 //          e2e    - test/e2e/run.ts: headless Chromium driving that VS Code
@@ -69,7 +71,7 @@ function findTests(dir) {
 if (!args.includes('--no-setup')) {
   if (!step('setup', 'bash', ['scripts/setup-test-env.sh'])) {
     console.log('\nThe test environment could not be set up (see above).');
-    console.log('0 passed, 1 failed');
+    console.log('0 passed, 1 failed, 0 skipped');
     process.exit(1);
   }
 }
@@ -101,9 +103,20 @@ if (runTier('node')) {
 // FILTER reaches these tiers' runners only when one tier is chosen: a node-tier filter names no suite of theirs.
 for (const tier of ['vscode', 'e2e']) {
   const runner = `out/test/${tier}/run.js`;
-  if (runTier(tier) && existsSync(runner)) await runCounted(tier, process.execPath, [runner, ...(tierArg ? filters : [])]);
+  if (!runTier(tier)) continue;
+  if (existsSync(runner)) await runCounted(tier, process.execPath, [runner, ...(tierArg ? filters : [])]);
+  else {
+    console.log(`\ntier ${tier}: ${runner} is missing (the build left it out): counted as 1 failed`);
+    record(tier, 0, 1);
+  }
+}
+
+const ci = process.env.CI !== undefined && !['', 'false', '0'].includes(process.env.CI);
+if (totals.skipped > 0 && ci && process.env.LLMBENCH_ALLOW_SKIPS !== '1') {
+  failures.push(`${totals.skipped} skipped under CI (set LLMBENCH_ALLOW_SKIPS=1 if skips are expected here)`);
+  totals.failed += 1;
 }
 
 console.log(`\n${failures.length ? 'Failures: ' + failures.join('; ') : 'All tiers passed.'}`);
-console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);
