@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
@@ -121,4 +121,89 @@ test('huge values are bad input with the allowed range, before anything is sent 
   }
   assert.equal(server.requests.length, 0);
   assert.equal(existsSync(join(cwd, 'r.llmbench.json')), false);
+});
+
+test('dataset errors are bad input (exit 2); binary bytes are escaped; a missing format is guessed or asked for', async (t) => {
+  const server = await startTokenServer({ keepRequests: true });
+  t.after(() => server.close());
+  const cwd = mkdtempSync(join(tmpdir(), 'llmbench-dataset-'));
+  writeFileSync(join(cwd, 'empty.txt'), '');
+  writeFileSync(join(cwd, 'bad.jsonl'), '{"prompt": "ok"}\n{"prompt": \n');
+  writeFileSync(join(cwd, 'binary.jsonl'), Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x07, 0x00, 0xff, 0x0a]));
+  writeFileSync(join(cwd, 'chat.jsonl'), '{"messages": [{"role": "user", "content": "hi"}]}\n');
+  writeFileSync(join(cwd, 'prompts.json'), '[]');
+  writeFileSync(join(cwd, 'prompts.txt'), 'one prompt\n');
+  const dataset = (path: string, format?: string) =>
+    runCliLimited(['run', '--url', server.baseUrl, '--model', TOKEN_SERVER_MODEL, '--requests', '1', '--dataset', path, ...(format ? ['--dataset-format', format] : []), '--out', 'r.llmbench.json'], { cwd, timeoutMs: HANG_MS });
+  const refused: Array<[string, string | undefined, RegExp]> = [
+    ['empty.txt', undefined, /no usable prompts/],
+    ['bad.jsonl', undefined, /line 2 is not JSON/],
+    ['binary.jsonl', undefined, /line 1 is not JSON/],
+    ['.', 'jsonl', /is a folder, not a file/],
+    ['chat.jsonl', 'openqa', /has no "question" text/],
+    ['prompts.json', undefined, /its format is needed.*--dataset-format/],
+  ];
+  for (const [path, format, message] of refused) {
+    const outcome = await dataset(path, format);
+    assert.equal(outcome.code, 2, `${path}: ${outcome.stderr}`);
+    assert.match(outcome.stderr, message);
+    assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f]/.test(outcome.stderr), `${path}: raw control bytes on stderr: ${JSON.stringify(outcome.stderr)}`);
+  }
+  assert.equal(server.requests.length, 0);
+  const guessed = await dataset('prompts.txt');
+  assert.equal(guessed.code, 0, guessed.stderr);
+  assert.deepEqual(server.requests[0]?.body.messages, [{ role: 'user', content: 'one prompt' }]);
+});
+
+test('one Ctrl-C says once that it cancelled; Ctrl-C twice quits at once and the file is finished as partial, not left running', async (t) => {
+  const server = await startTokenServer({ firstTokenMs: 50, gapMs: 50, keepRequests: false });
+  t.after(() => server.close());
+  const cwd = mkdtempSync(join(tmpdir(), 'llmbench-sigint-'));
+  const args = ['run', '--url', server.baseUrl, '--model', TOKEN_SERVER_MODEL, '--requests', '100000', '--output-tokens', '20', '--out', 'r.llmbench.json'];
+  const readStatus = () => {
+    const parsed = parseResultDocument(readFileSync(join(cwd, 'r.llmbench.json'), 'utf8'));
+    assert.ok(parsed.ok, parsed.ok ? '' : parsed.error);
+    return parsed.value;
+  };
+
+  let interrupted = false;
+  const once = await runCliLimited([...args, '--concurrency', '4'], {
+    cwd,
+    timeoutMs: HANG_MS,
+    onStderr: (text, signal) => {
+      if (interrupted || !/Step 1/.test(text)) return;
+      interrupted = true;
+      setTimeout(() => signal('SIGINT'), 300);
+    },
+  });
+  assert.equal(once.code, 1, once.stderr);
+  assert.match(once.stderr, /^Cancelled\. The partial result is kept in r\.llmbench\.json$/m);
+  assert.doesNotMatch(once.stderr, /Cancelled: Cancelled|kept\.\./);
+  assert.equal(readStatus().status, 'partial');
+
+  // The second Ctrl-C must come while the first cancel is still under way: many requests in
+  // flight make that likely; an attempt whose cancel won the race is tried again.
+  let quitAtOnce = 0;
+  for (let attempt = 0; attempt < 5 && quitAtOnce === 0; attempt++) {
+    let pressed = 0;
+    const twice = await runCliLimited([...args, '--concurrency', '2000'], {
+      cwd,
+      timeoutMs: HANG_MS,
+      onStderr: (text, signal) => {
+        if (pressed === 0 && /Step 1/.test(text)) {
+          pressed = 1;
+          setTimeout(() => signal('SIGINT'), 300);
+        } else if (pressed === 1 && /Cancelling/.test(text)) {
+          pressed = 2;
+          signal('SIGINT');
+        }
+      },
+    });
+    if (twice.code !== 130) continue;
+    quitAtOnce++;
+    const doc = readStatus();
+    assert.equal(doc.status, 'partial', 'a second Ctrl-C left the file running');
+    assert.match(doc.statusReason ?? '', /second Ctrl-C/);
+  }
+  assert.equal(quitAtOnce, 1, 'no second Ctrl-C came before the first cancel ended');
 });
