@@ -41,6 +41,15 @@ const SummarySchema = z.looseObject({
     })
     .optional(),
   start_time: z.string().nullable().optional(),
+  error_summary: z
+    .array(
+      z.looseObject({
+        error_details: z.looseObject({ code: z.number().nullable().optional(), type: z.string().nullable().optional(), message: z.string().nullable().optional() }).nullable(),
+        count: z.number().int().nonnegative(),
+      }),
+    )
+    .nullable()
+    .optional(),
 });
 
 const RecordSchema = z.looseObject({
@@ -151,11 +160,22 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
   if (absent.length) return importFailure(`${summaryInput.path} is an AIPerf summary without the metrics ${absent.join(', ')}: nothing to import.`);
   const profile = profileOf(config?.loadgen);
   const completed = single(records['request_count']) ?? 0;
-  const failed = single(records['error_request_count']) ?? 0;
   const duration = single(records['benchmark_duration']);
   const totalTokens = (single(records['total_isl']) ?? 0) + (single(records['total_osl']) ?? 0);
-  const errors = errorCounts(requests);
-  if (!files.records && failed > 0) errors['other'] = failed;
+  // Errors by kind: from the per-request records, else from the summary's error_summary. AIPerf
+  // counts cancelled requests (--request-cancellation-rate) in error_request_count; we count them
+  // as cancelled, neither completed nor failed.
+  const errors = files.records ? errorCounts(requests) : {};
+  if (!files.records) {
+    for (const entry of parsed.data.error_summary ?? []) {
+      const kind = errorKindOf(entry.error_details);
+      errors[kind] = (errors[kind] ?? 0) + entry.count;
+    }
+  }
+  const errored = single(records['error_request_count']) ?? 0;
+  const described = Object.values(errors).reduce((sum, n) => sum + n, 0);
+  if (errored > described) errors['other'] = (errors['other'] ?? 0) + errored - described;
+  const failed = Math.max(errored, described) - (errors['cancelled'] ?? 0);
   notes.push('Total tokens/s is (total_isl + total_osl) / benchmark_duration from the summary.');
   const step = importedStep(
     profile,

@@ -27,7 +27,7 @@ export interface ImportInput {
 /** What an importer answers: a document, or a message naming the tool, version and what was missing. */
 export type ImportOutcome = ParseOutcome<ResultDocument>;
 
-export const importFailure = (error: string): ImportOutcome => ({ ok: false, error });
+export const importFailure = (error: string): { ok: false; error: string } => ({ ok: false, error });
 
 /**
  * Parses JSON written by Python's json module, whose NaN, Infinity and -Infinity are not JSON:
@@ -152,6 +152,16 @@ export function importedRequest(r: ImportedRequest): RequestRecord {
   };
 }
 
+/**
+ * A run where no request of any step completed but some failed is `failed`, as our own runs are:
+ * the tool's file says `complete` only because the tool finished sending.
+ */
+function importedStatus(steps: Step[]): Pick<ResultDocument, 'status' | 'statusReason'> {
+  const completed = steps.reduce((sum, step) => sum + (step.summary?.requests.completed ?? 0), 0);
+  const failed = steps.reduce((sum, step) => sum + (step.summary?.requests.failed ?? 0), 0);
+  return completed === 0 && failed > 0 ? { status: 'failed', statusReason: `every request failed (${failed})` } : { status: 'complete' };
+}
+
 /** The successful import of these steps; `tool` says it was imported, `importedFrom` by what. */
 export function importedResult(head: ImportedHead, steps: Step[]): ImportOutcome {
   return {
@@ -163,7 +173,7 @@ export function importedResult(head: ImportedHead, steps: Step[]): ImportOutcome
       endpoint: { baseUrl: head.baseUrl ?? '', api: 'chat', model: head.model },
       labels: { source: head.tool, model: head.model, ...head.labels },
       config: head.config,
-      status: 'complete',
+      ...importedStatus(steps),
       importedFrom: { tool: head.tool, version: head.version, file: head.path, notes: head.notes },
       steps,
     },

@@ -18,11 +18,11 @@ const EVALSCOPE_NOTES = [
 ];
 
 /** A summary key in the older and in the renamed key set, with the factor to our unit. */
-interface SummaryKey {
+export interface SummaryKey {
   legacy: [string, number];
   current: [string, number];
 }
-const SUMMARY = {
+export const SUMMARY = {
   duration: { legacy: ['Time taken for tests (s)', 1], current: ['Test Duration (s)', 1] },
   concurrency: { legacy: ['Number of concurrency', 1], current: ['Concurrency', 1] },
   rate: { legacy: ['Request rate (req/s)', 1], current: ['Request Rate (req/s)', 1] },

@@ -9,14 +9,14 @@
  */
 import * as z from 'zod';
 import type { Stats, Step, StepProfile } from '../format/result';
-import { importedResult, importedStep, importFailure, isoFromEpochSeconds, statsFrom, type ImportInput, type ImportOutcome } from './common';
+import { importedResult, importedStep, importFailure, isoFromEpochSeconds, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
 export const GUIDELLM_TOOL = 'GuideLLM';
 
-const GUIDELLM_NOTES = [
+export const GUIDELLM_NOTES = [
   'GuideLLM\'s "ITL" (inter_token_latency_ms: (last token - first token) / (output tokens - 1)) is our TPOT and is imported as TPOT.',
   'GuideLLM\'s own "TPOT" (time_per_output_token_ms) includes the first token\'s wait, so it is not imported; our ITL (each gap between streamed chunks) is not in GuideLLM files: n/a.',
-  'Requests/s, output tokens/s and concurrency are GuideLLM\'s time-weighted means over the step, not completed / duration.',
+  'Requests/s is ours: successful requests / duration. GuideLLM\'s own figure (a duration-weighted mean rate) is kept in config.guidellmRequestsPerSecond, by step. Output tokens/s and concurrency are GuideLLM\'s time-weighted means.',
   'Statistics are over successful requests; GuideLLM has no p66, p80 or p98 (n/a). Latency is converted from seconds to ms.',
 ];
 
@@ -97,7 +97,17 @@ function statsOf(metric: unknown, scale = 1): Stats | null {
 
 const meanOf = (metric: unknown): number | null => successfulOf(metric)?.mean ?? null;
 
-function stepOf(raw: unknown, index: number): Step | string {
+/**
+ * GuideLLM 0.4+ builds its TPOT ("ITL") distribution weighted by each request's output tokens - 1
+ * and reads percentiles at the first point its cumulative weight reaches p (Percentiles.from_pdf:
+ * a searchsorted, no interpolation); its count is that token weight. With few requests p90, p95
+ * and p99 all land on the maximum. The values are kept as GuideLLM's, marked so.
+ */
+export const GUIDELLM_TOKEN_WEIGHTED =
+  'GuideLLM 0.4+: token-weighted (each request counts output tokens - 1 times), percentiles nearest-rank on that weighted distribution (no interpolation); count is requests.';
+
+/** One GuideLLM step; `tokenWeighted`: the file is 0.4+, whose TPOT statistics are weighted by tokens. */
+function stepOf(raw: unknown, index: number, tokenWeighted: boolean): Step | string {
   const parsed = BenchmarkSchema.safeParse(raw);
   if (!parsed.success) return `benchmark ${index} has no metrics or no args/config.strategy`;
   const b = parsed.data;
@@ -111,18 +121,19 @@ function stepOf(raw: unknown, index: number): Step | string {
   if (!totals) return `benchmark ${index} has neither request_totals (before 0.4) nor metrics.request_totals (0.4 and later)`;
   const duration = b.duration ?? (b.start_time && b.end_time ? b.end_time - b.start_time : null);
   const startedAt = isoFromEpochSeconds(b.start_time);
+  const tpot = statsOf(b.metrics['inter_token_latency_ms']);
   return importedStep(
     profile,
     {
       requests: { total: totals.successful + totals.errored, completed: totals.successful, failed: totals.errored },
       durationSec: duration,
-      requestsPerSecond: meanOf(b.metrics['requests_per_second']),
+      requestsPerSecond: ratio(totals.successful, duration),
       outputTokensPerSecond: meanOf(b.metrics['output_tokens_per_second']),
       totalTokensPerSecond: meanOf(b.metrics['tokens_per_second']),
       achievedConcurrency: meanOf(b.metrics['request_concurrency']),
       ...(profile.rate !== undefined ? { targetRate: profile.rate } : {}),
       ttftMs: statsOf(b.metrics['time_to_first_token_ms']),
-      tpotMs: statsOf(b.metrics['inter_token_latency_ms']),
+      tpotMs: tpot && tokenWeighted ? { ...tpot, count: totals.successful, definition: GUIDELLM_TOKEN_WEIGHTED } : tpot,
       latencyMs: statsOf(b.metrics['request_latency'], 1000),
       inputTokens: statsOf(b.metrics['prompt_token_count']),
       outputTokens: statsOf(b.metrics['output_token_count']),
@@ -149,12 +160,12 @@ export function importGuidellm(input: ImportInput, raw: unknown): ImportOutcome 
   if (!report.success) return importFailure(`${input.path} is not ${expected}: there is no top-level "benchmarks" list.`);
   if (report.data.benchmarks.length === 0) return importFailure(`${input.path} is ${expected} with no benchmarks in it: nothing to import.`);
   const steps: Step[] = [];
+  const metadata = report.data.metadata;
   for (const [index, benchmark] of report.data.benchmarks.entries()) {
-    const step = stepOf(benchmark, index);
+    const step = stepOf(benchmark, index, metadata !== undefined);
     if (typeof step === 'string') return importFailure(`${input.path} is not readable as ${expected}: ${step}.`);
     steps.push(step);
   }
-  const metadata = report.data.metadata;
   const version = metadata?.guidellm_version ?? null;
   const notes = [...GUIDELLM_NOTES];
   if (!metadata) notes.push('The file has no metadata block, so it was written by GuideLLM before 0.4; its exact version is not recorded.');
@@ -168,7 +179,13 @@ export function importGuidellm(input: ImportInput, raw: unknown): ImportOutcome 
       notes,
       ...endpointOf(raw as Record<string, unknown>, report.data.benchmarks[0]),
       ...(createdAt ? { createdAt } : {}),
-      config: { reportVersion: metadata?.version ?? null, benchmarks: steps.length },
+      config: {
+        reportVersion: metadata?.version ?? null,
+        benchmarks: steps.length,
+        guidellmRequestsPerSecond: Object.fromEntries(
+          report.data.benchmarks.map((b, index) => [steps[index]?.name ?? String(index), meanOf((b as { metrics?: Record<string, unknown> }).metrics?.['requests_per_second'])]),
+        ),
+      },
     },
     steps,
   );

@@ -1,35 +1,38 @@
 /**
- * `llmbench import` and the extension's import: other tools' result files to one ResultDocument.
- * The tool is recognised from the content (never the file name); files a tool writes side by
- * side (EvalScope's percentile table, AIPerf's per-request records, LLMPerf's individual
- * responses) are picked up from the same folder. Several inputs of one tool and model become
- * the steps of one document, ordered by load.
+ * `llmbench import` and the extension's import: other tools' result files and text (logs,
+ * Markdown notes) to ResultDocuments, one per run. The tool is recognised from the content (never
+ * the file name); files a tool writes side by side (EvalScope's percentile table, AIPerf's
+ * per-request records, LLMPerf's individual responses) are picked up from the same folder.
+ * Several files of one tool, model (and `vllm bench sweep` server configuration) become the
+ * steps of one run, ordered by load; each run found in a text is a run of its own.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { ResultDocument, Step } from '../format/result';
+import { RESULT_FILE_SUFFIX, type ParseOutcome, type ResultDocument, type Step } from '../format/result';
 import { importAiperf, looksLikeAiperfRecords, looksLikeAiperfSummary } from './aiperf';
 import { importFailure, parsePythonJson, type ImportInput, type ImportOutcome } from './common';
 import { importEvalscope, looksLikeEvalscopePercentiles, looksLikeEvalscopeSummary } from './evalscope';
 import { importGuidellm, looksLikeGuidellm } from './guidellm';
 import { importLlmperf, looksLikeLlmperfIndividual, looksLikeLlmperfSummary } from './llmperf';
-import { importVllm, looksLikeVllm } from './vllm';
+import { importTextBlocks } from './text';
+import { importVllm, looksLikeVllm, looksLikeVllmSweep, sweepParameters } from './vllm';
 
 export type ImportedTool = 'vllm' | 'guidellm' | 'evalscope' | 'aiperf' | 'llmperf';
 
 type Detected =
-  | { kind: 'vllm' | 'guidellm' | 'evalscope-summary' | 'aiperf-summary' | 'llmperf-summary' | 'llmperf-individual'; raw: unknown }
-  | { kind: 'evalscope-percentiles' | 'aiperf-records' | 'unknown'; raw?: unknown };
+  | { kind: 'vllm' | 'vllm-sweep' | 'guidellm' | 'evalscope-summary' | 'aiperf-summary' | 'llmperf-summary' | 'llmperf-individual'; raw: unknown }
+  | { kind: 'evalscope-percentiles' | 'aiperf-records' | 'text' | 'unknown'; raw?: unknown };
 
 const WHAT_WE_READ =
-  'vLLM bench serve / benchmark_serving.py --save-result JSON, GuideLLM benchmarks.json, EvalScope perf benchmark_summary.json, AIPerf profile_export_aiperf.json or profile_export.jsonl, LLMPerf *_summary.json or *_individual_responses.json';
+  'vLLM bench serve / benchmark_serving.py --save-result JSON and bench sweep summary.json, GuideLLM benchmarks.json, EvalScope perf benchmark_summary.json, AIPerf profile_export_aiperf.json or profile_export.jsonl, LLMPerf *_summary.json or *_individual_responses.json, and text (logs, Markdown) holding vLLM, EvalScope or GuideLLM printouts';
 
 function detect(text: string): Detected {
   const json = parsePythonJson(text);
-  if (!json.ok) return looksLikeAiperfRecords(text) ? { kind: 'aiperf-records' } : { kind: 'unknown' };
+  if (!json.ok) return looksLikeAiperfRecords(text) ? { kind: 'aiperf-records' } : { kind: 'text' };
   const raw = json.value;
   if (looksLikeGuidellm(raw)) return { kind: 'guidellm', raw };
   if (looksLikeVllm(raw)) return { kind: 'vllm', raw };
+  if (looksLikeVllmSweep(raw)) return { kind: 'vllm-sweep', raw };
   if (looksLikeEvalscopeSummary(raw)) return { kind: 'evalscope-summary', raw };
   if (looksLikeEvalscopePercentiles(raw)) return { kind: 'evalscope-percentiles', raw };
   if (looksLikeAiperfSummary(raw)) return { kind: 'aiperf-summary', raw };
@@ -38,21 +41,61 @@ function detect(text: string): Detected {
   return { kind: 'unknown', raw };
 }
 
-/** Which tool wrote this text, or null. */
+/** Which tool wrote this JSON file, or null (text and unknown JSON). */
 export function detectTool(text: string): ImportedTool | null {
   const kind = detect(text).kind;
-  return kind === 'unknown' ? null : (kind.split('-')[0] as ImportedTool);
+  return kind === 'unknown' || kind === 'text' ? null : (kind.split('-')[0] as ImportedTool);
 }
 
 /** Reads files beside an input; a missing one is simply absent. */
 type ReadSibling = (name: string) => Promise<ImportInput | null>;
 
-/** Imports one file's text. Sibling files are asked for through `readSibling` (their names are the tools' defaults). */
-export async function importText(input: ImportInput, readSibling: ReadSibling): Promise<ImportOutcome> {
+/**
+ * An imported document and the runs it may join: documents of one `group` merge into one run
+ * (one file per load of a tool and model); a null group is a run of its own (a run found in a text).
+ */
+export interface ImportedPart {
+  doc: ResultDocument;
+  group: string | null;
+}
+
+const groupOf = (doc: ResultDocument, path: string) =>
+  [doc.importedFrom?.tool, doc.endpoint.model, sweepParameters(path)?.serveKey ?? ''].join('\u0000');
+
+/** A vLLM result with the labels of its `vllm bench sweep` folder, if it lies in one. */
+function vllmPart(input: ImportInput, raw: unknown): ParseOutcome<ImportedPart> {
+  const outcome = importVllm(input, raw);
+  if (!outcome.ok) return outcome;
+  const sweep = sweepParameters(input.path);
+  const doc = sweep ? { ...outcome.value, labels: { ...outcome.value.labels, ...sweep.labels } } : outcome.value;
+  return { ok: true, value: { doc, group: groupOf(doc, input.path) } };
+}
+
+/** Imports one file's text: the documents found in it. Sibling files are asked for through `readSibling` (their names are the tools' defaults). */
+export async function importText(input: ImportInput, readSibling: ReadSibling): Promise<ParseOutcome<ImportedPart[]>> {
   if (/\.ya?ml$/i.test(input.path)) {
     return importFailure(`${input.path} is YAML. LLM Bench reads GuideLLM's JSON output: run GuideLLM with --output-path benchmarks.json (or convert the file to JSON).`);
   }
   const found = detect(input.text);
+  if (found.kind === 'text') return importTextBlocks(input);
+  if (found.kind === 'vllm-sweep' && Array.isArray(found.raw)) {
+    const parts: ImportedPart[] = [];
+    for (const [index, entry] of found.raw.entries()) {
+      const part = vllmPart(input, entry);
+      if (!part.ok) return { ok: false, error: `${input.path} entry ${index}: ${part.error}` };
+      parts.push(part.value);
+    }
+    return { ok: true, value: parts };
+  }
+  if (found.kind === 'vllm') {
+    const part = vllmPart(input, found.raw);
+    return part.ok ? { ok: true, value: [part.value] } : part;
+  }
+  const outcome = await importToolFile(input, found, readSibling);
+  return outcome.ok ? { ok: true, value: [{ doc: outcome.value, group: groupOf(outcome.value, input.path) }] } : outcome;
+}
+
+async function importToolFile(input: ImportInput, found: Detected, readSibling: ReadSibling): Promise<ImportOutcome> {
   const name = basename(input.path);
   const firstSibling = async (candidates: string[]) => {
     for (const candidate of candidates) {
@@ -68,8 +111,6 @@ export async function importText(input: ImportInput, readSibling: ReadSibling): 
     return json.ok ? { ...sibling, raw: json.value } : undefined;
   };
   switch (found.kind) {
-    case 'vllm':
-      return importVllm(input, found.raw);
     case 'guidellm':
       return importGuidellm(input, found.raw);
     case 'evalscope-summary': {
@@ -97,7 +138,8 @@ export async function importText(input: ImportInput, readSibling: ReadSibling): 
       const summary = await withRaw(name.replace(/_individual_responses\.json$/, '_summary.json'), name.replace(/individual/, 'summary'));
       return importLlmperf({ individual: { ...input, raw: found.raw }, ...(summary && looksLikeLlmperfSummary(summary.raw) ? { summary } : {}) });
     }
-    case 'unknown':
+    // 'unknown', and the kinds importText handles itself
+    default:
       return importFailure(
         `${input.path}: ${found.raw === undefined ? 'not JSON or JSON lines' : 'a JSON file of no tool LLM Bench knows'}. LLM Bench imports ${WHAT_WE_READ}.`,
       );
@@ -112,40 +154,66 @@ export function byLoad(a: Step, b: Step): number {
   return LOAD_ORDER[a.profile.kind] - LOAD_ORDER[b.profile.kind] || loadOf(a) - loadOf(b);
 }
 
-/** One document from the imports of several files of the same tool and model. */
-export function mergeImported(docs: ResultDocument[]): ImportOutcome {
+/** Labels every document agrees on: a label that differs between them (a sweep's varied parameter) describes a step, not the run. */
+function commonLabels(docs: ResultDocument[]): Record<string, string> {
   const [first, ...rest] = docs;
-  if (!first?.importedFrom) return importFailure('Nothing was imported.');
-  for (const doc of rest) {
-    if (doc.importedFrom?.tool !== first.importedFrom.tool || doc.endpoint.model !== first.endpoint.model) {
-      return importFailure(
-        `${doc.importedFrom?.file} (${doc.importedFrom?.tool}, model ${doc.endpoint.model}) cannot join ${first.importedFrom.file} (${first.importedFrom.tool}, model ${first.endpoint.model}) in one result: import them to separate files and compare those.`,
-      );
-    }
-  }
-  if (rest.length === 0) return { ok: true, value: { ...first, steps: [...first.steps].sort(byLoad) } };
+  return Object.fromEntries(Object.entries(first?.labels ?? {}).filter(([key, value]) => rest.every((d) => d.labels[key] === value)));
+}
+
+/** One run from the documents of one group (several files, or a sweep's entries, of one tool and model). */
+function mergeGroup(docs: ResultDocument[]): ResultDocument {
+  const [first, ...rest] = docs as [ResultDocument, ...ResultDocument[]];
+  if (rest.length === 0) return { ...first, steps: [...first.steps].sort(byLoad) };
+  const steps = docs.flatMap((d) => d.steps).sort(byLoad);
+  const failed = docs.every((d) => d.status === 'failed');
   return {
-    ok: true,
-    value: {
-      ...first,
-      labels: Object.assign({}, ...docs.map((d) => d.labels)) as Record<string, string>,
-      importedFrom: {
-        ...first.importedFrom,
-        file: docs.map((d) => d.importedFrom?.file).join(', '),
-        notes: [...new Set(docs.flatMap((d) => d.importedFrom?.notes ?? []))],
-      },
-      steps: docs.flatMap((d) => d.steps).sort(byLoad),
+    ...first,
+    labels: commonLabels(docs),
+    status: failed ? 'failed' : 'complete',
+    statusReason: failed ? first.statusReason ?? null : null,
+    importedFrom: first.importedFrom && {
+      ...first.importedFrom,
+      file: [...new Set(docs.map((d) => d.importedFrom?.file))].join(', '),
+      notes: [...new Set(docs.flatMap((d) => d.importedFrom?.notes ?? []))],
     },
+    steps,
   };
 }
 
-/** Files to import under a path: the path itself, or for a folder the result files any tool left in it. */
+/** Runs from imported parts: each group's documents merged, in the order first seen; ungrouped parts as they are. */
+export function runsOf(parts: ImportedPart[]): ResultDocument[] {
+  const groups = new Map<string, ResultDocument[]>();
+  const order: (string | ResultDocument)[] = [];
+  for (const { doc, group } of parts) {
+    if (group === null) {
+      order.push(doc);
+      continue;
+    }
+    const members = groups.get(group);
+    if (members) members.push(doc);
+    else {
+      groups.set(group, [doc]);
+      order.push(group);
+    }
+  }
+  return order.map((entry) => (typeof entry === 'string' ? mergeGroup(groups.get(entry) ?? []) : entry));
+}
+
+/**
+ * Files to import under a path: the path itself, or for a folder the result files any tool left
+ * in it. A `vllm bench sweep` combination folder holds `run=N.json` and a `summary.json` listing
+ * the same results: the runs are read, the summary only when they are gone.
+ */
 async function expand(path: string): Promise<string[]> {
   const info = await stat(path);
   if (!info.isDirectory()) return [path];
-  const entries = await readdir(path, { recursive: true });
-  const wanted = /(^|[\\/])(benchmark_summary\.json|benchmarks\.json|profile_export_aiperf\.json|[^\\/]*_summary\.json)$/;
-  return entries.filter((e) => wanted.test(e)).sort().map((e) => join(path, e));
+  const entries = (await readdir(path, { recursive: true })).map(String);
+  const wanted = /(^|[\\/])(benchmark_summary\.json|benchmarks\.json|profile_export_aiperf\.json|[^\\/]*_summary\.json|run=\d+\.json|summary\.json)$/;
+  const hasRuns = new Set(entries.filter((e) => /(^|[\\/])run=\d+\.json$/.test(e)).map((e) => dirname(e)));
+  return entries
+    .filter((e) => wanted.test(e) && !(basename(e) === 'summary.json' && hasRuns.has(dirname(e))))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .map((e) => join(path, e));
 }
 
 async function readInput(path: string): Promise<ImportInput | null> {
@@ -156,8 +224,8 @@ async function readInput(path: string): Promise<ImportInput | null> {
   }
 }
 
-/** Reads, recognises and imports files or folders from disk; one document for all of them. */
-export async function importPaths(paths: readonly string[]): Promise<ImportOutcome> {
+/** Reads, recognises and imports files or folders from disk: every run found, in order. */
+export async function importRuns(paths: readonly string[]): Promise<ParseOutcome<ResultDocument[]>> {
   const files: string[] = [];
   for (const path of paths) {
     try {
@@ -168,7 +236,7 @@ export async function importPaths(paths: readonly string[]): Promise<ImportOutco
   }
   if (files.length === 0) return importFailure(`No result files found in ${paths.join(', ')}. LLM Bench imports ${WHAT_WE_READ}.`);
   const consumed = new Set<string>();
-  const docs: ResultDocument[] = [];
+  const parts: ImportedPart[] = [];
   for (const file of files) {
     if (consumed.has(file)) continue;
     const input = await readInput(file);
@@ -180,7 +248,47 @@ export async function importPaths(paths: readonly string[]): Promise<ImportOutco
       return read;
     });
     if (!outcome.ok) return outcome;
-    docs.push(outcome.value);
+    parts.push(...outcome.value);
   }
-  return mergeImported(docs);
+  return { ok: true, value: runsOf(parts) };
+}
+
+/** How a run is named in messages and listings: its file(s) and, for text, its lines. */
+export function runSource(doc: ResultDocument): string {
+  const from = doc.importedFrom;
+  if (!from) return doc.endpoint.model;
+  return from.lines ? `${from.file} lines ${from.lines.first}-${from.lines.last}` : from.file;
+}
+
+/** Reads, recognises and imports files or folders from disk into one document: they must hold exactly one run. */
+export async function importPaths(paths: readonly string[]): Promise<ImportOutcome> {
+  const runs = await importRuns(paths);
+  if (!runs.ok) return runs;
+  const [only, ...more] = runs.value;
+  if (!only) return importFailure(`Nothing was imported from ${paths.join(', ')}.`);
+  if (more.length === 0) return { ok: true, value: only };
+  const listed = runs.value.map((doc) => `${runSource(doc)} (${doc.importedFrom?.tool}, model ${doc.endpoint.model})`).join('; ');
+  return importFailure(`${paths.join(', ')} hold ${runs.value.length} runs that cannot join in one result (${listed}): import them to separate files (llmbench import --out FOLDER) and compare those.`);
+}
+
+/**
+ * A file name for a run, from its labels (model, quantization, engine, GPUs), numbered by its
+ * place among the runs found: `02-qwen2-7b-instruct-awq-sglang-2xl20-48gb.llmbench.json`.
+ * `taken` holds names already given, so two runs never share a file.
+ */
+export function runFileName(doc: ResultDocument, index: number, taken: Set<string>): string {
+  const l = doc.labels;
+  const parts = [l['model'], l['quantization'] && !l['model']?.toLowerCase().includes(l['quantization']) ? l['quantization'] : undefined, l['engine'], l['gpus'] && l['gpu'] ? `${l['gpus']}x${l['gpu']}` : (l['gpu'] ?? (l['gpus'] ? `${l['gpus']}gpu` : undefined))];
+  const slug = parts
+    .filter((p): p is string => !!p)
+    .join('-')
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80);
+  const base = `${String(index + 1).padStart(2, '0')}-${slug || (doc.importedFrom?.tool ?? 'run').toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  let name = `${base}${RESULT_FILE_SUFFIX}`;
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}${RESULT_FILE_SUFFIX}`;
+  taken.add(name);
+  return name;
 }

@@ -26,6 +26,7 @@ const LLMPERF_NOTES = [
   'LLMPerf\'s "inter_token_latency_s" is end-to-end latency / output tokens (the first token\'s wait included): it is not our TPOT and is not imported. Our TPOT is computed per request from the individual responses when they are beside the summary.',
   'LLMPerf counts output tokens by re-tokenizing the text with a Llama tokenizer, not from the server\'s usage.',
   'Requests/s is LLMPerf\'s completed requests per minute / 60; the duration is completed requests / that rate.',
+  'LLMPerf\'s stddev is pandas\' sample standard deviation (divides by n - 1); it is converted to our population std (divides by n): std * sqrt((n - 1) / n).',
 ];
 
 const IndividualSchema = z.array(
@@ -53,10 +54,16 @@ const numeric = (v: unknown): number | null => {
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 };
 
+/** A sample std (pandas, ddof=1) of n values as the population std (numpy's default, ddof=0) that Stats holds. */
+export function populationStd(sampleStd: number | null, n: number | null): number | null {
+  if (sampleStd === null || n === null || n < 2) return null;
+  return sampleStd * Math.sqrt((n - 1) / n);
+}
+
 /** `results_<metric>_...` keys as Stats; LLMPerf writes some min/max as strings ("550"). */
 function summaryStats(s: Record<string, unknown>, metric: string, scale: number, count: number | null): Stats | null {
   const key = (suffix: string) => numeric(s[`results_${metric}_${suffix}`]);
-  const values: PartialStats = { count, mean: key('mean'), std: key('stddev'), min: key('min'), max: key('max') };
+  const values: PartialStats = { count, mean: key('mean'), std: populationStd(key('stddev'), count), min: key('min'), max: key('max') };
   for (const p of [50, 75, 90, 95, 99] as const) values[`p${p}`] = key(`quantiles_p${p}`);
   return statsFrom(values, scale);
 }

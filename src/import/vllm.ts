@@ -4,7 +4,7 @@
  * for ttft, tpot, itl and e2el; `--save-detailed` adds per-request lists.
  */
 import * as z from 'zod';
-import type { RequestRecord, Stats, StepProfile, StepSummary } from '../format/result';
+import type { ErrorKind, RequestRecord, Stats, StepProfile, StepSummary } from '../format/result';
 import { errorCounts } from '../engine/stats';
 import {
   importedRequest,
@@ -35,6 +35,8 @@ const KNOWN_KEYS = new Set([
   'request_throughput', 'request_goodput:', 'request_goodput', 'output_throughput', 'total_token_throughput',
   'max_output_tokens_per_s', 'max_concurrent_requests', 'input_lens', 'output_lens', 'ttfts', 'itls',
   'generated_texts', 'errors', 'request_submit_times', 'request_complete_times', 'use_beam_search',
+  // `vllm bench sweep` adds the run's number to each result it collects.
+  'run_number',
 ]);
 
 const METRICS = ['ttft', 'tpot', 'itl', 'e2el'] as const;
@@ -75,15 +77,40 @@ export function looksLikeVllm(raw: unknown): boolean {
   return keys.some((k) => /^(mean|median)_(ttft|tpot|itl|e2el)_ms$/.test(k)) || (keys.includes('ttfts') && keys.includes('itls'));
 }
 
-/** `mean_ttft_ms`, `median_ttft_ms`, `std_ttft_ms` and every `pNN_ttft_ms` we keep, as Stats in ms. */
+/** `vllm bench sweep`'s `summary.json`: a list of bench-serve results, one per run of a combination. */
+export function looksLikeVllmSweep(raw: unknown): raw is unknown[] {
+  return Array.isArray(raw) && raw.length > 0 && raw.every(looksLikeVllm);
+}
+
+/**
+ * `mean_ttft_ms`, `median_ttft_ms`, `std_ttft_ms` and every `pNN_ttft_ms` we keep, as Stats in ms.
+ * vLLM writes `np.mean(samples or 0)`: with no sample (no request completed, a non-streaming
+ * endpoint, no response longer than one token) every figure is 0. A real TTFT, TPOT, ITL or
+ * latency is never exactly 0, so an all-zero metric is read as "no samples": null.
+ */
 function metricStats(raw: Record<string, unknown>, metric: string, count: number | null): Stats | null {
+  if (count === 0) return null;
   const value = (key: string) => {
     const v = raw[`${key}_${metric}_ms`];
     return typeof v === 'number' ? v : null;
   };
   const values: PartialStats = { count, mean: value('mean'), std: value('std'), p50: value('median') ?? value('p50') };
   for (const p of [66, 75, 80, 90, 95, 98, 99] as const) values[`p${p}`] = value(`p${p}`);
+  const stored = Object.entries(raw).filter(([key, v]) => key.endsWith(`_${metric}_ms`) && typeof v === 'number');
+  if (stored.length > 0 && stored.every(([, v]) => v === 0)) return null;
   return statsFrom(values);
+}
+
+/**
+ * The kind of a vLLM per-request error. vLLM stores the HTTP reason phrase of a non-200 answer
+ * ("Not Found") or the Python traceback of an exception (aiohttp's exception names).
+ */
+export function vllmErrorKind(message: string): ErrorKind {
+  if (/ClientConnectorError|Cannot connect to host|Connection refused/i.test(message)) return 'connect';
+  if (/TimeoutError|timed out/i.test(message)) return 'timeout-total';
+  if (/ServerDisconnectedError|ClientPayloadError|Connection reset|ClientOSError/i.test(message)) return 'reset';
+  const reasonPhrase = /^(Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Request Timeout|Payload Too Large|Unprocessable (Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)$/i;
+  return reasonPhrase.test(message.trim()) ? 'http' : 'other';
 }
 
 function profileOf(file: VllmFile): StepProfile {
@@ -130,7 +157,7 @@ function requestsOf(file: VllmFile): RequestRecord[] {
       inputTokens: file.input_lens?.[index] ?? null,
       outputTokens: file.output_lens?.[index] ?? null,
       tokenSource: null,
-      error: failed ? { kind: 'other', message } : null,
+      error: failed ? { kind: vllmErrorKind(message), message } : null,
     });
   });
 }
@@ -142,6 +169,8 @@ function summaryOf(file: VllmFile, raw: Record<string, unknown>, requests: Reque
   // Without a completed count the file says nothing about counts: zero totals mark them unknown.
   const counts = completed === null ? { total: 0, completed: 0, failed: 0 } : { total: completed + (failed ?? 0), completed, failed: failed ?? 0 };
   const goodput = file['request_goodput:'] ?? file.request_goodput;
+  // Without per-request messages the kind of a failure is unknown.
+  const errors = requests.length ? errorCounts(requests) : counts.failed > 0 ? { other: counts.failed } : {};
   return {
     requests: counts,
     durationSec: file.duration,
@@ -156,7 +185,7 @@ function summaryOf(file: VllmFile, raw: Record<string, unknown>, requests: Reque
     inputTokens: meanOnly(ratio(file.total_input_tokens, completed), completed),
     outputTokens: meanOnly(ratio(file.total_output_tokens, completed), completed),
     goodput,
-    errors: errorCounts(requests),
+    errors,
   };
 }
 
@@ -206,4 +235,30 @@ export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
     },
     [importedStep(profile, summaryOf(file, record, requests), requests)],
   );
+}
+
+/** Parameters of a `vllm bench sweep` combination, from its folder name `SERVE--k=v-k=v-BENCH--k=v`. */
+export interface SweepParameters {
+  /** The server's part of the folder name as written: results of one server configuration form one run. */
+  serveKey: string;
+  labels: Record<string, string>;
+}
+
+/** `k=v-k=v` (the sweep's `as_text(sep="-")`) or a `_benchmark_name`, as labels. */
+function sweepNameLabels(name: string, side: 'serve' | 'bench'): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of name.split(/-(?=[A-Za-z_][\w.]*=)/)) {
+    const eq = part.indexOf('=');
+    if (eq > 0) labels[part.slice(0, eq)] = part.slice(eq + 1);
+    else if (part) labels[side] = part;
+  }
+  return labels;
+}
+
+export function sweepParameters(path: string): SweepParameters | null {
+  const folder = path.split(/[\\/]/).find((segment) => /^(SERVE|BENCH)--/.test(segment));
+  const m = folder?.match(/^(?:SERVE--(.*?))?(?:-?BENCH--(.*))?$/);
+  if (!m) return null;
+  const [, serve = '', bench = ''] = m;
+  return { serveKey: serve, labels: { ...sweepNameLabels(bench, 'bench'), ...sweepNameLabels(serve, 'serve') } };
 }

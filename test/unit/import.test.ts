@@ -97,12 +97,16 @@ test('GuideLLM benchmarks.json (before 0.3): GuideLLM ITL becomes our TPOT, late
   assert.equal(doc.steps[0]?.name, 'synchronous');
   assert.deepEqual(s.requests, { total: 46, completed: b['request_totals']['successful'], failed: 0 });
   assert.equal(s.durationSec, b['duration']);
-  assert.equal(s.requestsPerSecond, m['requests_per_second']['successful']['mean']);
+  // Ours is completed / duration; GuideLLM's duration-weighted rate is kept under its own name.
+  assert.equal(s.requestsPerSecond, b['request_totals']['successful'] / b['duration']);
+  assert.notEqual(s.requestsPerSecond, m['requests_per_second']['successful']['mean']);
+  assert.deepEqual(doc.config['guidellmRequestsPerSecond'], { synchronous: m['requests_per_second']['successful']['mean'] });
   assert.equal(s.outputTokensPerSecond, m['output_tokens_per_second']['successful']['mean']);
   assert.equal(s.ttftMs?.mean, m['time_to_first_token_ms']['successful']['mean']);
   assert.equal(s.ttftMs?.p90, m['time_to_first_token_ms']['successful']['percentiles']['p90']);
   assert.equal(s.tpotMs?.mean, m['inter_token_latency_ms']['successful']['mean']);
   assert.equal(s.tpotMs?.count, 46);
+  assert.equal(s.tpotMs?.definition, undefined, 'before 0.4 GuideLLM\'s ITL statistics are per request');
   assert.equal(s.itlMs, null);
   assert.equal(s.latencyMs?.mean, m['request_latency']['successful']['mean'] * 1000);
   assert.equal(s.latencyMs?.p99, m['request_latency']['successful']['percentiles']['p99'] * 1000);
@@ -153,14 +157,16 @@ test('GuideLLM 0.4+ layout (metadata, config.strategy, metrics.request_totals) i
   assert.equal(s?.targetRate, 2.5);
 });
 
-test('AIPerf 0.1.1: summary with its per-request records beside it, cancellations as failures', { skip }, async () => {
+test('AIPerf 0.1.1: summary with its per-request records beside it, cancellations neither completed nor failed', { skip }, async () => {
   const name = 'aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json';
   const records = (readJson(name)['records'] as Record<string, Record<string, number>>);
   const doc = await imported(fixture(name));
   const s = onlySummary(doc);
   assert.equal(doc.endpoint.model, 'openai/gpt-oss-20b');
   assert.equal(doc.steps[0]?.name, 'concurrency@100');
-  assert.deepEqual(s.requests, { total: 100, completed: records['request_count']!['avg'], failed: records['error_request_count']!['avg'] });
+  // The 11 errored requests of the file are cancellations (--request-cancellation-rate): not failures.
+  assert.equal(records['error_request_count']!['avg'], 11);
+  assert.deepEqual(s.requests, { total: records['request_count']!['avg'], completed: records['request_count']!['avg'], failed: 0 });
   assert.equal(s.durationSec, records['benchmark_duration']!['avg']);
   assert.equal(s.requestsPerSecond, records['request_throughput']!['avg']);
   assert.equal(s.outputTokensPerSecond, records['output_token_throughput']!['avg']);
@@ -272,7 +278,7 @@ test('unreadable files get a message naming the tool and version expected and wh
     return outcome.ok ? '' : outcome.error;
   };
   assert.match(await fail(write('a.json', '{"hello": 1}')), /of no tool LLM Bench knows.*vLLM bench serve.*GuideLLM benchmarks\.json/);
-  assert.match(await fail(write('b.txt', 'not json at all')), /not JSON or JSON lines/);
+  assert.match(await fail(write('b.txt', 'not json at all')), /b\.txt: no benchmark result found\. In text LLM Bench reads vLLM's "Serving Benchmark Result" block/);
   assert.match(
     await fail(write('benchmarks.json', JSON.stringify({ benchmarks: [{ metrics: {}, args: { strategy: { type_: 'synchronous' } } }] }))),
     /GuideLLM benchmarks\.json \(0\.2 to 0\.8.*lacks metrics\.requests_per_second/,
@@ -286,7 +292,7 @@ test('unreadable files get a message naming the tool and version expected and wh
 test('Python NaN and Infinity in a vLLM file read as missing values', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'llmbench-nan-'));
   const path = join(dir, 'vllm.json');
-  writeFileSync(path, '{"model_id": "m", "request_rate": Infinity, "duration": 10, "completed": 0, "request_throughput": 0.0, "mean_ttft_ms": NaN, "median_ttft_ms": NaN, "mean_tpot_ms": 5, "note": "NaN stays text"}');
+  writeFileSync(path, '{"model_id": "m", "request_rate": Infinity, "duration": 10, "completed": 4, "request_throughput": 0.4, "mean_ttft_ms": NaN, "median_ttft_ms": NaN, "mean_tpot_ms": 5, "note": "NaN stays text"}');
   const doc = await imported(path);
   const s = onlySummary(doc);
   assert.equal(s.ttftMs, null);
