@@ -3,7 +3,7 @@
  * src/engine imports `vscode`.
  */
 export { runBenchmark, sweepRates, DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT } from './runner';
-export { runBenchmarkInWorker } from './worker-host';
+export { runBenchmarkInWorker, type RunOverview } from './worker-host';
 export { computeStats, summarizeStep, tpotOf } from './stats';
 export { arrivalSchedule, absoluteSchedule, waitUntil } from './schedule';
 export {

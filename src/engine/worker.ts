@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { describeZodError } from '../format/result';
 import { BadInputError } from './errors';
 import { runBenchmark } from './runner';
-import { WorkerCommandSchema, type WorkerReply } from './worker-host';
+import { overviewOf, WorkerCommandSchema, type WorkerReply } from './worker-host';
 
 if (!parentPort) throw new Error('engine-worker.js runs only as a worker thread started by runBenchmarkInWorker.');
 const port = parentPort;
@@ -34,7 +34,7 @@ port.on('message', (raw: unknown) => {
     resultPath: command.resultPath,
     onEvent: (event) => reply({ type: 'event', event }),
   }).then(
-    (document) => reply({ type: 'done', document }),
+    (document) => reply({ type: 'done', overview: overviewOf(document) }),
     (error: unknown) =>
       reply({ type: 'error', message: error instanceof Error ? error.message : String(error), badInput: error instanceof BadInputError }),
   );

@@ -182,6 +182,9 @@ export const ResultDocumentSchema = z.object({
 });
 export type ResultDocument = z.infer<typeof ResultDocumentSchema>;
 
+/** A result without its request records: what tables and a run's outcome need. */
+export type ResultOverview = Omit<ResultDocument, 'steps'> & { steps: Omit<Step, 'requests'>[] };
+
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /**

@@ -11,9 +11,9 @@ import * as vscode from 'vscode';
 import { redactHeaders, type RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
 import type { LiveState } from '../format/messages/live';
-import type { ResultDocument, RunStatus } from '../format/result';
+import type { RunStatus } from '../format/result';
 // Not engine/index: the host only starts the worker, and the in-process engine (undici and all) stays out of its bundle.
-import { runBenchmarkInWorker } from '../engine/worker-host';
+import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
@@ -291,9 +291,9 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     }
   }
 
-  private async finish(doc: ResultDocument, resultUri: vscode.Uri, openResult: boolean): Promise<void> {
+  private async finish(doc: RunOverview, resultUri: vscode.Uri, openResult: boolean): Promise<void> {
     if (openResult) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
-    const requests = doc.steps.reduce((n, s) => n + s.requests.length, 0);
+    const requests = doc.steps.reduce((n, s) => n + s.recorded, 0);
     if (doc.status === 'partial') void this.offerResult(`LLM Bench: the run stopped early (${doc.statusReason ?? 'cancelled'}); the result keeps the ${requests} requests measured.`, resultUri, 'info');
     else if (doc.status === 'failed') void this.offerResult(`LLM Bench: the run failed: ${doc.statusReason ?? 'see the log'}.`, resultUri, 'error');
   }

@@ -3,7 +3,7 @@
  * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
-import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import type { ReportModel } from './model';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
 
@@ -36,7 +36,7 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
-export function formatTerminalTable(doc: ResultDocument): string {
+export function formatTerminalTable(doc: ResultOverview): string {
   const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
   const rows = doc.steps.map((step) => {
     const h = headlineOf(step.summary);
@@ -54,7 +54,7 @@ function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
-export function formatMarkdownTable(doc: ResultDocument): string {
+export function formatMarkdownTable(doc: ResultOverview): string {
   const header = [
     'Benchmark',
     'Requests per Second',
@@ -78,7 +78,7 @@ export function formatMarkdownTable(doc: ResultDocument): string {
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
-export function loadLevelLabel(step: Step): string {
+export function loadLevelLabel(step: Omit<Step, 'requests'>): string {
   const { profile } = step;
   if (profile.kind === 'synchronous') return '1';
   if (profile.concurrency !== undefined) return String(profile.concurrency);
@@ -86,7 +86,7 @@ export function loadLevelLabel(step: Step): string {
   return step.name;
 }
 
-export function formatConcurrencyColumnsMarkdown(doc: ResultDocument): string {
+export function formatConcurrencyColumnsMarkdown(doc: ResultOverview): string {
   const summaries = doc.steps.map((step) => step.summary);
   const row = (label: string, cell: (s: StepSummary | null) => string) => [label, ...summaries.map(cell)];
   const rows = [
@@ -130,7 +130,7 @@ const VLLM_METRICS = [
   { key: 'latencyMs', short: 'E2EL', title: 'End-to-end Latency' },
 ] as const;
 
-export function formatVllmBlock(doc: ResultDocument, stepIndex: number): string {
+export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string {
   const step = doc.steps[stepIndex];
   if (!step) throw new RangeError(`step ${stepIndex} does not exist (the result has ${doc.steps.length} steps)`);
   const summary = step.summary;

@@ -10,17 +10,18 @@
  *      request from when undici writes it to its connection;
  *   4. a Poisson 400 req/s run: achieved versus target rate.
  * Every phase is bounded in requests and seconds; the whole takes a couple of minutes. Naming
- * phases on the command line (`throughput`, `cpu`, `timing`, `rate`) runs only those.
+ * phases on the command line (`throughput`, `cpu`, `timing`, `rate`, `end`) runs only those.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
-import type { RequestRecord } from '../../src/format/result';
+import { parseResultDocument, type RequestRecord } from '../../src/format/result';
 import { createTokenCounter, createWorkload, runBenchmark, runBenchmarkInWorker } from '../../src/engine/index';
 import { promptKey, TOKEN_SERVER_MODEL, startTokenServer, type TokenServerOptions, type WriteTrace } from '../helpers/cli-server';
 
@@ -184,8 +185,15 @@ async function bareLoop(baseUrl: string, concurrency: number, requests: number, 
 async function engineRun(config: Omit<RunConfigInput, 'endpoint'>, baseUrl: string): Promise<{ measured: Measured; records: RequestRecord[]; summary: unknown }> {
   const parsed = RunConfigSchema.parse({ endpoint: { baseUrl, model: TOKEN_SERVER_MODEL }, ...config });
   const cpuAtStart = cpuUs();
-  const doc = await runBenchmarkInWorker(parsed, { workerScript: WORKER_SCRIPT });
+  const resultPath = join(mkdtempSync(join(tmpdir(), 'llmbench-bench-')), 'engine.llmbench.json');
+  const overview = await runBenchmarkInWorker(parsed, { workerScript: WORKER_SCRIPT, resultPath });
   const cpuUsed = cpuUs() - cpuAtStart;
+  // The worker answers with an overview; the records are in the result file.
+  const read = parseResultDocument(readFileSync(resultPath, 'utf8'));
+  rmSync(dirname(resultPath), { recursive: true, force: true });
+  if (!read.ok) throw new Error(`the engine's result file: ${read.error}`);
+  const doc = read.value;
+  if (overview.status !== doc.status) throw new Error(`the worker said ${overview.status}, the file ${doc.status}`);
   const step = doc.steps[0];
   if (!step || doc.status !== 'complete') throw new Error(`engine run ended ${doc.status}: ${doc.statusReason ?? ''}`);
   const records = step.requests.filter((r) => !r.warmup);
@@ -427,6 +435,61 @@ async function timingPhase(): Promise<void> {
   );
 }
 
+/**
+ * How long the end of a big run holds the calling thread (the extension host's, in VS Code): from
+ * the worker's run-end event to runBenchmarkInWorker resolving, and the longest stall a 1 ms timer
+ * saw on that thread meanwhile. The worker's answer used to be the whole document, re-validated
+ * here; it is now an overview without the request records.
+ */
+async function endPhase(): Promise<void> {
+  const server = await spawnServer({ defaultTokens: 4 });
+  const requests = 10_000;
+  const rows: string[][] = [];
+  try {
+    for (let round = 0; round < 3; round++) {
+      const config = RunConfigSchema.parse({
+        endpoint: { baseUrl: server.baseUrl, model: TOKEN_SERVER_MODEL },
+        workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 4 },
+        profile: { kind: 'concurrency', levels: [64] },
+        limits: { requests, durationSec: PHASE_LIMIT_SEC },
+        request: { extraBody: { ignore_eos: true } },
+      });
+      let runEndAt = 0;
+      let tick = performance.now();
+      let longestStall = 0;
+      const sampler = setInterval(() => {
+        const now = performance.now();
+        if (runEndAt > 0) longestStall = Math.max(longestStall, now - tick - 1);
+        tick = now;
+      }, 1);
+      const dir = mkdtempSync(join(tmpdir(), 'llmbench-bench-end-'));
+      try {
+        await runBenchmarkInWorker(config, {
+          workerScript: WORKER_SCRIPT,
+          resultPath: join(dir, 'end.llmbench.json'),
+          onEvent: (event) => {
+            if (event.type === 'run-end') runEndAt = performance.now();
+          },
+        });
+        const resolvedAt = performance.now();
+        // One more timer turn, so a stall that ended with the resolve is seen.
+        await new Promise((r) => setTimeout(r, 5));
+        rows.push([String(round + 1), String(requests), f(resolvedAt - runEndAt, 1), f(longestStall, 1)]);
+      } finally {
+        clearInterval(sampler);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    server.stop();
+  }
+  printTable(
+    `5. The end of a ${requests}-request run on the calling thread (zero-delay server, 4 chunks each, concurrency 64)`,
+    ['round', 'requests', 'run-end event to resolve (ms)', 'longest stall of a 1 ms timer meanwhile (ms)'],
+    rows,
+  );
+}
+
 async function ratePhase(): Promise<void> {
   const server = await spawnServer({ defaultTokens: 4 });
   const rate = 400;
@@ -462,7 +525,7 @@ async function main(): Promise<void> {
   const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
   // Naming phases (throughput, timing, rate) runs only those: e.g. to profile one.
   const chosen = process.argv.slice(2);
-  const phases = { throughput: throughputPhase, cpu: cpuPhase, timing: timingPhase, rate: ratePhase };
+  const phases = { throughput: throughputPhase, cpu: cpuPhase, timing: timingPhase, rate: ratePhase, end: endPhase };
   const unknown = chosen.filter((name) => !(name in phases));
   if (unknown.length > 0) throw new Error(`Unknown phase ${unknown.join(', ')}: choose from ${Object.keys(phases).join(', ')}.`);
   console.log(`Engine benchmark (node ${process.version}, ${cpus().length} cores, load average ${load()})`);

@@ -9,8 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
-import type { ResultDocument } from '../../format/result';
-import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker } from '../../engine/index';
+import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
 import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
 import {
@@ -466,7 +465,7 @@ async function execute(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  let doc: ResultDocument;
+  let doc: RunOverview;
   try {
     doc = await runBenchmarkInWorker(config, {
       workerScript: join(__dirname, 'engine-worker.js'),
