@@ -4,12 +4,20 @@
  * says so rather than rejecting, so that a hang is reported like any other outcome.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-export const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
+/** The checkout: the nearest folder above this file with esbuild.mjs (from out/test/helpers or dist/bench). */
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'esbuild.mjs'))) return dir;
+    if (dirname(dir) === dir) return resolve(from, '../../..');
+  }
+}
+
+export const repoRoot = process.env.LLMBENCH_ROOT ?? findRepoRoot(__dirname);
 export const cliPath = join(repoRoot, 'dist', 'cli.js');
 
 export interface LimitedOutcome {
