@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { ComparePanelStateSchema, type ResultToHostMessage } from '../format/messages/result';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { registerPanelRestorer } from './panel-restore';
-import { buildCompareView, buildResultView } from './results-model';
+import { buildCompareView, buildResultView } from '../views/result';
 import { ViewSession } from './results-session';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';

@@ -13,7 +13,7 @@ import { formatStepsCsv } from '../report/csv';
 import { renderHtmlReport } from '../report/html';
 import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels';
 import { loadRuns } from '../report/load';
-import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../report/model';
+import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
 import { registerPanelRestorer } from './panel-restore';
 import { saveWithDialog, savePngWithDialog } from './save-file';

@@ -8,7 +8,7 @@ import type { ResultDocument } from '../format/result';
 import { formatMarkdownTable } from '../report/tables';
 import { compareTarget, registerCompareViews } from './compare';
 import { RESULT_VIEW_TYPE } from './results-view-type';
-import { alignAxes, buildResultView } from './results-model';
+import { alignAxes, buildResultView } from '../views/result';
 import { ViewSession } from './results-session';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { pngBytesFromDataUrl, saveWithDialog } from './save-file';

@@ -17,7 +17,7 @@ import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
-import { progressView } from '../../webview/live/view';
+import { progressView } from '../views/progress';
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';

@@ -1,6 +1,6 @@
 /** One CSV row per step of every run, labels as columns: for spreadsheets and scripts. */
 import type { Stats } from '../format/result';
-import type { ReportRun } from './model';
+import type { ReportRun } from '../views/report';
 
 const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
 const METRICS = [

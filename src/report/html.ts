@@ -4,7 +4,7 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { rankingRows, type ReportModel, type ReportRun } from './model';
+import { rankingRows, type ReportModel, type ReportRun } from '../views/report';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { fixed, msToSec, NOT_AVAILABLE } from './units';

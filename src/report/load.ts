@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { readResultText } from '../engine/read-result';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { importPaths } from '../import';
-import { runName, type ReportRun } from './model';
+import { runName, type ReportRun } from '../views/report';
 
 async function filesUnder(path: string): Promise<string[]> {
   const info = await stat(path);

@@ -2,7 +2,7 @@
  * Line charts drawn as SVG text: the exported HTML report needs no script and no network to show
  * them, and any browser (or a mail client) renders them as they were saved.
  */
-import type { ReportChart } from './model';
+import type { ReportChart } from '../views/report';
 
 /** Eight colours distinguishable on white and in common colour-vision deficiencies (Okabe-Ito, darkened yellow). */
 export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#56B4E9', '#E69F00', '#000000', '#8C7A00'];

@@ -4,7 +4,7 @@
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
-import type { ReportModel } from './model';
+import type { ReportModel } from '../views/report';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
-import { fixed, isNumber, NOT_AVAILABLE } from './units';
+import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { forReading } from '../../src/engine/read-result';
 import { join } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
-import { buildResultView } from '../../src/host/results-model';
+import { buildResultView } from '../../src/views/result';
 import { bigResultText, CHUNKS, REQUESTS, STEPS, webviewBundleSizes } from './lib/result-views';
 
 const root = process.env['LLMBENCH_ROOT'] ?? process.cwd();

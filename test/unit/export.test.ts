@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
 import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
-import { buildReportModel, findKnee, rankingRows, type ReportRun } from '../../src/report/model';
+import { buildReportModel, findKnee, rankingRows, type ReportRun } from '../../src/views/report';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { formatLabelsText, parseLabelsText, withLabels } from '../../src/report/labels';
 import { chartSpec } from '../../webview/report/view';

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { readResultText } from '../../src/engine/read-result';
 import { INTERRUPTED_REASON } from '../../src/engine/writer';
 import { loadRuns } from '../../src/report/load';
-import { buildReportModel } from '../../src/report/model';
+import { buildReportModel } from '../../src/views/report';
 
 const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
 const cliPath = join(repoRoot, 'dist', 'cli.js');

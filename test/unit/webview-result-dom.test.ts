@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { buildCompareView, buildResultView } from '../../src/host/results-model';
+import { buildCompareView, buildResultView } from '../../src/views/result';
 import { parseResultDocument } from '../../src/format/result';
 import type { HostToResultMessage } from '../../src/format/messages/result';
 import { concurrencySweep, makeDocument } from '../helpers/result-documents';

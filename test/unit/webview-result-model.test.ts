@@ -12,7 +12,7 @@ import {
   deltaRows,
   distributionCurve,
   pairSteps,
-} from '../../src/host/results-model';
+} from '../../src/views/result';
 import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
 import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';

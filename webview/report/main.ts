@@ -5,7 +5,7 @@
  */
 import '../shared/zod-csp';
 import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
-import { rankingRows, type ReportModel, type ReportSlo } from '../../src/report/model';
+import { rankingRows, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';

@@ -3,7 +3,7 @@
  * with each run's curve and its knee as a ringed point, and the ranking table's columns (its rows
  * come from src/report/model.ts, shared with the HTML export).
  */
-import type { ReportChart } from '../../src/report/model';
+import type { ReportChart } from '../../src/views/report';
 import type { ChartSpec, SeriesSpec } from '../shared/charts';
 
 export function chartSpec(chart: ReportChart): ChartSpec {

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { formatStepsCsv } from '../../report/csv';
 import { renderHtmlReport } from '../../report/html';
 import { loadRuns } from '../../report/load';
-import { buildReportModel, type ReportSlo, type StatChoice } from '../../report/model';
+import { buildReportModel, type ReportSlo, type StatChoice } from '../../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../../report/tables';
 import { parseChoice, parseFlags, parseKeyValue, parseNumber, UsageError } from '../args';
 
