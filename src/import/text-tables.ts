@@ -30,7 +30,7 @@ function cellsOf(line: string): Cell[] {
   let start = 0;
   for (let i = 0; i <= line.length; i++) {
     if (i === line.length || CELL_SEPARATOR.test(line[i] ?? '')) {
-      cells.push({ text: line.slice(start, i).trim(), start });
+      cells.push({ text: line.slice(start, i).replace(/\*\*|__|`/g, '').trim(), start });
       start = i + 1;
     }
   }

@@ -12,7 +12,7 @@
  * consecutive blocks of one tool under one context are the steps of one run.
  */
 import type { Labels } from '../format/config';
-import type { ParseOutcome, ResultDocument, Stats, Step, StepProfile } from '../format/result';
+import { PERCENTILES, type ParseOutcome, type ResultDocument, type Stats, type Step, type StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, statsFrom, type ImportInput, type PartialStats } from './common';
 import { EVALSCOPE_TOOL, importEvalscope, SUMMARY as EVALSCOPE_SUMMARY } from './evalscope';
 import { GUIDELLM_NOTES, GUIDELLM_TOOL } from './guidellm';
@@ -81,11 +81,16 @@ function vllmValue(key: string, label: string, raw: string, unreadable: Unreadab
 function readVllmBlock(lines: readonly string[], start: number, hints: StepHints, input: ImportInput): BlockOutcome {
   const record: Record<string, unknown> = {};
   const unreadable: Unreadable = [];
+  const outsideOurSet: string[] = [];
   let end = start + 1;
+  let closed = false;
   for (; end < lines.length; end++) {
     const text = plainText(lines[end] ?? '').replace(/^#\s*/, '');
-    if (/^=+$/.test(text)) break;
-    if (/^-+.*-+$/.test(text) || text === '') continue;
+    if (/^=+$/.test(text)) {
+      closed = true;
+      break;
+    }
+    if (/^-+.*-+$/.test(text)) continue;
     const m = text.match(KEY_VALUE);
     if (!m) break;
     const [, label = '', raw = ''] = m;
@@ -93,8 +98,11 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
     if (stat) {
       const scale = toMs(unitInName(label)) ?? 1;
       const value = vllmValue('', label, raw, unreadable, end);
-      const name = (stat[1] ?? '').toLowerCase().replace('.', '_');
-      if (typeof value === 'number') record[`${name}_${(stat[2] ?? '').toLowerCase()}_ms`] = value * scale;
+      const name = (stat[1] ?? '').toLowerCase();
+      const percentile = name.startsWith('p') ? Number(name.slice(1)) : null;
+      if (typeof value !== 'number') continue;
+      if (percentile !== null && !(PERCENTILES as readonly number[]).includes(percentile)) outsideOurSet.push(`${label} ${raw.trim()}`);
+      else record[`${name}_${(stat[2] ?? '').toLowerCase()}_ms`] = value * scale;
       continue;
     }
     const field = VLLM_FIELDS.find(([pattern]) => pattern.test(label))?.[1];
@@ -108,7 +116,10 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
   record['num_prompts'] ??= hints.requests;
   const outcome = importVllm({ path: input.path, text: '' }, record);
   if (!outcome.ok) return importFailure(`${input.path} line ${start + 1}: a vLLM "Serving Benchmark Result" block without TTFT, TPOT, ITL or E2EL statistics.`);
-  return { ok: true, value: { doc: withUnreadable(outcome.value, unreadable), firstLine: start, lastLine: Math.min(end, lines.length - 1), stepLines: [start] } };
+  if (outsideOurSet.length) outcome.value.importedFrom?.notes.push(`Percentiles given that LLM Bench's statistics have no field for (kept here as written): ${outsideOurSet.join('; ')}.`);
+  // A block cut before its closing ===== line ends at its last figure.
+  const lastLine = closed ? end : end - 1;
+  return { ok: true, value: { doc: withUnreadable(outcome.value, unreadable), firstLine: start, lastLine, stepLines: [start] } };
 }
 
 /** EvalScope summary names as printed: with their unit, without it (older line form), and older spellings. */
@@ -145,6 +156,8 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
   const unreadable: Unreadable = [];
   let rows: Record<string, unknown>[] | undefined;
   let line = start + 1;
+  // The block ends at its last figure, not at the blank lines after it.
+  let lastLine = start;
   const take = (name: string, raw: string, at: number) => {
     const target = evalscopeKey(name);
     if (!target) return;
@@ -162,6 +175,7 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
       else for (const row of table.rows) take(row.cells[0] ?? '', row.cells[1] ?? '', row.line);
       // A grid's header row is a figure too when the grid has no Key/Value header ("| Time taken ... | 10.7 |").
       if (percentileColumn < 0 && table.columns.length === 2 && !/^key$/i.test(table.columns[0] ?? '')) take(table.columns[0] ?? '', table.columns[1] ?? '', table.firstLine);
+      lastLine = table.lastLine;
       line = table.lastLine + 1;
       continue;
     }
@@ -179,6 +193,7 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
       break;
     }
     take(m[1] ?? '', m[2] ?? '', line);
+    lastLine = line;
     line++;
   }
   const concurrencyKeys = [EVALSCOPE_SUMMARY.concurrency.legacy[0], EVALSCOPE_SUMMARY.concurrency.current[0]];
@@ -189,7 +204,7 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
   }
   const doc = withUnreadable(outcome.value, unreadable);
   if (!rows) doc.importedFrom?.notes.splice(0, doc.importedFrom.notes.length, ...doc.importedFrom.notes.filter((n) => !/benchmark_percentile\.json/.test(n)), 'No percentile table under the summary: only averages are known, percentiles show as n/a.');
-  return { ok: true, value: { doc, firstLine: start, lastLine: line - 1, stepLines: [start] } };
+  return { ok: true, value: { doc, firstLine: start, lastLine, stepLines: [start] } };
 }
 
 /** EvalScope's percentile table as the rows of its benchmark_percentile.json. */
@@ -255,9 +270,20 @@ function guidellmColumn(name: string): { figure: 'rps' | 'concurrency' | 'otps' 
   return null;
 }
 
+/**
+ * GuideLLM's console table (its first column is "Metadata Benchmark") heads request latency
+ * "Req Latency (ms)" but prints seconds, as its JSON stores them (4.36 beside a TTFT of 59.8 ms).
+ */
+const consoleLatencyInSeconds = (table: TextTable) => /^Metadata\b/i.test(table.columns[0] ?? '') && table.columns.some((c) => /latency \(ms\)/i.test(c) && !/TTFT|ITL|TPOT/i.test(c));
+
 function readGuidellmTable(table: TextTable, input: ImportInput, context: Labels): BlockOutcome {
   const unreadable: Unreadable = [];
-  const columns = table.columns.map(guidellmColumn);
+  const withoutMean: string[] = [];
+  const latencyInSeconds = consoleLatencyInSeconds(table);
+  const columns = table.columns.map((name) => {
+    const column = guidellmColumn(name);
+    return column && 'metric' in column && column.metric === 'latencyMs' && latencyInSeconds ? { ...column, scale: 1000 } : column;
+  });
   const steps: Step[] = table.rows.map((row) => {
     const stats: Record<GuidellmMetric, PartialStats> = { ttftMs: {}, tpotMs: {}, latencyMs: {} };
     const figures: Partial<Record<'rps' | 'concurrency' | 'otps' | 'ttps', number>> = {};
@@ -272,7 +298,12 @@ function readGuidellmTable(table: TextTable, input: ImportInput, context: Labels
       if ('figure' in column) figures[column.figure] = figure.value;
       else stats[column.metric][column.stat] = figure.value * (toMs(figure.unit) ?? column.scale);
     });
-    const stat = (metric: GuidellmMetric): Stats | null => statsFrom(stats[metric]);
+    const stat = (metric: GuidellmMetric): Stats | null => {
+      const given = Object.keys(stats[metric]);
+      // Our statistics hang on a mean: figures given without one are named in the notes, not dropped silently.
+      if (given.length > 0 && stats[metric].mean === undefined) withoutMean.push(`line ${row.line + 1}: ${metric} ${given.join(', ')}`);
+      return statsFrom(stats[metric]);
+    };
     return importedStep(guidellmProfile(row.cells[0] ?? ''), {
       requestsPerSecond: figures.rps ?? null,
       outputTokensPerSecond: figures.otps ?? null,
@@ -291,6 +322,8 @@ function readGuidellmTable(table: TextTable, input: ImportInput, context: Labels
       notes: [
         ...GUIDELLM_NOTES,
         'Read from a printed table: request counts and durations are not in it (0 of 0 requests); requests/s is GuideLLM\'s own figure.',
+        ...(withoutMean.length ? [`Statistics given without their mean are not stored (LLM Bench keeps a metric with its mean): ${withoutMean.join('; ')}.`] : []),
+        ...(latencyInSeconds ? ['GuideLLM\'s console heads request latency "(ms)" but prints seconds (as its JSON stores them): read as seconds.'] : []),
       ],
       model: context['model'] ?? 'unknown',
       config: {},
