@@ -8,7 +8,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as z from 'zod';
-import { RunConfigSchema, withoutSchemaKey, type RunConfig } from '../format/config';
+import { redactUrl, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../format/config';
 
 export type Settings = Record<string, unknown>;
 
@@ -204,7 +204,7 @@ function warningsFor(config: RunConfig): string[] {
   const warnings: string[] = [];
   if (!/\/v1\/?$/.test(new URL(config.endpoint.baseUrl).pathname)) {
     const route = config.endpoint.api === 'chat' ? 'chat/completions' : 'completions';
-    warnings.push(`The base URL usually ends in /v1; requests go to ${config.endpoint.baseUrl.replace(/\/$/, '')}/${route}`);
+    warnings.push(`The base URL usually ends in /v1; requests go to ${redactUrl(config.endpoint.baseUrl).replace(/\/$/, '')}/${route}`);
   }
   return warnings;
 }

@@ -207,3 +207,16 @@ test('one Ctrl-C says once that it cancelled; Ctrl-C twice quits at once and the
   }
   assert.equal(quitAtOnce, 1, 'no second Ctrl-C came before the first cancel ended');
 });
+
+test('credentials in --url reach neither the terminal nor the result file', async (t) => {
+  const server = await startTokenServer({ keepRequests: false });
+  t.after(() => server.close());
+  const cwd = mkdtempSync(join(tmpdir(), 'llmbench-credentials-'));
+  // Without /v1 the command line notes where requests go, and the server answers 404: both print the URL.
+  const url = `http://alice:hunter22@127.0.0.1:${server.port}/?key=qk-secret-1`;
+  const outcome = await runCliLimited(['run', '--url', url, '--model', TOKEN_SERVER_MODEL, '--requests', '3', '--out', 'r.llmbench.json'], { cwd, timeoutMs: HANG_MS });
+  assert.equal(outcome.code, 1, outcome.stderr);
+  assert.match(outcome.stderr, /usually ends in \/v1/);
+  const everything = outcome.stdout + outcome.stderr + readFileSync(join(cwd, 'r.llmbench.json'), 'utf8');
+  for (const secret of ['hunter22', 'qk-secret-1', 'alice']) assert.ok(!everything.includes(secret), `${secret} was shown or stored`);
+});
