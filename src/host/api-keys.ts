@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
-import { apiKeySecretName, baseUrlProblem, normalizeBaseUrl } from './run-presets';
+import { apiKeySecretName, baseUrlProblem, normalizeBaseUrl } from './endpoint-settings';
 import { pickEndpointUrl } from './run-prompts';
 
 /**

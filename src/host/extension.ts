@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { ApiKeys } from './api-keys';
 import { registerReportViews } from './report';
 import { registerResultViews } from './results';
-import { parseRunArgument } from './run-presets';
+import { parseRunArgument } from './run-arguments';
 import { planFromArgument, planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
 import { RUN_MENU_COMMAND, RunController, type DryRunOutcome, type RunOutcome } from './run-session';
 

@@ -8,17 +8,10 @@ import * as vscode from 'vscode';
 import { isPlainObject, parseConfigFileText, RunInputError, type ConfigFile, type Settings } from '../run/prepare';
 import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
-import {
-  baseUrlProblem,
-  cleanLabels,
-  LABEL_KEYS,
-  LABEL_PROMPTS,
-  parseEndpointSettings,
-  PresetSettingsSchema,
-  presets,
-  type EndpointSetting,
-  type RunArgs,
-} from './run-presets';
+import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
+import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
+import { PresetSettingsSchema, presets } from './presets';
+import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
 export interface RunPlan {

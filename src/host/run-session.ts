@@ -23,7 +23,7 @@ import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
 import { mergeSettings, prepareRun, RunInputError, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
-import { describeProfile } from './run-presets';
+import { describeProfile } from './presets';
 import { settings, showConfigError, type RunPlan } from './run-prompts';
 
 /** What `llmBench.run` answers for `dryRun`: the prepared configuration, or what is wrong and of what kind. */

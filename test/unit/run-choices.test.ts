@@ -1,18 +1,15 @@
-// The run choices behind "Run LLM Benchmark" (src/host/run-presets.ts): presets, endpoint
-// settings, the model list as the extension reads it (fetch) from a real loopback server, command arguments.
+// The choices behind "Run LLM Benchmark", in the host's vscode-free modules: profile presets
+// (presets.ts), endpoint settings and typed URLs (endpoint-settings.ts), the model list as the
+// extension reads it through fetch from a real loopback server (fetch-probe.ts), command arguments
+// (run-arguments.ts) and labels (labels.ts).
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
 import { RunConfigSchema } from '../../src/format/config';
-import {
-  apiKeySecretName,
-  baseUrlProblem,
-  cleanLabels,
-  parseEndpointSettings,
-  parseRunArgument,
-  PresetSettingsSchema,
-  presets,
-} from '../../src/host/run-presets';
+import { apiKeySecretName, baseUrlProblem, parseEndpointSettings } from '../../src/host/endpoint-settings';
+import { cleanLabels } from '../../src/host/labels';
+import { PresetSettingsSchema, presets } from '../../src/host/presets';
+import { parseRunArgument } from '../../src/host/run-arguments';
 import { probeEndpointByFetch } from '../../src/host/fetch-probe';
 import { closedPort } from '../helpers/cli-server';
 import { listenOnLoopback } from '../helpers/loopback';

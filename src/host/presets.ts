@@ -1,0 +1,86 @@
+/**
+ * The profile presets offered by "Run LLM Benchmark", as pure functions of the settings, and the
+ * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
+ */
+import * as z from 'zod';
+import type { RunConfig, RunConfigInput } from '../format/config';
+
+export const PresetSettingsSchema = z.object({
+  requestsPerStep: z.number().int().positive().default(100),
+  warmupRequests: z.number().int().nonnegative().default(2),
+  inputTokens: z.number().int().positive().default(512),
+  outputTokens: z.number().int().positive().default(128),
+  concurrencyLevels: z.array(z.number().int().positive()).min(1).default([1, 2, 4, 8, 16, 32, 64]),
+  requestRates: z.array(z.number().positive()).min(1).default([1, 2, 4, 8, 16]),
+});
+export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
+
+export type PresetId = 'quick' | 'concurrency' | 'rate' | 'throughput' | 'sweep';
+
+export interface Preset {
+  id: PresetId;
+  label: string;
+  detail: string;
+  /** Everything a run needs except the endpoint and labels. */
+  config: Omit<RunConfigInput, 'endpoint' | 'labels'>;
+}
+
+/** Requests of the quick check: enough for stable medians, few enough to finish in a minute. */
+const QUICK_CHECK_REQUESTS = 20;
+const SWEEP_RATE_COUNT = 8;
+
+export function presets(settings: PresetSettings): Preset[] {
+  const workload = { kind: 'synthetic' as const, inputTokens: settings.inputTokens, outputTokens: settings.outputTokens };
+  const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
+  const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
+  return [
+    {
+      id: 'quick',
+      label: 'Quick check',
+      detail: `${QUICK_CHECK_REQUESTS} requests one at a time: TTFT, ITL and latency without load (${tokens})`,
+      config: { workload, profile: { kind: 'synchronous' }, limits: { requests: QUICK_CHECK_REQUESTS, warmup: 1 } },
+    },
+    {
+      id: 'concurrency',
+      label: 'Concurrency sweep',
+      detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each (${tokens})`,
+      config: { workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
+    },
+    {
+      id: 'rate',
+      label: 'Rate sweep',
+      detail: `A step per request rate ${settings.requestRates.join(', ')} req/s with Poisson arrivals, ${settings.requestsPerStep} requests each`,
+      config: { workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
+    },
+    {
+      id: 'throughput',
+      label: 'Throughput',
+      detail: `${settings.requestsPerStep} requests sent at once: the most the server can do (${tokens})`,
+      config: { workload, profile: { kind: 'throughput' }, limits },
+    },
+    {
+      id: 'sweep',
+      label: 'Full sweep',
+      detail: `Synchronous, throughput, then ${SWEEP_RATE_COUNT} rates between them (GuideLLM's sweep), ${settings.requestsPerStep} requests per step`,
+      config: { workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
+    },
+  ];
+}
+
+/** A short description of a profile for titles and logs: "concurrency 1,2,4", "sweep of 8 rates". */
+export function describeProfile(profile: RunConfig['profile']): string {
+  switch (profile.kind) {
+    case 'synchronous':
+      return 'synchronous';
+    case 'concurrency':
+      return `concurrency ${profile.levels.join(',')}`;
+    case 'rate':
+      return `rate ${profile.rates.join(',')} req/s (${profile.arrival})`;
+    case 'schedule':
+      return `schedule of ${profile.times.length} requests`;
+    case 'throughput':
+      return 'throughput';
+    case 'sweep':
+      return `sweep of ${profile.rateCount} rates`;
+  }
+}
