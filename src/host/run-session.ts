@@ -13,6 +13,7 @@ import type { RunEvent } from '../format/events';
 import type { LiveState } from '../format/messages/live';
 import type { RunStatus } from '../format/result';
 // Not engine/index: the host only starts the worker, and the in-process engine (undici and all) stays out of its bundle.
+import { BadInputError } from '../engine/errors';
 import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
 import { formatTerminalTable } from '../report/tables';
@@ -280,7 +281,9 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       const message = e instanceof Error ? e.message : String(e);
       this.log.error(`Run ${id} failed: ${message}`);
       if (state.phase !== 'finished') applyRunEvent(state, { type: 'run-end', status: 'failed', reason: message, resultPath: resultUri.fsPath }, (performance.now() - startMs) / 1000);
-      void this.offerResult(`LLM Bench: the run failed: ${message}`, resultUri, 'error');
+      // A dataset or tokenizer the engine could not use is the user's input to fix, not a failed run.
+      if (e instanceof BadInputError) void showConfigError(message);
+      else void this.offerResult(`LLM Bench: the run failed: ${message}`, resultUri, 'error');
       return { status: 'failed', reason: message, resultUri: resultUri.toString() };
     } finally {
       this.active = undefined;
