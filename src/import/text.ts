@@ -203,6 +203,12 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
     return importFailure(`${input.path} line ${start + 1}: an EvalScope "Benchmarking summary" without "Time taken for tests" (or "Test Duration") and a request throughput.`);
   }
   const doc = withUnreadable(outcome.value, unreadable);
+  const ours = new Set(['min', 'max', ...PERCENTILES.map((p) => `${p}%`)]);
+  const outsideOurSet = (rows ?? []).filter((row) => !ours.has(String(row['Percentiles']).trim()));
+  if (outsideOurSet.length) {
+    const listed = outsideOurSet.map((row) => Object.entries(row).map(([k, v]) => (k === 'Percentiles' ? String(v) : `${k} ${String(v)}`)).join(' ')).join('; ');
+    doc.importedFrom?.notes.push(`Percentiles given that LLM Bench's statistics have no field for (kept here as written): ${listed}.`);
+  }
   if (!rows) doc.importedFrom?.notes.splice(0, doc.importedFrom.notes.length, ...doc.importedFrom.notes.filter((n) => !/benchmark_percentile\.json/.test(n)), 'No percentile table under the summary: only averages are known, percentiles show as n/a.');
   return { ok: true, value: { doc, firstLine: start, lastLine, stepLines: [start] } };
 }

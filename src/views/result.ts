@@ -31,6 +31,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
+  notes.push(...definitionNotes(doc.steps));
   const xAxis = chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
@@ -41,6 +42,20 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
     notes,
   };
+}
+
+/** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
+function definitionNotes(steps: Step[]): string[] {
+  const stepsByNote = new Map<string, string[]>();
+  for (const step of steps) {
+    for (const metric of ['latencyMs', 'ttftMs', 'itlMs', 'tpotMs'] as const) {
+      const definition = step.summary?.[metric]?.definition;
+      if (!definition) continue;
+      const note = `${METRICS[metric].label} is not as defined here: ${definition}`;
+      stepsByNote.set(note, [...(stepsByNote.get(note) ?? []), step.name]);
+    }
+  }
+  return [...stepsByNote].map(([note, names]) => `${note} (steps: ${names.join(', ')})`);
 }
 
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {

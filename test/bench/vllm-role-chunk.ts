@@ -27,7 +27,10 @@ async function measure(baseUrl: string, prompt: string): Promise<Times> {
   const times: Partial<Times> = { sent };
   const decoder = new TextDecoder();
   let pending = '';
-  for await (const bytes of response.body) {
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value: bytes } = await reader.read();
+    if (done) break;
     const now = performance.now();
     pending += decoder.decode(bytes, { stream: true });
     const events = pending.split('\n\n');

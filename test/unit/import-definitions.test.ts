@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument } from '../../src/format/result';
 import { importPaths, importRuns } from '../../src/import';
+import { buildResultView } from '../../src/views/result';
 
 const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const fixtures = resolve(repoRoot, '../shared/fixtures');
@@ -247,6 +248,9 @@ test('GuideLLM 0.4+: TPOT percentiles stay GuideLLM\'s token-weighted values, ma
   assert.deepEqual([s?.tpotMs?.p90, s?.tpotMs?.p95, s?.tpotMs?.p99, s?.tpotMs?.max], [31, 31, 31, 31], 'GuideLLM\'s values are kept');
   assert.match(s?.tpotMs?.definition ?? '', /token-weighted.*nearest-rank/);
   assert.equal(s?.ttftMs?.definition, undefined);
+  // The result view says so beside the figures.
+  const view = buildResultView({ document: doc, unfinishedSteps: [] }, 'benchmarks.llmbench.json');
+  assert.ok(view.notes.some((n) => n.startsWith('TPOT is not as defined here: GuideLLM 0.4+: token-weighted') && n.endsWith('(steps: synchronous)')), view.notes.join('\n'));
   assert.equal(s?.requestsPerSecond, 4 / 8);
   assert.deepEqual(doc.config['guidellmRequestsPerSecond'], { synchronous: 0.62 });
 });

@@ -288,6 +288,7 @@ test('EvalScope summaries: the old line form and the grid with its percentile ta
   near(b?.latencyMs?.p90, 7200);
   assert.equal(b?.outputTokens?.p99, 256);
   assert.equal(b?.ttftMs?.p95, null);
+  assert.ok(grid?.importedFrom?.notes.some((n) => /no field for .*10% TTFT \(s\) 0\.1 .*; 25% TTFT \(s\) 0\.2 /.test(n)), 'the 10% and 25% rows are kept in the notes');
 });
 
 test('GuideLLM Markdown table: a step per row, GuideLLM ITL as our TPOT, a broken cell kept and flagged, N/A is n/a', async () => {
