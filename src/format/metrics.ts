@@ -23,6 +23,8 @@ export interface MetricDefinition {
   unit: string;
   /** Which way is an improvement when two runs are compared. */
   better: 'higher' | 'lower';
+  /** Decimals the views print: one precision per metric, so a column lines up and reads alike. */
+  decimals: number;
   definition: string;
 }
 
@@ -31,6 +33,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'req/s',
     unit: 'req/s',
     better: 'higher',
+    decimals: 2,
     definition:
       'Requests completed successfully per second over the step: successful requests divided by the time from the first measured send to the last measured completion (warm-up excluded).',
   },
@@ -38,6 +41,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'output tok/s',
     unit: 'tok/s',
     better: 'higher',
+    decimals: 0,
     definition:
       'Output tokens of successful requests divided by the step duration (first measured send to last measured completion). Token counts come from the server\'s usage when it sends one, else a tokenizer, else the documented estimate.',
   },
@@ -45,12 +49,14 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'total tok/s',
     unit: 'tok/s',
     better: 'higher',
+    decimals: 0,
     definition: 'Input plus output tokens of successful requests divided by the step duration.',
   },
   latencyMs: {
     label: 'latency',
     unit: 'ms',
     better: 'lower',
+    decimals: 0,
     definition:
       'End-to-end latency of each successful request: from sending it to its last content chunk (or the whole body without streaming). Time spent waiting for a concurrency slot is reported separately as queue time.',
   },
@@ -58,6 +64,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'TTFT',
     unit: 'ms',
     better: 'lower',
+    decimals: 1,
     definition:
       'Time to first token: from sending a request to the first streamed chunk with non-empty content. Not measured without streaming (left empty rather than set to the latency).',
   },
@@ -65,6 +72,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'ITL',
     unit: 'ms',
     better: 'lower',
+    decimals: 2,
     definition:
       'Inter-token latency: every gap between consecutive content chunks of a streamed response, pooled over all requests of the step. Per chunk, not per token: a chunk can carry several tokens.',
   },
@@ -72,6 +80,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'TPOT',
     unit: 'ms',
     better: 'lower',
+    decimals: 2,
     definition:
       'Time per output token after the first, per request: (latency - TTFT) / (output tokens - 1), then statistics over requests. What GuideLLM and AIPerf call ITL.',
   },
@@ -79,6 +88,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'queue',
     unit: 'ms',
     better: 'lower',
+    decimals: 1,
     definition:
       'Client queue time: from when the schedule wanted a request sent to when it was sent, i.e. time spent waiting for a free concurrency slot.',
   },
@@ -86,6 +96,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'failures',
     unit: 'requests',
     better: 'lower',
+    decimals: 0,
     definition:
       'Measured requests that ended with an error (connection, timeout, HTTP status, malformed body, server error, reset). Failed requests are left out of latency and throughput.',
   },
@@ -93,12 +104,14 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     label: 'concurrency',
     unit: 'requests',
     better: 'higher',
+    decimals: 1,
     definition: 'Mean number of requests in flight over the step.',
   },
   goodput: {
     label: 'goodput',
     unit: 'req/s',
     better: 'higher',
+    decimals: 2,
     definition: 'Requests per second that met every SLO given in the run configuration (TTFT, TPOT, end-to-end latency).',
   },
 };

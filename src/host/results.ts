@@ -3,7 +3,7 @@
  * Restricted Mode: it only reads the file. Compare lives in compare.ts.
  */
 import * as vscode from 'vscode';
-import type { ResultToHostMessage } from '../format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, TableColumnsSchema, type ResultToHostMessage, type TableColumns } from '../format/messages/result';
 import type { ResultDocument } from '../format/result';
 import { formatMarkdownTable } from '../report/tables';
 import { compareTarget, registerCompareViews } from './compare';
@@ -30,6 +30,15 @@ export function siblingUri(uri: vscode.Uri, suffix: string): vscode.Uri {
   return vscode.Uri.joinPath(uri, '..', `${stem}${suffix}`);
 }
 
+interface EditorActions {
+  compareWith(file: vscode.Uri): void;
+  /** The step table's optional columns, remembered per workspace. */
+  columns(): TableColumns;
+  setColumns(columns: TableColumns): void;
+}
+
+const TABLE_COLUMNS_KEY = 'llmBench.resultTableColumns';
+
 /** One open result editor: the file it shows (and, in a compare, the run it is aligned with). */
 class ResultEditor implements vscode.Disposable {
   readonly session: ViewSession;
@@ -42,7 +51,7 @@ class ResultEditor implements vscode.Disposable {
   constructor(
     resource: vscode.Uri,
     panel: vscode.WebviewPanel,
-    private readonly actions: { compareWith(file: vscode.Uri): void },
+    private readonly actions: EditorActions,
   ) {
     const target = compareTarget(resource);
     this.file = target?.file ?? resource;
@@ -92,13 +101,14 @@ class ResultEditor implements vscode.Disposable {
       const other = await loadResult(this.partner);
       if (other.ok) [view] = alignAxes(view, buildResultView(other.read, fileNameOf(this.partner)));
     }
-    this.session.send({ type: 'show', view });
+    this.session.send({ type: 'show', view, columns: this.actions.columns() });
   }
 
   private onMessage(message: ResultToHostMessage): void {
     if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
     else if (message.type === 'compare-with') this.actions.compareWith(this.file);
     else if (message.type === 'markdown') void runReporting(() => exportMarkdown(this, message.action));
+    else if (message.type === 'table-columns') this.actions.setColumns(message.columns);
   }
 }
 
@@ -135,6 +145,7 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
 
   constructor(
     private readonly extensionUri: vscode.Uri,
+    private readonly workspaceState: vscode.Memento,
     private readonly compareWith: (file: vscode.Uri) => void,
   ) {}
 
@@ -145,7 +156,14 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
   resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
     panel.webview.options = webviewOptions(this.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'result', title: fileNameOf(document.uri) });
-    const editor = new ResultEditor(document.uri, panel, { compareWith: this.compareWith });
+    const editor = new ResultEditor(document.uri, panel, {
+      compareWith: this.compareWith,
+      columns: () => {
+        const kept = TableColumnsSchema.safeParse(this.workspaceState.get(TABLE_COLUMNS_KEY));
+        return kept.success ? kept.data : DEFAULT_TABLE_COLUMNS;
+      },
+      setColumns: (columns) => void this.workspaceState.update(TABLE_COLUMNS_KEY, columns),
+    });
     this.editors.add(editor);
     panel.onDidDispose(() => {
       this.editors.delete(editor);
@@ -174,7 +192,7 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
 
 export function registerResultViews(context: vscode.ExtensionContext): void {
   const compare = registerCompareViews(context);
-  const provider = new ResultEditorProvider(context.extensionUri, (file) => void compare.compareWith(file));
+  const provider = new ResultEditorProvider(context.extensionUri, context.workspaceState, (file) => void compare.compareWith(file));
   context.subscriptions.push(
     vscode.window.registerCustomEditorProvider(RESULT_VIEW_TYPE, provider, {
       supportsMultipleEditorsPerDocument: true,

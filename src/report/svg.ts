@@ -24,6 +24,28 @@ export function niceTicks(max: number, count = 5): number[] {
   return ticks;
 }
 
+interface Scale {
+  ticks: number[];
+  /** Distance from the axis start, in pixels. */
+  at(value: number): number;
+}
+
+function linearScale(values: number[], length: number): Scale {
+  const ticks = niceTicks(Math.max(0, ...values));
+  const max = ticks.at(-1) ?? 1;
+  return { ticks, at: (v) => (v / max) * length };
+}
+
+/** Powers of ten around the values, labelled at 1, 2 and 5 times each (src/views/axis.ts). */
+function logScale(values: number[], length: number): Scale {
+  const positive = values.filter((v) => v > 0);
+  const lo = Math.floor(Math.log10(Math.min(...positive)));
+  const hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...positive))));
+  const ticks: number[] = [];
+  for (let power = lo; power <= hi; power++) for (const m of [1, 2, 5]) if (power < hi || m === 1) ticks.push(Number((m * 10 ** power).toPrecision(12)));
+  return { ticks, at: (v) => ((Math.log10(Math.max(v, 10 ** lo)) - lo) / (hi - lo)) * length };
+}
+
 const tickLabel = (v: number) => (Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 0 }) : String(Number(v.toPrecision(4))));
 
 export function svgLineChart(chart: ReportChart, width = 640, height = 320): string {
@@ -31,11 +53,11 @@ export function svgLineChart(chart: ReportChart, width = 640, height = 320): str
   const plotW = width - margin.left - margin.right;
   const plotH = height - margin.top - margin.bottom;
   const points = chart.curves.flatMap((c) => c.points);
-  const xTicks = niceTicks(Math.max(0, ...points.map((p) => p.x)));
+  const x = chart.xLog ? logScale(points.map((p) => p.x), plotW) : linearScale(points.map((p) => p.x), plotW);
+  const xTicks = x.ticks;
   const yTicks = niceTicks(Math.max(0, ...points.map((p) => p.y)));
-  const xMax = xTicks.at(-1) ?? 1;
   const yMax = yTicks.at(-1) ?? 1;
-  const sx = (x: number) => margin.left + (x / xMax) * plotW;
+  const sx = (v: number) => margin.left + x.at(v);
   const sy = (y: number) => margin.top + plotH - (y / yMax) * plotH;
   const f = (n: number) => n.toFixed(1);
 

@@ -12,6 +12,7 @@
 import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
 import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
+import { wantsLogAxis } from './axis';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -85,14 +86,18 @@ export function metricOf(summary: StepSummary, metric: CurveMetric, stat: StatCh
   }
 }
 
-/** A step's load on the axis: its concurrency (1 for synchronous) or its rate (target, else achieved). */
+/**
+ * A step's load on the axis, as achieved (GuideLLM's tables place steps so too): its measured mean
+ * concurrency, or its completed requests per second. A throughput step sends everything at once,
+ * so its send rate says nothing; an offered rate the server never reached would misplace the knee.
+ * Imported steps without measured figures fall back to what they were configured to.
+ */
 export function loadOf(step: Step, axis: LoadAxis): number | null {
   const { profile, summary } = step;
   if (axis === 'concurrency') {
-    if (profile.kind === 'synchronous') return 1;
-    return profile.concurrency ?? summary?.achievedConcurrency ?? null;
+    return summary?.achievedConcurrency ?? (profile.kind === 'synchronous' ? 1 : (profile.concurrency ?? null));
   }
-  return profile.rate ?? summary?.achievedRate ?? summary?.requestsPerSecond ?? null;
+  return summary?.requestsPerSecond ?? profile.rate ?? null;
 }
 
 /** The axis most steps of these runs are defined on. */
@@ -188,7 +193,8 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     };
   };
 
-  const xTitle = axis === 'concurrency' ? 'Concurrency (requests in flight)' : 'Request rate (req/s)';
+  const xTitle = axis === 'concurrency' ? 'Concurrency (measured mean in flight)' : 'Achieved request rate (completed req/s)';
+  const xLog = wantsLogAxis(styled.flatMap((entry) => entry.steps.map((s) => s.load)));
   const statLabel = stat === 'mean' ? 'mean' : stat;
   const charts = CURVES.map(({ metric, title, unit }) => {
     const latencyLike = metric.endsWith('Ms');
@@ -196,6 +202,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       id: metric,
       title: latencyLike ? `${title} (${statLabel})` : title,
       xTitle,
+      ...(xLog ? { xLog } : {}),
       yTitle: unit,
       curves: styled.map((entry) => curve(entry, (s) => ({ x: s.load, y: metricOf(s.summary, metric, stat) }))),
     };

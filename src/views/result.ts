@@ -18,12 +18,11 @@ import type {
   XAxis,
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { wantsLogAxis } from './axis';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
-/** Concurrency levels spanning this factor or more are drawn on a log axis (1 ... 256 would crowd the left). */
-const LOG_AXIS_RATIO = 16;
 
 export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, fileName: string): ResultView {
   const notes = unfinishedSteps.map((index) => {
@@ -78,18 +77,20 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
 
 /**
  * Closed-loop runs (synchronous and fixed concurrencies) are drawn against concurrency; anything
- * with an open-loop or unbounded step against the achieved request rate, as GuideLLM plots sweeps.
+ * with an open-loop or unbounded step against the request rate, as GuideLLM plots sweeps. Either
+ * way each step sits at the load it achieved, never at one it was offered and did not reach.
  */
 export function chooseXAxis(steps: Step[]): XAxis {
   const closedLoop = steps.length > 0 && steps.every((s) => s.profile.kind === 'synchronous' || s.profile.kind === 'concurrency');
   return closedLoop
-    ? { kind: 'concurrency', label: 'Concurrency (requests in flight)' }
+    ? { kind: 'concurrency', label: 'Concurrency (measured mean in flight)' }
     : { kind: 'rate', label: 'Achieved request rate (req/s)' };
 }
 
 function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   if (axis.kind === 'rate') return summary.requestsPerSecond;
-  return step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null);
+  // Imported runs may lack the measured concurrency: their configured one is all there is.
+  return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
 function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
@@ -130,7 +131,7 @@ function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number
     label: `${prefix}${p}`,
     points: pointsOf(rows, (r) => r[metric]?.[p]),
     colorIndex,
-    dashed: i > 0,
+    percentile: p,
     fillToPrevious: i > 0,
   }));
   return band.filter((s) => s.points.length > 0);
@@ -144,8 +145,7 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
   const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => [
     { label: METRICS[metric].label, points: pointsOf(rows, value), colorIndex },
   ];
-  const xs = rows.map((r) => r.x).filter((x): x is number => x !== null && x > 0);
-  const xLog = axis.kind === 'concurrency' && xs.length > 2 && Math.max(...xs) / Math.min(...xs) >= LOG_AXIS_RATIO;
+  const xLog = wantsLogAxis(rows.map((r) => r.x));
   const charts = [
     chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
     chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),

@@ -113,18 +113,18 @@ test('table rows follow the GuideLLM layout, the running step showing its live t
   assert.deepEqual(running, ['concurrency@4 (running)', '4.00*', '…', '…', '…', '61.00*', '20', '2']);
 });
 
-test('per-step charts place steps by concurrency when all have one, else by measured rate', () => {
+test('per-step charts place steps at the concurrency they measured when all have one, else at their measured rate', () => {
   const state = midRunState();
-  assert.equal(stepAxis(state.steps).title, 'Concurrency');
+  assert.equal(stepAxis(state.steps).title, 'Concurrency (measured mean in flight)');
   applyRunEvent(state, { type: 'step-end', stepIndex: 1, name: 'concurrency@4', summary: summaryOf('concurrency@4', concurrency(4), 80) }, 5);
   const ttft = liveCharts(state).find((c) => c.id === 'ttft');
   assert.ok(ttft);
   assert.deepEqual(ttft.spec.series.map((s) => s.label), ['p50', 'p90', 'p99']);
-  assert.deepEqual(ttft.spec.series[0]?.data.map((p) => p.x), [1, 4]);
+  assert.deepEqual(ttft.spec.series[0]?.data.map((p) => p.x), state.steps.map((step) => step.summary?.achievedConcurrency));
   assert.ok((ttft.spec.series[0]?.data[1]?.y ?? 0) > (ttft.spec.series[0]?.data[0]?.y ?? 0), 'the slower step plots higher');
   state.steps.push({ name: 'asynchronous@2.00 req/s', profile: { kind: 'rate', rate: 2 }, startedAtSec: 6, summary: summaryOf('r', { kind: 'rate', rate: 2 }, 60) });
   const axis = stepAxis(state.steps);
-  assert.equal(axis.title, 'Requests/s (measured)');
+  assert.equal(axis.title, 'Achieved request rate (req/s)');
   assert.equal(axis.x(state.steps[2]!), state.steps[2]?.summary?.requestsPerSecond);
 });
 

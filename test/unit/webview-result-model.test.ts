@@ -18,15 +18,17 @@ import { METRICS } from '../../src/format/metrics';
 import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
-test('a concurrency sweep becomes one row per step, drawn against concurrency', () => {
-  const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
+test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
+  const doc = concurrencySweep(20);
+  const view = buildResultView(forReading(doc), 'run.llmbench.json');
   assert.equal(ResultViewSchema.safeParse(view).success, true);
   assert.deepEqual(view.xAxis.kind, 'concurrency');
-  assert.deepEqual(view.rows.map((r) => [r.name, r.x, r.partial]), [
-    ['synchronous', 1, false],
-    ['concurrency@4', 4, false],
-    ['concurrency@16', 16, false],
-  ]);
+  assert.deepEqual(
+    view.rows.map((r) => [r.name, r.x, r.partial]),
+    doc.steps.map((step) => [step.name, step.summary?.achievedConcurrency, false]),
+  );
+  // Not the configured level: the synthetic records of this sweep overlap more than its levels say.
+  assert.notEqual(view.rows[0]?.x, 1);
   // TTFT is 20 * concurrency plus a wobble of -2..2 that averages out over 20 requests.
   assert.equal(view.rows[1]?.ttftMs?.mean, 80);
   assert.equal(view.rows[1]?.completed, 20);
@@ -36,17 +38,28 @@ test('a concurrency sweep becomes one row per step, drawn against concurrency', 
   assert.deepEqual(view.notes, []);
 });
 
-test('the step table follows the GuideLLM layout with mean and percentiles, as text', () => {
+test('the step table: throughput first, p50 and p99 of TTFT, TPOT and latency by default, each metric at its own precision', () => {
   const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
   const table = stepTable(view.rows);
-  assert.deepEqual(table.groups.map((g) => g.label), ['Benchmark', 'req/s', 'latency', 'TTFT', 'ITL', 'TPOT', 'output tok/s', 'failures']);
-  assert.deepEqual(table.groups[3]?.columns, ['mean', 'p50', 'p90', 'p99']);
+  assert.deepEqual(table.groups.map((g) => g.label), ['Benchmark', 'req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'failures']);
+  assert.deepEqual(table.groups[3]?.columns, ['p50', 'p99']);
   assert.equal(table.groups[3]?.definition, METRICS.ttftMs.definition);
   const row = table.rows[1] ?? [];
-  assert.equal(row.length, 1 + 1 + 4 * 4 + 1 + 1);
+  assert.equal(row.length, 1 + 1 + 1 + 3 * 2 + 1);
   assert.equal(row[0], 'concurrency@4');
-  assert.equal(row[6], '80.0'); // TTFT mean
+  assert.equal(row[3], view.rows[1]!.ttftMs!.p50!.toFixed(1)); // TTFT at one decimal
+  assert.match(row[1]!, /^\d+\.\d{2}$/, 'req/s at two decimals');
   assert.equal(row.at(-1), '0 of 20');
+});
+
+test('chosen columns add means, p90 and ITL to the step table', () => {
+  const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
+  const table = stepTable(view.rows, { means: true, p90: true, itl: true });
+  assert.deepEqual(table.groups.map((g) => g.label), ['Benchmark', 'req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'ITL', 'failures']);
+  assert.deepEqual(table.groups[3]?.columns, ['mean', 'p50', 'p90', 'p99']);
+  const row = table.rows[1] ?? [];
+  assert.equal(row.length, 1 + 1 + 1 + 4 * 4 + 1);
+  assert.equal(row[3], '80.0'); // TTFT mean
 });
 
 test('a step cut short is summarized from its records and marked partial', () => {
@@ -84,13 +97,15 @@ test('latency charts carry p50, p90 and p99 as a band; chart specs fill each ban
   const ttft = view.charts.find((c) => c.id === 'ttft');
   assert.ok(ttft);
   assert.deepEqual(ttft.series.map((s) => [s.label, s.fillToPrevious ?? false]), [['p50', false], ['p90', true], ['p99', true]]);
-  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), [1, 4, 16]);
+  assert.deepEqual(ttft.series.map((s) => s.percentile), ['p50', 'p90', 'p99'], 'each line drawn in its percentile\'s style');
+  const measured = view.rows.map((r) => r.x);
+  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), measured);
   assert.equal(ttft.series[0]?.points[1]?.[1], 80);
   const spec = chartSpec(ttft);
   assert.equal(spec.series[0]?.fillTo, undefined);
   assert.equal(spec.series[1]?.fillTo, 0);
   assert.equal(spec.series[2]?.fillTo, 1);
-  assert.deepEqual(spec.series[0]?.data[1], { x: 4, y: 80 });
+  assert.deepEqual(spec.series[0]?.data[1], { x: measured[1], y: 80 });
   assert.equal(spec.y.title, 'TTFT (ms)');
   assert.deepEqual(view.charts.map((c) => c.id), ['output-throughput', 'requests', 'latency', 'ttft', 'itl', 'ttft-distribution', 'itl-distribution']);
 });
@@ -152,7 +167,7 @@ test('delta table text shows B with its change; failures from zero read "from 0"
   assert.deepEqual(table.columns.map((c) => c.label), ['req/s', 'failures', 'latency p50']);
   assert.match(table.columns[0]?.definition ?? '', /Higher is better\.$/);
   assert.deepEqual(table.rows[0]?.cells.map((c) => [c.text, c.verdict]), [
-    ['12.0 (+20%) \u2713', 'better'],
+    ['12.00 (+20%) \u2713', 'better'],
     ['3 (from 0) \u2717', 'worse'],
     ['203 (+1.5%) \u2717', 'worse'],
   ]);
@@ -187,7 +202,8 @@ test('side-by-side views share axis maxima per chart', () => {
     const cb = b.charts.find((c) => c.id === id);
     assert.ok(ca?.yMax && cb?.yMax, id);
     assert.equal(ca.yMax, cb.yMax, id);
-    assert.equal(ca.xMax, 16);
+    assert.equal(ca.xMax, cb.xMax, id);
+    assert.equal(ca.xMax, Math.max(...[...a.rows, ...b.rows].map((r) => r.x ?? 0)), 'the larger measured load of the two');
   }
   // The slow run has the larger TTFT: 20 * 16 * 2 plus the wobble at p99.
   const ttftMax = a.charts.find((c) => c.id === 'ttft')?.yMax ?? 0;

@@ -7,6 +7,7 @@ import { METRICS } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
 import { ITL_FOOTNOTE } from '../../src/report/tables';
 import { fixed, isNumber, msToSec } from '../../src/report/units';
+import { wantsLogAxis } from '../../src/views/axis';
 import type { ChartSpec, Point, SeriesSpec } from '../shared/charts';
 import type { TableColumn } from '../shared/dom';
 export { progressView, runDescription, type Progress, type ProgressView } from '../../src/views/progress';
@@ -69,17 +70,16 @@ export interface LiveChart {
 }
 
 /** How per-step charts place steps: by concurrency when every step has one, else by measured rate. */
+/** Where a finished step sits: at the concurrency or request rate it achieved (as the result view places it). */
 export function stepAxis(steps: LiveStep[]): { title: string; x: (step: LiveStep) => number | null } {
-  const concurrencyOf = (step: LiveStep) => (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
-  if (steps.length > 0 && steps.every((s) => concurrencyOf(s) !== null)) return { title: 'Concurrency', x: concurrencyOf };
-  return { title: 'Requests/s (measured)', x: (step) => step.summary?.requestsPerSecond ?? null };
+  const configured = (step: LiveStep) => (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
+  if (steps.length > 0 && steps.every((s) => configured(s) !== null)) {
+    return { title: 'Concurrency (measured mean in flight)', x: (step) => step.summary?.achievedConcurrency ?? configured(step) };
+  }
+  return { title: 'Achieved request rate (req/s)', x: (step) => step.summary?.requestsPerSecond ?? null };
 }
 
-const PERCENTILE_LINES: Array<{ key: 'p50' | 'p90' | 'p99'; label: string; dashed: boolean }> = [
-  { key: 'p50', label: 'p50', dashed: false },
-  { key: 'p90', label: 'p90', dashed: true },
-  { key: 'p99', label: 'p99', dashed: true },
-];
+const PERCENTILE_LINES = ['p50', 'p90', 'p99'] as const;
 
 function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined, scale: number): { title: string; series: SeriesSpec[] } {
   const axis = stepAxis(state.steps);
@@ -93,13 +93,13 @@ function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | n
   return {
     title: axis.title,
     series: PERCENTILE_LINES.map((line, i) => ({
-      label: line.label,
+      label: line,
       data: placed.flatMap((p) => {
-        const y = p.stats[line.key];
+        const y = p.stats[line];
         return isNumber(y) ? [{ x: p.x, y: y * scale }] : [];
       }),
       color: i,
-      dashed: line.dashed,
+      percentile: line,
       showLine: true,
       pointRadius: 3,
     })),
@@ -110,7 +110,8 @@ export function liveCharts(state: LiveState): LiveChart[] {
   const { series } = state;
   const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined, scale = 1): LiveChart => {
     const p = percentileSeries(state, stats, scale);
-    return { id, title, description, spec: { kind: 'line', x: { title: p.title }, y: { title: yTitle }, series: p.series } };
+    const log = wantsLogAxis(p.series[0]?.data.map((point) => point.x) ?? []);
+    return { id, title, description, spec: { kind: 'line', x: { title: p.title, ...(log ? { log } : {}) }, y: { title: yTitle }, series: p.series } };
   };
   /** One time series on each y axis, against run time. */
   type Axis = { title: string; label: string; values: number[]; color: SeriesSpec['color'] };

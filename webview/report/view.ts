@@ -20,7 +20,7 @@ export function chartSpec(chart: ReportChart): ChartSpec {
       : [];
     return [line, ...knee];
   });
-  return { kind: 'line', x: { title: chart.xTitle }, y: { title: chart.yTitle }, series };
+  return { kind: 'line', x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
 }
 
 export const RANKING_COLUMNS = ['Rank', 'Run', 'Group', 'Step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', 'TTFT', 'TPOT', 'Latency', 'Goodput', 'Knee'];

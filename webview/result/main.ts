@@ -3,6 +3,7 @@
  * that cannot be read as a result, the reason and an "Open as Text" button.
  */
 import '../shared/zod-csp';
+import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/result';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { errorSection, notesSection, stepTableElement, summarySection, toolbar } from './render';
@@ -14,6 +15,17 @@ startPage((message, { app, board, post }) => {
     replaceChildren(app, [errorSection(message.fileName, message.message, () => post({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
     const { view } = message;
+    let columns = message.columns ?? DEFAULT_TABLE_COLUMNS;
+    const table = el('div', {});
+    const drawTable = () =>
+      replaceChildren(table, [
+        stepTableElement(view.rows, columns, (chosen) => {
+          columns = chosen;
+          post({ type: 'table-columns', columns });
+          drawTable();
+        }),
+      ]);
+    drawTable();
     // Sections are rebuilt from each view; the chart board is kept so charts update in place.
     replaceChildren(app, [
       summarySection(view.summary),
@@ -24,7 +36,7 @@ startPage((message, { app, board, post }) => {
         button('Save Table as Markdown...', () => post({ type: 'markdown', action: 'save' }), 'secondary', 'save-markdown'),
       ]),
       el('h2', { text: 'Steps' }),
-      stepTableElement(view.rows),
+      table,
       el('h2', { text: 'Charts' }),
       board.element,
     ]);

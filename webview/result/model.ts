@@ -2,7 +2,7 @@
  * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
  * without a browser (test/unit/webview-result*.test.ts).
  */
-import type { DeltaCell, DeltaRow, RunSummary, StepRow, ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
 import { NOT_AVAILABLE } from '../../src/report/units';
@@ -24,9 +24,18 @@ export function formatNumber(value: number | null | undefined): string {
   return (formatters[digits] as Intl.NumberFormat).format(value);
 }
 
-/** Counts print as integers, everything else as formatNumber does. */
+const fixedFormatters = new Map<number, Intl.NumberFormat>();
+
+/** A metric's value at that metric's own precision (src/format/metrics.ts), with thousands separators. */
 export function formatMetric(metric: MetricKey, value: number | null | undefined): string {
-  return metric === 'failures' && typeof value === 'number' && Number.isInteger(value) ? String(value) : formatNumber(value);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return NOT_AVAILABLE;
+  const digits = METRICS[metric].decimals;
+  let formatter = fixedFormatters.get(digits);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    fixedFormatters.set(digits, formatter);
+  }
+  return formatter.format(value);
 }
 
 export function formatPercent(value: number | null): string {
@@ -49,10 +58,14 @@ export interface StepTable {
   rows: string[][];
 }
 
-const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
+type StatColumn = 'mean' | 'p50' | 'p90' | 'p99';
 
-function statCells(stats: Stats | null): string[] {
-  return STAT_COLUMNS.map((key) => formatNumber(stats?.[key]));
+function statColumns(columns: TableColumns): StatColumn[] {
+  return [...(columns.means ? (['mean'] as const) : []), 'p50', ...(columns.p90 ? (['p90'] as const) : []), 'p99'];
+}
+
+function statCells(metric: MetricKey, stats: Stats | null, stat: StatColumn[]): string[] {
+  return stat.map((key) => formatMetric(metric, stats?.[key]));
 }
 
 function group(metric: MetricKey, columns: string[]): ColumnGroup {
@@ -61,31 +74,27 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
 }
 
 /**
- * GuideLLM's layout: Benchmark | req/s | latency | TTFT | ITL | TPOT | output tok/s | failures,
- * each distribution as mean and percentiles.
+ * The step table: Benchmark | req/s | output tok/s | TTFT | TPOT | latency | (ITL) | failures, each
+ * distribution at p50 and p99 and, when chosen, its mean and p90. Throughput comes first, as in
+ * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling.
  */
-export function stepTable(rows: StepRow[]): StepTable {
-  const stat = [...STAT_COLUMNS];
+export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
+  const stat = statColumns(columns);
+  const distributions: MetricKey[] = ['ttftMs', 'tpotMs', 'latencyMs', ...(columns.itl ? (['itlMs'] as const) : [])];
   const groups: ColumnGroup[] = [
     { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] },
     group('requestsPerSecond', ['']),
-    group('latencyMs', stat),
-    group('ttftMs', stat),
-    group('itlMs', stat),
-    group('tpotMs', stat),
     group('outputTokensPerSecond', ['']),
+    ...distributions.map((metric) => group(metric, stat)),
     group('failures', ['']),
   ];
   return {
     groups,
     rows: rows.map((row) => [
       row.partial ? `${row.name} (partial)` : row.name,
-      formatNumber(row.requestsPerSecond),
-      ...statCells(row.latencyMs),
-      ...statCells(row.ttftMs),
-      ...statCells(row.itlMs),
-      ...statCells(row.tpotMs),
-      formatNumber(row.outputTokensPerSecond),
+      formatMetric('requestsPerSecond', row.requestsPerSecond),
+      formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
+      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),
       failureText(row),
     ]),
   };
@@ -113,6 +122,7 @@ export function chartSpec(chart: ViewChart): ChartSpec {
       data: s.points.map(([x, y]) => ({ x, y })),
       color: s.colorIndex,
       ...(s.dashed ? { dashed: true } : {}),
+      ...(s.percentile ? { percentile: s.percentile } : {}),
       // A load curve has a handful of points: show them; a distribution curve is a line.
       pointRadius: s.points.length <= 20 ? 3 : 0,
       ...(s.fillToPrevious && i > 0 ? { fillTo: i - 1 } : {}),

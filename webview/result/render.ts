@@ -2,7 +2,7 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import type { DeltaRow, RunSummary, StepRow, ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type DeltaRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, type Child } from '../shared/dom';
@@ -33,9 +33,31 @@ export function notesSection(notes: string[]): HTMLElement | null {
   return el('section', { className: 'notes' }, notes.map((note) => el('p', { className: 'notice', text: note })));
 }
 
-/** The step table with grouped headers: a metric on the first row, its statistics below. */
-export function stepTableElement(rows: StepRow[]): HTMLElement {
-  const table = stepTable(rows);
+const COLUMN_CHOICES: { key: keyof TableColumns; label: string; hint: string }[] = [
+  { key: 'means', label: 'Means', hint: 'Show each distribution\'s mean' },
+  { key: 'p90', label: 'p90', hint: 'Show each distribution\'s 90th percentile' },
+  { key: 'itl', label: 'ITL', hint: 'Show inter-token latency (per chunk, vLLM\'s ITL)' },
+];
+
+/** Check boxes for the step table's optional columns. */
+function columnChooser(columns: TableColumns, onChange: (columns: TableColumns) => void): HTMLElement {
+  return el('div', { className: 'column-chooser', attrs: { role: 'group', 'aria-label': 'Table columns' } }, [
+    el('span', { className: 'muted', text: 'Also show:' }),
+    ...COLUMN_CHOICES.map(({ key, label, hint }) => {
+      const box = el('input', { attrs: { type: 'checkbox', 'data-column': key }, title: hint });
+      box.checked = columns[key];
+      box.addEventListener('change', () => onChange({ ...columns, [key]: box.checked }));
+      return el('label', { title: hint }, [box, label]);
+    }),
+  ]);
+}
+
+/**
+ * The step table with grouped headers (a metric on the first row, its statistics below), in a box
+ * that scrolls sideways with the step names kept in view, and the chooser of optional columns.
+ */
+export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS, onColumnsChange?: (columns: TableColumns) => void): HTMLElement {
+  const table = stepTable(rows, columns);
   const top = table.groups.map((g) =>
     el('th', { title: g.definition, attrs: { scope: 'colgroup', colspan: String(g.columns.length) } }, [
       g.label,
@@ -48,8 +70,11 @@ export function stepTableElement(rows: StepRow[]): HTMLElement {
   const body = table.rows.map((cells) =>
     el('tr', {}, cells.map((cell, i) => (i === 0 ? el('th', { attrs: { scope: 'row' }, text: cell }) : el('td', { className: 'num', text: cell })))),
   );
-  return el('div', { className: 'table-scroll' }, [
-    el('table', { className: 'data-table step-table' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)]),
+  return el('div', { className: 'step-table-block' }, [
+    onColumnsChange ? columnChooser(columns, onColumnsChange) : null,
+    el('div', { className: 'table-scroll' }, [
+      el('table', { className: 'data-table step-table sticky-first' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)]),
+    ]),
   ]);
 }
 

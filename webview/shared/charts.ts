@@ -19,8 +19,10 @@ import {
   Tooltip,
   type ChartConfiguration,
   type ChartDataset,
+  type LegendItem,
   type ScaleOptionsByType,
 } from 'chart.js';
+import { isLogTickLabelled } from '../../src/views/axis';
 import { seriesColor, withAlpha, type Theme } from './theme';
 
 Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
@@ -44,6 +46,8 @@ export interface SeriesSpec {
   /** A palette index, or a theme colour by role. Defaults to the series' position. */
   color?: number | 'error' | 'warning' | 'success' | 'muted';
   dashed?: boolean;
+  /** A percentile line: p50 solid, p90 dashed and lighter, p99 dotted and lighter still (overrides `dashed`). */
+  percentile?: 'p50' | 'p90' | 'p99';
   /** false draws points only. */
   showLine?: boolean;
   /** Point radius; lines default to none (points cost time and hide the shape at scale). */
@@ -72,6 +76,24 @@ function colorOf(series: SeriesSpec, index: number, theme: Theme): string {
   return c === 'muted' ? theme.mutedForeground : theme[c];
 }
 
+/** Dash and strength of each percentile's line: told apart by both, not by colour alone. */
+const PERCENTILE_STYLE = {
+  p50: { dash: [] as number[], alpha: 1 },
+  p90: { dash: [7, 4], alpha: 0.8 },
+  p99: { dash: [2, 3], alpha: 0.6 },
+};
+
+/** At most this many legend entries; the rest are named by count ("+3 more"). */
+export const LEGEND_LIMIT = 6;
+
+const tickNumber = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
+/** A log axis labels 1, 2 and 5 times each power of ten only; its other grid lines stay unlabelled. */
+function logTickLabel(value: number | string): string {
+  const n = Number(value);
+  return isLogTickLabelled(n) ? tickNumber.format(n) : '';
+}
+
 function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' | 'right', gridOn: boolean) {
   return {
     type: axis.log ? 'logarithmic' : 'linear',
@@ -80,7 +102,7 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
     ...(axis.max !== undefined ? { max: axis.max } : {}),
     ...(axis.log ? {} : { beginAtZero: true }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
-    ticks: { color: theme.mutedForeground, maxRotation: 0 },
+    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;
@@ -91,13 +113,15 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
   const datasets = spec.series.map((s, i): ChartDataset<'line', Point[]> => {
     const color = colorOf(s, i, theme);
     const showLine = s.showLine ?? spec.kind === 'line';
+    const percentile = s.percentile ? PERCENTILE_STYLE[s.percentile] : undefined;
+    const lineColor = percentile ? withAlpha(color, percentile.alpha) : color;
     return {
       label: s.label,
       data: s.data,
-      borderColor: color,
-      backgroundColor: s.fillTo !== undefined ? withAlpha(color, 0.18) : color,
+      borderColor: lineColor,
+      backgroundColor: s.fillTo !== undefined ? withAlpha(color, 0.18) : lineColor,
       borderWidth: s.fillTo !== undefined && s.hideInLegend ? 0 : 2,
-      borderDash: s.dashed ? [6, 4] : [],
+      borderDash: percentile ? percentile.dash : s.dashed ? [6, 4] : [],
       pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
       pointHoverRadius: 4,
       showLine,
@@ -127,7 +151,11 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       scales,
       plugins: {
         legend: {
-          labels: { color: theme.foreground, boxWidth: 12, filter: (item) => !spec.series[item.datasetIndex ?? -1]?.hideInLegend },
+          // A line swatch shows each series' dash, which a filled box blurs.
+          labels: { color: theme.foreground, usePointStyle: true, pointStyle: 'line', pointStyleWidth: 24, generateLabels: (chart: Chart) => legendItems(chart, spec) },
+          onClick: (event: unknown, item: LegendItem, legend: unknown) => {
+            if ((item.datasetIndex ?? -1) >= 0) defaultLegendClick.call(legend as never, event as never, item, legend as never);
+          },
         },
         tooltip: {
           backgroundColor: theme.background,
@@ -145,6 +173,23 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       },
     },
   } as ChartConfiguration<'line' | 'scatter', Point[]>;
+}
+
+const defaultLegendClick = Chart.defaults.plugins.legend.onClick;
+
+/**
+ * The legend's entries: series with data that are not helpers, at most LEGEND_LIMIT of them, the
+ * rest counted in a last entry, so that a chart of many runs stays mostly plot.
+ */
+function legendItems(chart: Chart, spec: ChartSpec): LegendItem[] {
+  const shown = Chart.defaults.plugins.legend.labels.generateLabels(chart).filter((item) => {
+    const series = spec.series[item.datasetIndex ?? -1];
+    return series !== undefined && !series.hideInLegend && series.data.length > 0;
+  });
+  if (shown.length <= LEGEND_LIMIT) return shown;
+  const hidden = shown.length - (LEGEND_LIMIT - 1);
+  const more: LegendItem = { text: `+${hidden} more`, fillStyle: 'transparent', strokeStyle: 'transparent', lineWidth: 0, hidden: false, datasetIndex: -1 };
+  return [...shown.slice(0, LEGEND_LIMIT - 1), more];
 }
 
 /** A chart on a canvas, redrawn from new specs or themes without animation. */

@@ -31,6 +31,8 @@ export const ReportChartSchema = z.object({
   id: z.string(),
   title: z.string(),
   xTitle: z.string(),
+  /** A logarithmic load axis (src/views/axis.ts). */
+  xLog: z.boolean().optional(),
   yTitle: z.string(),
   curves: z.array(CurveSchema),
 });

@@ -27,6 +27,8 @@ export const ChartSeriesSchema = z.object({
   /** Index into the theme's series palette: series of one run share a colour. */
   colorIndex: z.number().int().nonnegative(),
   dashed: z.boolean().optional(),
+  /** A percentile line, drawn in that percentile's dash and strength. */
+  percentile: z.enum(['p50', 'p90', 'p99']).optional(),
   /** Shade the area between this series and the one before it (a percentile band). */
   fillToPrevious: z.boolean().optional(),
 });
@@ -39,7 +41,7 @@ export const ViewChartSchema = z.object({
   metric: MetricKeySchema.nullable(),
   xLabel: z.string(),
   yLabel: z.string(),
-  /** A logarithmic x axis, for concurrency levels spanning orders of magnitude (1, 2, 4 ... 256). */
+  /** A logarithmic x axis, for load spanning more than LOG_AXIS_SPAN (src/views/axis.ts). */
   xLog: z.boolean().optional(),
   series: z.array(ChartSeriesSchema),
   /** Shared upper bounds, set when two runs are shown side by side so their axes line up. */
@@ -89,6 +91,12 @@ export const RunSummarySchema = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
+/** The step table's optional columns, chosen by the user and remembered per workspace. */
+export const TableColumnsSchema = z.object({ means: z.boolean(), p90: z.boolean(), itl: z.boolean() });
+export type TableColumns = z.infer<typeof TableColumnsSchema>;
+/** What fits 1000 px: req/s, output tok/s, TTFT, TPOT and latency at p50 and p99, failures. */
+export const DEFAULT_TABLE_COLUMNS: TableColumns = { means: false, p90: false, itl: false };
+
 export const ResultViewSchema = z.object({
   summary: RunSummarySchema,
   xAxis: XAxisSchema,
@@ -128,7 +136,7 @@ export const ComparePanelStateSchema = z.object({ a: z.string(), b: z.string() }
 export type ComparePanelState = z.infer<typeof ComparePanelStateSchema>;
 
 export const HostToResultMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('show'), view: ResultViewSchema }),
+  z.object({ type: z.literal('show'), view: ResultViewSchema, columns: TableColumnsSchema.optional() }),
   z.object({ type: z.literal('show-compare'), view: CompareViewSchema }),
   z.object({ type: z.literal('error'), fileName: z.string(), message: z.string() }),
   /** The host asks for a chart's PNG (the export command); the webview answers with `png`. */
@@ -142,6 +150,7 @@ export const ResultToHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('open-as-text') }),
   z.object({ type: z.literal('compare-with') }),
+  z.object({ type: z.literal('table-columns'), columns: TableColumnsSchema }),
   z.object({ type: z.literal('markdown'), action: z.enum(['copy', 'save']) }),
   z.object({
     type: z.literal('png'),
