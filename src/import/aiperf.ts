@@ -5,7 +5,7 @@
  * {value, unit}}, error}`, cancelled requests included.
  */
 import * as z from 'zod';
-import type { ErrorKind, RequestRecord, Stats, Step, StepProfile } from '../format/result';
+import { describeZodError, type ErrorKind, type RequestRecord, type Stats, type Step, type StepProfile } from '../format/result';
 import { errorCounts, summarizeStep } from '../engine/stats';
 import { importedRequest, importedResult, importedStep, importFailure, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
@@ -32,8 +32,15 @@ const MetricSchema = z.looseObject({
 });
 type Metric = z.infer<typeof MetricSchema>;
 
+/** The summary metrics this importer reads; the others may hold anything. */
+const USED_METRICS = [
+  'request_latency', 'request_count', 'benchmark_duration', 'error_request_count', 'request_throughput', 'output_token_throughput',
+  'total_isl', 'total_osl', 'ttft', 'inter_token_latency', 'inter_chunk_latency', 'input_sequence_length', 'output_sequence_length',
+] as const;
+type UsedMetric = (typeof USED_METRICS)[number];
+
 const SummarySchema = z.looseObject({
-  records: z.record(z.string(), MetricSchema),
+  records: z.record(z.string(), z.unknown()),
   input_config: z
     .looseObject({
       endpoint: z.looseObject({ model_names: z.array(z.string()).optional(), url: z.string().optional() }).optional(),
@@ -153,10 +160,18 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
   }
   const parsed = SummarySchema.safeParse(summaryInput.raw);
   if (!parsed.success) {
-    return importFailure(`${summaryInput.path} is not an AIPerf profile_export_aiperf.json (0.1 and later): expected "records" of {unit, avg, ...} metrics.`);
+    return importFailure(`${summaryInput.path} is not an AIPerf profile_export_aiperf.json (0.1 and later): ${describeZodError(parsed.error)}.`);
   }
-  const { records, input_config: config } = parsed.data;
-  const absent = ['request_latency', 'request_count', 'benchmark_duration'].filter((m) => !records[m]);
+  const { input_config: config } = parsed.data;
+  const records: Partial<Record<UsedMetric, Metric>> = {};
+  for (const name of USED_METRICS) {
+    const value = parsed.data.records[name];
+    if (value === undefined || value === null) continue;
+    const metric = MetricSchema.safeParse(value);
+    if (!metric.success) return importFailure(`${summaryInput.path}: the AIPerf metric records.${name} is not {unit, avg, ...}: ${describeZodError(metric.error)}.`);
+    records[name] = metric.data;
+  }
+  const absent = (['request_latency', 'request_count', 'benchmark_duration'] as const).filter((m) => !records[m]);
   if (absent.length) return importFailure(`${summaryInput.path} is an AIPerf summary without the metrics ${absent.join(', ')}: nothing to import.`);
   const profile = profileOf(config?.loadgen);
   const completed = single(records['request_count']) ?? 0;

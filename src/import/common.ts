@@ -34,7 +34,9 @@ export const importFailure = (error: string): { ok: false; error: string } => ({
  * they become null (a value the tool could not compute stays missing). Strings are left alone.
  */
 export function parsePythonJson(text: string): ParseOutcome<unknown> {
-  const cleaned = text.replace(/"(?:\\.|[^"\\])*"|-?\bInfinity\b|\bNaN\b/g, (token) => (token.startsWith('"') ? token : 'null'));
+  // Strings are matched as runs of plain characters between escapes: `(?:\\.|[^"\\])*` recursed once
+  // per character and overflowed the stack on a 50 MB string.
+  const cleaned = text.replace(/"[^"\\]*(?:\\.[^"\\]*)*"|-?\bInfinity\b|\bNaN\b/g, (token) => (token.startsWith('"') ? token : 'null'));
   try {
     return { ok: true, value: JSON.parse(cleaned) };
   } catch (e) {
@@ -45,6 +47,18 @@ export function parsePythonJson(text: string): ParseOutcome<unknown> {
 /** A number field that may be missing, null, or a string such as "inf" (read as missing). */
 export const optionalNumber = z
   .union([z.number(), z.string(), z.null()])
+  .optional()
+  .transform((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
+
+/** A count (requests, tokens) that may be missing: a number must be a whole number, at least 0. */
+export const optionalCount = z
+  .union([z.number().int().nonnegative(), z.string(), z.null()])
+  .optional()
+  .transform((v) => (typeof v === 'number' ? v : null));
+
+/** A figure that may be missing and, when present, is above 0 (a concurrency, a burstiness). */
+export const optionalPositive = z
+  .union([z.number().positive(), z.string(), z.null()])
   .optional()
   .transform((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
 

@@ -8,7 +8,7 @@
  * Every metric is a `{successful, errored, incomplete, total}` block of distribution summaries.
  */
 import * as z from 'zod';
-import type { Stats, Step, StepProfile } from '../format/result';
+import { describeZodError, type Stats, type Step, type StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, isoFromEpochSeconds, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
 export const GUIDELLM_TOOL = 'GuideLLM';
@@ -109,7 +109,7 @@ export const GUIDELLM_TOKEN_WEIGHTED =
 /** One GuideLLM step; `tokenWeighted`: the file is 0.4+, whose TPOT statistics are weighted by tokens. */
 function stepOf(raw: unknown, index: number, tokenWeighted: boolean): Step | string {
   const parsed = BenchmarkSchema.safeParse(raw);
-  if (!parsed.success) return `benchmark ${index} has no metrics or no args/config.strategy`;
+  if (!parsed.success) return `benchmark ${index} has no metrics or no args/config.strategy (benchmarks.${index}: ${describeZodError(parsed.error)})`;
   const b = parsed.data;
   const strategy = b.config?.strategy ?? b.args?.strategy;
   if (!strategy) return `benchmark ${index} has neither args.strategy (before 0.4) nor config.strategy (0.4 and later)`;

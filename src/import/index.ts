@@ -8,7 +8,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { RESULT_FILE_SUFFIX, type ParseOutcome, type ResultDocument, type Step } from '../format/result';
+import { describeZodError, RESULT_FILE_SUFFIX, ResultDocumentSchema, type ParseOutcome, type ResultDocument, type Step } from '../format/result';
 import { importAiperf, looksLikeAiperfRecords, looksLikeAiperfSummary } from './aiperf';
 import { importFailure, parsePythonJson, type ImportInput, type ImportOutcome } from './common';
 import { importEvalscope, looksLikeEvalscopePercentiles, looksLikeEvalscopeSummary } from './evalscope';
@@ -250,7 +250,14 @@ export async function importRuns(paths: readonly string[]): Promise<ParseOutcome
     if (!outcome.ok) return outcome;
     parts.push(...outcome.value);
   }
-  return { ok: true, value: runsOf(parts) };
+  const runs = runsOf(parts);
+  // The border out: a value the source holds but a result file cannot (a negative concurrency, a
+  // non-finite figure) is refused here, naming the run and the field, rather than written.
+  for (const doc of runs) {
+    const checked = ResultDocumentSchema.safeParse(doc);
+    if (!checked.success) return importFailure(`${runSource(doc)}: a value read from it is outside what a result holds: ${describeZodError(checked.error)}.`);
+  }
+  return { ok: true, value: runs };
 }
 
 /** How a run is named in messages and listings: its file(s) and, for text, its lines. */

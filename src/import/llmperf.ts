@@ -5,7 +5,7 @@
  * end_to_end_latency_s, inter_token_latency_s, token counts, error_code).
  */
 import * as z from 'zod';
-import type { RequestRecord, Stats, StepProfile } from '../format/result';
+import { describeZodError, type RequestRecord, type Stats, type StepProfile } from '../format/result';
 import { computeStats } from '../engine/stats';
 import {
   importedRequest,
@@ -108,7 +108,7 @@ export function importLlmperf(files: LlmperfFiles): ImportOutcome {
   let individual: Individual[] = [];
   if (files.individual) {
     const parsed = IndividualSchema.safeParse(files.individual.raw);
-    if (!parsed.success) return importFailure(`${files.individual.path} is not an LLMPerf individual_responses.json: expected a list of responses with end_to_end_latency_s.`);
+    if (!parsed.success) return importFailure(`${files.individual.path} is not an LLMPerf individual_responses.json (a list of responses with end_to_end_latency_s): ${describeZodError(parsed.error)}.`);
     individual = parsed.data;
   }
   const notes = [...LLMPERF_NOTES];

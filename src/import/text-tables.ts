@@ -16,8 +16,11 @@ const CELL_SEPARATOR = /[|│┃║]/;
 /** A border or header rule: only drawing characters, `+`, `-`, `=`, `:` and spaces. */
 const RULE = /^[\s+\-=:|─━┄┈═┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╈╞╡╪╤╧╔╗╚╝╠╣╦╩╬╭╮╰╯│┃║]+$/;
 
-export const isRule = (line: string): boolean => RULE.test(line) && /[-=─━═]/.test(line);
-export const isTableLine = (line: string): boolean => isRule(line) || (CELL_SEPARATOR.test(line) && line.trim().length > 1);
+/** No printed table row is this long; a longer line (a minified dump, a wall of bars) is not read as one. */
+const MAX_TABLE_LINE = 4000;
+
+export const isRule = (line: string): boolean => line.length <= MAX_TABLE_LINE && RULE.test(line) && /[-=─━═]/.test(line);
+export const isTableLine = (line: string): boolean => isRule(line) || (line.length <= MAX_TABLE_LINE && CELL_SEPARATOR.test(line) && line.trim().length > 1);
 
 interface Cell {
   text: string;
@@ -78,7 +81,9 @@ export function readTable(lines: readonly string[], start: number): TextTable | 
     else header.push(cells);
   }
   // A table with no rule under its header (a plain `a | b` list) has its first row as header.
-  if (!inBody && header.length > 1) rows.push(...header.splice(1).map((cells, i) => ({ cells: cells.map((c) => c.text), line: start + i + 1 })));
+  if (!inBody && header.length > 1) {
+    for (const [i, cells] of header.splice(1).entries()) rows.push({ cells: cells.map((c) => c.text), line: start + i + 1 });
+  }
   if (header.length === 0 || rows.length === 0) return null;
   return { columns: columnNames(header), rows, firstLine: start, lastLine: end - 1 };
 }

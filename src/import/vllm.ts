@@ -4,7 +4,7 @@
  * for ttft, tpot, itl and e2el; `--save-detailed` adds per-request lists.
  */
 import * as z from 'zod';
-import type { ErrorKind, RequestRecord, Stats, StepProfile, StepSummary } from '../format/result';
+import { describeZodError, type ErrorKind, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
 import { errorCounts } from '../engine/stats';
 import {
   importedRequest,
@@ -12,7 +12,9 @@ import {
   importedStep,
   importFailure,
   meanOnly,
+  optionalCount,
   optionalNumber,
+  optionalPositive,
   ratio,
   statsFrom,
   type ImportInput,
@@ -43,23 +45,23 @@ const METRICS = ['ttft', 'tpot', 'itl', 'e2el'] as const;
 
 const numberList = z.array(z.number().nullable());
 const VllmFileSchema = z.looseObject({
-  date: z.string().optional(),
-  backend: z.string().optional(),
-  model_id: z.string().optional(),
-  num_prompts: optionalNumber,
+  date: z.string().nullish(),
+  backend: z.string().nullish(),
+  model_id: z.string().nullish(),
+  num_prompts: optionalCount,
   request_rate: optionalNumber,
-  burstiness: optionalNumber,
-  max_concurrency: optionalNumber,
+  burstiness: optionalPositive,
+  max_concurrency: optionalCount.pipe(z.number().int().positive().nullable()),
   duration: optionalNumber,
-  completed: optionalNumber,
-  failed: optionalNumber,
+  completed: optionalCount,
+  failed: optionalCount,
   request_throughput: optionalNumber,
   'request_goodput:': optionalNumber,
   request_goodput: optionalNumber,
   output_throughput: optionalNumber,
   total_token_throughput: optionalNumber,
-  total_input_tokens: optionalNumber,
-  total_output_tokens: optionalNumber,
+  total_input_tokens: optionalCount,
+  total_output_tokens: optionalCount,
   max_output_tokens_per_s: optionalNumber,
   input_lens: numberList.optional(),
   output_lens: numberList.optional(),
@@ -198,9 +200,8 @@ function dateOf(date: string | undefined): string | undefined {
 export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
   const parsed = VllmFileSchema.safeParse(raw);
   if (!parsed.success || !looksLikeVllm(raw)) {
-    return importFailure(
-      `${input.path} is not a vLLM benchmark result (bench serve / benchmark_serving.py --save-result, any version): expected an object with mean_ttft_ms-style statistics.`,
-    );
+    const problem = parsed.success ? 'expected an object with mean_ttft_ms-style statistics' : describeZodError(parsed.error);
+    return importFailure(`${input.path} is not a vLLM benchmark result (bench serve / benchmark_serving.py --save-result, any version): ${problem}.`);
   }
   const file = parsed.data;
   const record = raw as Record<string, unknown>;
@@ -221,7 +222,7 @@ export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
     if (!KNOWN_KEYS.has(key) && !/_ms$/.test(key) && (typeof value === 'string' || typeof value === 'number')) labels[key] = String(value);
   }
   const model = file.model_id ?? 'unknown';
-  const createdAt = dateOf(file.date);
+  const createdAt = dateOf(file.date ?? undefined);
   return importedResult(
     {
       tool: VLLM_TOOL,

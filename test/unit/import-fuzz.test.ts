@@ -1,0 +1,232 @@
+/**
+ * Robustness of every importer (issue 11, section 3): the real files of ../shared/fixtures,
+ * mutated (truncated, wrong types, missing keys, huge numbers, NaN, deep nesting, 50 MB), must
+ * import as a valid document or be refused with a message naming the file (and the field, where
+ * one was broken); never a throw, never a hang. The fixtures are read there and mutated copies
+ * written to a temporary folder. Mutations are drawn by a seeded generator: the same cases every run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { parseResultDocument } from '../../src/format/result';
+import { importRuns } from '../../src/import';
+
+const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
+const fixtures = resolve(repoRoot, '../shared/fixtures');
+const skip = !existsSync(fixtures) && process.env['CI'] !== 'true' ? `no ${fixtures} (a clone without ../shared): fuzz tests skipped` : false;
+
+/** Each JSON fixture and the file its importer reads beside it (copied along unmutated). */
+const CASES = [
+  { file: 'vllm/llmd_exp7_h100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json' },
+  { file: 'vllm/ascend-fork_serving_llama8B_tp1_qps_inf.json' },
+  { file: 'guidellm/guidellm_repo_benchmarks_stripped_pre0.3.json' },
+  { file: 'aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json', beside: 'aiperf/aiperf-0.1.1_run1_profile_export.jsonl' },
+  { file: 'llmperf/leaderboard_summary_together_7b.json', beside: 'llmperf/leaderboard_individual_together_7b.json' },
+  { file: 'llmperf/leaderboard_individual_together_7b.json' },
+];
+
+/** A small seeded generator (mulberry32), so a failure names a case that reproduces. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Path = (string | number)[];
+
+/** Every path to a value, breadth first, at most `limit` of them (a per-request list is long). */
+function paths(value: Json, limit = 400): Path[] {
+  const found: Path[] = [];
+  const queue: [Path, Json][] = [[[], value]];
+  while (queue.length && found.length < limit) {
+    const [path, node] = queue.shift()!;
+    if (path.length) found.push(path);
+    if (Array.isArray(node)) node.slice(0, 3).forEach((child, i) => queue.push([[...path, i], child]));
+    else if (node && typeof node === 'object') for (const [key, child] of Object.entries(node)) queue.push([[...path, key], child]);
+  }
+  return found;
+}
+
+function setAt(root: Json, path: Path, change: (parent: Record<string, Json> | Json[], key: string | number) => void): Json {
+  const copy = structuredClone(root);
+  let node: Json = copy;
+  for (const key of path.slice(0, -1)) node = (node as Record<string, Json>)[key as string] as Json;
+  change(node as Record<string, Json>, path.at(-1)!);
+  return copy;
+}
+
+const WRONG_VALUES: Json[] = ['x', {}, [], true, null, -1, 0, 'NaN', [[]], { nested: { deeper: [1, 'two'] } }];
+
+interface Mutation {
+  name: string;
+  /** The key a failure message should name, when the mutation broke one. */
+  field?: string;
+  text: string;
+}
+
+function nested(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+/** The mutations of one JSON fixture. */
+function mutations(text: string, seed: number): Mutation[] {
+  const next = random(seed);
+  const original = JSON.parse(text) as Json;
+  const all = paths(original);
+  const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)]!;
+  const out: Mutation[] = [];
+  for (const fraction of [0, 0.01, 0.3, 0.5, 0.9, 0.999]) out.push({ name: `truncated at ${fraction}`, text: text.slice(0, Math.floor(text.length * fraction)) });
+  for (let i = 0; i < 40; i++) {
+    const path = pick(all);
+    const value = pick(WRONG_VALUES);
+    out.push({ name: `${path.join('.')} = ${JSON.stringify(value)}`, field: String(path.at(-1)), text: JSON.stringify(setAt(original, path, (p, k) => ((p as Record<string, Json>)[k as string] = value))) });
+  }
+  for (let i = 0; i < 20; i++) {
+    const path = pick(all);
+    out.push({
+      name: `${path.join('.')} removed`,
+      field: String(path.at(-1)),
+      text: JSON.stringify(setAt(original, path, (p, k) => (Array.isArray(p) ? p.splice(k as number, 1) : delete p[k as string]))),
+    });
+  }
+  const numbers = all.filter((path) => {
+    let node: Json = original;
+    for (const key of path) node = (node as Record<string, Json>)[key as string] as Json;
+    return typeof node === 'number';
+  });
+  for (let i = 0; i < 15 && numbers.length; i++) {
+    const path = pick(numbers);
+    // Python writes NaN and Infinity bare; 1e400 parses as Infinity; 1e308 is finite but overflows sums.
+    const literal = pick(['NaN', 'Infinity', '-Infinity', '1e400', '1e308', '-1e308', '123456789012345678901234567890']);
+    const marker = '"__fuzz_number__"';
+    const withMarker = JSON.stringify(setAt(original, path, (p, k) => ((p as Record<string, Json>)[k as string] = '__fuzz_number__')));
+    out.push({ name: `${path.join('.')} = ${literal}`, text: withMarker.replace(marker, literal) });
+  }
+  const top = pick(all.filter((p) => p.length === 1));
+  for (const depth of [1_000, 100_000]) {
+    const marker = '"__fuzz_nested__"';
+    const withMarker = JSON.stringify(setAt(original, top, (p, k) => ((p as Record<string, Json>)[k as string] = '__fuzz_nested__')));
+    out.push({ name: `${top.join('.')} nested ${depth} deep`, text: withMarker.replace(marker, nested(depth)) });
+  }
+  out.push({ name: 'not an object', text: '[1, 2, 3]' });
+  out.push({ name: 'empty', text: '' });
+  return out;
+}
+
+async function outcomeWithin(path: string, limitMs: number): Promise<Awaited<ReturnType<typeof importRuns>>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`import of ${path} took more than ${limitMs} ms`)), limitMs);
+  });
+  try {
+    return await Promise.race([importRuns([path]), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * What every outcome must be: valid documents that survive being written and read back, or a
+ * message naming the file and the broken field. Returns the problem, if any, so a run lists them all.
+ */
+function problemWith(outcome: Awaited<ReturnType<typeof importRuns>>, path: string, mutation: Mutation): string | null {
+  const what = `${basename(path)} with ${mutation.name}`;
+  if (outcome.ok) {
+    if (outcome.value.length === 0) return `${what}: ok with no run`;
+    for (const doc of outcome.value) {
+      const reread = parseResultDocument(JSON.stringify(doc));
+      if (!reread.ok) return `${what}: the imported document is not a valid result file once written: ${reread.error}`;
+    }
+    return null;
+  }
+  if (!outcome.error.includes(basename(path))) return `${what}: the message does not name the file: ${outcome.error}`;
+  if (mutation.field && !/^\d+$/.test(mutation.field) && !outcome.error.includes(mutation.field)) {
+    return `${what}: the message does not name the field ${mutation.field}: ${outcome.error}`;
+  }
+  return null;
+}
+
+test('importers on mutated real files: a valid document or a message naming file and field, within a time limit', { skip, timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-fuzz-'));
+  let checked = 0;
+  const problems: string[] = [];
+  for (const [index, { file, beside }] of CASES.entries()) {
+    const text = readFileSync(join(fixtures, file), 'utf8');
+    for (const [n, mutation] of mutations(text, 1000 + index).entries()) {
+      const folder = mkdtempSync(join(dir, `${index}-${n}-`));
+      if (beside) copyFileSync(join(fixtures, beside), join(folder, basename(beside)));
+      const path = join(folder, basename(file));
+      writeFileSync(path, mutation.text);
+      const problem = problemWith(await outcomeWithin(path, 10_000), path, mutation);
+      if (problem) problems.push(problem);
+      checked++;
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(checked > 400, `${checked} mutations checked`);
+});
+
+test('50 MB inputs import or are refused in bounded time: a padded vLLM file, a long log, a huge per-request list', { skip, timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-fuzz-big-'));
+  const megabytes50 = 50 * 1024 * 1024;
+  const vllm = JSON.parse(readFileSync(join(fixtures, 'vllm/llmd_exp7_h100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json'), 'utf8')) as Record<string, unknown>;
+  const cases: Mutation[] = [
+    { name: 'a 50 MB string in a label', text: JSON.stringify({ ...vllm, padding: 'x'.repeat(megabytes50) }) },
+    {
+      name: 'per-request lists of 400,000 requests',
+      text: JSON.stringify({
+        ...vllm,
+        ttfts: Array.from({ length: 400_000 }, (_, i) => 0.05 + (i % 7) / 1000),
+        itls: Array.from({ length: 400_000 }, () => [0.01, 0.012, 0.011, 0.013, 0.01, 0.012, 0.011, 0.013, 0.01, 0.012]),
+        input_lens: Array.from({ length: 400_000 }, () => 512),
+        output_lens: Array.from({ length: 400_000 }, () => 11),
+      }),
+    },
+    { name: 'a 50 MB log with no block', text: 'INFO 05-13 04:55:27 engine.py: Avg prompt throughput: 1.2 tokens/s | running: 8 reqs\n'.repeat(Math.ceil(megabytes50 / 80)) },
+    { name: 'a 50 MB line of table bars', text: '|'.repeat(megabytes50) },
+  ];
+  for (const [n, mutation] of cases.entries()) {
+    const path = join(dir, `big-${n}.${mutation.name.includes('log') || mutation.name.includes('bars') ? 'log' : 'json'}`);
+    writeFileSync(path, mutation.text);
+    const started = performance.now();
+    assert.equal(problemWith(await outcomeWithin(path, 60_000), path, mutation), null);
+    assert.ok(performance.now() - started < 60_000, `${mutation.name} took ${Math.round(performance.now() - started)} ms`);
+  }
+});
+
+function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolveRun({ code, stderr }));
+  });
+}
+
+test('llmbench import of mutated files writes a whole valid result or nothing', { skip, timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-fuzz-cli-'));
+  const text = readFileSync(join(fixtures, CASES[0]!.file), 'utf8');
+  const chosen = mutations(text, 7).filter((_, i) => i % 9 === 0);
+  for (const [n, mutation] of chosen.entries()) {
+    const input = join(dir, `in-${n}.json`);
+    writeFileSync(input, mutation.text);
+    const out = join(dir, `out-${n}.llmbench.json`);
+    const result = await runCli(['import', input, '--out', out]);
+    if (result.code === 0) {
+      const parsed = parseResultDocument(readFileSync(out, 'utf8'));
+      assert.ok(parsed.ok, `${mutation.name}: ${parsed.ok ? '' : parsed.error}`);
+    } else {
+      assert.equal(result.code, 2, `${mutation.name}: exit ${result.code}: ${result.stderr}`);
+      assert.ok(!existsSync(out), `${mutation.name}: refused but wrote ${out}`);
+    }
+  }
+  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.tmp')), [], 'no temporary file left behind');
+});
