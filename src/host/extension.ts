@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { ApiKeys } from './api-keys';
+import { registerImportCommands } from './import';
 import { registerReportViews } from './report';
 import { registerResultViews } from './results';
 import { parseRunArgument } from './run-arguments';
@@ -57,5 +58,6 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   registerResultViews(context);
   registerReportViews(context);
+  registerImportCommands(context);
   log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
 }

@@ -2,13 +2,12 @@
  * The many-run report in VS Code: "Open Benchmark Report" on a folder or a selection of result
  * files (explorer context menu or palette) opens a panel that groups runs by a label, overlays
  * their curves with knees marked and ranks them for an SLO; it exports HTML, CSV and Markdown.
- * "Edit Labels" rewrites only the labels of a result file; "Import Benchmark Results" turns other
- * tools' files into a result file. The model is built here (src/report/model.ts); the webview draws.
+ * "Edit Labels" rewrites only the labels of a result file (importing other tools' results is
+ * src/host/import.ts). The model is built here (src/report/model.ts); the webview draws.
  */
 import * as vscode from 'vscode';
 import { RESULT_FILE_SUFFIX } from '../format/result';
-import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
-import { importPaths } from '../import';
+import { HostToReportSchema, ReportOptionsSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
 import { formatStepsCsv } from '../report/csv';
 import { renderHtmlReport } from '../report/html';
 import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels';
@@ -23,7 +22,6 @@ export const REPORT_VIEW_TYPE = 'llmBench.report';
 export const REPORT_COMMANDS = {
   open: 'llmBench.openReport',
   editLabels: 'llmBench.editLabels',
-  importResults: 'llmBench.importResults',
 } as const;
 
 /** What the open command answers (for scripts and tests): the report as first shown. */
@@ -178,12 +176,12 @@ function showReport(context: vscode.ExtensionContext, panel: vscode.WebviewPanel
   return new ReportPanel(panel, paths, title, options).load();
 }
 
-async function openReport(context: vscode.ExtensionContext, targets: vscode.Uri[]): Promise<OpenedReport> {
+async function openReport(context: vscode.ExtensionContext, targets: vscode.Uri[], options?: ReportOptions): Promise<OpenedReport> {
   const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, reportTitle(targets.map((t) => t.fsPath)), vscode.ViewColumn.Active, {
     ...webviewOptions(context.extensionUri),
     retainContextWhenHidden: false,
   });
-  return showReport(context, panel, targets.map((t) => t.fsPath));
+  return showReport(context, panel, targets.map((t) => t.fsPath), options);
 }
 
 async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
@@ -201,9 +199,10 @@ export function registerReportViews(context: vscode.ExtensionContext): void {
     registerPanelRestorer(REPORT_VIEW_TYPE, ReportPanelStateSchema, (panel, saved) =>
       saved ? void reporting(() => showReport(context, panel, saved.paths, saved.options)) : panel.dispose(),
     ),
-    vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown) => {
+    // `options` (a grouping label, ...) comes from the import's "Open Report" offer and from scripts.
+    vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
       const targets = await chooseTargets(uri, uris);
-      return targets?.length ? reporting(() => openReport(context, targets)) : undefined;
+      return targets?.length ? reporting(() => openReport(context, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
     }),
     vscode.commands.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
       const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
@@ -214,24 +213,5 @@ export function registerReportViews(context: vscode.ExtensionContext): void {
       }
       return reporting(() => editLabels(file, typeof answer === 'string' ? answer : undefined));
     }),
-    vscode.commands.registerCommand(REPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
-      reporting(async () => {
-        const sources = await chooseTargets(uri, uris);
-        if (!sources?.length) return undefined;
-        const outcome = await importPaths(sources.map((s) => s.fsPath));
-        if (!outcome.ok) throw new Error(outcome.error);
-        const out =
-          target instanceof vscode.Uri
-            ? target
-            : await vscode.window.showSaveDialog({
-                defaultUri: vscode.Uri.joinPath(sources[0] ?? vscode.Uri.file('.'), '..', `imported${RESULT_FILE_SUFFIX}`),
-                filters: { 'LLM Bench result': ['json'] },
-              });
-        if (!out) return undefined;
-        await vscode.workspace.fs.writeFile(out, encoder.encode(JSON.stringify(outcome.value, null, 2) + '\n'));
-        await vscode.commands.executeCommand('vscode.open', out);
-        return out;
-      }),
-    ),
   );
 }

@@ -250,14 +250,27 @@ export async function importRuns(paths: readonly string[]): Promise<ParseOutcome
     if (!outcome.ok) return outcome;
     parts.push(...outcome.value);
   }
+  return validRuns(parts);
+}
+
+/**
+ * The border out: runs from the imported parts, each checked against the result schema. A value
+ * the source holds but a result file cannot (a negative concurrency, a non-finite figure) is
+ * refused here, naming the run and the field, rather than written.
+ */
+function validRuns(parts: ImportedPart[]): ParseOutcome<ResultDocument[]> {
   const runs = runsOf(parts);
-  // The border out: a value the source holds but a result file cannot (a negative concurrency, a
-  // non-finite figure) is refused here, naming the run and the field, rather than written.
   for (const doc of runs) {
     const checked = ResultDocumentSchema.safeParse(doc);
     if (!checked.success) return importFailure(`${runSource(doc)}: a value read from it is outside what a result holds: ${describeZodError(checked.error)}.`);
   }
   return { ok: true, value: runs };
+}
+
+/** Runs in pasted text (the clipboard); `name` stands for the file in messages and `importedFrom.file`. */
+export function importPastedText(text: string, name: string): ParseOutcome<ResultDocument[]> {
+  const parts = importTextBlocks({ path: name, text });
+  return parts.ok ? validRuns(parts.value) : parts;
 }
 
 /** How a run is named in messages and listings: its file(s) and, for text, its lines. */

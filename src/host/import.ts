@@ -1,0 +1,202 @@
+/**
+ * "Import Benchmark Results..." (result files of other tools, folders, logs and Markdown notes)
+ * and "Import Benchmark Results from Clipboard": src/import finds the runs; this layer shows what
+ * was found (runs, steps, labels of each), lets the labels be edited, writes one result file per
+ * run and offers the report grouped by a label.
+ */
+import * as vscode from 'vscode';
+import * as z from 'zod';
+import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
+import { importPastedText, importRuns, runFileName, runSource } from '../import';
+import { formatLabelsText, parseLabelsText } from '../report/labels';
+
+export const IMPORT_COMMANDS = {
+  importResults: 'llmBench.importResults',
+  importFromClipboard: 'llmBench.importFromClipboard',
+} as const;
+const OPEN_REPORT_COMMAND = 'llmBench.openReport';
+
+/** How pasted text is named in messages and in each run's `importedFrom.file`. */
+const CLIPBOARD_NAME = 'clipboard';
+
+const encoder = new TextEncoder();
+
+/** A scripted import (tests, automation) writes into `target` (a result file for one run, else a folder) without asking. */
+const TargetSchema = z.custom<vscode.Uri>((value) => value instanceof vscode.Uri);
+const PastedTextSchema = z.string().min(1);
+
+/** One line per run for the review and messages: its source lines, steps and labels. */
+function describeRun(doc: ResultDocument, index: number): vscode.QuickPickItem & { index: number } {
+  const steps = doc.steps.length;
+  return {
+    index,
+    label: `$(graph-line) Run ${index + 1}: ${doc.labels['model'] ?? doc.endpoint.model}`,
+    description: `${doc.importedFrom?.tool ?? ''}, ${steps} step${steps === 1 ? '' : 's'} (${doc.steps.map((s) => s.name).join(', ')})`,
+    detail: `${formatLabelsText(doc.labels) || 'no labels'}  ·  ${runSource(doc)}`,
+  };
+}
+
+/**
+ * Shows the runs found and lets their labels be edited (pick a run, edit its labels, back to the
+ * list) until the user writes them or cancels. Answers the runs to write, or undefined.
+ */
+async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | undefined> {
+  const runs = [...found];
+  const steps = runs.reduce((sum, doc) => sum + doc.steps.length, 0);
+  for (;;) {
+    const write = { label: `$(save) Write ${runs.length} result file${runs.length === 1 ? '' : 's'}`, index: -1 };
+    const choice = await vscode.window.showQuickPick([write, ...runs.map(describeRun)], {
+      title: `LLM Bench: found ${runs.length} run${runs.length === 1 ? '' : 's'}, ${steps} step${steps === 1 ? '' : 's'}: pick a run to edit its labels`,
+      ignoreFocusOut: true,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!choice) return undefined;
+    const doc = runs[choice.index];
+    if (!doc) return runs;
+    const input = await vscode.window.showInputBox({
+      title: `Labels of run ${choice.index + 1} (${runSource(doc)})`,
+      prompt: 'key=value pairs separated by commas (model, engine, gpus, gpu, quantization, ...). Measurements are not touched.',
+      value: formatLabelsText(doc.labels),
+      ignoreFocusOut: true,
+      validateInput: (value) => {
+        const parsed = parseLabelsText(value);
+        return parsed.ok ? undefined : parsed.error;
+      },
+    });
+    const labels = input === undefined ? undefined : parseLabelsText(input);
+    if (labels?.ok) runs[choice.index] = { ...doc, labels: labels.value };
+  }
+}
+
+/** Writes a whole file or nothing: to a temporary name first, then renamed over the target. */
+async function writeWhole(file: vscode.Uri, doc: ResultDocument): Promise<void> {
+  const temporary = file.with({ path: `${file.path}.${process.pid}.tmp` });
+  await vscode.workspace.fs.writeFile(temporary, encoder.encode(JSON.stringify(doc, null, 2) + '\n'));
+  await vscode.workspace.fs.rename(temporary, file, { overwrite: true });
+}
+
+/** The folder a result goes to by default: the workspace's results folder (setting llmBench.resultsDirectory), else beside the source. */
+function defaultFolder(source: vscode.Uri | undefined): vscode.Uri | undefined {
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const configured = vscode.workspace.getConfiguration('llmBench').get<string>('resultsDirectory', 'benchmarks').trim() || 'benchmarks';
+  if (workspace) return vscode.Uri.joinPath(workspace, configured);
+  return source ? vscode.Uri.joinPath(source, '..') : undefined;
+}
+
+/** Where to write: a file for one run, a folder for several; from the script, else asked. */
+async function chooseDestination(runs: ResultDocument[], source: vscode.Uri | undefined, target: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
+  if (target) return target;
+  const folder = defaultFolder(source);
+  if (runs.length === 1 && runs[0]) {
+    return vscode.window.showSaveDialog({
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, runFileName(runs[0], 0, new Set()).replace(/^\d+-/, '')) } : {}),
+      filters: { 'LLM Bench result': ['json'] },
+      title: 'Save the imported result',
+    });
+  }
+  const picked = await vscode.window.showOpenDialog({
+    canSelectFiles: false,
+    canSelectFolders: true,
+    canSelectMany: false,
+    ...(folder ? { defaultUri: folder } : {}),
+    openLabel: `Write ${runs.length} results here`,
+    title: `A folder for the ${runs.length} imported results (one file each)`,
+  });
+  return picked?.[0];
+}
+
+/** Writes the runs; answers the files written. One run may go to a file; several go into a folder. */
+async function writeRuns(runs: ResultDocument[], destination: vscode.Uri): Promise<vscode.Uri[]> {
+  const [only] = runs;
+  if (runs.length === 1 && only && destination.path.endsWith(RESULT_FILE_SUFFIX)) {
+    await writeWhole(destination, only);
+    return [destination];
+  }
+  if (destination.path.endsWith('.json')) throw new Error(`${runs.length} runs were found: choose a folder, not ${destination.fsPath}.`);
+  await vscode.workspace.fs.createDirectory(destination);
+  // Names already in the folder are taken: an import never overwrites an earlier one.
+  const taken = new Set((await vscode.workspace.fs.readDirectory(destination)).map(([name]) => name));
+  const written: vscode.Uri[] = [];
+  for (const [index, doc] of runs.entries()) {
+    const file = vscode.Uri.joinPath(destination, runFileName(doc, index, taken));
+    await writeWhole(file, doc);
+    written.push(file);
+  }
+  return written;
+}
+
+/** Labels whose values differ between the runs: the ones worth grouping a report by. */
+function distinguishingLabels(runs: ResultDocument[]): string[] {
+  const keys = [...new Set(runs.flatMap((doc) => Object.keys(doc.labels)))];
+  return keys.filter((key) => new Set(runs.map((doc) => doc.labels[key] ?? '')).size > 1);
+}
+
+/** After several runs are written: offers the report over them, grouped by a label the user picks. */
+async function offerReport(runs: ResultDocument[], files: vscode.Uri[]): Promise<void> {
+  const labels = distinguishingLabels(runs);
+  const open = await vscode.window.showInformationMessage(`LLM Bench: imported ${files.length} runs.`, 'Open Report...');
+  if (open !== 'Open Report...') return;
+  const groupBy = labels.length > 1 ? await vscode.window.showQuickPick(labels, { title: 'Group the report by' }) : labels[0];
+  await vscode.commands.executeCommand(OPEN_REPORT_COMMAND, undefined, files, groupBy ? { groupBy } : undefined);
+}
+
+/** The shared end of both imports: review (unless scripted), write, then open the result or offer the report. */
+async function finishImport(found: ResultDocument[], source: vscode.Uri | undefined, target: vscode.Uri | undefined): Promise<vscode.Uri[] | undefined> {
+  const runs = target ? found : await reviewRuns(found);
+  if (!runs) return undefined;
+  const destination = await chooseDestination(runs, source, target);
+  if (!destination) return undefined;
+  const files = await writeRuns(runs, destination);
+  if (target) return files;
+  if (files.length === 1 && files[0]) await vscode.commands.executeCommand('vscode.open', files[0]);
+  else await offerReport(runs, files);
+  return files;
+}
+
+async function chooseSources(uri: unknown, uris: unknown): Promise<vscode.Uri[] | undefined> {
+  if (Array.isArray(uris) && uris.length > 0 && uris.every((u) => u instanceof vscode.Uri)) return uris as vscode.Uri[];
+  if (uri instanceof vscode.Uri) return [uri];
+  return vscode.window.showOpenDialog({
+    canSelectFiles: true,
+    canSelectFolders: true,
+    canSelectMany: true,
+    openLabel: 'Import',
+    title: 'Result files of other tools, their folders, or logs and notes holding their printouts',
+  });
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await action();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`LLM Bench: ${messageOf(e)}`);
+    return undefined;
+  }
+}
+
+export function registerImportCommands(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
+      reporting(async () => {
+        const sources = await chooseSources(uri, uris);
+        if (!sources?.length) return undefined;
+        const found = await importRuns(sources.map((s) => s.fsPath));
+        if (!found.ok) throw new Error(found.error);
+        return finishImport(found.value, sources[0], TargetSchema.safeParse(target).data);
+      }),
+    ),
+    // `text` is for scripts and tests; from the palette the clipboard is read.
+    vscode.commands.registerCommand(IMPORT_COMMANDS.importFromClipboard, async (target?: unknown, text?: unknown) =>
+      reporting(async () => {
+        const pasted = PastedTextSchema.safeParse(text).data ?? (await vscode.env.clipboard.readText());
+        if (!pasted.trim()) throw new Error('the clipboard is empty: copy a vLLM, EvalScope or GuideLLM printout (or a page of notes holding them) first.');
+        const found = importPastedText(pasted, CLIPBOARD_NAME);
+        if (!found.ok) throw new Error(found.error);
+        return finishImport(found.value, undefined, TargetSchema.safeParse(target).data);
+      }),
+    ),
+  );
+}
