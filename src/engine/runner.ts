@@ -56,8 +56,10 @@ interface StepPlan {
   profile: StepProfile;
   pacing: Pacing;
   /**
-   * The step must measure a request rate (a sweep places its rates from it): if its duration
-   * ends before any request completed, it stops sending and lets the requests in flight finish.
+   * The step must measure a request rate (a sweep places its rates from it). Until every request
+   * of the first round (one per concurrent slot) has ended, the rate is the ramp-up's, with the
+   * quickest requests over-represented: if the duration ends before that, the step stops sending
+   * and lets the requests in flight finish.
    */
   needsRate?: boolean;
 }
@@ -480,7 +482,8 @@ class BenchmarkRun {
 
     const pacing = plan.pacing;
     const sends = pacing.kind === 'open' ? pacing.schedule.length : plannedSends(config);
-    const dispatcher: Dispatcher = createDispatcher(stepConnections(pacing, config), config.request);
+    const connections = stepConnections(pacing, config);
+    const dispatcher: Dispatcher = createDispatcher(connections, config.request);
     const stepStartMs = performance.now();
     const context: ClientContext = {
       config,
@@ -499,8 +502,9 @@ class BenchmarkRun {
       durationSec === undefined
         ? undefined
         : setTimeout(() => {
-            if (plan.needsRate && progress.completed === 0 && progress.inFlight > 0) {
-              overrun = `No request had completed at the end of the ${durationSec} s duration, so no rate could be measured: the step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
+            const ended = progress.completed + progress.failed;
+            if (plan.needsRate && ended < connections && progress.inFlight > 0) {
+              overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${connections} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
               this.log('warn', `${plan.name}: ${overrun}`);
               return;
             }
