@@ -1,0 +1,110 @@
+// Importing inside a real VS Code: pasted text through "Import Benchmark Results from Clipboard"
+// (the real clipboard), a Markdown file through "Import Benchmark Results...", one result file per
+// run, and the report over them grouped by the label asked for.
+import assert from 'node:assert/strict';
+import { suite, test } from 'mocha';
+import * as vscode from 'vscode';
+import { allTabs, readText, waitFor, workspaceUri, writeText } from './results-helpers';
+
+interface OpenedReport {
+  title: string;
+  model: { groupBy: string | null; groups: string[] };
+  problems: string[];
+}
+
+/** vLLM's result block as `vllm bench serve` prints it, for one concurrency. */
+function vllmBlock(concurrency: number, ttft: number): string {
+  return `Maximum request concurrency: ${concurrency}
+============ Serving Benchmark Result ============
+Successful requests:                     100       
+Failed requests:                         0         
+Maximum request concurrency:             ${concurrency}         
+Benchmark duration (s):                  ${(200 / concurrency).toFixed(2)}     
+Total input tokens:                      51200     
+Total generated tokens:                  12800     
+Request throughput (req/s):              ${(concurrency / 2).toFixed(2)}      
+Output token throughput (tok/s):         ${(concurrency * 64).toFixed(2)}    
+Total Token throughput (tok/s):          ${(concurrency * 320).toFixed(2)}   
+---------------Time to First Token----------------
+Mean TTFT (ms):                          ${ttft}     
+Median TTFT (ms):                        ${ttft - 5}     
+P99 TTFT (ms):                           ${ttft * 2}    
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          10.55     
+Median TPOT (ms):                        10.41     
+P99 TPOT (ms):                           12.90     
+---------------Inter-token Latency----------------
+Mean ITL (ms):                           10.52     
+Median ITL (ms):                         9.98      
+P99 ITL (ms):                            25.31     
+==================================================`;
+}
+
+const NOTES = `# 压测记录
+
+- **Qwen2-7B-Instruct-AWQ**, **2** x **L20 48GB**, **SGLang**, prompt_tokens=512, generated_tokens=128
+
+${vllmBlock(4, 60)}
+
+${vllmBlock(16, 90)}
+
+- **Qwen2-7B-Instruct-AWQ**, **2** x **L20 48GB**, **vLLM**, prompt_tokens=512, generated_tokens=128
+
+${vllmBlock(4, 70)}
+
+${vllmBlock(16, 120)}
+`;
+
+const parse = async (uri: vscode.Uri) => JSON.parse(await readText(uri)) as { labels: Record<string, string>; steps: { name: string }[]; importedFrom: { file: string; lines: { first: number; last: number } } };
+
+suite('import', () => {
+  test('from the clipboard: one result per run with the labels of its context line, then the report grouped by engine', async () => {
+    await vscode.env.clipboard.writeText(NOTES);
+    const folder = workspaceUri('imported-clipboard');
+    const files = (await vscode.commands.executeCommand('llmBench.importFromClipboard', folder)) as vscode.Uri[] | undefined;
+    assert.ok(files, 'the command answers with the files it wrote');
+    assert.deepEqual(
+      files.map((f) => f.path.split('/').pop()),
+      ['01-qwen2-7b-instruct-awq-sglang-2xl20-48gb.llmbench.json', '02-qwen2-7b-instruct-awq-vllm-2xl20-48gb.llmbench.json'],
+    );
+    const [sglang, vllm] = await Promise.all(files.map(parse));
+    assert.equal(sglang?.labels['engine'], 'sglang');
+    assert.equal(vllm?.labels['engine'], 'vllm');
+    assert.deepEqual(sglang?.steps.map((s) => s.name), ['concurrency@4', 'concurrency@16']);
+    assert.equal(sglang?.importedFrom.file, 'clipboard');
+    assert.equal(NOTES.split('\n')[(sglang?.importedFrom.lines.first ?? 0) - 1], '- **Qwen2-7B-Instruct-AWQ**, **2** x **L20 48GB**, **SGLang**, prompt_tokens=512, generated_tokens=128');
+
+    // A second import into the same folder never overwrites the first.
+    const again = (await vscode.commands.executeCommand('llmBench.importFromClipboard', folder, NOTES)) as vscode.Uri[];
+    assert.deepEqual(
+      again.map((f) => f.path.split('/').pop()),
+      ['01-qwen2-7b-instruct-awq-sglang-2xl20-48gb-2.llmbench.json', '02-qwen2-7b-instruct-awq-vllm-2xl20-48gb-2.llmbench.json'],
+    );
+
+    const opened = (await vscode.commands.executeCommand('llmBench.openReport', undefined, files, { groupBy: 'engine' })) as OpenedReport;
+    await waitFor('the report panel', () => allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.label === opened.title));
+    assert.deepEqual(opened.problems, []);
+    assert.equal(opened.model.groupBy, 'engine');
+    assert.deepEqual(opened.model.groups, ['sglang', 'vllm']);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('a Markdown file through Import Benchmark Results: one run to a result file, several to a folder, nothing found is an error', async () => {
+    const single = await writeText(workspaceUri('notes', 'sglang.md'), NOTES.split('- **Qwen2-7B-Instruct-AWQ**, **2** x **L20 48GB**, **vLLM**')[0] ?? '');
+    const target = workspaceUri('notes', 'sglang.llmbench.json');
+    const written = (await vscode.commands.executeCommand('llmBench.importResults', single, undefined, target)) as vscode.Uri[];
+    assert.deepEqual(written.map((f) => f.toString()), [target.toString()]);
+    assert.deepEqual((await parse(target)).steps.map((s) => s.name), ['concurrency@4', 'concurrency@16']);
+
+    const both = await writeText(workspaceUri('notes', 'both.md'), NOTES);
+    const folder = workspaceUri('notes', 'runs');
+    const files = (await vscode.commands.executeCommand('llmBench.importResults', both, undefined, folder)) as vscode.Uri[];
+    assert.equal(files.length, 2);
+    assert.ok(files.every((f) => f.path.startsWith(folder.path + '/')));
+
+    const empty = await writeText(workspaceUri('notes', 'empty.md'), '# nothing measured here\n');
+    const refused = await vscode.commands.executeCommand('llmBench.importResults', empty, undefined, workspaceUri('notes', 'none'));
+    assert.equal(refused, undefined, 'the error is shown, nothing written');
+    await assert.rejects(async () => vscode.workspace.fs.stat(workspaceUri('notes', 'none')));
+  });
+});
