@@ -23,7 +23,7 @@ import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
-import { mergeSettings, prepareRun, RunInputError, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
+import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
 import { describeProfile } from './presets';
 import { settings, showConfigError, type RunPlan } from './run-prompts';
 
@@ -182,7 +182,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     try {
       if (plan.simulator) sim = await this.startSimulator(plan.simulator);
       const { config, warnings } = await this.prepare(plan, folder, sim);
-      return { config, warnings };
+      return { config: shownConfig(config), warnings };
     } catch (e) {
       if (e instanceof RunInputError) return { error: { problem: e.problem, message: e.message } };
       throw e;
@@ -267,7 +267,8 @@ export class RunController implements vscode.Disposable, LivePanelActions {
               if (event.type !== 'progress' || this.updateStatus(state, false)) {
                 const view = progressView(state);
                 const percent = view.overall ? (100 * view.overall.value) / view.overall.max : reported;
-                progress.report({ message: `${view.headline}${view.stepDetail ? ` · ${view.stepDetail}` : ''}`, increment: Math.max(0, percent - reported) });
+                const detail = [view.headline, view.stepDetail, view.eta].filter(Boolean).join(' · ');
+                progress.report({ message: detail, increment: Math.max(0, percent - reported) });
                 reported = Math.max(reported, percent);
               }
             },
@@ -328,8 +329,9 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     const view = progressView(state);
     const throughput = state.current ? ` · ${Math.round(state.current.outputTokensPerSecond)} tok/s` : '';
     const percent = view.overall ? ` ${Math.round((100 * view.overall.value) / view.overall.max)}%` : '';
-    this.statusItem.text = `$(pulse) LLM Bench${percent}${throughput}`;
-    this.statusItem.tooltip = `${view.headline}\n${view.stepDetail}\nClick for the live panel or to cancel.`;
+    const left = view.eta ? ` · ${view.eta.replace(/^about /, '').replace(/ left in this step.*$/, ' left')}` : '';
+    this.statusItem.text = `$(pulse) LLM Bench${percent}${throughput}${left}`;
+    this.statusItem.tooltip = [view.headline, view.stepDetail, view.eta, 'Click for the live panel or to cancel.'].filter(Boolean).join('\n');
     return true;
   }
 }

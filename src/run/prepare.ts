@@ -8,7 +8,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as z from 'zod';
-import { redactUrl, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../format/config';
+import { redactHeaders, redactUrl, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../format/config';
 
 export type Settings = Record<string, unknown>;
 
@@ -73,6 +73,17 @@ export interface PreparedRun {
 
 /** Fields that hold file paths, resolved against the folder of whoever wrote them. */
 const PATH_FIELDS: readonly (readonly string[])[] = [['workload', 'path'], ['tokenizer']];
+
+/**
+ * The prepared configuration as a dry run shows it (printed, returned to a script): credentials in
+ * the URL and secret header values left out, like everywhere else a configuration is shown.
+ */
+export function shownConfig(config: RunConfig): RunConfig {
+  const { baseUrl } = config.endpoint;
+  // A URL with nothing to hide is shown as written (redactUrl also normalises, adding a final /).
+  const shownUrl = redactUrl(baseUrl) === new URL(baseUrl).href ? baseUrl : redactUrl(baseUrl);
+  return { ...config, endpoint: { ...config.endpoint, baseUrl: shownUrl, headers: redactHeaders(config.endpoint.headers) } };
+}
 
 /** Reads a config file's text: a JSON object of run settings, without its `$schema` key. */
 export function parseConfigFileText(text: string, shownAs: string): Settings {

@@ -16,6 +16,8 @@ export interface ProgressView {
   /** The running step's progress; null when it has no request or duration limit to measure by. */
   step: Progress | null;
   stepDetail: string;
+  /** Time left, for this step and the run, when it can be estimated: "about 40 s left in this step, 3 min 10 s in all". */
+  eta: string;
   canCancel: boolean;
   canOpenResult: boolean;
   tone: 'running' | 'ok' | 'warning' | 'error';
@@ -26,6 +28,41 @@ export function runDescription(state: LiveState): string {
 }
 
 const finishedSteps = (state: LiveState) => state.steps.filter((s) => s.summary !== null).length;
+
+/** "45 s", "3 min 10 s", "1 h 5 min": rounded as far as an estimate deserves. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const minutes = Math.round(s / 60);
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+}
+
+/**
+ * Seconds left in the running step: requests remaining at the step's completion rate so far, or
+ * its time limit, whichever ends it first; null before anything can be said.
+ */
+function stepSecondsLeft(state: LiveState): number | null {
+  const c = state.current;
+  if (!c) return null;
+  const done = c.completed + c.failed;
+  const byRequests = c.plannedRequests !== null && done > 0 && c.elapsedSec > 0 ? (c.elapsedSec * (c.plannedRequests - done)) / done : null;
+  const byTime = c.plannedDurationSec !== null ? c.plannedDurationSec - c.elapsedSec : null;
+  const candidates = [byRequests, byTime].filter((x): x is number => x !== null && Number.isFinite(x));
+  return candidates.length ? Math.max(0, Math.min(...candidates)) : null;
+}
+
+/** Time left in this step and, when the run's step count is known, in the run (later steps as long as those done so far). */
+function etaText(state: LiveState, total: number): string {
+  const stepLeft = stepSecondsLeft(state);
+  if (stepLeft === null || state.current === null) return '';
+  const finished = state.steps.flatMap((step) => (step.summary?.durationSec ? [step.summary.durationSec] : []));
+  const thisStep = state.current.elapsedSec + stepLeft;
+  const perStep = finished.length ? finished.reduce((a, b) => a + b, 0) / finished.length : thisStep;
+  const later = state.run.expectedSteps !== null ? Math.max(0, total - state.steps.length) : null;
+  const inAll = later !== null && later > 0 ? `, about ${formatDuration(stepLeft + later * perStep)} in all` : '';
+  return `about ${formatDuration(stepLeft)} left in this step${inAll}`;
+}
 
 /** Fraction of the running step done, by requests when limited by count, else by time. */
 function stepProgress(state: LiveState): Progress | null {
@@ -58,6 +95,7 @@ export function progressView(state: LiveState): ProgressView {
       overall: { value: done, max: Math.max(done, 1) },
       step: null,
       stepDetail: '',
+      eta: '',
       canCancel: false,
       canOpenResult: state.run.resultPath !== null,
       tone: failedSteps ? 'error' : state.status === 'complete' ? 'ok' : 'warning',
@@ -65,11 +103,14 @@ export function progressView(state: LiveState): ProgressView {
   }
   const where = running && running.summary === null ? `step ${state.steps.length} of ${total}: ${running.name}` : `${done} of ${total} steps done`;
   const verb = state.phase === 'cancelling' ? 'Cancelling' : state.phase === 'starting' ? 'Starting' : 'Running';
+  // Between a step's start and its first progress report, the bar and line stay, at zero.
+  const stepStarting = c === null && running !== undefined && running.summary === null && state.phase !== 'starting';
   return {
     headline: `${verb} ${where}`,
     overall: { value: Math.min(done + (running?.summary === null ? stepFraction : 0), total), max: total },
-    step,
-    stepDetail,
+    step: stepStarting ? { value: 0, max: 1 } : step,
+    stepDetail: stepStarting ? `${running.name}: sending the first requests` : stepDetail,
+    eta: etaText(state, total),
     canCancel: state.phase !== 'cancelling',
     canOpenResult: false,
     tone: 'running',

@@ -97,6 +97,20 @@ export const PREPARATION_CASES: PreparationCase[] = [
     },
   },
   {
+    name: 'a dry run shows no credentials: not those of the URL, not secret header values',
+    files: {
+      'secret.json': json({
+        endpoint: { baseUrl: 'http://bench:hunter2@127.0.0.1:9/v1?api_key=sk-in-url&api-version=2', model: 'm', headers: { Authorization: 'Bearer sk-header', 'X-Team': 'bench' } },
+        limits: { requests: 1 },
+      }),
+    },
+    configFile: 'secret.json',
+    expected: {
+      config: { endpoint: { baseUrl: 'http://127.0.0.1:9/v1?api-version=2', headers: { Authorization: '<redacted>', 'X-Team': 'bench' } } },
+      warnings: [],
+    },
+  },
+  {
     name: 'a value out of range is named with the file and field',
     files: { 'levels.json': json({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, limits: { requests: 1 }, profile: { kind: 'concurrency', levels: [4, 0] } }) },
     configFile: 'levels.json',

@@ -8,7 +8,8 @@ import { Coalescer } from '../../src/host/coalescer';
 import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } from '../../src/host/live-state';
 import { chartConfig } from '../../webview/shared/charts';
 import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
-import { liveCharts, progressView, stepAxis, TABLE_COLUMNS, tableRows } from '../../webview/live/view';
+import { liveCharts, movingAverage, progressView, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../webview/live/view';
+import { formatDuration } from '../../src/views/progress';
 import { makeStep } from '../helpers/result-documents';
 
 const RUN = {
@@ -128,7 +129,13 @@ test('per-step charts place steps at the concurrency they measured when all have
   assert.equal(axis.x(state.steps[2]!), state.steps[2]?.summary?.requestsPerSecond);
 });
 
-test('latency charts are in seconds, time series charts decimate', () => {
+test('throughput is a moving average over its window; samples older than the window drop out', () => {
+  assert.deepEqual(movingAverage([0, 1, 2, 3], [10, 20, 30, 40], 2), [10, 15, 25, 35]);
+  assert.deepEqual(movingAverage([0, 5, 5.5, 11], [64, 128, 64, 0], THROUGHPUT_WINDOW_SEC), [64, 128, 96, 0]);
+  assert.deepEqual(movingAverage([], [], 5), []);
+});
+
+test('latency charts are in seconds, time series charts decimate, mark where each step began and say their unit', () => {
   const state = midRunState();
   const charts = liveCharts(state);
   assert.deepEqual(charts.map((c) => c.id), ['throughput', 'load', 'ttft', 'itl', 'latency']);
@@ -136,7 +143,11 @@ test('latency charts are in seconds, time series charts decimate', () => {
   const mean = state.steps[0]?.summary?.latencyMs?.p50 ?? NaN;
   assert.equal(latency?.spec.series[0]?.data[0]?.y, mean / 1000);
   const throughput = charts.find((c) => c.id === 'throughput');
-  assert.deepEqual(throughput?.spec.series[0]?.data, [{ x: 1.1, y: 60 }, { x: 3, y: 61 }]);
+  // 60 then 61 output tok/s, 1.9 s apart: the second point is the mean of both.
+  assert.deepEqual(throughput?.spec.series[0]?.data, [{ x: 1.1, y: 60 }, { x: 3, y: 60.5 }]);
+  assert.match(throughput?.title ?? '', /5 s moving average/);
+  assert.deepEqual(throughput?.spec.markers, state.steps.map((step) => ({ x: step.startedAtSec, label: step.name })));
+  assert.equal(throughput?.spec.x.unit, 's');
   assert.equal(throughput?.spec.series[1]?.rightAxis, true);
   const config = chartConfig(throughput!.spec, THEME);
   const plugins = config.options?.plugins as { decimation?: { enabled?: boolean; threshold?: number } };
@@ -209,4 +220,20 @@ test('opaque drops a theme colour\'s alpha so that series lines stay solid', () 
   assert.equal(opaque('#abcd'), '#abc');
   assert.equal(opaque('rgba(1, 2, 3, 0.4)'), 'rgb(1, 2, 3)');
   assert.equal(opaque('#3794ff'), '#3794ff');
+});
+
+test('time left: the step by its completion rate so far, the run by the steps done; the bar stays between steps', () => {
+  const state = newLiveState({ ...structuredClone(RUN), expectedSteps: 3 });
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: RUN.resultPath }, 0);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: concurrency(1) }, 0);
+  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: 'concurrency@1', summary: { ...summaryOf('concurrency@1', concurrency(1), 50), durationSec: 20 } }, 20);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: concurrency(4) }, 20);
+  const between = progressView(state);
+  assert.deepEqual(between.step, { value: 0, max: 1 }, 'a step that has not reported yet shows an empty bar, not none');
+  assert.match(between.stepDetail, /^concurrency@4: sending the first requests/);
+  applyRunEvent(state, { type: 'progress', snapshot: { stepIndex: 1, elapsedSec: 10, completed: 25, failed: 0, inFlight: 4, plannedRequests: 100, plannedDurationSec: null, requestsPerSecond: 2.5, outputTokensPerSecond: 300, recentTtftMs: [], recentLatencyMs: [] } }, 30);
+  // 75 requests left at 2.5/s: 30 s; then one more step as long as the first (20 s).
+  assert.equal(progressView(state).eta, 'about 30 s left in this step, about 50 s in all');
+  assert.equal(formatDuration(190), '3 min 10 s');
+  assert.equal(formatDuration(3900), '1 h 5 min');
 });

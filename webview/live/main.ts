@@ -115,8 +115,9 @@ function render(state: LiveState | null): void {
   skeleton.headline.className = `headline tone-${view.tone}`;
   showProgress(skeleton.overall, view.overall);
   showProgress(skeleton.step, view.step);
-  setText(skeleton.stepDetail, view.stepDetail);
-  setText(skeleton.resultPath, state.run.resultPath ? `Saving to ${state.run.resultPath}` : '');
+  setText(skeleton.stepDetail, [view.stepDetail, view.eta].filter(Boolean).join(' · '));
+  const where = state.phase === 'finished' ? 'Saved to' : 'Saving to';
+  setText(skeleton.resultPath, state.run.resultPath ? `${where} ${state.run.resultPath}` : '');
   cancelButton.classList.toggle('hidden', !view.canCancel && state.phase !== 'cancelling');
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);

@@ -58,6 +58,21 @@ const zip = (xs: number[], ys: number[]): Point[] => xs.map((x, i) => ({ x, y: y
 
 /** Time series lines with many points are drawn decimated (LTTB) beyond this. */
 const DECIMATE_ABOVE = 600;
+/** Throughput is drawn as a mean over this many seconds: per-second counts of a slow step zig-zag between 0 and 2 completions. */
+export const THROUGHPUT_WINDOW_SEC = 5;
+
+/** Each value replaced by the mean of the values sampled in the `windowSec` up to it (times `t` ascending). */
+export function movingAverage(t: readonly number[], values: readonly number[], windowSec: number): number[] {
+  const out: number[] = [];
+  let start = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    sum += values[i] ?? 0;
+    while ((t[start] ?? 0) <= (t[i] ?? 0) - windowSec) sum -= values[start++] ?? 0;
+    out.push(sum / (i - start + 1));
+  }
+  return out;
+}
 
 export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'itl' | 'latency';
 
@@ -113,18 +128,20 @@ export function liveCharts(state: LiveState): LiveChart[] {
     const log = wantsLogAxis(p.series[0]?.data.map((point) => point.x) ?? []);
     return { id, title, description, spec: { kind: 'line', x: { title: p.title, ...(log ? { log } : {}) }, y: { title: yTitle }, series: p.series } };
   };
-  /** One time series on each y axis, against run time. */
+  /** One time series on each y axis, against run time, with a mark where each step began. */
   type Axis = { title: string; label: string; values: number[]; color: SeriesSpec['color'] };
+  const stepMarks = state.steps.map((step) => ({ x: step.startedAtSec, label: step.name }));
   const overTime = (id: LiveChartId, title: string, description: string, left: Axis, right: Axis): LiveChart => ({
     id,
     title,
     description,
     spec: {
       kind: 'line',
-      x: { title: 'Run time (s)' },
+      x: { title: 'Run time (s)', unit: 's' },
       y: { title: left.title },
       y2: { title: right.title },
       decimateAbove: DECIMATE_ABOVE,
+      markers: stepMarks,
       series: [
         { label: left.label, data: zip(series.t, left.values), color: left.color },
         { label: right.label, data: zip(series.t, right.values), color: right.color, rightAxis: true },
@@ -134,10 +151,10 @@ export function liveCharts(state: LiveState): LiveChart[] {
   return [
     overTime(
       'throughput',
-      'Throughput over time',
-      `Output tokens and completed requests per second over the last second, sampled as the run goes. ${METRICS.outputTokensPerSecond.definition}`,
-      { title: 'Output tok/s', label: 'output tok/s', values: series.outputTokensPerSecond, color: 0 },
-      { title: 'Requests/s', label: 'requests/s', values: series.requestsPerSecond, color: 1 },
+      `Throughput over time (${THROUGHPUT_WINDOW_SEC} s moving average)`,
+      `Output tokens and completed requests per second, averaged over the last ${THROUGHPUT_WINDOW_SEC} seconds as the run goes; dashed lines mark where each step began. ${METRICS.outputTokensPerSecond.definition}`,
+      { title: 'Output tok/s', label: 'output tok/s', values: movingAverage(series.t, series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC), color: 0 },
+      { title: 'Requests/s', label: 'requests/s', values: movingAverage(series.t, series.requestsPerSecond, THROUGHPUT_WINDOW_SEC), color: 1 },
     ),
     overTime(
       'load',

@@ -34,6 +34,8 @@ export interface Point {
 
 export interface AxisSpec {
   title: string;
+  /** Put after the value in tooltips ("12.5 s"). */
+  unit?: string;
   log?: boolean;
   min?: number;
   max?: number;
@@ -68,7 +70,47 @@ export interface ChartSpec {
   series: SeriesSpec[];
   /** Lines with more points than this are drawn with LTTB decimation; undefined never decimates. */
   decimateAbove?: number;
+  /** Vertical marks on the x axis, each named at the top of the plot (where each step began). */
+  markers?: { x: number; label: string }[];
 }
+
+interface MarkerOptions {
+  markers: { x: number; label: string }[];
+  color: string;
+  font: string;
+}
+
+/** Draws ChartSpec.markers: a dashed vertical line and its name, over the datasets. */
+const markerPlugin = {
+  id: 'llmBenchMarkers',
+  afterDatasetsDraw(chart: Chart, _args: unknown, options: MarkerOptions) {
+    const { ctx, chartArea, scales } = chart;
+    const x = scales['x'];
+    if (!x || !options.markers?.length) return;
+    ctx.save();
+    ctx.strokeStyle = options.color;
+    ctx.fillStyle = options.color;
+    ctx.font = options.font;
+    ctx.setLineDash([3, 3]);
+    ctx.lineWidth = 1;
+    let lastLabelEnd = -Infinity;
+    for (const marker of options.markers) {
+      const px = x.getPixelForValue(marker.x);
+      if (px < chartArea.left || px > chartArea.right) continue;
+      ctx.beginPath();
+      ctx.moveTo(px, chartArea.top);
+      ctx.lineTo(px, chartArea.bottom);
+      ctx.stroke();
+      // Names that would run into the previous one are left to the tooltip's step line.
+      const width = ctx.measureText(marker.label).width;
+      if (px + 3 > lastLabelEnd && px + 3 + width <= chartArea.right) {
+        ctx.fillText(marker.label, px + 3, chartArea.top + 10);
+        lastLabelEnd = px + 3 + width + 6;
+      }
+    }
+    ctx.restore();
+  },
+};
 
 function colorOf(series: SeriesSpec, index: number, theme: Theme): string {
   const c = series.color ?? index;
@@ -157,7 +199,9 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
             if ((item.datasetIndex ?? -1) >= 0) defaultLegendClick.call(legend as never, event as never, item, legend as never);
           },
         },
+        llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
         tooltip: {
+          ...(spec.x.unit ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => `${tickNumber.format(items[0]?.parsed.x ?? 0)} ${spec.x.unit}` } } : {}),
           backgroundColor: theme.background,
           titleColor: theme.foreground,
           bodyColor: theme.foreground,
@@ -201,7 +245,7 @@ export class SpecChart {
   constructor(canvas: HTMLCanvasElement, spec: ChartSpec, theme: Theme) {
     this.spec = spec;
     this.theme = theme;
-    this.chart = new Chart(canvas, chartConfig(spec, theme));
+    this.chart = new Chart(canvas, { ...chartConfig(spec, theme), plugins: [markerPlugin] } as ChartConfiguration<'line' | 'scatter', Point[]>);
   }
 
   update(spec: ChartSpec): void {

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
-import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
+import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
 import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
@@ -233,7 +233,7 @@ function prepareOrExplain(request: RunRequest): PreparedRun {
 function dryRun(request: RunRequest): number {
   try {
     const { config, warnings } = prepareRun(request);
-    process.stdout.write(`${JSON.stringify({ config, warnings }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ config: shownConfig(config), warnings }, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof RunInputError)) throw error;
