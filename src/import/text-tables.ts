@@ -80,8 +80,8 @@ export function readTable(lines: readonly string[], start: number): TextTable | 
     if (inBody) rows.push({ cells: cells.map((c) => c.text), line });
     else header.push(cells);
   }
-  // A table with no rule under its header (a plain `a | b` list) has its first row as header.
-  if (!inBody && header.length > 1) {
+  // A table with no rule under its header (a plain `a | b` list, a rich table without header) has its first row as header.
+  if (rows.length === 0 && header.length > 1) {
     for (const [i, cells] of header.splice(1).entries()) rows.push({ cells: cells.map((c) => c.text), line: start + i + 1 });
   }
   if (header.length === 0 || rows.length === 0) return null;

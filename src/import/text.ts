@@ -343,6 +343,75 @@ function readGuidellmTable(table: TextTable, input: ImportInput, context: Labels
   };
 }
 
+/**
+ * EvalScope's "Performance Test Summary Report" (rich_display.py): a "Detailed Performance
+ * Metrics" table with a row per concurrency: Conc. | Rate | RPS | Avg Lat.(s) | P99 Lat.(s) |
+ * Avg TTFT(s) | P99 TTFT(s) | Avg TPOT(s) | P99 TPOT(s) | Gen. toks/s | Success Rate.
+ */
+const looksLikeEvalscopeReport = (table: TextTable) => /^Conc\.?$/i.test(table.columns[0] ?? '') && table.columns.some((c) => /^RPS$/i.test(c)) && table.columns.some((c) => /TTFT/i.test(c));
+
+const EVALSCOPE_REPORT_STATS: [RegExp, 'latencyMs' | 'ttftMs' | 'tpotMs', 'mean' | 'p99'][] = [
+  [/^Avg Lat/i, 'latencyMs', 'mean'],
+  [/^P99 Lat/i, 'latencyMs', 'p99'],
+  [/^Avg TTFT/i, 'ttftMs', 'mean'],
+  [/^P99 TTFT/i, 'ttftMs', 'p99'],
+  [/^Avg TPOT/i, 'tpotMs', 'mean'],
+  [/^P99 TPOT/i, 'tpotMs', 'p99'],
+];
+
+function readEvalscopeReport(table: TextTable, input: ImportInput, context: Labels): BlockOutcome {
+  const unreadable: Unreadable = [];
+  const column = (pattern: RegExp) => table.columns.findIndex((c) => pattern.test(c));
+  const steps = table.rows.map((row) => {
+    const figure = (index: number): number | null => {
+      const cell = row.cells[index] ?? '';
+      const read = index < 0 ? null : readFigure(cell);
+      if (index >= 0 && cell !== '' && (!read || Number.isNaN(read.value)) && !/^INF$/i.test(cell)) unreadable.push(`line ${row.line + 1}: ${table.columns[index]} "${cell}"`);
+      return read && Number.isFinite(read.value) ? read.value : null;
+    };
+    const concurrency = figure(0);
+    const rate = figure(column(/^Rate$/i));
+    const cap = concurrency !== null && Number.isInteger(concurrency) && concurrency > 0 ? { concurrency } : {};
+    const profile: StepProfile = rate !== null && rate > 0 ? { kind: 'rate', rate, arrival: 'poisson', ...cap } : 'concurrency' in cap ? { kind: 'concurrency', ...cap } : { kind: 'throughput' };
+    const stats: Record<'latencyMs' | 'ttftMs' | 'tpotMs', PartialStats> = { latencyMs: {}, ttftMs: {}, tpotMs: {} };
+    table.columns.forEach((name, index) => {
+      const target = EVALSCOPE_REPORT_STATS.find(([pattern]) => pattern.test(name));
+      const value = target ? figure(index) : null;
+      if (target && value !== null) stats[target[1]][target[2]] = value * (toMs(unitInName(name)) ?? 1000);
+    });
+    return importedStep(profile, {
+      requestsPerSecond: figure(column(/^RPS$/i)),
+      outputTokensPerSecond: figure(column(/toks?\/s/i)),
+      latencyMs: statsFrom(stats.latencyMs),
+      ttftMs: statsFrom(stats.ttftMs),
+      tpotMs: statsFrom(stats.tpotMs),
+    });
+  });
+  const outcome = importedResult(
+    {
+      tool: EVALSCOPE_TOOL,
+      version: null,
+      path: input.path,
+      notes: [
+        'Read from EvalScope\'s "Performance Test Summary Report" table: request counts and durations are not in it (0 of 0 requests); its success rate is not a count and is not imported.',
+        'TPOT is (latency - TTFT) / (output tokens - 1), as ours; EvalScope\'s percentiles are nearest-rank (ours interpolate).',
+      ],
+      model: context['model'] ?? 'unknown',
+      config: {},
+    },
+    steps,
+  );
+  if (!outcome.ok) return outcome;
+  return { ok: true, value: { doc: withUnreadable(outcome.value, unreadable), firstLine: table.firstLine, lastLine: table.lastLine, stepLines: table.rows.map((r) => r.line) } };
+}
+
+/** EvalScope's "Basic Information" table states the model in a `Model` row. */
+function statedModel(table: TextTable): string | null {
+  const rows = [table.columns, ...table.rows.map((r) => r.cells)];
+  const model = rows.find((cells) => cells.length === 2 && /^Model$/i.test(cells[0] ?? ''))?.[1]?.trim();
+  return model || null;
+}
+
 function withUnreadable(doc: ResultDocument, unreadable: Unreadable): ResultDocument {
   if (unreadable.length && doc.importedFrom) doc.importedFrom.notes.push(`Cells that are not a figure, left out (n/a): ${unreadable.join('; ')}.`);
   return doc;
@@ -459,10 +528,24 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     }
     if (isTableLine(line)) {
       const table = readTable(lines, i);
+      const model = table && statedModel(table);
       if (table && looksLikeGuidellmTable(table)) {
         const block = readGuidellmTable(table, input, labels());
         if (!block.ok) return block;
         add(block.value, GUIDELLM_TOOL);
+      } else if (table && looksLikeEvalscopeReport(table)) {
+        const block = readEvalscopeReport(table, input, labels());
+        if (!block.ok) return block;
+        add(block.value, EVALSCOPE_TOOL);
+      } else if (model) {
+        // A stated model names the run as a context line does (its quantization read from the name).
+        const stated = { ...readLineContext(model).run, model };
+        if (blocksSinceContext || JSON.stringify(levels[7]) !== JSON.stringify(stated)) {
+          levels[7] = blocksSinceContext ? stated : { ...levels[7], ...stated };
+          contextId++;
+          contextLine = i;
+          blocksSinceContext = false;
+        }
       }
       i = table?.lastLine ?? i;
       continue;

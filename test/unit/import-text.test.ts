@@ -352,6 +352,41 @@ constant@0.69|       0.65|        2.93|       165.1|       825.3| 4.54|   4.57| 
   assert.deepEqual([boxed?.labels['engine'], boxed?.labels['gpus'], boxed?.labels['gpu']], ['xinference', '2', 'A10 24GB']);
 });
 
+test('EvalScope\'s Performance Test Summary Report: the model from its Basic Information, a step per concurrency', async () => {
+  const report = `╭──────────────────────────────────────────────────────────────────────────────╮
+│ Performance Test Summary Report                                              │
+╰──────────────────────────────────────────────────────────────────────────────╯
+
+Basic Information:
+┌───────────────────────────┬──────────────────────────────────────────────────┐
+│ Model                     │ Qwen2.5-7B-Instruct-AWQ                          │
+│ Test Dataset              │ openqa                                           │
+│ API Type                  │ openai                                           │
+│ Total Generated           │ 98,304 tokens                                    │
+│ Total Test Time           │ 120.55 seconds                                   │
+│ Avg Output Rate           │ 815.46 tokens/sec                                │
+└───────────────────────────┴──────────────────────────────────────────────────┘
+
+
+                                    Detailed Performance Metrics
+┏━━━━━━━┳━━━━━━┳━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━━━━━┓
+┃ Conc. ┃ Rate ┃   RPS ┃ Avg Lat.(s) ┃ P99 Lat.(s) ┃ Avg TTFT(s) ┃ P99 TTFT(s) ┃ Avg TPOT(s) ┃ P99 TPOT(s) ┃ Gen. toks/s ┃ Success Rate ┃
+┡━━━━━━━╇━━━━━━╇━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━━━━━┩
+│     1 │  INF │  0.42 │       2.380 │       2.512 │       0.051 │       0.090 │       0.018 │       0.019 │      107.53 │       100.0% │
+│    10 │  INF │  3.12 │       3.201 │       4.007 │       0.133 │       0.402 │       0.024 │       0.031 │      799.10 │       100.0% │
+│    50 │  INF │  6.80 │       7.355 │       9.870 │       0.951 │       2.733 │       0.052 │       0.070 │     1740.61 │        98.0% │
+└───────┴──────┴───────┴─────────────┴─────────────┴─────────────┴─────────────┴─────────────┴─────────────┴─────────────┴──────────────┘
+`;
+  const [run] = await importText(report, 'performance_summary.txt');
+  assert.equal(run?.importedFrom?.tool, 'EvalScope perf');
+  assert.deepEqual([run?.labels['model'], run?.labels['quantization']], ['Qwen2.5-7B-Instruct-AWQ', 'awq']);
+  assert.deepEqual(run?.steps.map((s) => s.name), ['concurrency@1', 'concurrency@10', 'concurrency@50']);
+  const heavy = run?.steps[2]?.summary;
+  assert.deepEqual([heavy?.requestsPerSecond, heavy?.outputTokensPerSecond], [6.8, 1740.61]);
+  assert.deepEqual([heavy?.latencyMs?.mean, heavy?.latencyMs?.p99, heavy?.ttftMs?.mean, heavy?.ttftMs?.p99, heavy?.tpotMs?.mean, heavy?.tpotMs?.p99], [7355, 9870, 951, 2733, 52, 70]);
+  assert.equal(heavy?.ttftMs?.p50, null);
+});
+
 test('context lines: stated labels only, in English and Chinese', () => {
   const read = (line: string) => readLineContext(line).run;
   assert.deepEqual(read('- **Qwen2-7B-Instruct-AWQ**, **2** x **L20 48GB**, **SGLang**, prompt_tokens=512, generated_tokens=128'), {
