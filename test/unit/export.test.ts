@@ -185,7 +185,7 @@ test('llmbench import writes a result file; llmbench report makes html, md and c
   assert.match(badOut.stderr, /must end in \.llmbench\.json/);
   const unreadable = cli('import', [join(dir, 'r.md'), '--out', join(dir, 'y.llmbench.json')]);
   assert.equal(unreadable.code, 2);
-  assert.match(unreadable.stderr, /not JSON or JSON lines/);
+  assert.match(unreadable.stderr, /r\.md: no benchmark result found/);
 
   const doc = ResultDocumentSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
   assert.equal(doc.labels['engine'], 'vllm');
