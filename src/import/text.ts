@@ -494,15 +494,12 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     if (doc.steps.length === 1 && step?.profile.concurrency !== undefined) stated['concurrency'] = String(step.profile.concurrency);
     if (doc.steps.length === 1 && step?.summary && step.summary.requests.total > 0) stated['requests'] = String(step.summary.requests.total);
     const group = [input.path, contextId, tool].join('\u0000');
-    const range = runLines.get(group) ?? { first: first + 1, last: block.lastLine + 1 };
-    range.last = block.lastLine + 1;
-    runLines.set(group, range);
+    runLines.set(group, { first: runLines.get(group)?.first ?? first + 1, last: block.lastLine + 1 });
     parts.push({
       doc: {
         ...doc,
         endpoint: { ...doc.endpoint, model: model ?? 'unknown' },
         labels: { ...docLabels, ...stated, ...context, ...(model ? { model } : {}) },
-        ...(doc.importedFrom ? { importedFrom: { ...doc.importedFrom, lines: range } } : {}),
       },
       group,
     });
@@ -570,6 +567,11 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
       contextLine = i;
       blocksSinceContext = false;
     }
+  }
+  // A run spans from its context line to its last block (1-based): known once every block is read.
+  for (const part of parts) {
+    const lines = part.group === null ? undefined : runLines.get(part.group);
+    if (lines && part.doc.importedFrom) part.doc.importedFrom = { ...part.doc.importedFrom, lines };
   }
   if (parts.length === 0) {
     return importFailure(
