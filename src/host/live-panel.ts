@@ -104,7 +104,7 @@ export class LivePanel implements vscode.Disposable {
     this.panel = panel;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
     panel.webview.options = webviewOptions(this.extensionUri);
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'live', title: 'LLM Bench: Live' });
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'live', title: 'LLM Bench: Live', loading: 'Connecting to the run...' });
     const subscriptions = [
       panel.webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
       panel.onDidChangeViewState(() => {

@@ -172,7 +172,7 @@ function showReport(context: vscode.ExtensionContext, panel: vscode.WebviewPanel
   const title = reportTitle(paths);
   panel.title = title;
   panel.webview.options = webviewOptions(context.extensionUri);
-  panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { view: 'report', title });
+  panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { view: 'report', title, loading: 'Reading the result files...' });
   return new ReportPanel(panel, paths, title, options).load();
 }
 

@@ -12,7 +12,7 @@ import { alignAxes, buildResultView } from '../views/result';
 import { ViewSession } from './results-session';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { pngBytesFromDataUrl, saveWithDialog } from './save-file';
-import { webviewHtml, webviewOptions } from './webview-html';
+import { formatFileSize, webviewHtml, webviewOptions } from './webview-html';
 
 export { RESULT_VIEW_TYPE };
 
@@ -153,9 +153,10 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
     return { uri, dispose: () => undefined };
   }
 
-  resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
+  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     panel.webview.options = webviewOptions(this.extensionUri);
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'result', title: fileNameOf(document.uri) });
+    const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'result', title: fileNameOf(document.uri), loading: `Reading the result file${size}...` });
     const editor = new ResultEditor(document.uri, panel, {
       compareWith: this.compareWith,
       columns: () => {

@@ -16,6 +16,11 @@ export interface WebviewPage {
   title: string;
   /** Extra style sheets from media/, after the shared media/webview.css. */
   styles?: string[];
+  /**
+   * What the page says until its script draws it ("Reading 3.6 MB..."): part of the HTML, so it
+   * shows as soon as the webview opens, before the bundle has loaded.
+   */
+  loading?: string;
 }
 
 /** Options for a panel or custom editor webview: scripts on, files only from our bundles and media. */
@@ -38,6 +43,24 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   ].join('; ');
 }
 
+function loadingSkeleton(page: WebviewPage): string {
+  if (page.loading === undefined) return '';
+  return `<section class="loading-skeleton"><h1>${escapeXml(page.title)}</h1><p class="muted">${escapeXml(page.loading)}</p><div class="loading-bar" role="progressbar" aria-label="${escapeXml(page.loading)}"></div></section>`;
+}
+
+/** "812 bytes", "3.6 MB": a file's size for a loading line. */
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value >= 10 ? 0 : 1)} ${units[unit]}`;
+}
+
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.view}.js`));
@@ -49,7 +72,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     title: page.title,
     head: [`<meta property="csp-nonce" content="${nonce}">`, ...styles.map((href) => `<link rel="stylesheet" href="${href}">`)].join('\n'),
     bodyAttributes: ` data-view="${escapeXml(page.view)}"`,
-    body: `<main id="app" aria-busy="true"></main>
+    body: `<main id="app" aria-busy="true">${loadingSkeleton(page)}</main>
 <script nonce="${nonce}" src="${script.toString()}"></script>`,
   });
 }

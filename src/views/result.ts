@@ -30,7 +30,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...definitionNotes(doc.steps));
+  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
   const xAxis = chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
@@ -41,6 +41,23 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
     notes,
   };
+}
+
+/** Below this share of its level, a concurrency step is said not to have reached it. */
+const REACHED_CONCURRENCY = 0.75;
+
+/**
+ * A concurrency step whose requests in flight stayed well below its level (too few requests for
+ * it, a slow ramp, failures) measured a lighter load than its name says; its point sits where it was.
+ */
+function unreachedConcurrencyNotes(steps: Step[]): string[] {
+  return steps.flatMap((step) => {
+    const level = step.profile.kind === 'concurrency' ? step.profile.concurrency : undefined;
+    const mean = step.summary?.achievedConcurrency;
+    if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
+    const requests = step.summary?.requests.total ?? step.requests.length;
+    return [`Step "${step.name}" averaged ${mean.toFixed(1)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${mean.toFixed(1)}.`];
+  });
 }
 
 /** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
@@ -68,8 +85,8 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
     statusReason: doc.statusReason ?? null,
     createdAt: doc.createdAt,
     finishedAt: doc.finishedAt ?? null,
-    tool: `${doc.tool.name} ${doc.tool.version}`,
-    importedFrom: imported ? `${imported.tool}${imported.version ? ` ${imported.version}` : ''} (${imported.file})` : null,
+    tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
+    importedFrom: imported ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}` : null,
     labels: Object.entries(doc.labels),
     config: JSON.stringify(doc.config, null, 2),
   };

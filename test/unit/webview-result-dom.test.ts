@@ -49,7 +49,7 @@ function openView(view: 'result' | 'compare'): Page {
   };
 }
 
-test('the result view asks for its data, then renders step rows as text', () => {
+test('the result view asks for its data, renders step rows as text first and its charts on the next frame', async () => {
   const page = openView('result');
   assert.deepEqual(page.posted, [{ type: 'ready' }]);
   page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json') });
@@ -60,8 +60,22 @@ test('the result view asks for its data, then renders step rows as text', () => 
   assert.equal(headers[3]?.textContent, 'TTFTms');
   assert.match(headers[3]?.getAttribute('title') ?? '', /first streamed chunk with non-empty content/);
   assert.match(page.text(), /test-model/);
+  await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
   assert.equal(page.document.querySelectorAll('[data-chart]').length, 7);
   assert.equal(page.document.getElementById('app')?.getAttribute('aria-busy'), 'false');
+});
+
+test('the column chooser adds ITL to the step table and asks the host to remember the choice', () => {
+  const page = openView('result');
+  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json'), columns: { means: false, p90: false, itl: false } });
+  const groups = () => [...page.document.querySelectorAll('.step-table thead tr:first-child th')].map((th) => th.firstChild?.textContent);
+  assert.ok(!groups().includes('ITL'));
+  const box = page.document.querySelector<HTMLInputElement>('input[data-column="itl"]');
+  assert.ok(box);
+  box.checked = true;
+  box.dispatchEvent(new page.window.Event('change'));
+  assert.ok(groups().includes('ITL'), 'the table is drawn again with the ITL column');
+  assert.deepEqual(page.posted.at(-1), { type: 'table-columns', columns: { means: false, p90: false, itl: true } });
 });
 
 test('a view the host posts again (early and after ready) is drawn once; a changed view is drawn', () => {

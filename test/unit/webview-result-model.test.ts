@@ -230,3 +230,13 @@ test('the compare view overlays both runs and lists deltas per matched step', ()
   assert.equal(ttft?.verdict, 'worse');
   assert.deepEqual(view.notes, []);
 });
+
+test('a concurrency step that stayed well below its level says so in the notes', () => {
+  const doc = concurrencySweep(20);
+  const last = doc.steps[2]!;
+  last.summary = { ...last.summary!, achievedConcurrency: 5.2 };
+  const view = buildResultView(forReading(doc), 'low.llmbench.json');
+  assert.equal(view.notes.length, 1);
+  assert.match(view.notes[0]!, /^Step "concurrency@16" averaged 5\.2 requests in flight, not 16/);
+  assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
+});

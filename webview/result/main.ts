@@ -15,6 +15,7 @@ startPage((message, { app, board, post }) => {
     replaceChildren(app, [errorSection(message.fileName, message.message, () => post({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
     const { view } = message;
+    const hasCharts = view.charts.some((chart) => chart.series.some((series) => series.points.length > 0));
     let columns = message.columns ?? DEFAULT_TABLE_COLUMNS;
     const table = el('div', {});
     const drawTable = () =>
@@ -37,9 +38,10 @@ startPage((message, { app, board, post }) => {
       ]),
       el('h2', { text: 'Steps' }),
       table,
-      el('h2', { text: 'Charts' }),
+      hasCharts ? el('h2', { text: 'Charts' }) : null,
       board.element,
     ]);
-    board.show(view.charts);
+    // Header and table paint first; a big run's charts follow on the next frame.
+    requestAnimationFrame(() => board.show(view.charts));
   }
 });

@@ -147,7 +147,7 @@ export function summaryItems(summary: RunSummary): SummaryItem[] {
   const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },
-    { label: 'Endpoint', value: `${summary.baseUrl} (${summary.api})` },
+    { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : 'not recorded in the file' },
     { label: 'Status', value: status },
     { label: 'Started', value: summary.createdAt },
     { label: 'Finished', value: summary.finishedAt ?? NOT_AVAILABLE },

@@ -171,6 +171,8 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       yAxisID: s.rightAxis ? 'y2' : 'y',
       tension: 0,
       spanGaps: false,
+      // A point at the plot's edge (a one-step run, the last level of a sweep) is drawn whole.
+      clip: 8,
     };
   });
   const scales: Record<string, ScaleOptionsByType<'linear'>> = {
