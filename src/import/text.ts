@@ -82,10 +82,15 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
   const record: Record<string, unknown> = {};
   const unreadable: Unreadable = [];
   const outsideOurSet: string[] = [];
+  // What stands before the block's title (a log line's prefix, a comment `# `) stands before each
+  // of its lines: it is cut off, so it is not read as part of a label.
+  const title = lines[start] ?? '';
+  const prefix = title.slice(0, title.search(VLLM_START));
   let end = start + 1;
   let closed = false;
   for (; end < lines.length; end++) {
-    const text = plainText(lines[end] ?? '').replace(/^#\s*/, '');
+    const line = lines[end] ?? '';
+    const text = plainText(prefix && line.startsWith(prefix) ? line.slice(prefix.length) : line).replace(/^#\s*/, '');
     if (/^=+$/.test(text)) {
       closed = true;
       break;
@@ -461,9 +466,20 @@ function readStepHints(line: string, hints: StepHints): boolean {
   return false;
 }
 
+/**
+ * `docker compose logs` puts `service-1  | ` before every line, which would make every line a
+ * table row: when most lines carry the same such prefix, it is cut off them all.
+ */
+function withoutContainerPrefix(lines: string[]): string[] {
+  const filled = lines.filter((line) => line.trim() !== '');
+  const prefix = filled[0]?.match(/^[\w.-]+\s*\|\s?/)?.[0];
+  if (!prefix || filled.filter((line) => line.startsWith(prefix)).length < filled.length * 0.8) return lines;
+  return lines.map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
+}
+
 /** Every benchmark block in a text, as runs: consecutive blocks of one tool under one context are one run. */
 export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[]> {
-  const lines = input.text.split(/\r?\n/);
+  const lines = withoutContainerPrefix(input.text.split(/\r?\n/));
   // Labels by heading level (1-6) and of the latest plain context line (7); later levels refine earlier ones.
   const levels: Labels[] = Array.from({ length: 8 }, () => ({}));
   let contextId = 0;
@@ -523,14 +539,15 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
       i = block.value.lastLine;
       continue;
     }
-    if (isTableLine(line)) {
-      const table = readTable(lines, i);
-      const model = table && statedModel(table);
-      if (table && looksLikeGuidellmTable(table)) {
+    // A line with a bar that starts no table (`bench-1  | Starting benchmark for <model>`) is read as any other line.
+    const table = isTableLine(line) ? readTable(lines, i) : null;
+    if (table) {
+      const model = statedModel(table);
+      if (looksLikeGuidellmTable(table)) {
         const block = readGuidellmTable(table, input, labels());
         if (!block.ok) return block;
         add(block.value, GUIDELLM_TOOL);
-      } else if (table && looksLikeEvalscopeReport(table)) {
+      } else if (looksLikeEvalscopeReport(table)) {
         const block = readEvalscopeReport(table, input, labels());
         if (!block.ok) return block;
         add(block.value, EVALSCOPE_TOOL);
@@ -544,7 +561,7 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
           blocksSinceContext = false;
         }
       }
-      i = table?.lastLine ?? i;
+      i = table.lastLine;
       continue;
     }
     if (readStepHints(line, hints)) continue;

@@ -404,6 +404,25 @@ test('context lines: stated labels only, in English and Chinese', () => {
   assert.deepEqual(readLineContext('并发 32').step, { concurrency: 32 });
 });
 
+test('a vLLM block in a container log or commented in a script: the prefix on every line is cut off', async () => {
+  const log = vllmBlock2025({ concurrency: 64, ttft: 312.5, duration: '61.02' })
+    .split('\n')
+    .map((line) => `vllm-bench-1  | ${line}`)
+    .join('\n');
+  const [run] = await importText(`vllm-bench-1  | Starting benchmark for Llama-3.1-8B-Instruct\n${log}\nvllm-bench-1 exited with code 0\n`, 'compose.log');
+  const s = run?.steps[0]?.summary;
+  assert.equal(run?.steps[0]?.name, 'concurrency@64');
+  assert.deepEqual([s?.durationSec, s?.ttftMs?.mean, s?.outputTokensPerSecond, s?.latencyMs?.p99], [61.02, 312.5, 1187.02, 1802.77]);
+  assert.equal(run?.labels['model'], 'Llama-3.1-8B-Instruct');
+
+  // A block kept as comments in a shell script.
+  const commented = vllmBlock2024.split('\n').map((line) => `# ${line}`).join('\n');
+  const [script] = await importText(`#!/bin/bash\n# Qwen2-7B-Instruct on 1 x A100 80GB, vLLM\n${commented}\npython3 benchmark_serving.py --request-rate 4\n`, 'run.sh');
+  assert.equal(script?.steps[0]?.name, 'asynchronous@4.00 req/sec');
+  assert.equal(script?.steps[0]?.summary?.tpotMs?.p99, 37.11);
+  assert.deepEqual([script?.labels['model'], script?.labels['gpus'], script?.labels['gpu'], script?.labels['engine']], ['Qwen2-7B-Instruct', '1', 'A100 80GB', 'vllm']);
+});
+
 test('a block under a step line takes its load from it; a text with no block is refused with what is read', async () => {
   const text = `模型：Qwen2-7B-Instruct，单卡 A100
 
