@@ -13,11 +13,16 @@ import { importedResult, importedStep, importFailure, isoFromEpochSeconds, ratio
 
 export const GUIDELLM_TOOL = 'GuideLLM';
 
+/** How GuideLLM's figures differ from ours, wherever they are read from (its JSON or a printed table). */
 export const GUIDELLM_NOTES = [
   'GuideLLM\'s "ITL" (inter_token_latency_ms: (last token - first token) / (output tokens - 1)) is our TPOT and is imported as TPOT.',
   'GuideLLM\'s own "TPOT" (time_per_output_token_ms) includes the first token\'s wait, so it is not imported; our ITL (each gap between streamed chunks) is not in GuideLLM files: n/a.',
-  'Requests/s is ours: successful requests / duration. GuideLLM\'s own figure (a duration-weighted mean rate) is kept in config.guidellmRequestsPerSecond, by step. Output tokens/s and concurrency are GuideLLM\'s time-weighted means.',
   'Statistics are over successful requests; GuideLLM has no p66, p80 or p98 (n/a). Latency is converted from seconds to ms.',
+];
+
+/** What only its JSON allows: our own requests/s beside GuideLLM's. */
+const GUIDELLM_FILE_NOTES = [
+  'Requests/s is ours: successful requests / duration. GuideLLM\'s own figure (a duration-weighted mean rate) is kept in config.guidellmRequestsPerSecond, by step. Output tokens/s and concurrency are GuideLLM\'s time-weighted means.',
 ];
 
 const DistributionSchema = z.looseObject({
@@ -167,7 +172,7 @@ export function importGuidellm(input: ImportInput, raw: unknown): ImportOutcome 
     steps.push(step);
   }
   const version = metadata?.guidellm_version ?? null;
-  const notes = [...GUIDELLM_NOTES];
+  const notes = [...GUIDELLM_NOTES, ...GUIDELLM_FILE_NOTES];
   if (!metadata) notes.push('The file has no metadata block, so it was written by GuideLLM before 0.4; its exact version is not recorded.');
   notes.push('GuideLLM keeps only a sample of individual requests; they are not imported.');
   const createdAt = steps[0]?.startedAt;

@@ -332,7 +332,7 @@ function readGuidellmTable(table: TextTable, input: ImportInput, context: Labels
       path: input.path,
       notes: [
         ...GUIDELLM_NOTES,
-        'Read from a printed table: request counts and durations are not in it (0 of 0 requests); requests/s is GuideLLM\'s own figure.',
+        'Read from a printed table: request counts and durations are not in it (0 of 0 requests); requests/s, output tokens/s and concurrency are GuideLLM\'s own (time-weighted) figures.',
         ...(withoutMean.length ? [`Statistics given without their mean are not stored (LLM Bench keeps a metric with its mean): ${withoutMean.join('; ')}.`] : []),
         ...(latencyInSeconds ? ['GuideLLM\'s console heads request latency "(ms)" but prints seconds (as its JSON stores them): read as seconds.'] : []),
       ],
