@@ -466,6 +466,10 @@ test('llmbench import NOTES --out DIR writes one result per run and prints a lin
     assert.ok(parsed.ok, parsed.ok ? '' : parsed.error);
     assert.equal(parsed.value.labels['team'], 'perf');
   }
+  const again = await runCli(['import', notes, '--out', out]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(readdirSync(out).length, 10, 'a second import into the folder adds files, it does not overwrite');
+  assert.ok(readdirSync(out).includes('01-qwen2-7b-instruct-awq-sglang-2xl20-48gb-2.llmbench.json'));
   const single = await runCli(['import', notes, '--out', join(dir, 'one.llmbench.json')]);
   assert.equal(single.code, 2);
   assert.match(single.stderr, /found 5 runs .*holds one\. Give a folder/);

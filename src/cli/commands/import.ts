@@ -5,7 +5,7 @@
  * One run found: the imported table and what the tool defines differently. Several runs: a line
  * per run (its file, steps and labels), one result file each in the output folder.
  */
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../../format/result';
 import { importRuns, runFileName, runSource } from '../../import';
@@ -88,7 +88,8 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   await mkdir(out, { recursive: true });
-  const taken = new Set<string>();
+  // Names already in the folder are taken: a second import never overwrites the first.
+  const taken = new Set(await readdir(out));
   for (const [index, doc] of runs.entries()) {
     const file = join(out, runFileName(doc, index, taken));
     await writeWhole(file, doc);
