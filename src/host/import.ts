@@ -150,7 +150,8 @@ async function finishImport(found: ResultDocument[], source: vscode.Uri | undefi
   const files = await writeRuns(runs, destination);
   if (target) return files;
   if (files.length === 1 && files[0]) await vscode.commands.executeCommand('vscode.open', files[0]);
-  else await offerReport(runs, files);
+  // The offer stays until dismissed; the command answers at once with what it wrote.
+  else void offerReport(runs, files);
   return files;
 }
 

@@ -89,6 +89,25 @@ suite('import', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  test('without a target: the review lists the runs, Write goes on to the folder dialog, the results land there', async () => {
+    let files: vscode.Uri[] | undefined;
+    let settled = false;
+    const pending = Promise.resolve(vscode.commands.executeCommand('llmBench.importFromClipboard', undefined, NOTES) as Thenable<vscode.Uri[] | undefined>).then((written) => {
+      files = written;
+      settled = true;
+    });
+    // The first item of the review is "Write 2 result files"; the folder dialog then offers the
+    // workspace's results folder. Each accept goes to whichever quick input shows (none: nothing happens).
+    for (let tries = 0; tries < 60 && !settled; tries++) {
+      await new Promise((r) => setTimeout(r, 500));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    }
+    await pending;
+    assert.ok(files, 'the import wrote files');
+    assert.equal(files.length, 2);
+    assert.ok(files.every((f) => f.path.startsWith(workspaceUri('benchmarks').path + '/')), files.map((f) => f.path).join(', '));
+  });
+
   test('a Markdown file through Import Benchmark Results: one run to a result file, several to a folder, nothing found is an error', async () => {
     const single = await writeText(workspaceUri('notes', 'sglang.md'), NOTES.split('- **Qwen2-7B-Instruct-AWQ**, **2** x **L20 48GB**, **vLLM**')[0] ?? '');
     const target = workspaceUri('notes', 'sglang.llmbench.json');
