@@ -12,7 +12,7 @@ import { fixed, msToSec, NOT_AVAILABLE } from './units';
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
-table{border-collapse:collapse;margin:6px 0 12px}th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
+.table-scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:6px 0 12px}tr>:first-child{position:sticky;left:0;background:#fff}th:first-child{background:#f3f3f3}th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.muted{color:#666}.notes li{margin:2px 0}
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #e2e2e2;padding:6px}
 .legend{display:flex;flex-wrap:wrap;gap:14px;padding:0;list-style:none}.swatch{vertical-align:middle;margin-right:6px}
@@ -22,8 +22,9 @@ svg .chart-title{font-size:13px;font-weight:600;fill:#1b1b1b}svg .knee-label{fon
 
 const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
 const row = (cells: string[]) => `<tr>${cells.map(cell).join('')}</tr>`;
+/** A table in a box that scrolls sideways, first column kept in view, so a wide one never runs off the page. */
 const table = (header: string[], rows: string[][], attrs = '') =>
-  `<table${attrs}><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.map(row).join('')}</tbody></table>`;
+  `<div class="table-scroll"><table${attrs}><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.map(row).join('')}</tbody></table></div>`;
 
 function sloText(model: ReportModel): string {
   const parts = [

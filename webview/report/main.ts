@@ -91,11 +91,13 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
     ...controls(model),
     el('h2', { text: 'Ranking' }),
-    el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking')]),
+    el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
     el('h2', { text: 'Runs' }),
-    el('table', { className: 'data-table runs' }, [
-      el('thead', {}, [el('tr', {}, ['Run', 'Group', 'Status', 'Labels', 'Source', ''].map((h) => el('th', { text: h })))]),
-      el('tbody', {}, runRows),
+    el('div', { className: 'table-scroll' }, [
+      el('table', { className: 'data-table runs sticky-first' }, [
+        el('thead', {}, [el('tr', {}, ['Run', 'Group', 'Status', 'Labels', 'Source', ''].map((h) => el('th', { text: h })))]),
+        el('tbody', {}, runRows),
+      ]),
     ]),
     el('h2', { text: 'Curves' }),
     el('p', { className: 'muted', text: 'The large point on a curve marks its knee: past it, more load buys little throughput while latency climbs. Runs of a group share a colour, every other one dashed.' }),
