@@ -48,7 +48,8 @@ const EVALSCOPE_START = /Benchmarking summary\s*:?\s*$/i;
 const VLLM_FIELDS: [RegExp, string][] = [
   [/^Successful requests$/i, 'completed'],
   [/^Failed requests$/i, 'failed'],
-  [/^Maximum request concurrency$/i, 'max_concurrency'],
+  [/^Max(imum)? request concurrency$/i, 'max_concurrency'],
+  [/^Traffic request rate$/i, 'request_rate'],
   [/^Request rate configured/i, 'request_rate'],
   [/^Benchmark duration/i, 'duration'],
   [/^Total input tokens$/i, 'total_input_tokens'],
@@ -59,7 +60,14 @@ const VLLM_FIELDS: [RegExp, string][] = [
   [/^Peak output token throughput/i, 'max_output_tokens_per_s'],
   [/^Total token throughput/i, 'total_token_throughput'],
 ];
-const VLLM_STAT = /^(Mean|Median|Std|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|E2EL)\b/i;
+const VLLM_STAT = /^(Mean|Median|Std|Min|Max|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|E2EL|E2E Latency)\b/i;
+
+/**
+ * SGLang's bench_serving, forked from vLLM's benchmark_serving, prints the same titled block with
+ * lines of its own: its client backend, retokenized output, mean concurrency, "E2E Latency".
+ */
+export const SGLANG_TOOL = 'SGLang bench_serving';
+const SGLANG_LINE = /^(Backend|Total generated tokens \(retokenized\)|Concurrency|(Mean|Median|P\d+) E2E Latency \(ms\))$/i;
 
 /** A `Label: value` line; the label keeps its unit in parentheses. */
 const KEY_VALUE = /^\s*([^:：]+?)\s*[:：]\s*(.*?)\s*$/;
@@ -69,6 +77,8 @@ type Unreadable = string[];
 
 function vllmValue(key: string, label: string, raw: string, unreadable: Unreadable, lineNo: number): number | string | undefined {
   if (key === 'request_rate' && /^inf/i.test(raw.trim())) return 'inf';
+  // No concurrency limit is printed as None (vLLM) or unlimited.
+  if (key === 'max_concurrency' && /^(none|unlimited|inf)$/i.test(raw.trim())) return undefined;
   const figure = readFigure(raw);
   if (!figure || !Number.isFinite(figure.value)) {
     unreadable.push(`line ${lineNo + 1}: "${label}: ${raw}"`);
@@ -82,6 +92,8 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
   const record: Record<string, unknown> = {};
   const unreadable: Unreadable = [];
   const outsideOurSet: string[] = [];
+  let sglang = false;
+  let meanConcurrency: number | null = null;
   // What stands before the block's title (a log line's prefix, a comment `# `) stands before each
   // of its lines: it is cut off, so it is not read as part of a label.
   const title = lines[start] ?? '';
@@ -99,6 +111,8 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
     const m = text.match(KEY_VALUE);
     if (!m) break;
     const [, label = '', raw = ''] = m;
+    if (SGLANG_LINE.test(label)) sglang = true;
+    if (/^Concurrency$/i.test(label)) meanConcurrency = readFigure(raw)?.value ?? null;
     const stat = label.match(VLLM_STAT);
     if (stat) {
       const scale = toMs(unitInName(label)) ?? 1;
@@ -107,7 +121,7 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
       const percentile = name.startsWith('p') ? Number(name.slice(1)) : null;
       if (typeof value !== 'number') continue;
       if (percentile !== null && !(PERCENTILES as readonly number[]).includes(percentile)) outsideOurSet.push(`${label} ${raw.trim()}`);
-      else record[`${name}_${(stat[2] ?? '').toLowerCase()}_ms`] = value * scale;
+      else record[`${name}_${(stat[2] ?? '').toLowerCase().replace('e2e latency', 'e2el')}_ms`] = value * scale;
       continue;
     }
     const field = VLLM_FIELDS.find(([pattern]) => pattern.test(label))?.[1];
@@ -122,6 +136,20 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
   const outcome = importVllm({ path: input.path, text: '' }, record);
   if (!outcome.ok) return importFailure(`${input.path} line ${start + 1}: a vLLM "Serving Benchmark Result" block without TTFT, TPOT, ITL or E2EL statistics.`);
   if (outsideOurSet.length) outcome.value.importedFrom?.notes.push(`Percentiles given that LLM Bench's statistics have no field for (kept here as written): ${outsideOurSet.join('; ')}.`);
+  const summary = outcome.value.steps[0]?.summary;
+  if (summary && meanConcurrency !== null && Number.isFinite(meanConcurrency) && meanConcurrency >= 0) summary.achievedConcurrency = meanConcurrency;
+  if (sglang && outcome.value.importedFrom) {
+    outcome.value.tool = { ...outcome.value.tool, name: `${SGLANG_TOOL} (imported)` };
+    outcome.value.labels = { ...outcome.value.labels, source: SGLANG_TOOL };
+    outcome.value.importedFrom = {
+      ...outcome.value.importedFrom,
+      tool: SGLANG_TOOL,
+      notes: [
+        'Printed by SGLang\'s bench_serving, forked from vLLM\'s benchmark_serving: its TTFT, TPOT, ITL and E2E latency are computed as vLLM\'s (the notes below); its "Concurrency" is the mean number of requests in flight.',
+        ...outcome.value.importedFrom.notes,
+      ],
+    };
+  }
   // A block cut before its closing ===== line ends at its last figure.
   const lastLine = closed ? end : end - 1;
   return { ok: true, value: { doc: withUnreadable(outcome.value, unreadable), firstLine: start, lastLine, stepLines: [start] } };
@@ -509,7 +537,7 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     const step = doc.steps[0];
     if (doc.steps.length === 1 && step?.profile.concurrency !== undefined) stated['concurrency'] = String(step.profile.concurrency);
     if (doc.steps.length === 1 && step?.summary && step.summary.requests.total > 0) stated['requests'] = String(step.summary.requests.total);
-    const group = [input.path, contextId, tool].join('\u0000');
+    const group = [input.path, contextId, doc.importedFrom?.tool ?? tool].join('\u0000');
     runLines.set(group, { first: runLines.get(group)?.first ?? first + 1, last: block.lastLine + 1 });
     parts.push({
       doc: {

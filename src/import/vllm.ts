@@ -96,7 +96,8 @@ function metricStats(raw: Record<string, unknown>, metric: string, count: number
     const v = raw[`${key}_${metric}_ms`];
     return typeof v === 'number' ? v : null;
   };
-  const values: PartialStats = { count, mean: value('mean'), std: value('std'), p50: value('median') ?? value('p50') };
+  // vLLM writes no min or max; SGLang's printout (read through this importer) gives a max.
+  const values: PartialStats = { count, mean: value('mean'), std: value('std'), min: value('min'), max: value('max'), p50: value('median') ?? value('p50') };
   for (const p of [66, 75, 80, 90, 95, 98, 99] as const) values[`p${p}`] = value(`p${p}`);
   const stored = Object.entries(raw).filter(([key, v]) => key.endsWith(`_${metric}_ms`) && typeof v === 'number');
   if (stored.length > 0 && stored.every(([, v]) => v === 0)) return null;

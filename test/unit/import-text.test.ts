@@ -352,6 +352,56 @@ constant@0.69|       0.65|        2.93|       165.1|       825.3| 4.54|   4.57| 
   assert.deepEqual([boxed?.labels['engine'], boxed?.labels['gpus'], boxed?.labels['gpu']], ['xinference', '2', 'A10 24GB']);
 });
 
+test('SGLang bench_serving\'s block (vLLM\'s layout with lines of its own) is a run of its own tool', async () => {
+  const sglang = `## DeepSeek-V3, 8 x H200, SGLang
+============ Serving Benchmark Result ============
+Backend:                                 sglang-oai-chat
+Traffic request rate:                    inf       
+Max request concurrency:                 32        
+Successful requests:                     320       
+Benchmark duration (s):                  88.40     
+Total input tokens:                      327680    
+Total generated tokens:                  81920     
+Total generated tokens (retokenized):    81877     
+Request throughput (req/s):              3.62      
+Input token throughput (tok/s):          3706.79   
+Output token throughput (tok/s):         926.70    
+Total token throughput (tok/s):          4633.49   
+Concurrency:                             31.42     
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   8679.25   
+Median E2E Latency (ms):                 8650.01   
+P90 E2E Latency (ms):                    9100.40   
+P99 E2E Latency (ms):                    9700.77   
+---------------Time to First Token----------------
+Mean TTFT (ms):                          702.11    
+Median TTFT (ms):                        640.50    
+P99 TTFT (ms):                           1500.02   
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          31.30     
+Median TPOT (ms):                        31.10     
+P99 TPOT (ms):                           35.90     
+---------------Inter-Token Latency----------------
+Mean ITL (ms):                           31.28     
+Median ITL (ms):                         30.02     
+P95 ITL (ms):                            40.11     
+P99 ITL (ms):                            80.54     
+Max ITL (ms):                            1210.33   
+==================================================
+`;
+  const [run] = await importText(sglang, 'sglang.md');
+  assert.equal(run?.importedFrom?.tool, 'SGLang bench_serving');
+  assert.equal(run?.labels['source'], 'SGLang bench_serving');
+  assert.equal(run?.labels['engine'], 'sglang');
+  const s = run?.steps[0]?.summary;
+  assert.equal(run?.steps[0]?.name, 'concurrency@32');
+  assert.equal(s?.achievedConcurrency, 31.42);
+  assert.deepEqual([s?.latencyMs?.mean, s?.latencyMs?.p50, s?.latencyMs?.p90, s?.latencyMs?.p99], [8679.25, 8650.01, 9100.4, 9700.77]);
+  assert.deepEqual([s?.itlMs?.p95, s?.itlMs?.max], [40.11, 1210.33]);
+  assert.equal(s?.ttftMs?.max, null);
+  assert.ok(run?.importedFrom?.notes[0]?.startsWith('Printed by SGLang\'s bench_serving'));
+});
+
 test('EvalScope\'s Performance Test Summary Report: the model from its Basic Information, a step per concurrency', async () => {
   const report = `╭──────────────────────────────────────────────────────────────────────────────╮
 │ Performance Test Summary Report                                              │
