@@ -86,7 +86,9 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
     createdAt: doc.createdAt,
     finishedAt: doc.finishedAt ?? null,
     tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
-    importedFrom: imported ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}` : null,
+    importedFrom: imported
+      ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
+      : null,
     labels: Object.entries(doc.labels),
     config: JSON.stringify(doc.config, null, 2),
   };

@@ -15,6 +15,7 @@ import { parseResultDocument, ResultDocumentSchema, type ResultDocument } from '
 import { importRuns } from '../../src/import';
 import { importTextBlocks } from '../../src/import/text';
 import { readLineContext } from '../../src/import/text-context';
+import { buildResultView } from '../../src/views/result';
 
 const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 
@@ -232,6 +233,9 @@ test('a Markdown page of notes: one run per context, blocks under one context ar
     assert.ok(readLineContext(first).run['model'], `line ${range.first} is the run's context line: ${first}`);
   }
   assert.match(lines[(sglang.importedFrom?.lines?.last ?? 0) - 1] ?? '', /^=+$/);
+  // The result view names the lines beside the file.
+  const view = buildResultView({ document: sglang, unfinishedSteps: [] }, 'run.llmbench.json');
+  assert.match(view.summary.importedFrom ?? '', new RegExp(`notes\\.md lines ${sglang.importedFrom?.lines?.first}-${sglang.importedFrom?.lines?.last}$`));
   assert.match(lines[(evalGrid.importedFrom?.lines?.last ?? 0) - 1] ?? '', /^\+-+/);
 });
 
