@@ -73,8 +73,13 @@ function gpuLabels(text: string): Labels {
   const after = text.match(GPU_COUNT_AFTER);
   if (after) return { gpus: after[2] ?? '', gpu: tidy(after[1] ?? '') };
   const alone = text.match(GPU_ALONE);
-  return alone ? { gpu: tidy(alone[1] ?? '') } : {};
+  // 单卡 / 双卡 / 四卡 / 八卡: a count in words, beside a type stated alone.
+  const inWords = text.match(/(单|双|两|四|八)卡/)?.[1];
+  const count: Labels = inWords ? { gpus: String(CHINESE_COUNTS[inWords]) } : {};
+  return alone ? { ...count, gpu: tidy(alone[1] ?? '') } : count;
 }
+
+const CHINESE_COUNTS: Record<string, number> = { 单: 1, 双: 2, 两: 2, 四: 4, 八: 8 };
 
 /** What one line states; empty when it names nothing this reads. */
 export function readLineContext(line: string): LineContext {

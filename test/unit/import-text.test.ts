@@ -485,7 +485,7 @@ ${vllmBlock2024.replace('Traffic request rate: 4.0\n', '')}
 `;
   const [run] = await importText(text);
   assert.equal(run?.steps[0]?.name, 'concurrency@16');
-  assert.equal(run?.labels['model'], 'Qwen2-7B-Instruct');
+  assert.deepEqual([run?.labels['model'], run?.labels['gpus'], run?.labels['gpu']], ['Qwen2-7B-Instruct', '1', 'A100']);
   const refused = importTextBlocks({ path: 'empty.md', text: '# Nothing here\n\n| a | b |\n|---|---|\n| 1 | 2 |\n' });
   assert.equal(refused.ok, false);
   assert.match(refused.ok ? '' : refused.error, /empty\.md: no benchmark result found/);
