@@ -52,6 +52,10 @@ async function shootAtEachSize(page: Page, view: () => Promise<Frame>, name: str
     await frame.waitForTimeout(500);
     await saveScreenshot(page, `gallery-${name}-${size.width}`);
     await assertCanvasesDrawn(frame, name);
+    // The charts sit below the fold: a second picture with them in view.
+    await frame.locator('.chart-card').first().evaluate((card) => card.scrollIntoView({ block: 'start' }));
+    await saveScreenshot(page, `gallery-${name}-charts-${size.width}`);
+    await frame.evaluate(() => window.scrollTo(0, 0));
     const clipped = await clippedParts(frame);
     if (clipped.length > 0) throw new Error(`${name} at ${size.width}x${size.height}: ${clipped.join('; ')}`);
     await check?.(frame);

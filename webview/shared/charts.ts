@@ -142,7 +142,8 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
     position,
     ...(axis.min !== undefined ? { min: axis.min } : {}),
     ...(axis.max !== undefined ? { max: axis.max } : {}),
-    ...(axis.log ? {} : { beginAtZero: true }),
+    // Headroom above the highest value, so a line ending at the top is not cut by the plot's edge.
+    ...(axis.log ? {} : { beginAtZero: true, grace: '5%' }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
     ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
     grid: { color: theme.gridLines, display: gridOn },
