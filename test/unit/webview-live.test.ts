@@ -237,3 +237,13 @@ test('time left: the step by its completion rate so far, the run by the steps do
   assert.equal(formatDuration(190), '3 min 10 s');
   assert.equal(formatDuration(3900), '1 h 5 min');
 });
+
+test('the time charts can show the latest step alone, on its own scale', () => {
+  const state = midRunState();
+  const whole = liveCharts(state).find((c) => c.id === 'throughput');
+  const latest = liveCharts(state, { latestStepOnly: true }).find((c) => c.id === 'throughput');
+  const startOfLatest = state.steps.at(-1)!.startedAtSec;
+  assert.ok((whole?.spec.series[0]?.data.length ?? 0) > (latest?.spec.series[0]?.data.length ?? 0));
+  assert.ok(latest?.spec.series[0]?.data.every((p) => p.x >= startOfLatest));
+  assert.deepEqual(latest?.spec.markers?.map((m) => m.label), ['concurrency@4']);
+});

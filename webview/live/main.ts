@@ -18,7 +18,7 @@ import { byId, el, errorBanner, replaceChildren, setText, textTable } from '../s
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
-import { errorSummary, liveCharts, progressView, runDescription, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId } from './view';
+import { errorSummary, liveCharts, progressView, runDescription, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId, type TimeChartChoice } from './view';
 
 const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>({
   incoming: HostToLiveMessageSchema,
@@ -27,6 +27,7 @@ const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>(
 });
 
 let current: LiveState | null = null;
+const timeCharts: TimeChartChoice = { latestStepOnly: false };
 let theme: Theme = readTheme();
 const charts = new Map<LiveChartId, SpecChart>();
 
@@ -45,6 +46,7 @@ const skeleton = {
   stepDetail: el('p', { className: 'muted', attrs: { id: 'step-detail' } }),
   step: el('progress', { attrs: { id: 'step-progress', 'aria-label': 'Current step progress' } }),
   messages: el('div', { attrs: { id: 'messages' } }),
+  chartChoice: el('label', { className: 'chart-choice', title: 'Draw the time charts for the latest step only, on a scale of its own' }),
   charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
   table: el('div', { className: 'table-scroll', attrs: { id: 'steps-table' } }),
   errors: el('p', { attrs: { id: 'error-summary' } }),
@@ -60,6 +62,7 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.step,
   el('div', { className: 'toolbar' }, [cancelButton, openButton, el('span', { className: 'spacer' }), logButton, runButton]),
   skeleton.resultPath,
+  skeleton.chartChoice,
   skeleton.charts,
   el('h2', { text: 'Steps' }),
   skeleton.table,
@@ -71,6 +74,12 @@ const emptySection = el('div', { attrs: { id: 'empty' } }, [
   el('p', { text: 'No benchmark has run in this window yet. Start one with “LLM Bench: Run LLM Benchmark” from the Command Palette.' }),
   button('Run LLM Benchmark…', () => host.post({ type: 'run-again' }), 'primary'),
 ]);
+const latestStepBox = el('input', { attrs: { type: 'checkbox', id: 'latest-step-only' } });
+latestStepBox.addEventListener('change', () => {
+  timeCharts.latestStepOnly = latestStepBox.checked;
+  if (current) renderCharts(current);
+});
+replaceChildren(skeleton.chartChoice, [latestStepBox, 'Time charts: latest step only']);
 replaceChildren(app, [skeleton.title, skeleton.messages, emptySection, runSection]);
 
 function showProgress(node: HTMLProgressElement, progress: { value: number; max: number } | null): void {
@@ -82,7 +91,7 @@ function showProgress(node: HTMLProgressElement, progress: { value: number; max:
 }
 
 function renderCharts(state: LiveState): void {
-  for (const chart of liveCharts(state)) {
+  for (const chart of liveCharts(state, timeCharts)) {
     const existing = charts.get(chart.id);
     if (existing) {
       existing.update(chart.spec);

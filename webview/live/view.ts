@@ -121,8 +121,28 @@ function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | n
   };
 }
 
-export function liveCharts(state: LiveState): LiveChart[] {
-  const { series } = state;
+/** How the time charts are drawn: the whole run, or only the latest step (its own y scale, not flattened by a busier step). */
+export interface TimeChartChoice {
+  latestStepOnly: boolean;
+}
+
+/** The samples from `fromSec` on: the latest step's part of the run's time series. */
+function seriesFrom(series: LiveState['series'], fromSec: number): LiveState['series'] {
+  const first = series.t.findIndex((t) => t >= fromSec);
+  const from = first === -1 ? series.t.length : first;
+  return {
+    ...series,
+    t: series.t.slice(from),
+    requestsPerSecond: series.requestsPerSecond.slice(from),
+    outputTokensPerSecond: series.outputTokensPerSecond.slice(from),
+    inFlight: series.inFlight.slice(from),
+    failed: series.failed.slice(from),
+  };
+}
+
+export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): LiveChart[] {
+  const latestStep = state.steps.at(-1);
+  const series = choice.latestStepOnly && latestStep ? seriesFrom(state.series, latestStep.startedAtSec) : state.series;
   const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined, scale = 1): LiveChart => {
     const p = percentileSeries(state, stats, scale);
     const log = wantsLogAxis(p.series[0]?.data.map((point) => point.x) ?? []);
@@ -130,7 +150,7 @@ export function liveCharts(state: LiveState): LiveChart[] {
   };
   /** One time series on each y axis, against run time, with a mark where each step began. */
   type Axis = { title: string; label: string; values: number[]; color: SeriesSpec['color'] };
-  const stepMarks = state.steps.map((step) => ({ x: step.startedAtSec, label: step.name }));
+  const stepMarks = (choice.latestStepOnly && latestStep ? [latestStep] : state.steps).map((step) => ({ x: step.startedAtSec, label: step.name }));
   const overTime = (id: LiveChartId, title: string, description: string, left: Axis, right: Axis): LiveChart => ({
     id,
     title,
