@@ -68,10 +68,19 @@ scenario(
     // VS Code revives a background webview only when its tab is shown: start a new run first.
     await startSimulatorRun(page, 'Quick check');
     await findWebview(page, { title: LIVE_TITLE, text: 'synchronous', timeoutMs: 60_000 });
-    // The tab left from before the reload is the first (leftmost): showing it revives its panel.
-    if ((await liveTab(page).count()) > 1) await liveTab(page).first().click();
-
-    await pollUntil('one live panel tab', 10_000, async () => ((await liveTab(page).count()) === 1 ? true : undefined));
+    // The tab left from before the reload is the first (leftmost): showing it revives its panel,
+    // which gives way. The new run's tab may join the tab bar only after the live webview's text
+    // is found (a count taken once could see one tab and never click): click the first tab as long
+    // as there are two.
+    let attempt = 0;
+    await pollUntil('one live panel tab', 45_000, async () => {
+      const count = await liveTab(page).count();
+      if (count === 1) return true;
+      // Which tab is the old one depends on where VS Code put the new panel: try each in turn.
+      await liveTab(page).nth(attempt++ % count).click().catch(() => undefined);
+      await page.waitForTimeout(500);
+      return undefined;
+    });
     // The revived tab may still be closing as it gives way, so a click can land on it: click again until the panel shows.
     const live = await pollUntil('the live panel shown from its tab', 45_000, async () => {
       await liveTab(page).first().click();
