@@ -13,10 +13,10 @@ export interface PackagedExtension {
   output: string;
 }
 
-/** Packs the extension at `root` into a fresh .vsix. */
-export function packageExtensionWithOutput(root = repoRoot): PackagedExtension {
+/** Packs the extension at `root` into a fresh .vsix (`extraArgs` only for older checkouts a benchmark compares with). */
+export function packageExtensionWithOutput(root = repoRoot, extraArgs: string[] = []): PackagedExtension {
   const vsix = join(mkdtempSync(join(tmpdir(), 'llmbench-vsix-')), 'llm-bench.vsix');
-  const args = [join('node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--out', vsix];
+  const args = [join('node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--out', vsix, ...extraArgs];
   const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
   if (result.status !== 0) {
     rmSync(dirname(vsix), { recursive: true, force: true });
@@ -26,6 +26,6 @@ export function packageExtensionWithOutput(root = repoRoot): PackagedExtension {
 }
 
 /** Packs the extension at `root` into a fresh .vsix; returns its path. */
-export function packageExtension(root = repoRoot): string {
-  return packageExtensionWithOutput(root).vsix;
+export function packageExtension(root = repoRoot, extraArgs: string[] = []): string {
+  return packageExtensionWithOutput(root, extraArgs).vsix;
 }
