@@ -5,6 +5,8 @@
  * run and offers the report grouped by a label.
  */
 import * as vscode from 'vscode';
+import { reportingErrors } from './command-errors';
+import { selectedOrChosen } from './explorer-selection';
 import * as z from 'zod';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
 import { importPastedText, importRuns, runFileName, runSource } from '../import';
@@ -155,34 +157,14 @@ async function finishImport(found: ResultDocument[], source: vscode.Uri | undefi
   return files;
 }
 
-async function chooseSources(uri: unknown, uris: unknown): Promise<vscode.Uri[] | undefined> {
-  if (Array.isArray(uris) && uris.length > 0 && uris.every((u) => u instanceof vscode.Uri)) return uris as vscode.Uri[];
-  if (uri instanceof vscode.Uri) return [uri];
-  return vscode.window.showOpenDialog({
-    canSelectFiles: true,
-    canSelectFolders: true,
-    canSelectMany: true,
-    openLabel: 'Import',
-    title: 'Result files of other tools, their folders, or logs and notes holding their printouts',
-  });
-}
 
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await action();
-  } catch (e) {
-    void vscode.window.showErrorMessage(`LLM Bench: ${messageOf(e)}`);
-    return undefined;
-  }
-}
 
 export function registerImportCommands(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
-      reporting(async () => {
-        const sources = await chooseSources(uri, uris);
+      reportingErrors(async () => {
+        const sources = await selectedOrChosen(uri, uris, { openLabel: 'Import', title: 'Result files of other tools, their folders, or logs and notes holding their printouts' });
         if (!sources?.length) return undefined;
         const found = await importRuns(sources.map((s) => s.fsPath));
         if (!found.ok) throw new Error(found.error);
@@ -191,7 +173,7 @@ export function registerImportCommands(context: vscode.ExtensionContext): void {
     ),
     // `text` is for scripts and tests; from the palette the clipboard is read.
     vscode.commands.registerCommand(IMPORT_COMMANDS.importFromClipboard, async (target?: unknown, text?: unknown) =>
-      reporting(async () => {
+      reportingErrors(async () => {
         const pasted = PastedTextSchema.safeParse(text).data ?? (await vscode.env.clipboard.readText());
         if (!pasted.trim()) throw new Error('the clipboard is empty: copy a vLLM, EvalScope or GuideLLM printout (or a page of notes holding them) first.');
         const found = importPastedText(pasted, CLIPBOARD_NAME);

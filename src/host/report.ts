@@ -6,6 +6,8 @@
  * src/host/import.ts). The model is built here (src/report/model.ts); the webview draws.
  */
 import * as vscode from 'vscode';
+import { messageOf, reportingErrors } from './command-errors';
+import { selectedOrChosen } from './explorer-selection';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { HostToReportSchema, ReportOptionsSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
 import { formatStepsCsv } from '../report/csv';
@@ -119,7 +121,6 @@ function distinguishingLabel(runs: ReportRun[]): string | undefined {
   return keys.find((k) => new Set(runs.map((r) => r.doc.labels[k])).size > 1);
 }
 
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 function defaultUri(name: string): vscode.Uri {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -150,17 +151,6 @@ export async function editLabels(file: vscode.Uri, answer?: string): Promise<boo
   return true;
 }
 
-async function chooseTargets(uri: unknown, uris: unknown): Promise<vscode.Uri[] | undefined> {
-  if (Array.isArray(uris) && uris.length > 0 && uris.every((u) => u instanceof vscode.Uri)) return uris as vscode.Uri[];
-  if (uri instanceof vscode.Uri) return [uri];
-  return vscode.window.showOpenDialog({
-    canSelectFiles: true,
-    canSelectFolders: true,
-    canSelectMany: true,
-    openLabel: 'Open Report',
-    title: 'Result files or folders to compare',
-  });
-}
 
 function reportTitle(paths: string[]): string {
   const names = paths.map((path) => vscode.workspace.asRelativePath(vscode.Uri.file(path)));
@@ -184,25 +174,17 @@ async function openReport(context: vscode.ExtensionContext, targets: vscode.Uri[
   return showReport(context, panel, targets.map((t) => t.fsPath), options);
 }
 
-async function reporting<T>(action: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await action();
-  } catch (e) {
-    void vscode.window.showErrorMessage(`LLM Bench: ${messageOf(e)}`);
-    return undefined;
-  }
-}
 
 export function registerReportViews(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
     registerPanelRestorer(REPORT_VIEW_TYPE, ReportPanelStateSchema, (panel, saved) =>
-      saved ? void reporting(() => showReport(context, panel, saved.paths, saved.options)) : panel.dispose(),
+      saved ? void reportingErrors(() => showReport(context, panel, saved.paths, saved.options)) : panel.dispose(),
     ),
     // `options` (a grouping label, ...) comes from the import's "Open Report" offer and from scripts.
     vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
-      const targets = await chooseTargets(uri, uris);
-      return targets?.length ? reporting(() => openReport(context, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
+      const targets = await selectedOrChosen(uri, uris, { openLabel: 'Open Report', title: 'Result files or folders to compare' });
+      return targets?.length ? reportingErrors(() => openReport(context, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
     }),
     vscode.commands.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
       const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
@@ -211,7 +193,7 @@ export function registerReportViews(context: vscode.ExtensionContext): void {
         void vscode.window.showErrorMessage(`LLM Bench: open or select a ${RESULT_FILE_SUFFIX} file to edit its labels.`);
         return false;
       }
-      return reporting(() => editLabels(file, typeof answer === 'string' ? answer : undefined));
+      return reportingErrors(() => editLabels(file, typeof answer === 'string' ? answer : undefined));
     }),
   );
 }

@@ -3,6 +3,7 @@
  * Restricted Mode: it only reads the file. Compare lives in compare.ts.
  */
 import * as vscode from 'vscode';
+import { reportingErrors } from './command-errors';
 import { DEFAULT_TABLE_COLUMNS, TableColumnsSchema, type ResultToHostMessage, type TableColumns } from '../format/messages/result';
 import type { ResultDocument } from '../format/result';
 import { formatMarkdownTable } from '../report/tables';
@@ -107,18 +108,11 @@ class ResultEditor implements vscode.Disposable {
   private onMessage(message: ResultToHostMessage): void {
     if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
     else if (message.type === 'compare-with') this.actions.compareWith(this.file);
-    else if (message.type === 'markdown') void runReporting(() => exportMarkdown(this, message.action));
+    else if (message.type === 'markdown') void reportingErrors(() => exportMarkdown(this, message.action));
     else if (message.type === 'table-columns') this.actions.setColumns(message.columns);
   }
 }
 
-async function runReporting(action: () => Promise<unknown>): Promise<void> {
-  try {
-    await action();
-  } catch (e) {
-    void vscode.window.showErrorMessage(`LLM Bench: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
 
 function markdownOf(editor: ResultEditor): string {
   if (!editor.document) throw new Error(`${fileNameOf(editor.file)} is not a readable result, so it has no table to export.`);
@@ -200,7 +194,7 @@ export function registerResultViews(context: vscode.ExtensionContext): void {
       webviewOptions: { enableFindWidget: true },
     }),
     vscode.commands.registerCommand(RESULT_COMMANDS.copyMarkdown, (uri?: vscode.Uri) =>
-      runReporting(async () => exportMarkdown(await provider.loaded(uri), 'copy')),
+      reportingErrors(async () => exportMarkdown(await provider.loaded(uri), 'copy')),
     ),
     // Returns the saved file's Uri; `target` skips the save dialog (scripts and tests).
     vscode.commands.registerCommand(RESULT_COMMANDS.saveMarkdown, async (uri?: vscode.Uri, target?: vscode.Uri) =>

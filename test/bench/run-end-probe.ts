@@ -12,7 +12,7 @@ const ROUNDS = 3;
 /** The end of a run: its last second before `llmBench.run` answers. */
 const END_WINDOW_MS = 1000;
 
-interface Round {
+export interface Round {
   requests: number;
   runMs: number;
   /** Longest gap past 1 ms between two timer turns in the last second before the answer. */

@@ -14,14 +14,7 @@ import { runTests } from '@vscode/test-electron';
 import { repoRoot } from '../vscode/harness/tools';
 import { packageExtension } from '../vscode/harness/vsix';
 import { createWorkspace } from '../vscode/harness/workspace';
-
-interface Round {
-  requests: number;
-  runMs: number;
-  endStallMs: number;
-  runStallMs: number;
-  status: string;
-}
+import type { Round } from './run-end-probe';
 
 /** Checkouts from before issue 9 had no repository or LICENSE and needed vsce's flags to package. */
 function packagingFlags(root: string): string[] {

@@ -1,0 +1,13 @@
+/** Commands and panels that fail say why in one error notification, and answer undefined. */
+import * as vscode from 'vscode';
+
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export async function reportingErrors<T>(action: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await action();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`LLM Bench: ${messageOf(e)}`);
+    return undefined;
+  }
+}
