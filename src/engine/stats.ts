@@ -120,20 +120,26 @@ export function errorCounts(requests: readonly RequestRecord[]): Record<string, 
 
 /**
  * TTFT of every successful measured request that streamed, and ITL: every gap between consecutive
- * content chunks of those requests, pooled (vLLM's definition). The summary's statistics and the
- * viewers' distributions are both drawn from these samples.
+ * content chunks of those requests, pooled (vLLM's definition); each one's latency and TPOT. The
+ * viewers' distributions and compare's noise intervals are drawn from these samples.
  */
-export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[] } {
+export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[]; latency: number[]; tpot: number[] } {
   const ttft: number[] = [];
   const itl: number[] = [];
+  const latency: number[] = [];
+  const tpot: number[] = [];
   for (const r of requests) {
     if (!isMeasured(r) || !succeeded(r)) continue;
     const first = ttftOf(r);
     if (first !== null) ttft.push(first);
+    const whole = latencyOf(r);
+    if (whole !== null) latency.push(whole);
+    const perToken = tpotOf(r);
+    if (perToken !== null) tpot.push(perToken);
     const chunks = r.chunkMs;
     for (let i = 1; i < chunks.length; i++) itl.push((chunks[i] as number) - (chunks[i - 1] as number));
   }
-  return { ttft, itl };
+  return { ttft, itl, latency, tpot };
 }
 
 /**

@@ -1,16 +1,17 @@
 /**
- * Comparing two runs. Both open side by side as result editors in two columns, on URIs of a
- * private read-only scheme that carry the real file and its partner, so each side draws its
- * charts on the axes of both runs. (A `vscode.diff` of such URIs, as vscode-hexeditor does,
- * opened a JSON text diff in VS Code 1.139 rather than our editor, so the two columns are opened
- * explicitly.) A compare panel beside them overlays both runs on the same charts with a delta table;
- * its webview keeps the two files' URIs, so a reload restores it.
+ * Comparing two runs: one compare panel in the active editor column holds both runs' headers, a
+ * table of B against A that tells changes from noise, both runs on the same charts and each run's
+ * own charts side by side (src/views/compare.ts); its webview keeps the two files' URIs, so a
+ * reload restores it. On request ("Open Side by Side") both runs also open as result editors in
+ * two columns, on URIs of a private read-only scheme that carry the real file and its partner, so
+ * each side draws its charts on the axes of both runs. (A `vscode.diff` of such URIs, as
+ * vscode-hexeditor does, opened a JSON text diff in VS Code 1.139 rather than our editor.)
  */
 import * as vscode from 'vscode';
 import { ComparePanelStateSchema, type ResultToHostMessage } from '../format/messages/result';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { registerPanelRestorer } from './panel-restore';
-import { buildCompareView, buildResultView } from '../views/result';
+import { buildCompareView } from '../views/compare';
 import { ViewSession } from './results-session';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
@@ -77,24 +78,36 @@ class CompareFileSystem implements vscode.FileSystemProvider {
   }
 }
 
-/** The overlay panel of one pair of runs. */
+const compareTitle = (a: vscode.Uri, b: vscode.Uri) => `Compare: ${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
+
+/** Both runs as result editors in two columns, each on the axes of both. */
+async function openSideBySide(a: vscode.Uri, b: vscode.Uri): Promise<void> {
+  const side = (file: vscode.Uri, partner: vscode.Uri, viewColumn: vscode.ViewColumn) =>
+    vscode.commands.executeCommand('vscode.openWith', compareUri(file, partner), RESULT_VIEW_TYPE, { viewColumn, preview: false });
+  await side(a, b, vscode.ViewColumn.One);
+  await side(b, a, vscode.ViewColumn.Two);
+}
+
+/** The compare panel of one pair of runs. */
 class ComparePanel implements vscode.Disposable {
   readonly session: ViewSession;
-  private readonly watcher: vscode.Disposable;
+  private watcher: vscode.Disposable;
 
   constructor(
-    readonly a: vscode.Uri,
-    readonly b: vscode.Uri,
+    public a: vscode.Uri,
+    public b: vscode.Uri,
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
   ) {
     panel.webview.options = webviewOptions(extensionUri);
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title });
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title, loading: 'Reading both result files...' });
     this.session = new ViewSession(
       panel,
-      (chartId) => vscode.Uri.joinPath(a, '..', `compare-${chartId}.png`),
+      (chartId) => vscode.Uri.joinPath(this.a, '..', `compare-${chartId}.png`),
       (message: ResultToHostMessage) => {
-        if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', a, 'default');
+        if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', this.a, 'default');
+        else if (message.type === 'swap') void this.swap();
+        else if (message.type === 'open-side-by-side') void openSideBySide(this.a, this.b);
       },
       () => void this.load(),
       { a: a.toString(), b: b.toString() },
@@ -106,8 +119,15 @@ class ComparePanel implements vscode.Disposable {
     const [la, lb] = await Promise.all([loadResult(this.a), loadResult(this.b)]);
     if (!la.ok) return this.fail(this.a, la.error);
     if (!lb.ok) return this.fail(this.b, lb.error);
-    const view = buildCompareView(buildResultView(la.read, fileNameOf(this.a)), buildResultView(lb.read, fileNameOf(this.b)));
-    this.session.send({ type: 'show-compare', view });
+    this.session.send({ type: 'show-compare', view: buildCompareView(la.read, lb.read, fileNameOf(this.a), fileNameOf(this.b)) });
+  }
+
+  /** B becomes A: the deltas and their verdicts turn around; the panel keeps the new order for a restore. */
+  private async swap(): Promise<void> {
+    [this.a, this.b] = [this.b, this.a];
+    this.panel.title = compareTitle(this.a, this.b);
+    this.session.send({ type: 'keep-state', state: { a: this.a.toString(), b: this.b.toString() } });
+    await this.load();
   }
 
   dispose(): void {
@@ -170,23 +190,17 @@ export function registerCompareViews(context: vscode.ExtensionContext): CompareV
     });
   }
 
+  /** One compare panel, in the active column: readable there at 1000 px, and no run open twice. */
   async function open(a: vscode.Uri, b: vscode.Uri): Promise<void> {
-    const title = `${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
-    const side = (file: vscode.Uri, partner: vscode.Uri, viewColumn: vscode.ViewColumn) =>
-      vscode.commands.executeCommand('vscode.openWith', compareUri(file, partner), RESULT_VIEW_TYPE, { viewColumn, preview: false });
-    await side(a, b, vscode.ViewColumn.One);
-    await side(b, a, vscode.ViewColumn.Two);
     const existing = [...panels].find((p) => p.a.toString() === a.toString() && p.b.toString() === b.toString());
     if (existing) {
-      existing.panel.reveal(vscode.ViewColumn.Three, true);
+      existing.panel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(
-      COMPARE_VIEW_TYPE,
-      `Compare: ${title}`,
-      { viewColumn: vscode.ViewColumn.Three, preserveFocus: true },
-      { ...webviewOptions(context.extensionUri), enableFindWidget: true },
-    );
+    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, compareTitle(a, b), vscode.ViewColumn.Active, {
+      ...webviewOptions(context.extensionUri),
+      enableFindWidget: true,
+    });
     track(a, b, panel);
   }
 

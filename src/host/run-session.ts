@@ -18,7 +18,7 @@ import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
-import { progressView } from '../views/progress';
+import { progressView, runEndMessage } from '../views/progress';
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
@@ -298,8 +298,8 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   private async finish(doc: RunOverview, resultUri: vscode.Uri, openResult: boolean): Promise<void> {
     if (openResult) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
     const requests = doc.steps.reduce((n, s) => n + s.recorded, 0);
-    if (doc.status === 'partial') void this.offerResult(`LLM Bench: the run stopped early (${doc.statusReason ?? 'cancelled'}); the result keeps the ${requests} requests measured.`, resultUri, 'info');
-    else if (doc.status === 'failed') void this.offerResult(`LLM Bench: the run failed: ${doc.statusReason ?? 'see the log'}.`, resultUri, 'error');
+    const message = runEndMessage(doc.status, doc.statusReason, requests);
+    if (message) void this.offerResult(message, resultUri, doc.status === 'failed' ? 'error' : 'info');
   }
 
   private async offerResult(message: string, resultUri: vscode.Uri, level: 'info' | 'error'): Promise<void> {

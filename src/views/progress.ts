@@ -116,3 +116,15 @@ export function progressView(state: LiveState): ProgressView {
     tone: 'running',
   };
 }
+
+/** A reason as the end of a sentence: reasons from the engine often carry their own full stop. */
+const endSentence = (text: string): string => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+/** What the notification at a run's end says, or null when a complete run needs no words. */
+export function runEndMessage(status: string, reason: string | null | undefined, requestsMeasured: number): string | null {
+  if (status === 'partial') {
+    return `LLM Bench: the run stopped early: ${endSentence(reason ?? 'cancelled')} The result keeps the ${requestsMeasured} requests measured.`;
+  }
+  if (status === 'failed') return `LLM Bench: the run failed: ${endSentence(reason ?? 'see the log')}`;
+  return null;
+}

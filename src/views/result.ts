@@ -1,5 +1,5 @@
 /**
- * Result document -> what the result and compare views draw. Pure (no `vscode`), so it is unit
+ * Result document -> what the result view (and, through src/views/compare.ts, compare) draws. Pure (no `vscode`), so it is unit
  * tested and benchmarked on its own. The host runs it and sends the webview only aggregates:
  * a step's thousands of request records become a table row, a few chart points and a
  * fixed-size distribution curve.
@@ -9,9 +9,6 @@ import { latencySamples } from '../engine/stats';
 import type {
   ChartSeries,
   ViewChart,
-  CompareView,
-  DeltaCell,
-  DeltaRow,
   ResultView,
   RunSummary,
   StepRow,
@@ -130,10 +127,10 @@ function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: bool
   };
 }
 
-type RowValue = (row: StepRow) => number | null | undefined;
+export type RowValue = (row: StepRow) => number | null | undefined;
 
 /** [x, y] for each row that has both, sorted by x (a sweep may measure rates out of order). */
-function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
+export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
   const points: [number, number][] = [];
   for (const row of rows) {
     const y = value(row);
@@ -156,7 +153,7 @@ function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number
   return band.filter((s) => s.points.length > 0);
 }
 
-function chart(id: string, metric: MetricKey | null, title: string, xLabel: string, series: ChartSeries[], yLabel?: string): ViewChart {
+export function chart(id: string, metric: MetricKey | null, title: string, xLabel: string, series: ChartSeries[], yLabel?: string): ViewChart {
   return { id, title, metric, xLabel, yLabel: yLabel ?? (metric ? metricTitle(metric) : ''), series };
 }
 
@@ -280,87 +277,3 @@ export function alignAxes(a: ResultView, b: ResultView): [ResultView, ResultView
   return [apply(a), apply(b)];
 }
 
-/** Below this relative change (percent) two values count as the same: run-to-run noise. */
-export const SAME_WITHIN_PERCENT = 1;
-
-export function deltaCell(metric: MetricKey, a: number | null | undefined, b: number | null | undefined): DeltaCell {
-  const av = typeof a === 'number' && Number.isFinite(a) ? a : null;
-  const bv = typeof b === 'number' && Number.isFinite(b) ? b : null;
-  if (av === null || bv === null) return { metric, a: av, b: bv, percent: null, verdict: 'unknown' };
-  const percent = av === 0 ? (bv === 0 ? 0 : null) : ((bv - av) / Math.abs(av)) * 100;
-  const change = percent ?? Math.sign(bv - av) * Infinity;
-  if (Math.abs(change) < SAME_WITHIN_PERCENT) return { metric, a: av, b: bv, percent, verdict: 'same' };
-  const improved = METRICS[metric].better === 'higher' ? change > 0 : change < 0;
-  return { metric, a: av, b: bv, percent, verdict: improved ? 'better' : 'worse' };
-}
-
-export const DELTA_METRICS: { metric: MetricKey; value: RowValue }[] = [
-  { metric: 'requestsPerSecond', value: (r) => r.requestsPerSecond },
-  { metric: 'outputTokensPerSecond', value: (r) => r.outputTokensPerSecond },
-  { metric: 'latencyMs', value: (r) => r.latencyMs?.p50 },
-  { metric: 'ttftMs', value: (r) => r.ttftMs?.p50 },
-  { metric: 'itlMs', value: (r) => r.itlMs?.p50 },
-  { metric: 'tpotMs', value: (r) => r.tpotMs?.p50 },
-  { metric: 'failures', value: (r) => r.failed },
-];
-
-/**
- * Pairs the steps of two runs: by name (concurrency@8 with concurrency@8), or, when no name
- * matches but both have as many steps (two sweeps landing on different rates), by position.
- */
-export function pairSteps(a: StepRow[], b: StepRow[]): [StepRow, StepRow][] {
-  const byName = new Map(b.map((row) => [row.name, row]));
-  const named = a.flatMap((row): [StepRow, StepRow][] => {
-    const other = byName.get(row.name);
-    return other ? [[row, other]] : [];
-  });
-  if (named.length > 0 || a.length !== b.length) return named;
-  return a.map((row, i) => [row, b[i] as StepRow]);
-}
-
-export function deltaRows(a: StepRow[], b: StepRow[]): DeltaRow[] {
-  return pairSteps(a, b).map(([ra, rb]) => ({
-    stepA: ra.name,
-    stepB: rb.name,
-    cells: DELTA_METRICS.map(({ metric, value }) => deltaCell(metric, value(ra), value(rb))),
-  }));
-}
-
-export function buildCompareView(a: ResultView, b: ResultView): CompareView {
-  const notes: string[] = [];
-  if (a.xAxis.kind !== b.xAxis.kind) {
-    notes.push(`The runs use different load shapes: A is drawn against ${a.xAxis.label.toLowerCase()}, B against ${b.xAxis.label.toLowerCase()}.`);
-  }
-  const deltas = deltaRows(a.rows, b.rows);
-  if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
-  const runs = [
-    { tag: 'A', view: a, colorIndex: 0 },
-    { tag: 'B', view: b, colorIndex: 1 },
-  ];
-  const xLog = [...a.charts, ...b.charts].some((c) => c.id === 'requests' && c.xLog);
-  const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
-  const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
-    withAxis(chart(id, metric, title, a.xAxis.label, runs.map((r) => ({ label: r.tag, points: pointsOf(r.view.rows, value), colorIndex: r.colorIndex }))));
-  const latency = withAxis(chart(
-    'latency',
-    'latencyMs',
-    'Latency p50 and p99',
-    a.xAxis.label,
-    runs.flatMap((r) => [
-      { label: `${r.tag} p50`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p50), colorIndex: r.colorIndex },
-      { label: `${r.tag} p99`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p99), colorIndex: r.colorIndex, dashed: true },
-    ]),
-  ));
-  return {
-    a: a.summary,
-    b: b.summary,
-    charts: [
-      overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
-      latency,
-      overlay('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
-      overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
-    ],
-    deltas,
-    notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
-  };
-}

@@ -1,9 +1,13 @@
 // Comparing two results in the browser: "Compare With..." from the result view, picking the other
-// file, opens both runs side by side and the overlay panel with its delta table, which a window
-// reload restores.
+// file, opens one compare view in the editor column: both runs' headers, B against A with the
+// slower run's cells marked worse (outside noise), both runs on the same charts and each on its
+// own. Swap exchanges A and B; Open Side by Side adds the two result editors; a window reload
+// restores the compare view. In a dark, a light and a high-contrast theme, the view is pictured at
+// 1000x700 and 1280x800 with nothing cut off.
 import type { Frame, Page } from 'playwright-core';
 import { concurrencySweep } from '../helpers/result-documents';
-import { answerQuickPick, findWebview, openFile, reloadWindow, saveScreenshot, scenario, waitForText } from './harness';
+import { answerQuickPick, findWebview, openFile, reloadWindow, scenario, waitForText } from './harness';
+import { shootAtEachSize, THEMES } from './harness/layout';
 
 /** Result views (side by side) currently showing a given file name as their heading. */
 async function resultViewsShowing(page: Page, fileName: string): Promise<Frame[]> {
@@ -16,21 +20,43 @@ async function resultViewsShowing(page: Page, fileName: string): Promise<Frame[]
   return found;
 }
 
-scenario(
-  'Compare With... opens both runs side by side and the overlay with deltas',
-  async ({ page }) => {
-    await openFile(page, 'benchmarks/fast.llmbench.json');
-    const view = await findWebview(page, { title: 'fast.llmbench.json', text: 'concurrency@16', timeoutMs: 60_000 });
-    await view.locator('#compare-with').click();
-    await answerQuickPick(page, 'slow.llmbench.json');
+const editorGroups = (page: Page) => page.locator('.editor-group-container').count();
 
-    const compare = await findWebview(page, { text: 'B against A', timeoutMs: 60_000 });
-    await waitForText(compare, 'A: fast.llmbench.json');
-    await waitForText(compare, 'B: slow.llmbench.json');
+async function openCompare(page: Page): Promise<Frame> {
+  await openFile(page, 'benchmarks/fast.llmbench.json');
+  const view = await findWebview(page, { title: 'fast.llmbench.json', text: 'concurrency@16', timeoutMs: 60_000 });
+  await view.locator('#compare-with').click();
+  await answerQuickPick(page, 'slow.llmbench.json');
+  const compare = await findWebview(page, { text: 'B against A', timeoutMs: 60_000 });
+  await waitForText(compare, 'A: fast.llmbench.json');
+  await waitForText(compare, 'B: slow.llmbench.json');
+  return compare;
+}
+
+const workspace = {
+  files: {
+    'benchmarks/fast.llmbench.json': JSON.stringify(concurrencySweep(20, 1)),
+    'benchmarks/slow.llmbench.json': JSON.stringify(concurrencySweep(20, 2)),
+  },
+};
+
+scenario(
+  'Compare With... opens one compare view: deltas outside noise, swap, side by side on request, restored after a reload',
+  async ({ page }) => {
+    const compare = await openCompare(page);
+    const groups = await editorGroups(page);
+    if (groups !== 1) throw new Error(`the compare view should take one editor column, saw ${groups}`);
     const worse = await compare.locator('.delta-table .delta-worse').count();
     if (worse < 3) throw new Error(`the slower run should show worse cells, saw ${worse}`);
 
-    // The two sides of the split view are result views of each file.
+    await compare.locator('#swap-runs').click();
+    await waitForText(compare, 'A: slow.llmbench.json');
+    const better = await compare.locator('.delta-table .delta-better').count();
+    if (better < 3) throw new Error(`after the swap the faster run is B: its cells should be better, saw ${better}`);
+    await compare.locator('#swap-runs').click();
+    await waitForText(compare, 'A: fast.llmbench.json');
+
+    await compare.locator('#open-side-by-side').click();
     const deadline = Date.now() + 30_000;
     for (;;) {
       const [a, b] = await Promise.all([resultViewsShowing(page, 'fast.llmbench.json'), resultViewsShowing(page, 'slow.llmbench.json')]);
@@ -38,22 +64,25 @@ scenario(
       if (Date.now() > deadline) throw new Error(`side by side: ${a.length} view(s) of fast, ${b.length} of slow`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    await saveScreenshot(page, 'e2e-compare-light');
 
-    // After a reload the overlay panel comes back (its serializer), drawn again from the two files.
-    // Reloading through VS Code saves the window's layout first, as a user's reload does.
+    // After a reload the compare view comes back (its serializer), drawn again from the two files;
+    // VS Code revives a webview tab behind the side-by-side editors when it is shown.
     await reloadWindow(page);
+    await page.locator('.tabs-container .tab', { hasText: '\u2194' }).first().click();
     const restored = await findWebview(page, { text: 'B against A', timeoutMs: 60_000 });
     await waitForText(restored, 'B: slow.llmbench.json');
-    if ((await restored.locator('.delta-table .delta-worse').count()) < 3) throw new Error('the restored overlay lost its delta table');
+    if ((await restored.locator('.delta-table .delta-worse').count()) < 3) throw new Error('the restored compare view lost its delta table');
   },
-  {
-    workspace: {
-      files: {
-        'benchmarks/fast.llmbench.json': JSON.stringify(concurrencySweep(20, 1)),
-        'benchmarks/slow.llmbench.json': JSON.stringify(concurrencySweep(20, 2)),
-      },
-    },
-    timeoutMs: 180_000,
-  },
+  { workspace, timeoutMs: 180_000 },
 );
+
+for (const [theme, themeName] of Object.entries(THEMES)) {
+  scenario(
+    `compare view in the ${theme} theme at 1000 and 1280 px: nothing cut off`,
+    async ({ page }) => {
+      await openCompare(page);
+      await shootAtEachSize(page, () => findWebview(page, { text: 'B against A', timeoutMs: 30_000 }), `compare-${theme}`);
+    },
+    { workspace: { ...workspace, settings: { 'workbench.colorTheme': themeName } }, timeoutMs: 180_000 },
+  );
+}

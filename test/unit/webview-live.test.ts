@@ -9,7 +9,7 @@ import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } fro
 import { chartConfig } from '../../webview/shared/charts';
 import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
 import { liveCharts, movingAverage, progressView, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../webview/live/view';
-import { formatDuration } from '../../src/views/progress';
+import { formatDuration, runEndMessage } from '../../src/views/progress';
 import { makeStep } from '../helpers/result-documents';
 
 const RUN = {
@@ -246,4 +246,18 @@ test('the time charts can show the latest step alone, on its own scale', () => {
   assert.ok((whole?.spec.series[0]?.data.length ?? 0) > (latest?.spec.series[0]?.data.length ?? 0));
   assert.ok(latest?.spec.series[0]?.data.every((p) => p.x >= startOfLatest));
   assert.deepEqual(latest?.spec.markers?.map((m) => m.label), ['concurrency@4']);
+});
+
+test('the run-end notification ends each sentence once, whether or not the engine\'s reason has its own full stop', () => {
+  assert.equal(
+    runEndMessage('failed', '50 requests failed in a row, rather than send more.', 50),
+    'LLM Bench: the run failed: 50 requests failed in a row, rather than send more.',
+  );
+  assert.equal(runEndMessage('failed', 'the server closed the connection', 3), 'LLM Bench: the run failed: the server closed the connection.');
+  assert.equal(runEndMessage('failed', undefined, 0), 'LLM Bench: the run failed: see the log.');
+  assert.equal(
+    runEndMessage('partial', 'Cancelled.', 12),
+    'LLM Bench: the run stopped early: Cancelled. The result keeps the 12 requests measured.',
+  );
+  assert.equal(runEndMessage('complete', null, 40), null);
 });

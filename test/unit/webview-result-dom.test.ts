@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { buildCompareView, buildResultView } from '../../src/views/result';
+import { buildCompareView } from '../../src/views/compare';
+import { buildResultView } from '../../src/views/result';
 import { parseResultDocument } from '../../src/format/result';
 import type { HostToResultMessage } from '../../src/format/messages/result';
 import { concurrencySweep, makeDocument } from '../helpers/result-documents';
@@ -137,17 +138,20 @@ test('toolbar buttons post compare and Markdown requests; unreadable host messag
   assert.match(page.document.querySelector('[role=alert]')?.textContent ?? '', /could not be read/);
 });
 
-test('the compare view renders both runs and colours deltas by verdict', () => {
-  const a = buildResultView(forReading(concurrencySweep(20, 1)), 'a.llmbench.json');
-  const b = buildResultView(forReading(concurrencySweep(20, 2)), 'b.llmbench.json');
+test('the compare view renders both runs and colours deltas by verdict; swap and side by side ask the host', async () => {
+  const view = buildCompareView(forReading(concurrencySweep(20, 1)), forReading(concurrencySweep(20, 2)), 'a.llmbench.json', 'b.llmbench.json');
   const page = openView('compare');
   assert.deepEqual(page.posted, [{ type: 'ready' }]);
-  page.send({ type: 'show-compare', view: buildCompareView(a, b) });
+  page.send({ type: 'show-compare', view });
   assert.match(page.text(), /A: a\.llmbench\.json/);
   assert.match(page.text(), /B: b\.llmbench\.json/);
   const rows = page.document.querySelectorAll('.delta-table tbody tr');
   assert.equal(rows.length, 3);
   // B is twice as slow: its TTFT and latency cells are worse.
   assert.ok(page.document.querySelectorAll('.delta-table .delta-worse').length >= 3);
-  assert.equal(page.document.querySelectorAll('[data-chart]').length, 4);
+  await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
+  assert.equal(page.document.querySelectorAll('[data-chart]').length, view.charts.length + view.ownCharts.length);
+  page.document.getElementById('swap-runs')?.click();
+  page.document.getElementById('open-side-by-side')?.click();
+  assert.deepEqual(page.posted.slice(1), [{ type: 'swap' }, { type: 'open-side-by-side' }]);
 });

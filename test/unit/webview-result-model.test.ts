@@ -5,14 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   alignAxes,
-  buildCompareView,
   buildResultView,
   chooseXAxis,
-  deltaCell,
-  deltaRows,
   distributionCurve,
-  pairSteps,
 } from '../../src/views/result';
+import { buildCompareView, deltaCell, deltaRows, medianDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
 import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
 import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
@@ -147,7 +144,7 @@ test('distribution samples take TTFT and chunk gaps of successful measured reque
   assert.ok(Math.abs((itl[0] ?? 0) - 3.8) < 1e-9);
 });
 
-test('delta cells: percent of B against A, and better or worse by the metric direction', () => {
+test('delta cells without an interval: percent of B against A, better or worse by the metric direction past the noise threshold', () => {
   assert.deepEqual(deltaCell('requestsPerSecond', 10, 12), { metric: 'requestsPerSecond', a: 10, b: 12, percent: 20, verdict: 'better' });
   assert.deepEqual(deltaCell('latencyMs', 200, 150), { metric: 'latencyMs', a: 200, b: 150, percent: -25, verdict: 'better' });
   assert.deepEqual(deltaCell('ttftMs', 200, 250), { metric: 'ttftMs', a: 200, b: 250, percent: 25, verdict: 'worse' });
@@ -158,19 +155,42 @@ test('delta cells: percent of B against A, and better or worse by the metric dir
   assert.deepEqual(deltaCell('failures', 0, 0), { metric: 'failures', a: 0, b: 0, percent: 0, verdict: 'same' });
   assert.equal(deltaCell('failures', 4, 1).verdict, 'better');
   assert.deepEqual(deltaCell('itlMs', null, 3), { metric: 'itlMs', a: null, b: 3, percent: null, verdict: 'unknown' });
+  assert.equal(NO_INTERVAL_NOISE_PERCENT, 5);
+  assert.equal(deltaCell('requestsPerSecond', 100, 104).verdict, 'same', 'a 4% change of a single figure is noise');
+});
+
+test('delta cells with an interval: within noise when it spans zero, else better or worse; the interval shown in percent', () => {
+  assert.deepEqual(deltaCell('ttftMs', 100, 60, [-50, -30]), { metric: 'ttftMs', a: 100, b: 60, percent: -40, interval: [-50, -30], verdict: 'better' });
+  assert.equal(deltaCell('ttftMs', 100, 58, [-45, 3]).verdict, 'same', 'a large change whose interval spans zero is noise');
+  assert.equal(deltaCell('latencyMs', 200, 202, [1, 3]).verdict, 'worse', 'a small change outside noise is a change');
+  assert.deepEqual(deltaCell('latencyMs', 200, 202, [1, 3]).interval, [0.5, 1.5]);
+});
+
+test('the bootstrap interval of a median difference: seeded, wide for the same distribution, clear of zero for a shift', () => {
+  const same = Array.from({ length: 200 }, (_, i) => 100 + ((i * 37) % 21) - 10);
+  const shuffled = [...same].reverse();
+  const shifted = same.map((v) => v + 15);
+  const noise = medianDifferenceInterval(same, shuffled, 7);
+  assert.ok(noise && noise[0] <= 0 && noise[1] >= 0, `same values give an interval around 0: ${String(noise)}`);
+  assert.deepEqual(medianDifferenceInterval(same, shuffled, 7), noise, 'the same seed gives the same interval');
+  const shift = medianDifferenceInterval(same, shifted, 7);
+  assert.ok(shift && shift[0] > 10 && shift[1] < 20, `a shift of 15 gives an interval around 15: ${String(shift)}`);
+  assert.equal(medianDifferenceInterval([1, 2, 3, 4], [1, 2, 3, 4, 5]), null, 'too few samples: no interval');
 });
 
 test('delta table text shows B with its change; failures from zero read "from 0"', () => {
   const table = deltaTable([
-    { stepA: 'c@4', stepB: 'c@4', cells: [deltaCell('requestsPerSecond', 10, 12), deltaCell('failures', 0, 3), deltaCell('latencyMs', 200, 203)] },
+    { stepA: 'c@4', stepB: 'c@4', cells: [deltaCell('requestsPerSecond', 10, 12), deltaCell('failures', 0, 3), deltaCell('latencyMs', 200, 203), deltaCell('ttftMs', 100, 58, [-45, 3])] },
   ]);
-  assert.deepEqual(table.columns.map((c) => c.label), ['req/s', 'failures', 'latency p50']);
+  assert.deepEqual(table.columns.map((c) => c.label), ['req/s', 'failures', 'latency p50', 'TTFT p50']);
   assert.match(table.columns[0]?.definition ?? '', /Higher is better\.$/);
   assert.deepEqual(table.rows[0]?.cells.map((c) => [c.text, c.verdict]), [
     ['12.00 (+20%) \u2713', 'better'],
     ['3 (from 0) \u2717', 'worse'],
-    ['203 (+1.5%) \u2717', 'worse'],
+    ['203 (+1.5%) \u2248', 'same'],
+    ['58.0 (-42%) \u2248', 'same'],
   ]);
+  assert.match(table.rows[0]!.cells[3]!.detail, /within noise: 95% interval -45% to \+3\.0%/);
   assert.equal(formatPercent(-2.54), '-2.5%');
   assert.equal(formatPercent(0), '0.0%');
   assert.equal(formatNumber(1234.4), '1,234');
@@ -216,19 +236,25 @@ test('side-by-side views share axis maxima per chart', () => {
   assert.equal(chartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
 });
 
-test('the compare view overlays both runs and lists deltas per matched step', () => {
-  const a = buildResultView(forReading(concurrencySweep(20, 1)), 'a.llmbench.json');
-  const b = buildResultView(forReading(concurrencySweep(20, 2)), 'b.llmbench.json');
-  const view = buildCompareView(a, b);
+test('the compare view overlays both runs, shows each on its own, and lists deltas per matched step with their noise', () => {
+  const view = buildCompareView(forReading(concurrencySweep(20, 1)), forReading(concurrencySweep(20, 2)), 'a.llmbench.json', 'b.llmbench.json');
   assert.equal(CompareViewSchema.safeParse(view).success, true);
-  assert.deepEqual(view.charts.map((c) => c.id), ['requests', 'latency', 'output-throughput', 'failures']);
+  assert.deepEqual(view.charts.map((c) => c.id), ['requests', 'latency', 'output-throughput', 'ttft', 'failures']);
+  assert.deepEqual(view.ownCharts.slice(0, 2).map((c) => c.id), ['a-output-throughput', 'b-output-throughput']);
+  assert.equal(view.ownCharts[0]?.yMax, view.ownCharts[1]?.yMax, 'side by side on shared axes');
+  assert.deepEqual(view.warnings, [], 'same model, workload and profile');
   assert.deepEqual(view.charts[0]?.series.map((s) => [s.label, s.colorIndex]), [['A', 0], ['B', 1]]);
   assert.deepEqual(view.charts[1]?.series.map((s) => s.label), ['A p50', 'A p99', 'B p50', 'B p99']);
   assert.deepEqual(view.deltas.map((d) => d.stepA), ['synchronous', 'concurrency@4', 'concurrency@16']);
   const ttft = view.deltas[1]?.cells.find((c) => c.metric === 'ttftMs');
   assert.equal(ttft?.percent, 100); // 80 ms -> 160 ms
   assert.equal(ttft?.verdict, 'worse');
+  assert.ok(ttft?.interval && ttft.interval[0] > 50, `the doubling is far outside noise: ${String(ttft?.interval)}`);
   assert.deepEqual(view.notes, []);
+  const same = buildCompareView(forReading(concurrencySweep(20, 1)), forReading(concurrencySweep(20, 1)), 'a.llmbench.json', 'a2.llmbench.json');
+  assert.ok(same.deltas.every((row) => row.cells.every((cell) => cell.verdict === 'same')), 'a run against itself is within noise everywhere');
+  const other = buildCompareView(forReading(concurrencySweep(20, 1)), forReading({ ...concurrencySweep(20, 1), endpoint: { baseUrl: '', api: 'chat', model: 'other-model' } }), 'a', 'b');
+  assert.match(other.warnings.join(' '), /different models: A test-model, B other-model/);
 });
 
 test('a concurrency step that stayed well below its level says so in the notes', () => {

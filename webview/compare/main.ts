@@ -1,29 +1,51 @@
 /**
- * Two runs on the same charts (A and B overlaid) and a table of B's change against A per step.
+ * The compare view: both runs' headers, what makes them not like for like, B's change against A
+ * per step (better, worse or within noise), both runs on the same charts, then each run's own
+ * charts side by side on shared axes. One editor column; Swap and Open Side by Side ask the host.
  */
 import '../shared/zod-csp';
 import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
-import { deltaTableElement, notesSection, summarySection } from '../result/render';
+import { button } from '../shared/toolkit';
+import { VERDICT_MARK } from '../result/model';
+import { type ChartBoard, deltaTableElement, notesSection, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 
 const runColumn = (tag: string, summary: RunSummary) =>
-  el('div', { className: `compare-run compare-run-${tag.toLowerCase()}` }, [summarySection(summary, `${tag}: ${summary.fileName}`)]);
+  el('div', { className: `compare-run compare-run-${tag.toLowerCase()}` }, [summarySection(summary, `${tag}: ${summary.fileName}`, true)]);
 
-startPage((message, { app, board }) => {
+let ownBoard: ChartBoard | undefined;
+
+startPage((message, { app, board, post, addBoard }) => {
+  ownBoard ??= addBoard();
   if (message.type === 'error') {
     board.show([]);
+    ownBoard.show([]);
     replaceChildren(app, [el('h1', { text: message.fileName }), errorBanner('These runs cannot be compared.', message.message)]);
   } else if (message.type === 'show-compare') {
     const { view } = message;
+    const legend = `${VERDICT_MARK.better.trim()} better, ${VERDICT_MARK.worse.trim()} worse, ${VERDICT_MARK.same.trim()} within noise. ${view.noiseRule}`;
     replaceChildren(app, [
       el('div', { className: 'compare-runs' }, [runColumn('A', view.a), runColumn('B', view.b)]),
-      notesSection(view.notes),
+      ...view.warnings.map((warning) => el('p', { className: 'notice', text: `Not like for like: ${warning}` })),
+      toolbar([
+        button('Swap A \u2194 B', () => post({ type: 'swap' }), 'secondary', 'swap-runs'),
+        button('Open Side by Side', () => post({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
+      ]),
       el('h2', { text: 'B against A' }),
+      view.deltas.length ? el('p', { className: 'muted', text: legend }) : null,
       view.deltas.length ? deltaTableElement(view.deltas) : null,
-      el('h2', { text: 'Charts' }),
+      notesSection(view.notes),
+      el('h2', { text: 'Both runs' }),
       board.element,
+      el('h2', { text: 'Each run on its own (A left, B right)' }),
+      ownBoard.element,
     ]);
-    board.show(view.charts);
+    ownBoard.element.classList.add('chart-pairs');
+    // Headers and the table paint first; the charts follow on the next frame.
+    requestAnimationFrame(() => {
+      board.show(view.charts);
+      ownBoard?.show(view.ownCharts);
+    });
   }
 });

@@ -162,8 +162,14 @@ export interface DeltaTable {
   rows: { step: string; cells: { text: string; detail: string; verdict: DeltaCell['verdict'] }[] }[];
 }
 
-/** Colour is not the only cue: better and worse cells also carry a mark. */
-const VERDICT_MARK: Record<DeltaCell['verdict'], string> = { better: ' \u2713', worse: ' \u2717', same: '', unknown: '' };
+/** Colour is not the only cue: better, worse and within-noise cells also carry a mark. */
+export const VERDICT_MARK: Record<DeltaCell['verdict'], string> = { better: ' \u2713', worse: ' \u2717', same: ' \u2248', unknown: '' };
+const VERDICT_WORDS: Record<DeltaCell['verdict'], string> = { better: 'better', worse: 'worse', same: 'within noise', unknown: 'not comparable' };
+
+function verdictDetail(cell: DeltaCell): string {
+  const interval = cell.interval ? `: 95% interval ${formatPercent(cell.interval[0])} to ${formatPercent(cell.interval[1])}` : cell.verdict === 'same' ? ' (no interval: a small change of one figure)' : '';
+  return `${VERDICT_WORDS[cell.verdict]}${interval}`;
+}
 
 /** B against A for each paired step: B's value and its change in percent, coloured by verdict. */
 export function deltaTable(deltas: DeltaRow[]): DeltaTable {
@@ -178,7 +184,7 @@ export function deltaTable(deltas: DeltaRow[]): DeltaTable {
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
       cells: row.cells.map((cell) => ({
         text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercent(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
-        detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${cell.verdict}`,
+        detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
         verdict: cell.verdict,
       })),
     })),

@@ -10,14 +10,18 @@ import { readTheme, type Theme } from '../shared/theme';
 import { badge, button } from '../shared/toolkit';
 import { chartSpec, deltaTable, stepTable, summaryItems } from './model';
 
-export function summarySection(summary: RunSummary, heading: string = summary.fileName): HTMLElement {
+/** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
+const COMPACT_ITEMS = new Set(['Model', 'Endpoint', 'Status', 'Imported from']);
+
+export function summarySection(summary: RunSummary, heading: string = summary.fileName, compact = false): HTMLElement {
   const labels = summary.labels.length
     ? el('ul', { className: 'label-list' }, summary.labels.map(([k, v]) => el('li', { className: 'label-chip', text: `${k}: ${v}` })))
     : el('span', { className: 'muted', text: 'none' });
-  return el('section', { className: 'run-summary' }, [
-    el('h1', {}, [heading, ' ', badge(summary.status)]),
+  const items = summaryItems(summary).filter((item) => !compact || COMPACT_ITEMS.has(item.label));
+  return el('section', { className: `run-summary${compact ? ' compact' : ''}` }, [
+    el(compact ? 'h2' : 'h1', {}, [heading, ' ', badge(summary.status)]),
     el('dl', { className: 'kv' }, [
-      ...summaryItems(summary).flatMap((item) => [el('dt', { text: item.label }), el('dd', { text: item.value })]),
+      ...items.flatMap((item) => [el('dt', { text: item.label }), el('dd', { text: item.value })]),
       el('dt', { text: 'Labels' }),
       el('dd', {}, [labels]),
     ]),
@@ -91,7 +95,7 @@ export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
     ]),
   );
   return el('div', { className: 'table-scroll' }, [
-    el('table', { className: 'data-table delta-table' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
+    el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
   ]);
 }
 

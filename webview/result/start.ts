@@ -20,6 +20,8 @@ import { ChartBoard } from './render';
 export interface Page {
   app: HTMLElement;
   board: ChartBoard;
+  /** Another board on the page (compare's own charts): it follows the theme and answers PNG requests too. */
+  addBoard(): ChartBoard;
   post(message: ResultToHostMessage): void;
 }
 
@@ -31,12 +33,19 @@ export function startPage(draw: (message: DrawMessage, page: Page) => void): voi
     outgoing: ResultToHostMessageSchema,
     state: ComparePanelStateSchema,
   });
+  const newBoard = () => new ChartBoard((chartId, dataUrl) => host.post({ type: 'png', chartId, dataUrl }));
+  const boards = [newBoard()];
   const page: Page = {
     app: byId('app'),
-    board: new ChartBoard((chartId, dataUrl) => host.post({ type: 'png', chartId, dataUrl })),
+    board: boards[0] as ChartBoard,
+    addBoard: () => {
+      const board = newBoard();
+      boards.push(board);
+      return board;
+    },
     post: (message) => host.post(message),
   };
-  onThemeChange((theme) => page.board.setTheme(theme));
+  onThemeChange((theme) => boards.forEach((board) => board.setTheme(theme)));
   // The host posts a view as soon as it has one and again when this page says `ready`, so the
   // same view usually arrives twice: it is drawn once.
   let lastDrawn: string | undefined;
@@ -50,7 +59,7 @@ export function startPage(draw: (message: DrawMessage, page: Page) => void): voi
         lastDrawn = key;
         return draw(message, page);
       }
-      const dataUrl = page.board.pngOf(message.chartId);
+      const dataUrl = boards.map((board) => board.pngOf(message.chartId)).find((url) => url !== undefined);
       if (dataUrl) host.post({ type: 'png', chartId: message.chartId, dataUrl, requestId: message.requestId });
     },
     (reason) => page.app.prepend(errorBanner('A message from LLM Bench could not be read.', reason)),

@@ -113,6 +113,9 @@ export const DeltaCellSchema = z.object({
   b: z.number().nullable(),
   /** (b - a) / |a| in percent; null when a is missing or zero (and b is not). */
   percent: z.number().nullable(),
+  /** 95% interval of that change in percent, from the requests' samples (src/views/compare.ts); absent without samples. */
+  interval: z.tuple([z.number(), z.number()]).optional(),
+  /** `same`: the change is within noise (its interval spans zero, or it is small where there is no interval). */
   verdict: z.enum(['better', 'worse', 'same', 'unknown']),
 });
 export type DeltaCell = z.infer<typeof DeltaCellSchema>;
@@ -123,8 +126,15 @@ export type DeltaRow = z.infer<typeof DeltaRowSchema>;
 export const CompareViewSchema = z.object({
   a: RunSummarySchema,
   b: RunSummarySchema,
+  /** Both runs on the same charts. */
   charts: z.array(ViewChartSchema),
+  /** Each run's own charts, A's then B's of each kind, on shared axes: drawn side by side. */
+  ownCharts: z.array(ViewChartSchema),
   deltas: z.array(DeltaRowSchema),
+  /** How "within noise" was decided, for the reader. */
+  noiseRule: z.string(),
+  /** What makes the two runs not like for like (model, workload, profile). */
+  warnings: z.array(z.string()),
   notes: z.array(z.string()),
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
@@ -151,6 +161,10 @@ export const ResultToHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open-as-text') }),
   z.object({ type: z.literal('compare-with') }),
   z.object({ type: z.literal('table-columns'), columns: TableColumnsSchema }),
+  /** Compare: exchange A and B. */
+  z.object({ type: z.literal('swap') }),
+  /** Compare: also open both runs as result editors in two columns. */
+  z.object({ type: z.literal('open-side-by-side') }),
   z.object({ type: z.literal('markdown'), action: z.enum(['copy', 'save']) }),
   z.object({
     type: z.literal('png'),

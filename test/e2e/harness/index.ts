@@ -162,7 +162,13 @@ export async function waitForCommand(page: Page, title: string, { timeoutMs = 60
     await page.keyboard.press('F1');
     const input = page.locator(`${quickInput} input`);
     await input.waitFor({ state: 'visible', timeout: defaultTimeoutMs });
-    await input.fill(`>${title}`);
+    // An editor tab clicked just before takes its focus a moment later (a webview focuses itself
+    // once revealed), and the palette closes when it loses focus: open it again then.
+    const typed = await input.fill(`>${title}`, { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (!typed) return undefined;
     const listed = await pollUntil('palette rows', 2_000, async () => ((await quickInputLabels(page)).includes(title) ? true : undefined)).catch(
       () => undefined,
     );

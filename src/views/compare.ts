@@ -1,0 +1,208 @@
+/**
+ * Two runs -> the compare view: both on the same charts, each on its own side by side, and a table
+ * of B's change against A per step that tells a change from noise. Pure (no `vscode`): unit tested.
+ *
+ * Noise: for figures with a sample per request (TTFT, TPOT, latency and the chunk gaps of ITL), the
+ * 95% interval of the change of the median comes from a seeded bootstrap over both steps' samples;
+ * a change whose interval spans zero is "within noise". Figures without samples (requests and
+ * tokens per second, failures) have no interval: changes under NO_INTERVAL_NOISE_PERCENT count as
+ * noise, a rule the view states.
+ */
+import type { ReadResult } from '../engine/read-result';
+import { latencySamples } from '../engine/stats';
+import type { CompareView, DeltaCell, DeltaRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
+import { METRICS, type MetricKey } from '../format/metrics';
+import type { ResultDocument, Step } from '../format/result';
+import { alignAxes, buildResultView, chart, pointsOf, type RowValue } from './result';
+
+/** Figures without per-request samples: a smaller change than this (percent) is not called better or worse. */
+export const NO_INTERVAL_NOISE_PERCENT = 5;
+const RESAMPLES = 1000;
+/** Bootstrap resamples at most this many samples per side: the interval of a median barely narrows past it. */
+const MAX_SAMPLES = 2000;
+const CONFIDENCE = 0.95;
+
+type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs';
+const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl' };
+
+export const DELTA_METRICS: { metric: MetricKey; value: RowValue }[] = [
+  { metric: 'requestsPerSecond', value: (r) => r.requestsPerSecond },
+  { metric: 'outputTokensPerSecond', value: (r) => r.outputTokensPerSecond },
+  { metric: 'latencyMs', value: (r) => r.latencyMs?.p50 },
+  { metric: 'ttftMs', value: (r) => r.ttftMs?.p50 },
+  { metric: 'itlMs', value: (r) => r.itlMs?.p50 },
+  { metric: 'tpotMs', value: (r) => r.tpotMs?.p50 },
+  { metric: 'failures', value: (r) => r.failed },
+];
+
+/** A small seeded generator (mulberry32): the same runs give the same intervals every time. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function median(sorted: Float64Array): number {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Every `step`-th value, so that a big step costs what MAX_SAMPLES does. */
+function thinned(values: readonly number[]): number[] {
+  if (values.length <= MAX_SAMPLES) return [...values];
+  const step = values.length / MAX_SAMPLES;
+  return Array.from({ length: MAX_SAMPLES }, (_, i) => values[Math.floor(i * step)] as number);
+}
+
+/**
+ * The 95% interval of median(b) - median(a) by the percentile bootstrap: resample each side with
+ * replacement, take the difference of medians, keep the middle 95%. Null with fewer than 5 samples a side.
+ */
+export function medianDifferenceInterval(a: readonly number[], b: readonly number[], seed = 1): [number, number] | null {
+  if (a.length < 5 || b.length < 5) return null;
+  const random = seededRandom(seed);
+  const sides = [thinned(a), thinned(b)];
+  const buffers = sides.map((side) => new Float64Array(side.length));
+  const differences = new Float64Array(RESAMPLES);
+  for (let i = 0; i < RESAMPLES; i++) {
+    const medians = sides.map((side, s) => {
+      const buffer = buffers[s] as Float64Array;
+      for (let j = 0; j < side.length; j++) buffer[j] = side[Math.floor(random() * side.length)] as number;
+      return median(buffer.sort());
+    });
+    differences[i] = (medians[1] as number) - (medians[0] as number);
+  }
+  differences.sort();
+  const tail = (1 - CONFIDENCE) / 2;
+  return [differences[Math.floor(tail * (RESAMPLES - 1))] as number, differences[Math.ceil((1 - tail) * (RESAMPLES - 1))] as number];
+}
+
+/** A change of `metric` from a to b, called better or worse only when it is not noise (see the module comment). */
+export function deltaCell(metric: MetricKey, a: number | null | undefined, b: number | null | undefined, interval?: [number, number] | null): DeltaCell {
+  const av = typeof a === 'number' && Number.isFinite(a) ? a : null;
+  const bv = typeof b === 'number' && Number.isFinite(b) ? b : null;
+  if (av === null || bv === null) return { metric, a: av, b: bv, percent: null, verdict: 'unknown' };
+  const percent = av === 0 ? (bv === 0 ? 0 : null) : ((bv - av) / Math.abs(av)) * 100;
+  const improved = METRICS[metric].better === 'higher' ? bv > av : bv < av;
+  if (interval) {
+    const inPercent: [number, number] = av === 0 ? interval : [(interval[0] / Math.abs(av)) * 100, (interval[1] / Math.abs(av)) * 100];
+    const spansZero = interval[0] <= 0 && interval[1] >= 0;
+    return { metric, a: av, b: bv, percent, interval: inPercent, verdict: spansZero || bv === av ? 'same' : improved ? 'better' : 'worse' };
+  }
+  const change = percent ?? Math.sign(bv - av) * Infinity;
+  if (Math.abs(change) < NO_INTERVAL_NOISE_PERCENT) return { metric, a: av, b: bv, percent, verdict: 'same' };
+  return { metric, a: av, b: bv, percent, verdict: improved ? 'better' : 'worse' };
+}
+
+/**
+ * Pairs the steps of two runs: by name (concurrency@8 with concurrency@8), or, when no name
+ * matches but both have as many steps (two sweeps landing on different rates), by position.
+ */
+export function pairSteps<T extends { name: string }>(a: T[], b: T[]): [T, T][] {
+  const byName = new Map(b.map((row) => [row.name, row]));
+  const named = a.flatMap((row): [T, T][] => {
+    const other = byName.get(row.name);
+    return other ? [[row, other]] : [];
+  });
+  if (named.length > 0 || a.length !== b.length) return named;
+  return a.map((row, i) => [row, b[i] as T]);
+}
+
+/** Per-request samples of each step, by step name. */
+type StepSamples = Map<string, ReturnType<typeof latencySamples>>;
+
+function samplesOf(doc: ResultDocument): StepSamples {
+  return new Map(doc.steps.map((step: Step) => [step.name, latencySamples(step.requests)]));
+}
+
+export function deltaRows(a: StepRow[], b: StepRow[], samples?: { a: StepSamples; b: StepSamples }): DeltaRow[] {
+  return pairSteps(a, b).map(([ra, rb], stepIndex) => ({
+    stepA: ra.name,
+    stepB: rb.name,
+    cells: DELTA_METRICS.map(({ metric, value }, metricIndex) => {
+      const key = SAMPLE_OF[metric as SampleMetric];
+      const sa = key ? samples?.a.get(ra.name)?.[key] : undefined;
+      const sb = key ? samples?.b.get(rb.name)?.[key] : undefined;
+      const interval = sa && sb ? medianDifferenceInterval(sa, sb, 1 + stepIndex * 31 + metricIndex) : null;
+      return deltaCell(metric, value(ra), value(rb), interval);
+    }),
+  }));
+}
+
+/** What makes two runs not like for like: a comparison of them measures more than the server. */
+function differences(a: ResultDocument, b: ResultDocument): string[] {
+  const warnings: string[] = [];
+  if (a.endpoint.model !== b.endpoint.model) warnings.push(`The runs served different models: A ${a.endpoint.model}, B ${b.endpoint.model}.`);
+  const workload = (doc: ResultDocument) => JSON.stringify((doc.config as { workload?: unknown }).workload ?? null);
+  if (workload(a) !== workload(b)) warnings.push(`The runs sent different workloads (input/output tokens or dataset): A ${workload(a)}, B ${workload(b)}.`);
+  const kinds = (doc: ResultDocument) => [...new Set(doc.steps.map((s) => s.profile.kind))].join(', ');
+  if (kinds(a) !== kinds(b)) warnings.push(`The runs used different load profiles: A ${kinds(a)}, B ${kinds(b)}.`);
+  return warnings;
+}
+
+/** Both runs read (src/engine/read-result.ts) -> the compare view. */
+export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: string, fileB: string): CompareView {
+  const [a, b] = alignAxes(buildResultView(readA, fileA), buildResultView(readB, fileB));
+  const notes: string[] = [];
+  if (a.xAxis.kind !== b.xAxis.kind) {
+    notes.push(`The runs use different load shapes: A is drawn against ${a.xAxis.label.toLowerCase()}, B against ${b.xAxis.label.toLowerCase()}.`);
+  }
+  const deltas = deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
+  if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
+  return {
+    a: a.summary,
+    b: b.summary,
+    charts: overlayCharts(a, b),
+    ownCharts: sideBySide(a, b),
+    deltas,
+    noiseRule:
+      `Latency, TTFT, TPOT and ITL: the change of the median, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
+      `"within noise" when the interval spans zero. Requests/s, tokens/s and failures have one figure per step: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`,
+    warnings: differences(readA.document, readB.document),
+    notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
+  };
+}
+
+/** A's and B's own charts of each kind, A first, renamed so that both can be shown at once. */
+function sideBySide(a: ResultView, b: ResultView): ViewChart[] {
+  return a.charts.flatMap((spec) => {
+    const other = b.charts.find((c) => c.id === spec.id);
+    const own = (view: ViewChart, tag: string): ViewChart => ({ ...view, id: `${tag.toLowerCase()}-${view.id}`, title: `${tag}: ${view.title}` });
+    return other ? [own(spec, 'A'), own(other, 'B')] : [own(spec, 'A')];
+  });
+}
+
+function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
+  const runs = [
+    { tag: 'A', view: a, colorIndex: 0 },
+    { tag: 'B', view: b, colorIndex: 1 },
+  ];
+  const xLog = [...a.charts, ...b.charts].some((c) => c.id === 'requests' && c.xLog);
+  const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
+  const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
+    withAxis(chart(id, metric, title, a.xAxis.label, runs.map((r) => ({ label: r.tag, points: pointsOf(r.view.rows, value), colorIndex: r.colorIndex }))));
+  const latency = withAxis(
+    chart(
+      'latency',
+      'latencyMs',
+      'Latency p50 and p99',
+      a.xAxis.label,
+      runs.flatMap((r) => [
+        { label: `${r.tag} p50`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p50), colorIndex: r.colorIndex, percentile: 'p50' as const },
+        { label: `${r.tag} p99`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p99), colorIndex: r.colorIndex, percentile: 'p99' as const },
+      ]),
+    ),
+  );
+  return [
+    overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+    latency,
+    overlay('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
+    overlay('ttft', 'ttftMs', 'TTFT p50', (r) => r.ttftMs?.p50),
+    overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
+  ];
+}
