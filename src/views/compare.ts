@@ -3,7 +3,7 @@
  * of B's change against A per step that tells a change from noise. Pure (no `vscode`): unit tested.
  *
  * Noise: for figures with a sample per request (TTFT, TPOT, latency and the chunk gaps of ITL), the
- * 95% interval of the change of the median comes from a seeded bootstrap over both steps' samples;
+ * 95% interval of the change of the p50 or p99 comes from a seeded bootstrap over both steps' samples;
  * a change whose interval spans zero is "within noise". Figures without samples (requests and
  * tokens per second, failures) have no interval: changes under NO_INTERVAL_NOISE_PERCENT count as
  * noise, a rule the view states.
@@ -18,20 +18,27 @@ import { alignAxes, buildResultView, chart, pointsOf, type RowValue } from './re
 /** Figures without per-request samples: a smaller change than this (percent) is not called better or worse. */
 export const NO_INTERVAL_NOISE_PERCENT = 5;
 const RESAMPLES = 1000;
-/** Bootstrap resamples at most this many samples per side: the interval of a median barely narrows past it. */
+/** Bootstrap resamples at most this many samples per side: the interval barely narrows past it. */
 const MAX_SAMPLES = 2000;
 const CONFIDENCE = 0.95;
 
 type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs';
 const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl' };
 
-export const DELTA_METRICS: { metric: MetricKey; value: RowValue }[] = [
+type Statistic = NonNullable<DeltaCell['statistic']>;
+const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
+
+/** The columns of the delta table: the result table's default columns, in its order. */
+export const DELTA_METRICS: { metric: MetricKey; statistic?: Statistic; value: RowValue }[] = [
   { metric: 'requestsPerSecond', value: (r) => r.requestsPerSecond },
   { metric: 'outputTokensPerSecond', value: (r) => r.outputTokensPerSecond },
-  { metric: 'latencyMs', value: (r) => r.latencyMs?.p50 },
-  { metric: 'ttftMs', value: (r) => r.ttftMs?.p50 },
-  { metric: 'itlMs', value: (r) => r.itlMs?.p50 },
-  { metric: 'tpotMs', value: (r) => r.tpotMs?.p50 },
+  { metric: 'ttftMs', statistic: 'p50', value: (r) => r.ttftMs?.p50 },
+  { metric: 'ttftMs', statistic: 'p99', value: (r) => r.ttftMs?.p99 },
+  { metric: 'tpotMs', statistic: 'p50', value: (r) => r.tpotMs?.p50 },
+  { metric: 'tpotMs', statistic: 'p99', value: (r) => r.tpotMs?.p99 },
+  { metric: 'latencyMs', statistic: 'p50', value: (r) => r.latencyMs?.p50 },
+  { metric: 'latencyMs', statistic: 'p99', value: (r) => r.latencyMs?.p99 },
+  { metric: 'itlMs', statistic: 'p50', value: (r) => r.itlMs?.p50 },
   { metric: 'failures', value: (r) => r.failed },
 ];
 
@@ -47,9 +54,12 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-function median(sorted: Float64Array): number {
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/engine/stats.ts). */
+function quantileOf(sorted: Float64Array, q: number): number {
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.min(low + 1, sorted.length - 1);
+  return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (at - low);
 }
 
 /** Every `step`-th value, so that a big step costs what MAX_SAMPLES does. */
@@ -60,22 +70,23 @@ function thinned(values: readonly number[]): number[] {
 }
 
 /**
- * The 95% interval of median(b) - median(a) by the percentile bootstrap: resample each side with
- * replacement, take the difference of medians, keep the middle 95%. Null with fewer than 5 samples a side.
+ * The 95% interval of quantile(b) - quantile(a) by the percentile bootstrap: resample each side with
+ * replacement, take the difference of the q-quantiles, keep the middle 95%. Null with fewer than 5
+ * samples a side. For a tail quantile of few samples the interval is wide, as it should be.
  */
-export function medianDifferenceInterval(a: readonly number[], b: readonly number[], seed = 1): [number, number] | null {
+export function quantileDifferenceInterval(a: readonly number[], b: readonly number[], q = 0.5, seed = 1): [number, number] | null {
   if (a.length < 5 || b.length < 5) return null;
   const random = seededRandom(seed);
   const sides = [thinned(a), thinned(b)];
   const buffers = sides.map((side) => new Float64Array(side.length));
   const differences = new Float64Array(RESAMPLES);
   for (let i = 0; i < RESAMPLES; i++) {
-    const medians = sides.map((side, s) => {
+    const quantiles = sides.map((side, s) => {
       const buffer = buffers[s] as Float64Array;
       for (let j = 0; j < side.length; j++) buffer[j] = side[Math.floor(random() * side.length)] as number;
-      return median(buffer.sort());
+      return quantileOf(buffer.sort(), q);
     });
-    differences[i] = (medians[1] as number) - (medians[0] as number);
+    differences[i] = (quantiles[1] as number) - (quantiles[0] as number);
   }
   differences.sort();
   const tail = (1 - CONFIDENCE) / 2;
@@ -83,7 +94,18 @@ export function medianDifferenceInterval(a: readonly number[], b: readonly numbe
 }
 
 /** A change of `metric` from a to b, called better or worse only when it is not noise (see the module comment). */
-export function deltaCell(metric: MetricKey, a: number | null | undefined, b: number | null | undefined, interval?: [number, number] | null): DeltaCell {
+export function deltaCell(
+  metric: MetricKey,
+  a: number | null | undefined,
+  b: number | null | undefined,
+  interval?: [number, number] | null,
+  statistic?: Statistic,
+): DeltaCell {
+  const cell = withStatistic(metric, a, b, interval);
+  return statistic ? { ...cell, statistic } : cell;
+}
+
+function withStatistic(metric: MetricKey, a: number | null | undefined, b: number | null | undefined, interval?: [number, number] | null): DeltaCell {
   const av = typeof a === 'number' && Number.isFinite(a) ? a : null;
   const bv = typeof b === 'number' && Number.isFinite(b) ? b : null;
   if (av === null || bv === null) return { metric, a: av, b: bv, percent: null, verdict: 'unknown' };
@@ -124,12 +146,13 @@ export function deltaRows(a: StepRow[], b: StepRow[], samples?: { a: StepSamples
   return pairSteps(a, b).map(([ra, rb], stepIndex) => ({
     stepA: ra.name,
     stepB: rb.name,
-    cells: DELTA_METRICS.map(({ metric, value }, metricIndex) => {
+    cells: DELTA_METRICS.map(({ metric, statistic, value }, metricIndex) => {
       const key = SAMPLE_OF[metric as SampleMetric];
       const sa = key ? samples?.a.get(ra.name)?.[key] : undefined;
       const sb = key ? samples?.b.get(rb.name)?.[key] : undefined;
-      const interval = sa && sb ? medianDifferenceInterval(sa, sb, 1 + stepIndex * 31 + metricIndex) : null;
-      return deltaCell(metric, value(ra), value(rb), interval);
+      const quantile = QUANTILE[statistic ?? 'p50'];
+      const interval = sa && sb ? quantileDifferenceInterval(sa, sb, quantile, 1 + stepIndex * 31 + metricIndex) : null;
+      return deltaCell(metric, value(ra), value(rb), interval, statistic);
     }),
   }));
 }
@@ -161,7 +184,7 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     ownCharts: sideBySide(a, b),
     deltas,
     noiseRule:
-      `Latency, TTFT, TPOT and ITL: the change of the median, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
+      `Latency, TTFT, TPOT and ITL: the change of the p50 or p99, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
       `"within noise" when the interval spans zero. Requests/s, tokens/s and failures have one figure per step: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`,
     warnings: differences(readA.document, readB.document),
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],

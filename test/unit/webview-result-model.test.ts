@@ -9,7 +9,7 @@ import {
   chooseXAxis,
   distributionCurve,
 } from '../../src/views/result';
-import { buildCompareView, deltaCell, deltaRows, medianDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
+import { buildCompareView, deltaCell, deltaRows, quantileDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
 import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
 import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
@@ -170,12 +170,12 @@ test('the bootstrap interval of a median difference: seeded, wide for the same d
   const same = Array.from({ length: 200 }, (_, i) => 100 + ((i * 37) % 21) - 10);
   const shuffled = [...same].reverse();
   const shifted = same.map((v) => v + 15);
-  const noise = medianDifferenceInterval(same, shuffled, 7);
+  const noise = quantileDifferenceInterval(same, shuffled, 0.5, 7);
   assert.ok(noise && noise[0] <= 0 && noise[1] >= 0, `same values give an interval around 0: ${String(noise)}`);
-  assert.deepEqual(medianDifferenceInterval(same, shuffled, 7), noise, 'the same seed gives the same interval');
-  const shift = medianDifferenceInterval(same, shifted, 7);
+  assert.deepEqual(quantileDifferenceInterval(same, shuffled, 0.5, 7), noise, 'the same seed gives the same interval');
+  const shift = quantileDifferenceInterval(same, shifted, 0.5, 7);
   assert.ok(shift && shift[0] > 10 && shift[1] < 20, `a shift of 15 gives an interval around 15: ${String(shift)}`);
-  assert.equal(medianDifferenceInterval([1, 2, 3, 4], [1, 2, 3, 4, 5]), null, 'too few samples: no interval');
+  assert.equal(quantileDifferenceInterval([1, 2, 3, 4], [1, 2, 3, 4, 5]), null, 'too few samples: no interval');
 });
 
 test('delta table text shows B with its change; failures from zero read "from 0"', () => {
@@ -250,6 +250,15 @@ test('the compare view overlays both runs, shows each on its own, and lists delt
   assert.equal(ttft?.percent, 100); // 80 ms -> 160 ms
   assert.equal(ttft?.verdict, 'worse');
   assert.ok(ttft?.interval && ttft.interval[0] > 50, `the doubling is far outside noise: ${String(ttft?.interval)}`);
+  assert.deepEqual(
+    deltaTable(view.deltas).columns.map((c) => c.label),
+    ['req/s', 'output tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'latency p50', 'latency p99', 'ITL p50', 'failures'],
+    'the result table\'s default columns, p99 included',
+  );
+  const ttftTail = view.deltas[1]?.cells.find((c) => c.metric === 'ttftMs' && c.statistic === 'p99');
+  assert.equal(ttftTail?.verdict, 'worse');
+  assert.ok(ttftTail?.interval, 'the p99 has an interval of its own');
+  assert.equal(quantileDifferenceInterval([1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16], 0.99, 3)?.every((d) => d > 0), true, 'a p99 shift is found');
   assert.deepEqual(view.notes, []);
   const same = buildCompareView(forReading(concurrencySweep(20, 1)), forReading(concurrencySweep(20, 1)), 'a.llmbench.json', 'a2.llmbench.json');
   assert.ok(same.deltas.every((row) => row.cells.every((cell) => cell.verdict === 'same')), 'a run against itself is within noise everywhere');

@@ -173,11 +173,11 @@ function verdictDetail(cell: DeltaCell): string {
 
 /** B against A for each paired step: B's value and its change in percent, coloured by verdict. */
 export function deltaTable(deltas: DeltaRow[]): DeltaTable {
-  const metrics = deltas[0]?.cells.map((c) => c.metric) ?? [];
+  const heads = deltas[0]?.cells ?? [];
   return {
-    columns: metrics.map((metric) => {
+    columns: heads.map(({ metric, statistic }) => {
       const m = METRICS[metric];
-      const stat = m.unit === 'ms' ? ' p50' : '';
+      const stat = statistic ? ` ${statistic}` : m.unit === 'ms' ? ' p50' : '';
       return { label: `${m.label}${stat}`, definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.` };
     }),
     rows: deltas.map((row) => ({

@@ -109,6 +109,8 @@ export type ResultView = z.infer<typeof ResultViewSchema>;
 
 export const DeltaCellSchema = z.object({
   metric: MetricKeySchema,
+  /** Which statistic of a per-request metric is compared; absent for one-figure metrics (and read as p50 for times). */
+  statistic: z.enum(['p50', 'p99']).optional(),
   a: z.number().nullable(),
   b: z.number().nullable(),
   /** (b - a) / |a| in percent; null when a is missing or zero (and b is not). */
