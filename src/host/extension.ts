@@ -11,6 +11,7 @@ import { registerResultViews } from './results';
 import { parseRunArgument } from './run-arguments';
 import { planFromArgument, planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
 import { RUN_MENU_COMMAND, RunController, type DryRunOutcome, type RunOutcome } from './run-session';
+import { RunInputError } from '../run/prepare';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
@@ -32,9 +33,16 @@ export function activate(context: vscode.ExtensionContext): void {
       void showConfigError(parsed.error);
       return undefined;
     }
-    const plan = await planFromArgument(parsed.args);
-    if (plan && parsed.args.dryRun) return runs.dryRun(plan);
-    return runPlan(plan);
+    let plan: RunPlan;
+    try {
+      plan = await planFromArgument(parsed.args);
+    } catch (error) {
+      if (!(error instanceof RunInputError)) throw error;
+      if (parsed.args.dryRun) return { error: { problem: error.problem, message: error.message } };
+      void showConfigError(error.message);
+      return undefined;
+    }
+    return parsed.args.dryRun ? runs.dryRun(plan) : runs.run(plan);
   };
 
   context.subscriptions.push(

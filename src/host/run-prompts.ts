@@ -5,7 +5,7 @@
  */
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
-import { isPlainObject, parseConfigFileText, RunInputError, type ConfigFile, type Settings } from '../run/prepare';
+import { isPlainObject, parseConfigFileText, RunInputError, unreadableConfigFile, type ConfigFile, type Settings } from '../run/prepare';
 import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
@@ -172,27 +172,36 @@ async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
   );
 }
 
-/** Reads a config file; shows what is wrong with it (and returns undefined) when it cannot be read. */
-export async function readConfigFile(uri: vscode.Uri): Promise<ConfigFile | undefined> {
+/** Reads a config file; what is wrong with it is a RunInputError in the wording both front ends share. */
+async function loadConfigFile(uri: vscode.Uri): Promise<ConfigFile> {
   const shownAs = vscode.workspace.asRelativePath(uri);
+  let text: string;
   try {
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    return { path: uri.fsPath, shownAs, settings: parseConfigFileText(text, shownAs) };
+    text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
   } catch (error) {
-    const message = error instanceof RunInputError ? error.message : `${shownAs} cannot be read (${error instanceof Error ? error.message : String(error)})`;
-    void showConfigError(message, uri);
+    throw unreadableConfigFile(shownAs, uri.fsPath, error);
+  }
+  return { path: uri.fsPath, shownAs, settings: parseConfigFileText(text, shownAs) };
+}
+
+/** Reads a config file; shows what is wrong with it (and returns undefined) when it cannot be used. */
+export async function readConfigFile(uri: vscode.Uri): Promise<ConfigFile | undefined> {
+  try {
+    return await loadConfigFile(uri);
+  } catch (error) {
+    if (!(error instanceof RunInputError)) throw error;
+    void showConfigError(error.message, uri);
     return undefined;
   }
 }
 
-/** A plan from the `llmBench.run` command argument (see RunArgsSchema). */
-export async function planFromArgument(args: RunArgs): Promise<RunPlan | undefined> {
+/** A plan from the `llmBench.run` command argument (see RunArgsSchema); a config file it cannot use is a RunInputError. */
+export async function planFromArgument(args: RunArgs): Promise<RunPlan> {
   let file: ConfigFile | undefined;
   if (args.configFile !== undefined) {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const uri = isAbsolute(args.configFile) || !folder ? vscode.Uri.file(args.configFile) : vscode.Uri.joinPath(folder, args.configFile);
-    file = await readConfigFile(uri);
-    if (!file) return undefined;
+    file = await loadConfigFile(uri);
   }
   return { overrides: args.config, file, simulator: args.simulator, openResult: args.openResult, ownInput: 'the llmBench.run argument', nameOf: noFieldNames };
 }

@@ -85,6 +85,21 @@ export function shownConfig(config: RunConfig): RunConfig {
   return { ...config, endpoint: { ...config.endpoint, baseUrl: shownUrl, headers: redactHeaders(config.endpoint.headers) } };
 }
 
+/** VS Code's file system error codes as Node names them, so that both front ends word a failure alike. */
+const ERRNO_OF_VSCODE_CODE: Readonly<Record<string, string>> = { FileNotFound: 'ENOENT', FileIsADirectory: 'EISDIR', NoPermissions: 'EACCES' };
+
+/** Why a file could not be read, as short as the platform says it: `ENOENT`, `EISDIR`, ... */
+const readFailure = (error: unknown): string => {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code) return ERRNO_OF_VSCODE_CODE[code] ?? code;
+  return error instanceof Error ? error.message : String(error);
+};
+
+/** The one wording of a config file that cannot be read, for both front ends (each names the file its way). */
+export function unreadableConfigFile(shownAs: string, path: string, error: unknown): RunInputError {
+  return new RunInputError('file', `${shownAs}: cannot read '${path}' (${readFailure(error)}); check the path`);
+}
+
 /** Reads a config file's text: a JSON object of run settings, without its `$schema` key. */
 export function parseConfigFileText(text: string, shownAs: string): Settings {
   let parsed: unknown;
@@ -195,7 +210,7 @@ function checkReadableFiles(config: RunConfig, request: RunRequest, fromFile: Se
     try {
       accessSync(path, constants.R_OK);
     } catch (error) {
-      throw new RunInputError('file', `${fieldName(field, request, fromFile)}: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      throw new RunInputError('file', `${fieldName(field, request, fromFile)}: cannot read '${path}' (${readFailure(error)})`);
     }
   }
 }

@@ -111,6 +111,18 @@ export const PREPARATION_CASES: PreparationCase[] = [
     },
   },
   {
+    name: 'a config file that does not exist is a file problem, worded alike',
+    files: {},
+    configFile: 'absent.json',
+    expected: { error: { problem: 'file', message: "absent.json: cannot read '<workspace>/absent.json' (ENOENT); check the path" } },
+  },
+  {
+    name: 'a config file that is not JSON is a config problem, worded alike',
+    files: { 'broken.json': '{ "limits": { "requests": 1 }, }' },
+    configFile: 'broken.json',
+    expected: { error: { problem: 'config', message: /^broken\.json is not valid JSON \(.+\); fix the file and run it again$/ } },
+  },
+  {
     name: 'a value out of range is named with the file and field',
     files: { 'levels.json': json({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, limits: { requests: 1 }, profile: { kind: 'concurrency', levels: [4, 0] } }) },
     configFile: 'levels.json',

@@ -99,7 +99,7 @@ const badInputs: Array<[what: string, args: string[], message: RegExp]> = [
   ['a label without =', ['run', ...endpoint, '--requests', '1', '--label', 'gpu'], /--label: 'gpu' is not a label; write key=value/],
   ['extra body that is not JSON', ['run', ...endpoint, '--requests', '1', '--extra-body', '{ignore_eos: true}'], /--extra-body: not valid JSON/],
   ['extra body that is not an object', ['run', ...endpoint, '--requests', '1', '--extra-body', '[1]'], /--extra-body: must be a JSON object/],
-  ['an unreadable config file', ['run', '--config', '/nonexistent/run.json'], /--config: cannot read '\/nonexistent\/run\.json' \(ENOENT\)/],
+  ['an unreadable config file', ['run', '--config', '/nonexistent/run.json'], /--config \/nonexistent\/run\.json: cannot read '\/nonexistent\/run\.json' \(ENOENT\); check the path/],
   ['an unreadable dataset', ['run', ...endpoint, '--requests', '1', '--dataset', '/nonexistent/q.jsonl', '--dataset-format', 'openqa'], /--dataset: cannot read/],
   ['--burstiness with constant arrival', ['run', ...endpoint, '--requests', '1', '--rate', '2', '--arrival', 'constant', '--burstiness', '0.5'], /--burstiness is the gamma shape: it needs --arrival gamma/],
   ['an empty API key variable', ['run', ...endpoint, '--requests', '1', '--api-key-env', 'LLMBENCH_TEST_EMPTY_KEY'], /--api-key-env: the environment variable LLMBENCH_TEST_EMPTY_KEY is empty or not set/],

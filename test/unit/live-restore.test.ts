@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { asFinished } from '../../src/engine/writer';
 import { LiveStateSchema } from '../../src/format/messages/live';
 import { applyRunEvent, interruptedState, newLiveState } from '../../src/host/live-state';
-import { tableRows } from '../../webview/live/view';
+import { tableRows } from '../../src/views/live';
 import { makeDocument } from '../helpers/result-documents';
 
 const REASON = 'VS Code reloaded while this run was going';

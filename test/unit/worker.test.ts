@@ -7,6 +7,7 @@ import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
 import { parseResultDocument } from '../../src/format/result';
 import { overviewOf, runBenchmarkInWorker } from '../../src/engine/worker-host';
+import { BadInputError } from '../../src/engine/errors';
 import { startRunnerServer } from '../helpers/runner-server';
 
 // Built by `node esbuild.mjs` (the test runner builds before testing).
@@ -90,10 +91,10 @@ require(${JSON.stringify(workerScript)});
   assert.equal(events.at(-1)?.type, 'run-end');
 });
 
-test('a run the worker cannot start rejects with the engine message', async () => {
+test('a run the worker cannot start for bad input rejects with the engine message, as bad input', async () => {
   const missing = join(tempDir(), 'missing.jsonl');
   await assert.rejects(
     runBenchmarkInWorker(config('http://127.0.0.1:1/v1', { workload: { kind: 'dataset', path: missing, format: 'jsonl' } }), { workerScript }),
-    (error: Error) => error.message.includes('missing.jsonl'),
+    (error: Error) => error instanceof BadInputError && error.message.includes('missing.jsonl'),
   );
 });

@@ -4,7 +4,7 @@
  * come from src/report/model.ts, shared with the HTML export).
  */
 import type { ReportChart } from '../../src/views/report';
-import type { ChartSpec, SeriesSpec } from '../shared/charts';
+import type { ChartSpec, SeriesSpec } from '../../src/views/chart-spec';
 
 export function chartSpec(chart: ReportChart): ChartSpec {
   const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {

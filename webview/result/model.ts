@@ -6,7 +6,7 @@ import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RunSummary, 
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
 import { NOT_AVAILABLE } from '../../src/report/units';
-import type { ChartSpec } from '../shared/charts';
+import type { ChartSpec } from '../../src/views/chart-spec';
 
 /**
  * One formatter per number of decimals, made once: `toLocaleString` with options builds a new

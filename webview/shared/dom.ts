@@ -2,6 +2,7 @@
  * Element helpers for every view. Text from files, servers and messages is untrusted, so these
  * helpers only ever set `textContent` and attributes: nothing here parses a string as HTML.
  */
+import type { TableColumn } from '../../src/views/chart-spec';
 
 export type Child = Node | string | null | undefined | false;
 
@@ -55,15 +56,6 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, root: Docu
   return node as T;
 }
 
-export interface TableColumn {
-  /** Header text; `unit` is shown on a second line, as GuideLLM's tables do. */
-  label: string;
-  unit?: string;
-  /** Right-aligned numbers. */
-  numeric?: boolean;
-  /** Shown on hover over the header: what the metric means. */
-  description?: string;
-}
 
 /** A table whose cells are plain text. */
 export function textTable(columns: TableColumn[], rows: string[][], className = 'data-table'): HTMLTableElement {

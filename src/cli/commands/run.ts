@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
-import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
+import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
 import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
@@ -193,7 +193,14 @@ export async function runCommand(argv: readonly string[], command: string): Prom
     throw new UsageError(`unexpected argument '${flags.positionals[0]}'; ${command} takes only --flags (see ${command} --help)`);
   }
   const configPath = flags.get('--config');
-  const file = configPath === undefined ? undefined : readConfigFile(configPath);
+  let file: ConfigFile | undefined;
+  try {
+    file = configPath === undefined ? undefined : readConfigFile(configPath);
+  } catch (error) {
+    if (!(error instanceof RunInputError)) throw error;
+    if (flags.has('--dry-run')) return printProblem(error);
+    throw new UsageError(error.message);
+  }
   const flagSettings = settingsFromFlags(flags, file?.settings);
   const format = parseChoice('--format', flags.get('--format') ?? 'table', OUTPUT_FORMATS);
   if (flags.has('--sim') && flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them');
@@ -237,9 +244,14 @@ function dryRun(request: RunRequest): number {
     return 0;
   } catch (error) {
     if (!(error instanceof RunInputError)) throw error;
-    process.stdout.write(`${JSON.stringify({ error: { problem: error.problem, message: error.message } }, null, 2)}\n`);
-    return 2;
+    return printProblem(error);
   }
+}
+
+/** A dry run's answer when the input is wrong: the problem and its kind, as JSON; exit 2. */
+function printProblem(error: RunInputError): number {
+  process.stdout.write(`${JSON.stringify({ error: { problem: error.problem, message: error.message } }, null, 2)}\n`);
+  return 2;
 }
 
 async function startSimulator(preset: string | undefined): Promise<SimServer> {
@@ -256,14 +268,9 @@ function readConfigFile(path: string): ConfigFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`--config: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw unreadableConfigFile(`--config ${path}`, resolve(path), error);
   }
-  try {
-    return { path: resolve(path), shownAs: `--config ${path}`, settings: parseConfigFileText(text, `--config ${path}`) };
-  } catch (error) {
-    if (error instanceof RunInputError) throw new UsageError(error.message);
-    throw error;
-  }
+  return { path: resolve(path), shownAs: `--config ${path}`, settings: parseConfigFileText(text, `--config ${path}`) };
 }
 
 /** The settings the flags ask for, shaped like RunConfig input; only what was given is set. */

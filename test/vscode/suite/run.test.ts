@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import { parseResultDocument, RESULT_FILE_SUFFIX } from '../../../src/format/result';
-import { allTabs, readText, resultTab, waitFor, workspaceUri } from './results-helpers';
+import { readNotifications, type Notification } from '../harness/workbench-probe';
+import { allTabs, readText, resultTab, waitFor, workspaceUri, writeText } from './results-helpers';
 
 interface RunOutcome {
   status: string;
@@ -89,5 +90,30 @@ suite('run', () => {
     });
     assert.equal(outcome, undefined);
     assert.deepEqual(await resultFiles(), before);
+  });
+
+  test('a dataset the engine cannot use is shown as a config problem, not as a failed run with a result to open', async () => {
+    const before = new Set(await resultFiles());
+    const dataset = await writeText(workspaceUri('empty-prompts.jsonl'), '');
+    const outcome = await vscode.commands.executeCommand<RunOutcome>('llmBench.run', {
+      config: { workload: { kind: 'dataset', path: dataset.fsPath, format: 'jsonl' }, profile: { kind: 'synchronous' }, limits: { requests: 2 } },
+      simulator: { preset: 'tiny' },
+      openResult: false,
+    });
+    assert.equal(outcome?.status, 'failed');
+    assert.match(outcome?.reason ?? '', /empty-prompts\.jsonl has no usable prompts/);
+    let showing: Notification[] = [];
+    const shown = await waitFor('the config problem notification', async () => {
+      await vscode.commands.executeCommand('notifications.showList');
+      showing = await readNotifications();
+      return showing.find((n) => n.message.includes('empty-prompts.jsonl has no usable prompts'));
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}; the workbench shows ${JSON.stringify(showing)}`);
+    });
+    assert.match(shown.message, /^LLM Bench: Dataset file /, 'worded as the input to fix');
+    assert.ok(!shown.actions.includes('Open Result'), `no result to open: ${JSON.stringify(shown.actions)}`);
+    assert.ok(!/the run failed/.test(shown.message));
+    await vscode.commands.executeCommand('notifications.clearAll');
+    assert.deepEqual((await resultFiles()).filter((name) => !before.has(name)), [], 'no result file for a run that never started');
   });
 });

@@ -1,16 +1,15 @@
 /**
  * The live panel as pure functions of the host's `LiveState`: progress texts, table rows and chart
- * specs. No DOM here, so all of it is unit-tested in Node; main.ts only puts the results on screen.
+ * specs. No DOM here, so all of it is unit-tested in Node; webview/live/main.ts only puts the results on screen.
  */
-import type { LiveState, LiveStep } from '../../src/format/messages/live';
-import { METRICS } from '../../src/format/metrics';
-import type { Stats } from '../../src/format/result';
-import { ITL_FOOTNOTE } from '../../src/report/tables';
-import { fixed, isNumber, msToSec } from '../../src/report/units';
-import { wantsLogAxis } from '../../src/views/axis';
-import type { ChartSpec, Point, SeriesSpec } from '../shared/charts';
-import type { TableColumn } from '../shared/dom';
-export { progressView, runDescription, type Progress, type ProgressView } from '../../src/views/progress';
+import type { LiveState, LiveStep } from '../format/messages/live';
+import { METRICS } from '../format/metrics';
+import type { Stats } from '../format/result';
+import { ITL_FOOTNOTE } from '../report/tables';
+import { fixed, isNumber, msToSec } from '../report/units';
+import { wantsLogAxis } from './axis';
+import type { ChartSpec, Point, SeriesSpec, TableColumn } from './chart-spec';
+export { progressView, runDescription, type Progress, type ProgressView } from './progress';
 
 export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Benchmark' },

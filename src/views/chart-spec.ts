@@ -1,0 +1,60 @@
+/**
+ * Charts and tables described as plain data: what a view model (this folder) computes and the
+ * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen. Types only.
+ */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface AxisSpec {
+  title: string;
+  /** Put after the value in tooltips ("12.5 s"). */
+  unit?: string;
+  log?: boolean;
+  min?: number;
+  max?: number;
+}
+
+export interface SeriesSpec {
+  label: string;
+  /** Sorted by x for lines (decimation and fast lookup rely on it). */
+  data: Point[];
+  /** A palette index, or a theme colour by role. Defaults to the series' position. */
+  color?: number | 'error' | 'warning' | 'success' | 'muted';
+  dashed?: boolean;
+  /** A percentile line: p50 solid, p90 dashed and lighter, p99 dotted and lighter still (overrides `dashed`). */
+  percentile?: 'p50' | 'p90' | 'p99';
+  /** false draws points only. */
+  showLine?: boolean;
+  /** Point radius; lines default to none (points cost time and hide the shape at scale). */
+  pointRadius?: number;
+  /** Fills down to another series (by index in `series`, for percentile bands) or to zero. */
+  fillTo?: number | 'origin';
+  /** Band edges and other helpers stay out of the legend. */
+  hideInLegend?: boolean;
+  /** Plots against the right-hand axis (`spec.y2`). */
+  rightAxis?: boolean;
+}
+
+export interface ChartSpec {
+  kind: 'line' | 'scatter';
+  x: AxisSpec;
+  y: AxisSpec;
+  y2?: AxisSpec;
+  series: SeriesSpec[];
+  /** Lines with more points than this are drawn with LTTB decimation; undefined never decimates. */
+  decimateAbove?: number;
+  /** Vertical marks on the x axis, each named at the top of the plot (where each step began). */
+  markers?: { x: number; label: string }[];
+}
+
+export interface TableColumn {
+  /** Header text; `unit` is shown on a second line, as GuideLLM's tables do. */
+  label: string;
+  unit?: string;
+  /** Right-aligned numbers. */
+  numeric?: boolean;
+  /** Shown on hover over the header: what the metric means. */
+  description?: string;
+}
