@@ -74,8 +74,14 @@ async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | u
 /** Writes a whole file or nothing: to a temporary name first, then renamed over the target. */
 async function writeWhole(file: vscode.Uri, doc: ResultDocument): Promise<void> {
   const temporary = file.with({ path: `${file.path}.${process.pid}.tmp` });
-  await vscode.workspace.fs.writeFile(temporary, encoder.encode(JSON.stringify(doc, null, 2) + '\n'));
-  await vscode.workspace.fs.rename(temporary, file, { overwrite: true });
+  try {
+    await vscode.workspace.fs.writeFile(temporary, encoder.encode(JSON.stringify(doc, null, 2) + '\n'));
+    await vscode.workspace.fs.rename(temporary, file, { overwrite: true });
+  } catch (error) {
+    // A full disk or a refused rename leaves no half file behind, neither the result nor its temporary.
+    await vscode.workspace.fs.delete(temporary).then(undefined, () => undefined);
+    throw error;
+  }
 }
 
 /** The folder a result goes to by default: the workspace's results folder (setting llmBench.resultsDirectory), else beside the source. */

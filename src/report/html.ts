@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { rankingRows, type ReportModel, type ReportRun } from '../views/report';
+import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { fixed, msToSec, NOT_AVAILABLE } from './units';
@@ -50,9 +51,12 @@ function runTables(run: ReportRun): string {
       fixed(s?.outputTokensPerSecond),
     ];
   });
-  const notes = run.doc.importedFrom
-    ? `<p class="muted">Imported from ${escapeHtml(run.doc.importedFrom.tool)}${run.doc.importedFrom.version ? ` ${escapeHtml(run.doc.importedFrom.version)}` : ''} (${escapeHtml(run.doc.importedFrom.file)}):</p><ul class="notes">${run.doc.importedFrom.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`
-    : '';
+  const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
+  const imported = run.doc.importedFrom;
+  const notes = imported
+    ? `<p class="muted">Imported from ${escapeHtml(imported.tool)}${imported.version ? ` ${escapeHtml(imported.version)}` : ''} (${escapeHtml(imported.file)}):</p>${list}`
+    : list;
   return (
     `<h3>${escapeHtml(run.name)}</h3>` +
     table(['Step', 'OK / failed', 'Requests/s', 'Latency mean (s)', 'TTFT mean (ms)', 'TTFT p99 (ms)', 'TPOT mean (ms)', 'ITL mean (ms)', 'Output tok/s'], steps, ' class="steps"') +

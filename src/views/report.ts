@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
 import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 import { wantsLogAxis } from './axis';
+import { definitionNotes } from './result';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -247,7 +248,8 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       color,
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
-      ...(run.doc.importedFrom ? { importedFrom: run.doc.importedFrom.tool } : {}),
+      ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
+      definitionNotes: definitionNotes(run.doc.steps),
       status: runStatus(run),
     })),
     groupBy,

@@ -58,7 +58,7 @@ function unreachedConcurrencyNotes(steps: Step[]): string[] {
 }
 
 /** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
-function definitionNotes(steps: Step[]): string[] {
+export function definitionNotes(steps: Step[]): string[] {
   const stepsByNote = new Map<string, string[]>();
   for (const step of steps) {
     for (const metric of ['latencyMs', 'ttftMs', 'itlMs', 'tpotMs'] as const) {

@@ -13,6 +13,8 @@ import { join, resolve } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument } from '../../src/format/result';
 import { importPaths, importRuns } from '../../src/import';
 import { buildResultView } from '../../src/views/result';
+import { buildReportModel } from '../../src/views/report';
+import { renderHtmlReport } from '../../src/report/html';
 
 const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const fixtures = resolve(repoRoot, '../shared/fixtures');
@@ -251,6 +253,12 @@ test('GuideLLM 0.4+: TPOT percentiles stay GuideLLM\'s token-weighted values, ma
   // The result view says so beside the figures.
   const view = buildResultView({ document: doc, unfinishedSteps: [] }, 'benchmarks.llmbench.json');
   assert.ok(view.notes.some((n) => n.startsWith('TPOT is not as defined here: GuideLLM 0.4+: token-weighted') && n.endsWith('(steps: synchronous)')), view.notes.join('\n'));
+  // So does the report, in the extension's view model and in the HTML export, with the tool's version.
+  const run = { name: 'guidellm run', doc, source: join(dir, 'benchmarks.json') };
+  const model = buildReportModel([run]);
+  assert.equal(model.runs[0]?.importedFrom, 'GuideLLM 0.4.1');
+  assert.ok(model.runs[0]?.definitionNotes.some((n) => n.startsWith('TPOT is not as defined here: GuideLLM 0.4+')), JSON.stringify(model.runs[0]));
+  assert.match(renderHtmlReport(model, [run], 'report'), /<li>TPOT is not as defined here: GuideLLM 0\.4\+: token-weighted/);
   assert.equal(s?.requestsPerSecond, 4 / 8);
   assert.deepEqual(doc.config['guidellmRequestsPerSecond'], { synchronous: 0.62 });
 });

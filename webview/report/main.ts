@@ -67,6 +67,12 @@ function controls(model: ReportModel): HTMLElement[] {
   ];
 }
 
+/** Runs whose figures follow another tool's definition, said once each under the runs table. */
+function definitionNotices(model: ReportModel): HTMLElement[] {
+  const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
+  return notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : [];
+}
+
 function draw(title: string, model: ReportModel, problems: string[]): void {
   for (const chart of charts) chart.destroy();
   const all = [...model.charts, model.tradeoff];
@@ -99,6 +105,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
         el('tbody', {}, runRows),
       ]),
     ]),
+    ...definitionNotices(model),
     el('h2', { text: 'Curves' }),
     el('p', { className: 'muted', text: 'The large point on a curve marks its knee: past it, more load buys little throughput while latency climbs. Runs of a group share a colour, every other one dashed.' }),
     model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,

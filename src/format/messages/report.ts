@@ -64,7 +64,10 @@ export const ReportModelSchema = z.object({
       color: z.number().int().nonnegative(),
       source: z.string().optional(),
       labels: z.record(z.string(), z.string()),
+      /** The tool (and its version, when the file has it) whose output this run was imported from. */
       importedFrom: z.string().optional(),
+      /** Statistics of the run kept under another tool's definition (GuideLLM 0.4+'s token-weighted TPOT...). */
+      definitionNotes: z.array(z.string()),
       /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
       status: z.string(),
     }),
