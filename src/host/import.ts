@@ -163,9 +163,6 @@ async function finishImport(found: ResultDocument[], source: vscode.Uri | undefi
   return files;
 }
 
-
-
-
 export function registerImportCommands(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>

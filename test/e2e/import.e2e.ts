@@ -1,0 +1,56 @@
+// Importing a page of notes in the browser, as a user does: "Import Benchmark Results" from the
+// explorer's context menu on a Markdown file lists the runs it found; picking a run opens its labels
+// for editing; "Write" takes the folder the dialog offers; the notification's "Open Report..."
+// asks which label to group by and opens the report grouped so. The edited label is in the file.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { NOTES } from '../helpers/import-samples';
+import { answerInputBox, answerQuickPick, explorerContextCommand, findWebview, pollUntil, quickPickLabels, scenario, waitForNotification, waitForText } from './harness';
+
+const IMPORT = 'Import Benchmark Results (vLLM, GuideLLM, EvalScope, AIPerf, LLMPerf)...';
+
+/** Accepts what the folder dialog offers (the workspace's results folder) until the files are there. */
+async function acceptOfferedFolder(page: Page, workspace: string): Promise<string[]> {
+  return pollUntil('the imported result files', 30_000, async () => {
+    const folder = join(workspace, 'benchmarks');
+    const written = (() => {
+      try {
+        return readdirSync(folder).filter((name) => name.endsWith('.llmbench.json'));
+      } catch {
+        return [];
+      }
+    })();
+    if (written.length === 2) return written.map((name) => join(folder, name));
+    if (await page.locator('.quick-input-widget input').isVisible()) await page.keyboard.press('Enter');
+    return undefined;
+  });
+}
+
+scenario(
+  'a page of notes imports with a label edited in the review, then opens as a report grouped by the label chosen',
+  async ({ page, workspace }) => {
+    await explorerContextCommand(page, 'notes.md', IMPORT);
+    const listed = await quickPickLabels(page, /found 2 runs, 4 steps/);
+    if (!listed.includes('Run 2: Qwen2-7B-Instruct-AWQ')) throw new Error(`the review lists ${JSON.stringify(listed)}`);
+
+    await answerQuickPick(page, 'Run 2: Qwen2-7B-Instruct-AWQ');
+    await answerInputBox(page, 'model=Qwen2-7B-Instruct-AWQ, engine=vLLM, gpu=H20 96GB, gpus=2, quantization=AWQ', { prompt: /key=value pairs/ });
+    await answerQuickPick(page, 'Write 2 result files');
+    const files = await acceptOfferedFolder(page, workspace);
+
+    const labels = files.map((file) => (JSON.parse(readFileSync(file, 'utf8')) as { labels: Record<string, string> }).labels);
+    const edited = labels.find((l) => l['engine'] === 'vLLM');
+    if (edited?.['gpu'] !== 'H20 96GB') throw new Error(`the edited labels were not written: ${JSON.stringify(labels)}`);
+    if (!labels.some((l) => l['engine'] === 'sglang' && l['gpu']?.includes('L20'))) throw new Error(`the other run kept its labels: ${JSON.stringify(labels)}`);
+
+    await waitForNotification(page, 'imported 2 runs');
+    await page.locator('.notifications-toasts .notification-list-item', { hasText: 'imported 2 runs' }).locator('.monaco-button', { hasText: 'Open Report...' }).click();
+    await answerQuickPick(page, 'engine');
+    const report = await findWebview(page, { text: 'Ranking', timeoutMs: 60_000 });
+    await waitForText(report, 'vLLM');
+    const groupBy = await report.locator('#group-by').evaluate((node) => (node as HTMLElement & { value: string }).value);
+    if (groupBy !== 'engine') throw new Error(`the report is grouped by "${groupBy}", not engine`);
+  },
+  { workspace: { files: { 'notes.md': NOTES } }, timeoutMs: 180_000 },
+);
