@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { basename, join, resolve } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
 import { importRuns } from '../../src/import';
+import { NOTES } from '../helpers/import-samples';
 
 const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const fixtures = resolve(repoRoot, '../shared/fixtures');
@@ -217,6 +218,70 @@ test('importers on mutated real files: a valid document or a message naming file
   await importer.close();
   assert.deepEqual(problems, []);
   assert.ok(checked > 400, `${checked} mutations checked`);
+});
+
+/**
+ * Mutations of a line-based text (a page of notes holding printouts, an AIPerf JSONL): cut short,
+ * a line dropped, a figure made garbage, control bytes, a line repeated thousands of times.
+ */
+function lineMutations(text: string, seed: number): Mutation[] {
+  const draw = random(seed);
+  const lines = text.split('\n');
+  const pick = <T>(items: T[]): T => items[Math.floor(draw() * items.length)] as T;
+  const out: Mutation[] = [];
+  for (let i = 0; i < 8; i++) {
+    const at = Math.floor(draw() * text.length);
+    out.push({ name: `cut at character ${at}`, text: text.slice(0, at) });
+  }
+  for (let i = 0; i < 12; i++) {
+    const at = Math.floor(draw() * lines.length);
+    out.push({ name: `line ${at + 1} dropped`, text: lines.filter((_, n) => n !== at).join('\n') });
+  }
+  const numbers = [...text.matchAll(/\d+(?:\.\d+)?/g)];
+  for (let i = 0; i < 24 && numbers.length; i++) {
+    const match = pick(numbers);
+    const garbage = pick(['NaN', '1e309', '-1', '', 'abc', '99999999999999999999999', '0x1F', '½']);
+    const at = match.index ?? 0;
+    out.push({ name: `figure ${match[0]} at ${at} made "${garbage}"`, text: text.slice(0, at) + garbage + text.slice(at + match[0].length) });
+  }
+  const line = Math.floor(draw() * lines.length);
+  out.push({ name: `control bytes in line ${line + 1}`, text: lines.map((l, n) => (n === line ? `\u0000\u001b[31m${l}\u0007` : l)).join('\n') });
+  out.push({ name: `line ${line + 1} repeated 5,000 times`, text: [...lines.slice(0, line), ...Array(5_000).fill(lines[line]), ...lines.slice(line + 1)].join('\n') });
+  return out;
+}
+
+test('text and JSONL importers on mutated printouts: a valid document or a message naming the file, within a time limit', { skip, timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-fuzz-text-'));
+  const importer = new ImportWorker();
+  const aiperfSummary = 'aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json';
+  const aiperfLines = 'aiperf/aiperf-0.1.1_run1_profile_export.jsonl';
+  // A page of notes (vLLM blocks under context lines), and AIPerf's per-request JSONL beside its summary.
+  const sources = [
+    { name: 'notes.md', text: NOTES },
+    { name: basename(aiperfLines), text: readFileSync(join(fixtures, aiperfLines), 'utf8'), beside: aiperfSummary },
+  ];
+  const problems: string[] = [];
+  let checked = 0;
+  for (const [index, source] of sources.entries()) {
+    for (const [n, mutation] of lineMutations(source.text, 2000 + index).entries()) {
+      const folder = mkdtempSync(join(dir, `${index}-${n}-`));
+      if (source.beside) copyFileSync(join(fixtures, source.beside), join(folder, basename(source.beside)));
+      const path = join(folder, source.name);
+      writeFileSync(path, mutation.text);
+      // AIPerf is imported through its summary, which reads the mutated JSONL beside it.
+      const imported = source.beside ? join(folder, basename(source.beside)) : path;
+      const problem = await importer.importWithin(imported, 10_000).then(
+        // A refusal names the file that is broken: the mutated one.
+        (outcome) => problemWith(outcome, path, mutation),
+        (error: Error) => `${source.name} with ${mutation.name}: ${error.message}`,
+      );
+      if (problem) problems.push(problem);
+      checked++;
+    }
+  }
+  await importer.close();
+  assert.deepEqual(problems, []);
+  assert.ok(checked > 80, `${checked} mutations checked`);
 });
 
 test('50 MB inputs import or are refused in bounded time: a padded vLLM file, a long log, a huge per-request list', { skip, timeout: 120_000 }, async () => {
