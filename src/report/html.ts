@@ -4,7 +4,7 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { rankingRows, type ReportModel, type ReportRun } from '../views/report';
+import { RANKING_NOISE_NOTE, rankingRows, type ReportModel, type ReportRun } from '../views/report';
 import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
@@ -103,6 +103,7 @@ ${runsTable}
 <h2>Ranking</h2>
 <p>SLO: ${escapeHtml(sloText(model))}. Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).</p>
 ${ranking}
+<p class="muted">${escapeHtml(RANKING_NOISE_NOTE)}</p>
 <h2>Curves</h2>
 ${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
 ${legend}

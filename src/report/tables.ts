@@ -4,7 +4,7 @@
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
-import type { ReportModel } from '../views/report';
+import { rankText, type ReportModel } from '../views/report';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
 
 /**
@@ -168,7 +168,7 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
 /** The ranking of a many-run report as a Markdown table. */
 export function formatRankingMarkdown(model: ReportModel): string {
   const rows = model.ranking.map((r) => [
-    String(r.rank),
+    rankText(r),
     r.name,
     r.step ?? 'none',
     withUnit(r.requestsPerSecond, 'req/sec'),

@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
 import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 import { wantsLogAxis } from './axis';
+import { deltaCell, NO_INTERVAL_NOISE_PERCENT } from './compare';
 import { definitionNotes } from './result';
 
 export interface ReportRun {
@@ -217,7 +218,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   };
 
   const ranking = styled
-    .map(({ run, index, group, steps }): Omit<RankingRow, 'rank'> => {
+    .map(({ run, index, group, steps }): Omit<RankingRow, 'rank' | 'tiedWithAbove'> => {
       const meeting = hasSlo(slo) ? steps.filter((s) => meetsSlo(s.summary, slo, stat)) : steps;
       const best = meeting.at(-1);
       const withGoodput = steps.filter((s) => isNumber(s.summary.goodput));
@@ -239,7 +240,11 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     })
     // Most output tokens per second at an SLO-meeting load first; runs meeting it nowhere last.
     .sort((a, b) => (b.outputTokensPerSecond ?? -1) - (a.outputTokensPerSecond ?? -1) || (b.load ?? -1) - (a.load ?? -1))
-    .map((row, i) => ({ ...row, rank: i + 1 }));
+    .reduce<RankingRow[]>((ranked, row, i) => {
+      const above = ranked[i - 1];
+      const tiedWithAbove = above !== undefined && deltaCell('outputTokensPerSecond', above.outputTokensPerSecond, row.outputTokensPerSecond).verdict === 'same';
+      return [...ranked, { ...row, tiedWithAbove, rank: tiedWithAbove && above ? above.rank : i + 1 }];
+    }, []);
 
   return {
     runs: styled.map(({ run, group, color }) => ({
@@ -272,10 +277,18 @@ export function runName(doc: ResultDocument, source: string | undefined): string
   return file ? `${doc.endpoint.model} · ${file}` : doc.endpoint.model;
 }
 
+/** What a shared rank means, under the ranking table in the report view and the HTML export. */
+export const RANKING_NOISE_NOTE =
+  `Runs rank by output tokens per second at their heaviest load within the SLO. \u2248 marks a run within noise of the one above ` +
+  `(under ${NO_INTERVAL_NOISE_PERCENT}% apart, the compare view's rule for one figure per step): they share a rank.`;
+
+/** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
+export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
+
 /** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
 export function rankingRows(model: ReportModel): string[][] {
   return model.ranking.map((r) => [
-    String(r.rank),
+    rankText(r),
     r.name,
     r.group,
     r.step ?? 'none',

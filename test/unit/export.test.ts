@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
 import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
-import { buildReportModel, findKnee, rankingRows, type ReportRun } from '../../src/views/report';
+import { buildReportModel, findKnee, RANKING_NOISE_NOTE, rankingRows, type ReportRun } from '../../src/views/report';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { formatLabelsText, parseLabelsText, withLabels } from '../../src/report/labels';
 import { chartSpec } from '../../webview/report/view';
@@ -108,6 +108,19 @@ test('ranking: the heaviest step meeting the SLO, ordered by output tokens per s
   assert.deepEqual(none.ranking.map((r) => r.step), [null, null]);
   const md = formatRankingMarkdown(model).split('\n');
   assert.equal(md[2], '| 1 | sglang-l20 | concurrency@3 | 2.40 req/sec | 240.00 tokens/second | 96.00 ms | 31.50 ms | none |');
+});
+
+test('ranking: runs within noise of the run above (under 5% apart in output tok/s, compare\'s rule) share its rank, marked', () => {
+  const close = sweep({ model: 'qwen', gpu: 'H20' }, [[1, 1, 100, 1000, 50, 0], [3, 2.3, 232, 1200, 60, 0]]);
+  const far = sweep({ model: 'qwen', gpu: 'T4' }, [[1, 1, 100, 1000, 50, 0], [3, 2, 205, 1200, 60, 0]]);
+  const model = buildReportModel([...runs, { name: 'h20', doc: close }, { name: 't4', doc: far }], { slo: { ttftMs: 100 }, stat: 'p90' });
+  assert.deepEqual(
+    model.ranking.map((r) => [r.name, r.outputTokensPerSecond, r.rank, r.tiedWithAbove]),
+    [['sglang-l20', 240, 1, false], ['h20', 232, 1, true], ['t4', 205, 3, false], ['vllm-a100', 190, 4, false]],
+  );
+  assert.deepEqual(rankingRows(model).map((row) => row[0]), ['1', '\u22481', '3', '4']);
+  assert.match(formatRankingMarkdown(model), /\| \u22481 \| h20 \|/);
+  assert.match(RANKING_NOISE_NOTE, /under 5% apart/);
 });
 
 test('CSV: a header, one row per step, labels as columns, cells as numbers or empty', () => {

@@ -5,7 +5,7 @@
  */
 import '../shared/zod-csp';
 import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
-import { rankingRows, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { RANKING_NOISE_NOTE, rankingRows, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
@@ -98,6 +98,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ...controls(model),
     el('h2', { text: 'Ranking' }),
     el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
+    el('p', { className: 'muted', text: RANKING_NOISE_NOTE }),
     el('h2', { text: 'Runs' }),
     el('div', { className: 'table-scroll' }, [
       el('table', { className: 'data-table runs sticky-first' }, [

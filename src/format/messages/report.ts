@@ -40,6 +40,8 @@ export const ReportChartSchema = z.object({
 const nullableNumber = z.number().nullable();
 export const RankingRowSchema = z.object({
   rank: z.number().int().positive(),
+  /** Its output tokens per second are within noise of the run ranked above (the compare view's rule): they share a rank. */
+  tiedWithAbove: z.boolean(),
   run: z.number().int().nonnegative(),
   name: z.string(),
   group: z.string(),
