@@ -13,7 +13,7 @@ import { latencySamples } from '../engine/stats';
 import type { CompareView, DeltaCell, DeltaRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
-import { alignAxes, buildResultView, chart, pointsOf, type RowValue } from './result';
+import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
 
 /** Figures without per-request samples: a smaller change than this (percent) is not called better or worse. */
 export const NO_INTERVAL_NOISE_PERCENT = 5;
@@ -170,10 +170,13 @@ function differences(a: ResultDocument, b: ResultDocument): string[] {
 
 /** Both runs read (src/engine/read-result.ts) -> the compare view. */
 export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: string, fileB: string): CompareView {
-  const [a, b] = alignAxes(buildResultView(readA, fileA), buildResultView(readB, fileB));
+  // One load axis for both: concurrency when every step of both held a concurrency, else the
+  // achieved request rate, which every step has (so a rate sweep and a concurrency sweep share charts).
+  const axis = chooseXAxis([...readA.document.steps, ...readB.document.steps]);
+  const [a, b] = alignAxes(buildResultView(readA, fileA, axis), buildResultView(readB, fileB, axis));
   const notes: string[] = [];
-  if (a.xAxis.kind !== b.xAxis.kind) {
-    notes.push(`The runs use different load shapes: A is drawn against ${a.xAxis.label.toLowerCase()}, B against ${b.xAxis.label.toLowerCase()}.`);
+  if (chooseXAxis(readA.document.steps).kind !== chooseXAxis(readB.document.steps).kind) {
+    notes.push(`The runs use different load shapes (one held concurrencies, the other sent at rates): both are drawn against ${axis.label.toLowerCase()}.`);
   }
   const deltas = deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
   if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');

@@ -21,14 +21,15 @@ import type { ResultDocument, Step, StepSummary } from '../format/result';
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
 
-export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, fileName: string): ResultView {
+/** `axis`: the load axis to draw against, when the caller shares one between runs (compare); else chosen from the steps. */
+export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, fileName: string, axis?: XAxis): ResultView {
   const notes = unfinishedSteps.map((index) => {
     const step = doc.steps[index]!;
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
   notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
-  const xAxis = chooseXAxis(doc.steps);
+  const xAxis = axis ?? chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
   return {
@@ -257,13 +258,17 @@ function extent(spec: ViewChart, axis: 0 | 1): number {
  * side read on the same scale. Returns new views; the inputs are not changed.
  */
 export function alignAxes(a: ResultView, b: ResultView): [ResultView, ResultView] {
-  const limits = new Map<string, { xMax: number; yMax: number; xLog: boolean }>();
+  const limits = new Map<string, { xMax: number; yMax: number; xLog: boolean; loads: number[] }>();
+  const loadLabels = new Set([a.xAxis.label, b.xAxis.label]);
   for (const spec of [...a.charts, ...b.charts]) {
-    const seen = limits.get(spec.id) ?? { xMax: 0, yMax: 0, xLog: false };
+    const seen = limits.get(spec.id) ?? { xMax: 0, yMax: 0, xLog: false, loads: [] };
+    // A load axis follows the one rule over both runs' loads: 1-4 and 8-16 together span 16.
+    const loads = loadLabels.has(spec.xLabel) ? [...seen.loads, ...spec.series.flatMap((series) => series.points.map(([x]) => x))] : seen.loads;
     limits.set(spec.id, {
       xMax: Math.max(seen.xMax, extent(spec, 0)),
       yMax: Math.max(seen.yMax, extent(spec, 1)),
-      xLog: seen.xLog || spec.xLog === true,
+      xLog: seen.xLog || spec.xLog === true || wantsLogAxis(loads),
+      loads,
     });
   }
   const apply = (view: ResultView): ResultView => ({

@@ -266,6 +266,34 @@ test('the compare view overlays both runs, shows each on its own, and lists delt
   assert.match(other.warnings.join(' '), /different models: A test-model, B other-model/);
 });
 
+test('compare draws a rate run and a concurrency run on one axis, the achieved request rate, and says so', () => {
+  const concurrency = concurrencySweep(20, 1);
+  const rates = { ...concurrencySweep(20, 2), steps: concurrencySweep(20, 2).steps.map((step, i) => ({ ...step, name: `constant@${i + 1}`, profile: { kind: 'rate' as const, rate: i + 1 } })) };
+  const view = buildCompareView(forReading(concurrency), forReading(rates), 'c.llmbench.json', 'r.llmbench.json');
+  const requests = view.charts.find((c) => c.id === 'requests');
+  assert.equal(requests?.xLabel, 'Achieved request rate (req/s)');
+  for (const series of requests?.series ?? []) {
+    assert.equal(series.points.length, 3, `${series.label}: every step placed`);
+    assert.ok(series.points.every(([x, y]) => x === y), `${series.label}: placed at its achieved rate`);
+  }
+  assert.match(view.notes.join(' '), /different load shapes .* both are drawn against achieved request rate/);
+  assert.deepEqual(view.deltas.map((d) => [d.stepA, d.stepB]), [['synchronous', 'constant@1'], ['concurrency@4', 'constant@2'], ['concurrency@16', 'constant@3']], 'paired by position');
+});
+
+test('side by side, the load axis is logarithmic when both runs together span more than 8x, though neither does alone', () => {
+  const withConcurrency = (doc: ReturnType<typeof concurrencySweep>, levels: number[]) => ({
+    ...doc,
+    steps: doc.steps.map((step, i) => ({ ...step, summary: step.summary && { ...step.summary, achievedConcurrency: levels[i] ?? null } })),
+  });
+  const low = buildResultView(forReading(withConcurrency(concurrencySweep(20, 1), [1, 2, 3])), 'low.llmbench.json');
+  const high = buildResultView(forReading(withConcurrency(concurrencySweep(20, 1), [10, 12, 16])), 'high.llmbench.json');
+  assert.ok(!low.charts.some((c) => c.xLog) && !high.charts.some((c) => c.xLog), 'neither alone');
+  const [a, b] = alignAxes(low, high);
+  assert.equal(a.charts.find((c) => c.id === 'requests')?.xLog, true);
+  assert.equal(b.charts.find((c) => c.id === 'requests')?.xLog, true);
+  assert.notEqual(a.charts.find((c) => c.id === 'ttft-distribution')?.xLog, true, 'distributions are not load axes');
+});
+
 test('a concurrency step that stayed well below its level says so in the notes', () => {
   const doc = concurrencySweep(20);
   const last = doc.steps[2]!;
