@@ -187,10 +187,14 @@ function legendItems(chart: Chart, spec: ChartSpec): LegendItem[] {
     const series = spec.series[item.datasetIndex ?? -1];
     return series !== undefined && !series.hideInLegend && series.data.length > 0;
   });
+  return capLegend(shown, (text) => ({ text, fillStyle: 'transparent', strokeStyle: 'transparent', lineWidth: 0, hidden: false, datasetIndex: -1 }));
+}
+
+/** At most LEGEND_LIMIT entries: past it, the first LEGEND_LIMIT - 1 and an entry "+N more" made by `more`. */
+export function capLegend<T>(shown: T[], more: (text: string) => T): T[] {
   if (shown.length <= LEGEND_LIMIT) return shown;
   const hidden = shown.length - (LEGEND_LIMIT - 1);
-  const more: LegendItem = { text: `+${hidden} more`, fillStyle: 'transparent', strokeStyle: 'transparent', lineWidth: 0, hidden: false, datasetIndex: -1 };
-  return [...shown.slice(0, LEGEND_LIMIT - 1), more];
+  return [...shown.slice(0, LEGEND_LIMIT - 1), more(`+${hidden} more`)];
 }
 
 /** A chart on a canvas, redrawn from new specs or themes without animation. */

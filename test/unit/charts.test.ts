@@ -1,0 +1,80 @@
+// The one axis rule and the chart styles every view draws with: when a load axis turns
+// logarithmic and which of its ticks are labelled; percentile lines told apart by dash and
+// strength; legends capped with "+N more"; the HTML export's SVG on the same log rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isLogTickLabelled, LOG_AXIS_SPAN, wantsLogAxis } from '../../src/views/axis';
+import type { ChartSpec } from '../../src/views/chart-spec';
+import { svgLineChart } from '../../src/report/svg';
+import { capLegend, chartConfig, LEGEND_LIMIT } from '../../webview/shared/charts';
+import type { Theme } from '../../webview/shared/theme';
+
+const THEME: Theme = {
+  kind: 'light', background: '#ffffff', foreground: '#333333', mutedForeground: '#777777', gridLines: '#dddddd', border: '#cccccc',
+  error: '#e51400', warning: '#bf8803', success: '#388a34', fontFamily: 'sans-serif', fontSize: 13, palette: ['#005fb8', '#c24e00', '#388a34'],
+};
+
+test('a load axis is logarithmic past a span of 8, counting only positive finite loads', () => {
+  assert.equal(LOG_AXIS_SPAN, 8);
+  assert.equal(wantsLogAxis([1, 4, 16, 64]), true);
+  assert.equal(wantsLogAxis([1, 2, 4, 8]), false, 'exactly 8x stays linear');
+  assert.equal(wantsLogAxis([0, null, 2, 4, Number.NaN, 16]), false, 'zero, null and NaN do not count: 2 to 16 is 8x');
+  assert.equal(wantsLogAxis([0.5, 5]), true);
+  assert.equal(wantsLogAxis([64]), false, 'one point is no span');
+});
+
+test('a log axis labels 1, 2 and 5 times each power of ten only, so labels never run together', () => {
+  assert.deepEqual([0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 1000].map(isLogTickLabelled), Array(11).fill(true));
+  assert.deepEqual([0, -1, 3, 4, 6, 7, 30, 40, 60, 70].map(isLogTickLabelled), Array(10).fill(false));
+});
+
+function spec(log: boolean): ChartSpec {
+  return {
+    kind: 'line',
+    x: { title: 'Concurrency', log },
+    y: { title: 'TTFT (ms)' },
+    series: (['p50', 'p90', 'p99'] as const).map((percentile) => ({ label: percentile, percentile, color: 0, data: [{ x: 1, y: 10 }, { x: 64, y: 90 }] })),
+  };
+}
+
+test('chart.js gets a logarithmic x scale with 1-2-5 tick labels when the spec asks for one, a linear one from zero otherwise', () => {
+  const scales = chartConfig(spec(true), THEME).options?.scales as Record<string, { type: string; beginAtZero?: boolean; ticks: { callback?: (v: number) => string } }>;
+  assert.equal(scales['x']?.type, 'logarithmic');
+  const label = scales['x']?.ticks.callback;
+  assert.ok(label);
+  assert.deepEqual([1, 2, 3, 5, 10, 30, 50, 1000].map((v) => label(v)), ['1', '2', '', '5', '10', '', '50', '1,000']);
+  const linear = chartConfig(spec(false), THEME).options?.scales as Record<string, { type: string; beginAtZero?: boolean }>;
+  assert.equal(linear['x']?.type, 'linear');
+  assert.equal(linear['x']?.beginAtZero, true);
+});
+
+test('percentile lines of one colour differ by dash and strength: p50 solid and strongest, p99 dotted and faintest', () => {
+  const datasets = chartConfig(spec(false), THEME).data.datasets as { label: string; borderDash: number[]; borderColor: string }[];
+  const [p50, p90, p99] = datasets;
+  assert.deepEqual(p50?.borderDash, []);
+  assert.ok((p90?.borderDash.length ?? 0) > 0 && (p99?.borderDash.length ?? 0) > 0);
+  assert.notDeepEqual(p90?.borderDash, p99?.borderDash);
+  assert.equal(new Set(datasets.map((d) => d.borderColor)).size, 3, `three strengths of one colour: ${datasets.map((d) => d.borderColor).join(', ')}`);
+});
+
+test('a legend keeps at most LEGEND_LIMIT entries, the last one counting the rest', () => {
+  const names = Array.from({ length: 9 }, (_, i) => `run ${i + 1}`);
+  assert.deepEqual(capLegend(names.slice(0, LEGEND_LIMIT), (text) => text), names.slice(0, LEGEND_LIMIT));
+  const capped = capLegend(names, (text) => text);
+  assert.equal(capped.length, LEGEND_LIMIT);
+  assert.equal(capped.at(-1), `+${9 - (LEGEND_LIMIT - 1)} more`);
+});
+
+test('the HTML export draws a log load axis on the same rule, with 1-2-5 labels', () => {
+  const svg = svgLineChart({
+    id: 'requestsPerSecond',
+    title: 'Requests per second',
+    xTitle: 'Concurrency',
+    yTitle: 'req/s',
+    xLog: true,
+    curves: [{ run: 0, name: 'run', group: 'run', color: 0, dashed: false, points: [1, 4, 16, 64].map((x) => ({ x, y: x * 2, step: `c@${x}` })), knee: null }],
+  });
+  const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+  for (const tick of ['1', '2', '5', '10', '20', '50']) assert.ok(labels.includes(tick), `tick ${tick} among ${labels.join(' ')}`);
+  assert.ok(!labels.includes('3') && !labels.includes('30'), 'no label between 1-2-5 ticks');
+});
