@@ -100,7 +100,7 @@ class ComparePanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
   ) {
     panel.webview.options = webviewOptions(extensionUri);
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title, loading: 'Reading both result files...' });
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title, loading: `Reading ${fileNameOf(a)} and ${fileNameOf(b)}...` });
     this.session = new ViewSession(
       panel,
       (chartId) => vscode.Uri.joinPath(this.a, '..', `compare-${chartId}.png`),

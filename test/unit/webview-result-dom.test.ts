@@ -61,6 +61,7 @@ test('the result view asks for its data, renders step rows as text first and its
   assert.equal(headers[3]?.textContent, 'TTFTms');
   assert.match(headers[3]?.getAttribute('title') ?? '', /first streamed chunk with non-empty content/);
   assert.match(page.text(), /test-model/);
+  assert.equal(page.document.querySelectorAll('[data-chart]').length, 0, 'no chart before the next frame: the table paints first');
   await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
   assert.equal(page.document.querySelectorAll('[data-chart]').length, 7);
   assert.equal(page.document.getElementById('app')?.getAttribute('aria-busy'), 'false');
@@ -149,6 +150,7 @@ test('the compare view renders both runs and colours deltas by verdict; swap and
   assert.equal(rows.length, 3);
   // B is twice as slow: its TTFT and latency cells are worse.
   assert.ok(page.document.querySelectorAll('.delta-table .delta-worse').length >= 3);
+  assert.equal(page.document.querySelectorAll('[data-chart]').length, 0, 'no chart before the next frame: headers and table paint first');
   await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
   assert.equal(page.document.querySelectorAll('[data-chart]').length, view.charts.length + view.ownCharts.length);
   page.document.getElementById('swap-runs')?.click();

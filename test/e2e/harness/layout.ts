@@ -35,6 +35,11 @@ async function assertCanvasesDrawn(view: Frame, name: string): Promise<void> {
   if (blank > 0) throw new Error(`${blank} blank chart canvas(es) in the ${name}`);
 }
 
+/** A gallery picture is what the scenario is for: one that could not be taken fails it. */
+async function shoot(page: Page, name: string): Promise<void> {
+  if (!(await saveScreenshot(page, name))) throw new Error(`the screenshot ${name} could not be taken`);
+}
+
 /** Screenshots `view` at each size (and again with its charts in view), checking its canvases are drawn and nothing is cut off. */
 export async function shootAtEachSize(page: Page, view: () => Promise<Frame>, name: string, check?: (frame: Frame) => Promise<void>): Promise<void> {
   for (const size of SIZES) {
@@ -42,11 +47,11 @@ export async function shootAtEachSize(page: Page, view: () => Promise<Frame>, na
     const frame = await view();
     // A resize re-lays the charts out on the next frames.
     await frame.waitForTimeout(500);
-    await saveScreenshot(page, `gallery-${name}-${size.width}`);
+    await shoot(page, `gallery-${name}-${size.width}`);
     await assertCanvasesDrawn(frame, name);
     // The charts sit below the fold: a second picture with them in view.
     await frame.locator('.chart-card').first().evaluate((card) => card.scrollIntoView({ block: 'start' }));
-    await saveScreenshot(page, `gallery-${name}-charts-${size.width}`);
+    await shoot(page, `gallery-${name}-charts-${size.width}`);
     await frame.evaluate(() => window.scrollTo(0, 0));
     const clipped = await clippedParts(frame);
     if (clipped.length > 0) throw new Error(`${name} at ${size.width}x${size.height}: ${clipped.join('; ')}`);
