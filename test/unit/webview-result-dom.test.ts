@@ -69,7 +69,7 @@ test('the result view asks for its data, renders step rows as text first and its
 
 test('the column chooser adds ITL to the step table and asks the host to remember the choice', () => {
   const page = openView('result');
-  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json'), columns: { means: false, p90: false, itl: false } });
+  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json'), columns: { means: false, p90: false, p95: false, itl: false } });
   const groups = () => [...page.document.querySelectorAll('.step-table thead tr:first-child th')].map((th) => th.firstChild?.textContent);
   assert.ok(!groups().includes('ITL'));
   const box = page.document.querySelector<HTMLInputElement>('input[data-column="itl"]');
@@ -77,7 +77,7 @@ test('the column chooser adds ITL to the step table and asks the host to remembe
   box.checked = true;
   box.dispatchEvent(new page.window.Event('change'));
   assert.ok(groups().includes('ITL'), 'the table is drawn again with the ITL column');
-  assert.deepEqual(page.posted.at(-1), { type: 'table-columns', columns: { means: false, p90: false, itl: true } });
+  assert.deepEqual(page.posted.at(-1), { type: 'table-columns', columns: { means: false, p90: false, p95: false, itl: true } });
 });
 
 test('a view the host posts again (early and after ready) is drawn once; a changed view is drawn', () => {

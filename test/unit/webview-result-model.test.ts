@@ -10,9 +10,9 @@ import {
   distributionCurve,
 } from '../../src/views/result';
 import { buildCompareView, deltaCell, deltaRows, quantileDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
-import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
+import { ResultViewSchema, CompareViewSchema, TableColumnsSchema, type StepRow } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
-import { chartSpec, deltaTable, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
+import { chartSpec, deltaTable, formatMetric, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
@@ -49,14 +49,16 @@ test('the step table: throughput first, p50 and p99 of TTFT, TPOT and latency by
   assert.equal(row.at(-1), '0 of 20');
 });
 
-test('chosen columns add means, p90 and ITL to the step table', () => {
+test('chosen columns add means, p90, p95 and ITL to the step table', () => {
   const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
-  const table = stepTable(view.rows, { means: true, p90: true, itl: true });
+  const table = stepTable(view.rows, { means: true, p90: true, p95: true, itl: true });
   assert.deepEqual(table.groups.map((g) => g.label), ['Benchmark', 'req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'ITL', 'failures']);
-  assert.deepEqual(table.groups[3]?.columns, ['mean', 'p50', 'p90', 'p99']);
+  assert.deepEqual(table.groups[3]?.columns, ['mean', 'p50', 'p90', 'p95', 'p99']);
   const row = table.rows[1] ?? [];
-  assert.equal(row.length, 1 + 1 + 1 + 4 * 4 + 1);
+  assert.equal(row.length, 1 + 1 + 1 + 4 * 5 + 1);
   assert.equal(row[3], '80.0'); // TTFT mean
+  assert.equal(row[6], formatMetric('ttftMs', view.rows[1]?.ttftMs?.p95), 'TTFT p95 from the stored statistics');
+  assert.deepEqual(TableColumnsSchema.parse({ means: true, p90: false, itl: false }), { means: true, p90: false, p95: false, itl: false }, 'a choice remembered before p95 existed still reads');
 });
 
 test('a step cut short is summarized from its records and marked partial', () => {

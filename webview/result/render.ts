@@ -40,6 +40,7 @@ export function notesSection(notes: string[]): HTMLElement | null {
 const COLUMN_CHOICES: { key: keyof TableColumns; label: string; hint: string }[] = [
   { key: 'means', label: 'Means', hint: 'Show each distribution\'s mean' },
   { key: 'p90', label: 'p90', hint: 'Show each distribution\'s 90th percentile' },
+  { key: 'p95', label: 'p95', hint: 'Show each distribution\'s 95th percentile (vLLM\'s and GuideLLM\'s files give it too)' },
   { key: 'itl', label: 'ITL', hint: 'Show inter-token latency (per chunk, vLLM\'s ITL)' },
 ];
 

@@ -92,10 +92,16 @@ export const RunSummarySchema = z.object({
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
 /** The step table's optional columns, chosen by the user and remembered per workspace. */
-export const TableColumnsSchema = z.object({ means: z.boolean(), p90: z.boolean(), itl: z.boolean() });
+export const TableColumnsSchema = z.object({
+  means: z.boolean(),
+  p90: z.boolean(),
+  /** Added after the first release: a choice remembered before it reads as off. */
+  p95: z.boolean().default(false),
+  itl: z.boolean(),
+});
 export type TableColumns = z.infer<typeof TableColumnsSchema>;
 /** What fits 1000 px: req/s, output tok/s, TTFT, TPOT and latency at p50 and p99, failures. */
-export const DEFAULT_TABLE_COLUMNS: TableColumns = { means: false, p90: false, itl: false };
+export const DEFAULT_TABLE_COLUMNS: TableColumns = { means: false, p90: false, p95: false, itl: false };
 
 export const ResultViewSchema = z.object({
   summary: RunSummarySchema,
