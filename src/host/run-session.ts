@@ -18,7 +18,7 @@ import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
-import { progressView, runEndMessage } from '../views/progress';
+import { notificationText, progressView, runEndMessage, statusBarText } from '../views/progress';
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
@@ -267,8 +267,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
               if (event.type !== 'progress' || this.updateStatus(state, false)) {
                 const view = progressView(state);
                 const percent = view.overall ? (100 * view.overall.value) / view.overall.max : reported;
-                const detail = [view.headline, view.stepDetail, view.eta].filter(Boolean).join(' · ');
-                progress.report({ message: detail, increment: Math.max(0, percent - reported) });
+                progress.report({ message: notificationText(view), increment: Math.max(0, percent - reported) });
                 reported = Math.max(reported, percent);
               }
             },
@@ -327,10 +326,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     if (!force && now - this.lastStatusMs < STATUS_INTERVAL_MS) return false;
     this.lastStatusMs = now;
     const view = progressView(state);
-    const throughput = state.current ? ` · ${Math.round(state.current.outputTokensPerSecond)} tok/s` : '';
-    const percent = view.overall ? ` ${Math.round((100 * view.overall.value) / view.overall.max)}%` : '';
-    const left = view.eta ? ` · ${view.eta.replace(/^about /, '').replace(/ left in this step.*$/, ' left')}` : '';
-    this.statusItem.text = `$(pulse) LLM Bench${percent}${throughput}${left}`;
+    this.statusItem.text = `$(pulse) ${statusBarText(state, view)}`;
     this.statusItem.tooltip = [view.headline, view.stepDetail, view.eta, 'Click for the live panel or to cancel.'].filter(Boolean).join('\n');
     return true;
   }

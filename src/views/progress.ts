@@ -128,3 +128,22 @@ export function runEndMessage(status: string, reason: string | null | undefined,
   if (status === 'failed') return `LLM Bench: the run failed: ${endSentence(reason ?? 'see the log')}`;
   return null;
 }
+
+/** The progress notification's line: what runs, how far the step is, and the time left. */
+export function notificationText(view: ProgressView): string {
+  return [view.headline, view.stepDetail, view.eta].filter(Boolean).join(' \u00b7 ');
+}
+
+/** The status bar item: percent done, the live output rate and the time left, kept short ("LLM Bench 40% · 812 tok/s · 35 s left"). */
+export function statusBarText(state: LiveState, view: ProgressView = progressView(state)): string {
+  const throughput = state.current ? ` \u00b7 ${Math.round(state.current.outputTokensPerSecond)} tok/s` : '';
+  const percent = view.overall ? ` ${Math.round((100 * view.overall.value) / view.overall.max)}%` : '';
+  const left = view.eta ? ` \u00b7 ${view.eta.replace(/^about /, '').replace(/ left in this step.*$/, ' left')}` : '';
+  return `LLM Bench${percent}${throughput}${left}`;
+}
+
+/** Where the result file is being written, then where it was written once the run is over. */
+export function resultPathText(state: LiveState): string {
+  if (!state.run.resultPath) return '';
+  return `${state.phase === 'finished' ? 'Saved to' : 'Saving to'} ${state.run.resultPath}`;
+}

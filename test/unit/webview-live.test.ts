@@ -9,7 +9,7 @@ import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } fro
 import { chartConfig } from '../../webview/shared/charts';
 import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
 import { liveCharts, movingAverage, progressView, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../src/views/live';
-import { formatDuration, runEndMessage } from '../../src/views/progress';
+import { formatDuration, notificationText, resultPathText, runEndMessage, statusBarText } from '../../src/views/progress';
 import { makeStep } from '../helpers/result-documents';
 
 const RUN = {
@@ -80,6 +80,8 @@ test('run-end finishes the run with its status, and the progress view says so', 
   assert.equal(view.canCancel, false);
   assert.equal(view.canOpenResult, true);
   assert.equal(view.tone, 'warning');
+  assert.equal(resultPathText(state), `Saved to ${RUN.resultPath}`, 'the finished run says where its file is');
+  assert.equal(resultPathText(midRunState()), `Saving to ${RUN.resultPath}`);
 });
 
 test('progress: overall counts finished steps plus the running step\'s fraction of its requests', () => {
@@ -234,6 +236,9 @@ test('time left: the step by its completion rate so far, the run by the steps do
   applyRunEvent(state, { type: 'progress', snapshot: { stepIndex: 1, elapsedSec: 10, completed: 25, failed: 0, inFlight: 4, plannedRequests: 100, plannedDurationSec: null, requestsPerSecond: 2.5, outputTokensPerSecond: 300, recentTtftMs: [], recentLatencyMs: [] } }, 30);
   // 75 requests left at 2.5/s: 30 s; then one more step as long as the first (20 s).
   assert.equal(progressView(state).eta, 'about 30 s left in this step, about 50 s in all');
+  // The same words in the notification and, shortened, in the status bar.
+  assert.match(notificationText(progressView(state)), /^Running step 2 of 3: concurrency@4 · .* · about 30 s left in this step, about 50 s in all$/);
+  assert.equal(statusBarText(state), 'LLM Bench 42% · 300 tok/s · 30 s left');
   assert.equal(formatDuration(190), '3 min 10 s');
   assert.equal(formatDuration(3900), '1 h 5 min');
 });

@@ -19,6 +19,7 @@ import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { errorSummary, liveCharts, progressView, runDescription, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { resultPathText } from '../../src/views/progress';
 
 const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>({
   incoming: HostToLiveMessageSchema,
@@ -125,8 +126,7 @@ function render(state: LiveState | null): void {
   showProgress(skeleton.overall, view.overall);
   showProgress(skeleton.step, view.step);
   setText(skeleton.stepDetail, [view.stepDetail, view.eta].filter(Boolean).join(' · '));
-  const where = state.phase === 'finished' ? 'Saved to' : 'Saving to';
-  setText(skeleton.resultPath, state.run.resultPath ? `${where} ${state.run.resultPath}` : '');
+  setText(skeleton.resultPath, resultPathText(state));
   cancelButton.classList.toggle('hidden', !view.canCancel && state.phase !== 'cancelling');
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);
