@@ -38,6 +38,11 @@ test('a sweep is placed at completed requests per second; the throughput step is
     const xs = model.charts[0]!.curves[0]!.points.map((p) => p.x);
     assert.ok(Math.max(...xs) <= completed * 1.0001, `no point past the highest completed rate (${xs.join(', ')})`);
     assert.match(model.charts[0]!.xTitle, /completed req\/s/);
+    // The knee is one of the curve's own points: found on the completed-rate axis, not the send rate.
+    const tokens = model.charts.find((c) => c.id === 'outputTokensPerSecond')!.curves[0]!;
+    const knee = tokens.knee;
+    if (knee) assert.ok(tokens.points.some((p) => p.x === knee.x && p.step === knee.step) && knee.x <= completed * 1.0001, `knee ${JSON.stringify(knee)}`);
+    assert.equal(model.knees[0]?.step ?? null, knee?.step ?? null, 'the ranking names the same knee');
   } finally {
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
