@@ -12,7 +12,7 @@ import { RunConfigSchema } from '../../src/format/config';
 import { parseResultDocument } from '../../src/format/result';
 import { startSimServer, type SimOptionsInput } from '../../src/sim';
 import { repoRoot } from '../vscode/harness/tools';
-import { explorerContextCommand, findWebview, reloadWindow, scenario, waitForText } from './harness';
+import { explorerContextCommand, findWebview, pollUntil, reloadWindow, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
 
 // Two engines on the tiny preset, batching at most 12 and 6 sequences (the second stepping slower):
@@ -75,13 +75,16 @@ async function waitForColumn(frame: Frame, table: string, index: number, expecte
   }
 }
 
+/** A chart card's counts, and whether its canvas stayed blank for 5 s (charts are drawn a frame after the tables). */
 async function chartCard(frame: Frame, id: string): Promise<{ curves: number; knees: number; blank: boolean }> {
   const card = frame.locator(`[data-chart="${id}"]`);
   await card.locator('canvas').waitFor({ state: 'visible' });
-  const blank = await card.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
-    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
-    return !data || data.every((value, i) => i % 4 !== 3 || value === 0);
-  });
+  const isBlank = () =>
+    card.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+      return !data || data.every((value, i) => i % 4 !== 3 || value === 0);
+    });
+  const blank = await pollUntil(`the ${id} chart drawn`, 5_000, async () => ((await isBlank()) ? undefined : false)).catch(() => true);
   return { curves: Number(await card.getAttribute('data-curves')), knees: Number(await card.getAttribute('data-knees')), blank };
 }
 

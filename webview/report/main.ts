@@ -73,6 +73,9 @@ function definitionNotices(model: ReportModel): HTMLElement[] {
   return notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : [];
 }
 
+/** Counts draws, so that charts of a model already replaced are never built. */
+let drawn = 0;
+
 function draw(title: string, model: ReportModel, problems: string[]): void {
   for (const chart of charts) chart.destroy();
   const all = [...model.charts, model.tradeoff];
@@ -112,7 +115,12 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,
     el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
   ]);
-  charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+  charts = [];
+  // The tables paint first; the charts follow on the next frame (unless a newer model came first).
+  const generation = ++drawn;
+  requestAnimationFrame(() => {
+    if (generation === drawn) charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+  });
 }
 
 onThemeChange((next) => {
