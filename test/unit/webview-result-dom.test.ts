@@ -157,3 +157,19 @@ test('the compare view renders both runs and colours deltas by verdict; swap and
   page.document.getElementById('open-side-by-side')?.click();
   assert.deepEqual(page.posted.slice(1), [{ type: 'swap' }, { type: 'open-side-by-side' }]);
 });
+
+test('an imported one-step run shows where it came from, with the tool\'s version, and no heading without content', async () => {
+  const imported = makeDocument([{ name: 'concurrency@8', profile: { kind: 'concurrency', concurrency: 8 }, requests: 0, ttftMs: 0, gapMs: 0, chunks: 0 }], {
+    endpoint: { baseUrl: '', api: 'chat', model: 'llama-8b' },
+    importedFrom: { tool: 'vLLM', version: '0.8.5', file: '/r/serving_llama8B.json', notes: [] },
+  });
+  const page = openView('result');
+  page.send({ type: 'show', view: buildResultView(forReading(imported), 'serving_llama8B.llmbench.json') });
+  await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
+  assert.match(page.text(), /Imported from\s*vLLM 0\.8\.5, from \/r\/serving_llama8B\.json/);
+  assert.match(page.text(), /not recorded in the file/, 'a missing URL is said, not shown as "(chat)"');
+  for (const heading of page.document.querySelectorAll('h2')) {
+    const next = heading.nextElementSibling;
+    assert.ok(next && next.tagName !== 'H2' && (next.textContent ?? '').trim().length + next.childElementCount > 0, `"${heading.textContent}" has content under it`);
+  }
+});
