@@ -84,3 +84,16 @@ export function describeProfile(profile: RunConfig['profile']): string {
       return `sweep of ${profile.rateCount} rates`;
   }
 }
+
+/** The settings behind the profile presets' fields. */
+const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
+  'limits.requests': 'llmBench.requestsPerStep',
+  'limits.warmup': 'llmBench.warmupRequests',
+  'workload.inputTokens': 'llmBench.inputTokens',
+  'workload.outputTokens': 'llmBench.outputTokens',
+  'profile.levels': 'llmBench.concurrencyLevels',
+  'profile.rates': 'llmBench.requestRates',
+  'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
+  'endpoint.headers': 'llmBench.endpoints (headers)',
+};
+export const presetFieldSetting = (field: string): string | undefined => PRESET_FIELD_SETTINGS[field];

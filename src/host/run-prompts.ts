@@ -10,7 +10,7 @@ import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
 import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
-import { PresetSettingsSchema, presets } from './presets';
+import { PresetSettingsSchema, presetFieldSetting, presets } from './presets';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
@@ -27,18 +27,6 @@ export interface RunPlan {
   nameOf: (field: string) => string | undefined;
 }
 
-/** The settings behind the profile presets' fields. */
-const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
-  'limits.requests': 'llmBench.requestsPerStep',
-  'limits.warmup': 'llmBench.warmupRequests',
-  'workload.inputTokens': 'llmBench.inputTokens',
-  'workload.outputTokens': 'llmBench.outputTokens',
-  'profile.levels': 'llmBench.concurrencyLevels',
-  'profile.rates': 'llmBench.requestRates',
-  'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
-  'endpoint.headers': 'llmBench.endpoints (headers)',
-};
-const presetFieldSetting = (field: string): string | undefined => PRESET_FIELD_SETTINGS[field];
 const noFieldNames = (): undefined => undefined;
 
 /** A server still loading a model can be slow to list it; the user is waiting, not a run. */

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { flagOf } from '../../src/cli/commands/run';
+import { presetFieldSetting } from '../../src/host/presets';
 import { parseConfigFileText, prepareRun, RunInputError, type RunRequest } from '../../src/run/prepare';
 
 const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
@@ -70,4 +72,16 @@ test('config file text: JSON errors and non-objects are config problems; $schema
   assert.equal(problemOf(() => parseConfigFileText('{"endpoint": ', 'c.json')).problem, 'config');
   assert.match(problemOf(() => parseConfigFileText('[1]', 'c.json')).message, /^c\.json must hold a JSON object/);
   assert.deepEqual(parseConfigFileText('{"$schema": "x", "seed": 1}', 'c.json'), { seed: 1 });
+});
+
+test('one problem, worded once, names each front end\'s own input: the command line\'s flag, the extension\'s setting', () => {
+  const bad = { endpoint, limits: { requests: -1 }, profile: { kind: 'concurrency', levels: [4, 0] } };
+  const fromFlags = problemOf(() => prepareRun(request(bad, { nameOf: flagOf })));
+  const fromSettings = problemOf(() => prepareRun(request(bad, { nameOf: presetFieldSetting, ownInput: 'the run settings' })));
+  assert.equal(fromFlags.problem, 'config');
+  assert.equal(fromSettings.problem, 'config');
+  assert.match(fromFlags.message, /--requests/);
+  assert.match(fromSettings.message, /llmBench\.requestsPerStep/);
+  // The same words once each front end's name for the field is set aside.
+  assert.equal(fromFlags.message.replace('--requests', '<field>').replace('--concurrency', '<levels>'), fromSettings.message.replace('llmBench.requestsPerStep', '<field>').replace('llmBench.concurrencyLevels', '<levels>'));
 });

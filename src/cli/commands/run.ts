@@ -176,7 +176,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
 ];
 
 /** The flag that sets a config field, for messages about it. */
-const flagOf = (field: string): string | undefined => FIELD_FLAGS.find(([path]) => path === field)?.[1];
+export const flagOf = (field: string): string | undefined => FIELD_FLAGS.find(([path]) => path === field)?.[1];
 
 export async function run(argv: string[]): Promise<number> {
   return runCommand(argv, 'llmbench run');
