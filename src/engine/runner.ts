@@ -25,7 +25,6 @@ import { BadInputError } from './errors';
 import { checkFileDescriptors } from './fd-limit';
 import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
-import { summarizeStep } from './stats';
 import { stepName } from './step-name';
 import { createTokenCounter } from './tokenizer';
 import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
@@ -429,19 +428,27 @@ class BenchmarkRun {
     }
   }
 
+  /** The run's measured requests (not warm-up, not cancelled), tallied as they end: all the run's verdict needs. */
+  private readonly measured = { total: 0, failedKinds: new Map<string, number>(), firstError: null as string | null };
+
+  private countMeasured(r: RequestRecord): void {
+    if (r.warmup || r.error?.kind === 'cancelled') return;
+    this.measured.total++;
+    if (r.error === null) return;
+    this.measured.failedKinds.set(r.error.kind, (this.measured.failedKinds.get(r.error.kind) ?? 0) + 1);
+    this.measured.firstError ??= r.error.message;
+  }
+
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
     if (this.failure) return ['failed', this.failure];
-    const measured = this.writer.document.steps.flatMap((s) => s.requests).filter((r) => !r.warmup && r.error?.kind !== 'cancelled');
+    const measured = this.measured;
     const userCancelled = this.options.signal?.aborted === true;
-    if (measured.length > 0 && measured.every((r) => r.error !== null)) {
-      const kinds = new Map<string, number>();
-      for (const r of measured) if (r.error) kinds.set(r.error.kind, (kinds.get(r.error.kind) ?? 0) + 1);
-      const summary = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
-      const first = measured[0]?.error?.message ?? '';
-      return ['failed', `Every measured request failed (${summary}); the first: ${first}`];
+    if (measured.total > 0 && measured.failedKinds.size > 0 && [...measured.failedKinds.values()].reduce((a, b) => a + b, 0) === measured.total) {
+      const summary = [...measured.failedKinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
+      return ['failed', `Every measured request failed (${summary}); the first: ${measured.firstError ?? ''}`];
     }
     if (userCancelled) return ['partial', 'Cancelled before the run finished; every request measured until then is kept.'];
-    if (measured.length === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
+    if (measured.total === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
     return ['complete', null];
   }
 
@@ -521,6 +528,7 @@ class BenchmarkRun {
       const r = roundRecordTimes(raw);
       if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
       this.writer.addRecord(r);
+      this.countMeasured(r);
       this.judgeEndpoint(r);
       this.judgeClient(r);
       progress.add(r);
@@ -599,9 +607,7 @@ class BenchmarkRun {
     if (engineError !== null) throw engineError;
 
     this.emit({ type: 'progress', snapshot: progress.snapshot() });
-    const step = this.writer.document.steps[stepIndex];
-    const summary = summarizeStep(step?.requests ?? [], plan.profile, config.slo);
-    this.writer.endStep(summary, overrun);
+    const summary = this.writer.endStep(overrun);
     this.emit({ type: 'step-end', stepIndex, name: plan.name, summary });
     return summary;
   }
@@ -636,6 +642,8 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   checkFileDescriptors(mostConnections(plans, config));
   // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
   const probed = await probeEngineLabels(config, options);
-  const writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...config.labels }));
+  const writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...config.labels }), {
+    keepRecords: options.keepRecords !== false,
+  });
   return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans, probed?.message ?? null).execute();
 };

@@ -59,6 +59,12 @@ export interface RunOptions {
   apiKey?: string;
   /** Where the result document is written as the run goes; undefined keeps it in memory only. */
   resultPath?: string;
+  /**
+   * With a result path: false leaves the request records in the file only, so that the run's
+   * memory does not grow with its requests, and the document resolved has steps without records
+   * (the engine worker's way). Default true.
+   */
+  keepRecords?: boolean;
   onEvent?: (event: RunEvent) => void;
 }
 

@@ -32,6 +32,8 @@ port.on('message', (raw: unknown) => {
     signal: cancel.signal,
     apiKey: command.apiKey,
     resultPath: command.resultPath,
+    // The host gets an overview; the records stay in the file.
+    keepRecords: command.resultPath === undefined,
     onEvent: (event) => reply({ type: 'event', event }),
   }).then(
     (document) => reply({ type: 'done', overview: overviewOf(document) }),

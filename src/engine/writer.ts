@@ -2,14 +2,17 @@
  * The result file, written as the run goes so that a crash, a `kill -9` or a cancel loses no
  * completed request, and valid JSON after every write.
  *
- * The document is serialized with `steps` as its last key and each step's `requests` as the
- * step's last key, so while a step runs the file is `head + records + tail` with the constant
- * tail `]}]}`. A completed request is added with one positional write of `,record` + tail over
- * the old tail: O(1) per request, and a process killed between two writes leaves a complete
- * document. When a step starts or ends and when the run ends, the whole file is rewritten to a
- * temporary file and renamed over the old one, so no reader ever sees half of it.
+ * The file is `head + "steps":[ + steps + tail`: the tail closes the open step's `requests` (its
+ * summary still null), the steps, and the document with the run's status, which is therefore
+ * written after the steps. A completed request is added with one positional write of `,record` +
+ * tail over the old tail: O(1) per request, and a process killed between two writes leaves a
+ * complete document. When a step starts or ends and when the run ends, only the tail changes: the
+ * file is copied by the system to a temporary file, its tail replaced there, and the copy renamed
+ * over the old one, so no reader sees half of it and the records never pass through this process.
+ * The records are kept in memory only when asked (`keepRecords`): a step's summary comes from a
+ * StepAccumulator, so a run's memory does not grow with its requests.
  */
-import { closeSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { SloConfigSchema, type ProfileConfig } from '../format/config';
 import {
   parseResultDocument,
@@ -21,20 +24,17 @@ import {
   type StepProfile,
   type StepSummary,
 } from '../format/result';
-import { summarizeStep } from './stats';
+import { StepAccumulator, summarizeStep } from './stats';
 
 /** What a document holds before any step: everything but status and steps. */
 export type ResultHead = Omit<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'steps' | 'importedFrom'>;
 
-const OPEN_STEP_TAIL = ']}]}';
+/** Closes an open step whose summary is not known yet. */
+const OPEN_STEP_CLOSE = '],"summary":null}';
 
-/** Same content, keys in the order the append scheme needs (`steps` last, `requests` last). */
-function orderedForAppend(doc: ResultDocument): unknown {
-  const { steps, ...rest } = doc;
-  return {
-    ...rest,
-    steps: steps.map(({ requests, ...step }) => ({ ...step, requests })),
-  };
+/** Closes the steps and the document with the run's status. */
+function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finishedAt'>): string {
+  return `],"status":${JSON.stringify(doc.status)},"statusReason":${JSON.stringify(doc.statusReason ?? null)},"finishedAt":${JSON.stringify(doc.finishedAt ?? null)}}`;
 }
 
 function writeFailure(path: string, error: unknown): Error {
@@ -68,20 +68,39 @@ function writeFully(fd: number, bytes: Buffer, position: number): void {
   }
 }
 
+export interface ResultWriterOptions {
+  /**
+   * Keep every request record in `document` as well as in the file (tests and in-memory runs). Off,
+   * a run's memory does not grow with its requests: each record goes to the file and into its
+   * step's summary accumulator only.
+   */
+  keepRecords?: boolean;
+}
+
 export class ResultWriter {
   private readonly doc: ResultDocument;
+  private readonly keepRecords: boolean;
   /** Open on the file while a step runs; records are appended through it. */
   private fd: number | null = null;
   private fileBytes = 0;
-  private openStep: Step | null = null;
+  /** What ends the file now: closes the open step (if any), the steps and the document. */
+  private tail = '';
+  private openStep: { step: Step; records: number; accumulator: StepAccumulator } | null = null;
 
-  /** Without a path the document is kept in memory only. */
+  /** Without a path the document is kept in memory only, records included. */
   constructor(
     private readonly path: string | undefined,
     head: ResultHead,
+    options: ResultWriterOptions = {},
   ) {
+    this.keepRecords = path === undefined || options.keepRecords !== false;
     this.doc = { ...head, finishedAt: null, status: 'running', statusReason: null, steps: [] };
-    this.rewrite();
+    if (path === undefined) return;
+    const headText = JSON.stringify(head);
+    this.tail = runTail(this.doc);
+    const text = `${headText.slice(0, -1)},"steps":[${this.tail}`;
+    writeAtomically(path, text);
+    this.fileBytes = Buffer.byteLength(text);
   }
 
   get document(): ResultDocument {
@@ -90,55 +109,60 @@ export class ResultWriter {
 
   startStep(name: string, profile: StepProfile): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    this.openStep = { name, profile, startedAt: new Date().toISOString(), summary: null, requests: [] };
-    this.doc.steps.push(this.openStep);
-    this.rewrite();
+    const step: Step = { name, profile, startedAt: new Date().toISOString(), summary: null, requests: [] };
+    const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify({ name, profile, startedAt: step.startedAt }).slice(0, -1)},"requests":[`;
+    this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));
+    this.doc.steps.push(step);
+    // Goodput is judged by the SLOs the document's echoed config asked for.
+    this.openStep = { step, records: 0, accumulator: new StepAccumulator(profile, sloOf(this.doc)) };
+    if (this.path !== undefined) this.fd = openSync(this.path, 'r+');
   }
 
   addRecord(record: RequestRecord): void {
-    const step = this.openStep;
-    if (!step) throw new Error('ResultWriter: no step is open');
-    step.requests.push(record);
-    if (this.fd === null) return;
-    const text = (step.requests.length > 1 ? ',' : '') + JSON.stringify(record) + OPEN_STEP_TAIL;
-    const bytes = Buffer.from(text);
-    const tailAt = this.fileBytes - OPEN_STEP_TAIL.length;
-    try {
-      writeFully(this.fd, bytes, tailAt);
-    } catch (error) {
-      // Part of the record may have overwritten the tail: put the last complete document back.
-      // Rewriting bytes within the file's old size needs no new space.
-      step.requests.pop();
+    const open = this.openStep;
+    if (!open) throw new Error('ResultWriter: no step is open');
+    if (this.fd !== null) {
+      const bytes = Buffer.from((open.records > 0 ? ',' : '') + JSON.stringify(record) + this.tail);
+      const tailAt = this.fileBytes - Buffer.byteLength(this.tail);
       try {
-        writeFully(this.fd, Buffer.from(OPEN_STEP_TAIL), tailAt);
-        ftruncateSync(this.fd, this.fileBytes);
-      } catch {
-        // Nothing more can be done for the file; the write error below says why.
+        writeFully(this.fd, bytes, tailAt);
+      } catch (error) {
+        // Part of the record may have overwritten the tail: put the last complete document back.
+        // Rewriting bytes within the file's old size needs no new space.
+        try {
+          writeFully(this.fd, Buffer.from(this.tail), tailAt);
+          ftruncateSync(this.fd, this.fileBytes);
+        } catch {
+          // Nothing more can be done for the file; the write error below says why.
+        }
+        throw writeFailure(this.path ?? '', error);
       }
-      throw writeFailure(this.path ?? '', error);
+      this.fileBytes = tailAt + bytes.length;
     }
-    this.fileBytes += bytes.length - OPEN_STEP_TAIL.length;
+    open.records++;
+    open.accumulator.add(record);
+    if (this.keepRecords) open.step.requests.push(record);
   }
 
-  /** `note` says why the step went beyond its limits, when it did. */
-  endStep(summary: StepSummary, note: string | null = null): void {
-    if (!this.openStep) throw new Error('ResultWriter: no step is open');
-    this.openStep.summary = summary;
-    if (note !== null) this.openStep.note = note;
+  /** Ends the open step with its summary; `note` says why the step went beyond its limits, when it did. */
+  endStep(note: string | null = null): StepSummary {
+    const open = this.openStep;
+    if (!open) throw new Error('ResultWriter: no step is open');
+    const summary = open.accumulator.summary();
+    this.closeFile();
+    this.replaceTail(`],"summary":${JSON.stringify(summary)}${note !== null ? `,"note":${JSON.stringify(note)}` : ''}}`, runTail(this.doc));
+    open.step.summary = summary;
+    if (note !== null) open.step.note = note;
     this.openStep = null;
-    this.rewrite();
+    return summary;
   }
 
-  /** Writes the final document (an open step gets its summary from its records) and closes the file. */
+  /** Writes the final status (an open step gets its summary from its records so far) and closes the file. */
   finish(status: Exclude<RunStatus, 'running'>, reason: string | null): ResultDocument {
-    if (this.openStep) {
-      this.openStep.summary = summarizeStepOf(this.doc, this.openStep);
-      this.openStep = null;
-    }
-    this.doc.status = status;
-    this.doc.statusReason = reason;
-    this.doc.finishedAt = new Date().toISOString();
-    this.rewrite();
+    if (this.openStep) this.endStep();
+    const finished: ResultDocument = { ...this.doc, status, statusReason: reason, finishedAt: new Date().toISOString() };
+    this.replaceTail('', runTail(finished));
+    Object.assign(this.doc, { status, statusReason: reason, finishedAt: finished.finishedAt });
     return this.doc;
   }
 
@@ -147,14 +171,37 @@ export class ResultWriter {
     this.closeFile();
   }
 
-  /** Replaces the whole file; while a step is open (its requests still empty) reopens it for appending. */
-  private rewrite(): void {
+  /**
+   * Puts `content` where the tail was and `tail` after it, as a new file renamed over the old one
+   * so that no reader sees it half written: the old file is copied by the system (its records never
+   * pass through this process), then changed at its end.
+   */
+  private replaceTail(content: string, tail: string): void {
     if (this.path === undefined) return;
+    const path = this.path;
+    const wasOpen = this.fd !== null;
     this.closeFile();
-    const text = JSON.stringify(orderedForAppend(this.doc));
-    writeAtomically(this.path, text);
-    this.fileBytes = Buffer.byteLength(text);
-    if (this.openStep) this.fd = openSync(this.path, 'r+');
+    const temporary = `${path}.${process.pid}.tmp`;
+    const bytes = Buffer.from(content + tail);
+    const at = this.fileBytes - Buffer.byteLength(this.tail);
+    try {
+      copyFileSync(path, temporary);
+      const fd = openSync(temporary, 'r+');
+      try {
+        writeFully(fd, bytes, at);
+        ftruncateSync(fd, at + bytes.length);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, path);
+    } catch (error) {
+      // A full disk fails the copy or the write: the old file stands, and no temporary file is left.
+      rmSync(temporary, { force: true });
+      if (wasOpen) this.fd = openSync(path, 'r+');
+      throw writeFailure(path, error);
+    }
+    this.fileBytes = at + bytes.length;
+    this.tail = tail;
   }
 
   private closeFile(): void {
@@ -213,7 +260,7 @@ export function finalizeInterruptedFile(path: string, reason: string): ResultDoc
   if (!parsed.ok) return null;
   if (parsed.value.status !== 'running') return parsed.value;
   const doc = { ...asFinished(parsed.value, reason), finishedAt: new Date().toISOString() };
-  writeAtomically(path, JSON.stringify(orderedForAppend(doc)));
+  writeAtomically(path, JSON.stringify(doc));
   return doc;
 }
 

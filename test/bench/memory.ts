@@ -4,8 +4,8 @@
  * 127.0.0.1 that streams 4 one-token chunks at once (so the run is as fast as the client allows),
  * at concurrency 64 with 4-token prompts. The child's peak resident set (VmHWM from /proc, which
  * takes in its worker thread) is read while it runs. The cost per request is the growth of the
- * peak over the smallest run, divided by the extra requests; the goal (issue 16) is at most 512
- * bytes per request plus 8 bytes per chunk time. Prints one row per size.
+ * peak over the smallest run, and over the size before, divided by the extra requests; the goal
+ * (issue 16) is at most 512 bytes per request plus 8 bytes per chunk time. Prints one row per size.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -88,15 +88,22 @@ async function main(): Promise<void> {
   try {
     const baseline = await runOnce(server.baseUrl, BASELINE_REQUESTS);
     console.log(`goal: at most ${GOAL_BYTES_PER_REQUEST} bytes per request (512 + 8 per chunk time, ${CHUNKS_PER_REQUEST} chunks each)`);
-    console.log('| requests | peak RSS | growth per request over 1,000 | run time | result file | exit |');
-    console.log('|---:|---:|---:|---:|---:|---:|');
-    const row = (m: Measured, perRequest: string) =>
-      console.log(`| ${m.requests.toLocaleString('en-US')} | ${(m.peakKiB / 1024).toFixed(0)} MiB | ${perRequest} | ${m.seconds.toFixed(1)} s | ${m.fileMiB.toFixed(1)} MiB | ${m.code} |`);
-    row(baseline, '-');
+    console.log('| requests | peak RSS | growth per request over 1,000 | per request over the size before | run time | result file | exit |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|');
+    const perRequest = (m: Measured, from: Measured): string => {
+      const bytes = ((m.peakKiB - from.peakKiB) * 1024) / (m.requests - from.requests);
+      return `${bytes.toFixed(0)} B${bytes > GOAL_BYTES_PER_REQUEST ? ' (over the goal)' : ''}`;
+    };
+    const row = (m: Measured, overBaseline: string, overBefore: string) =>
+      console.log(
+        `| ${m.requests.toLocaleString('en-US')} | ${(m.peakKiB / 1024).toFixed(0)} MiB | ${overBaseline} | ${overBefore} | ${m.seconds.toFixed(1)} s | ${m.fileMiB.toFixed(1)} MiB | ${m.code} |`,
+      );
+    row(baseline, '-', '-');
+    let before = baseline;
     for (const requests of sizes) {
       const m = await runOnce(server.baseUrl, requests);
-      const bytes = ((m.peakKiB - baseline.peakKiB) * 1024) / (requests - BASELINE_REQUESTS);
-      row(m, `${bytes.toFixed(0)} B${bytes > GOAL_BYTES_PER_REQUEST ? ' (over the goal)' : ''}`);
+      row(m, perRequest(m, baseline), perRequest(m, before));
+      before = m;
     }
   } finally {
     await server.close();

@@ -65,7 +65,8 @@ test('the file is a valid running document after every appended request, and com
       assert.deepEqual(doc.steps[stepIndex]?.requests, Array.from({ length: i + 1 }, (_, j) => record(j)));
       assert.equal(doc.steps[stepIndex]?.summary, null);
     }
-    writer.endStep(summarizeStep(writer.document.steps[stepIndex]?.requests ?? [], { kind: 'concurrency', concurrency: 2 }));
+    const summary = writer.endStep();
+    assert.deepEqual(summary, summarizeStep(writer.document.steps[stepIndex]?.requests ?? [], { kind: 'concurrency', concurrency: 2 }, { e2eMs: 15 }), 'the accumulator and the records agree');
     assert.equal(parseFile(path).steps[stepIndex]?.summary?.requests.completed, 4);
   }
   const final = writer.finish('complete', null);
@@ -74,6 +75,22 @@ test('the file is a valid running document after every appended request, and com
   assert.equal(onDisk.status, 'complete');
   assert.equal(typeof onDisk.finishedAt, 'string');
   assert.deepEqual(readdirSync(join(path, '..')), ['run.llmbench.json'], 'no temporary file is left behind');
+});
+
+test('without keepRecords the document in memory holds no record, the file holds them all, and the summaries are the same', () => {
+  const path = join(tempDir(), 'lean.llmbench.json');
+  const writer = new ResultWriter(path, head, { keepRecords: false });
+  writer.startStep('only', { kind: 'concurrency', concurrency: 2 });
+  for (let i = 0; i < 7; i++) writer.addRecord(record(i));
+  const summary = writer.endStep('a note');
+  const final = writer.finish('complete', null);
+  assert.deepEqual(final.steps[0]?.requests, [], 'no record kept in memory');
+  const onDisk = parseFile(path);
+  assert.deepEqual(onDisk.steps[0]?.requests, Array.from({ length: 7 }, (_, i) => record(i)));
+  assert.deepEqual(onDisk.steps[0]?.summary, summary);
+  assert.deepEqual(summary, summarizeStep(onDisk.steps[0]?.requests ?? [], { kind: 'concurrency', concurrency: 2 }, { e2eMs: 15 }));
+  assert.equal(onDisk.steps[0]?.note, 'a note');
+  assert.equal(onDisk.status, 'complete');
 });
 
 test('a reader shows a running file as partial and summarizes its open step; an unfinished writer finishes partial', () => {
@@ -195,7 +212,7 @@ test('every whole-file rewrite is a new file renamed over the old one: a reader 
   // The file before each rewrite is held open, as a reader would, so that its inode cannot be reused.
   const rewrites: Array<[string, () => void]> = [
     ['startStep', () => writer.startStep('s', { kind: 'synchronous', concurrency: 1 })],
-    ['endStep', () => writer.endStep(summarizeStep(writer.document.steps[0]?.requests ?? [], { kind: 'synchronous', concurrency: 1 }))],
+    ['endStep', () => writer.endStep()],
     ['finish', () => writer.finish('complete', null)],
   ];
   for (const [name, rewrite] of rewrites) {
