@@ -23,7 +23,8 @@ const PROBE_LIMIT_MS = 60_000;
 interface Row {
   probe: string;
   outcome: string;
-  ok: boolean;
+  /** null: the probe could not run here (says why in the outcome), neither passed nor failed. */
+  ok: boolean | null;
 }
 
 const rows: Row[] = [];
@@ -113,7 +114,7 @@ async function probeFullDisk(server: TokenServer): Promise<void> {
   const mountPoint = freshDir();
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint], { encoding: 'utf8' });
   if (mounted.status !== 0) {
-    rows.push({ probe: 'full disk: tmpfs of 64 KB', outcome: `not run: mount refused (${lastLine(mounted.stderr)})`, ok: true });
+    rows.push({ probe: 'full disk: tmpfs of 64 KB', outcome: `not run: mount refused (${lastLine(mounted.stderr)})`, ok: null });
     return;
   }
   try {
@@ -194,9 +195,10 @@ function printTable(): void {
   const width = Math.max(...rows.map((r) => r.probe.length), 5);
   console.log(`\n${'probe'.padEnd(width)} | ok  | outcome`);
   console.log(`${'-'.repeat(width)}-|-----|${'-'.repeat(60)}`);
-  for (const r of rows) console.log(`${r.probe.padEnd(width)} | ${r.ok ? 'yes' : 'NO '} | ${r.outcome}`);
-  const failed = rows.filter((r) => !r.ok).length;
-  console.log(`\n${rows.length - failed} of ${rows.length} probes behaved as expected (working files in ${workDir}).`);
+  for (const r of rows) console.log(`${r.probe.padEnd(width)} | ${r.ok === null ? '-  ' : r.ok ? 'yes' : 'NO '} | ${r.outcome}`);
+  const failed = rows.filter((r) => r.ok === false).length;
+  const notRun = rows.filter((r) => r.ok === null).length;
+  console.log(`\n${rows.length - failed - notRun} of ${rows.length} probes behaved as expected, ${failed} did not, ${notRun} could not run here (working files in ${workDir}).`);
   process.exitCode = failed > 0 ? 1 : 0;
 }
 
