@@ -91,7 +91,7 @@ async function openSideBySide(a: vscode.Uri, b: vscode.Uri): Promise<void> {
 /** The compare panel of one pair of runs. */
 class ComparePanel implements vscode.Disposable {
   readonly session: ViewSession;
-  private watcher: vscode.Disposable;
+  private readonly watcher: vscode.Disposable;
 
   constructor(
     public a: vscode.Uri,

@@ -9,6 +9,7 @@
  * noise, a rule the view states.
  */
 import type { ReadResult } from '../engine/read-result';
+import { createRandom } from '../engine/random';
 import { latencySamples } from '../engine/stats';
 import type { CompareView, DeltaCell, DeltaRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
@@ -42,18 +43,6 @@ export const DELTA_METRICS: { metric: MetricKey; statistic?: Statistic; value: R
   { metric: 'failures', value: (r) => r.failed },
 ];
 
-/** A small seeded generator (mulberry32): the same runs give the same intervals every time. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The q-quantile of sorted values, interpolated between neighbours (the rule of src/engine/stats.ts). */
 function quantileOf(sorted: Float64Array, q: number): number {
   const at = (sorted.length - 1) * q;
@@ -76,14 +65,14 @@ function thinned(values: readonly number[]): number[] {
  */
 export function quantileDifferenceInterval(a: readonly number[], b: readonly number[], q = 0.5, seed = 1): [number, number] | null {
   if (a.length < 5 || b.length < 5) return null;
-  const random = seededRandom(seed);
+  const random = createRandom(seed);
   const sides = [thinned(a), thinned(b)];
   const buffers = sides.map((side) => new Float64Array(side.length));
   const differences = new Float64Array(RESAMPLES);
   for (let i = 0; i < RESAMPLES; i++) {
     const quantiles = sides.map((side, s) => {
       const buffer = buffers[s] as Float64Array;
-      for (let j = 0; j < side.length; j++) buffer[j] = side[Math.floor(random() * side.length)] as number;
+      for (let j = 0; j < side.length; j++) buffer[j] = side[random.int(0, side.length - 1)] as number;
       return quantileOf(buffer.sort(), q);
     });
     differences[i] = (quantiles[1] as number) - (quantiles[0] as number);

@@ -9,7 +9,6 @@ import { ITL_FOOTNOTE } from '../report/tables';
 import { fixed, isNumber, msToSec } from '../report/units';
 import { wantsLogAxis } from './axis';
 import type { ChartSpec, Point, SeriesSpec, TableColumn } from './chart-spec';
-export { progressView, runDescription, type Progress, type ProgressView } from './progress';
 
 export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Benchmark' },

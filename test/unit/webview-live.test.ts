@@ -8,8 +8,8 @@ import { Coalescer } from '../../src/host/coalescer';
 import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } from '../../src/host/live-state';
 import { chartConfig } from '../../webview/shared/charts';
 import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
-import { liveCharts, movingAverage, progressView, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../src/views/live';
-import { formatDuration, notificationText, resultPathText, runEndMessage, statusBarText } from '../../src/views/progress';
+import { liveCharts, movingAverage, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../src/views/live';
+import { formatDuration, notificationText, progressView, resultPathText, runEndMessage, statusBarText } from '../../src/views/progress';
 import { makeStep } from '../helpers/result-documents';
 
 const RUN = {

@@ -18,8 +18,8 @@ import { byId, el, errorBanner, replaceChildren, setText, textTable } from '../s
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
-import { errorSummary, liveCharts, progressView, runDescription, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
-import { resultPathText } from '../../src/views/progress';
+import { errorSummary, liveCharts, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { progressView, resultPathText, runDescription } from '../../src/views/progress';
 
 const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>({
   incoming: HostToLiveMessageSchema,
