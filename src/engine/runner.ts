@@ -25,6 +25,7 @@ import { BadInputError } from './errors';
 import { checkFileDescriptors } from './fd-limit';
 import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
+import { isMeasured } from './stats';
 import { stepName } from './step-name';
 import { createTokenCounter } from './tokenizer';
 import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
@@ -428,27 +429,25 @@ class BenchmarkRun {
     }
   }
 
-  /** The run's measured requests (not warm-up, not cancelled), tallied as they end: all the run's verdict needs. */
-  private readonly measured = { total: 0, failedKinds: new Map<string, number>(), firstError: null as string | null };
-
-  private countMeasured(r: RequestRecord): void {
-    if (r.warmup || r.error?.kind === 'cancelled') return;
-    this.measured.total++;
-    if (r.error === null) return;
-    this.measured.failedKinds.set(r.error.kind, (this.measured.failedKinds.get(r.error.kind) ?? 0) + 1);
-    this.measured.firstError ??= r.error.message;
-  }
+  /** The first measured request's failure, for the verdict of a run where every one failed. */
+  private firstMeasuredError: string | null = null;
 
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
     if (this.failure) return ['failed', this.failure];
-    const measured = this.measured;
+    // Every step has ended by now: their summaries count the run's measured requests.
+    const summaries = this.writer.document.steps.flatMap((step) => (step.summary ? [step.summary] : []));
+    const measured = summaries.reduce((n, s) => n + s.requests.total, 0);
+    const failed = summaries.reduce((n, s) => n + s.requests.failed, 0);
     const userCancelled = this.options.signal?.aborted === true;
-    if (measured.total > 0 && measured.failedKinds.size > 0 && [...measured.failedKinds.values()].reduce((a, b) => a + b, 0) === measured.total) {
-      const summary = [...measured.failedKinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
-      return ['failed', `Every measured request failed (${summary}); the first: ${measured.firstError ?? ''}`];
+    if (measured > 0 && failed === measured) {
+      const kinds = new Map<string, number>();
+      // `errors` also counts requests the run cancelled, which are not measured.
+      for (const s of summaries) for (const [kind, n] of Object.entries(s.errors)) if (kind !== 'cancelled') kinds.set(kind, (kinds.get(kind) ?? 0) + n);
+      const summary = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
+      return ['failed', `Every measured request failed (${summary}); the first: ${this.firstMeasuredError ?? ''}`];
     }
     if (userCancelled) return ['partial', 'Cancelled before the run finished; every request measured until then is kept.'];
-    if (measured.total === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
+    if (measured === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
     return ['complete', null];
   }
 
@@ -528,7 +527,7 @@ class BenchmarkRun {
       const r = roundRecordTimes(raw);
       if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
       this.writer.addRecord(r);
-      this.countMeasured(r);
+      if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
       this.judgeEndpoint(r);
       this.judgeClient(r);
       progress.add(r);

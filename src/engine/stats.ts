@@ -33,7 +33,7 @@ export function computeStats(values: ArrayLike<number>): Stats | null {
 }
 
 /** Whether a record counts in statistics: measured (not warm-up) and not cancelled by the run. */
-const isMeasured = (r: RequestRecord): boolean => !r.warmup && r.error?.kind !== 'cancelled';
+export const isMeasured = (r: RequestRecord): boolean => !r.warmup && r.error?.kind !== 'cancelled';
 const succeeded = (r: RequestRecord): boolean => r.error === null && r.endMs !== null;
 
 /** End-to-end latency: sent to the last content chunk (or the whole body). */

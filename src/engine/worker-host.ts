@@ -28,16 +28,15 @@ export type WorkerCommand = z.input<typeof WorkerCommandSchema>;
 /**
  * How a finished run comes back: the document without its request records, which stay in the
  * result file (sending and re-validating 10,000 of them took the calling thread about 190 ms, on
- * the thread the worker exists to keep free), and how many requests each step measured.
+ * the thread the worker exists to keep free). Each step's summary counts what it measured.
  */
 export const RunOverviewSchema = ResultDocumentSchema.omit({ steps: true }).extend({
-  /** `measured`: the step's requests counted in its statistics (warm-up and cancelled ones left out). */
-  steps: z.array(StepSchema.omit({ requests: true }).extend({ measured: z.number().int().nonnegative() })),
+  steps: z.array(StepSchema.omit({ requests: true })),
 });
 export type RunOverview = z.infer<typeof RunOverviewSchema>;
 
 export function overviewOf(doc: ResultDocument): RunOverview {
-  return { ...doc, steps: doc.steps.map(({ requests, ...step }) => ({ ...step, measured: step.summary?.requests.total ?? 0 })) };
+  return { ...doc, steps: doc.steps.map(({ requests, ...step }) => step) };
 }
 
 /** Worker -> host. */

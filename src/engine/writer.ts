@@ -149,7 +149,6 @@ export class ResultWriter {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
     const summary = open.accumulator.summary();
-    this.closeFile();
     this.replaceTail(`],"summary":${JSON.stringify(summary)}${note !== null ? `,"note":${JSON.stringify(note)}` : ''}}`, runTail(this.doc));
     open.step.summary = summary;
     if (note !== null) open.step.note = note;
@@ -160,9 +159,9 @@ export class ResultWriter {
   /** Writes the final status (an open step gets its summary from its records so far) and closes the file. */
   finish(status: Exclude<RunStatus, 'running'>, reason: string | null): ResultDocument {
     if (this.openStep) this.endStep();
-    const finished: ResultDocument = { ...this.doc, status, statusReason: reason, finishedAt: new Date().toISOString() };
-    this.replaceTail('', runTail(finished));
-    Object.assign(this.doc, { status, statusReason: reason, finishedAt: finished.finishedAt });
+    const ending = { status, statusReason: reason, finishedAt: new Date().toISOString() };
+    this.replaceTail('', runTail(ending));
+    Object.assign(this.doc, ending);
     return this.doc;
   }
 

@@ -296,7 +296,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
 
   private async finish(doc: RunOverview, resultUri: vscode.Uri, openResult: boolean): Promise<void> {
     if (openResult) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
-    const requests = doc.steps.reduce((n, s) => n + s.measured, 0);
+    const requests = doc.steps.reduce((n, s) => n + (s.summary?.requests.total ?? 0), 0);
     const message = runEndMessage(doc.status, doc.statusReason, requests);
     if (message) void this.offerResult(message, resultUri, doc.status === 'failed' ? 'error' : 'info');
   }

@@ -67,7 +67,7 @@ async function probeNoIoFailures(): Promise<void> {
     });
     clearTimeout(timer);
     const elapsed = (performance.now() - started) / 1000;
-    const records = doc.steps[0]?.measured ?? 0;
+    const records = doc.steps[0]?.summary?.requests.total ?? 0;
     rows.push({
       probe: cancelAfterMs === null ? 'no-I/O failures, c=300, --duration 1' : 'no-I/O failures, c=300, cancel at 0.3 s',
       outcome: `ended in ${elapsed.toFixed(1)} s, ${records} records, status ${doc.status}`,

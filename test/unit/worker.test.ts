@@ -36,7 +36,7 @@ test('a run in the worker thread relays its events and answers the overview of t
   const onDisk = parseResultDocument(readFileSync(path, 'utf8'));
   assert.ok(onDisk.ok);
   assert.deepEqual(overviewOf(onDisk.value), doc);
-  assert.equal(doc.steps[0]?.measured, 6, 'the records stay in the file; the overview counts them');
+  assert.equal(doc.steps[0]?.summary?.requests.total, 6, 'the records stay in the file; the overview\'s summary counts them');
   assert.equal(onDisk.value.steps[0]?.requests.length, 6, 'every record is in the file');
   assert.ok(!('requests' in doc.steps[0]!), 'no request record crosses from the worker');
   const kinds = events.map((e) => e.type).filter((k) => k !== 'progress' && k !== 'log');
