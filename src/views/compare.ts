@@ -82,7 +82,7 @@ export function quantileDifferenceInterval(a: readonly number[], b: readonly num
   return [differences[Math.floor(tail * (RESAMPLES - 1))] as number, differences[Math.ceil((1 - tail) * (RESAMPLES - 1))] as number];
 }
 
-/** A change of `metric` from a to b, called better or worse only when it is not noise (see the module comment). */
+/** A change of `metric` (its `statistic`, for a per-request one) from a to b, called better or worse only when it is not noise (see the module comment). */
 export function deltaCell(
   metric: MetricKey,
   a: number | null | undefined,
@@ -90,24 +90,19 @@ export function deltaCell(
   interval?: [number, number] | null,
   statistic?: Statistic,
 ): DeltaCell {
-  const cell = withStatistic(metric, a, b, interval);
-  return statistic ? { ...cell, statistic } : cell;
-}
-
-function withStatistic(metric: MetricKey, a: number | null | undefined, b: number | null | undefined, interval?: [number, number] | null): DeltaCell {
   const av = typeof a === 'number' && Number.isFinite(a) ? a : null;
   const bv = typeof b === 'number' && Number.isFinite(b) ? b : null;
-  if (av === null || bv === null) return { metric, a: av, b: bv, percent: null, verdict: 'unknown' };
+  const cell = (judged: Pick<DeltaCell, 'percent' | 'interval' | 'verdict'>): DeltaCell => ({ metric, ...(statistic ? { statistic } : {}), a: av, b: bv, ...judged });
+  if (av === null || bv === null) return cell({ percent: null, verdict: 'unknown' });
   const percent = av === 0 ? (bv === 0 ? 0 : null) : ((bv - av) / Math.abs(av)) * 100;
   const improved = METRICS[metric].better === 'higher' ? bv > av : bv < av;
   if (interval) {
     const inPercent: [number, number] = av === 0 ? interval : [(interval[0] / Math.abs(av)) * 100, (interval[1] / Math.abs(av)) * 100];
     const spansZero = interval[0] <= 0 && interval[1] >= 0;
-    return { metric, a: av, b: bv, percent, interval: inPercent, verdict: spansZero || bv === av ? 'same' : improved ? 'better' : 'worse' };
+    return cell({ percent, interval: inPercent, verdict: spansZero || bv === av ? 'same' : improved ? 'better' : 'worse' });
   }
   const change = percent ?? Math.sign(bv - av) * Infinity;
-  if (Math.abs(change) < NO_INTERVAL_NOISE_PERCENT) return { metric, a: av, b: bv, percent, verdict: 'same' };
-  return { metric, a: av, b: bv, percent, verdict: improved ? 'better' : 'worse' };
+  return cell({ percent, verdict: Math.abs(change) < NO_INTERVAL_NOISE_PERCENT ? 'same' : improved ? 'better' : 'worse' });
 }
 
 /**
