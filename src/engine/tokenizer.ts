@@ -99,38 +99,59 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
+/** Oniguruma's word characters (letters, marks, decimal digits, connectors), as a class body. */
+const WORD_CLASS_BODY = String.raw`\p{Alphabetic}\p{M}\p{Nd}\p{Pc}`;
+
 /**
- * JavaScript (before ES2025) has no inline case-insensitive groups `(?i:...)`, which the
+ * Escapes whose meaning differs between the tokenizers library's Oniguruma and JavaScript: there
+ * `\s` is Unicode White_Space (with U+0085, without U+FEFF, unlike JS), and `\d`/`\w` are Unicode
+ * (ASCII only in JS). `\W` has no form inside a JS class and is left as JS reads it there.
+ */
+const ONIGURUMA_ESCAPES: Readonly<Record<string, { inClass: string; outside: string }>> = {
+  s: { inClass: String.raw`\p{White_Space}`, outside: String.raw`\p{White_Space}` },
+  S: { inClass: String.raw`\P{White_Space}`, outside: String.raw`\P{White_Space}` },
+  d: { inClass: String.raw`\p{Nd}`, outside: String.raw`\p{Nd}` },
+  D: { inClass: String.raw`\P{Nd}`, outside: String.raw`\P{Nd}` },
+  w: { inClass: WORD_CLASS_BODY, outside: `[${WORD_CLASS_BODY}]` },
+  W: { inClass: String.raw`\W`, outside: `[^${WORD_CLASS_BODY}]` },
+};
+
+/**
+ * Rewrites a tokenizer.json pattern (Rust/Oniguruma syntax) for JavaScript: the escapes above,
+ * and inline case-insensitive groups `(?i:...)`, which JavaScript before ES2025 lacks and the
  * Llama 3 and Qwen patterns use for English contractions: their letters become `[sS]` classes.
  */
 function translateRegex(source: string): string {
   let out = '';
+  let inClass = false;
+  /** Group depths at which a `(?i:` group opened; letters inside any of them match both cases. */
+  const caseInsensitiveAt: number[] = [];
+  let depth = 0;
   for (let i = 0; i < source.length; ) {
-    if (!source.startsWith('(?i:', i)) {
-      const step = source[i] === '\\' ? 2 : 1;
-      out += source.slice(i, i + step);
-      i += step;
+    const ch = source[i] as string;
+    if (ch === '\\') {
+      const escaped = ONIGURUMA_ESCAPES[source[i + 1] ?? ''];
+      // A braced escape (\p{L}, \x{41}) is copied whole: its letters are not to be case-folded.
+      const end = source[i + 2] === '{' && 'pPxu'.includes(source[i + 1] ?? '') ? source.indexOf('}', i) + 1 || i + 2 : i + 2;
+      out += escaped === undefined ? source.slice(i, end) : inClass ? escaped.inClass : escaped.outside;
+      i = end;
       continue;
     }
-    out += '(?:';
-    i += 4;
-    let depth = 1;
-    let inClass = false;
-    while (i < source.length && depth > 0) {
-      const ch = source[i] as string;
-      if (ch === '\\') {
-        out += source.slice(i, i + 2);
-        i += 2;
-        continue;
-      }
-      if (inClass) inClass = ch !== ']';
-      else if (ch === '[') inClass = true;
-      else if (ch === '(') depth++;
-      else if (ch === ')') depth--;
-      const upper = ch.toUpperCase();
-      out += !inClass && upper !== ch.toLowerCase() ? `[${ch.toLowerCase()}${upper}]` : ch;
-      i++;
+    if (inClass) inClass = ch !== ']';
+    else if (ch === '[') inClass = true;
+    else if (source.startsWith('(?i:', i)) {
+      caseInsensitiveAt.push(++depth);
+      out += '(?:';
+      i += 4;
+      continue;
+    } else if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (caseInsensitiveAt.at(-1) === depth) caseInsensitiveAt.pop();
+      depth--;
     }
+    const upper = ch.toUpperCase();
+    out += caseInsensitiveAt.length > 0 && !inClass && upper !== ch.toLowerCase() ? `[${ch.toLowerCase()}${upper}]` : ch;
+    i++;
   }
   return out;
 }
@@ -184,7 +205,7 @@ function buildNormalizer(spec: z.infer<typeof TypedSchema>, file: string): Norma
 // Pre-tokenizers
 
 const PRE_TOKENIZERS = 'Sequence, ByteLevel, Split, Metaspace, Whitespace, WhitespaceSplit, Digits, Punctuation';
-const GPT2_PATTERN = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+const GPT2_PATTERN = new RegExp(translateRegex(String.raw`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`), 'gu');
 
 type SplitBehavior = 'Removed' | 'Isolated' | 'MergedWithPrevious' | 'MergedWithNext' | 'Contiguous';
 
@@ -326,7 +347,9 @@ class BpeModel {
   private readonly ranks = new Map<number, number>();
   private readonly mergedId: Int32Array;
   private readonly unkId: number | undefined;
-  private readonly byteIds: number[] | null;
+  /** `<0xXX>` token ids by byte, where the vocabulary has them (byte_fallback only). */
+  private readonly byteIds: Array<number | undefined> = [];
+  private readonly byteFallback: boolean;
   private readonly cache = new Map<string, number[]>();
 
   constructor(
@@ -354,7 +377,8 @@ class BpeModel {
       this.mergedId[rank] = ids[2];
     });
     this.unkId = spec.unk_token ? this.vocab.get(spec.unk_token) : undefined;
-    this.byteIds = spec.byte_fallback ? byteFallbackIds(this.vocab) : null;
+    this.byteFallback = spec.byte_fallback === true;
+    for (let b = 0; b < 256; b++) this.byteIds.push(this.vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`));
   }
 
   encodeWord(word: string, out: number[]): void {
@@ -371,7 +395,13 @@ class BpeModel {
     for (const id of ids) out.push(id);
   }
 
-  /** The word's initial symbols (characters, or fallback bytes, or unk), then merges by rank. */
+  /**
+   * The word's initial symbols (characters, or fallback bytes, or unk), then merges by rank. A
+   * character falls back to bytes only when every one of its bytes has a `<0xXX>` token (Gemma's
+   * vocabulary lacks `<0x09>`, its tab being a token of its own); otherwise it is unk. As in the
+   * tokenizers library, an unk waits until the next known character or the word's end, so that
+   * fuse_unk can join it with the next one even across fallback bytes.
+   */
   private merge(word: string): number[] {
     const { vocab, spec } = this;
     if (spec.ignore_merges) {
@@ -382,24 +412,38 @@ class BpeModel {
     const suffix = spec.end_of_word_suffix ?? '';
     const chars = Array.from(word);
     const symbols: number[] = [];
-    let lastWasUnk = false;
+    let pendingUnk = false;
     chars.forEach((ch, i) => {
       const token = (i > 0 ? prefix : '') + ch + (i === chars.length - 1 ? suffix : '');
       const id = vocab.get(token);
       if (id !== undefined) {
+        if (pendingUnk) symbols.push(this.unkId as number);
+        pendingUnk = false;
         symbols.push(id);
-        lastWasUnk = false;
         return;
       }
-      if (this.byteIds !== null) {
-        for (const b of Buffer.from(ch, 'utf8')) symbols.push(this.byteIds[b] as number);
-        lastWasUnk = false;
+      const bytes = this.byteFallback ? this.byteTokens(token) : undefined;
+      if (bytes !== undefined) {
+        for (const b of bytes) symbols.push(b);
         return;
       }
-      if (this.unkId !== undefined && !(spec.fuse_unk && lastWasUnk)) symbols.push(this.unkId);
-      lastWasUnk = this.unkId !== undefined;
+      if (this.unkId === undefined) return;
+      if (pendingUnk && !spec.fuse_unk) symbols.push(this.unkId);
+      pendingUnk = true;
     });
+    if (pendingUnk) symbols.push(this.unkId as number);
     return symbols.length < 2 ? symbols : this.applyMerges(symbols);
+  }
+
+  /** The token's bytes as `<0xXX>` ids, or undefined when one of them has none. */
+  private byteTokens(token: string): number[] | undefined {
+    const ids: number[] = [];
+    for (const b of Buffer.from(token, 'utf8')) {
+      const id = this.byteIds[b];
+      if (id === undefined) return undefined;
+      ids.push(id);
+    }
+    return ids;
   }
 
   /** Merges the lowest-ranked adjacent pair until none is left: a heap over a linked list, O(n log n). */
@@ -440,16 +484,6 @@ class BpeModel {
     for (let i = 0; i !== -1; i = next[i] as number) out.push(ids[i] as number);
     return out;
   }
-}
-
-function byteFallbackIds(vocab: Map<string, number>): number[] | null {
-  const ids: number[] = [];
-  for (let b = 0; b < 256; b++) {
-    const id = vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
-    if (id === undefined) return null;
-    ids.push(id);
-  }
-  return ids;
 }
 
 function heapPush(heap: number[], value: number): void {
