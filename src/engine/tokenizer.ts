@@ -4,12 +4,15 @@
  * Covers the BPE models served in practice: byte-level ones (GPT-2, Llama 3, Qwen, Mistral
  * Nemo: a pre-tokenizer regex, then bytes mapped to printable characters) and SentencePiece-style
  * ones (Llama 2, Mistral 7B: spaces become `▁`, unknown characters fall back to `<0xXX>` bytes).
- * It counts the text's own tokens: special tokens a chat template or post-processor adds are
- * not included (the server's `usage`, when present, has them).
+ * Text is counted as it is: special tokens written in it count as one token each, and the
+ * post-processor's BOS is not added. Chat prompts are counted through the model's chat template
+ * when the tokenizer_config.json beside the file has a known one (chat-template.ts).
  * Without a file, counting falls back to the documented estimate (tokens.ts).
  */
+import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
+import { messagesText, recogniseChatTemplate } from './chat-template';
 import { BadInputError } from './errors';
 import { readTextFile } from './files';
 import { estimateTokens } from './tokens';
@@ -23,10 +26,49 @@ export interface Tokenizer {
 /** A tokenizer file that cannot be used; the message names the file and what is wrong. */
 export class TokenizerFileError extends BadInputError {}
 
+/** Counting without a tokenizer file: the documented estimate, chat prompts by their text. */
+export const ESTIMATE_COUNTER: TokenCounter = {
+  source: 'estimate',
+  count: estimateTokens,
+  countChat: (messages) => estimateTokens(messagesText(messages)),
+  chatTemplate: null,
+  chatNote: "Chat prompts are estimated from their messages' text, without a chat template (no tokenizer is configured).",
+};
+
 export async function createTokenCounter(tokenizerPath?: string): Promise<TokenCounter> {
-  if (tokenizerPath === undefined) return { source: 'estimate', count: estimateTokens };
+  if (tokenizerPath === undefined) return ESTIMATE_COUNTER;
   const tokenizer = await loadTokenizer(tokenizerPath);
-  return { source: 'tokenizer', count: (text) => tokenizer.count(text) };
+  const configPath = join(dirname(tokenizerPath), 'tokenizer_config.json');
+  const config = await readTokenizerConfig(configPath);
+  const found = config === undefined ? { template: null, reason: 'no readable tokenizer_config.json is beside the tokenizer' } : recogniseChatTemplate(config);
+  if (found.template === null) {
+    return {
+      source: 'tokenizer',
+      count: tokenizer.count,
+      countChat: (messages) => tokenizer.count(messagesText(messages)),
+      chatTemplate: null,
+      chatNote: `Chat prompts are counted as their messages' text, without a chat template: ${found.reason} (${configPath}).`,
+    };
+  }
+  const { template } = found;
+  return {
+    source: 'tokenizer',
+    count: tokenizer.count,
+    countChat: (messages) => tokenizer.count(template.render(messages)),
+    chatTemplate: template.name,
+    chatNote: `Chat prompts are counted with the ${template.name} chat template of ${configPath}, generation prompt included.`,
+  };
+}
+
+/** A tokenizer_config.json beside the tokenizer, parsed; undefined when it is missing or unreadable. */
+async function readTokenizerConfig(path: string): Promise<unknown> {
+  const text = await readTextFile(path);
+  if (!text.ok) return undefined;
+  try {
+    return JSON.parse(text.value);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function loadTokenizer(path: string): Promise<Tokenizer> {

@@ -5,6 +5,7 @@
 import type { RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
 import type { RequestRecord, ResultDocument, TokenSource } from '../format/result';
+import type { ChatTemplateName } from './chat-template';
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
@@ -30,6 +31,15 @@ export interface Workload {
 export interface TokenCounter {
   readonly source: 'tokenizer' | 'estimate';
   count(text: string): number;
+  /**
+   * A chat request's prompt tokens: the conversation laid out by the model's chat template with
+   * its generation prompt, where the template is known (`chatTemplate`), else the messages' text.
+   */
+  countChat(messages: readonly ChatMessage[]): number;
+  /** The chat template countChat applies, or null when it counts the messages' text only. */
+  readonly chatTemplate: ChatTemplateName | null;
+  /** What countChat counts, in a sentence for the run's log. */
+  readonly chatNote: string;
 }
 
 /** Everything the client needs for one step's requests. */

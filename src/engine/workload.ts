@@ -7,6 +7,7 @@ import { DatasetFormatSchema, type DatasetFormat, type RunConfig, type TokenCoun
 import { describeZodError } from '../format/result';
 import { BadInputError, printable } from './errors';
 import { readTextFile } from './files';
+import { messagesText } from './chat-template';
 import { createRandom, type Random } from './random';
 import type { ChatMessage, PreparedRequest, TokenCounter, Workload } from './types';
 
@@ -46,7 +47,9 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
         const target = sampleCount(synthetic.inputTokens, random);
         const output = sampleCount(synthetic.outputTokens, random);
         const { text, tokens } = texts.prompt(target, random);
-        return { prompt: asPrompt(text), maxTokens: output, inputTokens: { count: tokens, source: counter.source } };
+        const prompt = asPrompt(text);
+        // The text is built to the target; a chat request's count adds what its template adds.
+        return { prompt, maxTokens: output, inputTokens: { count: typeof prompt === 'string' ? tokens : counter.countChat(prompt), source: counter.source } };
       },
     };
   }
@@ -55,9 +58,10 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
     size: rows.length,
     request(index: number): PreparedRequest {
       const row = rows[index % rows.length] as DatasetRow;
-      row.tokens ??= counter.count(row.text);
+      const prompt = asPrompt(row.prompt);
+      row.promptTokens ??= typeof prompt === 'string' ? counter.count(prompt) : counter.countChat(prompt);
       const random = createRandom(mixSeed(config.seed, index));
-      return { prompt: asPrompt(row.prompt), maxTokens: maxTokens(dataset.outputTokens, random), inputTokens: { count: row.tokens, source: counter.source } };
+      return { prompt, maxTokens: maxTokens(dataset.outputTokens, random), inputTokens: { count: row.promptTokens, source: counter.source } };
     },
   };
 }
@@ -75,10 +79,6 @@ function mixSeed(seed: number, index: number): number {
   h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-function messagesText(messages: ChatMessage[]): string {
-  return messages.map((m) => m.content).join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,9 +169,11 @@ function fitText(base: string, body: string, target: number, counter: TokenCount
 
 interface DatasetRow {
   prompt: string | ChatMessage[];
-  /** The text whose tokens are the prompt's input tokens. */
+  /** The prompt's text, whose tokens the length filters compare. */
   text: string;
   tokens?: number;
+  /** The tokens of the prompt as sent (through the chat template for a chat request). */
+  promptTokens?: number;
 }
 
 const MessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });

@@ -23,7 +23,8 @@ import { parseSimArgs } from '../../src/cli/commands/sim';
 import { computeStats } from '../../src/engine/stats';
 import { startSimServer, tokenLateness, type RequestTrace } from '../../src/sim';
 import { TraceResponseSchema } from '../../src/sim/trace';
-import { CHARS_PER_TOKEN, estimateTokens } from '../../src/engine/tokens';
+import { CHARS_PER_TOKEN } from '../../src/engine/tokens';
+import { ESTIMATE_COUNTER } from '../../src/engine/tokenizer';
 
 const CONCURRENCY = 256;
 const DEPLOYMENTS = ['worker', 'process'] as const;
@@ -145,7 +146,7 @@ async function drive(sim: Simulator, inputTokens: number, outputTokens: number):
     dispatcher,
     signal: new AbortController().signal,
     stepStartMs: performance.now(),
-    tokenCounter: { source: 'estimate' as const, count: estimateTokens },
+    tokenCounter: ESTIMATE_COUNTER,
   };
   const records: RequestRecord[] = [];
   let next = 0;

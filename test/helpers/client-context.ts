@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { createDispatcher } from '../../src/engine/client';
-import { estimateTokens } from '../../src/engine/tokens';
+import { ESTIMATE_COUNTER } from '../../src/engine/tokenizer';
 import type { ClientContext, PreparedRequest } from '../../src/engine/types';
 
 export interface TestContext {
@@ -29,7 +29,7 @@ export function clientContext(
     dispatcher,
     signal: abort.signal,
     stepStartMs: performance.now(),
-    tokenCounter: { source: 'estimate', count: estimateTokens },
+    tokenCounter: ESTIMATE_COUNTER,
   };
   return { context, abort, close: () => dispatcher.destroy() };
 }
