@@ -379,6 +379,9 @@ const pairKey = (left: number, right: number): number => left * ID_LIMIT + right
 /** Heap entries too: rank first, then the left symbol's position (leftmost wins a tie). */
 const POSITION_LIMIT = 2 ** 31;
 const WORD_CACHE_LIMIT = 50_000;
+/** SentencePiece's space, and the places a `▁`-spaced text can be cut into its words. */
+const METASPACE = '\u2581';
+const BEFORE_SPACED_WORD = /(?<=[^\u2581])(?=\u2581)/u;
 const CACHED_WORD_LENGTH = 256;
 
 type BpeSpec = z.infer<typeof TokenizerFileSchema>['model'];
@@ -393,6 +396,13 @@ class BpeModel {
   private readonly byteIds: Array<number | undefined> = [];
   private readonly byteFallback: boolean;
   private readonly cache = new Map<string, number[]>();
+  /**
+   * SentencePiece-style files (Llama 2, Gemma) have no pre-tokenizer: a whole text is one word,
+   * whose merges would cost O(n log n) per count and miss the cache. Where no token of the
+   * vocabulary holds a `▁` after another character, no merge can cross the start of a `▁`-spaced
+   * word, so cutting the text there gives the same tokens, word by word.
+   */
+  private readonly splitsBeforeSpaces: boolean;
 
   constructor(
     private readonly spec: BpeSpec,
@@ -420,10 +430,16 @@ class BpeModel {
     });
     this.unkId = spec.unk_token ? this.vocab.get(spec.unk_token) : undefined;
     this.byteFallback = spec.byte_fallback === true;
+    this.splitsBeforeSpaces = this.vocab.has(METASPACE) && ![...this.vocab.keys()].some((token) => /[^\u2581]\u2581/u.test(token));
     for (let b = 0; b < 256; b++) this.byteIds.push(this.vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`));
   }
 
   encodeWord(word: string, out: number[]): void {
+    if (!this.splitsBeforeSpaces) this.encodePiece(word, out);
+    else for (const piece of word.split(BEFORE_SPACED_WORD)) this.encodePiece(piece, out);
+  }
+
+  private encodePiece(word: string, out: number[]): void {
     const cached = this.cache.get(word);
     if (cached !== undefined) {
       for (const id of cached) out.push(id);

