@@ -116,7 +116,6 @@ function code(random: Random): string {
 /** Text around the tokenizer's own added tokens, which must come out as their single ids. */
 function withAddedTokens(random: Random, addedTokens: readonly string[]): string {
   if (addedTokens.length === 0) return words(random, 5);
-  // Mostly the tokens a chat template writes (the first ones of a file), sometimes any of them.
   return repeat(random.int(1, 5), () => (random.next() < 0.5 ? pick(random, addedTokens) : words(random, random.int(1, 4))), pick(random, ['', ' ', '\n']));
 }
 
