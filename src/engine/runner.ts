@@ -374,7 +374,7 @@ class BenchmarkRun {
         resultPath: this.options.resultPath ?? null,
       });
       if (this.engineNote !== null) this.log('info', this.engineNote);
-      if (this.config.endpoint.api === 'chat' && this.tokenCounter.source === 'tokenizer') this.log('info', this.tokenCounter.chatNote);
+      if (this.config.endpoint.api === 'chat' && this.tokenCounter.chatNote !== null) this.log('info', this.tokenCounter.chatNote);
       for (const warning of extraBodyWarnings(this.config)) this.log('warn', warning);
       const summaries: StepSummary[] = [];
       for (const plan of plans) {

@@ -32,7 +32,7 @@ export const ESTIMATE_COUNTER: TokenCounter = {
   count: estimateTokens,
   countChat: (messages) => estimateTokens(messagesText(messages)),
   chatTemplate: null,
-  chatNote: "Chat prompts are estimated from their messages' text, without a chat template (no tokenizer is configured).",
+  chatNote: null,
 };
 
 export async function createTokenCounter(tokenizerPath?: string): Promise<TokenCounter> {

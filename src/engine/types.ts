@@ -38,8 +38,8 @@ export interface TokenCounter {
   countChat(messages: readonly ChatMessage[]): number;
   /** The chat template countChat applies, or null when it counts the messages' text only. */
   readonly chatTemplate: ChatTemplateName | null;
-  /** What countChat counts, in a sentence for the run's log. */
-  readonly chatNote: string;
+  /** What countChat counts with a tokenizer, in a sentence for the run's log (null for the estimate). */
+  readonly chatNote: string | null;
 }
 
 /** Everything the client needs for one step's requests. */

@@ -13,11 +13,14 @@ import { join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer as ReferenceTokenizer } from '@huggingface/tokenizers';
 import { RunConfigSchema } from '../../src/format/config';
+import type { RunEvent } from '../../src/format/events';
+import { runBenchmark } from '../../src/engine/runner';
 import { messagesText, recogniseChatTemplate } from '../../src/engine/chat-template';
 import { createTokenCounter, loadTokenizer } from '../../src/engine/tokenizer';
 import { createWorkload } from '../../src/engine/workload';
 import type { ChatMessage } from '../../src/engine/types';
 import { REAL_TOKENIZERS, type RealTokenizer } from '../helpers/real-tokenizers';
+import { startRunnerServer } from '../helpers/runner-server';
 import { generateTexts } from '../helpers/tokenizer-texts';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmbench-chat-template-'));
@@ -79,7 +82,7 @@ for (const { case: makeCase, template: expectedTemplate } of CASES) {
   test(`chat template ${expectedTemplate}: the conversation is laid out as the Jinja rendering and counted as the reference counts it`, async (t) => {
     const c = makeCase();
     const counter = await createTokenCounter(c.tokenizerPath);
-    assert.equal(counter.chatTemplate, expectedTemplate, counter.chatNote);
+    assert.equal(counter.chatTemplate, expectedTemplate, counter.chatNote ?? '');
     const found = recogniseChatTemplate(c.config);
     assert.ok(found.template !== null);
     const jinja = new Template(c.config.chat_template as string);
@@ -138,18 +141,18 @@ test('chat templates: files without one, or with an unknown one, count the messa
   for (const name of ['Llama 2', 'Gemma 2']) {
     const counter = await createTokenCounter(realFile(name).tokenizerPath);
     assert.equal(counter.chatTemplate, null);
-    assert.match(counter.chatNote, /counted as their messages' text, without a chat template: its tokenizer_config\.json has no chat_template/);
+    assert.match(counter.chatNote ?? '', /counted as their messages' text, without a chat template: its tokenizer_config\.json has no chat_template/);
     assert.equal(counter.countChat(messages), counter.count(messagesText(messages)));
   }
   const unknown = withTemplate(realFile('Qwen2.5'), '{% for m in messages %}### {{ m.role }}: {{ m.content }}\n{% endfor %}');
   const counter = await createTokenCounter(unknown.tokenizerPath);
   assert.equal(counter.chatTemplate, null);
-  assert.match(counter.chatNote, /is not one of the known layouts/);
+  assert.match(counter.chatNote ?? '', /is not one of the known layouts/);
   // Llama 3.1's dated system block is not reproduced: such a template is not taken for Llama 3.0's.
   assert.equal(recogniseChatTemplate({ chat_template: '<|start_header_id|>system<|end_header_id|>Cutting Knowledge Date: December 2023' }).template, null);
   const alone = join(mkdtempSync(join(dir, 'alone-')), 'tokenizer.json');
   symlinkSync(realFile('Qwen2.5').tokenizerPath, alone);
-  assert.match((await createTokenCounter(alone)).chatNote, /no readable tokenizer_config\.json is beside the tokenizer/);
+  assert.match((await createTokenCounter(alone)).chatNote ?? '', /no readable tokenizer_config\.json is beside the tokenizer/);
 });
 
 test('chat templates: a synthetic chat prompt holds the target in its text and records the templated count', async () => {
@@ -167,4 +170,21 @@ test('chat templates: a synthetic chat prompt holds the target in its text and r
   // Qwen2.5's template adds its default system message and the turn markers, 29 tokens, around the 300.
   assert.equal(templatedCount([{ role: 'user', content: '' }]), 29);
   assert.equal(request.inputTokens.count, 300 + 29);
+});
+
+test('chat templates: a chat run with a tokenizer logs what its chat prompts are counted with; a completions run does not', async (t) => {
+  const server = await startRunnerServer();
+  t.after(() => server.close());
+  const notes = async (api: 'chat' | 'completions', tokenizer: string): Promise<string[]> => {
+    const events: RunEvent[] = [];
+    const config = RunConfigSchema.parse({ endpoint: { baseUrl: server.baseUrl, model: 'm', api }, workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 4 }, limits: { requests: 2 }, tokenizer });
+    const doc = await runBenchmark(config, { onEvent: (e) => events.push(e) });
+    assert.equal(doc.status, 'complete', doc.statusReason ?? '');
+    return events.flatMap((e) => (e.type === 'log' && /chat template/.test(e.message) ? [e.message] : []));
+  };
+  const qwen = realFile('Qwen2.5');
+  assert.deepEqual(await notes('chat', qwen.tokenizerPath), [`Chat prompts are counted with the chatml chat template of ${qwen.configPath}, generation prompt included.`]);
+  const llama2 = realFile('Llama 2');
+  assert.deepEqual(await notes('chat', llama2.tokenizerPath), [`Chat prompts are counted as their messages' text, without a chat template: its tokenizer_config.json has no chat_template (${llama2.configPath}).`]);
+  assert.deepEqual(await notes('completions', qwen.tokenizerPath), []);
 });
