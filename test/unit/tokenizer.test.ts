@@ -112,6 +112,33 @@ for (const style of ['normalizer', 'pre_tokenizer'] as const) {
   });
 }
 
+test('tokenizer: byte fallback per character when the vocabulary lacks a byte token, as Gemma\'s lacks <0x09>', () => {
+  const spec = metaspaceTokenizer('normalizer');
+  delete spec.model.vocab['<0x09>'];
+  const t = buildTokenizer(spec, 'gemma-like');
+  const id = (token: string) => spec.model.vocab[token] as number;
+  // é still falls back to its bytes; the tab, whose byte has no token, is unk (fused with the next unk)
+  assert.deepEqual(t.encode('hé'), [id('▁h'), id('<0xC3>'), id('<0xA9>')]);
+  assert.deepEqual(t.encode('h\t\t'), [id('▁h'), id('<unk>')]);
+});
+
+test('tokenizer: \\s in a pattern is Unicode whitespace as in the Rust library (U+0085 is, U+FEFF is not)', () => {
+  const preTokenizer = {
+    type: 'Sequence',
+    pretokenizers: [
+      { type: 'Split', pattern: { Regex: '\\s+|\\S+' }, behavior: 'Isolated', invert: false },
+      { type: 'ByteLevel', add_prefix_space: false, use_regex: false },
+    ],
+  };
+  // Merges that join a space with the next bytes, which they can only do within one piece.
+  // U+0085 is C2 85 (Â ħ), U+FEFF is EF BB BF (ï » ¿).
+  const t = buildTokenizer(byteLevelTokenizer(['Ġ Â', 'ĠÂ ħ', 'Ġ ï'], preTokenizer), 'whitespace');
+  // " \u0085" is one whitespace piece: Ġ Â ħ merge into one token (JavaScript's \s would cut after the space: 3)
+  assert.equal(t.count(' \u0085'), 1);
+  // " \ufeffx" is a space, then a non-space piece: Ġ, ï, », ¿, x (JavaScript's \s would take the space and ï together: 4)
+  assert.equal(t.count(' \ufeffx'), 5);
+});
+
 test('tokenizer: the counter without a file is the documented estimate; with one it says tokenizer', async () => {
   const estimate = await createTokenCounter();
   assert.equal(estimate.source, 'estimate');
