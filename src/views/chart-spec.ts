@@ -1,7 +1,12 @@
 /**
  * Charts and tables described as plain data: what a view model (this folder) computes and the
- * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen. Types only.
+ * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen: types, and the one
+ * threshold every time chart is decimated at.
  */
+
+/** Time series lines with more points than this are drawn decimated (LTTB). */
+export const DECIMATE_ABOVE = 600;
+
 export interface Point {
   x: number;
   y: number;

@@ -1,0 +1,244 @@
+/**
+ * The server's side of the views, from its own /metrics (the common quantities of
+ * src/views/server-metrics.ts): the charts over run time of running and waiting requests, KV-cache
+ * usage and server tokens/s (the live panel's strip, the result editor), the table of each step's
+ * server figures (result editor, compare), and the report's marks of where the KV cache first filled
+ * and where requests first kept waiting. Pure: unit-tested in Node.
+ */
+import type { ResultDocument, Step } from '../format/result';
+import type { MetricSeries, ServerEngine } from '../format/server-metrics';
+import { fixed, NOT_AVAILABLE } from '../report/units';
+import type { TableColumn } from './chart-spec';
+import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-metrics';
+
+export const ENGINE_NAMES: Record<ServerEngine, string> = {
+  vllm: 'vLLM',
+  sglang: 'SGLang',
+  'llama.cpp': 'llama.cpp',
+  tgi: 'TGI',
+  unknown: 'an engine LLM Bench does not recognise',
+};
+
+/** [seconds since the run started, value] pairs, time ascending. */
+export type TimePoints = [number, number][];
+
+/** The quantities the server charts draw, on one time axis in seconds. */
+export interface ServerLines {
+  runningRequests?: TimePoints;
+  waitingRequests?: TimePoints;
+  /** A fraction, 0..1 (drawn in percent). */
+  kvCacheUsage?: TimePoints;
+  /** Tokens per second. */
+  generatedTokens?: TimePoints;
+  promptTokens?: TimePoints;
+}
+
+export interface TimeLine {
+  label: string;
+  points: TimePoints;
+  /** A palette index, or a theme colour by role (src/views/chart-spec.ts SeriesSpec.color). */
+  color: number | 'muted';
+  dashed?: boolean;
+}
+
+export type ServerChartId = 'server-requests' | 'server-kv-cache' | 'server-tokens';
+
+export interface ServerTimeChart {
+  id: ServerChartId;
+  title: string;
+  description: string;
+  yTitle: string;
+  /** KV-cache usage tops out at 100%. */
+  yMax?: number;
+  lines: TimeLine[];
+}
+
+/** Usage at or above this share of the KV cache counts as full (the report's mark). */
+export const KV_CACHE_FULL = 0.95;
+
+const percent = (points: TimePoints): TimePoints => points.map(([t, v]) => [t, v * 100]);
+
+/**
+ * The server charts over run time: each drawn when the engine exports one of its quantities,
+ * the others named in `missing`. `clientTokens`: the client's output tokens/s on the same axis,
+ * drawn dashed beside the server's count for a check by eye.
+ */
+export function serverTimeCharts(lines: ServerLines, clientTokens?: TimePoints): { charts: ServerTimeChart[]; missing: string[] } {
+  const missing: string[] = [];
+  const present = (label: string, points: TimePoints | undefined, color: TimeLine['color'], dashed = false): TimeLine[] => {
+    if (points && points.length > 0) return [{ label, points, color, ...(dashed ? { dashed } : {}) }];
+    missing.push(label);
+    return [];
+  };
+  const charts: ServerTimeChart[] = [
+    {
+      id: 'server-requests',
+      title: 'Server: running and waiting requests',
+      description: 'Requests the server was running in its batch, and requests it had accepted but kept waiting (queued), as its /metrics said at each scrape.',
+      yTitle: 'Requests',
+      lines: [...present('running', lines.runningRequests, 2), ...present('waiting', lines.waitingRequests, 1)],
+    },
+    {
+      id: 'server-kv-cache',
+      title: 'Server: KV-cache usage',
+      description: `Share of the server's KV cache in use at each scrape. Near ${KV_CACHE_FULL * 100}% the server cannot admit more requests: they wait, or running ones are preempted.`,
+      yTitle: 'KV cache used (%)',
+      yMax: 100,
+      lines: present('KV-cache usage', lines.kvCacheUsage && percent(lines.kvCacheUsage), 3),
+    },
+    {
+      id: 'server-tokens',
+      title: 'Server: tokens per second',
+      description: "Tokens the server counted per second between scrapes (the increase of its counters). The client's output tokens/s, dashed, should follow the generated line; a gap means lost streams or another client.",
+      yTitle: 'tok/s',
+      lines: [
+        ...present('generated tok/s', lines.generatedTokens, 0),
+        ...(lines.promptTokens ? present('prompt tok/s', lines.promptTokens, 6) : []),
+        ...(clientTokens && clientTokens.length > 0 ? [{ label: 'client output tok/s', points: clientTokens, color: 'muted' as const, dashed: true }] : []),
+      ],
+    },
+  ];
+  return { charts: charts.filter((chart) => chart.lines.some((line) => line.label !== 'client output tok/s')), missing };
+}
+
+/** A result's common series on its run clock, in seconds. */
+export function serverLinesOf(common: CommonSeries): ServerLines {
+  const lines: ServerLines = {};
+  for (const key of ['runningRequests', 'waitingRequests', 'kvCacheUsage', 'generatedTokens', 'promptTokens'] as const) {
+    const points = common[key];
+    if (points) lines[key] = points.map((p) => [p.tMs / 1000, p.value]);
+  }
+  return lines;
+}
+
+type FigureKey = keyof StepServerFigures;
+
+/** The columns of the server table, in order; a column no step has a value for is left out. */
+const FIGURE_COLUMNS: { key: FigureKey; column: TableColumn; format: (value: number) => string }[] = [
+  { key: 'runningMean', column: { label: 'Running', unit: 'mean', numeric: true, description: 'Requests in the server\'s running batch, mean over the step\'s scrapes.' }, format: (v) => fixed(v, 1) },
+  { key: 'runningMax', column: { label: 'Running', unit: 'max', numeric: true, description: 'Most requests in the running batch at any scrape of the step.' }, format: (v) => fixed(v, 0) },
+  { key: 'waitingMax', column: { label: 'Waiting', unit: 'max', numeric: true, description: 'Most requests queued by the server (accepted, not yet running) at any scrape of the step.' }, format: (v) => fixed(v, 0) },
+  { key: 'kvCacheUsageMax', column: { label: 'KV cache', unit: 'max %', numeric: true, description: 'Highest share of the KV cache in use at any scrape of the step.' }, format: (v) => fixed(v * 100, 1) },
+  { key: 'preemptions', column: { label: 'Preempted', unit: 'count', numeric: true, description: 'Requests the server preempted (evicted from the batch to free KV cache) during the step.' }, format: (v) => fixed(v, 0) },
+  { key: 'prefixCacheHitRate', column: { label: 'Prefix hits', unit: '%', numeric: true, description: 'Prompt tokens found in the prefix cache, as a share of those looked up, during the step.' }, format: (v) => fixed(v * 100, 1) },
+  { key: 'generatedTokensPerSecond', column: { label: 'Generated', unit: 'tok/s', numeric: true, description: 'Tokens the server counted as generated during the step, per second.' }, format: (v) => fixed(v, 0) },
+  { key: 'promptTokensPerSecond', column: { label: 'Prompt', unit: 'tok/s', numeric: true, description: 'Prompt tokens the server counted as processed during the step, per second.' }, format: (v) => fixed(v, 0) },
+  { key: 'queueTimeMeanMs', column: { label: 'Queue time', unit: 'mean ms', numeric: true, description: 'Time requests spent in the server\'s queue before running, mean over those that left it during the step.' }, format: (v) => fixed(v, 1) },
+];
+
+const STEP_COLUMN: TableColumn = { label: 'Step' };
+
+export interface StepFigures {
+  name: string;
+  /** Null for a step without a span on the run's clock (older files). */
+  figures: StepServerFigures | null;
+}
+
+export interface TextTable {
+  columns: TableColumn[];
+  rows: string[][];
+}
+
+const shownColumns = (steps: readonly StepFigures[]) => FIGURE_COLUMNS.filter(({ key }) => steps.some((s) => s.figures?.[key] !== null && s.figures?.[key] !== undefined));
+
+const cellOf = (figures: StepServerFigures | null, key: FigureKey, format: (value: number) => string): string => {
+  const value = figures?.[key];
+  return value === null || value === undefined ? NOT_AVAILABLE : format(value);
+};
+
+/** One row a step: its server figures, in the columns some step has. */
+export function serverTable(steps: readonly StepFigures[]): TextTable {
+  const columns = shownColumns(steps);
+  return {
+    columns: [STEP_COLUMN, ...columns.map((c) => c.column)],
+    rows: steps.map((step) => [step.name, ...columns.map(({ key, format }) => cellOf(step.figures, key, format))]),
+  };
+}
+
+/** Both runs' step figures, paired as compare pairs its steps; null when neither run has server figures. */
+export function compareServerFigures(a: ResultDocument, b: ResultDocument, pair: (a: StepFigures[], b: StepFigures[]) => [StepFigures, StepFigures][]): { table: TextTable; notes: string[] } | null {
+  const figuresOf = (doc: ResultDocument) => {
+    const series = runSeries(doc);
+    return stepFiguresOf(doc.steps, series, engineOf(doc, series));
+  };
+  const [stepsA, stepsB] = [figuresOf(a), figuresOf(b)];
+  const table = compareServerTable(pair(stepsA, stepsB));
+  if (table.columns.length <= 1) return null;
+  const without = [stepsA, stepsB].flatMap((steps, i) => (steps.every((s) => s.figures === null) ? [`${i === 0 ? 'A' : 'B'} has no server metrics: its cells read n/a.`] : []));
+  return { table, notes: without };
+}
+
+/** Paired steps of two runs, each cell A's figure then B's ("12.0 → 15.5"), in the columns either run has. */
+export function compareServerTable(pairs: readonly [StepFigures, StepFigures][]): TextTable {
+  const columns = shownColumns(pairs.flat());
+  return {
+    columns: [STEP_COLUMN, ...columns.map((c) => ({ ...c.column, unit: `${c.column.unit} A \u2192 B` }))],
+    rows: pairs.map(([a, b]) => [
+      a.name === b.name ? a.name : `${a.name} / ${b.name}`,
+      ...columns.map(({ key, format }) => `${cellOf(a.figures, key, format)} \u2192 ${cellOf(b.figures, key, format)}`),
+    ]),
+  };
+}
+
+/** Each step's server figures over its own span of the run (`series`: the run's, from runSeries). */
+export function stepFiguresOf(steps: readonly Step[], series: readonly MetricSeries[], engine: ServerEngine): StepFigures[] {
+  return steps.map((step) => {
+    const window = stepWindow(step);
+    return { name: step.name, figures: window ? stepServerFigures(series, window, engine) : null };
+  });
+}
+
+/** Where each step began on the run's clock, in seconds: the marks of the charts over time. */
+export function stepMarkers(steps: readonly Pick<Step, 'name' | 'startMs'>[]): { x: number; label: string }[] {
+  return steps.flatMap((step) => (step.startMs === undefined ? [] : [{ x: step.startMs / 1000, label: step.name }]));
+}
+
+/** "vLLM metrics from http://…/metrics every 1 s". */
+export function serverSourceText(doc: Pick<ResultDocument, 'serverMetrics'>, engine: ServerEngine): string {
+  const info = doc.serverMetrics;
+  if (!info) return `${ENGINE_NAMES[engine]} metrics`;
+  const every = info.intervalMs % 1000 === 0 ? `${info.intervalMs / 1000} s` : `${info.intervalMs} ms`;
+  return `${engine === 'unknown' ? 'Metrics' : `${ENGINE_NAMES[engine]} metrics`} from ${info.url}, scraped every ${every}`;
+}
+
+/** A moment of a run the report marks: when, and in which step. */
+export interface RunMark {
+  atSec: number;
+  step: string | null;
+}
+
+/** A mark: where it happened, `never` when the run never got there, null when the engine did not say (no such metric, or none scraped). */
+export type MarkState = RunMark | 'never' | null;
+
+export interface ServerMarks {
+  kvCacheFull: MarkState;
+  queueing: MarkState;
+}
+
+/**
+ * Where a run's KV cache first reached KV_CACHE_FULL, and where waiting requests first stayed
+ * above zero for two scrape intervals in a row (one scrape with a request waiting is a burst, not a queue).
+ */
+export function serverMarks(doc: ResultDocument): ServerMarks {
+  const series = runSeries(doc);
+  const common = commonSeries(series, engineOf(doc, series));
+  const intervalMs = doc.serverMetrics?.intervalMs ?? 1000;
+  const mark = (points: readonly ServerPoint[] | undefined, find: (points: readonly ServerPoint[]) => number | null): MarkState => {
+    if (!points || points.length === 0) return null;
+    const tMs = find(points);
+    if (tMs === null) return 'never';
+    const index = stepAt(doc.steps, tMs);
+    return { atSec: tMs / 1000, step: index === null ? null : (doc.steps[index]?.name ?? null) };
+  };
+  return {
+    kvCacheFull: mark(common.kvCacheUsage, (points) => firstReached(points, KV_CACHE_FULL)),
+    queueing: mark(common.waitingRequests, (points) => firstSustainedAbove(points, 0, 2 * intervalMs)),
+  };
+}
+
+/** A mark as a table cell: "concurrency@16 at 42.0 s", "never", or n/a when the server did not say. */
+export function markText(mark: MarkState | undefined): string {
+  if (mark === null || mark === undefined) return NOT_AVAILABLE;
+  if (mark === 'never') return 'never';
+  return `${mark.step ?? 'between steps'} at ${mark.atSec.toFixed(1)} s`;
+}
