@@ -55,6 +55,15 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     engine: ServerEngineSchema,
     series: z.array(MetricSeriesSchema),
   }),
+  /**
+   * Scraping the server's metrics (or reading the GPUs) failed: said once per kind of failure, with
+   * the words of the run's warning (also sent as a `log` warning and kept in the result's `warnings`).
+   */
+  z.object({
+    type: z.literal('sampling-problem'),
+    source: z.enum(['server', 'gpu']),
+    message: z.string(),
+  }),
   z.object({ type: z.literal('progress'), snapshot: ProgressSnapshotSchema }),
   z.object({
     type: z.literal('step-end'),
