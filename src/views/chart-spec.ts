@@ -34,6 +34,8 @@ export interface SeriesSpec {
   showLine?: boolean;
   /** Point radius; lines default to none (points cost time and hide the shape at scale). */
   pointRadius?: number;
+  /** The points' shape (default circle): marks of different meaning differ by shape, not colour alone. */
+  pointStyle?: 'circle' | 'triangle' | 'rect';
   /** Fills down to another series (by index in `series`, for percentile bands) or to zero. */
   fillTo?: number | 'origin';
   /** Band edges and other helpers stay out of the legend. */

@@ -15,6 +15,7 @@ import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 import { wantsLogAxis } from './axis';
 import { deltaCell, NO_INTERVAL_NOISE_PERCENT } from './compare';
 import { definitionNotes } from './result';
+import { markText, serverMarks, KV_CACHE_FULL } from './server';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -175,7 +176,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     const throughput = steps.flatMap((s) => (isNumber(s.summary.outputTokensPerSecond) ? [{ x: s.load, y: s.summary.outputTokensPerSecond, step: s.step.name }] : []));
     const at = findKnee(throughput);
     const point = at === null ? null : (throughput[at] ?? null);
-    return { run: index, name: run.name, step: point?.step ?? null, load: point?.x ?? null };
+    return { run: index, name: run.name, step: point?.step ?? null, load: point?.x ?? null, ...serverMarks(run.doc) };
   });
 
   const curve = (entry: (typeof styled)[number], pick: (s: LoadedStep) => { x: number | null; y: number | null }): Curve => {
@@ -183,7 +184,13 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       const { x, y } = pick(s);
       return x !== null && y !== null ? [{ x, y, step: s.step.name }] : [];
     });
-    const kneeStep = knees[entry.index]?.step;
+    const knee = knees[entry.index];
+    const kneeStep = knee?.step;
+    const marks = (['kv-cache-full', 'queueing'] as const).flatMap((kind) => {
+      const mark = kind === 'kv-cache-full' ? knee?.kvCacheFull : knee?.queueing;
+      const point = mark && mark !== 'never' ? points.find((p) => p.step === mark.step) : undefined;
+      return point ? [{ kind, point }] : [];
+    });
     return {
       run: entry.index,
       name: entry.run.name,
@@ -192,6 +199,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       dashed: entry.dashed,
       points,
       knee: points.find((p) => p.step === kneeStep) ?? null,
+      marks,
     };
   };
 
@@ -299,6 +307,20 @@ export function rankingRows(model: ReportModel): string[][] {
     fixed(r.tpotMs),
     fixed(r.latencyMs),
     r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
-    model.knees[r.run]?.step ?? 'none',
+    ...kneeCells(model, r.run),
   ]);
+}
+
+/** The headers of the cells kneeCells gives, after the knee's. */
+export const SERVER_MARK_COLUMNS = [`KV cache \u2265 ${KV_CACHE_FULL * 100}%`, 'Waiting held > 0'];
+
+/** What the report says of the bend: "explanation beside the knee". */
+export const SERVER_MARKS_NOTE =
+  `From each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B2 on the curves) and where requests first kept waiting, ` +
+  'above zero for two scrapes in a row (\u25A0), step and run time. A knee at or after them is the server running out of room; n/a: the server did not export it or was not scraped.';
+
+/** A run's knee and, beside it, its server marks: the same cells in every ranking table. */
+export function kneeCells(model: ReportModel, run: number): string[] {
+  const knee = model.knees[run];
+  return [knee?.step ?? 'none', markText(knee?.kvCacheFull), markText(knee?.queueing)];
 }

@@ -120,6 +120,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       borderWidth: s.fillTo !== undefined && s.hideInLegend ? 0 : 2,
       borderDash: percentile ? percentile.dash : s.dashed ? [6, 4] : [],
       pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
+      ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
       pointHoverRadius: 4,
       showLine,
       fill: s.fillTo === undefined ? false : s.fillTo === 'origin' ? 'origin' : s.fillTo,
