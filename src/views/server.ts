@@ -157,14 +157,13 @@ export function serverTable(steps: readonly StepFigures[]): TextTable {
 
 /** Both runs' step figures, paired as compare pairs its steps; null when neither run has server figures. */
 export function compareServerFigures(a: ResultDocument, b: ResultDocument, pair: (a: StepFigures[], b: StepFigures[]) => [StepFigures, StepFigures][]): { table: TextTable; notes: string[] } | null {
-  const figuresOf = (doc: ResultDocument) => {
+  const runs = [a, b].map((doc) => {
     const series = runSeries(doc);
-    return stepFiguresOf(doc.steps, series, engineOf(doc, series));
-  };
-  const [stepsA, stepsB] = [figuresOf(a), figuresOf(b)];
-  const table = compareServerTable(pair(stepsA, stepsB));
+    return { steps: stepFiguresOf(doc.steps, series, engineOf(doc, series)), recorded: series.some((s) => s.source === 'server') };
+  });
+  const table = compareServerTable(pair(runs[0]!.steps, runs[1]!.steps));
   if (table.columns.length <= 1) return null;
-  const without = [stepsA, stepsB].flatMap((steps, i) => (steps.every((s) => s.figures === null) ? [`${i === 0 ? 'A' : 'B'} has no server metrics: its cells read n/a.`] : []));
+  const without = runs.flatMap((run, i) => (run.recorded ? [] : [`${i === 0 ? 'A' : 'B'} has no server metrics: its cells read n/a.`]));
   return { table, notes: without };
 }
 

@@ -104,6 +104,8 @@ function drawCharts(grid: HTMLElement, list: LiveChart[]): void {
       existing.update(chart.spec);
       continue;
     }
+    // A card without a chart (no canvas here) is made once, not again at each update.
+    if (grid.querySelector(`[data-chart="${chart.id}"]`)) continue;
     const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
     const card = el('figure', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
       el('h3', { text: chart.title, title: chart.description }),
