@@ -11,7 +11,7 @@ import type { ServerMetricsConfig } from '../format/config';
 import { redactUrl } from '../format/config';
 import { recogniseEngine, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { errorCode } from './errors';
-import { parsePrometheusText, type PromSample } from './prometheus';
+import { parsePrometheusText } from './prometheus';
 
 /** A larger exposition is not read (the biggest engines' pages are a few hundred kB). */
 export const METRICS_BODY_LIMIT = 8 * 1024 * 1024;
@@ -47,15 +47,46 @@ export interface ScraperOptions {
   onSamples?: (series: MetricSeries[], engine: ServerEngine) => void;
 }
 
+/**
+ * Samples not yet written, by series (source, name and labels): added scrape after scrape, handed
+ * out as one chunk per step. At most `maxSeries` series: `add` answers false for a new one beyond.
+ */
+export class SeriesStore {
+  private readonly pending = new Map<string, MetricSeries>();
+
+  constructor(private readonly maxSeries = Infinity) {}
+
+  add(series: Omit<MetricSeries, 'samples'>, sample: MetricSeries['samples'][number]): boolean {
+    const key = `${series.source}\u0000${series.name}\u0000${JSON.stringify(series.labels)}`;
+    let known = this.pending.get(key);
+    if (!known) {
+      if (this.pending.size >= this.maxSeries) return false;
+      known = { ...series, samples: [] };
+      this.pending.set(key, known);
+    }
+    known.samples.push(sample);
+    return true;
+  }
+
+  /** The samples added since the previous call, as series. */
+  take(): MetricSeries[] {
+    const chunk: MetricSeries[] = [];
+    for (const series of this.pending.values()) {
+      if (series.samples.length === 0) continue;
+      chunk.push({ ...series });
+      series.samples = [];
+    }
+    return chunk;
+  }
+}
+
 type Failure = 'http' | 'timeout' | 'connect' | 'malformed' | 'too-large' | 'empty' | 'series';
 
 export class ServerMetricsScraper {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly shownUrl: string;
-  /** Every series seen, by key, with the samples not yet handed out. */
-  private readonly pending = new Map<string, MetricSeries>();
-  private readonly known = new Set<string>();
+  private readonly store: SeriesStore;
   private readonly warned = new Set<Failure>();
   private keep: (name: string, family: string) => boolean;
   private readonly allow: Set<string>;
@@ -73,6 +104,7 @@ export class ServerMetricsScraper {
     this.agent = new Agent({ connections: 1, connectTimeout: this.timeoutMs, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
     this.shownUrl = redactUrl(options.url);
     this.allow = new Set(options.config.allowList);
+    this.store = new SeriesStore(options.config.maxSeries);
     this.keep = this.keeperFor(viewFamilies('unknown'));
   }
 
@@ -124,15 +156,9 @@ export class ServerMetricsScraper {
     this.timer = setTimeout(tick, this.options.config.intervalMs);
   }
 
-  /** Samples taken since the previous call, as series (each series with samples only). */
+  /** Samples taken since the previous call. */
   take(): MetricSeries[] {
-    const chunk: MetricSeries[] = [];
-    for (const series of this.pending.values()) {
-      if (series.samples.length === 0) continue;
-      chunk.push({ ...series, samples: series.samples });
-      series.samples = [];
-    }
-    return chunk;
+    return this.store.take();
   }
 
   /** Stops scraping, after a last scrape when `final` (for the run's end), and frees the connection. */
@@ -219,26 +245,14 @@ export class ServerMetricsScraper {
     this.scrapes++;
     const fresh: MetricSeries[] = [];
     for (const sample of samples) {
-      const series = this.seriesFor(sample);
-      if (!series) continue;
+      const series = { source: 'server' as const, name: sample.name, kind: sample.kind, labels: sample.labels };
       const point: [number, number | null] = [Math.round(tMs * 1000) / 1000, Number.isFinite(sample.value) ? sample.value : null];
-      series.samples.push(point);
+      if (!this.store.add(series, point)) {
+        this.warnOnce('series', `Server metrics: more than ${this.options.config.maxSeries} series (maxSeries); the first ${this.options.config.maxSeries} are kept, ${sample.name} and later new ones are not.`);
+        continue;
+      }
       fresh.push({ ...series, samples: [point] });
     }
     if (fresh.length > 0) this.options.onSamples?.(fresh, this.engine);
-  }
-
-  private seriesFor(sample: PromSample): MetricSeries | null {
-    const key = `${sample.name}\u0000${JSON.stringify(sample.labels)}`;
-    const known = this.pending.get(key);
-    if (known) return known;
-    if (this.known.size >= this.options.config.maxSeries) {
-      this.warnOnce('series', `Server metrics: more than ${this.options.config.maxSeries} series (maxSeries); the first ${this.options.config.maxSeries} are kept, ${sample.name} and later new ones are not.`);
-      return null;
-    }
-    this.known.add(key);
-    const series: MetricSeries = { source: 'server', name: sample.name, kind: sample.kind, labels: sample.labels, samples: [] };
-    this.pending.set(key, series);
-    return series;
   }
 }
