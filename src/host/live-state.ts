@@ -87,6 +87,10 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
     case 'sampled':
       addServerSamples(state, event.engine, event.series);
       return;
+    case 'sampling-problem':
+      // The GPU's readings are not drawn in the strip; its problems stay in the log.
+      if (event.source === 'server' && state.server) state.server.problem = event.message;
+      return;
     case 'log':
       state.logs.push({ level: event.level, message: event.message });
       if (state.logs.length > MAX_LOGS) state.logs.splice(0, state.logs.length - MAX_LOGS);
@@ -199,13 +203,13 @@ function scraping(state: LiveState): Scraping {
  */
 function addServerSamples(state: LiveState, engine: LiveServer['engine'], series: MetricSeries[]): void {
   const server = state.server;
-  if (!server || series.length === 0) return;
+  const scraped = series.filter((s) => s.source === 'server');
+  if (!server || scraped.length === 0) return;
   const kept = scraping(state);
-  const window = mergeSeries(kept.last.map((s) => ({ ...s, samples: [...s.samples] })), series.filter((s) => s.source === 'server'));
+  const window = mergeSeries(kept.last.map((s) => ({ ...s, samples: [...s.samples] })), scraped);
   const common = commonSeries(window, engine);
   server.engine = engine;
   server.scrapes++;
-  server.problem = null;
   for (const quantity of LIVE_SERVER_QUANTITIES) {
     for (const point of common[quantity] ?? []) {
       if (point.tMs <= (kept.lastAddedMs[quantity] ?? -Infinity)) continue;

@@ -226,7 +226,6 @@ export function serverStrip(state: LiveState, choice: TimeChartChoice = { latest
   if (!server) {
     return { message: 'Server metrics: not scraped in this run (turned off).', note: '', charts: [] };
   }
-  if (server.problem !== null) return { message: `Server metrics: none from ${server.url}: ${server.problem}`, note: '', charts: [] };
   const from = timeFrom(state, choice);
   const lines: ServerLines = {};
   for (const quantity of LIVE_SERVER_QUANTITIES) {
@@ -235,7 +234,9 @@ export function serverStrip(state: LiveState, choice: TimeChartChoice = { latest
   }
   if (Object.keys(lines).length === 0) {
     const message =
-      server.scrapes > 0
+      server.problem !== null
+        ? `Server metrics: none from ${server.url}: ${server.problem}`
+        : server.scrapes > 0
         ? `Server metrics: ${server.url} answered, but with none of the metrics LLM Bench reads (running and waiting requests, KV cache, tokens).`
         : state.phase === 'finished'
           ? `Server metrics: no sample came from ${server.url} during the run (see the warnings below).`
@@ -251,7 +252,7 @@ export function serverStrip(state: LiveState, choice: TimeChartChoice = { latest
   const markers = stepMarks(state, choice);
   return {
     message: null,
-    note: missing.length ? `${ENGINE_NAMES[server.engine]} does not export: ${missing.join(', ')}.` : '',
+    note: [missing.length ? `${ENGINE_NAMES[server.engine]} does not export: ${missing.join(', ')}.` : '', server.problem ?? ''].filter(Boolean).join(' '),
     charts: charts.map((chart) => ({
       id: chart.id,
       title: chart.id === 'server-tokens' ? `${chart.title} (${THROUGHPUT_WINDOW_SEC} s moving average)` : chart.title,

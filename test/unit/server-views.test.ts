@@ -205,8 +205,10 @@ test('live strip: one line when there are no server metrics, saying why', () => 
   assert.equal(serverStrip(waiting).message, 'Server metrics: waiting for the first sample from http://127.0.0.1:8000/metrics\u2026');
   applyRunEvent(waiting, { type: 'run-end', status: 'complete', reason: null, resultPath: null }, 3);
   assert.equal(serverStrip(waiting).message, 'Server metrics: no sample came from http://127.0.0.1:8000/metrics during the run (see the warnings below).');
-  const failing = { ...waiting, server: { ...waiting.server!, problem: 'it answered HTTP 404' } };
-  assert.equal(serverStrip(failing).message, 'Server metrics: none from http://127.0.0.1:8000/metrics: it answered HTTP 404');
+  applyRunEvent(waiting, { type: 'sampling-problem', source: 'gpu', message: 'nvidia-smi failed' }, 3);
+  assert.equal(waiting.server?.problem, null, "the GPU's problems are not the server strip's");
+  applyRunEvent(waiting, { type: 'sampling-problem', source: 'server', message: 'it answered HTTP 404' }, 3);
+  assert.equal(serverStrip(waiting).message, 'Server metrics: none from http://127.0.0.1:8000/metrics: it answered HTTP 404');
   const unknown = newLiveState(RUN);
   applyRunEvent(unknown, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
   applyRunEvent(unknown, { type: 'sampled', engine: 'unknown', series: [{ source: 'server', name: 'process_cpu_seconds_total', kind: 'counter', labels: {}, samples: [[0, 1]] }] }, 1);
@@ -229,6 +231,10 @@ test('live strip: three charts on the same time axis as the client charts, from 
   const kv = strip.charts[1]!.spec;
   assert.deepEqual(kv.series[0]!.data.map((p) => Math.round(p.y)), [0, 10, 10]);
   assert.deepEqual([kv.y.min, kv.y.max], [0, 100]);
+  applyRunEvent(state, { type: 'sampled', engine: 'vllm', series: [{ source: 'gpu', name: 'gpu:power_watts', kind: 'gauge', labels: { gpu: '0' }, samples: [[2500, 300]] }] }, 3);
+  assert.equal(state.server?.scrapes, 3, 'GPU readings are not server scrapes');
+  applyRunEvent(state, { type: 'sampling-problem', source: 'server', message: 'A scrape took longer than 1 s.' }, 3);
+  assert.equal(serverStrip(state).note, 'A scrape took longer than 1 s.', 'a problem after samples is said under the charts');
   // Server tokens/s averaged over 5 s like the client's line: 50 then 50; the client's 40 dashed beside it.
   const tokens = strip.charts[2]!.spec;
   assert.deepEqual(tokens.series.map((s) => [s.label, s.data.map((p) => p.y)]), [['generated tok/s', [50, 50]], ['client output tok/s', [40]]]);

@@ -154,7 +154,7 @@ test('a reloaded panel shows its saved state before the host answers', () => {
   assert.deepEqual([...panel.scriptErrors, ...stale.scriptErrors], []);
 });
 
-test('the server strip: one line while there is no server metric, three charts once scrapes come, one line again when they fail', () => {
+test("the server strip: one line while there is no server metric, three charts once scrapes come, a scrape's problem under them, and one line when /metrics fails from the start", () => {
   const panel = openPanel();
   const state = runState();
   panel.send({ type: 'state', state });
@@ -174,7 +174,17 @@ test('the server strip: one line while there is no server metric, three charts o
   assert.deepEqual(strip(), { message: null, charts: ['server-requests', 'server-kv-cache', 'server-tokens'], heading: true });
   assert.equal(panel.document.querySelectorAll('#charts [data-chart]').length, 5, "the client's charts stay where they were");
 
-  panel.send({ type: 'state', state: { ...scraped, server: { ...scraped.server!, problem: 'it answered HTTP 404' } } });
+  // A problem after samples came (a scrape timed out) is said under the charts, which stay.
+  applyRunEvent(scraped, { type: 'sampling-problem', source: 'server', message: 'A scrape of /metrics took longer than 1 s.' }, 5);
+  panel.send({ type: 'state', state: scraped });
+  assert.deepEqual(strip(), { message: null, charts: ['server-requests', 'server-kv-cache', 'server-tokens'], heading: true });
+  assert.equal(text(panel, '#server-note'), 'A scrape of /metrics took longer than 1 s.');
+
+  const failing = runState();
+  applyRunEvent(failing, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  applyRunEvent(failing, { type: 'sampling-problem', source: 'server', message: 'it answered HTTP 404' }, 1);
+  panel.send({ type: 'state', state: failing });
   assert.deepEqual(strip(), { message: 'Server metrics: none from http://127.0.0.1:8000/metrics: it answered HTTP 404', charts: [], heading: false });
+  assert.equal(panel.document.querySelectorAll('#charts [data-chart]').length, 5);
   assert.deepEqual(panel.scriptErrors, []);
 });

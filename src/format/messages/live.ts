@@ -57,7 +57,7 @@ export const LiveServerSchema = z.object({
   intervalMs: z.number().int().positive(),
   /** Scrapes that brought samples so far. */
   scrapes: z.number().int().nonnegative(),
-  /** Why no sample came, when the scraper said (404, timeout, not Prometheus text). */
+  /** What went wrong with scraping, when the scraper said (404, timeout, not Prometheus text, too many series): the latest. */
   problem: z.string().nullable(),
   lines: z.object({
     runningRequests: LiveLineSchema,
