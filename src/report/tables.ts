@@ -4,7 +4,7 @@
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
-import { kneeCells, rankText, SERVER_MARK_COLUMNS, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
 
 /**
@@ -175,8 +175,8 @@ export function formatRankingMarkdown(model: ReportModel): string {
     withUnit(r.outputTokensPerSecond, 'tokens/second'),
     withUnit(r.ttftMs, 'ms'),
     withUnit(r.tpotMs, 'ms'),
-    ...kneeCells(model, r.run),
+    model.knees[r.run]?.step ?? 'none',
   ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee', ...SERVER_MARK_COLUMNS];
-  return `${markdownTable(header, rows)}\n\n${SERVER_MARKS_NOTE}\n`;
+  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
+  return `${markdownTable(header, rows)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }

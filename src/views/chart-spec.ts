@@ -36,6 +36,8 @@ export interface SeriesSpec {
   pointRadius?: number;
   /** The points' shape (default circle): marks of different meaning differ by shape, not colour alone. */
   pointStyle?: 'circle' | 'triangle' | 'rect';
+  /** Points drawn as outlines, so that one drawn over another point leaves it in view. */
+  hollow?: boolean;
   /** Fills down to another series (by index in `series`, for percentile bands) or to zero. */
   fillTo?: number | 'origin';
   /** Band edges and other helpers stay out of the legend. */

@@ -307,20 +307,19 @@ export function rankingRows(model: ReportModel): string[][] {
     fixed(r.tpotMs),
     fixed(r.latencyMs),
     r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
-    ...kneeCells(model, r.run),
+    model.knees[r.run]?.step ?? 'none',
   ]);
 }
 
-/** The headers of the cells kneeCells gives, after the knee's. */
-export const SERVER_MARK_COLUMNS = [`KV cache \u2265 ${KV_CACHE_FULL * 100}%`, 'Waiting held > 0'];
+/** The knee table's columns: each run's knee and, beside it, where its server ran out of room. */
+export const KNEE_COLUMNS = ['Run', 'Knee', 'Load at the knee', `KV cache first \u2265 ${KV_CACHE_FULL * 100}%`, 'Requests first kept waiting'];
 
-/** What the report says of the bend: "explanation beside the knee". */
+/** What the knee table says, under it in the report view and the HTML and Markdown exports. */
 export const SERVER_MARKS_NOTE =
-  `From each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B2 on the curves) and where requests first kept waiting, ` +
-  'above zero for two scrapes in a row (\u25A0), step and run time. A knee at or after them is the server running out of room; n/a: the server did not export it or was not scraped.';
+  `The knee is where added load stops buying throughput (the large point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
+  'and where requests first kept waiting, above zero for two scrapes in a row (\u25A1), by step and run time. A knee at or after them is the server running out of room; n/a: the server did not export it or was not scraped.';
 
-/** A run's knee and, beside it, its server marks: the same cells in every ranking table. */
-export function kneeCells(model: ReportModel, run: number): string[] {
-  const knee = model.knees[run];
-  return [knee?.step ?? 'none', markText(knee?.kvCacheFull), markText(knee?.queueing)];
+/** One row a run: its knee, and its server marks beside it; the same cells in the report view and the HTML and Markdown exports. */
+export function kneeRows(model: ReportModel): string[][] {
+  return model.knees.map((knee) => [knee.name, knee.step ?? 'none', fixed(knee.load), markText(knee.kvCacheFull), markText(knee.queueing)]);
 }

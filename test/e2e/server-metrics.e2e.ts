@@ -48,17 +48,17 @@ scenario(
     await pollUntil('the live panel\'s server strip with its three charts', 30_000, async () => ((await running.locator('#server-strip [data-chart]').count()) === 3 ? true : undefined));
     if (await running.locator('#server-message').isVisible()) throw new Error(`the strip has charts and still says: ${await running.locator('#server-message').textContent()}`);
 
-    // The result editor: the server's figures per step. The tiny simulator batches 16 sequences:
-    // concurrency 2 never has more than 2 running, concurrency 32 has more.
+    // The result editor: the server's figures per step (each step lasts a few scrapes): concurrency
+    // 4 never has more than 4 running, concurrency 32 has more (the tiny simulator batches 16).
     const { path } = await waitForFinishedResult(workspace, { timeoutMs: 120_000 });
     const resultFile = basename(path);
     const result = () => findWebview(page, { title: resultFile, text: 'concurrency@32', timeoutMs: 60_000 });
     const resultView = await result();
     await waitForText(resultView, /metrics from http:\/\/127\.0\.0\.1:\d+\/metrics, scraped every 1 s/);
     const rows = await tableRows(resultView, '#server-section .server-table');
-    if (rows.map((row) => row[0]).join(',') !== 'concurrency@2,concurrency@8,concurrency@32') throw new Error(`server table rows: ${JSON.stringify(rows)}`);
+    if (rows.map((row) => row[0]).join(',') !== 'concurrency@4,concurrency@16,concurrency@32') throw new Error(`server table rows: ${JSON.stringify(rows)}`);
     const runningMax = rows.map((row) => Number(row[2]));
-    if (!(runningMax[0]! <= 2 && runningMax[2]! > 2)) throw new Error(`running max per step should follow the load: ${runningMax.join(', ')}`);
+    if (!(runningMax[0]! <= 4 && runningMax[2]! > 4)) throw new Error(`running max per step should follow the load: ${runningMax.join(', ')}`);
     await pollUntil('the server charts drawn', 15_000, async () => ((await resultView.locator('#server-section [data-chart]').count()) === 3 ? true : undefined));
 
     // Compare: the two engine-made runs, A's and B's server figures per step.
@@ -73,8 +73,8 @@ scenario(
     // The report on the two runs: the small KV cache filled at a step of its sweep, the roomy one never.
     await explorerContextCommand(page, 'servers', 'Open Benchmark Report');
     const report = () => findWebview(page, { title: 'Benchmark Report: servers', text: 'Ranking', timeoutMs: 60_000 });
-    const ranking = await tableRows(await report(), '.data-table.ranking');
-    const kvCell = (name: string) => ranking.find((row) => row[1]?.includes(name))?.[12];
+    const knees = await tableRows(await report(), '.data-table.knees');
+    const kvCell = (name: string) => knees.find((row) => row[0]?.includes(name))?.[3];
     if (!/^concurrency@(16|32) at \d+\.\d s$/.test(kvCell('small-kv') ?? '')) throw new Error(`KV cache at 95% for small-kv: ${kvCell('small-kv')}`);
     if (kvCell('roomy-kv') !== 'never') throw new Error(`KV cache at 95% for roomy-kv: ${kvCell('roomy-kv')}`);
     const marks = await (await report()).locator('[data-chart="outputTokensPerSecond"]').getAttribute('data-server-marks');
@@ -91,9 +91,9 @@ scenario(
       await tab(page, resultFile).click();
       await shootAtEachSize(page, result, `result-server-${theme}`, undefined, '#server-section');
       await tab(page, '\u2194').click();
-      await shootAtEachSize(page, compare, `compare-server-${theme}`, undefined, '.server-table');
+      await shootAtEachSize(page, compare, `compare-server-${theme}`, undefined, '#server-compare');
       await tab(page, 'Benchmark Report').click();
-      await shootAtEachSize(page, report, `report-server-${theme}`, undefined, '.data-table.ranking');
+      await shootAtEachSize(page, report, `report-server-${theme}`, undefined, '.data-table.knees');
     }
   },
   {
@@ -103,8 +103,9 @@ scenario(
       settings: {
         'workbench.colorTheme': 'Default Dark Modern',
         'llmBench.simulator.preset': 'tiny',
-        'llmBench.concurrencyLevels': [2, 8, 32],
-        'llmBench.requestsPerStep': 48,
+        // About 50 to 100 requests a second: every step lasts three seconds or more, a few scrapes.
+        'llmBench.concurrencyLevels': [4, 16, 32],
+        'llmBench.requestsPerStep': 320,
         'llmBench.warmupRequests': 0,
         'llmBench.inputTokens': 128,
         'llmBench.outputTokens': 384,

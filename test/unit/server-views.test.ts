@@ -11,8 +11,8 @@ import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { renderHtmlReport } from '../../src/report/html';
 import { buildCompareView } from '../../src/views/compare';
-import { runTimeAxis, serverStrip } from '../../src/views/live';
-import { buildReportModel, kneeCells } from '../../src/views/report';
+import { roundEnd, runTimeAxis, serverStrip } from '../../src/views/live';
+import { buildReportModel, kneeRows } from '../../src/views/report';
 import { buildResultView, serverSection } from '../../src/views/result';
 import { compareServerTable, markText, serverMarks, serverSourceText, serverTable, serverTimeCharts, stepMarkers } from '../../src/views/server';
 import { concurrencySweep } from '../helpers/result-documents';
@@ -130,18 +130,20 @@ test("the report names the marks beside each run's knee in its ranking, the Mark
     { name: 'without', doc: concurrencySweep() },
   ];
   const model = buildReportModel(runs);
-  assert.deepEqual(kneeCells(model, 0), ['none', 'concurrency@8 at 5.0 s', 'concurrency@8 at 4.0 s']);
-  assert.deepEqual(kneeCells(model, 1).slice(1), ['n/a', 'n/a']);
+  const rows = kneeRows(model);
+  assert.deepEqual(rows[0], ['with server', 'none', 'n/a', 'concurrency@8 at 5.0 s', 'concurrency@8 at 4.0 s']);
+  assert.deepEqual(rows[1]?.slice(3), ['n/a', 'n/a'], 'a run without server metrics: the server did not say');
   const throughput = model.charts.find((c) => c.id === 'outputTokensPerSecond')!;
   const curve = throughput.curves[0]!;
   const heavier = curve.points.find((p) => p.step === 'concurrency@8');
   assert.deepEqual(curve.marks, [{ kind: 'kv-cache-full', point: heavier }, { kind: 'queueing', point: heavier }]);
   assert.deepEqual(throughput.curves[1]!.marks, []);
   const markdown = formatRankingMarkdown(model);
-  assert.match(markdown, /\| Knee \| KV cache \u2265 95% \| Waiting held > 0 \|/);
-  assert.match(markdown, /\| with server \|.*\| none \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
+  assert.match(markdown, /\| Run \| Knee \| Load at the knee \| KV cache first \u2265 95% \| Requests first kept waiting \|/);
+  assert.match(markdown, /\| with server \| none \| n\/a \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
   const html = renderHtmlReport(model, runs, 'Report');
-  assert.match(html, /<th>KV cache \u2265 95%<\/th><th>Waiting held &#62; 0<\/th>/);
+  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<\/th><th>Load at the knee<\/th><th>KV cache first \u2265 95%<\/th>/);
+  assert.match(html, /<td>with server<\/td><td>none<\/td><td>n\/a<\/td><td>concurrency@8 at 5\.0 s<\/td><td>concurrency@8 at 4\.0 s<\/td>/);
   assert.equal((html.match(/class="server-mark" data-kind="kv-cache-full"/g) ?? []).length, model.charts.length + 1, 'a triangle on every chart of the run');
 });
 
@@ -223,6 +225,7 @@ test('live strip: three charts on the same time axis as the client charts, from 
   assert.equal(strip.note, '');
   assert.deepEqual(strip.charts.map((c) => c.id), ['server-requests', 'server-kv-cache', 'server-tokens']);
   const axis = runTimeAxis(state, { latestStepOnly: false });
+  // The latest sample is at 2.5 s, on a tick of 0.5 s (about eight ticks): the axis ends there.
   assert.deepEqual(axis, { title: 'Run time (s)', unit: 's', min: 0, max: 2.5 });
   for (const chart of strip.charts) {
     assert.deepEqual(chart.spec.x, axis);
@@ -238,6 +241,14 @@ test('live strip: three charts on the same time axis as the client charts, from 
   // Server tokens/s averaged over 5 s like the client's line: 50 then 50; the client's 40 dashed beside it.
   const tokens = strip.charts[2]!.spec;
   assert.deepEqual(tokens.series.map((s) => [s.label, s.data.map((p) => p.y)]), [['generated tok/s', [50, 50]], ['client output tok/s', [40]]]);
+});
+
+test('roundEnd: a time axis ends on a whole tick of 1, 2 or 5 times a power of ten', () => {
+  assert.equal(roundEnd(0, 10.03), 12);
+  assert.equal(roundEnd(0, 9.7), 10);
+  assert.equal(roundEnd(0, 100.3), 120);
+  assert.equal(roundEnd(2, 5.2), 5.5);
+  assert.equal(roundEnd(0, 3), 3);
 });
 
 test('live strip on the latest step only: its lines and axis start where the step did', () => {

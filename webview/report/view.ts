@@ -3,7 +3,7 @@
  * with each run's curve and its knee as a ringed point, and the ranking table's columns (its rows
  * come from src/report/model.ts, shared with the HTML export).
  */
-import { SERVER_MARK_COLUMNS, type ReportChart } from '../../src/views/report';
+import type { ReportChart } from '../../src/views/report';
 import type { ChartSpec, SeriesSpec } from '../../src/views/chart-spec';
 
 export function chartSpec(chart: ReportChart): ChartSpec {
@@ -23,8 +23,10 @@ export function chartSpec(chart: ReportChart): ChartSpec {
       data: [{ x: mark.point.x, y: mark.point.y }],
       color: curve.color,
       showLine: false,
-      pointRadius: 7,
+      // Outlines larger than the knee's point, which may sit on the same step.
+      pointRadius: mark.kind === 'kv-cache-full' ? 13 : 11,
       pointStyle: mark.kind === 'kv-cache-full' ? 'triangle' : 'rect',
+      hollow: true,
       hideInLegend: true,
     }));
     return [line, ...knee, ...marks];
@@ -34,4 +36,4 @@ export function chartSpec(chart: ReportChart): ChartSpec {
 
 const MARK_WORDS = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;
 
-export const RANKING_COLUMNS = ['Rank', 'Run', 'Group', 'Step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', 'TTFT', 'TPOT', 'Latency', 'Goodput', 'Knee', ...SERVER_MARK_COLUMNS];
+export const RANKING_COLUMNS = ['Rank', 'Run', 'Group', 'Step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', 'TTFT', 'TPOT', 'Latency', 'Goodput', 'Knee'];

@@ -143,7 +143,8 @@ export function chartSpec(chart: ViewChart): ChartSpec {
 export function niceCeiling(value: number): number {
   if (!(value > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(value));
-  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 + 1e-9)) ?? 10;
+  // A round value is its own ceiling (KV-cache usage ends at 100%, not 200%); float noise just above one is not.
+  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 - 1e-9)) ?? 10;
   return step * power;
 }
 
