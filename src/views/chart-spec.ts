@@ -19,6 +19,8 @@ export interface AxisSpec {
   log?: boolean;
   min?: number;
   max?: number;
+  /** Distance between ticks, when the view fixes it (time axes, so that their labels are round). */
+  step?: number;
 }
 
 export interface SeriesSpec {

@@ -134,18 +134,18 @@ const serverLines = (state: LiveState): LiveLine[] => (state.server ? LIVE_SERVE
 export function runTimeAxis(state: LiveState, choice: TimeChartChoice): ChartSpec['x'] {
   const min = timeFrom(state, choice);
   const max = Math.max(state.series.t.at(-1) ?? 0, ...serverLines(state).map((line) => line.t.at(-1) ?? 0));
-  return { title: 'Run time (s)', unit: 's', min, ...(max > min ? { max: roundEnd(min, max) } : {}) };
+  return { title: 'Run time (s)', unit: 's', min, ...(max > min ? timeTicks(min, max) : {}) };
 }
 
 /**
- * The end of a time axis: the latest sample rounded up to a whole tick (1, 2 or 5 times a power of
- * ten, about eight ticks), so that the last label is a round time, not one crowding out its neighbour.
+ * Ticks of a time axis: a step of 1, 2 or 5 times a power of ten (about six ticks), and the end
+ * rounded up to a whole step, so that every label is a round time and none crowds the last.
  */
-export function roundEnd(min: number, max: number): number {
-  const raw = (max - min) / 8;
+export function timeTicks(min: number, max: number): { max: number; step: number } {
+  const raw = (max - min) / 6;
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
-  return min + Math.ceil((max - min) / step - 1e-9) * step;
+  return { max: min + Math.ceil((max - min) / step - 1e-9) * step, step };
 }
 
 /** A dashed mark where each step began (only the latest one's when only it is drawn). */

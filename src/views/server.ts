@@ -113,17 +113,23 @@ export function serverLinesOf(common: CommonSeries): ServerLines {
 
 type FigureKey = keyof StepServerFigures;
 
+/** A column of the server table: the figures it shows (several in one cell, "3.8 / 4") and how each is written. */
+interface FigureColumn {
+  keys: FigureKey[];
+  column: TableColumn;
+  format: (value: number) => string;
+}
+
 /** The columns of the server table, in order; a column no step has a value for is left out. */
-const FIGURE_COLUMNS: { key: FigureKey; column: TableColumn; format: (value: number) => string }[] = [
-  { key: 'runningMean', column: { label: 'Running', unit: 'mean', numeric: true, description: 'Requests in the server\'s running batch, mean over the step\'s scrapes.' }, format: (v) => fixed(v, 1) },
-  { key: 'runningMax', column: { label: 'Running', unit: 'max', numeric: true, description: 'Most requests in the running batch at any scrape of the step.' }, format: (v) => fixed(v, 0) },
-  { key: 'waitingMax', column: { label: 'Waiting', unit: 'max', numeric: true, description: 'Most requests queued by the server (accepted, not yet running) at any scrape of the step.' }, format: (v) => fixed(v, 0) },
-  { key: 'kvCacheUsageMax', column: { label: 'KV cache', unit: 'max %', numeric: true, description: 'Highest share of the KV cache in use at any scrape of the step.' }, format: (v) => fixed(v * 100, 1) },
-  { key: 'preemptions', column: { label: 'Preempted', unit: 'count', numeric: true, description: 'Requests the server preempted (evicted from the batch to free KV cache) during the step.' }, format: (v) => fixed(v, 0) },
-  { key: 'prefixCacheHitRate', column: { label: 'Prefix hits', unit: '%', numeric: true, description: 'Prompt tokens found in the prefix cache, as a share of those looked up, during the step.' }, format: (v) => fixed(v * 100, 1) },
-  { key: 'generatedTokensPerSecond', column: { label: 'Generated', unit: 'tok/s', numeric: true, description: 'Tokens the server counted as generated during the step, per second.' }, format: (v) => fixed(v, 0) },
-  { key: 'promptTokensPerSecond', column: { label: 'Prompt', unit: 'tok/s', numeric: true, description: 'Prompt tokens the server counted as processed during the step, per second.' }, format: (v) => fixed(v, 0) },
-  { key: 'queueTimeMeanMs', column: { label: 'Queue time', unit: 'mean ms', numeric: true, description: 'Time requests spent in the server\'s queue before running, mean over those that left it during the step.' }, format: (v) => fixed(v, 1) },
+const FIGURE_COLUMNS: FigureColumn[] = [
+  { keys: ['runningMean', 'runningMax'], column: { label: 'Running', unit: 'mean / max', numeric: true, description: "Requests in the server's running batch: the mean over the step's scrapes, and the most at any of them." }, format: (v) => (Number.isInteger(v) ? String(v) : fixed(v, 1)) },
+  { keys: ['waitingMax'], column: { label: 'Waiting', unit: 'max', numeric: true, description: 'Most requests queued by the server (accepted, not yet running) at any scrape of the step.' }, format: (v) => fixed(v, 0) },
+  { keys: ['kvCacheUsageMax'], column: { label: 'KV cache', unit: 'max %', numeric: true, description: 'Highest share of the KV cache in use at any scrape of the step.' }, format: (v) => fixed(v * 100, 1) },
+  { keys: ['preemptions'], column: { label: 'Preempted', unit: 'count', numeric: true, description: 'Requests the server preempted (evicted from the batch to free KV cache) during the step.' }, format: (v) => fixed(v, 0) },
+  { keys: ['prefixCacheHitRate'], column: { label: 'Prefix hits', unit: '%', numeric: true, description: 'Prompt tokens found in the prefix cache, as a share of those looked up, during the step.' }, format: (v) => fixed(v * 100, 1) },
+  { keys: ['generatedTokensPerSecond'], column: { label: 'Generated', unit: 'tok/s', numeric: true, description: 'Tokens the server counted as generated during the step, per second.' }, format: (v) => fixed(v, 0) },
+  { keys: ['promptTokensPerSecond'], column: { label: 'Prompt', unit: 'tok/s', numeric: true, description: 'Prompt tokens the server counted as processed during the step, per second.' }, format: (v) => fixed(v, 0) },
+  { keys: ['queueTimeMeanMs'], column: { label: 'Queue time', unit: 'mean ms', numeric: true, description: "Time requests spent in the server's queue before running, mean over those that left it during the step." }, format: (v) => fixed(v, 1) },
 ];
 
 const STEP_COLUMN: TableColumn = { label: 'Step' };
@@ -139,19 +145,19 @@ export interface TextTable {
   rows: string[][];
 }
 
-const shownColumns = (steps: readonly StepFigures[]) => FIGURE_COLUMNS.filter(({ key }) => steps.some((s) => s.figures?.[key] !== null && s.figures?.[key] !== undefined));
+const present = (figures: StepServerFigures | null | undefined, key: FigureKey): boolean => figures?.[key] !== null && figures?.[key] !== undefined;
 
-const cellOf = (figures: StepServerFigures | null, key: FigureKey, format: (value: number) => string): string => {
-  const value = figures?.[key];
-  return value === null || value === undefined ? NOT_AVAILABLE : format(value);
-};
+const shownColumns = (steps: readonly StepFigures[]) => FIGURE_COLUMNS.filter(({ keys }) => steps.some((s) => keys.some((key) => present(s.figures, key))));
+
+const cellOf = (figures: StepServerFigures | null, { keys, format }: FigureColumn): string =>
+  keys.some((key) => present(figures, key)) ? keys.map((key) => (present(figures, key) ? format(figures![key]!) : NOT_AVAILABLE)).join(' / ') : NOT_AVAILABLE;
 
 /** One row a step: its server figures, in the columns some step has. */
 export function serverTable(steps: readonly StepFigures[]): TextTable {
   const columns = shownColumns(steps);
   return {
     columns: [STEP_COLUMN, ...columns.map((c) => c.column)],
-    rows: steps.map((step) => [step.name, ...columns.map(({ key, format }) => cellOf(step.figures, key, format))]),
+    rows: steps.map((step) => [step.name, ...columns.map((column) => cellOf(step.figures, column))]),
   };
 }
 
@@ -174,7 +180,7 @@ export function compareServerTable(pairs: readonly [StepFigures, StepFigures][])
     columns: [STEP_COLUMN, ...columns.map((c) => ({ ...c.column, unit: `${c.column.unit} A \u2192 B` }))],
     rows: pairs.map(([a, b]) => [
       a.name === b.name ? a.name : `${a.name} / ${b.name}`,
-      ...columns.map(({ key, format }) => `${cellOf(a.figures, key, format)} \u2192 ${cellOf(b.figures, key, format)}`),
+      ...columns.map((column) => `${cellOf(a.figures, column)} \u2192 ${cellOf(b.figures, column)}`),
     ]),
   };
 }

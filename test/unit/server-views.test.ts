@@ -11,7 +11,7 @@ import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { renderHtmlReport } from '../../src/report/html';
 import { buildCompareView } from '../../src/views/compare';
-import { roundEnd, runTimeAxis, serverStrip } from '../../src/views/live';
+import { runTimeAxis, serverStrip, timeTicks } from '../../src/views/live';
 import { buildReportModel, kneeRows } from '../../src/views/report';
 import { buildResultView, serverSection } from '../../src/views/result';
 import { compareServerTable, markText, serverMarks, serverSourceText, serverTable, serverTimeCharts, stepMarkers } from '../../src/views/server';
@@ -31,8 +31,7 @@ test("each step's server figures come from its own span of the run's clock", () 
   const table = section.table;
   assert.deepEqual(table.rows.map((r) => r[0]), ['concurrency@1', 'concurrency@8']);
   // Step 1, scrapes at 0..3000 ms: running 0,1,1,1; step 2, at 3000..7000: 1,8,8,8,0.
-  assert.deepEqual(column(table, 'Running', 'mean'), ['0.8', '5.0']);
-  assert.deepEqual(column(table, 'Running', 'max'), ['1', '8']);
+  assert.deepEqual(column(table, 'Running', 'mean / max'), ['0.8 / 1', '5 / 8']);
   assert.deepEqual(column(table, 'Waiting', 'max'), ['0', '3']);
   assert.deepEqual(column(table, 'KV cache', 'max %'), ['10.0', '97.0']);
   // Counters over the step: preemptions 0 -> 0 and 0 -> 3; generated 150 tokens in 3 s, 1260 in 4 s.
@@ -98,11 +97,11 @@ test('serverTable and compareServerTable: formatted cells, columns no step has l
     preemptions: null, prefixCacheHitRate: null, generatedTokensPerSecond: null, promptTokensPerSecond: null, queueTimeMeanMs: null, prefillTimeMeanMs: null,
   });
   const table = serverTable([{ name: 's1', figures: figures(2.25) }, { name: 's2', figures: null }]);
-  assert.deepEqual(table.columns.map((c) => c.label), ['Step', 'Running', 'Running', 'KV cache']);
-  assert.deepEqual(table.rows, [['s1', '2.3', '2', '50.0'], ['s2', 'n/a', 'n/a', 'n/a']]);
+  assert.deepEqual(table.columns.map((c) => c.label), ['Step', 'Running', 'KV cache']);
+  assert.deepEqual(table.rows, [['s1', '2.3 / 2.3', '50.0'], ['s2', 'n/a', 'n/a']]);
   const compared = compareServerTable([[{ name: 's1', figures: figures(1) }, { name: 's1', figures: figures(4) }], [{ name: 'a', figures: null }, { name: 'b', figures: figures(3) }]]);
-  assert.equal(compared.columns[1]?.unit, 'mean A \u2192 B');
-  assert.deepEqual(compared.rows, [['s1', '1.0 \u2192 4.0', '1 \u2192 4', '50.0 \u2192 50.0'], ['a / b', 'n/a \u2192 3.0', 'n/a \u2192 3', 'n/a \u2192 50.0']]);
+  assert.equal(compared.columns[1]?.unit, 'mean / max A \u2192 B');
+  assert.deepEqual(compared.rows, [['s1', '1 / 1 \u2192 4 / 4', '50.0 \u2192 50.0'], ['a / b', 'n/a \u2192 3 / 3', 'n/a \u2192 50.0']]);
 });
 
 test('stepMarkers and serverSourceText', () => {
@@ -152,8 +151,8 @@ test('compare: both runs\u2019 server figures per paired step, and a note for a 
   const view = buildCompareView(forReading(withServer), forReading(withServer), 'a.llmbench.json', 'b.llmbench.json');
   assert.ok(view.server);
   assert.deepEqual(view.server.notes, []);
-  const running = column(view.server.table, 'Running', 'max A \u2192 B');
-  assert.deepEqual(running, ['1 \u2192 1', '8 \u2192 8']);
+  const running = column(view.server.table, 'Running', 'mean / max A \u2192 B');
+  assert.deepEqual(running, ['0.8 / 1 \u2192 0.8 / 1', '5 / 8 \u2192 5 / 8']);
   assert.ok(view.ownCharts.some((c) => c.id === 'a-server-kv-cache') && view.ownCharts.some((c) => c.id === 'b-server-kv-cache'));
   const without = { ...withServer, serverMetrics: undefined, steps: withServer.steps.map(({ sampled: _s, ...step }) => step) };
   const half = buildCompareView(forReading(withServer), forReading(without), 'a.llmbench.json', 'b.llmbench.json');
@@ -225,8 +224,8 @@ test('live strip: three charts on the same time axis as the client charts, from 
   assert.equal(strip.note, '');
   assert.deepEqual(strip.charts.map((c) => c.id), ['server-requests', 'server-kv-cache', 'server-tokens']);
   const axis = runTimeAxis(state, { latestStepOnly: false });
-  // The latest sample is at 2.5 s, on a tick of 0.5 s (about eight ticks): the axis ends there.
-  assert.deepEqual(axis, { title: 'Run time (s)', unit: 's', min: 0, max: 2.5 });
+  // The latest sample is at 2.5 s, on a tick of 0.5 s (about six ticks): the axis ends there.
+  assert.deepEqual(axis, { title: 'Run time (s)', unit: 's', min: 0, max: 2.5, step: 0.5 });
   for (const chart of strip.charts) {
     assert.deepEqual(chart.spec.x, axis);
     assert.deepEqual(chart.spec.markers, [{ x: 0.5, label: 'concurrency@1' }]);
@@ -243,12 +242,12 @@ test('live strip: three charts on the same time axis as the client charts, from 
   assert.deepEqual(tokens.series.map((s) => [s.label, s.data.map((p) => p.y)]), [['generated tok/s', [50, 50]], ['client output tok/s', [40]]]);
 });
 
-test('roundEnd: a time axis ends on a whole tick of 1, 2 or 5 times a power of ten', () => {
-  assert.equal(roundEnd(0, 10.03), 12);
-  assert.equal(roundEnd(0, 9.7), 10);
-  assert.equal(roundEnd(0, 100.3), 120);
-  assert.equal(roundEnd(2, 5.2), 5.5);
-  assert.equal(roundEnd(0, 3), 3);
+test('timeTicks: a time axis ticks at 1, 2 or 5 times a power of ten and ends on a whole tick', () => {
+  assert.deepEqual(timeTicks(0, 10.03), { max: 12, step: 2 });
+  assert.deepEqual(timeTicks(0, 9.7), { max: 10, step: 2 });
+  assert.deepEqual(timeTicks(0, 100.3), { max: 120, step: 20 });
+  assert.deepEqual(timeTicks(2, 5.2), { max: 6, step: 1 });
+  assert.deepEqual(timeTicks(0, 3), { max: 3, step: 0.5 });
 });
 
 test('live strip on the latest step only: its lines and axis start where the step did', () => {

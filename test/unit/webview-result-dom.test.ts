@@ -187,7 +187,7 @@ test("the result view shows the run's warnings and the server's figures per step
   assert.match(section.textContent ?? '', /vLLM metrics from http:\/\/127\.0\.0\.1:8000\/metrics, scraped every 1 s/);
   const rows = [...section.querySelectorAll('.server-table tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent));
   assert.deepEqual(rows.map((r) => r[0]), ['concurrency@1', 'concurrency@8']);
-  assert.equal(rows[1]?.[3], '3', 'waiting max of the second step');
+  assert.equal(rows[1]?.[2], '3', 'waiting max of the second step');
   await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
   assert.deepEqual([...section.querySelectorAll('[data-chart]')].map((card) => card.getAttribute('data-chart')), ['server-requests', 'server-kv-cache', 'server-tokens']);
 });
@@ -200,8 +200,8 @@ test('a result without server metrics has no server section; the compare view sh
   const compare = openView('compare');
   const doc = runWithServerMetrics();
   compare.send({ type: 'show-compare', view: buildCompareView(forReading(doc), forReading(doc), 'a.llmbench.json', 'b.llmbench.json') });
-  const rows = [...compare.document.querySelectorAll('.server-table tbody tr')].map((tr) => tr.children[2]?.textContent);
-  assert.deepEqual(rows, ['1 \u2192 1', '8 \u2192 8'], 'running max, A then B');
+  const rows = [...compare.document.querySelectorAll('.server-table tbody tr')].map((tr) => tr.children[1]?.textContent);
+  assert.deepEqual(rows, ['0.8 / 1 \u2192 0.8 / 1', '5 / 8 \u2192 5 / 8'], 'running mean and max, A then B');
   await new Promise((resolve) => compare.window.requestAnimationFrame(resolve));
   assert.ok(compare.document.querySelector('[data-chart="a-server-requests"]') && compare.document.querySelector('[data-chart="b-server-requests"]'));
 });

@@ -99,7 +99,7 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
     // Headroom above the highest value, so a line ending at the top is not cut by the plot's edge.
     ...(axis.log ? {} : { beginAtZero: true, grace: '5%' }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
-    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
+    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;
