@@ -35,6 +35,8 @@ export class RunMonitor {
   /** The server's generated-token counter at the first and the last scrape (summed over label sets). */
   private generatedAtStart: number | null = null;
   private generatedAtEnd: number | null = null;
+  /** Whether the last scrape, after the last request, read the metrics: the cross-check needs its counter. */
+  private finalRead = false;
   private emit: Emit = () => undefined;
 
   /**
@@ -110,16 +112,18 @@ export class RunMonitor {
 
   /** Stops watching; with `finalScrape`, /metrics is read once more first (for the cross-check). */
   async stop(finalScrape: boolean): Promise<void> {
-    await Promise.all([this.scraper?.stop(finalScrape), this.gpuSampler?.stop()]);
+    const [read] = await Promise.all([this.scraper?.stop(finalScrape), this.gpuSampler?.stop()]);
+    this.finalRead = read === true;
   }
 
   /**
    * The cross-check, once the monitor has stopped: a warning when the server counted more or fewer
    * generated tokens during the run than the client received, beyond the tolerance. Null when it
-   * agrees, or cannot be judged (no counter, a single scrape, the client's counts estimated).
+   * agrees, or cannot be judged (no counter, no scrape after the last request, the client's counts
+   * estimated).
    */
   crossCheck(client: { outputTokens: number; estimated: boolean; failed: number }): string | null {
-    if (client.estimated || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
+    if (client.estimated || !this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
     const server = this.generatedAtEnd - this.generatedAtStart;
     const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, client.outputTokens), CROSS_CHECK_MIN_TOKENS);
     if (Math.abs(server - client.outputTokens) <= tolerance) return null;

@@ -152,8 +152,24 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
   const samples: PromSample[] = [];
   const problems: { line: number; reason: string }[] = [];
   const lines = text.split('\n');
+  // What `keep` said of each name: a scrape keeps a few of hundreds of lines, most of them the same names with other labels.
+  const kept = new Map<string, boolean>();
+  const keeps = (name: string): boolean => {
+    let decision = kept.get(name);
+    if (decision === undefined) {
+      decision = options.keep!(name, familyOf(name, families)?.name ?? name);
+      kept.set(name, decision);
+    }
+    return decision;
+  };
   for (let n = 0; n < lines.length; n++) {
-    const line = (lines[n] as string).replace(/\r$/, '').trim();
+    const raw = lines[n] as string;
+    // The common case, a sample not kept, is skipped by its name before the line is copied.
+    if (options.keep && raw.charCodeAt(0) !== 35 /* # */) {
+      const plain = NAME.exec(raw);
+      if (plain && (raw[plain[0].length] === '{' || raw[plain[0].length] === ' ') && !keeps(plain[0])) continue;
+    }
+    const line = (raw.endsWith('\r') ? raw.slice(0, -1) : raw).trim();
     if (line === '') continue;
     if (line.startsWith('#')) {
       const m = /^#\s*(HELP|TYPE)\s+(\S+)(?:\s+(.*))?$/.exec(line);
@@ -168,6 +184,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
           continue;
         }
         family.kind = kind;
+        kept.clear();
       } else {
         family.help = unescapeHelp(rest);
       }
@@ -190,10 +207,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
     }
     // The family can be known before the labels only for a plain name; a quoted one is read from the labels.
     const namedInLabels = name === '';
-    if (!namedInLabels && options.keep) {
-      const family = familyOf(name, families);
-      if (!options.keep(name, family?.name ?? name)) continue;
-    }
+    if (!namedInLabels && options.keep && !keeps(name)) continue;
     while (line[i] === ' ' || line[i] === '\t') i++;
     if (line[i] === '{') {
       const set = labelSet(line, i);

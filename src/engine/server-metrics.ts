@@ -17,6 +17,8 @@ import { parsePrometheusText } from './prometheus';
 export const METRICS_BODY_LIMIT = 8 * 1024 * 1024;
 /** The share of the interval a scrape may take, so that the next one starts on time. */
 const DEADLINE_SHARE = 0.8;
+/** The last scrape, after the last request, is off the measuring path: it may take this long (the cross-check needs it). */
+const FINAL_SCRAPE_TIMEOUT_MS = 3000;
 
 /** The suffixes a sample name may add to its family's. */
 const SAMPLE_SUFFIXES = ['_total', '_sum', '_count', '_bucket'];
@@ -91,7 +93,7 @@ export class ServerMetricsScraper {
   private keep: (name: string, family: string) => boolean;
   private readonly allow: Set<string>;
   private timer: NodeJS.Timeout | null = null;
-  private current: Promise<void> | null = null;
+  private current: Promise<boolean> | null = null;
   private readonly stopping = new AbortController();
   private stopped = false;
   /** The engine the first successful scrape's names showed. */
@@ -133,10 +135,10 @@ export class ServerMetricsScraper {
     };
   }
 
-  /** One scrape now (the first, before the run starts): resolves when done, never rejects. */
-  scrapeOnce(): Promise<void> {
+  /** One scrape now (the first, before the run starts): resolves true when it read the server's metrics; never rejects. */
+  scrapeOnce(timeoutMs = this.timeoutMs): Promise<boolean> {
     if (this.current) return this.current;
-    this.current = this.scrape().finally(() => {
+    this.current = this.scrape(timeoutMs).finally(() => {
       this.current = null;
     });
     return this.current;
@@ -161,15 +163,24 @@ export class ServerMetricsScraper {
     return this.store.take();
   }
 
-  /** Stops scraping, after a last scrape when `final` (for the run's end), and frees the connection. */
-  async stop(final: boolean): Promise<void> {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    if (final) await this.scrapeOnce();
+  /**
+   * Stops scraping, after a last scrape when `final` (for the run's end: one under way is waited
+   * for first), and frees the connection. Resolves true when that last scrape read the metrics.
+   */
+  async stop(final: boolean): Promise<boolean> {
+    if (this.stopped) return false;
     this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    let read = false;
+    if (final) {
+      await this.current;
+      this.current = null;
+      read = await this.scrape(Math.max(this.timeoutMs, FINAL_SCRAPE_TIMEOUT_MS), true);
+    }
     this.stopping.abort();
     await this.current;
     await this.agent.destroy().catch(() => undefined);
+    return read;
   }
 
   private warnOnce(kind: Failure, message: string): void {
@@ -178,12 +189,12 @@ export class ServerMetricsScraper {
     this.options.warn(message);
   }
 
-  private async scrape(): Promise<void> {
-    if (this.stopped) return;
+  private async scrape(timeoutMs: number, final = false): Promise<boolean> {
+    if (this.stopped && !final) return false;
     const sentAt = this.options.now();
     let text: string;
     try {
-      const signal = AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopping.signal]);
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.stopping.signal]);
       const response = await request(this.options.url, {
         method: 'GET',
         headers: { ...this.options.headers, accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1' },
@@ -196,7 +207,7 @@ export class ServerMetricsScraper {
           'http',
           `Server metrics: ${this.shownUrl} answered HTTP ${response.statusCode}${response.statusCode === 404 ? ' (no /metrics there: vLLM and SGLang serve it on the API port, SGLang needs --enable-metrics, llama.cpp --metrics; or set --server-metrics URL|off)' : ''}. The run goes on without the server's metrics while it does.`,
         );
-        return;
+        return false;
       }
       const parts: Buffer[] = [];
       let size = 0;
@@ -206,33 +217,33 @@ export class ServerMetricsScraper {
         if (size > METRICS_BODY_LIMIT) {
           response.body.destroy();
           this.warnOnce('too-large', `Server metrics: ${this.shownUrl} sent more than ${METRICS_BODY_LIMIT / 1024 / 1024} MB; such scrapes are skipped.`);
-          return;
+          return false;
         }
         parts.push(chunk);
       }
       text = Buffer.concat(parts).toString('utf8');
     } catch (error) {
-      if (this.stopping.signal.aborted) return;
+      if (this.stopping.signal.aborted) return false;
       const timedOut = (error as Error).name === 'TimeoutError' || ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'].includes(errorCode(error) ?? '');
       if (timedOut) {
-        this.warnOnce('timeout', `Server metrics: ${this.shownUrl} did not answer within ${this.timeoutMs} ms (80% of the ${this.options.config.intervalMs} ms interval); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.`);
+        this.warnOnce('timeout', `Server metrics: ${this.shownUrl} did not answer within ${timeoutMs} ms (${final ? 'the last scrape, after the last request' : `80% of the ${this.options.config.intervalMs} ms interval`}); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.`);
       } else {
         this.warnOnce('connect', `Server metrics: cannot read ${this.shownUrl} (${(error as Error).message}); the run goes on without the server's metrics while it fails.`);
       }
-      return;
+      return false;
     }
     const receivedAt = this.options.now();
-    this.record(text, (sentAt + receivedAt) / 2);
+    return this.record(text, (sentAt + receivedAt) / 2);
   }
 
   /** Keeps the samples of one exposition, taken at `tMs` (halfway between sending and the answer: when the server most likely rendered it). */
-  private record(text: string, tMs: number): void {
+  private record(text: string, tMs: number): boolean {
     let { samples, problems } = this.scrapes === 0 ? parsePrometheusText(text) : parsePrometheusText(text, { keep: this.keep });
     if (this.scrapes === 0) {
       // The first exposition is read whole: its names tell the engine, which decides what is kept.
       if (samples.length === 0) {
         this.warnOnce('empty', `Server metrics: ${this.shownUrl} answered with no metric at all; is it a Prometheus endpoint?`);
-        return;
+        return false;
       }
       this.engine = recogniseEngine(samples.map((s) => s.name));
       this.keep = this.keeperFor(viewFamilies(this.engine));
@@ -254,5 +265,6 @@ export class ServerMetricsScraper {
       fresh.push({ ...series, samples: [point] });
     }
     if (fresh.length > 0) this.options.onSamples?.(fresh, this.engine);
+    return true;
   }
 }

@@ -13,6 +13,7 @@ import { parseResultDocument, type ResultDocument } from '../../src/format/resul
 import { runBenchmark } from '../../src/engine/runner';
 import { startSimServer } from '../../src/sim/index';
 import { commonSeries, engineOf, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-metrics';
+import { repoRoot } from '../helpers/limited-child';
 import { startRunnerServer, vllmMetrics, type MetricsAnswer, type ServerCounts } from '../helpers/runner-server';
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'llmbench-server-metrics-'));
@@ -45,9 +46,10 @@ function clientInFlightRange(doc: ResultDocument, from: number, to: number): [nu
 
 test('during a sweep against the simulator: the series exist, and running + waiting match the client\'s in-flight count within one sample', async (t) => {
   // Slow steps (10 ms each) and 4 sequences at once: requests last long enough to be seen, and the throughput step queues.
-  const sim = await startSimServer({ preset: 'tiny', seed: 5, engine: { maxNumSeqs: 4 }, hardware: { stepBaseMs: 10 } });
+  // In a worker thread of its own, as `llmbench sim` runs it: its /metrics answers whatever this thread is doing.
+  const sim = await startSimServer({ preset: 'tiny', seed: 5, engine: { maxNumSeqs: 4 }, hardware: { stepBaseMs: 10 }, inWorker: true, workerScript: join(repoRoot, 'dist', 'sim-worker.js') });
   t.after(() => sim.close());
-  const intervalMs = 200;
+  const intervalMs = 250;
   const { doc, events } = await run({
     endpoint: { baseUrl: sim.baseUrl, model: sim.model },
     workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 16 },
