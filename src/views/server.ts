@@ -212,7 +212,7 @@ export interface RunMark {
   step: string | null;
 }
 
-/** A mark: where it happened, `never` when the run never got there, null when the engine did not say (no such metric, or none scraped). */
+/** A mark: where it happened, `never` when no scrape saw it, null when the engine did not say (no such metric, or none scraped). */
 export type MarkState = RunMark | 'never' | null;
 
 export interface ServerMarks {
@@ -222,7 +222,7 @@ export interface ServerMarks {
 
 /**
  * Where a run's KV cache first reached KV_CACHE_FULL, and where waiting requests first stayed
- * above zero for two scrape intervals in a row (one scrape with a request waiting is a burst, not a queue).
+ * above zero in two scrapes in a row (one scrape with a request waiting is a burst, not a queue).
  */
 export function serverMarks(doc: ResultDocument): ServerMarks {
   const series = runSeries(doc);
@@ -237,13 +237,17 @@ export function serverMarks(doc: ResultDocument): ServerMarks {
   };
   return {
     kvCacheFull: mark(common.kvCacheUsage, (points) => firstReached(points, KV_CACHE_FULL)),
-    queueing: mark(common.waitingRequests, (points) => firstSustainedAbove(points, 0, 2 * intervalMs)),
+    // Two scrapes in a row: their times are an interval apart, give or take the scraper's jitter.
+    queueing: mark(common.waitingRequests, (points) => firstSustainedAbove(points, 0, intervalMs / 2)),
   };
 }
 
-/** A mark as a table cell: "concurrency@16 at 42.0 s", "never", or n/a when the server did not say. */
+/**
+ * A mark as a table cell: "concurrency@16 at 42.0 s"; "not seen" when no scrape caught it (a step
+ * shorter than two scrape intervals can hide a queue); n/a when the server did not say.
+ */
 export function markText(mark: MarkState | undefined): string {
   if (mark === null || mark === undefined) return NOT_AVAILABLE;
-  if (mark === 'never') return 'never';
+  if (mark === 'never') return 'not seen';
   return `${mark.step ?? 'between steps'} at ${mark.atSec.toFixed(1)} s`;
 }

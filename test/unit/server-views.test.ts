@@ -118,7 +118,7 @@ test('report marks: the KV cache first at 95% at 5 s, requests first kept waitin
   // Waiting above zero in one scrape only is a burst, not a queue; a KV cache below 95% never filled.
   const values = { ...VLLM_VALUES, 'vllm:num_requests_waiting': { kind: 'gauge' as const, values: [0, 0, 0, 0, 2, 0, 1, 0] }, 'vllm:kv_cache_usage_perc': { kind: 'gauge' as const, values: [0, 0, 0, 0, 0.9, 0.94, 0.94, 0] } };
   assert.deepEqual(serverMarks(runWithServerMetrics(values)), { kvCacheFull: 'never', queueing: 'never' });
-  assert.equal(markText('never'), 'never');
+  assert.equal(markText('never'), 'not seen');
   assert.deepEqual(serverMarks(concurrencySweep()), { kvCacheFull: null, queueing: null });
   assert.equal(markText(null), 'n/a');
 });
