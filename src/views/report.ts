@@ -317,8 +317,8 @@ export const KNEE_COLUMNS = ['Run', 'Knee', 'Load at the knee', `KV cache first 
 /** What the knee table says, under it in the report view and the HTML and Markdown exports. */
 export const SERVER_MARKS_NOTE =
   `The knee is where added load stops buying throughput (the large point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
-  'and where requests first kept waiting, above zero for two scrapes in a row (\u25A1), by step and run time. A knee at or after them is the server running out of room. ' +
-  'Not seen: no scrape caught it (steps shorter than two scrape intervals can hide a queue); n/a: the server did not export it or was not scraped.';
+  'and where requests first kept waiting, above zero in every scrape for a second or more and two scrapes at least (\u25A1), by step and run time. A knee at or after them is the server running out of room. ' +
+  'Not seen: no scrape caught it (steps shorter than that can hide a queue); n/a: the server did not export it or was not scraped.';
 
 /** One row a run: its knee, and its server marks beside it; the same cells in the report view and the HTML and Markdown exports. */
 export function kneeRows(model: ReportModel): string[][] {

@@ -55,6 +55,8 @@ export interface ServerTimeChart {
 
 /** Usage at or above this share of the KV cache counts as full (the report's mark). */
 export const KV_CACHE_FULL = 0.95;
+/** Requests waiting in every scrape for this long (ms) are a queue, not arrivals passing through (the report's mark). */
+export const QUEUE_HELD_MS = 1000;
 
 const percent = (points: TimePoints): TimePoints => points.map(([t, v]) => [t, v * 100]);
 
@@ -222,7 +224,8 @@ export interface ServerMarks {
 
 /**
  * Where a run's KV cache first reached KV_CACHE_FULL, and where waiting requests first stayed
- * above zero in two scrapes in a row (one scrape with a request waiting is a burst, not a queue).
+ * above zero in every scrape for QUEUE_HELD_MS, in two scrapes at least: a request waits for the
+ * scheduler's next step as it arrives, so frequent scrapes see bursts that are not a queue.
  */
 export function serverMarks(doc: ResultDocument): ServerMarks {
   const series = runSeries(doc);
@@ -237,8 +240,8 @@ export function serverMarks(doc: ResultDocument): ServerMarks {
   };
   return {
     kvCacheFull: mark(common.kvCacheUsage, (points) => firstReached(points, KV_CACHE_FULL)),
-    // Two scrapes in a row: their times are an interval apart, give or take the scraper's jitter.
-    queueing: mark(common.waitingRequests, (points) => firstSustainedAbove(points, 0, intervalMs / 2)),
+    // Held for QUEUE_HELD_MS, and in two scrapes at least: scrapes are an interval apart, give or take the scraper's jitter.
+    queueing: mark(common.waitingRequests, (points) => firstSustainedAbove(points, 0, Math.max(QUEUE_HELD_MS, intervalMs) - intervalMs / 2)),
   };
 }
 

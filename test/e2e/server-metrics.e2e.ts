@@ -23,8 +23,8 @@ const sweep = (name: string, seed: number): SimRun => ({
   inputTokens: 128,
   outputTokens: 256,
   levels: [4, 16, 32],
-  // About 150 requests a second at 16 and 32: each step lasts over a second, several scrapes.
-  requests: 192,
+  // About 150 requests a second at 16 and 32: each step lasts about two seconds, eight scrapes.
+  requests: 288,
   seed,
   serverMetricsIntervalMs: 250,
 });

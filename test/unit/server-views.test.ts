@@ -123,6 +123,20 @@ test('report marks: the KV cache first at 95% at 5 s, requests first kept waitin
   assert.equal(markText(null), 'n/a');
 });
 
+test('report marks with scrapes every 250 ms: waiting counts as a queue once it held a second, not in four scrapes', () => {
+  const withWaiting = (values: number[]) => {
+    const doc = runWithServerMetrics();
+    const samples = values.map((v, i): [number, number] => [4000 + i * 250, v]);
+    doc.steps[1]!.sampled = [{ source: 'server', name: 'vllm:num_requests_waiting', kind: 'gauge', labels: {}, samples }];
+    doc.steps[0]!.sampled = [];
+    return serverMarks({ ...doc, serverMetrics: { ...METRICS_INFO, intervalMs: 250 } }).queueing;
+  };
+  // Four scrapes above zero span 750 ms: arrivals passing through, not a queue.
+  assert.equal(withWaiting([0, 3, 2, 5, 1, 0]), 'never');
+  // Five span 1000 ms: a queue from the first of them, at 4.25 s.
+  assert.deepEqual(withWaiting([0, 3, 2, 5, 1, 4, 0]), { atSec: 4.25, step: 'concurrency@8' });
+});
+
 test("the report names the marks beside each run's knee in its ranking, the Markdown and the HTML export, and marks the curve's points", () => {
   const runs = [
     { name: 'with server', doc: runWithServerMetrics() },
