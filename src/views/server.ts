@@ -129,8 +129,7 @@ const FIGURE_COLUMNS: FigureColumn[] = [
   { keys: ['kvCacheUsageMax'], column: { label: 'KV cache', unit: 'max %', numeric: true, description: 'Highest share of the KV cache in use at any scrape of the step.' }, format: (v) => fixed(v * 100, 1) },
   { keys: ['preemptions'], column: { label: 'Preempted', unit: 'count', numeric: true, description: 'Requests the server preempted (evicted from the batch to free KV cache) during the step.' }, format: (v) => fixed(v, 0) },
   { keys: ['prefixCacheHitRate'], column: { label: 'Prefix hits', unit: '%', numeric: true, description: 'Prompt tokens found in the prefix cache, as a share of those looked up, during the step.' }, format: (v) => fixed(v * 100, 1) },
-  { keys: ['generatedTokensPerSecond'], column: { label: 'Generated', unit: 'tok/s', numeric: true, description: 'Tokens the server counted as generated during the step, per second.' }, format: (v) => fixed(v, 0) },
-  { keys: ['promptTokensPerSecond'], column: { label: 'Prompt', unit: 'tok/s', numeric: true, description: 'Prompt tokens the server counted as processed during the step, per second.' }, format: (v) => fixed(v, 0) },
+  { keys: ['generatedTokensPerSecond', 'promptTokensPerSecond'], column: { label: 'Server tok/s', unit: 'generated / prompt', numeric: true, description: 'Tokens the server counted as generated, and prompt tokens it counted as processed, during the step, per second.' }, format: (v) => fixed(v, 0) },
   { keys: ['queueTimeMeanMs'], column: { label: 'Queue time', unit: 'mean ms', numeric: true, description: "Time requests spent in the server's queue before running, mean over those that left it during the step." }, format: (v) => fixed(v, 1) },
 ];
 

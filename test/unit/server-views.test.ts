@@ -36,8 +36,7 @@ test("each step's server figures come from its own span of the run's clock", () 
   assert.deepEqual(column(table, 'KV cache', 'max %'), ['10.0', '97.0']);
   // Counters over the step: preemptions 0 -> 0 and 0 -> 3; generated 150 tokens in 3 s, 1260 in 4 s.
   assert.deepEqual(column(table, 'Preempted', 'count'), ['0', '3']);
-  assert.deepEqual(column(table, 'Generated', 'tok/s'), ['50', '315']);
-  assert.deepEqual(column(table, 'Prompt', 'tok/s'), ['100', '600']);
+  assert.deepEqual(column(table, 'Server tok/s', 'generated / prompt'), ['50 / 100', '315 / 600']);
   // Prefix hits: 100 of 300 tokens, then 600 of 2400.
   assert.deepEqual(column(table, 'Prefix hits', '%'), ['33.3', '25.0']);
   // vLLM's queue-time histogram is not in this run: its column is left out, not shown as n/a.
