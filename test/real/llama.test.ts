@@ -114,11 +114,12 @@ describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
   test('its --metrics are scraped during the run: llama.cpp names, at most 4 processing, the rest deferred, token counts agree', { timeout: 120_000 }, async () => {
     const doc = await bench({
       api: 'completions',
-      workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 96 },
+      // Long enough (seconds, even on an idle machine) for several scrapes to land while 8 requests share 4 slots.
+      workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 256 },
       profile: { kind: 'concurrency', levels: [8] },
-      limits: { requests: 24 },
+      limits: { requests: 32 },
       // llama-server answers /metrics from its task queue: under load on 2 cores it took over 80 ms (a 100 ms interval's deadline).
-      serverMetrics: { intervalMs: 500 },
+      serverMetrics: { intervalMs: 400 },
     });
     const step = onlyStep(doc);
     assert.deepEqual(doc.warnings ?? [], [], 'no scrape problem, and the server counted the tokens the client received');
