@@ -14,6 +14,7 @@ import type { RequestConfig, RunConfig } from '../format/config';
 import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
 import { ChunkTemplate } from './chunk-template';
 import { errorCode, QUOTE_LENGTH, quote } from './errors';
+import { withApiKey } from './probe-core';
 import { SseParser } from './sse';
 import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from './types';
 
@@ -549,7 +550,7 @@ export const sendRequest: SendRequest = (request, meta, context) =>
     try {
       const endpoint = endpointOf(context.config);
       const body = requestBody(endpoint, request);
-      const headers = context.apiKey ? { ...endpoint.headers, authorization: `Bearer ${context.apiKey}` } : endpoint.headers;
+      const headers = withApiKey(endpoint.headers, context.apiKey);
       exchange = new Exchange(endpoint, request, meta, context, resolve);
       exchange.start(headers, body);
     } catch (error) {

@@ -20,4 +20,6 @@ export { probeEndpoint, probeEngineLabels, DEFAULT_PROBE_TIMEOUT_MS, type Endpoi
 export { createWorkload, guessDatasetFormat } from './workload';
 export { BadInputError, printable } from './errors';
 export { createTokenCounter } from './tokenizer';
+export { readGpuMemoryUsed, detectHardware, hardwareLabels } from './hardware';
+export { parsePrometheusText } from './prometheus';
 export type { RunOptions, RunBenchmark, Workload, TokenCounter, PreparedRequest } from './types';

@@ -38,6 +38,11 @@ export interface ProbeOptions {
   timeoutMs?: number;
 }
 
+/** A request's headers with the API key as a Bearer token, the way every request to the server carries it. */
+export function withApiKey(headers: Record<string, string>, apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { ...headers, authorization: `Bearer ${apiKey}` } : headers;
+}
+
 export const DEFAULT_PROBE_TIMEOUT_MS = 1500;
 /** Enough for any model list, server info or metrics page; a longer body is cut there. */
 export const PROBE_BODY_LIMIT = 1024 * 1024;
@@ -263,7 +268,7 @@ export async function probeEndpointWith(openTransport: OpenProbeTransport, baseU
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const transport = openTransport(timeoutMs);
-  const headers: Record<string, string> = { ...options.headers, ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) };
+  const headers = withApiKey(options.headers ?? {}, options.apiKey);
   try {
     const [modelsOutcome, ...rootOutcomes] = await Promise.allSettled([
       transport.get(urls.models.href, { ...headers, accept: 'application/json' }, signal),

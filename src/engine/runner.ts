@@ -23,6 +23,7 @@ import packageJson from '../../package.json';
 import { createDispatcher, sendRequest } from './client';
 import { BadInputError } from './errors';
 import { checkFileDescriptors } from './fd-limit';
+import { RunMonitor } from './monitor';
 import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
 import { isMeasured } from './stats';
@@ -340,6 +341,10 @@ class BenchmarkRun {
     private readonly plans: StepPlan[],
     /** How the engine label was found (or why not), logged once the run has started. */
     private readonly engineNote: string | null,
+    /** The server's metrics and the GPUs, watched on the run's clock. */
+    private readonly monitor: RunMonitor,
+    /** performance.now() at the origin of the run's clock. */
+    private readonly clockOrigin: number,
   ) {
     this.secrets = knownSecrets(config.endpoint, options.apiKey);
   }
@@ -372,7 +377,18 @@ class BenchmarkRun {
         type: 'run-start',
         plannedSteps: plans.map(({ name, profile }) => ({ name, profile })),
         resultPath: this.options.resultPath ?? null,
+        ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
+        ...(this.monitor.hardware ? { hardware: this.monitor.hardware } : {}),
       });
+      this.monitor.start(
+        (event) => this.emit(event),
+        (source, message) => {
+          const said = this.redact(message);
+          this.log('warn', said);
+          this.emit({ type: 'sampling-problem', source, message: said });
+          this.writer.addWarning(said);
+        },
+      );
       if (this.engineNote !== null) this.log('info', this.engineNote);
       if (this.config.endpoint.api === 'chat' && this.tokenCounter.chatNote !== null) this.log('info', this.tokenCounter.chatNote);
       for (const warning of extraBodyWarnings(this.config)) this.log('warn', warning);
@@ -382,12 +398,20 @@ class BenchmarkRun {
         summaries.push(await this.runStep(plan));
       }
       if (this.config.profile.kind === 'sweep' && !this.stopped) await this.runSweepRates(summaries);
+      // After the last request: a last scrape closes the cross-check's window.
+      await this.monitor.stop(true);
+      const crossCheck = this.monitor.crossCheck(this.clientTokens);
+      if (crossCheck !== null) {
+        this.log('warn', crossCheck);
+        this.writer.addWarning(crossCheck);
+      }
       const [status, reason] = this.outcome();
-      const doc = this.writer.finish(status, reason);
+      const doc = this.writer.finish(status, reason, this.monitor.take());
       this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
       return doc;
     } catch (error) {
       const reason = `The engine stopped with an error: ${error instanceof Error ? error.message : String(error)}`;
+      await this.monitor.stop(false);
       try {
         this.writer.finish('partial', reason);
       } catch {
@@ -432,6 +456,8 @@ class BenchmarkRun {
 
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
+  /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
+  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
 
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
     if (this.failure) return ['failed', this.failure];
@@ -480,7 +506,6 @@ class BenchmarkRun {
     const config = this.config;
     const stepIndex = this.writer.document.steps.length;
     this.writer.startStep(plan.name, plan.profile);
-    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile });
 
     const stepStop = new AbortController();
     const stopStep = (): void => stepStop.abort();
@@ -492,6 +517,7 @@ class BenchmarkRun {
     const connections = stepConnections(pacing, config);
     const dispatcher: Dispatcher = createDispatcher(connections, config.request);
     const stepStartMs = performance.now();
+    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile, startMs: roundMs(stepStartMs - this.clockOrigin) });
     const context: ClientContext = {
       config,
       apiKey: this.options.apiKey,
@@ -528,6 +554,9 @@ class BenchmarkRun {
       const r = roundRecordTimes(raw);
       if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
       this.writer.addRecord(r);
+      this.clientTokens.outputTokens += r.outputTokens ?? 0;
+      if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
+      if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
       if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
       this.judgeEndpoint(r);
       this.judgeClient(r);
@@ -607,24 +636,36 @@ class BenchmarkRun {
     if (engineError !== null) throw engineError;
 
     this.emit({ type: 'progress', snapshot: progress.snapshot() });
-    const summary = this.writer.endStep(overrun);
+    const summary = this.writer.endStep({
+      note: overrun,
+      startMs: roundMs(stepStartMs - this.clockOrigin),
+      endMs: roundMs(performance.now() - this.clockOrigin),
+      sampled: this.monitor.take(),
+    });
     this.emit({ type: 'step-end', stepIndex, name: plan.name, summary });
     return summary;
   }
 }
 
 /** The result document's fixed part: what ran against what, with secrets left out. */
-function documentHead(config: RunConfig, labels: Labels) {
-  const { endpoint } = config;
+function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
+  const { endpoint, serverMetrics } = config;
+  const scrapedUrl = serverMetrics.url === undefined || serverMetrics.url === 'off' ? {} : { url: redactUrl(serverMetrics.url) };
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: packageJson.name, version: packageJson.version },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
     labels,
-    config: { ...config, endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) } },
+    config: {
+      ...config,
+      endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
+      serverMetrics: { ...serverMetrics, ...scrapedUrl },
+    },
     // Readers take a `running` file whose writer is gone for an interrupted run (src/engine/read-result.ts).
     writer: { pid: process.pid, host: hostname() },
+    ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
+    ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
   } as const;
 }
 
@@ -642,8 +683,18 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   checkFileDescriptors(mostConnections(plans, config));
   // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
   const probed = await probeEngineLabels(config, options);
-  const writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...config.labels }), {
-    keepRecords: options.keepRecords !== false,
-  });
-  return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans, probed?.message ?? null).execute();
+  // The run's clock starts here: the first scrape and every step's start are on it.
+  const clockOrigin = performance.now();
+  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
+  let writer: ResultWriter;
+  try {
+    // The hardware found fills the hardware/gpus labels the user left empty.
+    writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor), {
+      keepRecords: options.keepRecords !== false,
+    });
+  } catch (error) {
+    await monitor.stop(false);
+    throw error;
+  }
+  return new BenchmarkRun(config, options, workload, tokenCounter, writer, plans, probed?.message ?? null, monitor, clockOrigin).execute();
 };

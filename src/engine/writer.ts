@@ -24,17 +24,36 @@ import {
   type StepProfile,
   type StepSummary,
 } from '../format/result';
+import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
 
-/** What a document holds before any step: everything but status and steps. */
-export type ResultHead = Omit<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'steps' | 'importedFrom'>;
+/** What a document holds before any step: everything but status, steps and what is known only as the run goes. */
+export type ResultHead = Omit<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'steps' | 'importedFrom' | 'warnings' | 'sampledAfterSteps'>;
+
+/**
+ * What a step's end adds besides its summary: why it went beyond its limits, its span on the run's
+ * clock (known exactly only once its requests are timed, so written at its end), and the samples
+ * taken since the previous step ended.
+ */
+export interface StepEnding {
+  note?: string | null;
+  startMs?: number;
+  endMs?: number;
+  sampled?: MetricSeries[];
+}
 
 /** Closes an open step whose summary is not known yet. */
 const OPEN_STEP_CLOSE = '],"summary":null}';
 
-/** Closes the steps and the document with the run's status. */
-function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finishedAt'>): string {
-  return `],"status":${JSON.stringify(doc.status)},"statusReason":${JSON.stringify(doc.statusReason ?? null)},"finishedAt":${JSON.stringify(doc.finishedAt ?? null)}}`;
+/**
+ * Closes the steps and the document with the run's status, its warnings and (at the end) the
+ * samples taken after the last step. Warnings are few and short: the tail, rewritten with every
+ * record, stays small.
+ */
+function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'warnings' | 'sampledAfterSteps'>): string {
+  const warnings = doc.warnings && doc.warnings.length > 0 ? `,"warnings":${JSON.stringify(doc.warnings)}` : '';
+  const after = doc.sampledAfterSteps && doc.sampledAfterSteps.length > 0 ? `,"sampledAfterSteps":${JSON.stringify(doc.sampledAfterSteps)}` : '';
+  return `]${warnings}${after},"status":${JSON.stringify(doc.status)},"statusReason":${JSON.stringify(doc.statusReason ?? null)},"finishedAt":${JSON.stringify(doc.finishedAt ?? null)}}`;
 }
 
 function writeFailure(path: string, error: unknown): Error {
@@ -144,23 +163,41 @@ export class ResultWriter {
     if (this.keepRecords) open.step.requests.push(record);
   }
 
-  /** Ends the open step with its summary; `note` says why the step went beyond its limits, when it did. */
-  endStep(note: string | null = null): StepSummary {
+  /**
+   * Ends the open step with its summary and what StepEnding adds.
+   */
+  endStep({ note = null, startMs, endMs, sampled }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
     const summary = open.accumulator.summary();
-    this.replaceTail(`],"summary":${JSON.stringify(summary)}${note !== null ? `,"note":${JSON.stringify(note)}` : ''}}`, runTail(this.doc));
+    const extra = {
+      ...(note !== null ? { note } : {}),
+      ...(startMs !== undefined ? { startMs } : {}),
+      ...(endMs !== undefined ? { endMs } : {}),
+      ...(sampled && sampled.length > 0 ? { sampled } : {}),
+    };
+    const extraText = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
+    this.replaceTail(`],"summary":${JSON.stringify(summary)}${extraText}}`, runTail(this.doc));
     open.step.summary = summary;
-    if (note !== null) open.step.note = note;
+    Object.assign(open.step, extra);
     this.openStep = null;
     return summary;
   }
 
+  /**
+   * A warning of the run (a failing /metrics, a disagreeing token count), said once: written with
+   * the next step boundary or the run's end.
+   */
+  addWarning(message: string): void {
+    (this.doc.warnings ??= []).push(message);
+  }
+
   /** Writes the final status (an open step gets its summary from its records so far) and closes the file. */
-  finish(status: Exclude<RunStatus, 'running'>, reason: string | null): ResultDocument {
+  finish(status: Exclude<RunStatus, 'running'>, reason: string | null, sampledAfterSteps: MetricSeries[] = []): ResultDocument {
     if (this.openStep) this.endStep();
+    if (sampledAfterSteps.length > 0) this.doc.sampledAfterSteps = sampledAfterSteps;
     const ending = { status, statusReason: reason, finishedAt: new Date().toISOString() };
-    this.replaceTail('', runTail(ending));
+    this.replaceTail('', runTail({ ...this.doc, ...ending }));
     Object.assign(this.doc, ending);
     return this.doc;
   }

@@ -3,6 +3,7 @@
  * file, the extension's settings and profile presets, and the `config` echoed in a result file.
  */
 import * as z from 'zod';
+import { DEFAULT_MAX_SERVER_SERIES, SERVER_METRICS_INTERVAL } from './server-metrics';
 
 const positiveInt = z.number().int().positive();
 
@@ -186,6 +187,24 @@ export const SloConfigSchema = z
   .strict();
 export type SloConfig = z.infer<typeof SloConfigSchema>;
 
+/**
+ * Scraping the server's Prometheus /metrics during a run (docs/server-metrics.md). Unset `url`:
+ * the endpoint's server root (its base URL without /v1) plus /metrics.
+ */
+export const ServerMetricsConfigSchema = z
+  .object({
+    url: z
+      .union([z.literal('off'), z.url({ protocol: /^https?$/, error: 'must be "off" or an http:// or https:// URL, like http://127.0.0.1:8000/metrics' })])
+      .optional(),
+    intervalMs: between(SERVER_METRICS_INTERVAL.minMs, SERVER_METRICS_INTERVAL.maxMs, 'ms between two scrapes').default(SERVER_METRICS_INTERVAL.defaultMs),
+    /** Metric families (or sample names) kept beyond those the views read; histogram buckets are kept only for these. */
+    allowList: z.array(z.string().min(1)).max(1000, 'at most 1000 names').default([]),
+    /** Series stored at most; further series are dropped with one warning. */
+    maxSeries: between(1, 10_000, 'series').default(DEFAULT_MAX_SERVER_SERIES),
+  })
+  .strict();
+export type ServerMetricsConfig = z.infer<typeof ServerMetricsConfigSchema>;
+
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
@@ -201,6 +220,7 @@ export const RunConfigSchema = z
     slo: SloConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
+    serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
   })
   .strict()
   .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {

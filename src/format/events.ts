@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from './result';
+import { HardwareSchema, MetricSeriesSchema, ServerEngineSchema, ServerMetricsInfoSchema } from './server-metrics';
 
 /** A rolling snapshot of the current step, emitted a few times per second. */
 export const ProgressSnapshotSchema = z.object({
@@ -33,12 +34,35 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     /** Steps known up front; a sweep adds its rate steps once the first two are measured. */
     plannedSteps: z.array(z.object({ name: z.string(), profile: StepProfileSchema })),
     resultPath: z.string().nullable(),
+    /** Set when the server's metrics are scraped during the run. */
+    serverMetrics: ServerMetricsInfoSchema.optional(),
+    hardware: HardwareSchema.optional(),
   }),
   z.object({
     type: z.literal('step-start'),
     stepIndex: z.number().int().nonnegative(),
     name: z.string(),
     profile: StepProfileSchema,
+    /** Milliseconds on the run's clock, the time axis of `sampled` events. */
+    startMs: z.number().nonnegative().optional(),
+  }),
+  /**
+   * New server and GPU samples, one event per scrape: each series carries only the samples taken
+   * since the previous event (merge with `mergeSeries` from src/views/server-metrics.ts).
+   */
+  z.object({
+    type: z.literal('sampled'),
+    engine: ServerEngineSchema,
+    series: z.array(MetricSeriesSchema),
+  }),
+  /**
+   * Scraping the server's metrics (or reading the GPUs) failed: said once per kind of failure, with
+   * the words of the run's warning (also sent as a `log` warning and kept in the result's `warnings`).
+   */
+  z.object({
+    type: z.literal('sampling-problem'),
+    source: z.enum(['server', 'gpu']),
+    message: z.string(),
   }),
   z.object({ type: z.literal('progress'), snapshot: ProgressSnapshotSchema }),
   z.object({

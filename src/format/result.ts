@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { ApiKindSchema, ArrivalSchema, LabelsSchema } from './config';
+import { HardwareSchema, MetricSeriesSchema, ServerMetricsInfoSchema } from './server-metrics';
 
 export const SCHEMA_VERSION = 1;
 export const RESULT_FILE_SUFFIX = '.llmbench.json';
@@ -139,11 +140,23 @@ export const StepSchema = z.object({
   profile: StepProfileSchema,
   /** ISO time the step started. */
   startedAt: z.string().optional(),
+  /**
+   * When the step started and ended in milliseconds on the run's clock, the time axis of server
+   * and GPU samples; a record's times plus `startMs` are on it too. Absent in older and imported files.
+   */
+  startMs: z.number().nonnegative().optional(),
+  endMs: z.number().nonnegative().optional(),
   /** Null while the step is still running (a partial file). */
   summary: StepSummarySchema.nullable(),
   /** Why the step went beyond its configured limits (a sweep step run past its duration to measure a rate). */
   note: z.string().optional(),
   requests: z.array(RequestRecordSchema),
+  /**
+   * Server and GPU samples taken since the previous step ended, up to this step's end (written with
+   * its summary, so that appending a record stays one small write). Whole-run series:
+   * `runSeries` in src/views/server-metrics.ts.
+   */
+  sampled: z.array(MetricSeriesSchema).optional(),
 });
 export type Step = z.infer<typeof StepSchema>;
 
@@ -178,7 +191,18 @@ export const ResultDocumentSchema = z.object({
   statusReason: z.string().nullable().optional(),
   importedFrom: ImportSourceSchema.optional(),
   writer: ResultWriterSchema.optional(),
+  /** How the server's /metrics was scraped; absent when scraping was off (or the file is older). */
+  serverMetrics: ServerMetricsInfoSchema.optional(),
+  /** The GPUs (or NPUs) of the machine that ran the benchmark, when nvidia-smi or npu-smi was found. */
+  hardware: HardwareSchema.optional(),
   steps: z.array(StepSchema),
+  /** Samples taken after the last step ended (the final scrape), written when the run ends. */
+  sampledAfterSteps: z.array(MetricSeriesSchema).optional(),
+  /**
+   * Things the run noticed that do not fail it, each said once: /metrics unreachable, slow or
+   * malformed, a tool that failed, the server's token count disagreeing with the client's.
+   */
+  warnings: z.array(z.string()).optional(),
 });
 export type ResultDocument = z.infer<typeof ResultDocumentSchema>;
 

@@ -7,8 +7,10 @@
  */
 import type { ProfileConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
-import type { LiveSeries, LiveState } from '../format/messages/live';
+import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveServer, type LiveState } from '../format/messages/live';
 import type { ResultDocument } from '../format/result';
+import type { MetricSeries, ServerMetricsInfo } from '../format/server-metrics';
+import { commonSeries, mergeSeries } from '../views/server-metrics';
 
 export const MAX_SERIES_POINTS = 1500;
 const MAX_LOGS = 30;
@@ -23,6 +25,7 @@ export function newLiveState(run: LiveState['run']): LiveState {
     steps: [],
     current: null,
     series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [], stride: 1, lastCount: 0 },
+    server: null,
     errors: {},
     logs: [],
   };
@@ -51,8 +54,11 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
     case 'run-start':
       state.phase = state.phase === 'cancelling' ? 'cancelling' : 'running';
       state.run.resultPath = event.resultPath ?? state.run.resultPath;
+      if (event.serverMetrics) state.server = newLiveServer(event.serverMetrics);
       return;
     case 'step-start':
+      // Server samples are stamped on the engine's run clock; this panel's clock is the host's.
+      if (event.startMs !== undefined) scraping(state).clockOffsetSec = atSec - event.startMs / 1000;
       // Indexes come in order; a step never leaves a hole, which would not survive JSON.
       state.steps.splice(Math.min(event.stepIndex, state.steps.length), 1, { name: event.name, profile: event.profile, startedAtSec: atSec, summary: null });
       state.current = null;
@@ -78,6 +84,13 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
       if (state.current?.stepIndex === event.stepIndex) state.current = null;
       return;
     }
+    case 'sampled':
+      addServerSamples(state, event.engine, event.series);
+      return;
+    case 'sampling-problem':
+      // The GPU's readings are not drawn in the strip; its problems stay in the log.
+      if (event.source === 'server' && state.server) state.server.problem = event.message;
+      return;
     case 'log':
       state.logs.push({ level: event.level, message: event.message });
       if (state.logs.length > MAX_LOGS) state.logs.splice(0, state.logs.length - MAX_LOGS);
@@ -113,31 +126,38 @@ export function interruptedState(state: LiveState, file: ResultDocument | null, 
 }
 
 type SeriesKey = 't' | 'requestsPerSecond' | 'outputTokensPerSecond' | 'inFlight' | 'failed';
-type Sample = Record<SeriesKey, number>;
 const AVERAGED: SeriesKey[] = ['t', 'requestsPerSecond', 'outputTokensPerSecond', 'inFlight'];
+const LATEST: SeriesKey[] = ['failed'];
+
+/** Parallel arrays bounded to MAX_SERIES_POINTS: each point holds `stride` samples. */
+type Bounded<K extends string> = Record<K, number[]> & { t: number[]; stride: number; lastCount: number };
+
+function appendSample(series: LiveState['series'], sample: Record<SeriesKey, number>): void {
+  appendBounded(series, sample, AVERAGED, LATEST);
+}
 
 /**
- * Adds a progress sample. Every point holds `stride` samples (times, rates and in-flight averaged;
- * the cumulative failure count the latest), so the resolution is the same over the whole run.
+ * Adds a sample. Every point holds `stride` samples (the `averaged` keys averaged, the `latest`
+ * keys, cumulative counts, the latest), so the resolution is the same over the whole run.
  */
-function appendSample(series: LiveSeries, sample: Sample): void {
+function appendBounded<K extends string>(series: Bounded<K>, sample: Record<K, number>, averaged: readonly K[], latest: readonly K[]): void {
   const last = series.t.length - 1;
   if (last >= 0 && series.lastCount < series.stride) {
     const n = series.lastCount;
-    for (const key of AVERAGED) series[key][last] = ((series[key][last] ?? 0) * n + sample[key]) / (n + 1);
-    series.failed[last] = sample.failed;
+    for (const key of averaged) series[key][last] = ((series[key][last] ?? 0) * n + sample[key]) / (n + 1);
+    for (const key of latest) series[key][last] = sample[key];
     series.lastCount = n + 1;
     return;
   }
-  if (series.t.length === MAX_SERIES_POINTS) halveResolution(series);
-  for (const key of [...AVERAGED, 'failed' as const]) series[key].push(sample[key]);
+  if (series.t.length === MAX_SERIES_POINTS) halveResolution(series, averaged, latest);
+  for (const key of [...averaged, ...latest]) series[key].push(sample[key]);
   series.lastCount = 1;
 }
 
 /** Merges each pair of (complete) points into one, doubling the stride. */
-function halveResolution(series: LiveSeries): void {
-  for (const key of AVERAGED) series[key] = pairwise(series[key], (a, b) => (a + b) / 2);
-  series.failed = pairwise(series.failed, (_, b) => b);
+function halveResolution<K extends string>(series: Bounded<K>, averaged: readonly K[], latest: readonly K[]): void {
+  for (const key of averaged) series[key] = pairwise(series[key], (a, b) => (a + b) / 2) as Bounded<K>[K];
+  for (const key of latest) series[key] = pairwise(series[key], (_, b) => b) as Bounded<K>[K];
   series.stride *= 2;
 }
 
@@ -145,4 +165,57 @@ function pairwise(values: number[], merge: (a: number, b: number) => number): nu
   const merged: number[] = [];
   for (let i = 0; i + 1 < values.length; i += 2) merged.push(merge(values[i] ?? 0, values[i + 1] ?? 0));
   return merged;
+}
+
+const emptyLine = (): LiveLine => ({ t: [], v: [], stride: 1, lastCount: 0 });
+
+function newLiveServer(info: ServerMetricsInfo): LiveServer {
+  return {
+    url: info.url,
+    engine: info.engine,
+    intervalMs: info.intervalMs,
+    scrapes: 0,
+    problem: null,
+    lines: { runningRequests: emptyLine(), waitingRequests: emptyLine(), kvCacheUsage: emptyLine(), generatedTokens: emptyLine() },
+  };
+}
+
+/** What the host keeps of a run's scraping beyond its state: each series' last sample (a counter's rate needs it) and the clock offset. */
+interface Scraping {
+  last: MetricSeries[];
+  clockOffsetSec: number;
+  /** Run-clock time of the last point added to each line. */
+  lastAddedMs: Partial<Record<string, number>>;
+}
+
+const scrapingOf = new WeakMap<LiveState, Scraping>();
+
+function scraping(state: LiveState): Scraping {
+  let found = scrapingOf.get(state);
+  if (!found) scrapingOf.set(state, (found = { last: [], clockOffsetSec: 0, lastAddedMs: {} }));
+  return found;
+}
+
+/**
+ * A scrape's new samples become points of the strip's lines: mapped to the common quantities with
+ * each series' previous sample in front (so a counter's first new sample has a rate), and placed on
+ * this panel's clock.
+ */
+function addServerSamples(state: LiveState, engine: LiveServer['engine'], series: MetricSeries[]): void {
+  const server = state.server;
+  const scraped = series.filter((s) => s.source === 'server');
+  if (!server || scraped.length === 0) return;
+  const kept = scraping(state);
+  const window = mergeSeries(kept.last.map((s) => ({ ...s, samples: [...s.samples] })), scraped);
+  const common = commonSeries(window, engine);
+  server.engine = engine;
+  server.scrapes++;
+  for (const quantity of LIVE_SERVER_QUANTITIES) {
+    for (const point of common[quantity] ?? []) {
+      if (point.tMs <= (kept.lastAddedMs[quantity] ?? -Infinity)) continue;
+      appendBounded(server.lines[quantity], { t: point.tMs / 1000 + kept.clockOffsetSec, v: point.value }, ['t', 'v'], []);
+      kept.lastAddedMs[quantity] = point.tMs;
+    }
+  }
+  kept.last = window.map((s) => ({ ...s, samples: s.samples.slice(-1) }));
 }

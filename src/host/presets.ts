@@ -95,5 +95,23 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'profile.rates': 'llmBench.requestRates',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
+  'serverMetrics.url': 'llmBench.serverMetrics.url',
+  'serverMetrics.intervalMs': 'llmBench.serverMetrics.intervalMs',
+  'serverMetrics.allowList': 'llmBench.serverMetrics.allowList',
 };
 export const presetFieldSetting = (field: string): string | undefined => PRESET_FIELD_SETTINGS[field];
+
+/**
+ * The settings that apply to every run, as run settings (RunRequest.defaults): a config file's own
+ * values win over them. An empty URL setting leaves the default (the endpoint's /metrics).
+ */
+export function runDefaultsFromSettings(setting: (key: string) => unknown): Record<string, unknown> {
+  const url = setting('serverMetrics.url');
+  const serverMetrics: Record<string, unknown> = {};
+  if (typeof url === 'string' && url.trim() !== '') serverMetrics.url = url.trim();
+  for (const key of ['intervalMs', 'allowList'] as const) {
+    const value = setting(`serverMetrics.${key}`);
+    if (value !== undefined && value !== null) serverMetrics[key] = value;
+  }
+  return Object.keys(serverMetrics).length > 0 ? { serverMetrics } : {};
+}

@@ -24,7 +24,7 @@ import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
 import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
-import { describeProfile } from './presets';
+import { describeProfile, runDefaultsFromSettings } from './presets';
 import { settings, showConfigError, type RunPlan } from './run-prompts';
 
 /** What `llmBench.run` answers for `dryRun`: the prepared configuration, or what is wrong and of what kind. */
@@ -196,6 +196,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     const storedKey = typeof baseUrl === 'string' && !sim ? await this.apiKeys.get(baseUrl) : undefined;
     return prepareRun({
       overrides: plan.overrides,
+      defaults: runDefaultsFromSettings((key) => settings().get(key)),
       ...(plan.file ? { file: plan.file } : {}),
       workingDir: folder?.uri.fsPath ?? process.cwd(),
       ...(sim ? { simulator: { baseUrl: sim.baseUrl, model: sim.model, preset: sim.config.preset } } : {}),

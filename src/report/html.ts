@@ -4,7 +4,7 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { RANKING_NOISE_NOTE, rankingRows, type ReportModel, type ReportRun } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
 import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
@@ -104,6 +104,9 @@ ${runsTable}
 <p>SLO: ${escapeHtml(sloText(model))}. Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).</p>
 ${ranking}
 <p class="muted">${escapeHtml(RANKING_NOISE_NOTE)}</p>
+<h2>Knees</h2>
+${table(KNEE_COLUMNS, kneeRows(model), ' class="knees"')}
+<p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>
 <h2>Curves</h2>
 ${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
 ${legend}

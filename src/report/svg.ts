@@ -89,6 +89,17 @@ export function svgLineChart(chart: ReportChart, width = 640, height = 320): str
         curve.points.map((p) => `<circle cx="${f(sx(p.x))}" cy="${f(sy(p.y))}" r="3" fill="${color}"><title>${escapeXml(`${curve.name}: ${p.step} (${tickLabel(p.x)}, ${tickLabel(p.y)})`)}</title></circle>`).join('') +
         '</g>',
     );
+    for (const mark of curve.marks) {
+      const [mx, my] = [sx(mark.point.x), sy(mark.point.y)];
+      // A triangle where the KV cache filled, a square where requests kept waiting: told apart by shape, not colour alone.
+      const shape =
+        mark.kind === 'kv-cache-full'
+          ? `<path d="M${f(mx)},${f(my - 11)} l6,10 h-12 z" fill="none" stroke="${color}" stroke-width="2"/>`
+          : `<rect x="${f(mx - 5)}" y="${f(my + 6)}" width="10" height="10" fill="none" stroke="${color}" stroke-width="2"/>`;
+      const label = mark.kind === 'kv-cache-full' ? 'KV 95%' : 'queue';
+      const labelY = mark.kind === 'kv-cache-full' ? my - 14 : my + 26;
+      parts.push(`<g class="server-mark" data-kind="${mark.kind}" data-run="${curve.run}"><title>${escapeXml(`${curve.name}: ${mark.kind === 'kv-cache-full' ? 'KV cache first at 95%' : 'requests first kept waiting'} in ${mark.point.step}`)}</title>${shape}<text x="${f(mx - 9)}" y="${f(labelY)}" text-anchor="end" class="knee-label" fill="${color}">${label}</text></g>`);
+    }
     if (curve.knee) {
       const { x, y } = curve.knee;
       parts.push(

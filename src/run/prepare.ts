@@ -45,6 +45,11 @@ export interface StartedSimulator {
 export interface RunRequest {
   /** What the front end itself asked for (flags, prompts, presets): wins over the file, key by key. */
   overrides: Settings;
+  /**
+   * What the front end's settings say for every run (the extension's `llmBench.serverMetrics.*`):
+   * under the config file, which says more about its own run, and under `overrides`.
+   */
+  defaults?: Settings;
   file?: ConfigFile;
   /** Where relative paths among `overrides` resolve: the working directory, the workspace folder. */
   workingDir: string;
@@ -82,7 +87,9 @@ export function shownConfig(config: RunConfig): RunConfig {
   const { baseUrl } = config.endpoint;
   // A URL with nothing to hide is shown as written (redactUrl also normalises, adding a final /).
   const shownUrl = redactUrl(baseUrl) === new URL(baseUrl).href ? baseUrl : redactUrl(baseUrl);
-  return { ...config, endpoint: { ...config.endpoint, baseUrl: shownUrl, headers: redactHeaders(config.endpoint.headers) } };
+  const metricsUrl = config.serverMetrics.url;
+  const serverMetrics = metricsUrl === undefined || metricsUrl === 'off' ? config.serverMetrics : { ...config.serverMetrics, url: redactUrl(metricsUrl) === new URL(metricsUrl).href ? metricsUrl : redactUrl(metricsUrl) };
+  return { ...config, endpoint: { ...config.endpoint, baseUrl: shownUrl, headers: redactHeaders(config.endpoint.headers) }, serverMetrics };
 }
 
 /** VS Code's file system error codes as Node names them, so that both front ends word a failure alike. */
@@ -115,7 +122,7 @@ export function parseConfigFileText(text: string, shownAs: string): Settings {
 export function prepareRun(request: RunRequest): PreparedRun {
   const fromFile = request.file ? withAbsolutePaths(request.file.settings, dirname(request.file.path)) : {};
   const own = withAbsolutePaths(request.overrides, request.workingDir);
-  let merged = mergeSettings(fromFile, own) as Settings;
+  let merged = mergeSettings(mergeSettings(request.defaults ?? {}, fromFile), own) as Settings;
   if (request.simulator) merged = onSimulator(merged, request.simulator);
 
   for (const [field, what] of [

@@ -1,7 +1,12 @@
 /**
  * Charts and tables described as plain data: what a view model (this folder) computes and the
- * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen. Types only.
+ * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen: types, and the one
+ * threshold every time chart is decimated at.
  */
+
+/** Time series lines with more points than this are drawn decimated (LTTB). */
+export const DECIMATE_ABOVE = 600;
+
 export interface Point {
   x: number;
   y: number;
@@ -14,6 +19,8 @@ export interface AxisSpec {
   log?: boolean;
   min?: number;
   max?: number;
+  /** Distance between ticks, when the view fixes it (time axes, so that their labels are round). */
+  step?: number;
 }
 
 export interface SeriesSpec {
@@ -29,6 +36,10 @@ export interface SeriesSpec {
   showLine?: boolean;
   /** Point radius; lines default to none (points cost time and hide the shape at scale). */
   pointRadius?: number;
+  /** The points' shape (default circle): marks of different meaning differ by shape, not colour alone. */
+  pointStyle?: 'circle' | 'triangle' | 'rect';
+  /** Points drawn as outlines, so that one drawn over another point leaves it in view. */
+  hollow?: boolean;
   /** Fills down to another series (by index in `series`, for percentile bands) or to zero. */
   fillTo?: number | 'origin';
   /** Band edges and other helpers stay out of the legend. */

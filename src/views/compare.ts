@@ -15,6 +15,7 @@ import type { CompareView, DeltaCell, DeltaRow, ResultView, StepRow, ViewChart }
 import { METRICS, type MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
 import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
+import { compareServerFigures } from './server';
 
 /** Figures without per-request samples: a smaller change than this (percent) is not called better or worse. */
 export const NO_INTERVAL_NOISE_PERCENT = 5;
@@ -168,20 +169,27 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     a: a.summary,
     b: b.summary,
     charts: overlayCharts(a, b),
-    ownCharts: sideBySide(a, b),
+    ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
     noiseRule:
       `Latency, TTFT, TPOT and ITL: the change of the p50 or p99, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
       `"within noise" when the interval spans zero. Requests/s, tokens/s and failures have one figure per step: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`,
     warnings: differences(readA.document, readB.document),
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
+    server: compareServerFigures(readA.document, readB.document, pairSteps),
   };
 }
 
+/** Both runs' server charts over run time, on shared axes. */
+function serverCharts(a: ResultView, b: ResultView): [ViewChart[], ViewChart[]] {
+  const [sa, sb] = alignAxes({ ...a, charts: a.server?.charts ?? [] }, { ...b, charts: b.server?.charts ?? [] });
+  return [sa.charts, sb.charts];
+}
+
 /** A's and B's own charts of each kind, A first, renamed so that both can be shown at once. */
-function sideBySide(a: ResultView, b: ResultView): ViewChart[] {
-  return a.charts.flatMap((spec) => {
-    const other = b.charts.find((c) => c.id === spec.id);
+function sideBySide(a: ViewChart[], b: ViewChart[]): ViewChart[] {
+  return a.flatMap((spec) => {
+    const other = b.find((c) => c.id === spec.id);
     const own = (view: ViewChart, tag: string): ViewChart => ({ ...view, id: `${tag.toLowerCase()}-${view.id}`, title: `${tag}: ${view.title}` });
     return other ? [own(spec, 'A'), own(other, 'B')] : [own(spec, 'A')];
   });

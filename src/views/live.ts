@@ -2,13 +2,14 @@
  * The live panel as pure functions of the host's `LiveState`: progress texts, table rows and chart
  * specs. No DOM here, so all of it is unit-tested in Node; webview/live/main.ts only puts the results on screen.
  */
-import type { LiveState, LiveStep } from '../format/messages/live';
+import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveState, type LiveStep } from '../format/messages/live';
 import { METRICS } from '../format/metrics';
 import type { Stats } from '../format/result';
 import { ITL_FOOTNOTE } from '../report/tables';
 import { fixed, isNumber, msToSec } from '../report/units';
 import { wantsLogAxis } from './axis';
-import type { ChartSpec, Point, SeriesSpec, TableColumn } from './chart-spec';
+import { DECIMATE_ABOVE, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
+import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server';
 
 export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Benchmark' },
@@ -54,8 +55,6 @@ export function errorSummary(state: LiveState): string {
 
 const zip = (xs: number[], ys: number[]): Point[] => xs.map((x, i) => ({ x, y: ys[i] ?? 0 }));
 
-/** Time series lines with many points are drawn decimated (LTTB) beyond this. */
-const DECIMATE_ABOVE = 600;
 /** Throughput is drawn as a mean over this many seconds: per-second counts of a slow step zig-zag between 0 and 2 completions. */
 export const THROUGHPUT_WINDOW_SEC = 5;
 
@@ -72,7 +71,7 @@ export function movingAverage(t: readonly number[], values: readonly number[], w
   return out;
 }
 
-export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'itl' | 'latency';
+export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'itl' | 'latency' | ServerChartId;
 
 export interface LiveChart {
   id: LiveChartId;
@@ -119,6 +118,42 @@ function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | n
   };
 }
 
+/** Where the time charts start: the run's start, or the latest step's when only it is drawn. */
+function timeFrom(state: LiveState, choice: TimeChartChoice): number {
+  const latestStep = state.steps.at(-1);
+  return choice.latestStepOnly && latestStep ? latestStep.startedAtSec : 0;
+}
+
+const serverLines = (state: LiveState): LiveLine[] => (state.server ? LIVE_SERVER_QUANTITIES.map((q) => state.server!.lines[q]) : []);
+
+/**
+ * The x axis of every chart over time, the client's and the server strip's alike: run time from
+ * the start (or the latest step's) to the latest sample of either, so that a moment lines up
+ * across the charts.
+ */
+export function runTimeAxis(state: LiveState, choice: TimeChartChoice): ChartSpec['x'] {
+  const min = timeFrom(state, choice);
+  const max = Math.max(state.series.t.at(-1) ?? 0, ...serverLines(state).map((line) => line.t.at(-1) ?? 0));
+  return { title: 'Run time (s)', unit: 's', min, ...(max > min ? timeTicks(min, max) : {}) };
+}
+
+/**
+ * Ticks of a time axis: a step of 1, 2 or 5 times a power of ten (about six ticks), and the end
+ * rounded up to a whole step, so that every label is a round time and none crowds the last.
+ */
+export function timeTicks(min: number, max: number): { max: number; step: number } {
+  const raw = (max - min) / 6;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
+  return { max: min + Math.ceil((max - min) / step - 1e-9) * step, step };
+}
+
+/** A dashed mark where each step began (only the latest one's when only it is drawn). */
+function stepMarks(state: LiveState, choice: TimeChartChoice): { x: number; label: string }[] {
+  const latestStep = state.steps.at(-1);
+  return (choice.latestStepOnly && latestStep ? [latestStep] : state.steps).map((step) => ({ x: step.startedAtSec, label: step.name }));
+}
+
 /** How the time charts are drawn: the whole run, or only the latest step (its own y scale, not flattened by a busier step). */
 export interface TimeChartChoice {
   latestStepOnly: boolean;
@@ -148,18 +183,17 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
   };
   /** One time series on each y axis, against run time, with a mark where each step began. */
   type Axis = { title: string; label: string; values: number[]; color: SeriesSpec['color'] };
-  const stepMarks = (choice.latestStepOnly && latestStep ? [latestStep] : state.steps).map((step) => ({ x: step.startedAtSec, label: step.name }));
   const overTime = (id: LiveChartId, title: string, description: string, left: Axis, right: Axis): LiveChart => ({
     id,
     title,
     description,
     spec: {
       kind: 'line',
-      x: { title: 'Run time (s)', unit: 's' },
+      x: runTimeAxis(state, choice),
       y: { title: left.title },
       y2: { title: right.title },
       decimateAbove: DECIMATE_ABOVE,
-      markers: stepMarks,
+      markers: stepMarks(state, choice),
       series: [
         { label: left.label, data: zip(series.t, left.values), color: left.color },
         { label: right.label, data: zip(series.t, right.values), color: right.color, rightAxis: true },
@@ -185,4 +219,75 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
     perStep('itl', 'ITL per step (GuideLLM ITL = TPOT)', METRICS.tpotMs.definition, 'ITL (ms)', (s) => s.summary?.tpotMs),
     perStep('latency', 'Latency per step', METRICS.latencyMs.definition, 'Latency (s)', (s) => s.summary?.latencyMs, 1 / 1000),
   ];
+}
+
+/** Under the client's charts: the server's own metrics on the same time axis, or one line saying why there are none. */
+export interface ServerStrip {
+  /** Why nothing is drawn (scraping off, no sample yet, /metrics failing); null when there are charts. */
+  message: string | null;
+  /** Quantities the engine does not export, said under the charts. */
+  note: string;
+  charts: LiveChart[];
+}
+
+const linePoints = (line: LiveLine, from: number): TimePoints => line.t.flatMap((t, i): TimePoints => (t >= from ? [[t, line.v[i] ?? 0]] : []));
+
+export function serverStrip(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): ServerStrip {
+  const server = state.server;
+  if (!server) {
+    return { message: 'Server metrics: not scraped in this run (turned off).', note: '', charts: [] };
+  }
+  const from = timeFrom(state, choice);
+  const lines: ServerLines = {};
+  for (const quantity of LIVE_SERVER_QUANTITIES) {
+    const points = linePoints(server.lines[quantity], from);
+    if (server.lines[quantity].t.length > 0) lines[quantity] = points;
+  }
+  if (Object.keys(lines).length === 0) {
+    const message =
+      server.problem !== null
+        ? `Server metrics: none from ${server.url}: ${server.problem}`
+        : server.scrapes > 0
+        ? `Server metrics: ${server.url} answered, but with none of the metrics LLM Bench reads (running and waiting requests, KV cache, tokens).`
+        : state.phase === 'finished'
+          ? `Server metrics: no sample came from ${server.url} during the run (see the warnings below).`
+          : `Server metrics: waiting for the first sample from ${server.url}…`;
+    return { message, note: '', charts: [] };
+  }
+  const t = state.series.t;
+  const client = movingAverage(t, state.series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC).flatMap((v, i): TimePoints => ((t[i] ?? 0) >= from ? [[t[i] ?? 0, v]] : []));
+  const generated = lines.generatedTokens;
+  if (generated) lines.generatedTokens = smoothed(generated);
+  const { charts, missing } = serverTimeCharts(lines, client);
+  const x = runTimeAxis(state, choice);
+  const markers = stepMarks(state, choice);
+  return {
+    message: null,
+    note: [missing.length ? `${ENGINE_NAMES[server.engine]} does not export: ${missing.join(', ')}.` : '', server.problem ?? ''].filter(Boolean).join(' '),
+    charts: charts.map((chart) => ({
+      id: chart.id,
+      title: chart.id === 'server-tokens' ? `${chart.title} (${THROUGHPUT_WINDOW_SEC} s moving average)` : chart.title,
+      description: chart.description,
+      spec: {
+        kind: 'line',
+        x,
+        y: { title: chart.yTitle, ...(chart.yMax !== undefined ? { min: 0, max: chart.yMax } : {}) },
+        decimateAbove: DECIMATE_ABOVE,
+        markers,
+        series: chart.lines.map((line) => ({
+          label: line.label,
+          data: line.points.map(([px, py]) => ({ x: px, y: py })),
+          color: line.color,
+          ...(line.dashed ? { dashed: true } : {}),
+        })),
+      },
+    })),
+  };
+}
+
+/** The server's tokens/s averaged as the client's throughput chart is, so that the two lines compare. */
+function smoothed(points: TimePoints): TimePoints {
+  const times = points.map(([t]) => t);
+  const averaged = movingAverage(times, points.map(([, v]) => v), THROUGHPUT_WINDOW_SEC);
+  return points.map(([t], i) => [t, averaged[i] ?? 0]);
 }

@@ -15,6 +15,7 @@ import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 import { wantsLogAxis } from './axis';
 import { deltaCell, NO_INTERVAL_NOISE_PERCENT } from './compare';
 import { definitionNotes } from './result';
+import { markText, serverMarks, KV_CACHE_FULL } from './server';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -175,7 +176,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     const throughput = steps.flatMap((s) => (isNumber(s.summary.outputTokensPerSecond) ? [{ x: s.load, y: s.summary.outputTokensPerSecond, step: s.step.name }] : []));
     const at = findKnee(throughput);
     const point = at === null ? null : (throughput[at] ?? null);
-    return { run: index, name: run.name, step: point?.step ?? null, load: point?.x ?? null };
+    return { run: index, name: run.name, step: point?.step ?? null, load: point?.x ?? null, ...serverMarks(run.doc) };
   });
 
   const curve = (entry: (typeof styled)[number], pick: (s: LoadedStep) => { x: number | null; y: number | null }): Curve => {
@@ -183,7 +184,13 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       const { x, y } = pick(s);
       return x !== null && y !== null ? [{ x, y, step: s.step.name }] : [];
     });
-    const kneeStep = knees[entry.index]?.step;
+    const knee = knees[entry.index];
+    const kneeStep = knee?.step;
+    const marks = (['kv-cache-full', 'queueing'] as const).flatMap((kind) => {
+      const mark = kind === 'kv-cache-full' ? knee?.kvCacheFull : knee?.queueing;
+      const point = mark && mark !== 'never' ? points.find((p) => p.step === mark.step) : undefined;
+      return point ? [{ kind, point }] : [];
+    });
     return {
       run: entry.index,
       name: entry.run.name,
@@ -192,6 +199,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       dashed: entry.dashed,
       points,
       knee: points.find((p) => p.step === kneeStep) ?? null,
+      marks,
     };
   };
 
@@ -301,4 +309,18 @@ export function rankingRows(model: ReportModel): string[][] {
     r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
     model.knees[r.run]?.step ?? 'none',
   ]);
+}
+
+/** The knee table's columns: each run's knee and, beside it, where its server ran out of room. */
+export const KNEE_COLUMNS = ['Run', 'Knee', 'Load at the knee', `KV cache first \u2265 ${KV_CACHE_FULL * 100}%`, 'Requests first kept waiting'];
+
+/** What the knee table says, under it in the report view and the HTML and Markdown exports. */
+export const SERVER_MARKS_NOTE =
+  `The knee is where added load stops buying throughput (the large point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
+  'and where requests first kept waiting, above zero in every scrape for a second or more and two scrapes at least (\u25A1), by step and run time. A knee at or after them is the server running out of room. ' +
+  'Not seen: no scrape caught it (steps shorter than that can hide a queue); n/a: the server did not export it or was not scraped.';
+
+/** One row a run: its knee, and its server marks beside it; the same cells in the report view and the HTML and Markdown exports. */
+export function kneeRows(model: ReportModel): string[][] {
+  return model.knees.map((knee) => [knee.name, knee.step ?? 'none', fixed(knee.load), markText(knee.kvCacheFull), markText(knee.queueing)]);
 }

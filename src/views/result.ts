@@ -11,12 +11,15 @@ import type {
   ViewChart,
   ResultView,
   RunSummary,
+  ServerSection,
   StepRow,
   XAxis,
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
+import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server';
+import { commonSeries, engineOf, runSeries } from './server-metrics';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -37,6 +40,41 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     xAxis,
     rows,
     charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
+    notes,
+    warnings: doc.warnings ?? [],
+    server: serverSection(doc),
+  };
+}
+
+/**
+ * The server's figures per step and its charts over the run's time, with a mark where each step
+ * began; null when the run recorded no server metrics (scraping off, an older or imported file).
+ */
+export function serverSection(doc: ResultDocument): ServerSection | null {
+  const series = runSeries(doc);
+  if (!doc.serverMetrics && series.length === 0) return null;
+  const engine = engineOf(doc, series);
+  const source = serverSourceText(doc, engine);
+  const { charts, missing } = serverTimeCharts(serverLinesOf(commonSeries(series, engine)));
+  if (charts.length === 0) {
+    const why = series.some((s) => s.source === 'server') ? 'none of the metrics LLM Bench reads was among them' : 'no sample was scraped (see the warnings above)';
+    return { source, table: { columns: [], rows: [] }, charts: [], notes: [`No server figures: ${why}.`] };
+  }
+  const steps = stepFiguresOf(doc.steps, series, engine);
+  const unplaced = steps.filter((step) => step.figures === null).map((step) => step.name);
+  const notes = [
+    ...(missing.length ? [`${ENGINE_NAMES[engine]} does not export: ${missing.join(', ')}.`] : []),
+    ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
+  ];
+  const markers = stepMarkers(doc.steps);
+  return {
+    source,
+    table: serverTable(steps),
+    charts: charts.map((c) => ({
+      ...chart(c.id, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+      ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
+      ...(markers.length ? { markers } : {}),
+    })),
     notes,
   };
 }
@@ -266,7 +304,8 @@ export function alignAxes(a: ResultView, b: ResultView): [ResultView, ResultView
     const loads = loadLabels.has(spec.xLabel) ? [...seen.loads, ...spec.series.flatMap((series) => series.points.map(([x]) => x))] : seen.loads;
     limits.set(spec.id, {
       xMax: Math.max(seen.xMax, extent(spec, 0)),
-      yMax: Math.max(seen.yMax, extent(spec, 1)),
+      // A chart's own ceiling (KV-cache usage at 100%) holds for both.
+      yMax: Math.max(seen.yMax, spec.yMax ?? 0, extent(spec, 1)),
       xLog: seen.xLog || spec.xLog === true || wantsLogAxis(loads),
       loads,
     });

@@ -4,16 +4,13 @@
 // curves with their knees and ranks every run; after Reload Window the report comes back as it was.
 // Screenshots of the report (tables, then curves) in three themes at 1000 and 1280 px land in
 // .test-artifacts/gallery-report-4-runs-*.png.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { runBenchmark } from '../../src/engine';
-import { RunConfigSchema } from '../../src/format/config';
-import { parseResultDocument } from '../../src/format/result';
-import { startSimServer, type SimOptionsInput } from '../../src/sim';
-import { repoRoot } from '../vscode/harness/tools';
+import type { SimOptionsInput } from '../../src/sim';
 import { explorerContextCommand, findWebview, pollUntil, reloadWindow, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
+import { writeSimRuns } from './harness/sim-runs';
 
 // Two engines on the tiny preset, batching at most 12 and 6 sequences (the second stepping slower):
 // both are saturated from concurrency 16 on, even on a busy machine, so every curve bends inside
@@ -24,37 +21,22 @@ const engines: { engine: string; sim: SimOptionsInput }[] = [
 ];
 const gpus = ['A100', 'L20'];
 
-/**
- * Runs each simulated engine twice (a concurrency sweep of a second or two) and writes the result
- * files into `folder`; answers their file names after checking each parses as a result document.
- */
+/** Runs each simulated engine twice (a concurrency sweep of a second or two) into `folder`; answers the file names. */
 async function writeRuns(folder: string): Promise<string[]> {
-  mkdirSync(folder, { recursive: true });
   const names: string[] = [];
   for (const { engine, sim } of engines) {
-    // In a thread of its own, so that the browser's work here does not delay its steps.
-    const server = await startSimServer({ ...sim, inWorker: true, workerScript: join(repoRoot, 'dist', 'sim-worker.js') });
-    try {
-      for (const [run, gpu] of gpus.entries()) {
-        const name = `${engine}-${gpu}.llmbench.json`;
-        const config = RunConfigSchema.parse({
-          endpoint: { baseUrl: server.baseUrl, model: server.model },
-          workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 32 },
-          profile: { kind: 'concurrency', levels: [1, 4, 16, 48] },
-          limits: { requests: 48 },
-          // gpu comes first: the report's first grouping is by it, so choosing engine is a change.
-          labels: { gpu, engine },
-          seed: run + 1,
-        });
-        await runBenchmark(config, { resultPath: join(folder, name) });
-        const parsed = parseResultDocument(readFileSync(join(folder, name), 'utf8'));
-        if (!parsed.ok) throw new Error(`${name} is not a valid result document: ${parsed.error}`);
-        if (parsed.value.status !== 'complete') throw new Error(`${name} ended ${parsed.value.status}: ${parsed.value.statusReason}`);
-        names.push(name);
-      }
-    } finally {
-      await server.close();
-    }
+    const runs = gpus.map((gpu, run) => ({
+      name: `${engine}-${gpu}`,
+      // gpu comes first: the report's first grouping is by it, so choosing engine is a change.
+      labels: { gpu, engine },
+      inputTokens: 64,
+      outputTokens: 32,
+      levels: [1, 4, 16, 48],
+      requests: 48,
+      seed: run + 1,
+    }));
+    await writeSimRuns(folder, sim, runs);
+    names.push(...runs.map((run) => `${run.name}.llmbench.json`));
   }
   return names;
 }

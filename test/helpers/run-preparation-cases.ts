@@ -123,6 +123,24 @@ export const PREPARATION_CASES: PreparationCase[] = [
     expected: { error: { problem: 'config', message: /^broken\.json is not valid JSON \(.+\); fix the file and run it again$/ } },
   },
   {
+    name: 'server metrics: a config file turns scraping off and sets the interval, over the front end\'s defaults',
+    files: { 'scrape.json': json({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, limits: { requests: 1 }, serverMetrics: { url: 'off', intervalMs: 250 } }) },
+    configFile: 'scrape.json',
+    expected: { config: { serverMetrics: { url: 'off', intervalMs: 250, allowList: [], maxSeries: 64 } }, warnings: [] },
+  },
+  {
+    name: 'server metrics: a scrape URL is shown without its credentials, like the endpoint\'s',
+    files: { 'scrape-url.json': json({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, limits: { requests: 1 }, serverMetrics: { url: 'http://bench:hunter2@127.0.0.1:9/metrics' } }) },
+    configFile: 'scrape-url.json',
+    expected: { config: { serverMetrics: { url: 'http://127.0.0.1:9/metrics', intervalMs: 1000 } }, warnings: [] },
+  },
+  {
+    name: 'server metrics: an interval under 100 ms is named with the file and field',
+    files: { 'fast.json': json({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, limits: { requests: 1 }, serverMetrics: { intervalMs: 50 } }) },
+    configFile: 'fast.json',
+    expected: { error: { problem: 'config', message: 'fast.json: field serverMetrics.intervalMs: must be at least 100 ms between two scrapes' } },
+  },
+  {
     name: 'a value out of range is named with the file and field',
     files: { 'levels.json': json({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, limits: { requests: 1 }, profile: { kind: 'concurrency', levels: [4, 0] } }) },
     configFile: 'levels.json',

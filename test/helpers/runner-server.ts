@@ -2,7 +2,8 @@
  * A loopback chat-completions server for the runner tests: each request's answer (tokens,
  * delays, HTTP status) is programmed by index, and the server itself counts what it saw:
  * requests in flight at once, arrivals and completed responses. Those counts check the runner
- * from the outside, independently of the records it writes.
+ * from the outside, independently of the records it writes. GET /metrics answers with vLLM's
+ * names from the same counts (requests in flight, tokens written), or as a test programs it.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +20,35 @@ export interface Answer {
   status?: number;
 }
 
+/** What GET /metrics answers: a status, a body, after a delay. */
+export interface MetricsAnswer {
+  status?: number;
+  body?: string;
+  delayMs?: number;
+}
+
+/** What the server knows when /metrics is asked for. */
+export interface ServerCounts {
+  inFlight: number;
+  /** Content tokens written to responses so far. */
+  generatedTokens: number;
+  /** Every header of the /metrics request, for the tests of authentication. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** vLLM's exposition of the server's own counts. */
+export const vllmMetrics = ({ inFlight, generatedTokens }: ServerCounts): MetricsAnswer => ({
+  body: [
+    '# TYPE vllm:num_requests_running gauge',
+    `vllm:num_requests_running{model_name="m"} ${inFlight}`,
+    '# TYPE vllm:num_requests_waiting gauge',
+    'vllm:num_requests_waiting{model_name="m"} 0',
+    '# TYPE vllm:generation_tokens_total counter',
+    `vllm:generation_tokens_total{model_name="m"} ${generatedTokens}`,
+    '',
+  ].join('\n'),
+});
+
 export interface RunnerServer {
   baseUrl: string;
   /** performance.now() of every request's arrival, in order. */
@@ -28,14 +58,18 @@ export interface RunnerServer {
   readonly inFlight: number;
   /** Most requests in flight at the same time. */
   readonly maxInFlight: number;
+  /** Requests to GET /metrics. */
+  readonly metricsRequests: number;
   close(): Promise<void>;
 }
 
-export async function startRunnerServer(answer: (index: number) => Answer = () => ({})): Promise<RunnerServer> {
+export async function startRunnerServer(answer: (index: number) => Answer = () => ({}), metrics: (counts: ServerCounts) => MetricsAnswer = vllmMetrics): Promise<RunnerServer> {
   const arrivals: number[] = [];
   let completed = 0;
   let inFlight = 0;
   let maxInFlight = 0;
+  let generatedTokens = 0;
+  let metricsRequests = 0;
 
   const respond = async (res: ServerResponse, body: { stream?: boolean }, plan: Answer): Promise<void> => {
     const { tokens = 4, firstTokenMs = 0, gapMs = 0, status = 200 } = plan;
@@ -47,6 +81,7 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
     if (body.stream === false) {
       await sleep(firstTokenMs + gapMs * Math.max(0, tokens - 1));
       res.writeHead(200, JSON_HEADERS).end(chatCompletionBody('x '.repeat(tokens).trim(), usage));
+      generatedTokens += tokens;
       return;
     }
     res.writeHead(200, SSE_HEADERS);
@@ -57,11 +92,20 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
       if (i < tokens) await sleep(i === 0 ? firstTokenMs : gapMs);
       if (res.destroyed) return;
       res.write(event);
+      if (i < tokens) generatedTokens++;
     }
     res.end();
   };
 
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      metricsRequests++;
+      const { status = 200, body = '', delayMs = 0 } = metrics({ inFlight, generatedTokens, headers: req.headers });
+      void sleep(delayMs).then(() => {
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain; version=0.0.4' }).end(body);
+      });
+      return;
+    }
     // The runner's endpoint probe (GET /v1/models, /version, ...) is not load: answered, not counted.
     if (req.method !== 'POST') {
       res.writeHead(404, JSON_HEADERS).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
@@ -102,6 +146,9 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
     },
     get maxInFlight() {
       return maxInFlight;
+    },
+    get metricsRequests() {
+      return metricsRequests;
     },
     close,
   };

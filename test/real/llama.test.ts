@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { parseResultDocument, type ResultDocument, type Step } from '../../src/format/result';
 import { runBenchmark } from '../../src/engine/index';
+import { commonSeries, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-metrics';
 import { LLAMA_MODEL_ID, LLAMA_STARTUP_LIMIT_MS, startLlamaServer, type LlamaServer } from '../helpers/llama-server';
 
 const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
@@ -108,6 +109,31 @@ describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
   test('chat, streaming, concurrency 4', { timeout: 120_000 }, async () => {
     const step = onlyStep(await bench({ api: 'chat', profile: { kind: 'concurrency', levels: [4] }, limits: { requests: 4 } }));
     checkStreamed(step, 4);
+  });
+
+  test('its --metrics are scraped during the run: llama.cpp names, at most 4 processing, the rest deferred, token counts agree', { timeout: 120_000 }, async () => {
+    const doc = await bench({
+      api: 'completions',
+      // Long enough (seconds, even on an idle machine) for several scrapes to land while 8 requests share 4 slots.
+      workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 256 },
+      profile: { kind: 'concurrency', levels: [8] },
+      limits: { requests: 32 },
+      // llama-server answers /metrics from its task queue: under load on 2 cores it took over 80 ms (a 100 ms interval's deadline).
+      serverMetrics: { intervalMs: 400 },
+    });
+    const step = onlyStep(doc);
+    assert.deepEqual(doc.warnings ?? [], [], 'no scrape problem, and the server counted the tokens the client received');
+    assert.equal(doc.serverMetrics?.engine, 'llama.cpp');
+    const series = runSeries(doc);
+    const common = commonSeries(series, 'llama.cpp');
+    assert.ok((common.runningRequests?.length ?? 0) >= 3, `${common.runningRequests?.length} samples of llamacpp:requests_processing`);
+    const figures = stepServerFigures(series, stepWindow(step)!, 'llama.cpp');
+    assert.ok((figures.runningMax ?? 0) >= 1 && (figures.runningMax ?? 0) <= 4, `processing at most the 4 slots: ${figures.runningMax}`);
+    assert.ok((figures.waitingMax ?? 0) > 0, 'the requests beyond 4 slots were deferred');
+    assert.ok((figures.generatedTokensPerSecond ?? 0) > 0);
+    const predicted = series.find((s) => s.name === 'llamacpp:tokens_predicted_total')?.samples ?? [];
+    const clientTokens = step.requests.reduce((n, r) => n + (r.outputTokens ?? 0), 0);
+    assert.equal((predicted.at(-1)?.[1] ?? 0) - (predicted[0]?.[1] ?? 0), clientTokens);
   });
 
   test('chat and completions, not streaming: latency only, no TTFT or ITL', { timeout: 120_000 }, async () => {

@@ -72,7 +72,7 @@ test('the HTML export draws a log load axis on the same rule, with 1-2-5 labels'
     xTitle: 'Concurrency',
     yTitle: 'req/s',
     xLog: true,
-    curves: [{ run: 0, name: 'run', group: 'run', color: 0, dashed: false, points: [1, 4, 16, 64].map((x) => ({ x, y: x * 2, step: `c@${x}` })), knee: null }],
+    curves: [{ run: 0, name: 'run', group: 'run', color: 0, dashed: false, points: [1, 4, 16, 64].map((x) => ({ x, y: x * 2, step: `c@${x}` })), knee: null, marks: [] }],
   });
   const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
   for (const tick of ['1', '2', '5', '10', '20', '50']) assert.ok(labels.includes(tick), `tick ${tick} among ${labels.join(' ')}`);

@@ -284,3 +284,15 @@ test('Ctrl-C cancels: exit 1, the partial result is kept and says so', async () 
     await server.close();
   }
 });
+
+test('--server-metrics URL|off and --server-metrics-interval MS become the run\'s serverMetrics; a bad value exits 2 naming the flag', async () => {
+  const dry = await runCli(['run', '--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--requests', '1', '--server-metrics', 'off', '--server-metrics-interval', '250', '--dry-run']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual((JSON.parse(dry.stdout) as { config: { serverMetrics: unknown } }).config.serverMetrics, { url: 'off', intervalMs: 250, allowList: [], maxSeries: 64 });
+  const tooFast = await runCli(['run', '--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--requests', '1', '--server-metrics-interval', '50']);
+  assert.equal(tooFast.code, 2);
+  assert.match(tooFast.stderr, /--server-metrics-interval: '50' must be at least 100/);
+  const notUrl = await runCli(['run', '--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--requests', '1', '--server-metrics', 'localhost:8000']);
+  assert.equal(notUrl.code, 2);
+  assert.match(notUrl.stderr, /--server-metrics: must be "off" or an http:\/\/ or https:\/\/ URL/);
+});

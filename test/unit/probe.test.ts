@@ -317,6 +317,8 @@ function runConfig(baseUrl: string, labels: Record<string, string>): RunConfigIn
     workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
     limits: { requests: 2 },
     labels,
+    // These servers have no /metrics: the requests counted here are the probe's and the run's own.
+    serverMetrics: { url: 'off' },
   };
 }
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { flagOf } from '../../src/cli/commands/run';
-import { presetFieldSetting } from '../../src/host/presets';
+import { presetFieldSetting, runDefaultsFromSettings } from '../../src/host/presets';
 import { parseConfigFileText, prepareRun, RunInputError, type RunRequest } from '../../src/run/prepare';
 
 const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
@@ -84,4 +84,19 @@ test('one problem, worded once, names each front end\'s own input: the command l
   assert.match(fromSettings.message, /llmBench\.requestsPerStep/);
   // The same words once each front end's name for the field is set aside.
   assert.equal(fromFlags.message.replace('--requests', '<field>').replace('--concurrency', '<levels>'), fromSettings.message.replace('llmBench.requestsPerStep', '<field>').replace('llmBench.concurrencyLevels', '<levels>'));
+});
+
+test('server metrics: the front end\'s defaults lie under the config file and its own input; settings are named in messages', () => {
+  const file = { path: '/work/here/c.json', shownAs: 'c.json', settings: { endpoint, limits: { requests: 1 }, serverMetrics: { intervalMs: 500 } } };
+  const defaults = runDefaultsFromSettings((key) => ({ 'serverMetrics.url': ' off ', 'serverMetrics.intervalMs': 2000, 'serverMetrics.allowList': ['vllm:e2e_request_latency_seconds'] })[key]);
+  assert.deepEqual(defaults, { serverMetrics: { url: 'off', intervalMs: 2000, allowList: ['vllm:e2e_request_latency_seconds'] } });
+  const fromFile = prepareRun(request({}, { file, defaults })).config.serverMetrics;
+  assert.deepEqual(fromFile, { url: 'off', intervalMs: 500, allowList: ['vllm:e2e_request_latency_seconds'], maxSeries: 64 });
+  const own = prepareRun(request({ serverMetrics: { url: 'http://127.0.0.1:9100/metrics' } }, { file, defaults })).config.serverMetrics;
+  assert.equal(own.url, 'http://127.0.0.1:9100/metrics');
+  assert.deepEqual(runDefaultsFromSettings((key) => ({ 'serverMetrics.url': '' })[key]), {}, 'an empty URL setting leaves the endpoint\'s /metrics');
+  const settingProblem = problemOf(() => prepareRun(request({ endpoint, limits: { requests: 1 } }, { defaults: { serverMetrics: { intervalMs: 20 } }, nameOf: presetFieldSetting })));
+  assert.match(settingProblem.message, /^llmBench\.serverMetrics\.intervalMs: must be at least 100 ms between two scrapes/);
+  assert.equal(flagOf('serverMetrics.url'), '--server-metrics');
+  assert.equal(flagOf('serverMetrics.intervalMs'), '--server-metrics-interval');
 });

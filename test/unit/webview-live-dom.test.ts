@@ -10,6 +10,7 @@ import { JSDOM, VirtualConsole } from 'jsdom';
 import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { makeStep } from '../helpers/result-documents';
+import { METRICS_INFO, vllmSeries } from '../helpers/server-samples';
 
 const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
 const bundle = readFileSync(join(root, 'dist', 'webview', 'live.js'), 'utf8');
@@ -151,4 +152,39 @@ test('a reloaded panel shows its saved state before the host answers', () => {
   const stale = openPanel({ state: { something: 'from an older version' } });
   assert.match(text(stale, '#empty'), /No benchmark/, 'a saved state that no longer fits is ignored');
   assert.deepEqual([...panel.scriptErrors, ...stale.scriptErrors], []);
+});
+
+test("the server strip: one line while there is no server metric, three charts once scrapes come, a scrape's problem under them, and one line when /metrics fails from the start", () => {
+  const panel = openPanel();
+  const state = runState();
+  panel.send({ type: 'state', state });
+  const strip = () => ({
+    message: panel.document.querySelector('#server-message')?.classList.contains('hidden') ? null : text(panel, '#server-message'),
+    charts: [...panel.document.querySelectorAll('#server-charts [data-chart]')].map((card) => card.getAttribute('data-chart')),
+    heading: !panel.document.querySelector('#server-strip h2')?.classList.contains('hidden'),
+  });
+  assert.deepEqual(strip(), { message: 'Server metrics: not scraped in this run (turned off).', charts: [], heading: false });
+
+  const scraped = runState();
+  applyRunEvent(scraped, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  panel.send({ type: 'state', state: scraped });
+  assert.deepEqual(strip(), { message: 'Server metrics: waiting for the first sample from http://127.0.0.1:8000/metrics\u2026', charts: [], heading: false });
+  for (const t of [0, 1000]) applyRunEvent(scraped, { type: 'sampled', engine: 'vllm', series: vllmSeries((s) => s === t) }, 3 + t / 1000);
+  panel.send({ type: 'state', state: scraped });
+  assert.deepEqual(strip(), { message: null, charts: ['server-requests', 'server-kv-cache', 'server-tokens'], heading: true });
+  assert.equal(panel.document.querySelectorAll('#charts [data-chart]').length, 5, "the client's charts stay where they were");
+
+  // A problem after samples came (a scrape timed out) is said under the charts, which stay.
+  applyRunEvent(scraped, { type: 'sampling-problem', source: 'server', message: 'A scrape of /metrics took longer than 1 s.' }, 5);
+  panel.send({ type: 'state', state: scraped });
+  assert.deepEqual(strip(), { message: null, charts: ['server-requests', 'server-kv-cache', 'server-tokens'], heading: true });
+  assert.equal(text(panel, '#server-note'), 'A scrape of /metrics took longer than 1 s.');
+
+  const failing = runState();
+  applyRunEvent(failing, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  applyRunEvent(failing, { type: 'sampling-problem', source: 'server', message: 'it answered HTTP 404' }, 1);
+  panel.send({ type: 'state', state: failing });
+  assert.deepEqual(strip(), { message: 'Server metrics: none from http://127.0.0.1:8000/metrics: it answered HTTP 404', charts: [], heading: false });
+  assert.equal(panel.document.querySelectorAll('#charts [data-chart]').length, 5);
+  assert.deepEqual(panel.scriptErrors, []);
 });

@@ -13,6 +13,7 @@ import { buildResultView } from '../../src/views/result';
 import { parseResultDocument } from '../../src/format/result';
 import type { HostToResultMessage } from '../../src/format/messages/result';
 import { concurrencySweep, makeDocument } from '../helpers/result-documents';
+import { runWithServerMetrics } from '../helpers/server-samples';
 
 const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
 
@@ -172,4 +173,35 @@ test('an imported one-step run shows where it came from, with the tool\'s versio
     const next = heading.nextElementSibling;
     assert.ok(next && next.tagName !== 'H2' && (next.textContent ?? '').trim().length + next.childElementCount > 0, `"${heading.textContent}" has content under it`);
   }
+});
+
+test("the result view shows the run's warnings and the server's figures per step, its charts over run time on the next frame", async () => {
+  const doc = { ...runWithServerMetrics(), warnings: ['The server counted 1410 generated tokens, the client 1200: <b>lost streams</b>?'] };
+  const page = openView('result');
+  page.send({ type: 'show', view: buildResultView(forReading(doc), 'run.llmbench.json') });
+  const warnings = [...page.document.querySelectorAll('.run-warnings .notice-warning')].map((p) => p.textContent);
+  assert.deepEqual(warnings, ['The server counted 1410 generated tokens, the client 1200: <b>lost streams</b>?']);
+  assert.equal(page.document.querySelectorAll('b').length, 0, 'a warning stays text');
+  const section = page.document.getElementById('server-section');
+  assert.ok(section, 'a server section');
+  assert.match(section.textContent ?? '', /vLLM metrics from http:\/\/127\.0\.0\.1:8000\/metrics, scraped every 1 s/);
+  const rows = [...section.querySelectorAll('.server-table tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent));
+  assert.deepEqual(rows.map((r) => r[0]), ['concurrency@1', 'concurrency@8']);
+  assert.equal(rows[1]?.[2], '3', 'waiting max of the second step');
+  await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
+  assert.deepEqual([...section.querySelectorAll('[data-chart]')].map((card) => card.getAttribute('data-chart')), ['server-requests', 'server-kv-cache', 'server-tokens']);
+});
+
+test('a result without server metrics has no server section; the compare view shows both runs\u2019 server figures per step', async () => {
+  const page = openView('result');
+  page.send({ type: 'show', view: buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json') });
+  assert.equal(page.document.getElementById('server-section'), null);
+  assert.equal(page.document.querySelector('.run-warnings'), null);
+  const compare = openView('compare');
+  const doc = runWithServerMetrics();
+  compare.send({ type: 'show-compare', view: buildCompareView(forReading(doc), forReading(doc), 'a.llmbench.json', 'b.llmbench.json') });
+  const rows = [...compare.document.querySelectorAll('.server-table tbody tr')].map((tr) => tr.children[1]?.textContent);
+  assert.deepEqual(rows, ['0.8 / 1 \u2192 0.8 / 1', '5 / 8 \u2192 5 / 8'], 'running mean and max, A then B');
+  await new Promise((resolve) => compare.window.requestAnimationFrame(resolve));
+  assert.ok(compare.document.querySelector('[data-chart="a-server-requests"]') && compare.document.querySelector('[data-chart="b-server-requests"]'));
 });

@@ -235,6 +235,8 @@ test('side-by-side views share axis maxima per chart', () => {
   assert.equal(niceCeiling(180), 200);
   assert.equal(niceCeiling(2.1), 2.5);
   assert.equal(niceCeiling(0), 1);
+  assert.equal(niceCeiling(100), 100, 'a round maximum is its own ceiling');
+  assert.equal(niceCeiling(100.0000000001), 100);
   assert.equal(chartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
 });
 

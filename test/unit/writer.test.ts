@@ -82,7 +82,7 @@ test('without keepRecords the document in memory holds no record, the file holds
   const writer = new ResultWriter(path, head, { keepRecords: false });
   writer.startStep('only', { kind: 'concurrency', concurrency: 2 });
   for (let i = 0; i < 7; i++) writer.addRecord(record(i));
-  const summary = writer.endStep('a note');
+  const summary = writer.endStep({ note: 'a note' });
   const final = writer.finish('complete', null);
   assert.deepEqual(final.steps[0]?.requests, [], 'no record kept in memory');
   const onDisk = parseFile(path);

@@ -8,7 +8,7 @@ import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { VERDICT_MARK } from '../result/model';
-import { type ChartBoard, deltaTableElement, notesSection, summarySection, toolbar } from '../result/render';
+import { type ChartBoard, deltaTableElement, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 
 const runColumn = (tag: string, summary: RunSummary) =>
@@ -36,6 +36,13 @@ startPage((message, { app, board, post, addBoard }) => {
       view.deltas.length ? el('p', { className: 'muted', text: legend }) : null,
       view.deltas.length ? deltaTableElement(view.deltas) : null,
       notesSection(view.notes),
+      view.server
+        ? el('section', { attrs: { id: 'server-compare' } }, [
+            el('h2', { text: 'Server per step (A \u2192 B)', title: "Each run's server metrics (scraped from its /metrics) over each paired step" }),
+            ...view.server.notes.map((note) => el('p', { className: 'notice', text: note })),
+            scrollingTable(view.server.table, 'server-table'),
+          ])
+        : null,
       el('h2', { text: 'Both runs' }),
       board.element,
       el('h2', { text: 'Each run on its own (A left, B right)' }),

@@ -18,7 +18,7 @@ import { byId, el, errorBanner, replaceChildren, setText, textTable } from '../s
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
-import { errorSummary, liveCharts, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { errorSummary, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
 
 const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>({
@@ -49,6 +49,10 @@ const skeleton = {
   messages: el('div', { attrs: { id: 'messages' } }),
   chartChoice: el('label', { className: 'chart-choice', title: 'Draw the time charts for the latest step only, on a scale of its own' }),
   charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
+  serverMessage: el('p', { className: 'muted', attrs: { id: 'server-message' } }),
+  serverHeading: el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run, on the same time axis as the charts above" }),
+  serverCharts: el('div', { className: 'chart-grid', attrs: { id: 'server-charts' } }),
+  serverNote: el('p', { className: 'muted', attrs: { id: 'server-note' } }),
   table: el('div', { className: 'table-scroll', attrs: { id: 'steps-table' } }),
   errors: el('p', { attrs: { id: 'error-summary' } }),
   logs: el('ul', { attrs: { id: 'run-log' } }),
@@ -65,6 +69,7 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.resultPath,
   skeleton.chartChoice,
   skeleton.charts,
+  el('section', { className: 'server-strip', attrs: { id: 'server-strip' } }, [skeleton.serverHeading, skeleton.serverMessage, skeleton.serverCharts, skeleton.serverNote]),
   el('h2', { text: 'Steps' }),
   skeleton.table,
   el('p', { className: 'muted', text: TABLE_FOOTNOTE }),
@@ -91,25 +96,52 @@ function showProgress(node: HTMLProgressElement, progress: { value: number; max:
   }
 }
 
-function renderCharts(state: LiveState): void {
-  for (const chart of liveCharts(state, timeCharts)) {
+/** Draws charts into `grid`, updating those already there in place. */
+function drawCharts(grid: HTMLElement, list: LiveChart[]): void {
+  for (const chart of list) {
     const existing = charts.get(chart.id);
     if (existing) {
       existing.update(chart.spec);
       continue;
     }
+    // A card without a chart (no canvas here) is made once, not again at each update.
+    if (grid.querySelector(`[data-chart="${chart.id}"]`)) continue;
     const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
     const card = el('figure', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
       el('h3', { text: chart.title, title: chart.description }),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
-    skeleton.charts.appendChild(card);
+    grid.appendChild(card);
     if (!canvas.getContext('2d')) {
       card.appendChild(el('p', { className: 'muted', text: 'Charts cannot be drawn here (no canvas support).' }));
       continue;
     }
     charts.set(chart.id, new SpecChart(canvas, chart.spec, theme));
   }
+}
+
+/** The server strip: its charts, or the one line saying why there are none (a chart that is gone leaves the grid). */
+function renderServerStrip(state: LiveState): void {
+  const strip = serverStrip(state, timeCharts);
+  const wanted = new Set(strip.charts.map((chart) => chart.id));
+  for (const card of [...skeleton.serverCharts.querySelectorAll<HTMLElement>('[data-chart]')]) {
+    const id = card.dataset['chart'] as LiveChartId;
+    if (wanted.has(id)) continue;
+    charts.get(id)?.destroy();
+    charts.delete(id);
+    card.remove();
+  }
+  setText(skeleton.serverMessage, strip.message ?? '');
+  skeleton.serverMessage.classList.toggle('hidden', strip.message === null);
+  skeleton.serverHeading.classList.toggle('hidden', strip.message !== null);
+  setText(skeleton.serverNote, strip.note);
+  skeleton.serverNote.classList.toggle('hidden', strip.note === '');
+  drawCharts(skeleton.serverCharts, strip.charts);
+}
+
+function renderCharts(state: LiveState): void {
+  drawCharts(skeleton.charts, liveCharts(state, timeCharts));
+  renderServerStrip(state);
 }
 
 function render(state: LiveState | null): void {

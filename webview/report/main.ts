@@ -5,7 +5,7 @@
  */
 import '../shared/zod-csp';
 import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
-import { RANKING_NOISE_NOTE, rankingRows, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
@@ -81,7 +81,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const all = [...model.charts, model.tradeoff];
   const cards = all.map((chart) => {
     const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });
-    const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length) } }, [
+    const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length), 'data-server-marks': String(chart.curves.reduce((n, c) => n + c.marks.length, 0)) } }, [
       el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('PNG', () => { const i = all.indexOf(chart); const png = charts[i]?.toPngDataUrl(); if (png) host.post({ type: 'png', chart: chart.id, dataUrl: png }); }, 'icon')]),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
@@ -102,6 +102,9 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('h2', { text: 'Ranking' }),
     el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
     el('p', { className: 'muted', text: RANKING_NOISE_NOTE }),
+    el('h2', { text: 'Knees' }),
+    el('div', { className: 'table-scroll' }, [textTable(KNEE_COLUMNS.map((label, i) => ({ label, numeric: i === 2 })), kneeRows(model), 'data-table knees sticky-first')]),
+    el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
     el('h2', { text: 'Runs' }),
     el('div', { className: 'table-scroll' }, [
       el('table', { className: 'data-table runs sticky-first' }, [
@@ -111,7 +114,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ]),
     ...definitionNotices(model),
     el('h2', { text: 'Curves' }),
-    el('p', { className: 'muted', text: 'The large point on a curve marks its knee: past it, more load buys little throughput while latency climbs. Runs of a group share a colour, every other one dashed.' }),
+    el('p', { className: 'muted', text: 'The large point on a curve marks its knee: past it, more load buys little throughput while latency climbs. A triangle outline marks the step where the server\'s KV cache first reached 95%, a square outline where requests first kept waiting. Runs of a group share a colour, every other one dashed.' }),
     model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,
     el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
   ]);

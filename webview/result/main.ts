@@ -6,12 +6,16 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/result';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { errorSection, notesSection, stepTableElement, summarySection, toolbar } from './render';
+import { type ChartBoard, errorSection, notesSection, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
 import { startPage } from './start';
 
-startPage((message, { app, board, post }) => {
+let serverBoard: ChartBoard | undefined;
+
+startPage((message, { app, board, post, addBoard }) => {
+  serverBoard ??= addBoard();
   if (message.type === 'error') {
     board.show([]);
+    serverBoard.show([]);
     replaceChildren(app, [errorSection(message.fileName, message.message, () => post({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
     const { view } = message;
@@ -30,6 +34,7 @@ startPage((message, { app, board, post }) => {
     // Sections are rebuilt from each view; the chart board is kept so charts update in place.
     replaceChildren(app, [
       summarySection(view.summary),
+      warningsSection(view.warnings),
       notesSection(view.notes),
       toolbar([
         button('Compare With...', () => post({ type: 'compare-with' }), 'secondary', 'compare-with'),
@@ -40,8 +45,12 @@ startPage((message, { app, board, post }) => {
       table,
       hasCharts ? el('h2', { text: 'Charts' }) : null,
       board.element,
+      view.server ? serverSectionElement(view.server, serverBoard) : null,
     ]);
     // Header and table paint first; a big run's charts follow on the next frame.
-    requestAnimationFrame(() => board.show(view.charts));
+    requestAnimationFrame(() => {
+      board.show(view.charts);
+      serverBoard?.show(view.server?.charts ?? []);
+    });
   }
 });

@@ -6,7 +6,7 @@ import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RunSummary, 
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
 import { NOT_AVAILABLE } from '../../src/report/units';
-import type { ChartSpec } from '../../src/views/chart-spec';
+import { DECIMATE_ABOVE, type ChartSpec } from '../../src/views/chart-spec';
 
 /**
  * One formatter per number of decimals, made once: `toLocaleString` with options builds a new
@@ -123,6 +123,9 @@ export function chartSpec(chart: ViewChart): ChartSpec {
       ...(chart.xMax !== undefined ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) } : {}),
     },
     y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
+    ...(chart.markers ? { markers: chart.markers } : {}),
+    // A series over a long run's time has thousands of scrapes: drawn decimated, as the live panel's are.
+    ...(chart.series.some((s) => s.points.length > DECIMATE_ABOVE) ? { decimateAbove: DECIMATE_ABOVE } : {}),
     series: chart.series.map((s, i) => ({
       label: s.label,
       data: s.points.map(([x, y]) => ({ x, y })),
@@ -140,7 +143,8 @@ export function chartSpec(chart: ViewChart): ChartSpec {
 export function niceCeiling(value: number): number {
   if (!(value > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(value));
-  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 + 1e-9)) ?? 10;
+  // A round value is its own ceiling (KV-cache usage ends at 100%, not 200%); float noise just above one is not.
+  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 - 1e-9)) ?? 10;
   return step * power;
 }
 

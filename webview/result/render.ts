@@ -2,10 +2,10 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import { DEFAULT_TABLE_COLUMNS, type DeltaRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type DeltaRow, type RunSummary, type ServerSection, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
-import { el, errorBanner, type Child } from '../shared/dom';
+import { el, errorBanner, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
 import { badge, button } from '../shared/toolkit';
 import { chartSpec, deltaTable, stepTable, summaryItems } from './model';
@@ -35,6 +35,28 @@ export function summarySection(summary: RunSummary, heading: string = summary.fi
 export function notesSection(notes: string[]): HTMLElement | null {
   if (notes.length === 0) return null;
   return el('section', { className: 'notes' }, notes.map((note) => el('p', { className: 'notice', text: note })));
+}
+
+/** What the run warned of (its server metrics failing, the token cross-check), each said once. */
+export function warningsSection(warnings: string[]): HTMLElement | null {
+  if (warnings.length === 0) return null;
+  return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': 'Warnings of the run' } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: warning })));
+}
+
+/** A formatted table in a box that scrolls sideways, its first column kept in view. */
+export function scrollingTable(table: { columns: { label: string; unit?: string; numeric?: boolean; description?: string }[]; rows: string[][] }, className: string): HTMLElement {
+  return el('div', { className: 'table-scroll' }, [textTable(table.columns, table.rows, `data-table sticky-first ${className}`)]);
+}
+
+/** The server's figures per step and its charts over the run's time (drawn by `board`). */
+export function serverSectionElement(server: ServerSection, board: ChartBoard): HTMLElement {
+  return el('section', { className: 'server-section', attrs: { id: 'server-section' } }, [
+    el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run" }),
+    el('p', { className: 'muted', text: server.source }),
+    ...server.notes.map((note) => el('p', { className: 'notice', text: note })),
+    server.table.rows.length ? scrollingTable(server.table, 'server-table') : null,
+    board.element,
+  ]);
 }
 
 const COLUMN_CHOICES: { key: keyof TableColumns; label: string; hint: string }[] = [

@@ -99,7 +99,7 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
     // Headroom above the highest value, so a line ending at the top is not cut by the plot's edge.
     ...(axis.log ? {} : { beginAtZero: true, grace: '5%' }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
-    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
+    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;
@@ -116,10 +116,11 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       label: s.label,
       data: s.data,
       borderColor: lineColor,
-      backgroundColor: s.fillTo !== undefined ? withAlpha(color, 0.18) : lineColor,
+      backgroundColor: s.hollow ? 'transparent' : s.fillTo !== undefined ? withAlpha(color, 0.18) : lineColor,
       borderWidth: s.fillTo !== undefined && s.hideInLegend ? 0 : 2,
       borderDash: percentile ? percentile.dash : s.dashed ? [6, 4] : [],
       pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
+      ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
       pointHoverRadius: 4,
       showLine,
       fill: s.fillTo === undefined ? false : s.fillTo === 'origin' ? 'origin' : s.fillTo,

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
+import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -53,6 +54,8 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--api-key-env': { kind: 'string' },
   '--extra-body': { kind: 'string' },
   '--seed': { kind: 'string' },
+  '--server-metrics': { kind: 'string' },
+  '--server-metrics-interval': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
@@ -97,6 +100,11 @@ Workload
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
 
+Server metrics (docs/server-metrics.md)
+  --server-metrics URL|off        the server's Prometheus metrics to scrape during the run
+                                 (default: the server root of --url plus /metrics; off: none)
+  --server-metrics-interval MS   milliseconds between two scrapes (default 1000, at least 100)
+
 Output
   --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
@@ -125,6 +133,7 @@ const RULES = {
   outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
+  serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
   slo: { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' },
 } satisfies Record<string, NumberRule>;
 
@@ -173,6 +182,8 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['slo', '--slo'],
   ['labels', '--label'],
   ['seed', '--seed'],
+  ['serverMetrics.url', '--server-metrics'],
+  ['serverMetrics.intervalMs', '--server-metrics-interval'],
 ];
 
 /** The flag that sets a config field, for messages about it. */
@@ -321,6 +332,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   }
   const seed = number('--seed', RULES.seed);
   if (seed !== undefined) settings.seed = seed;
+  put('serverMetrics', 'url', flags.get('--server-metrics'));
+  put('serverMetrics', 'intervalMs', number('--server-metrics-interval', RULES.serverMetricsInterval));
   return settings;
 }
 

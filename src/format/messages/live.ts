@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ProgressSnapshotSchema } from '../events';
 import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from '../result';
+import { ServerEngineSchema } from '../server-metrics';
 
 export const LivePhaseSchema = z.enum(['starting', 'running', 'cancelling', 'finished']);
 export type LivePhase = z.infer<typeof LivePhaseSchema>;
@@ -36,6 +37,39 @@ export const LiveSeriesSchema = z.object({
 });
 export type LiveSeries = z.infer<typeof LiveSeriesSchema>;
 
+/** One quantity over time, bounded the same way: `v[i]` at `t[i]` seconds since the run started. */
+export const LiveLineSchema = z.object({
+  t: z.array(z.number()),
+  v: z.array(z.number()),
+  stride: z.number().int().positive(),
+  lastCount: z.number().int().nonnegative(),
+});
+export type LiveLine = z.infer<typeof LiveLineSchema>;
+
+/** The quantities of the server strip (src/views/server-metrics.ts names), each present once the engine gave a value. */
+export const LIVE_SERVER_QUANTITIES = ['runningRequests', 'waitingRequests', 'kvCacheUsage', 'generatedTokens'] as const;
+export type LiveServerQuantity = (typeof LIVE_SERVER_QUANTITIES)[number];
+
+/** The server's own metrics as the run goes (scraped from its /metrics). */
+export const LiveServerSchema = z.object({
+  url: z.string(),
+  engine: ServerEngineSchema,
+  intervalMs: z.number().int().positive(),
+  /** Scrapes that brought samples so far. */
+  scrapes: z.number().int().nonnegative(),
+  /** What went wrong with scraping, when the scraper said (404, timeout, not Prometheus text, too many series): the latest. */
+  problem: z.string().nullable(),
+  lines: z.object({
+    runningRequests: LiveLineSchema,
+    waitingRequests: LiveLineSchema,
+    /** A fraction, 0..1. */
+    kvCacheUsage: LiveLineSchema,
+    /** Tokens per second, from the server's counter. */
+    generatedTokens: LiveLineSchema,
+  }),
+});
+export type LiveServer = z.infer<typeof LiveServerSchema>;
+
 export const LiveLogSchema = z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string() });
 
 export const LiveStateSchema = z.object({
@@ -60,6 +94,8 @@ export const LiveStateSchema = z.object({
   /** The running step's latest progress; null between steps. */
   current: ProgressSnapshotSchema.nullable(),
   series: LiveSeriesSchema,
+  /** Null when the run does not scrape the server's metrics (turned off, or a state kept before they existed). */
+  server: LiveServerSchema.nullable().default(null),
   /** Failed requests per error kind over the run. */
   errors: z.record(z.string(), z.number().int().nonnegative()),
   /** The latest warnings and errors of the run (bounded). */

@@ -15,6 +15,12 @@ export const ReportSloSchema = z.object({
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
+/** A moment of a run from its server's metrics: when (seconds on the run's clock) and in which step; `never`; null when the server did not say. */
+export const ServerMarkSchema = z.union([z.object({ atSec: z.number(), step: z.string().nullable() }), z.literal('never')]).nullable();
+
+/** Where on a curve the server's KV cache first reached 95% (`kv-cache-full`) and requests first kept waiting (`queueing`): the point of that step. */
+export const CurveMarkSchema = z.object({ kind: z.enum(['kv-cache-full', 'queueing']), point: CurvePointSchema });
+
 export const CurveSchema = z.object({
   run: z.number().int().nonnegative(),
   name: z.string(),
@@ -25,6 +31,7 @@ export const CurveSchema = z.object({
   dashed: z.boolean(),
   points: z.array(CurvePointSchema),
   knee: CurvePointSchema.nullable(),
+  marks: z.array(CurveMarkSchema).default([]),
 });
 
 export const ReportChartSchema = z.object({
@@ -85,7 +92,17 @@ export const ReportModelSchema = z.object({
   tradeoff: ReportChartSchema,
   /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */
   offAxis: z.array(z.string()),
-  knees: z.array(z.object({ run: z.number().int().nonnegative(), name: z.string(), step: z.string().nullable(), load: nullableNumber })),
+  knees: z.array(
+    z.object({
+      run: z.number().int().nonnegative(),
+      name: z.string(),
+      step: z.string().nullable(),
+      load: nullableNumber,
+      /** Beside the knee, from the server's metrics: where its KV cache first reached 95%, and where waiting requests first stayed above zero. */
+      kvCacheFull: ServerMarkSchema.default(null),
+      queueing: ServerMarkSchema.default(null),
+    }),
+  ),
   ranking: z.array(RankingRowSchema),
 });
 

@@ -47,6 +47,8 @@ export const ViewChartSchema = z.object({
   /** Shared upper bounds, set when two runs are shown side by side so their axes line up. */
   xMax: z.number().optional(),
   yMax: z.number().optional(),
+  /** Vertical marks on the x axis, each named (where each step began, on a chart over run time). */
+  markers: z.array(z.object({ x: z.number(), label: z.string() })).optional(),
 });
 export type ViewChart = z.infer<typeof ViewChartSchema>;
 
@@ -103,6 +105,30 @@ export type TableColumns = z.infer<typeof TableColumnsSchema>;
 /** What fits 1000 px: req/s, output tok/s, TTFT, TPOT and latency at p50 and p99, failures. */
 export const DEFAULT_TABLE_COLUMNS: TableColumns = { means: false, p90: false, p95: false, itl: false };
 
+/** A column of a text table (src/views/chart-spec.ts TableColumn). */
+export const TableColumnSchema = z.object({
+  label: z.string(),
+  unit: z.string().optional(),
+  numeric: z.boolean().optional(),
+  description: z.string().optional(),
+});
+
+/** A table already formatted: one string a cell. */
+export const TextTableSchema = z.object({ columns: z.array(TableColumnSchema), rows: z.array(z.array(z.string())) });
+
+/** The server's own metrics of a run (scraped from its /metrics): per step, and over the run's time. */
+export const ServerSectionSchema = z.object({
+  /** Which engine's metrics, from where, how often. */
+  source: z.string(),
+  /** One row a step. */
+  table: TextTableSchema,
+  /** Over run time, with a mark where each step began. */
+  charts: z.array(ViewChartSchema),
+  /** What is missing and why (quantities the engine does not export, steps without a span on the run's clock). */
+  notes: z.array(z.string()),
+});
+export type ServerSection = z.infer<typeof ServerSectionSchema>;
+
 export const ResultViewSchema = z.object({
   summary: RunSummarySchema,
   xAxis: XAxisSchema,
@@ -110,6 +136,10 @@ export const ResultViewSchema = z.object({
   charts: z.array(ViewChartSchema),
   /** Things a reader should know (partial steps, imported metrics that differ). */
   notes: z.array(z.string()),
+  /** What the run itself warned of, each once: /metrics failing, the server's token count disagreeing with the client's. */
+  warnings: z.array(z.string()).default([]),
+  /** Null when the run has no server metrics (scraping off, an older or imported file). */
+  server: ServerSectionSchema.nullable().default(null),
 });
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
@@ -144,6 +174,8 @@ export const CompareViewSchema = z.object({
   /** What makes the two runs not like for like (model, workload, profile). */
   warnings: z.array(z.string()),
   notes: z.array(z.string()),
+  /** Each paired step's server figures, A's then B's; null when neither run has server metrics. */
+  server: z.object({ table: TextTableSchema, notes: z.array(z.string()) }).nullable().default(null),
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
 

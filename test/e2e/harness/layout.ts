@@ -40,8 +40,11 @@ async function shoot(page: Page, name: string): Promise<void> {
   if (!(await saveScreenshot(page, name))) throw new Error(`the screenshot ${name} could not be taken`);
 }
 
-/** Screenshots `view` at each size (and again with its charts in view), checking its canvases are drawn and nothing is cut off. */
-export async function shootAtEachSize(page: Page, view: () => Promise<Frame>, name: string, check?: (frame: Frame) => Promise<void>): Promise<void> {
+/**
+ * Screenshots `view` at each size (and again with its charts in view, or the part `scrollTo`
+ * selects), checking its canvases are drawn and nothing is cut off.
+ */
+export async function shootAtEachSize(page: Page, view: () => Promise<Frame>, name: string, check?: (frame: Frame) => Promise<void>, scrollTo = '.chart-card'): Promise<void> {
   for (const size of SIZES) {
     await page.setViewportSize(size);
     const frame = await view();
@@ -50,7 +53,7 @@ export async function shootAtEachSize(page: Page, view: () => Promise<Frame>, na
     await shoot(page, `gallery-${name}-${size.width}`);
     await assertCanvasesDrawn(frame, name);
     // The charts sit below the fold: a second picture with them in view.
-    await frame.locator('.chart-card').first().evaluate((card) => card.scrollIntoView({ block: 'start' }));
+    await frame.locator(scrollTo).first().evaluate((part) => part.scrollIntoView({ block: 'start' }));
     await shoot(page, `gallery-${name}-charts-${size.width}`);
     await frame.evaluate(() => window.scrollTo(0, 0));
     const clipped = await clippedParts(frame);
