@@ -6,7 +6,8 @@
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
 // It also writes the JSON Schemas generated from zod: media/llmbench.schema.json (result files) and
-// media/llmbench-config.schema.json (run config files).
+// media/llmbench-config.schema.json (run config files), media/llmtune-config.schema.json (tune
+// config files) and media/llmtune.schema.json (tune files).
 // `--watch` rebuilds on change; `--production` minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -87,6 +88,8 @@ async function writeJsonSchemas() {
   const write = (file, schema) => writeFileSync(file, JSON.stringify(schema, null, 2) + '\n');
   write('media/llmbench.schema.json', module.exports.resultJsonSchema());
   write('media/llmbench-config.schema.json', module.exports.runConfigJsonSchema());
+  write('media/llmtune-config.schema.json', module.exports.tuneConfigJsonSchema());
+  write('media/llmtune.schema.json', module.exports.tuneFileJsonSchema());
 }
 
 await writeJsonSchemas();
