@@ -288,6 +288,10 @@ export const TuneFileSchema = z.object({
 });
 export type TuneFile = z.infer<typeof TuneFileSchema>;
 
+/** Where a running trial is: launching its server, waiting for it to answer, benchmarking, stopping it. */
+export const TrialStageSchema = z.enum(['launching', 'waiting-ready', 'benchmarking', 'stopping']);
+export type TrialStage = z.infer<typeof TrialStageSchema>;
+
 export const TuneEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('trial-start'),
@@ -304,8 +308,7 @@ export const TuneEventSchema = z.discriminatedUnion('type', [
     stream: z.enum(['stdout', 'stderr']),
     line: z.string(),
   }),
-  /** The running trial moved on: launching its server, waiting for it to answer, benchmarking, stopping it. */
-  z.object({ type: z.literal('trial-stage'), trial: z.number().int().nonnegative(), stage: z.enum(['launching', 'waiting-ready', 'benchmarking', 'stopping']) }),
+  z.object({ type: z.literal('trial-stage'), trial: z.number().int().nonnegative(), stage: TrialStageSchema }),
   /** The trial's benchmark as it goes (progress, steps), as `llmbench run` reports it. */
   z.object({ type: z.literal('benchmark'), trial: z.number().int().nonnegative(), event: RunEventSchema }),
   z.object({ type: z.literal('trial-end'), trial: TrialSchema, best: BestTrialSchema.nullable() }),
