@@ -12,12 +12,18 @@ import { parseRunArgument } from './run-arguments';
 import { planFromArgument, planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
 import { RUN_MENU_COMMAND, RunController, type DryRunOutcome, type RunOutcome } from './run-session';
 import { RunInputError } from '../run/prepare';
+import { registerTuneEditor } from './tune-editor';
+import { TUNE_COMMANDS, TuneController } from './tune';
+
+/** The tune going, stopped (with its server) when the window closes or reloads. */
+let tunes: TuneController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('LLM Bench', { log: true });
   const apiKeys = new ApiKeys(context.secrets, log);
   const runs = new RunController(context, log, apiKeys);
+  tunes = new TuneController(context, log);
   const keyFor = (baseUrl: string) => apiKeys.get(baseUrl);
 
   /** Runs a plan; a missing plan means the user stopped at a question. */
@@ -63,9 +69,19 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('llmBench.clearApiKey', (arg?: unknown) => apiKeys.promptAndClear(arg)),
     vscode.commands.registerCommand('llmBench.showLog', () => log.show()),
     vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
+    tunes,
+    vscode.commands.registerCommand(TUNE_COMMANDS.tune, (arg?: unknown) => tunes?.tune(arg)),
+    vscode.commands.registerCommand(TUNE_COMMANDS.cancel, () => tunes?.cancel()),
+    vscode.commands.registerCommand(TUNE_COMMANDS.show, () => tunes?.panel.show()),
   );
+  registerTuneEditor(context);
   registerResultViews(context);
   registerReportViews(context);
   registerImportCommands(context);
   log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
+}
+
+/** VS Code waits for this before the extension host goes away: the tune's server must not outlive it. */
+export async function deactivate(): Promise<void> {
+  await tunes?.stop();
 }

@@ -14,6 +14,8 @@ export interface AxisSpec {
   log?: boolean;
   min?: number;
   max?: number;
+  /** A category axis drawn on a linear one: the value i is labelled `categories[i]` (choices, on/off). */
+  categories?: string[];
 }
 
 export interface SeriesSpec {
