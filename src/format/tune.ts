@@ -285,6 +285,8 @@ export const TuneFileSchema = z.object({
   writer: z.object({ pid: z.number().int().positive(), host: z.string() }).optional(),
   trials: z.array(TrialSchema),
   best: BestTrialSchema.nullable(),
+  /** The server of the trial under way (its process group): a resumed tune stops it if a crashed tuner left it running. */
+  runningServer: z.object({ trial: z.number().int().nonnegative(), pid: z.number().int().positive(), port: z.number().int() }).nullable().default(null),
 });
 export type TuneFile = z.infer<typeof TuneFileSchema>;
 
