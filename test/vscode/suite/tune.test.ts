@@ -1,0 +1,170 @@
+// "Tune Server Flags" inside a real VS Code, with the built-in simulator as the launched server
+// (`llmbench sim`, resolved to the installed extension's own dist/cli.js): before the first launch
+// a modal shows the exact command and nothing runs until it is confirmed; a confirmed tune writes
+// its `*.llmtune.json` into benchmarks/ and opens it in the tune editor; a cancelled tune leaves no
+// server process behind and its ports free.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { suite, suiteSetup, test } from 'mocha';
+import * as vscode from 'vscode';
+import { parseTuneFile, type TuneFile } from '../../../src/format/tune';
+import { answerDialog, readDialog, type Dialog } from '../harness/workbench-probe';
+import { allTabs, readText, waitFor, workspaceUri, writeText } from './results-helpers';
+
+interface TuneOutcome {
+  status: string;
+  reason: string | null;
+  tuneUri: string;
+  trials: number;
+  bestCommand: string[] | null;
+}
+
+const TUNE_VIEW_TYPE = 'llmBench.tuneResult';
+
+/** A tune of the simulator; `requests` per trial and `trials` in the budget. */
+function tuneConfig(trials: number, requests: number): Record<string, unknown> {
+  return {
+    server: {
+      command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', '--speedup', '20', '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
+      readyPath: '/v1/models',
+      startTimeoutSec: 60,
+      stopGraceSec: 5,
+    },
+    space: {
+      max_num_seqs: { type: 'int', min: 4, max: 64, log: true },
+      max_num_batched_tokens: { type: 'choice', values: [2048, 4096, 8192] },
+      enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
+    },
+    constraints: ['vllm'],
+    benchmark: { workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 }, profile: { kind: 'concurrency', levels: [4] }, limits: { requests } },
+    objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 5000 } },
+    budget: { trials },
+  };
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Processes running this extension's command line (the servers a tune launches), by their argv. */
+function ourCliProcesses(cliPath: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .flatMap((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        return argv.includes(cliPath) ? [`${pid}: ${argv.join(' ')}`] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
+/** Waits for the first-launch modal and answers it with `button`; returns what it showed. */
+async function answerLaunchDialog(button: string): Promise<Dialog> {
+  const dialog = await waitFor('the first-launch confirmation dialog', async () => (await readDialog()) ?? undefined, 30_000);
+  await answerDialog(button);
+  return dialog;
+}
+
+/** The port in the confirmed argv (`--port N`). */
+function portOf(commandLine: string): number {
+  const port = /--port (\d+)/.exec(commandLine)?.[1];
+  assert.ok(port, `the command shows its port: ${commandLine}`);
+  return Number(port);
+}
+
+async function readTune(uri: vscode.Uri): Promise<TuneFile> {
+  const parsed = parseTuneFile(await readText(uri));
+  assert.ok(parsed.ok, parsed.ok ? '' : parsed.error);
+  return parsed.value;
+}
+
+suite('tune server flags', () => {
+  let cliPath: string;
+
+  suiteSetup(async () => {
+    const extension = vscode.extensions.getExtension('llm-bench.llm-bench');
+    assert.ok(extension);
+    await extension.activate();
+    cliPath = vscode.Uri.joinPath(extension.extensionUri, 'dist', 'cli.js').fsPath;
+  });
+
+  test('the first launch is shown and confirmed, then three trials run on the simulator and the tune file opens', async function () {
+    this.timeout(240_000);
+    const config = await writeText(workspaceUri('sim.llmtune-config.json'), JSON.stringify(tuneConfig(3, 6)));
+    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config });
+    const dialog = await waitFor('the first-launch confirmation dialog', async () => (await readDialog()) ?? undefined, 30_000);
+    assert.match(dialog.message, /launch this server command for the first trial/);
+    assert.deepEqual(dialog.buttons.filter((b) => b !== 'Cancel'), ['Launch']);
+    // The exact argv: this extension's command line run by the extension host's runtime, the flags filled in.
+    assert.ok(dialog.detail.startsWith(`${process.execPath} ${cliPath} sim --preset tiny --port `), dialog.detail);
+    assert.match(dialog.detail, /--speedup 20 --max-num-seqs \d+ --max-num-batched-tokens (2048|4096|8192) --max-model-len 4096 --(no-)?enable-chunked-prefill/);
+    const port = portOf(dialog.detail);
+    assert.equal(await portIsFree(port), true, 'nothing is launched before the confirmation');
+    assert.deepEqual(ourCliProcesses(cliPath), [], 'no server process before the confirmation');
+    await answerDialog('Launch');
+
+    const outcome = await running;
+    assert.ok(outcome, 'the command answers the outcome');
+    assert.equal(outcome.status, 'complete', outcome.reason ?? '');
+    assert.equal(outcome.trials, 3);
+    const tuneUri = vscode.Uri.parse(outcome.tuneUri);
+    assert.equal(tuneUri.toString(), workspaceUri('benchmarks', 'sim.llmtune.json').toString());
+    const tune = await readTune(tuneUri);
+    assert.equal(tune.status, 'complete');
+    assert.equal(tune.trials.length, 3);
+    assert.equal(tune.trials[0]?.command.join(' '), dialog.detail.split('\n')[0], 'the first trial ran the command confirmed');
+    const complete = tune.trials.filter((t) => t.status === 'complete');
+    assert.ok(complete.length > 0, `some trial completed: ${JSON.stringify(tune.trials.map((t) => [t.status, t.reason]))}`);
+    for (const trial of complete) {
+      assert.ok(trial.resultFile);
+      const result = await readText(vscode.Uri.joinPath(tuneUri, '..', trial.resultFile));
+      assert.match(result, /"status": ?"complete"/);
+    }
+    assert.ok(tune.best && outcome.bestCommand, 'a best trial');
+    assert.deepEqual(outcome.bestCommand, tune.best.command);
+    await waitFor('the tune editor', () =>
+      allTabs().find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TUNE_VIEW_TYPE && t.input.uri.toString() === tuneUri.toString()),
+    );
+    for (const trial of tune.trials) if (trial.port !== null) assert.equal(await portIsFree(trial.port), true, `trial ${trial.index + 1}'s port ${trial.port} is free again`);
+    assert.deepEqual(ourCliProcesses(cliPath), [], 'no server left running');
+  });
+
+  test('declining the first launch starts nothing', async function () {
+    this.timeout(60_000);
+    const config = await writeText(workspaceUri('declined.llmtune-config.json'), JSON.stringify(tuneConfig(3, 6)));
+    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, openResult: false });
+    const dialog = await answerLaunchDialog('Cancel');
+    const outcome = await running;
+    assert.ok(outcome);
+    assert.equal(outcome.trials, 0);
+    assert.notEqual(outcome.status, 'complete');
+    assert.equal(await portIsFree(portOf(dialog.detail)), true);
+    assert.deepEqual(ourCliProcesses(cliPath), []);
+  });
+
+  test('cancelling a tune while a trial runs stops its server: no process left, every port free', async function () {
+    this.timeout(240_000);
+    const config = await writeText(workspaceUri('cancelled.llmtune-config.json'), JSON.stringify(tuneConfig(50, 400)));
+    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, openResult: false });
+    const dialog = await answerLaunchDialog('Launch');
+    // Cancel once a server is up and being benchmarked: the process is there to be stopped.
+    await waitFor('a launched server process', () => (ourCliProcesses(cliPath).length > 0 ? true : undefined), 60_000);
+    await vscode.commands.executeCommand('llmBench.cancelTune');
+    const outcome = await running;
+    assert.ok(outcome);
+    assert.equal(outcome.status, 'cancelled', outcome.reason ?? '');
+    assert.ok(outcome.trials < 50);
+    const tune = await readTune(vscode.Uri.parse(outcome.tuneUri));
+    assert.equal(tune.status, 'cancelled');
+    assert.deepEqual(ourCliProcesses(cliPath), [], 'the cancelled trial\'s server was stopped');
+    const ports = [portOf(dialog.detail), ...tune.trials.flatMap((t) => (t.port === null ? [] : [t.port]))];
+    for (const port of ports) assert.equal(await portIsFree(port), true, `port ${port} is free again`);
+  });
+});
