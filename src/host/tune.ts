@@ -38,20 +38,34 @@ export interface TuneOutcome {
   bestCommand: string[] | null;
 }
 
+/** Answers the first-launch question with the exact argv: true launches. */
+type ConfirmLaunch = (argv: string[]) => Promise<boolean>;
+
 /** `llmBench.tune`'s argument besides an explorer Uri: a config file, and what to do when its tune file exists. */
 interface TuneArgument {
   config: vscode.Uri;
   resume?: boolean;
   openResult?: boolean;
+  /**
+   * Asked instead of the modal. Only a caller in this extension host can pass a function (VS Code
+   * passes command arguments within one host as they are): scripts and tests, which could launch
+   * processes themselves anyway. Modal dialogs are refused while extension tests run.
+   */
+  confirmLaunch?: ConfirmLaunch;
 }
 
 function parseArgument(arg: unknown): TuneArgument | undefined {
   if (arg instanceof vscode.Uri) return { config: arg };
   if (typeof arg !== 'object' || arg === null) return undefined;
-  const { config, resume, openResult } = arg as Record<string, unknown>;
+  const { config, resume, openResult, confirmLaunch } = arg as Record<string, unknown>;
   const uri = config instanceof vscode.Uri ? config : typeof config === 'string' ? (isAbsolute(config) ? vscode.Uri.file(config) : vscode.Uri.parse(config)) : undefined;
   if (!uri) return undefined;
-  return { config: uri, ...(typeof resume === 'boolean' ? { resume } : {}), ...(typeof openResult === 'boolean' ? { openResult } : {}) };
+  return {
+    config: uri,
+    ...(typeof resume === 'boolean' ? { resume } : {}),
+    ...(typeof openResult === 'boolean' ? { openResult } : {}),
+    ...(typeof confirmLaunch === 'function' ? { confirmLaunch: async (argv: string[]) => (await (confirmLaunch as ConfirmLaunch)(argv)) === true } : {}),
+  };
 }
 
 interface ActiveTune {
@@ -169,18 +183,11 @@ export class TuneController implements vscode.Disposable {
     }
   }
 
-  /** Asks before the first server starts, showing the exact argv. */
-  private async confirmLaunch(state: TuneLiveState, argv: string[]): Promise<boolean> {
+  /** Asks before the first server starts, showing the exact argv (in a modal, unless the caller answers). */
+  private async confirmLaunch(state: TuneLiveState, argv: string[], ask: ConfirmLaunch = askInModal): Promise<boolean> {
     this.log.info(`Tune ${state.tune.id}: asking to launch ${JSON.stringify(argv)}`);
-    const answer = await vscode.window.showWarningMessage(
-      'LLM Bench: launch this server command for the first trial?',
-      {
-        modal: true,
-        detail: `${commandLine(argv)}\n\nEach trial launches it again with other flags (its {placeholders} filled from the tune config's space), benchmarks it and stops it.`,
-      },
-      LAUNCH,
-    );
-    const confirmed = answer === LAUNCH;
+    const confirmed = await ask(argv);
+    this.log.info(`Tune ${state.tune.id}: the first launch was ${confirmed ? 'confirmed' : 'declined'}.`);
     if (confirmed && state.phase === 'confirming') {
       state.phase = 'running';
       this.panel.changed();
@@ -214,7 +221,7 @@ export class TuneController implements vscode.Disposable {
           engineWorkerScript: this.context.asAbsolutePath(join('dist', 'engine-worker.js')),
           // Under VS Code the runtime is Electron: this makes it Node (code-server's Node ignores it).
           env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-          confirmFirstLaunch: (argv) => this.confirmLaunch(state, argv),
+          confirmFirstLaunch: (argv) => this.confirmLaunch(state, argv, request.confirmLaunch),
           onEvent: (event) => {
             applyTuneEvent(state, event);
             if (abort.signal.aborted && state.phase !== 'finished') state.phase = 'cancelling';
@@ -298,6 +305,18 @@ export class TuneController implements vscode.Disposable {
         return this.log.show(true);
     }
   }
+}
+
+async function askInModal(argv: string[]): Promise<boolean> {
+  const answer = await vscode.window.showWarningMessage(
+    'LLM Bench: launch this server command for the first trial?',
+    {
+      modal: true,
+      detail: `${commandLine(argv)}\n\nEach trial launches it again with other flags (its {placeholders} filled from the tune config's space), benchmarks it and stops it.`,
+    },
+    LAUNCH,
+  );
+  return answer === LAUNCH;
 }
 
 function endMessage(status: TuneStatus, reason: string | null, trials: number): string {

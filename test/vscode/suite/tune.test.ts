@@ -1,15 +1,16 @@
 // "Tune Server Flags" inside a real VS Code, with the built-in simulator as the launched server
 // (`llmbench sim`, resolved to the installed extension's own dist/cli.js): before the first launch
-// a modal shows the exact command and nothing runs until it is confirmed; a confirmed tune writes
+// the exact command is asked about and nothing runs until it is confirmed; a confirmed tune writes
 // its `*.llmtune.json` into benchmarks/ and opens it in the tune editor; a cancelled tune leaves no
-// server process behind and its ports free.
+// server process behind and its ports free. VS Code refuses modal dialogs while extension tests run,
+// so these tests answer the question through the command's `confirmLaunch` argument; the modal
+// itself is clicked in the e2e tier (test/e2e/tune.e2e.ts).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import { parseTuneFile, type TuneFile } from '../../../src/format/tune';
-import { answerDialog, readDialog, type Dialog } from '../harness/workbench-probe';
 import { allTabs, readText, waitFor, workspaceUri, writeText } from './results-helpers';
 
 interface TuneOutcome {
@@ -65,17 +66,22 @@ function ourCliProcesses(cliPath: string): string[] {
     });
 }
 
-/** Waits for the first-launch modal and answers it with `button`; returns what it showed. */
-async function answerLaunchDialog(button: string): Promise<Dialog> {
-  const dialog = await waitFor('the first-launch confirmation dialog', async () => (await readDialog()) ?? undefined, 30_000);
-  await answerDialog(button);
-  return dialog;
+/** A first-launch answer that records what it was asked and what was running then. */
+function recordingConfirmation(cliPath: string, answer: boolean) {
+  const asked: { argv: string[]; portFree: boolean; processes: string[] }[] = [];
+  return {
+    asked,
+    confirmLaunch: async (argv: string[]): Promise<boolean> => {
+      asked.push({ argv, portFree: await portIsFree(portOf(argv.join(' '))), processes: ourCliProcesses(cliPath) });
+      return answer;
+    },
+  };
 }
 
-/** The port in the confirmed argv (`--port N`). */
-function portOf(commandLine: string): number {
-  const port = /--port (\d+)/.exec(commandLine)?.[1];
-  assert.ok(port, `the command shows its port: ${commandLine}`);
+/** The port in an argv joined (`--port N`). */
+function portOf(command: string): number {
+  const port = /--port (\d+)/.exec(command)?.[1];
+  assert.ok(port, `the command has its port: ${command}`);
   return Number(port);
 }
 
@@ -95,22 +101,19 @@ suite('tune server flags', () => {
     cliPath = vscode.Uri.joinPath(extension.extensionUri, 'dist', 'cli.js').fsPath;
   });
 
-  test('the first launch is shown and confirmed, then three trials run on the simulator and the tune file opens', async function () {
+  test('the first launch is asked about with its exact command, then three trials run on the simulator and the tune file opens', async function () {
     this.timeout(240_000);
     const config = await writeText(workspaceUri('sim.llmtune-config.json'), JSON.stringify(tuneConfig(3, 6)));
-    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config });
-    const dialog = await waitFor('the first-launch confirmation dialog', async () => (await readDialog()) ?? undefined, 30_000);
-    assert.match(dialog.message, /launch this server command for the first trial/);
-    assert.deepEqual(dialog.buttons.filter((b) => b !== 'Cancel'), ['Launch']);
+    const confirmation = recordingConfirmation(cliPath, true);
+    const outcome = await vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, confirmLaunch: confirmation.confirmLaunch });
+    assert.equal(confirmation.asked.length, 1, 'asked once, before the first launch only');
+    const [{ argv, portFree, processes }] = confirmation.asked as [(typeof confirmation.asked)[number]];
     // The exact argv: this extension's command line run by the extension host's runtime, the flags filled in.
-    assert.ok(dialog.detail.startsWith(`${process.execPath} ${cliPath} sim --preset tiny --port `), dialog.detail);
-    assert.match(dialog.detail, /--speedup 20 --max-num-seqs \d+ --max-num-batched-tokens (2048|4096|8192) --max-model-len 4096 --(no-)?enable-chunked-prefill/);
-    const port = portOf(dialog.detail);
-    assert.equal(await portIsFree(port), true, 'nothing is launched before the confirmation');
-    assert.deepEqual(ourCliProcesses(cliPath), [], 'no server process before the confirmation');
-    await answerDialog('Launch');
+    assert.deepEqual(argv.slice(0, 6), [process.execPath, cliPath, 'sim', '--preset', 'tiny', '--port']);
+    assert.match(argv.slice(6).join(' '), /^\d+ --speedup 20 --max-num-seqs \d+ --max-num-batched-tokens (2048|4096|8192) --max-model-len 4096 --(no-)?enable-chunked-prefill$/);
+    assert.equal(portFree, true, 'nothing listens on the port before the confirmation');
+    assert.deepEqual(processes, [], 'no server process before the confirmation');
 
-    const outcome = await running;
     assert.ok(outcome, 'the command answers the outcome');
     assert.equal(outcome.status, 'complete', outcome.reason ?? '');
     assert.equal(outcome.trials, 3);
@@ -119,7 +122,8 @@ suite('tune server flags', () => {
     const tune = await readTune(tuneUri);
     assert.equal(tune.status, 'complete');
     assert.equal(tune.trials.length, 3);
-    assert.equal(tune.trials[0]?.command.join(' '), dialog.detail.split('\n')[0], 'the first trial ran the command confirmed');
+    const launched = tune.trials.filter((t) => t.status !== 'refused');
+    assert.deepEqual(launched[0]?.command, argv, 'the first trial launched ran the command confirmed');
     const complete = tune.trials.filter((t) => t.status === 'complete');
     assert.ok(complete.length > 0, `some trial completed: ${JSON.stringify(tune.trials.map((t) => [t.status, t.reason]))}`);
     for (const trial of complete) {
@@ -139,23 +143,26 @@ suite('tune server flags', () => {
   test('declining the first launch starts nothing', async function () {
     this.timeout(60_000);
     const config = await writeText(workspaceUri('declined.llmtune-config.json'), JSON.stringify(tuneConfig(3, 6)));
-    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, openResult: false });
-    const dialog = await answerLaunchDialog('Cancel');
-    const outcome = await running;
+    const confirmation = recordingConfirmation(cliPath, false);
+    const outcome = await vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, openResult: false, confirmLaunch: confirmation.confirmLaunch });
     assert.ok(outcome);
+    assert.equal(confirmation.asked.length, 1);
     assert.equal(outcome.trials, 0);
     assert.notEqual(outcome.status, 'complete');
-    assert.equal(await portIsFree(portOf(dialog.detail)), true);
+    assert.equal(await portIsFree(portOf(confirmation.asked[0]!.argv.join(' '))), true);
     assert.deepEqual(ourCliProcesses(cliPath), []);
   });
 
   test('cancelling a tune while a trial runs stops its server: no process left, every port free', async function () {
     this.timeout(240_000);
     const config = await writeText(workspaceUri('cancelled.llmtune-config.json'), JSON.stringify(tuneConfig(50, 400)));
-    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, openResult: false });
-    const dialog = await answerLaunchDialog('Launch');
-    // Cancel once a server is up and being benchmarked: the process is there to be stopped.
-    await waitFor('a launched server process', () => (ourCliProcesses(cliPath).length > 0 ? true : undefined), 60_000);
+    const confirmation = recordingConfirmation(cliPath, true);
+    const running = vscode.commands.executeCommand<TuneOutcome | undefined>('llmBench.tune', { config, openResult: false, confirmLaunch: confirmation.confirmLaunch });
+    // Cancel once a server is up: the process is there to be stopped.
+    const seen = await waitFor('a launched server process', () => {
+      const processes = ourCliProcesses(cliPath);
+      return processes.length > 0 ? processes : undefined;
+    }, 60_000);
     await vscode.commands.executeCommand('llmBench.cancelTune');
     const outcome = await running;
     assert.ok(outcome);
@@ -163,8 +170,8 @@ suite('tune server flags', () => {
     assert.ok(outcome.trials < 50);
     const tune = await readTune(vscode.Uri.parse(outcome.tuneUri));
     assert.equal(tune.status, 'cancelled');
-    assert.deepEqual(ourCliProcesses(cliPath), [], 'the cancelled trial\'s server was stopped');
-    const ports = [portOf(dialog.detail), ...tune.trials.flatMap((t) => (t.port === null ? [] : [t.port]))];
+    assert.deepEqual(ourCliProcesses(cliPath), [], `the cancelled trial's server was stopped (running before the cancel: ${seen.join('; ')})`);
+    const ports = [...seen.map(portOf), ...tune.trials.flatMap((t) => (t.port === null ? [] : [t.port]))];
     for (const port of ports) assert.equal(await portIsFree(port), true, `port ${port} is free again`);
   });
 });

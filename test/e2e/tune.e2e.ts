@@ -1,0 +1,104 @@
+// Tune Server Flags as a user does it, in each theme: the command from the palette on a tune config
+// of the workspace (the built-in simulator as the launched server), the first launch's exact command
+// confirmed in the modal, the live tune panel following the trials, then the tune file in its editor.
+// There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
+// The live panel and the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { parseTuneFile, type TuneFile } from '../../src/format/tune';
+import { commandLine } from '../../src/views/tune';
+import { answerQuickPick, findWebview, pollUntil, runCommand, scenario, waitForText } from './harness';
+import { shootAtEachSize, THEMES } from './harness/layout';
+
+const TUNE_CONFIG = {
+  server: {
+    command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', '--speedup', '20', '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
+    readyPath: '/v1/models',
+    startTimeoutSec: 60,
+    stopGraceSec: 5,
+  },
+  space: {
+    max_num_seqs: { type: 'int', min: 4, max: 256, log: true },
+    max_num_batched_tokens: { type: 'choice', values: [512, 1024, 2048, 4096, 8192] },
+    enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
+  },
+  constraints: ['vllm'],
+  benchmark: { workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 }, profile: { kind: 'concurrency', levels: [2, 8] }, limits: { requests: 8 } },
+  objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 2000 } },
+  budget: { trials: 5 },
+};
+
+const TUNE_PANEL = 'LLM Bench: Tune';
+const tunePanelTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: TUNE_PANEL });
+
+function readTune(workspace: string): TuneFile {
+  const parsed = parseTuneFile(readFileSync(join(workspace, 'benchmarks', 'sim.llmtune.json'), 'utf8'));
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
+}
+
+/** Runs the tune from the palette and confirms its first launch; answers the live panel. */
+async function startTune(page: Page): Promise<Frame> {
+  await runCommand(page, 'LLM Bench: Tune Server Flags');
+  await answerQuickPick(page, 'sim.llmtune-config.json');
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+  const detail = await dialog.locator('.dialog-message-detail').innerText();
+  if (!/ sim --preset tiny --port \d+ --speedup 20 --max-num-seqs \d+ /.test(detail)) throw new Error(`the confirmation does not show the exact command: ${detail}`);
+  await dialog.locator('.monaco-button', { hasText: 'Launch' }).click();
+  return findWebview(page, { title: TUNE_PANEL, text: /Trial \d|Choosing the next trial|Finished/, timeoutMs: 60_000 });
+}
+
+/** Clicks the first trial row that has a result; answers that trial's result file name. */
+async function openTrial(page: Page, editor: Frame, tune: TuneFile): Promise<void> {
+  const row = editor.locator('tr.opens').first();
+  const index = Number(await row.getAttribute('data-trial'));
+  const resultFile = tune.trials.find((t) => t.index === index)?.resultFile;
+  if (!resultFile) throw new Error(`the row of trial ${index + 1} opens a result, but the file names none`);
+  await row.click();
+  const result = await findWebview(page, { title: basename(resultFile), text: 'concurrency@', timeoutMs: 60_000 });
+  await waitForText(result, 'Steps');
+}
+
+/** Copy puts the best command line on the clipboard, quoted as the view shows it. */
+async function copyBestCommand(page: Page, editor: Frame, tune: TuneFile): Promise<void> {
+  if (!tune.best) throw new Error('the tune found no best trial to copy');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+  await page.evaluate(() => navigator.clipboard.writeText('nothing copied yet'));
+  await editor.locator('#copy-best-command').click();
+  const expected = commandLine(tune.best.command);
+  const shown = await editor.locator('#best-command').innerText();
+  if (shown.trim() !== expected) throw new Error(`the view shows ${shown}, the file's best command is ${expected}`);
+  await pollUntil('the best command line on the clipboard', 10_000, async () => ((await page.evaluate(() => navigator.clipboard.readText())) === expected ? true : undefined));
+}
+
+for (const [theme, themeName] of Object.entries(THEMES)) {
+  scenario(
+    `tune in the ${theme} theme: confirm the first launch, the live panel, the tune editor; a trial's result opens, Copy copies the best command`,
+    async ({ page, workspace }) => {
+      const live = await startTune(page);
+      await waitForText(live, 'Finished (complete)', { timeoutMs: 240_000 });
+      const tune = readTune(workspace);
+      if (tune.status !== 'complete' || tune.trials.length !== 5) throw new Error(`the tune file says ${tune.status} with ${tune.trials.length} trials`);
+      const editor = () => findWebview(page, { title: 'sim.llmtune.json', text: 'Parameter effects', timeoutMs: 60_000 });
+      const rows = await (await editor()).locator('.trials-table tbody tr').count();
+      if (rows !== 5) throw new Error(`the tune editor lists ${rows} trials, the file 5`);
+      await shootAtEachSize(page, editor, `tune-editor-${theme}`);
+      await tunePanelTab(page).click();
+      await shootAtEachSize(page, () => findWebview(page, { title: TUNE_PANEL, text: 'Finished (complete)' }), `tune-live-${theme}`);
+      await page.locator('.tabs-container .tab', { hasText: 'sim.llmtune.json' }).click();
+      await copyBestCommand(page, await editor(), tune);
+      await openTrial(page, await editor(), tune);
+      const serverLogs = readdirSync(join(workspace, 'benchmarks')).filter((name) => name.endsWith('.log')).length;
+      if (serverLogs === 0) throw new Error('the trials kept no server log beside the tune file');
+    },
+    {
+      timeoutMs: 420_000,
+      workspace: {
+        settings: { 'workbench.colorTheme': themeName },
+        files: { 'sim.llmtune-config.json': JSON.stringify(TUNE_CONFIG, null, 2) },
+      },
+    },
+  );
+}
