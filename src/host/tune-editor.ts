@@ -9,6 +9,7 @@ import { describeZodError } from '../format/result';
 import { TuneToHostMessageSchema, type HostToTuneMessage, type TuneToHostMessage } from '../format/messages/tune';
 import { parseTuneFile, type TuneFile } from '../format/tune';
 import { buildTuneView, commandLine, stepMeasure, type StepMeasure } from '../views/tune';
+import { siblingUri } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { savePngWithDialog } from './save-file';
@@ -124,7 +125,7 @@ class TuneEditor implements vscode.Disposable {
         void this.copyBestCommand();
         return;
       case 'png':
-        void savePngWithDialog(message.dataUrl, vscode.Uri.joinPath(this.file, '..', `${fileName(this.file)}-${message.chartId}.png`)).then(undefined, (e: unknown) =>
+        void savePngWithDialog(message.dataUrl, siblingUri(this.file, `-${message.chartId}.png`)).then(undefined, (e: unknown) =>
           vscode.window.showErrorMessage(`LLM Bench: the chart could not be saved: ${e instanceof Error ? e.message : String(e)}`),
         );
         return;
@@ -136,11 +137,6 @@ class TuneEditor implements vscode.Disposable {
     await vscode.env.clipboard.writeText(commandLine(this.doc.best.command));
     void vscode.window.setStatusBarMessage('LLM Bench: best command line copied', 3000);
   }
-}
-
-/** `run.llmtune.json` -> `run` */
-function fileName(uri: vscode.Uri): string {
-  return fileNameOf(uri).replace(/\.llmtune\.json$/i, '').replace(/\.json$/i, '');
 }
 
 class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {

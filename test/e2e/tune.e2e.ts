@@ -1,5 +1,5 @@
-// Tune Server Flags as a user does it, in each theme: the command from the palette on a tune config
-// of the workspace (the built-in simulator as the launched server), the first launch's exact command
+// Tune Server Flags as a user does it, in each theme: the command from the palette (dark) or the
+// explorer's menu of a tune config (light, high contrast) on a tune config of the workspace (the built-in simulator as the launched server), the first launch's exact command
 // confirmed in the modal, the live tune panel following the trials, then the tune file in its editor.
 // There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
 // The live panel and the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { parseTuneFile, type TuneFile } from '../../src/format/tune';
 import { commandLine } from '../../src/views/tune';
-import { answerQuickPick, findWebview, pollUntil, runCommand, scenario, waitForText } from './harness';
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, runCommand, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
 
 const TUNE_CONFIG = {
@@ -38,10 +38,14 @@ function readTune(workspace: string): TuneFile {
   return parsed.value;
 }
 
-/** Runs the tune from the palette and confirms its first launch; answers the live panel. */
-async function startTune(page: Page): Promise<Frame> {
-  await runCommand(page, 'LLM Bench: Tune Server Flags');
-  await answerQuickPick(page, 'sim.llmtune-config.json');
+/** Runs the tune from the palette (or the config's explorer menu) and confirms its first launch; answers the live panel. */
+async function startTune(page: Page, from: 'palette' | 'explorer'): Promise<Frame> {
+  if (from === 'explorer') {
+    await explorerContextCommand(page, 'sim.llmtune-config.json', 'Tune Server Flags');
+  } else {
+    await runCommand(page, 'LLM Bench: Tune Server Flags');
+    await answerQuickPick(page, 'sim.llmtune-config.json');
+  }
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ state: 'visible', timeout: 30_000 });
   const detail = await dialog.locator('.dialog-message-detail').innerText();
@@ -77,7 +81,7 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
   scenario(
     `tune in the ${theme} theme: confirm the first launch, the live panel, the tune editor; a trial's result opens, Copy copies the best command`,
     async ({ page, workspace }) => {
-      const live = await startTune(page);
+      const live = await startTune(page, theme === 'dark' ? 'palette' : 'explorer');
       await waitForText(live, 'Finished (complete)', { timeoutMs: 240_000 });
       const tune = readTune(workspace);
       if (tune.status !== 'complete' || tune.trials.length !== 5) throw new Error(`the tune file says ${tune.status} with ${tune.trials.length} trials`);
