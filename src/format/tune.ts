@@ -169,11 +169,11 @@ export const LoadSearchSchema = z
   .refine((s) => s.min < s.max, { message: 'min must be below max', path: ['max'] });
 export type LoadSearch = z.infer<typeof LoadSearchSchema>;
 
-export const ObjectiveSchema = z.union([
+export const ObjectiveSchema = z.discriminatedUnion('mode', [
   z
     .object({
-      /** Each trial runs the benchmark as configured; the best step meeting the SLOs scores. */
-      mode: z.literal('maximize').default('maximize'),
+      /** Each trial runs the benchmark as configured; the best step meeting the SLOs scores. The default mode. */
+      mode: z.literal('maximize').optional(),
       maximize: ObjectiveFigureSchema,
       slo: SloMapSchema.default({}),
     })
@@ -186,7 +186,9 @@ export const ObjectiveSchema = z.union([
       load: LoadSearchSchema,
     })
     .strict(),
-]);
+])
+  // Read as written without a mode, the objective always has one once parsed.
+  .transform((objective) => (objective.mode === undefined ? { ...objective, mode: 'maximize' as const } : objective));
 export type Objective = z.infer<typeof ObjectiveSchema>;
 
 export const BudgetSchema = z

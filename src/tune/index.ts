@@ -64,12 +64,16 @@ export function bestOf(trials: readonly Trial[]): BestTrial | null {
   return best;
 }
 
+/** JSON with every object's keys sorted: the same config reads the same whichever order its keys were written in. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+
 /** A tune file to continue: the same config, its server left by a crash stopped. */
 function resumedFile(outPath: string, config: TuneConfig, emit: (e: TuneEvent) => void): TuneFile {
   const parsed = parseTuneFile(readFileSync(outPath, 'utf8'));
   if (!parsed.ok) throw new TuneConfigError(`--resume: ${outPath}: ${parsed.error}`);
   const file = parsed.value;
-  if (JSON.stringify(file.config) !== JSON.stringify(config)) {
+  if (canonicalJson(file.config) !== canonicalJson(config)) {
     throw new TuneConfigError(`--resume: ${outPath} was made with another tune config; resume it with the config it holds, or write a new tune with another --out`);
   }
   const left = file.runningServer;
