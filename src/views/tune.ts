@@ -305,6 +305,12 @@ export function buildTuneView(data: TuneData, fileName: string, measures: StepMe
   const running = live?.running ?? null;
   const rows = data.trials.map((trial) => trialRow(data, trial));
   if (running) rows.push(runningRow(data, running));
+  // Without a reason to show (every trial complete), the reason column would only widen the table.
+  const columns = tableColumns(data);
+  if (rows.every((row) => row.cells.at(-1) === '')) {
+    columns.pop();
+    for (const row of rows) row.cells.pop();
+  }
   return {
     fileName,
     status: data.status,
@@ -312,7 +318,7 @@ export function buildTuneView(data: TuneData, fileName: string, measures: StepMe
     headline: tuneHeadline(data),
     objective: objectiveTitle(data.config.objective),
     slo: sloTexts(data.config.objective),
-    columns: tableColumns(data),
+    columns,
     rows,
     progress: progressChart(data),
     effects: effectCharts(data),

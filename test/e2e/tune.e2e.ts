@@ -34,6 +34,7 @@ const tunePanelTab = (page: Page) => page.locator('.tabs-container .tab', { hasT
 
 function readTune(workspace: string): TuneFile {
   const parsed = parseTuneFile(readFileSync(join(workspace, 'benchmarks', 'sim.llmtune.json'), 'utf8'));
+  // The tuner replaces the file atomically: every version parses.
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.value;
 }
@@ -82,8 +83,12 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
     `tune in the ${theme} theme: confirm the first launch, the live panel, the tune editor; a trial's result opens, Copy copies the best command`,
     async ({ page, workspace }) => {
       const live = await startTune(page, theme === 'dark' ? 'palette' : 'explorer');
-      await waitForText(live, 'Finished (complete)', { timeoutMs: 240_000 });
-      const tune = readTune(workspace);
+      if (!(await live.locator('#tune-headline').isVisible())) throw new Error('the live tune panel shows no headline');
+      // The tune editor opens over the panel as the tune ends.
+      const tune = await pollUntil('the tune to finish', 240_000, async () => {
+        const shown = readTune(workspace);
+        return shown.status === 'running' ? undefined : shown;
+      });
       if (tune.status !== 'complete' || tune.trials.length !== 5) throw new Error(`the tune file says ${tune.status} with ${tune.trials.length} trials`);
       const editor = () => findWebview(page, { title: 'sim.llmtune.json', text: 'Parameter effects', timeoutMs: 60_000 });
       const rows = await (await editor()).locator('.trials-table tbody tr').count();

@@ -94,6 +94,8 @@ test('string choices are categories in the order of the space', () => {
   const trial = { ...makeTrial(0, { seqs: 1, batched: 1, chunked: false, objective: 10, ttftP99: 5 }), params: { scheduler: 'priority' } };
   const view = buildTuneView({ config, trials: [trial], best: null, status: 'complete', statusReason: null }, 'x.llmtune.json', []);
   assert.deepEqual(view.effects[0]?.x.categories, ['fcfs', 'priority']);
+  assert.deepEqual(view.columns.map((c) => c.label), ['#', 'scheduler', 'status', 'objective', 'p99 TTFT', 'SLO'], 'no reason column when no trial has a reason');
+  assert.deepEqual(view.rows[0]?.cells, ['1', 'priority', 'complete', '10', '5.0', 'met']);
   assert.deepEqual(view.effects[0]?.series[0]?.points, [[1, 10]]);
 });
 
