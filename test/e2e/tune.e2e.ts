@@ -10,24 +10,9 @@ import { parseTuneFile, type TuneFile } from '../../src/format/tune';
 import { commandLine } from '../../src/views/tune';
 import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, runCommand, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
+import { simulatorTuneConfig } from '../helpers/tune-documents';
 
-const TUNE_CONFIG = {
-  server: {
-    command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', '--speedup', '20', '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
-    readyPath: '/v1/models',
-    startTimeoutSec: 60,
-    stopGraceSec: 5,
-  },
-  space: {
-    max_num_seqs: { type: 'int', min: 4, max: 256, log: true },
-    max_num_batched_tokens: { type: 'choice', values: [512, 1024, 2048, 4096, 8192] },
-    enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-  },
-  constraints: ['vllm'],
-  benchmark: { workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 }, profile: { kind: 'concurrency', levels: [2, 8] }, limits: { requests: 8 } },
-  objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 2000 } },
-  budget: { trials: 5 },
-};
+const TUNE_CONFIG = simulatorTuneConfig({ trials: 5, requests: 8, levels: [2, 8], ttftP99Ms: 2000, speedup: 20, shortRequests: true });
 
 const TUNE_PANEL = 'LLM Bench: Tune';
 const tunePanelTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: TUNE_PANEL });

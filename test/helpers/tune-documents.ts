@@ -2,15 +2,28 @@
  * Tune files built by hand for the tune view tests and the e2e gallery: the issue's tune config
  * (parsed, defaults applied) and trials of every status, each as the tuner writes them.
  */
-import { TuneConfigSchema, TuneFileSchema, type Trial, type TuneConfig, type TuneFile } from '../../src/format/tune';
+import { TuneConfigSchema, TuneFileSchema, type Trial, type TuneConfig, type TuneConfigInput, type TuneFile } from '../../src/format/tune';
 
-/** The tune config of issue 12, with the simulator as the server. */
-export function issueTuneConfig(): TuneConfig {
-  return TuneConfigSchema.parse({
+/** What the simulator tunes of the tests change. */
+export interface SimulatorTune {
+  trials: number;
+  requests: number;
+  levels: number[];
+  ttftP99Ms: number;
+  /** Run the simulated model this many times faster (a flag of the server command). */
+  speedup?: number;
+  /** Small synthetic requests (64 in, 16 out), for the test tiers' short trials. */
+  shortRequests?: boolean;
+}
+
+/** A tune config as a person writes it: the simulator's vLLM flags of issue 12, the vllm rules. */
+export function simulatorTuneConfig(tune: SimulatorTune): TuneConfigInput {
+  return {
     server: {
-      command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
+      command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', ...(tune.speedup ? ['--speedup', String(tune.speedup)] : []), '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
       readyPath: '/v1/models',
       startTimeoutSec: 60,
+      stopGraceSec: 5,
     },
     space: {
       max_num_seqs: { type: 'int', min: 4, max: 256, log: true },
@@ -18,10 +31,19 @@ export function issueTuneConfig(): TuneConfig {
       enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
     },
     constraints: ['vllm'],
-    benchmark: { profile: { kind: 'concurrency', levels: [32] }, limits: { requests: 64 } },
-    objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 2000 } },
-    budget: { trials: 12 },
-  });
+    benchmark: {
+      ...(tune.shortRequests ? { workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 } } : {}),
+      profile: { kind: 'concurrency', levels: tune.levels },
+      limits: { requests: tune.requests },
+    },
+    objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': tune.ttftP99Ms } },
+    budget: { trials: tune.trials },
+  };
+}
+
+/** The tune config of issue 12, parsed (defaults applied). */
+export function issueTuneConfig(): TuneConfig {
+  return TuneConfigSchema.parse(simulatorTuneConfig({ trials: 12, requests: 64, levels: [32], ttftP99Ms: 2000 }));
 }
 
 interface TrialShape {

@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import { parseTuneFile, type TuneFile } from '../../../src/format/tune';
+import { simulatorTuneConfig } from '../../helpers/tune-documents';
 import { allTabs, readText, waitFor, workspaceUri, writeText } from './results-helpers';
 
 interface TuneOutcome {
@@ -23,26 +24,8 @@ interface TuneOutcome {
 
 const TUNE_VIEW_TYPE = 'llmBench.tuneResult';
 
-/** A tune of the simulator; `requests` per trial and `trials` in the budget. */
-function tuneConfig(trials: number, requests: number): Record<string, unknown> {
-  return {
-    server: {
-      command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', '--speedup', '20', '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
-      readyPath: '/v1/models',
-      startTimeoutSec: 60,
-      stopGraceSec: 5,
-    },
-    space: {
-      max_num_seqs: { type: 'int', min: 4, max: 64, log: true },
-      max_num_batched_tokens: { type: 'choice', values: [2048, 4096, 8192] },
-      enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-    },
-    constraints: ['vllm'],
-    benchmark: { workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 }, profile: { kind: 'concurrency', levels: [4] }, limits: { requests } },
-    objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 5000 } },
-    budget: { trials },
-  };
-}
+/** A tune of the simulator: `trials` in the budget, `requests` per trial. */
+const tuneConfig = (trials: number, requests: number) => simulatorTuneConfig({ trials, requests, levels: [4], ttftP99Ms: 5000, speedup: 20, shortRequests: true });
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -110,7 +93,7 @@ suite('tune server flags', () => {
     const [{ argv, portFree, processes }] = confirmation.asked as [(typeof confirmation.asked)[number]];
     // The exact argv: this extension's command line run by the extension host's runtime, the flags filled in.
     assert.deepEqual(argv.slice(0, 6), [process.execPath, cliPath, 'sim', '--preset', 'tiny', '--port']);
-    assert.match(argv.slice(6).join(' '), /^\d+ --speedup 20 --max-num-seqs \d+ --max-num-batched-tokens (2048|4096|8192) --max-model-len 4096 --(no-)?enable-chunked-prefill$/);
+    assert.match(argv.slice(6).join(' '), /^\d+ --speedup 20 --max-num-seqs \d+ --max-num-batched-tokens (512|1024|2048|4096|8192) --max-model-len 4096 --(no-)?enable-chunked-prefill$/);
     assert.equal(portFree, true, 'nothing listens on the port before the confirmation');
     assert.deepEqual(processes, [], 'no server process before the confirmation');
 
