@@ -320,10 +320,10 @@ async function askInModal(argv: string[]): Promise<boolean> {
 }
 
 function endMessage(status: TuneStatus, reason: string | null, trials: number): string {
-  const why = reason ? `: ${reason}` : '';
-  if (status === 'complete') return `LLM Bench: the tune finished its ${trials} trials${why}.`;
-  if (status === 'cancelled') return `LLM Bench: the tune was cancelled after ${trials} trials; every finished trial is kept${why}.`;
-  return `LLM Bench: the tune ended ${status} after ${trials} trials${why}.`;
+  const why = reason ? ` ${reason.replace(/\.?$/, '.')}` : '';
+  if (status === 'complete') return `LLM Bench: the tune finished after ${trials} trials.${why}`;
+  if (status === 'cancelled') return `LLM Bench: the tune was cancelled after ${trials} trials; every finished trial is kept.${why}`;
+  return `LLM Bench: the tune ended ${status} after ${trials} trials.${why}`;
 }
 
 /** The tune configs of the workspace to choose from, or another JSON file through the open dialog. */

@@ -198,15 +198,18 @@ export function progressChart(data: TuneData): TuneChart {
   };
 }
 
-/** Where a parameter's values go on x: numbers as they are (log when the space is, or spans far), the others as categories. */
-function parameterAxis(spec: ParamSpec, values: ParamValue[]): { categories?: string[]; log?: boolean; position: (v: ParamValue) => number | null } {
+/**
+ * Where a parameter's values go on x: an integer range as numbers (on a log axis when the space is
+ * log or spans far); a choice's values, numbers too, and a bool's off/on as evenly spaced
+ * categories, each named, in the space's order.
+ */
+function parameterAxis(spec: ParamSpec): { categories?: string[]; log?: boolean; position: (v: ParamValue) => number | null } {
   if (spec.type === 'bool') return { categories: ['off', 'on'], position: (v) => (typeof v === 'boolean' ? Number(v) : null) };
-  if (spec.type === 'choice' && spec.values.some((v) => typeof v === 'string')) {
+  if (spec.type === 'choice') {
     const categories = spec.values.map(String);
     return { categories, position: (v) => (categories.includes(String(v)) ? categories.indexOf(String(v)) : null) };
   }
-  const numbers = spec.type === 'int' ? [spec.min, spec.max] : (spec.values as number[]);
-  const log = spec.type === 'int' ? spec.log || wantsLogAxis(numbers) : wantsLogAxis([...numbers, ...values.filter((v): v is number => typeof v === 'number')]);
+  const log = spec.log || wantsLogAxis([spec.min, spec.max]);
   return { ...(log ? { log } : {}), position: (v) => (typeof v === 'number' ? v : null) };
 }
 
@@ -214,7 +217,7 @@ function parameterAxis(spec: ParamSpec, values: ParamValue[]): { categories?: st
 export function effectCharts(data: TuneData): TuneChart[] {
   const measured = data.trials.filter((t) => t.objective !== null);
   return Object.entries(data.config.space).map(([name, spec]) => {
-    const axis = parameterAxis(spec, measured.map((t) => t.params[name]).filter((v): v is ParamValue => v !== undefined));
+    const axis = parameterAxis(spec);
     const pointOf = (t: Trial): [number, number][] => {
       const x = axis.position(t.params[name] as ParamValue);
       return x === null ? [] : [[x, t.objective as number]];

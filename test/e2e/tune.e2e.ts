@@ -75,6 +75,8 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
         return shown.status === 'running' ? undefined : shown;
       });
       if (tune.status !== 'complete' || tune.trials.length !== 5) throw new Error(`the tune file says ${tune.status} with ${tune.trials.length} trials`);
+      // The tune's end notification would cover the pictures.
+      await runCommand(page, 'Notifications: Clear All Notifications');
       const editor = () => findWebview(page, { title: 'sim.llmtune.json', text: 'Parameter effects', timeoutMs: 60_000 });
       const rows = await (await editor()).locator('.trials-table tbody tr').count();
       if (rows !== 5) throw new Error(`the tune editor lists ${rows} trials, the file 5`);

@@ -70,15 +70,16 @@ test('the objective per trial: each measured trial, the best so far never falls,
   assert.equal(progress.y.title, 'output tok/s');
 });
 
-test('parameter effects: one chart per parameter; a log range on a log axis, choices of numbers as numbers, a bool as off/on; the best trial apart', () => {
+test('parameter effects: one chart per parameter; a log range on a log axis, a choice\'s values and a bool\'s off/on as categories; the best trial apart', () => {
   const { effects } = buildTuneView(sampleTuneFile(), 'sim.llmtune.json', []);
   assert.deepEqual(effects.map((c) => c.id), ['effect-max_num_seqs', 'effect-max_num_batched_tokens', 'effect-enable_chunked_prefill']);
   const [seqs, batched, chunked] = effects;
   assert.equal(seqs?.x.log, true);
   assert.deepEqual(seqs?.series.map((s) => [s.label, s.points]), [['trial', [[16, 900], [32, 1200]]], ['best', [[64, 1500]]]]);
-  // 512 to 8192 spans 16x: a log axis keeps the small values apart.
-  assert.equal(batched?.x.log, true);
-  assert.deepEqual(batched?.series[0]?.points, [[2048, 900], [2048, 1200]]);
+  // A choice's values, numbers too, are evenly spaced and named: 512 to 8192 would crowd a linear axis and leave a log one unlabelled.
+  assert.deepEqual(batched?.x.categories, ['512', '1024', '2048', '4096', '8192']);
+  assert.equal(batched?.x.log, undefined);
+  assert.deepEqual(batched?.series.map((s) => s.points), [[[2, 900], [2, 1200]], [[3, 1500]]]);
   assert.deepEqual(chunked?.x.categories, ['off', 'on']);
   assert.deepEqual(chunked?.series.map((s) => s.points), [[[0, 900], [1, 1200]], [[1, 1500]]]);
   const spec = tuneChartSpec(chunked!);

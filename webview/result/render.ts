@@ -123,8 +123,9 @@ export class ChartBoard {
   private readonly charts = new Map<string, { card: HTMLElement; chart: SpecChart | null }>();
   private theme: Theme = readTheme();
 
+  /** Without `onSavePng` the cards have no Save PNG button (a live view's charts are saved from the file's editor). */
   constructor(
-    private readonly onSavePng: (chartId: string, dataUrl: string) => void,
+    private readonly onSavePng?: (chartId: string, dataUrl: string) => void,
     className = 'chart-grid',
   ) {
     this.element = el('div', { className });
@@ -161,7 +162,7 @@ export class ChartBoard {
       const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
         el('div', { className: 'chart-head' }, [
           el('h3', { text: chart.title, ...(chart.hint ? { title: chart.hint } : {}) }),
-          button('Save PNG', () => this.save(chart.id), 'secondary'),
+          this.onSavePng ? button('Save PNG', () => this.save(chart.id), 'secondary') : null,
         ]),
         el('div', { className: 'chart-box' }, [canvas]),
       ]);
@@ -186,7 +187,7 @@ export class ChartBoard {
 
   private save(chartId: string): void {
     const png = this.pngOf(chartId);
-    if (png) this.onSavePng(chartId, png);
+    if (png) this.onSavePng?.(chartId, png);
   }
 }
 

@@ -30,8 +30,8 @@ const host = connectToHost<HostToTuneLiveMessage, TuneLiveToHostMessage, TuneLiv
 
 let current: TuneLiveState | null = null;
 const app = byId('app');
-// The live panel has no Save PNG target of its own: a chart is saved from the tune file's editor.
-const charts = new TuneCharts(() => undefined);
+// No Save PNG here: a chart is saved from the tune file's editor, where it is final.
+const charts = new TuneCharts();
 onThemeChange((theme) => charts.setTheme(theme));
 
 const cancelButton = button('Cancel tune', () => current && host.post({ type: 'cancel', tuneId: current.tune.id }), 'secondary', 'cancel-tune');

@@ -66,7 +66,7 @@ export class TuneCharts {
   readonly main: ChartBoard;
   readonly effects: ChartBoard;
 
-  constructor(onSavePng: (chartId: string, dataUrl: string) => void) {
+  constructor(onSavePng?: (chartId: string, dataUrl: string) => void) {
     this.main = new ChartBoard(onSavePng);
     this.effects = new ChartBoard(onSavePng, 'chart-grid effects-grid');
   }
