@@ -3,22 +3,27 @@
 // confirmed in the modal, the live tune panel following the trials, then the tune file in its editor.
 // There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
 // The live panel and the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { parseTuneFile, type TuneFile } from '../../src/format/tune';
 import { commandLine } from '../../src/views/tune';
-import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, runCommand, scenario, waitForText } from './harness';
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
 import { simulatorTuneConfig } from '../helpers/tune-documents';
 
 const TUNE_CONFIG = simulatorTuneConfig({ trials: 5, requests: 8, levels: [2, 8], ttftP99Ms: 2000, speedup: 20, shortRequests: true });
+/** A tune far longer than the scenario waits. */
+const LONG_TUNE_CONFIG = simulatorTuneConfig({ trials: 50, requests: 2000, levels: [2], ttftP99Ms: 2000, speedup: 2, shortRequests: true });
 
 const TUNE_PANEL = 'LLM Bench: Tune';
 const tunePanelTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: TUNE_PANEL });
 
 function readTune(workspace: string): TuneFile {
-  const parsed = parseTuneFile(readFileSync(join(workspace, 'benchmarks', 'sim.llmtune.json'), 'utf8'));
+  const path = join(workspace, 'benchmarks', 'sim.llmtune.json');
+  if (!existsSync(path)) throw new Error(`no tune file at ${path}`);
+  const parsed = parseTuneFile(readFileSync(path, 'utf8'));
   // The tuner replaces the file atomically: every version parses.
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.value;
@@ -98,3 +103,49 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
     },
   );
 }
+
+/** The processes serving `llmbench sim` on `port` (the trial's server), by their argv. */
+function simServersOn(port: number): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const at = argv.indexOf('--port');
+        return argv.includes('sim') && at >= 0 && argv[at + 1] === String(port) ? [`${pid}: ${argv.join(' ')}`] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+
+scenario(
+  'a window reload stops the tune and its server; the tune panel comes back saying so, and the tune file is kept',
+  async ({ page, workspace }) => {
+    const live = await startTune(page, 'palette');
+    const command = await pollUntil('the running trial\'s server command in the panel', 60_000, async () => {
+      const text = await live.locator('.server-command').innerText().catch(() => '');
+      return / --port \d+ /.test(text) && (await live.locator('#tune-headline').innerText()).includes('benchmarking') ? text : undefined;
+    });
+    const port = Number(/ --port (\d+) /.exec(command)?.[1]);
+    if (simServersOn(port).length === 0) throw new Error(`no server process for ${command}`);
+    await reloadWindow(page);
+    // The old extension host stopped the tune as it deactivated, and with it the server.
+    await pollUntil(`the server on port ${port} to be gone`, 30_000, async () => (simServersOn(port).length === 0 && (await portIsFree(port)) ? true : undefined));
+    const restored = await findWebview(page, { title: TUNE_PANEL, text: 'VS Code reloaded while this tune was going', timeoutMs: 60_000 });
+    await waitForText(restored, 'Finished (cancelled)');
+    const tune = await pollUntil('the tune file to say how the tune ended', 30_000, async () => {
+      const shown = readTune(workspace);
+      return shown.status === 'running' ? undefined : shown;
+    });
+    if (tune.status !== 'cancelled') throw new Error(`the tune file says ${tune.status}: ${tune.statusReason}`);
+  },
+  { timeoutMs: 240_000, workspace: { files: { 'sim.llmtune-config.json': JSON.stringify(LONG_TUNE_CONFIG, null, 2) } } },
+);
