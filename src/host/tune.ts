@@ -16,7 +16,7 @@ import { TUNE_CONFIG_FILE_SUFFIX, TUNE_FILE_SUFFIX, type TuneConfig, type TuneSt
 import { readTuneConfigFile, TuneConfigError } from '../tune/config';
 import { runTune } from '../tune/index';
 import { commandLine, objectiveTitle } from '../views/tune';
-import { applyTuneEvent, newTuneLiveState } from '../views/tune-live';
+import { applyTuneEvent, newTuneLiveState, tuneEndMessage } from '../views/tune-live';
 import { messageOf } from './command-errors';
 import { resultsDirectory } from './run-prompts';
 import { StatePanel } from './state-panel';
@@ -249,7 +249,8 @@ export class TuneController implements vscode.Disposable {
       state.running = null;
       this.log.info(`Tune ${state.tune.id} ended ${file.status}${file.statusReason ? ` (${file.statusReason})` : ''}: ${file.trials.length} trials.`);
       if (request.openResult !== false && file.trials.length > 0) await vscode.commands.executeCommand('vscode.openWith', tuneUri, TUNE_VIEW_TYPE);
-      void this.offerTuneFile(file.status === 'failed' ? 'error' : 'info', endMessage(file.status, file.statusReason, file.trials.length), tuneUri);
+      const message = tuneEndMessage(file.status, file.statusReason, file.trials.length);
+      if (message) void this.offerTuneFile(file.status === 'failed' ? 'error' : 'info', message, tuneUri);
       return { status: file.status, reason: file.statusReason, tuneUri: tuneUri.toString(), trials: file.trials.length, bestCommand: file.best?.command ?? null };
     } catch (error) {
       const message = messageOf(error);
@@ -317,13 +318,6 @@ async function askInModal(argv: string[]): Promise<boolean> {
     LAUNCH,
   );
   return answer === LAUNCH;
-}
-
-function endMessage(status: TuneStatus, reason: string | null, trials: number): string {
-  const why = reason ? ` ${reason.replace(/\.?$/, '.')}` : '';
-  if (status === 'complete') return `LLM Bench: the tune finished after ${trials} trials.${why}`;
-  if (status === 'cancelled') return `LLM Bench: the tune was cancelled after ${trials} trials; every finished trial is kept.${why}`;
-  return `LLM Bench: the tune ended ${status} after ${trials} trials.${why}`;
 }
 
 /** The tune configs of the workspace to choose from, or another JSON file through the open dialog. */

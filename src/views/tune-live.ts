@@ -4,10 +4,11 @@
  * the panel's webview draws `tuneLiveView` and `tuneLiveHeadline`.
  */
 import { SERVER_LOG_LINES, type TuneLiveState, type TuneView } from '../format/messages/tune';
-import type { TuneConfig, TuneEvent } from '../format/tune';
+import type { TuneConfig, TuneEvent, TuneStatus } from '../format/tune';
 import { buildTuneView, paramsText, type TuneData } from './tune';
 import type { ProgressSnapshot } from '../format/events';
 import { formatNumber } from './number-format';
+import { endSentence } from './progress';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
 function benchmarkDetail(snapshot: ProgressSnapshot): string {
@@ -93,4 +94,12 @@ export function tuneLiveView(state: TuneLiveState): TuneView {
     statusReason: state.statusReason,
   };
   return buildTuneView(data, state.tune.outPath.split(/[\\/]/).pop() ?? state.tune.outPath, [], { running: state.phase === 'finished' ? null : state.running });
+}
+
+/** The notification at a tune's end, or null when a complete tune needs no words (its file opens). */
+export function tuneEndMessage(status: TuneStatus, reason: string | null, trials: number): string | null {
+  const why = reason ? ` ${endSentence(reason)}` : '';
+  if (status === 'cancelled') return `LLM Bench: the tune stopped after ${trials} trial${trials === 1 ? '' : 's'}; the tune file keeps every one that finished.${why}`;
+  if (status === 'failed') return `LLM Bench: the tune failed after ${trials} trial${trials === 1 ? '' : 's'}.${why}`;
+  return null;
 }

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { TuneLiveStateSchema, TuneViewSchema, SERVER_LOG_LINES } from '../../src/format/messages/tune';
 import type { StepSummary } from '../../src/format/result';
 import { buildTuneView, commandLine, paretoFront, stepMeasure, tuneChartSpec, type StepMeasure } from '../../src/views/tune';
-import { applyTuneEvent, newTuneLiveState, tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
+import { applyTuneEvent, newTuneLiveState, tuneEndMessage, tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
 import { concurrencySweep } from '../helpers/result-documents';
 import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
 
@@ -185,4 +185,10 @@ test('the server log keeps the running trial\'s last lines only, and starts over
   applyTuneEvent(state, { type: 'trial-start', trial: 1, params: trial.params, command: trial.command, port: 2, logFile: null });
   assert.deepEqual(state.serverLog, []);
   assert.equal(state.serverLogTrial, 1);
+});
+
+test('a tune\'s end is told only when it did not complete (a complete tune opens its file)', () => {
+  assert.equal(tuneEndMessage('complete', 'The budget of 5 launched trials is spent.', 5), null);
+  assert.equal(tuneEndMessage('cancelled', 'cancelled by the user', 1), 'LLM Bench: the tune stopped after 1 trial; the tune file keeps every one that finished. cancelled by the user.');
+  assert.equal(tuneEndMessage('failed', 'The tune file could not be written.', 3), 'LLM Bench: the tune failed after 3 trials. The tune file could not be written.');
 });
