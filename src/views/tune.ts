@@ -280,7 +280,8 @@ export function paretoChart(data: TuneData, measures: StepMeasure[]): TuneChart 
     x: { title: `${sloFigureName(key)} (ms)`, ...(wantsLogAxis(measures.map((m) => m.figure)) ? { log: true } : {}) },
     y: { title: metricTitle(throughput) },
     series: [
-      { label: 'step', points: measures.map(toPoint), color: 'muted', line: false, pointRadius: 3 },
+      // The front's steps are drawn once, as the front (chart.js draws the first series on top).
+      { label: 'step', points: measures.filter((m) => !front.includes(m)).map(toPoint), color: 'muted', line: false, pointRadius: 3 },
       { label: 'Pareto front', points: front.map(toPoint), color: 0, line: true, pointRadius: 4 },
     ],
     markers: limit !== undefined ? [{ x: limit, label: `SLO ${formatNumber(limit)} ms` }] : [],
