@@ -60,11 +60,14 @@ function installExitHooks(): void {
   process.on('exit', () => {
     for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
   });
-  // A signal with no other listener would end this process without 'exit' handlers running the usual way: kill the groups, then end as the signal asks.
+  // Where nobody else handles the signal (a caller that cancels the tune on it does, stopping the
+  // server gracefully), it would end this process without 'exit' handlers: kill the groups, then
+  // end as the signal asks.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
+      if (process.listenerCount(signal) > 1) return;
       for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-      if (process.listenerCount(signal) === 1) process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
+      process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
     });
   }
 }

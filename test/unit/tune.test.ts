@@ -295,6 +295,31 @@ test('kill -9 of the tuner, then --resume: finished trials are kept, not rerun, 
   assert.deepEqual(liveSimulators(dir), []);
 });
 
+test('Ctrl-C (SIGINT) to llmbench tune stops the running server gracefully and ends the file cancelled', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'tune.json'), JSON.stringify(vllmLikeConfig({ benchmark: { profile: { kind: 'concurrency', levels: [4] }, limits: { durationSec: 60 } } })));
+  const outPath = join(dir, 'sigint.llmtune.json');
+  const child = startCli(['tune', '--config', 'tune.json', '--out', 'sigint.llmtune.json'], dir, { LLMBENCH_TUNE_TEST: dir });
+  const deadline = Date.now() + 30_000;
+  let running: TuneFile['runningServer'] = null;
+  while (running === null) {
+    const parsed = existsSync(outPath) ? parseTuneFile(readFileSync(outPath, 'utf8')) : undefined;
+    if (parsed?.ok) running = parsed.value.runningServer;
+    if (Date.now() > deadline || child.exitCode !== null) assert.fail(`no server started:\n${child.output()}`);
+    await sleep(50);
+  }
+  await sleep(1500); // into the benchmark
+  child.kill('SIGINT');
+  assert.equal(await exited(child), 1, child.output());
+  const file = readTune(outPath);
+  assert.equal(file.status, 'cancelled');
+  assert.equal(groupAlive(running.pid), false);
+  assert.equal(await isPortFree(running.port), true);
+  // Stopped with SIGTERM first: the simulator had time to say so in its log.
+  assert.match(readFileSync(join(dir, 'sigint.trial-0.log'), 'utf8'), /Simulator stopped\./);
+  assert.deepEqual(liveSimulators(dir), []);
+});
+
 test("the issue's example config works verbatim with llmbench tune", async () => {
   const dir = tempDir();
   const example = {
