@@ -63,6 +63,8 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
       'dist/sim-worker.js',
       'media/llmbench-config.schema.json',
       'media/llmbench.schema.json',
+      'media/llmtune-config.schema.json',
+      'media/llmtune.schema.json',
       'package.json',
     ]);
     const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
