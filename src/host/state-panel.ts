@@ -30,6 +30,8 @@ export interface StatePanelOptions<State, Message extends { type: string }> {
   idOf(state: State): string;
   /** A panel restored after a reload shows a task whose host is gone: what it shows now. */
   restored(state: State): State;
+  /** The panel's serializer is registered by someone else, who hands restored panels to `restoreSaved`. */
+  restoredFromOutside?: boolean;
   onMessage(message: Message): void;
 }
 
@@ -44,9 +46,15 @@ export class StatePanel<State, Message extends { type: string }> implements vsco
     private readonly log: vscode.LogOutputChannel,
     private readonly options: StatePanelOptions<State, Message>,
   ) {
-    this.disposables.push(
-      registerPanelRestorer(options.viewType, options.viewStateSchema, (panel, saved) => this.restore(panel, saved?.state ?? null)),
-    );
+    if (!options.restoredFromOutside) {
+      this.disposables.push(registerPanelRestorer(options.viewType, options.viewStateSchema, (panel, saved) => this.restore(panel, saved?.state ?? null)));
+    }
+  }
+
+  /** A panel VS Code recreated, with the state its webview kept (parsed here, never trusted). */
+  restoreSaved(panel: vscode.WebviewPanel, saved: unknown): void {
+    const parsed = this.options.viewStateSchema.safeParse(saved);
+    this.restore(panel, parsed.success ? parsed.data.state : null);
   }
 
   get visible(): boolean {

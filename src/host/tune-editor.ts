@@ -15,8 +15,6 @@ import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { savePngWithDialog } from './save-file';
 import { formatFileSize, webviewHtml, webviewOptions } from './webview-html';
 
-export const TUNE_VIEW_TYPE = 'llmBench.tuneResult';
-
 /** A trial's result file, which the tune file names relative to its own folder. */
 export function trialResultUri(tuneFile: vscode.Uri, resultFile: string): vscode.Uri {
   return /^(\/|[A-Za-z]:[\\/])/.test(resultFile) ? vscode.Uri.file(resultFile) : vscode.Uri.joinPath(tuneFile, '..', resultFile);
@@ -139,7 +137,7 @@ class TuneEditor implements vscode.Disposable {
   }
 }
 
-class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {
+export class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {
   constructor(private readonly extensionUri: vscode.Uri) {}
 
   openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
@@ -153,13 +151,4 @@ class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {
     const editor = new TuneEditor(document.uri, panel);
     panel.onDidDispose(() => editor.dispose());
   }
-}
-
-export function registerTuneEditor(context: vscode.ExtensionContext): void {
-  context.subscriptions.push(
-    vscode.window.registerCustomEditorProvider(TUNE_VIEW_TYPE, new TuneEditorProvider(context.extensionUri), {
-      supportsMultipleEditorsPerDocument: true,
-      webviewOptions: { enableFindWidget: true },
-    }),
-  );
 }

@@ -20,11 +20,10 @@ import { applyTuneEvent, newTuneLiveState, tuneEndMessage } from '../views/tune-
 import { messageOf } from './command-errors';
 import { resultsDirectory } from './run-prompts';
 import { StatePanel } from './state-panel';
-import { openTrialResult, TUNE_VIEW_TYPE } from './tune-editor';
+import { openTrialResult } from './tune-editor';
+import { TUNE_LIVE_VIEW_TYPE, TUNE_VIEW_TYPE } from './tune-ids';
 import { requireTrust } from './trust';
 
-export const TUNE_LIVE_VIEW_TYPE = 'llmBench.tuneLive';
-export const TUNE_COMMANDS = { tune: 'llmBench.tune', cancel: 'llmBench.cancelTune', show: 'llmBench.showTune' } as const;
 const TUNING_CONTEXT = 'llmBench.tuning';
 const LAUNCH = 'Launch';
 
@@ -95,6 +94,8 @@ export class TuneController implements vscode.Disposable {
       messageSchema: TuneLiveToHostMessageSchema,
       idOf: (state) => state.tune.id,
       restored: (state) => this.restored(state),
+      // extension.ts registers the serializer at activation, before this feature loads.
+      restoredFromOutside: true,
       onMessage: (message) => this.onPanelMessage(message),
     });
   }
