@@ -4,13 +4,14 @@
 // There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
 // The live panel and the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { parseTuneFile, type TuneFile } from '../../src/format/tune';
+import { isPortFree } from '../../src/tune/server';
 import { commandLine } from '../../src/views/tune';
 import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
+import { processesWhere } from '../helpers/processes';
 import { simulatorTuneConfig } from '../helpers/tune-documents';
 
 const TUNE_CONFIG = simulatorTuneConfig({ trials: 5, requests: 8, levels: [2, 8], ttftP99Ms: 2000, speedup: 20, shortRequests: true });
@@ -103,26 +104,9 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
 }
 
 /** The processes serving `llmbench sim` on `port` (the trial's server), by their argv. */
-function simServersOn(port: number): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        const at = argv.indexOf('--port');
-        return argv.includes('sim') && at >= 0 && argv[at + 1] === String(port) ? [`${pid}: ${argv.join(' ')}`] : [];
-      } catch {
-        return []; // gone meanwhile
-      }
-    });
-}
+const simServersOn = (port: number): string[] =>
+  processesWhere((argv) => argv.includes('sim') && argv.some((arg, i) => arg === '--port' && argv[i + 1] === String(port)));
 
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
 
 scenario(
   'a window reload stops the tune and its server; the tune panel comes back saying so, and the tune file is kept',
@@ -136,7 +120,7 @@ scenario(
     if (simServersOn(port).length === 0) throw new Error(`no server process for ${command}`);
     await reloadWindow(page);
     // The old extension host stopped the tune as it deactivated, and with it the server.
-    await pollUntil(`the server on port ${port} to be gone`, 30_000, async () => (simServersOn(port).length === 0 && (await portIsFree(port)) ? true : undefined));
+    await pollUntil(`the server on port ${port} to be gone`, 30_000, async () => (simServersOn(port).length === 0 && (await isPortFree(port)) ? true : undefined));
     const restored = await findWebview(page, { title: TUNE_PANEL, text: 'VS Code reloaded while this tune was going', timeoutMs: 60_000 });
     await waitForText(restored, 'Finished (cancelled)');
     const tune = await pollUntil('the tune file to say how the tune ended', 30_000, async () => {

@@ -6,11 +6,11 @@
 // so these tests answer the question through the command's `confirmLaunch` argument; the modal
 // itself is clicked in the e2e tier (test/e2e/tune.e2e.ts).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import { parseTuneFile, type TuneFile } from '../../../src/format/tune';
+import { isPortFree } from '../../../src/tune/server';
+import { processesWhere } from '../../helpers/processes';
 import { simulatorTuneConfig } from '../../helpers/tune-documents';
 import { allTabs, readText, waitFor, workspaceUri, writeText } from './results-helpers';
 
@@ -27,27 +27,9 @@ const TUNE_VIEW_TYPE = 'llmBench.tuneResult';
 /** A tune of the simulator: `trials` in the budget, `requests` per trial. */
 const tuneConfig = (trials: number, requests: number) => simulatorTuneConfig({ trials, requests, levels: [4], ttftP99Ms: 5000, speedup: 20, shortRequests: true });
 
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
 
 /** Processes running this extension's command line (the servers a tune launches), by their argv. */
-function ourCliProcesses(cliPath: string): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-    .flatMap((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-        return argv.includes(cliPath) ? [`${pid}: ${argv.join(' ')}`] : [];
-      } catch {
-        return []; // gone meanwhile
-      }
-    });
-}
+const ourCliProcesses = (cliPath: string): string[] => processesWhere((argv) => argv.includes(cliPath));
 
 /** A first-launch answer that records what it was asked and what was running then. */
 function recordingConfirmation(cliPath: string, answer: boolean) {
@@ -55,7 +37,7 @@ function recordingConfirmation(cliPath: string, answer: boolean) {
   return {
     asked,
     confirmLaunch: async (argv: string[]): Promise<boolean> => {
-      asked.push({ argv, portFree: await portIsFree(portOf(argv.join(' '))), processes: ourCliProcesses(cliPath) });
+      asked.push({ argv, portFree: await isPortFree(portOf(argv.join(' '))), processes: ourCliProcesses(cliPath) });
       return answer;
     },
   };
@@ -119,7 +101,7 @@ suite('tune server flags', () => {
     await waitFor('the tune editor', () =>
       allTabs().find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TUNE_VIEW_TYPE && t.input.uri.toString() === tuneUri.toString()),
     );
-    for (const trial of tune.trials) if (trial.port !== null) assert.equal(await portIsFree(trial.port), true, `trial ${trial.index + 1}'s port ${trial.port} is free again`);
+    for (const trial of tune.trials) if (trial.port !== null) assert.equal(await isPortFree(trial.port), true, `trial ${trial.index + 1}'s port ${trial.port} is free again`);
     assert.deepEqual(ourCliProcesses(cliPath), [], 'no server left running');
   });
 
@@ -132,7 +114,7 @@ suite('tune server flags', () => {
     assert.equal(confirmation.asked.length, 1);
     assert.equal(outcome.trials, 0);
     assert.notEqual(outcome.status, 'complete');
-    assert.equal(await portIsFree(portOf(confirmation.asked[0]!.argv.join(' '))), true);
+    assert.equal(await isPortFree(portOf(confirmation.asked[0]!.argv.join(' '))), true);
     assert.deepEqual(ourCliProcesses(cliPath), []);
   });
 
@@ -155,6 +137,6 @@ suite('tune server flags', () => {
     assert.equal(tune.status, 'cancelled');
     assert.deepEqual(ourCliProcesses(cliPath), [], `the cancelled trial's server was stopped (running before the cancel: ${seen.join('; ')})`);
     const ports = [...seen.map(portOf), ...tune.trials.flatMap((t) => (t.port === null ? [] : [t.port]))];
-    for (const port of ports) assert.equal(await portIsFree(port), true, `port ${port} is free again`);
+    for (const port of ports) assert.equal(await isPortFree(port), true, `port ${port} is free again`);
   });
 });
