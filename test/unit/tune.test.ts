@@ -251,6 +251,38 @@ test('cancel stops the running server: no process left, the port free, the file 
   assert.deepEqual(liveSimulators(dir), []);
 });
 
+test('max-load-within-slo: per trial, the highest concurrency within the SLO, found by doubling then bisecting', async () => {
+  const dir = tempDir();
+  const config = TuneConfigSchema.parse(
+    vllmLikeConfig({
+      server: { command: ['llmbench', 'sim', '--preset', 'tiny', '--port', '{port}', '--max-num-seqs', '{max_num_seqs}'], startTimeoutSec: 30, stopGraceSec: 5 },
+      space: { max_num_seqs: { type: 'choice', values: [4, 16] } },
+      constraints: [],
+      // Requests beyond max_num_seqs wait a whole request (32 tokens, 1 ms steps) for a slot: the
+      // median TTFT jumps past the SLO (a median, since one slow scheduling of this busy machine sets a p99).
+      benchmark: { workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 32 }, request: { extraBody: { ignore_eos: true } }, profile: { kind: 'concurrency', levels: [1] }, limits: { requests: 48 } },
+      objective: { mode: 'max-load-within-slo', slo: { 'ttftMs.p50': 20 }, load: { kind: 'concurrency', min: 1, max: 64, precision: 0.2 } },
+      budget: { trials: 2 },
+    }),
+  );
+  const file = await runTune({ config, configDir: dir, outPath: join(dir, 'load.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } });
+  assert.equal(file.status, 'complete', file.statusReason ?? '');
+  const bySeqs = new Map(file.trials.map((t) => [t.params.max_num_seqs, t]));
+  for (const [seqs, trial] of bySeqs) {
+    assert.equal(trial.status, 'complete', trial.reason ?? '');
+    assert.ok(trial.objective !== null && Number.isInteger(trial.objective) && trial.objective >= 1 && trial.objective <= 64, `max_num_seqs ${seqs}: ${trial.objective}`);
+    assert.deepEqual(trial.load, { kind: 'concurrency', value: trial.objective });
+    assert.equal(trial.slo?.met, true);
+    assert.ok(trial.slo!.figures['ttftMs.p50']! <= 20);
+    // Its result file is one of the probes, each a single step at one concurrency.
+    assert.match(trial.resultFile ?? '', new RegExp(`^load\\.trial-${trial.index}\\.load-\\d+\\.llmbench\\.json$`));
+    const probes = readdirSync(dir).filter((f) => f.startsWith(`load.trial-${trial.index}.load-`));
+    assert.ok(probes.length >= 3, `only ${probes.length} probes`);
+  }
+  assert.ok(bySeqs.get(16)!.objective! > bySeqs.get(4)!.objective!, `16 slots held ${bySeqs.get(16)!.objective}, 4 slots ${bySeqs.get(4)!.objective}`);
+  assert.deepEqual(liveSimulators(dir), []);
+});
+
 function startCli(args: string[], cwd: string, env: Record<string, string>): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
