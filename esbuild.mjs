@@ -1,12 +1,14 @@
 // Builds every bundle the package ships, found by convention so that adding an entry needs no edit here:
 //   src/host/extension.ts      -> dist/extension.js        (VS Code extension host, CommonJS)
+//   src/host/tune-feature.ts   -> dist/tune-feature.js     (Tune Server Flags, loaded on first use)
 //   src/cli/main.ts            -> dist/cli.js              (the `llmbench` command line)
 //   src/engine/worker.ts       -> dist/engine-worker.js    (the engine in a worker thread)
 //   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
 // It also writes the JSON Schemas generated from zod: media/llmbench.schema.json (result files) and
-// media/llmbench-config.schema.json (run config files).
+// media/llmbench-config.schema.json (run config files), media/llmtune-config.schema.json (tune
+// config files) and media/llmtune.schema.json (tune files).
 // `--watch` rebuilds on change; `--production` minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ const common = {
 
 const nodeTargets = [
   { in: 'src/host/extension.ts', out: 'extension' },
+  { in: 'src/host/tune-feature.ts', out: 'tune-feature' },
   { in: 'src/cli/main.ts', out: 'cli' },
   { in: 'src/engine/worker.ts', out: 'engine-worker' },
   { in: 'src/sim/worker.ts', out: 'sim-worker' },
@@ -87,6 +90,8 @@ async function writeJsonSchemas() {
   const write = (file, schema) => writeFileSync(file, JSON.stringify(schema, null, 2) + '\n');
   write('media/llmbench.schema.json', module.exports.resultJsonSchema());
   write('media/llmbench-config.schema.json', module.exports.runConfigJsonSchema());
+  write('media/llmtune-config.schema.json', module.exports.tuneConfigJsonSchema());
+  write('media/llmtune.schema.json', module.exports.tuneFileJsonSchema());
 }
 
 await writeJsonSchemas();

@@ -10,6 +10,7 @@ import * as importCommand from './commands/import';
 import * as report from './commands/report';
 import * as run from './commands/run';
 import * as sim from './commands/sim';
+import * as tune from './commands/tune';
 
 interface Command {
   summary: string;
@@ -20,6 +21,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   run: { summary: 'benchmark an OpenAI-compatible server (or --sim) and write a result file', run: run.run },
   sim: { summary: 'serve the built-in simulated inference server (vLLM-like) until Ctrl-C', run: sim.run },
   import: { summary: 'turn vLLM, GuideLLM, AIPerf, EvalScope or LLMPerf results into a result file', run: importCommand.run },
+  tune: { summary: "tune a server's flags: launch it per trial, benchmark it, search for the best within SLOs", run: tune.run },
   report: { summary: 'one report (HTML with charts, Markdown or CSV) over many result files', run: report.run },
   demo: { summary: 'a sweep against the built-in simulator: the table and a result file in benchmarks/', run: demo.run },
 };

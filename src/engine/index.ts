@@ -14,6 +14,7 @@ export {
   summarizeStepOf,
   ResultWriter,
   INTERRUPTED_REASON,
+  writeAtomically,
 } from './writer';
 export { createDispatcher, sendRequest } from './client';
 export { probeEndpoint, probeEngineLabels, DEFAULT_PROBE_TIMEOUT_MS, type EndpointProbe, type EngineIdentity, type ProbeOptions } from './probe';

@@ -56,17 +56,18 @@ function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finished
   return `]${warnings}${after},"status":${JSON.stringify(doc.status)},"statusReason":${JSON.stringify(doc.statusReason ?? null)},"finishedAt":${JSON.stringify(doc.finishedAt ?? null)}}`;
 }
 
-function writeFailure(path: string, error: unknown): Error {
+function writeFailure(path: string, error: unknown, what = 'result file'): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const reason = error instanceof Error ? error.message : String(error);
   const advice =
     code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT'
       ? 'The disk is full or a file size limit was reached: free space or choose another folder. The file keeps every request written before.'
       : 'Check that its folder exists and is writable.';
-  return new Error(`Cannot write the result file ${path}: ${reason}. ${advice}`);
+  return new Error(`Cannot write the ${what} ${path}: ${reason}. ${advice}`);
 }
 
-function writeAtomically(path: string, text: string): void {
+/** Replaces the file at once (a temporary file renamed over it): a reader or a crash sees the old text or the new, never half. */
+export function writeAtomically(path: string, text: string, what = 'result file'): void {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, text);
@@ -74,7 +75,7 @@ function writeAtomically(path: string, text: string): void {
   } catch (error) {
     // A full disk fails the write after the file was created: leave no temporary file behind.
     rmSync(temporary, { force: true });
-    throw writeFailure(path, error);
+    throw writeFailure(path, error, what);
   }
 }
 

@@ -256,7 +256,9 @@ export function parseResultDocument(text: string): ParseOutcome<ResultDocument> 
 export function describeZodError(error: z.ZodError, limit = 3): string {
   const parts = error.issues.slice(0, limit).map((issue) => {
     const path = issue.path.length ? issue.path.join('.') : '(top level)';
-    return `${path}: ${issue.message}`;
+    // A record key that fails its own schema: that schema's message says what a key must be.
+    const keyProblem = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+    return `${path}: ${keyProblem ?? issue.message}`;
   });
   const more = error.issues.length > limit ? ` (and ${error.issues.length - limit} more)` : '';
   return parts.join('; ') + more;

@@ -12,6 +12,12 @@ import { parseRunArgument } from './run-arguments';
 import { planFromArgument, planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
 import { RUN_MENU_COMMAND, RunController, type DryRunOutcome, type RunOutcome } from './run-session';
 import { RunInputError } from '../run/prepare';
+import { join } from 'node:path';
+import type { startTuneFeature } from './tune-feature';
+import { TUNE_COMMANDS, TUNE_LIVE_VIEW_TYPE, TUNE_VIEW_TYPE } from './tune-ids';
+
+/** The tune feature once something needed it: its tune is stopped (with its server) when the window closes or reloads. */
+let tuneFeature: ReturnType<typeof startTuneFeature> | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
@@ -64,8 +70,42 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('llmBench.showLog', () => log.show()),
     vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
   );
+  registerTune(context, log);
   registerResultViews(context);
   registerReportViews(context);
   registerImportCommands(context);
   log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
+}
+
+/** The tune commands, editor and panel, whose code (dist/tune-feature.js) loads the first time one is used. */
+function registerTune(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  const feature = (): NonNullable<typeof tuneFeature> => {
+    if (!tuneFeature) {
+      const { startTuneFeature: start } = require(context.asAbsolutePath(join('dist', 'tune-feature.js'))) as typeof import('./tune-feature');
+      tuneFeature = start(context, log);
+      context.subscriptions.push(tuneFeature.controller);
+    }
+    return tuneFeature;
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand(TUNE_COMMANDS.tune, (arg?: unknown) => feature().controller.tune(arg)),
+    vscode.commands.registerCommand(TUNE_COMMANDS.cancel, () => feature().controller.cancel()),
+    vscode.commands.registerCommand(TUNE_COMMANDS.show, () => feature().controller.panel.show()),
+    vscode.window.registerCustomEditorProvider(
+      TUNE_VIEW_TYPE,
+      {
+        openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
+        resolveCustomEditor: (document, panel) => feature().editor.resolveCustomEditor(document, panel),
+      },
+      { supportsMultipleEditorsPerDocument: true, webviewOptions: { enableFindWidget: true } },
+    ),
+    vscode.window.registerWebviewPanelSerializer(TUNE_LIVE_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, saved: unknown) => feature().controller.panel.restoreSaved(panel, saved),
+    }),
+  );
+}
+
+/** VS Code waits for this before the extension host goes away: the tune's server must not outlive it. */
+export async function deactivate(): Promise<void> {
+  await tuneFeature?.controller.stop();
 }

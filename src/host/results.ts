@@ -25,9 +25,9 @@ export const RESULT_COMMANDS = {
   exportChart: 'llmBench.exportResultChart',
 } as const;
 
-/** Where `stem-suffix` goes next to a result file: `run.llmbench.json` -> `run-latency.png`. */
+/** Where `stem-suffix` goes next to a result or tune file: `run.llmbench.json` -> `run-latency.png`. */
 export function siblingUri(uri: vscode.Uri, suffix: string): vscode.Uri {
-  const stem = fileNameOf(uri).replace(/\.llmbench\.json$/i, '').replace(/\.json$/i, '');
+  const stem = fileNameOf(uri).replace(/\.(llmbench|llmtune)\.json$/i, '').replace(/\.json$/i, '');
   return vscode.Uri.joinPath(uri, '..', `${stem}${suffix}`);
 }
 

@@ -42,6 +42,14 @@ export function settings() {
   return vscode.workspace.getConfiguration('llmBench');
 }
 
+/** The results folder (setting llmBench.resultsDirectory, relative to `folder`), created if missing. */
+export async function resultsDirectory(folder: vscode.WorkspaceFolder): Promise<vscode.Uri> {
+  const directory = settings().get<string>('resultsDirectory', 'benchmarks').trim() || 'benchmarks';
+  const dirUri = isAbsolute(directory) ? vscode.Uri.file(directory) : vscode.Uri.joinPath(folder.uri, directory);
+  await vscode.workspace.fs.createDirectory(dirUri);
+  return dirUri;
+}
+
 function endpointSettings(): EndpointSetting[] {
   const { endpoints, problems } = parseEndpointSettings(settings().get('endpoints'));
   if (problems.length > 0) void vscode.window.showWarningMessage(`LLM Bench: some endpoints in your settings were skipped. ${problems.join(' ')}`);

@@ -6,7 +6,7 @@
  * measured: the engine writes a partial result.
  */
 import { randomUUID } from 'node:crypto';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { redactHeaders, type RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
@@ -25,7 +25,8 @@ import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from
 import { RESULT_VIEW_TYPE } from './results';
 import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
 import { describeProfile, runDefaultsFromSettings } from './presets';
-import { settings, showConfigError, type RunPlan } from './run-prompts';
+import { resultsDirectory, settings, showConfigError, type RunPlan } from './run-prompts';
+import { requireTrust } from './trust';
 
 /** What `llmBench.run` answers for `dryRun`: the prepared configuration, or what is wrong and of what kind. */
 export type DryRunOutcome = { config: RunConfig; warnings: string[] } | { error: { problem: RunInputProblem; message: string } };
@@ -124,20 +125,10 @@ export class RunController implements vscode.Disposable, LivePanelActions {
 
   /**
    * Whether a run may start now (a trusted workspace, no run going); says why not. Asked before any
-   * question. The notification is not awaited: a script or task running the command gets its answer
-   * now, not when the user closes the notification.
+   * question; the notification is not awaited.
    */
   async canStart(): Promise<boolean> {
-    if (!vscode.workspace.isTrusted) {
-      const manage = 'Manage Workspace Trust';
-      void vscode.window
-        .showErrorMessage(
-          'LLM Bench: running a benchmark needs a trusted workspace, because it sends requests to servers and writes result files. Result files can still be viewed in Restricted Mode.',
-          manage,
-        )
-        .then((answer) => answer === manage && vscode.commands.executeCommand('workbench.trust.manage'));
-      return false;
-    }
+    if (!requireTrust('running a benchmark needs a trusted workspace, because it sends requests to servers and writes result files.')) return false;
     if (this.active) {
       const show = 'Show Live Panel';
       void vscode.window
@@ -216,9 +207,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   }
 
   private async resultUri(folder: vscode.WorkspaceFolder, config: RunConfig): Promise<vscode.Uri> {
-    const directory = settings().get<string>('resultsDirectory', 'benchmarks').trim() || 'benchmarks';
-    const dirUri = isAbsolute(directory) ? vscode.Uri.file(directory) : vscode.Uri.joinPath(folder.uri, directory);
-    await vscode.workspace.fs.createDirectory(dirUri);
+    const dirUri = await resultsDirectory(folder);
     return vscode.Uri.joinPath(dirUri, resultFileName(new Date(), config.endpoint.model, config.profile.kind));
   }
 
@@ -243,7 +232,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       `Run ${id}: ${config.endpoint.api} requests to ${config.endpoint.baseUrl}, model ${config.endpoint.model}, profile ${describeProfile(config.profile)}, ` +
         `limits ${JSON.stringify(config.limits)}, API key ${apiKey ? 'set' : 'none'}${headerNames.length ? `, headers ${headerNames.join('; ')}` : ''}; result ${resultUri.fsPath}`,
     );
-    this.live.startRun(state);
+    this.live.start(state);
     this.live.show(true);
     void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
     this.updateStatus(state, true);

@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { DEFAULT_PRESET, PRESETS, PRESET_NAMES, type EngineSettings, type HardwareProfile, type PresetName } from './presets';
+import { brokenVllmRule } from './vllm-rules';
 
 const positiveInt = z.number().int().positive();
 const probability = z.number().min(0).max(1);
@@ -101,9 +102,6 @@ export class SimConfigError extends Error {
   override readonly name = 'SimConfigError';
 }
 
-/** vLLM's supported KV block sizes on GPUs. */
-export const BLOCK_SIZES = [1, 8, 16, 32, 64, 128] as const;
-
 /** Parses options and checks the engine configuration; throws SimConfigError with the reason. */
 export function resolveSimConfig(input: SimOptionsInput = {}): SimConfig {
   const parsed = SimOptionsSchema.safeParse(input);
@@ -132,30 +130,19 @@ function checkEngine(e: EngineSettings, modelMaxLen: number): void {
   const fail = (message: string): never => {
     throw new SimConfigError(message);
   };
-  if (e.maxNumSeqs < 1) fail(`max_num_seqs (${e.maxNumSeqs}) must be at least 1.`);
-  if (e.maxModelLen < 1) fail(`max_model_len (${e.maxModelLen}) must be at least 1.`);
+  const broken = brokenVllmRule({
+    max_num_seqs: e.maxNumSeqs,
+    max_num_batched_tokens: e.maxNumBatchedTokens,
+    max_model_len: e.maxModelLen,
+    block_size: e.blockSize,
+    enable_chunked_prefill: e.enableChunkedPrefill,
+  });
+  if (broken) fail(broken.message);
   if (e.maxModelLen > modelMaxLen) {
     fail(
       `User-specified max_model_len (${e.maxModelLen}) is greater than the model's maximum context length (${modelMaxLen}). ` +
         `The model cannot attend beyond it; decrease max_model_len to ${modelMaxLen} or less.`,
     );
-  }
-  if (e.maxNumBatchedTokens < 1) fail(`max_num_batched_tokens (${e.maxNumBatchedTokens}) must be at least 1.`);
-  if (!e.enableChunkedPrefill && e.maxNumBatchedTokens < e.maxModelLen) {
-    fail(
-      `max_num_batched_tokens (${e.maxNumBatchedTokens}) is smaller than max_model_len (${e.maxModelLen}). ` +
-        'Without chunked prefill a whole prompt must fit in one step, so prompts longer than max_num_batched_tokens could never run. ' +
-        'Increase max_num_batched_tokens, decrease max_model_len, or enable chunked prefill.',
-    );
-  }
-  if (e.maxNumBatchedTokens < e.maxNumSeqs) {
-    fail(
-      `max_num_batched_tokens (${e.maxNumBatchedTokens}) must be greater than or equal to max_num_seqs (${e.maxNumSeqs}): ` +
-        'every running sequence needs at least one token of the step budget.',
-    );
-  }
-  if (!(BLOCK_SIZES as readonly number[]).includes(e.blockSize)) {
-    fail(`block_size (${e.blockSize}) is not supported; choose one of ${BLOCK_SIZES.join(', ')}.`);
   }
   const blocks = Math.floor(e.kvCacheTokens / e.blockSize);
   if (blocks < 1) {

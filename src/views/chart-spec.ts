@@ -21,6 +21,8 @@ export interface AxisSpec {
   max?: number;
   /** Distance between ticks, when the view fixes it (time axes, so that their labels are round). */
   step?: number;
+  /** A category axis drawn on a linear one: the value i is labelled `categories[i]` (choices, on/off). */
+  categories?: string[];
 }
 
 export interface SeriesSpec {

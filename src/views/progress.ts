@@ -118,7 +118,7 @@ export function progressView(state: LiveState): ProgressView {
 }
 
 /** A reason as the end of a sentence: reasons from the engine often carry their own full stop. */
-const endSentence = (text: string): string => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+export const endSentence = (text: string): string => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /** What the notification at a run's end says, or null when a complete run needs no words. */
 export function runEndMessage(status: string, reason: string | null | undefined, requestsMeasured: number): string | null {

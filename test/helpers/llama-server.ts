@@ -25,16 +25,21 @@ export interface LlamaServer {
   stop(): void;
 }
 
+/** The installed llama-server and its model, as the start of an argv (the tuner's tests add the rest). */
+export const LLAMA_SERVER_ARGV: readonly string[] = ['chroot', chrootDir, 'llama-server', '-m', '/models/test.gguf'];
+
+export const llamaServerInstalled = (): boolean => existsSync(join(chrootDir, 'models', 'test.gguf'));
+
 export async function startLlamaServer(): Promise<LlamaServer> {
-  if (!existsSync(join(chrootDir, 'models', 'test.gguf'))) {
+  if (!llamaServerInstalled()) {
     throw new Error(`No llama-server at ${chrootDir}: run \`bash scripts/setup.d/llama.sh\` (npm test runs it through scripts/setup-test-env.sh)`);
   }
   const model = readFileSync(join(llamaDir, 'model.txt'), 'utf8').trim();
   const port = await closedPort();
   // chroot execs llama-server in place, so this child's pid is the server's.
   const server = spawn(
-    'chroot',
-    [chrootDir, 'llama-server', '-m', '/models/test.gguf', '--host', '127.0.0.1', '--port', String(port), '-np', '4', '-c', '4096', '-t', '2', '--no-webui', '--metrics', '-a', LLAMA_MODEL_ID],
+    LLAMA_SERVER_ARGV[0] as string,
+    [...LLAMA_SERVER_ARGV.slice(1), '--host', '127.0.0.1', '--port', String(port), '-np', '4', '-c', '4096', '-t', '2', '--no-webui', '--metrics', '-a', LLAMA_MODEL_ID],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';

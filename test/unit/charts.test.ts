@@ -78,3 +78,18 @@ test('the HTML export draws a log load axis on the same rule, with 1-2-5 labels'
   for (const tick of ['1', '2', '5', '10', '20', '50']) assert.ok(labels.includes(tick), `tick ${tick} among ${labels.join(' ')}`);
   assert.ok(!labels.includes('3') && !labels.includes('30'), 'no label between 1-2-5 ticks');
 });
+
+test('a category axis (a choice, on/off) has one named tick on each category and half a step of room either side', () => {
+  const spec: ChartSpec = { kind: 'scatter', x: { title: 'mode', categories: ['off', 'on'] }, y: { title: 'tok/s' }, series: [{ label: 'trial', data: [{ x: 1, y: 5 }] }] };
+  const x = (chartConfig(spec, THEME).options?.scales?.['x'] ?? {}) as unknown as {
+    min: number;
+    max: number;
+    afterBuildTicks(scale: { ticks: { value: number }[] }): void;
+    ticks: { callback(value: number): string };
+  };
+  assert.deepEqual([x.min, x.max], [-0.5, 1.5]);
+  const scale = { ticks: [{ value: -0.5 }, { value: 0.5 }, { value: 1.5 }] };
+  x.afterBuildTicks(scale);
+  assert.deepEqual(scale.ticks, [{ value: 0 }, { value: 1 }]);
+  assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['off', 'on']);
+});

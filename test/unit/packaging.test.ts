@@ -33,10 +33,11 @@ test('vsce package with no flags: no warning, only bundles, media and the manife
     const files = entries.map((e) => e.name).filter((name) => name.startsWith('extension/')).map((name) => name.slice('extension/'.length));
     const unexpected = files.filter((f) => /^(src|test|webview|scripts|tools|docs|node_modules)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts'));
     assert.deepEqual(unexpected, [], 'sources, tests or source maps in the VSIX');
-    for (const wanted of ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'media/icon.png', 'dist/extension.js', 'dist/engine-worker.js', 'dist/webview/result.js', 'media/llmbench-config.schema.json']) {
+    for (const wanted of ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'media/icon.png', 'dist/extension.js', 'dist/tune-feature.js', 'dist/engine-worker.js', 'dist/webview/result.js', 'dist/webview/tune.js', 'dist/webview/tune-live.js', 'media/llmbench-config.schema.json']) {
       assert.ok(files.includes(wanted), `${wanted} missing from the VSIX (has: ${files.join(', ')})`);
     }
-    assert.ok(!files.includes('dist/cli.js'), 'the command line ships as an npm package, not in the VSIX');
+    // Tune Server Flags resolves `llmbench` in a tune's server command to the extension's own command line.
+    assert.ok(files.includes('dist/cli.js'), 'the command line is in the VSIX, for the servers a tune launches');
     const extensionBundle = entries.find((e) => e.name === 'extension/dist/extension.js');
     assert.ok(extensionBundle && extensionBundle.uncompressedSize <= EXTENSION_BUNDLE_LIMIT, `dist/extension.js is ${extensionBundle?.uncompressedSize} bytes, above ${EXTENSION_BUNDLE_LIMIT}`);
     // zod's locales hold messages such as this Spanish one; the namespace import leaves them out.
@@ -62,6 +63,8 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
       'dist/sim-worker.js',
       'media/llmbench-config.schema.json',
       'media/llmbench.schema.json',
+      'media/llmtune-config.schema.json',
+      'media/llmtune.schema.json',
       'package.json',
     ]);
     const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);

@@ -7,6 +7,7 @@ import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
+import type { ChartSpec } from '../../src/views/chart-spec';
 import { badge, button } from '../shared/toolkit';
 import { chartSpec, deltaTable, stepTable, summaryItems } from './model';
 
@@ -122,22 +123,47 @@ export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
   ]);
 }
 
+/** A chart card of a board: its title, what the title shows on hover, and what to draw. */
+export interface BoardChart {
+  id: string;
+  title: string;
+  hint?: string;
+  spec: ChartSpec;
+}
+
+/** A result view's chart as a board's card: the metric's definition on hover. */
+function resultBoardChart(chart: ViewChart): BoardChart {
+  return { id: chart.id, title: chart.title, ...(chart.metric ? { hint: METRICS[chart.metric].definition } : {}), spec: chartSpec(chart) };
+}
+
 /**
  * The grid of chart cards. Charts are kept by id and updated in place when the same view
  * redraws (a running benchmark's file growing), so the page does not flicker or jump.
  */
 export class ChartBoard {
-  readonly element = el('div', { className: 'chart-grid' });
-  private readonly charts = new Map<string, { card: HTMLElement; chart: SpecChart | null; spec: ViewChart }>();
+  readonly element: HTMLElement;
+  private readonly charts = new Map<string, { card: HTMLElement; chart: SpecChart | null }>();
   private theme: Theme = readTheme();
 
-  constructor(private readonly onSavePng: (chartId: string, dataUrl: string) => void) {}
+  /** Without `onSavePng` the cards have no Save PNG button (a live view's charts are saved from the file's editor). */
+  constructor(
+    private readonly onSavePng?: (chartId: string, dataUrl: string) => void,
+    className = 'chart-grid',
+  ) {
+    this.element = el('div', { className });
+  }
 
+  /** A result or compare view's charts. */
   show(specs: ViewChart[]): void {
-    const wanted = specs.filter((s) => s.series.some((series) => series.points.length > 0));
-    const sameLayout = wanted.length === this.charts.size && wanted.every((s) => this.charts.has(s.id));
+    this.showCharts(specs.map(resultBoardChart));
+  }
+
+  /** Draws the charts that have data; the same charts again update in place. */
+  showCharts(charts: BoardChart[]): void {
+    const wanted = charts.filter((c) => c.spec.series.some((series) => series.data.length > 0));
+    const sameLayout = wanted.length === this.charts.size && wanted.every((c) => this.charts.has(c.id));
     if (!sameLayout) this.rebuild(wanted);
-    else for (const spec of wanted) this.update(spec);
+    else for (const chart of wanted) this.charts.get(chart.id)?.chart?.update(chart.spec);
   }
 
   setTheme(theme: Theme): void {
@@ -150,38 +176,31 @@ export class ChartBoard {
     return this.charts.get(chartId)?.chart?.toPngDataUrl();
   }
 
-  private rebuild(specs: ViewChart[]): void {
+  private rebuild(charts: BoardChart[]): void {
     for (const entry of this.charts.values()) entry.chart?.destroy();
     this.charts.clear();
-    const cards = specs.map((spec) => {
-      const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': spec.title } });
-      const card = el('div', { className: 'chart-card', attrs: { 'data-chart': spec.id } }, [
+    const cards = charts.map((chart) => {
+      const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
+      const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
         el('div', { className: 'chart-head' }, [
-          el('h3', { text: spec.title, ...(spec.metric ? { title: METRICS[spec.metric].definition } : {}) }),
-          button('Save PNG', () => this.save(spec.id), 'secondary'),
+          el('h3', { text: chart.title, ...(chart.hint ? { title: chart.hint } : {}) }),
+          this.onSavePng ? button('Save PNG', () => this.save(chart.id), 'secondary') : null,
         ]),
         el('div', { className: 'chart-box' }, [canvas]),
       ]);
-      return { spec, canvas, card };
+      return { chart, canvas, card };
     });
     // Every card is in the page before the first chart measures its box: one layout for all of
     // them, not one per chart.
     this.element.replaceChildren(...cards.map((c) => c.card));
-    for (const { spec, canvas, card } of cards) this.charts.set(spec.id, { card, chart: this.draw(canvas, card, spec), spec });
-  }
-
-  private update(spec: ViewChart): void {
-    const entry = this.charts.get(spec.id);
-    if (!entry) return;
-    entry.spec = spec;
-    entry.chart?.update(chartSpec(spec));
+    for (const { chart, canvas, card } of cards) this.charts.set(chart.id, { card, chart: this.draw(canvas, card, chart.spec) });
   }
 
   /** A canvas the browser cannot draw on leaves a note in the card, not a broken page. */
-  private draw(canvas: HTMLCanvasElement, card: HTMLElement, spec: ViewChart): SpecChart | null {
+  private draw(canvas: HTMLCanvasElement, card: HTMLElement, spec: ChartSpec): SpecChart | null {
     try {
       if (!canvas.getContext('2d')) throw new Error('no 2D canvas');
-      return new SpecChart(canvas, chartSpec(spec), this.theme);
+      return new SpecChart(canvas, spec, this.theme);
     } catch (e) {
       card.appendChild(el('p', { className: 'muted', text: `This chart cannot be drawn here (${e instanceof Error ? e.message : String(e)}).` }));
       return null;
@@ -190,7 +209,7 @@ export class ChartBoard {
 
   private save(chartId: string): void {
     const png = this.pngOf(chartId);
-    if (png) this.onSavePng(chartId, png);
+    if (png) this.onSavePng?.(chartId, png);
   }
 }
 

@@ -90,6 +90,11 @@ function logTickLabel(value: number | string): string {
   return isLogTickLabelled(n) ? tickNumber.format(n) : '';
 }
 
+/** One tick per category, on its index, named by it; the axis pads half a step either side. */
+function categoryTicks(categories: string[]) {
+  return { autoSkip: false, callback: (value: number | string) => categories[Number(value)] ?? '' };
+}
+
 function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' | 'right', gridOn: boolean) {
   return {
     type: axis.log ? 'logarithmic' : 'linear',
@@ -97,9 +102,20 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
     ...(axis.min !== undefined ? { min: axis.min } : {}),
     ...(axis.max !== undefined ? { max: axis.max } : {}),
     // Headroom above the highest value, so a line ending at the top is not cut by the plot's edge.
-    ...(axis.log ? {} : { beginAtZero: true, grace: '5%' }),
+    ...(axis.categories
+      ? {
+          min: -0.5,
+          max: axis.categories.length - 0.5,
+          // Ticks built from -0.5 in steps fall between the categories: put them on the categories.
+          afterBuildTicks: (scale: { ticks: { value: number }[] }) => {
+            scale.ticks = (axis.categories ?? []).map((_, value) => ({ value }));
+          },
+        }
+      : axis.log
+        ? {}
+        : { beginAtZero: true, grace: '5%' }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
-    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}) },
+    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;

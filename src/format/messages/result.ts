@@ -179,7 +179,8 @@ export const CompareViewSchema = z.object({
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
 
-const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/;
+/** A chart as a PNG data URL, from a webview's canvas. */
+export const PngDataUrlSchema = z.string().max(50_000_000).regex(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/, 'dataUrl must be a base64 PNG data URL');
 
 /** The two files (URI strings) of a compare panel: what its webview keeps so that the panel can be restored after a reload. */
 export const ComparePanelStateSchema = z.object({ a: z.string(), b: z.string() });
@@ -209,7 +210,7 @@ export const ResultToHostMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('png'),
     chartId: z.string(),
-    dataUrl: z.string().max(50_000_000).regex(PNG_DATA_URL, 'dataUrl must be a base64 PNG data URL'),
+    dataUrl: PngDataUrlSchema,
     /** Set when answering the host's `request-png`; absent when the user clicked the button. */
     requestId: z.string().optional(),
   }),

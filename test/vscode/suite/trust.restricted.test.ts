@@ -1,7 +1,7 @@
 // Restricted Mode inside a real VS Code (the tier's restricted pass: Workspace Trust on, the folder not
 // trusted). Running a benchmark refuses at once with a notification that says why and offers what to
-// do, and no request reaches the endpoint; the workspace's endpoint settings are ignored; result files
-// still open in the result editor and compare.
+// do, and no request reaches the endpoint; Tune Server Flags refuses the same way and launches nothing;
+// the workspace's endpoint settings are ignored; result files still open in the result editor and compare.
 import assert from 'node:assert/strict';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
@@ -90,6 +90,22 @@ suite('restricted mode', () => {
 
     assert.deepEqual(server.requests, [], 'no request reached the endpoint (not even /v1/models)');
     assert.deepEqual(await resultFilesInWorkspace(), before, 'no result file was written');
+  });
+
+  test('Tune Server Flags refuses at once, says why and what to do, and launches nothing', async () => {
+    const config = await writeText(workspaceUri('restricted.llmtune-config.json'), JSON.stringify({ server: { command: ['llmbench', 'sim', '--port', '{port}'] } }));
+    const outcome = await answerWithin(10_000, 'llmBench.tune', vscode.commands.executeCommand('llmBench.tune', { config }));
+    assert.equal(outcome, undefined);
+    let showing: Notification[] = [];
+    const shown = await waitFor('the tune refusal notification', async () => {
+      await vscode.commands.executeCommand('notifications.showList');
+      showing = await readNotifications();
+      return showing.find((n) => /tuning server flags needs a trusted workspace, because it launches servers/.test(n.message));
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}; the workbench shows ${JSON.stringify(showing)}`);
+    });
+    assert.deepEqual(shown.actions, ['Manage Workspace Trust']);
+    assert.deepEqual((await vscode.workspace.findFiles('**/*.llmtune.json')).length, 0, 'no tune file was written');
   });
 
   test('a result file opens in the result editor and draws its charts', async () => {

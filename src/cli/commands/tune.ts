@@ -1,0 +1,101 @@
+/**
+ * `llmbench tune`: tunes a server's flags (src/tune): each trial launches the server with flags the
+ * search picks, benchmarks it and stops it; the tune file (NAME.llmtune.json) is rewritten after
+ * every trial. Exit 0 complete, 1 failed or cancelled (continue with --resume), 2 bad input.
+ */
+import { relative, resolve } from 'node:path';
+import type { Trial, TuneEvent } from '../../format/tune';
+import { readTuneConfigFile, runTune, TuneConfigError } from '../../tune/index';
+import { parseFlags, UsageError, type FlagSpec } from '../args';
+
+const COMMAND = 'llmbench tune';
+
+const FLAGS: Readonly<Record<string, FlagSpec>> = {
+  '--help': { kind: 'boolean' },
+  '--config': { kind: 'string' },
+  '--out': { kind: 'string' },
+  '--resume': { kind: 'boolean' },
+  '--verbose': { kind: 'boolean' },
+};
+
+export const TUNE_HELP = `Usage: ${COMMAND} --config TUNE.json --out NAME.llmtune.json [--resume]
+
+Tunes a server's flags: each trial checks the combination against the constraints (a refused one
+costs no launch), launches the server as its own process group on a free port, waits until it
+answers, runs the benchmark against it, stops it, and adds the trial to the tune file. See
+docs/tuning.md for the config (server, space, constraints, benchmark, objective, budget).
+
+  --config FILE     the tune config (JSON; its schema: media/llmtune-config.schema.json)
+  --out FILE        the tune file, NAME.llmtune.json; each trial's server log and result file go beside it
+  --resume          continue the tune file at --out: finished trials are kept, not run again
+  --verbose         print every line the servers write
+
+In the command, a first word "llmbench" is this command line itself (e.g. "llmbench", "sim", ...).
+Exit status: 0 complete, 1 failed or cancelled (continue with --resume), 2 bad input.
+Ctrl-C cancels: the running server is stopped and the tune file says where it ended.
+`;
+
+function describeTrial(trial: Trial): string {
+  const params = Object.entries(trial.params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  const outcome =
+    trial.status === 'complete'
+      ? trial.objective === null
+        ? `missed the SLOs (${Object.entries(trial.slo?.figures ?? {}).map(([k, v]) => `${k} ${v === null ? '-' : v.toFixed(1)}`).join(', ')})`
+        : `objective ${trial.objective.toFixed(2)}`
+      : `${trial.status}: ${trial.reason ?? ''}`;
+  return `trial ${trial.index}: ${params}: ${outcome}`;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, FLAGS, COMMAND);
+  if (flags.has('--help')) {
+    process.stdout.write(TUNE_HELP);
+    return 0;
+  }
+  if (flags.positionals.length > 0) throw new UsageError(`unexpected argument '${flags.positionals[0]}'; ${COMMAND} takes only --flags (see ${COMMAND} --help)`);
+  const configPath = flags.get('--config');
+  const out = flags.get('--out');
+  if (configPath === undefined) throw new UsageError(`--config TUNE.json is required (see ${COMMAND} --help)`);
+  if (out === undefined) throw new UsageError(`--out NAME.llmtune.json is required: the tune file, rewritten after every trial`);
+
+  const verbose = flags.has('--verbose');
+  const controller = new AbortController();
+  const onSignal = () => {
+    process.stderr.write('Cancelling: stopping the running server (continue later with --resume)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const onEvent = (event: TuneEvent) => {
+    if (event.type === 'trial-start') process.stderr.write(`trial ${event.trial}: ${JSON.stringify(event.command)}\n`);
+    else if (event.type === 'trial-end') process.stderr.write(`${describeTrial(event.trial)}${event.best ? `   (best so far: trial ${event.best.trial}, ${event.best.objective.toFixed(2)})` : ''}\n`);
+    else if (event.type === 'server-log' && verbose) process.stderr.write(`  | ${event.line}\n`);
+    else if (event.type === 'log') process.stderr.write(`${event.level}: ${event.message}\n`);
+  };
+  try {
+    const { config, configDir } = readTuneConfigFile(configPath, `--config ${configPath}`);
+    const file = await runTune({
+      config,
+      configDir,
+      outPath: resolve(out),
+      resume: flags.has('--resume'),
+      signal: controller.signal,
+      llmbenchCommand: [process.execPath, resolve(__dirname, 'cli.js')],
+      onEvent,
+    });
+    const shown = relative(process.cwd(), resolve(out)) || out;
+    if (file.best) {
+      process.stdout.write(`\nBest: trial ${file.best.trial}, objective ${file.best.objective.toFixed(2)}\n  ${JSON.stringify(file.best.params)}\n  ${JSON.stringify(file.best.command)}\n`);
+    } else {
+      process.stdout.write('\nNo trial met the objective.\n');
+    }
+    process.stdout.write(`Tune: ${shown} (${file.status}${file.statusReason ? `: ${file.statusReason}` : ''})\n`);
+    return file.status === 'complete' ? 0 : 1;
+  } catch (error) {
+    if (error instanceof TuneConfigError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Messages between the extension host and the two tune views: the `*.llmtune.json` editor (the host
+ * reads the file and the trials' result files and sends a `TuneView`) and the live tune panel (the
+ * host reduces the tuner's events into a `TuneLiveState` and sends the whole state, coalesced; the
+ * panel builds its view from it with src/views/tune.ts). Both sides parse every message.
+ */
+import * as z from 'zod';
+import { PngDataUrlSchema } from './result';
+import { BestTrialSchema, ParamsSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
+
+const PointSchema = z.tuple([z.number(), z.number()]);
+
+/** A scatter or line chart of a tune, described as data (drawn by webview/shared/charts.ts). */
+export const TuneChartSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  /** Shown on hover over the title. */
+  description: z.string(),
+  x: z.object({
+    title: z.string(),
+    log: z.boolean().optional(),
+    /** Categories (string choices, on/off) drawn at 0, 1, 2... */
+    categories: z.array(z.string()).optional(),
+  }),
+  y: z.object({ title: z.string() }),
+  series: z.array(
+    z.object({
+      label: z.string(),
+      points: z.array(PointSchema),
+      color: z.union([z.number().int().nonnegative(), z.enum(['error', 'warning', 'success', 'muted'])]),
+      /** Joined by a line (best so far, the Pareto front); otherwise points only. */
+      line: z.boolean(),
+      pointRadius: z.number().nonnegative(),
+    }),
+  ),
+  /** Vertical marks on x (an SLO's limit). */
+  markers: z.array(z.object({ x: z.number(), label: z.string() })),
+});
+export type TuneChart = z.infer<typeof TuneChartSchema>;
+
+export const TuneRowStatusSchema = z.union([TrialStatusSchema, z.literal('running')]);
+export type TuneRowStatus = z.infer<typeof TuneRowStatusSchema>;
+
+export const TuneRowSchema = z.object({
+  /** The trial's index in the file (shown from 1). */
+  trial: z.number().int().nonnegative(),
+  status: TuneRowStatusSchema,
+  /** One text per column of `TuneView.columns`. */
+  cells: z.array(z.string()),
+  /** The trial's result file relative to the tune file's folder; null when nothing was measured. */
+  resultFile: z.string().nullable(),
+  best: z.boolean(),
+});
+export type TuneRow = z.infer<typeof TuneRowSchema>;
+
+export const TuneColumnSchema = z.object({
+  label: z.string(),
+  unit: z.string().optional(),
+  numeric: z.boolean().optional(),
+  description: z.string().optional(),
+  /** Long text (the reason) that wraps instead of widening the table. */
+  wrap: z.boolean().optional(),
+});
+export type TuneColumn = z.infer<typeof TuneColumnSchema>;
+
+export const BestViewSchema = z.object({
+  trial: z.number().int().nonnegative(),
+  objective: z.string(),
+  params: z.string(),
+  /** The exact argv, quoted for a POSIX shell: what Copy puts on the clipboard. */
+  commandLine: z.string(),
+});
+export type BestView = z.infer<typeof BestViewSchema>;
+
+export const TuneViewSchema = z.object({
+  fileName: z.string(),
+  status: TuneStatusSchema,
+  statusReason: z.string().nullable(),
+  /** "12 trials of 12: 8 complete, 3 refused ..." */
+  headline: z.string(),
+  /** What is maximized, with its unit. */
+  objective: z.string(),
+  /** The SLOs in words ("p99 TTFT <= 2,000 ms"). */
+  slo: z.array(z.string()),
+  columns: z.array(TuneColumnSchema),
+  rows: z.array(TuneRowSchema),
+  /** Objective per trial, with the best so far. */
+  progress: TuneChartSchema,
+  /** Objective against each parameter, one chart per parameter. */
+  effects: z.array(TuneChartSchema),
+  /** Throughput against the SLO metric over every measured step, with its Pareto front; null with nothing measured. */
+  pareto: TuneChartSchema.nullable(),
+  best: BestViewSchema.nullable(),
+  notes: z.array(z.string()),
+});
+export type TuneView = z.infer<typeof TuneViewSchema>;
+
+export const HostToTuneMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('show'), view: TuneViewSchema }),
+  z.object({ type: z.literal('error'), fileName: z.string(), message: z.string() }),
+]);
+export type HostToTuneMessage = z.infer<typeof HostToTuneMessageSchema>;
+
+export const TuneToHostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('open-as-text') }),
+  /** Opens a trial's result file (by trial index) in the result editor. */
+  z.object({ type: z.literal('open-trial'), trial: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('copy-best-command') }),
+  /** A chart's Save PNG button. */
+  z.object({ type: z.literal('png'), chartId: z.string(), dataUrl: PngDataUrlSchema }),
+]);
+export type TuneToHostMessage = z.infer<typeof TuneToHostMessageSchema>;
+
+export const TunePhaseSchema = z.enum(['confirming', 'running', 'cancelling', 'finished']);
+export type TunePhase = z.infer<typeof TunePhaseSchema>;
+
+/** At most this many lines of the running trial's server log are kept and shown. */
+export const SERVER_LOG_LINES = 200;
+
+export const TuneLiveStateSchema = z.object({
+  tune: z.object({
+    /** Unique per tune, so a restored panel can tell a tune of an earlier window from the current one. */
+    id: z.string(),
+    /** The tune file. */
+    outPath: z.string(),
+    configPath: z.string(),
+    startedAt: z.string(),
+  }),
+  phase: TunePhaseSchema,
+  /** Set once the tune ended. */
+  status: TuneStatusSchema.nullable(),
+  statusReason: z.string().nullable(),
+  config: TuneConfigSchema,
+  trials: z.array(TrialSchema),
+  best: BestTrialSchema.nullable(),
+  /** The trial under way: launching its server, then benchmarking it. */
+  running: z
+    .object({
+      trial: z.number().int().nonnegative(),
+      params: ParamsSchema,
+      command: z.array(z.string()),
+      stage: TrialStageSchema,
+      /** The benchmark's latest progress, in words. */
+      detail: z.string().nullable(),
+    })
+    .nullable(),
+  /** The running (or last) trial's server output, the latest SERVER_LOG_LINES lines. */
+  serverLog: z.array(z.string()),
+  /** The trial the server log is of. */
+  serverLogTrial: z.number().int().nonnegative().nullable(),
+});
+export type TuneLiveState = z.infer<typeof TuneLiveStateSchema>;
+
+export const HostToTuneLiveMessageSchema = z.discriminatedUnion('type', [
+  /** The full state; null when no tune has run in this window yet. */
+  z.object({ type: z.literal('state'), state: TuneLiveStateSchema.nullable() }),
+]);
+export type HostToTuneLiveMessage = z.infer<typeof HostToTuneLiveMessageSchema>;
+
+export const TuneLiveToHostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('cancel'), tuneId: z.string() }),
+  z.object({ type: z.literal('open-tune-file'), tuneId: z.string() }),
+  z.object({ type: z.literal('open-trial'), tuneId: z.string(), trial: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('show-log') }),
+  z.object({ type: z.literal('view-error'), message: z.string().max(2000) }),
+]);
+export type TuneLiveToHostMessage = z.infer<typeof TuneLiveToHostMessageSchema>;
+
+/** What the panel keeps in `setState`, so a reload restores the last view. */
+export const TuneLiveViewStateSchema = z.object({ state: TuneLiveStateSchema.nullable() });
+export type TuneLiveViewState = z.infer<typeof TuneLiveViewStateSchema>;

@@ -1,0 +1,154 @@
+/**
+ * The `*.llmtune.json` custom editor: reads the tune file (src/format/tune.ts parseTuneFile) and
+ * the trials' result files (for the Pareto chart's steps), sends the view model, and follows the
+ * file while a tune writes it. A trial's row opens its result file in the result editor; Copy puts
+ * the best command line on the clipboard. Works in Restricted Mode: it only reads files.
+ */
+import * as vscode from 'vscode';
+import { describeZodError } from '../format/result';
+import { TuneToHostMessageSchema, type HostToTuneMessage, type TuneToHostMessage } from '../format/messages/tune';
+import { parseTuneFile, type TuneFile } from '../format/tune';
+import { buildTuneView, commandLine, stepMeasure, type StepMeasure } from '../views/tune';
+import { siblingUri } from './results';
+import { RESULT_VIEW_TYPE } from './results-view-type';
+import { fileNameOf, loadResult, watchFiles } from './results-source';
+import { savePngWithDialog } from './save-file';
+import { formatFileSize, webviewHtml, webviewOptions } from './webview-html';
+
+/** A trial's result file, which the tune file names relative to its own folder. */
+export function trialResultUri(tuneFile: vscode.Uri, resultFile: string): vscode.Uri {
+  return /^(\/|[A-Za-z]:[\\/])/.test(resultFile) ? vscode.Uri.file(resultFile) : vscode.Uri.joinPath(tuneFile, '..', resultFile);
+}
+
+/** Opens trial `index`'s result in the result editor, or says why it cannot. */
+export async function openTrialResult(tuneFile: vscode.Uri, doc: Pick<TuneFile, 'trials'>, index: number): Promise<void> {
+  const trial = doc.trials.find((t) => t.index === index);
+  if (!trial?.resultFile) {
+    void vscode.window.showInformationMessage(`LLM Bench: trial ${index + 1} has no result file (it ${trial ? `was ${trial.status}` : 'is not in the file'}).`);
+    return;
+  }
+  await vscode.commands.executeCommand('vscode.openWith', trialResultUri(tuneFile, trial.resultFile), RESULT_VIEW_TYPE);
+}
+
+/** Every measured step of every trial, from the trials' result files (a missing or unreadable one adds nothing). */
+async function stepMeasures(file: vscode.Uri, doc: TuneFile): Promise<{ measures: StepMeasure[]; unreadable: number }> {
+  const trials = doc.trials.filter((t) => t.resultFile !== null);
+  const loaded = await Promise.all(trials.map((t) => loadResult(trialResultUri(file, t.resultFile as string))));
+  const measures = loaded.flatMap((result, i) =>
+    result.ok
+      ? result.read.document.steps.flatMap((step) => {
+          const measure = step.summary ? stepMeasure((trials[i] as TuneFile['trials'][number]).index, step.summary, doc.config.objective) : null;
+          return measure ? [measure] : [];
+        })
+      : [],
+  );
+  return { measures, unreadable: loaded.filter((r) => !r.ok).length };
+}
+
+class TuneEditor implements vscode.Disposable {
+  private latest: HostToTuneMessage | undefined;
+  private doc: TuneFile | undefined;
+  private loading: Promise<void> | undefined;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(
+    private readonly file: vscode.Uri,
+    private readonly panel: vscode.WebviewPanel,
+  ) {
+    this.subscriptions = [
+      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidChangeViewState(() => {
+        if (panel.visible && this.latest) void panel.webview.postMessage(this.latest);
+      }),
+      watchFiles([file], () => this.reload()),
+    ];
+    void this.reload();
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+
+  private reload(): Promise<void> {
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private send(message: HostToTuneMessage): void {
+    this.latest = message;
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async load(): Promise<void> {
+    const fileName = fileNameOf(this.file);
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.file));
+    } catch (e) {
+      this.send({ type: 'error', fileName, message: `The file could not be read (${e instanceof Error ? e.message : String(e)}).` });
+      return;
+    }
+    const parsed = parseTuneFile(text);
+    if (!parsed.ok) {
+      this.doc = undefined;
+      this.send({ type: 'error', fileName, message: parsed.error });
+      return;
+    }
+    this.doc = parsed.value;
+    const { measures, unreadable } = await stepMeasures(this.file, parsed.value);
+    const view = buildTuneView(parsed.value, fileName, measures);
+    if (unreadable > 0) view.notes.push(`${unreadable} trial result file${unreadable === 1 ? ' is' : 's are'} missing or unreadable: ${unreadable === 1 ? 'its' : 'their'} steps are not on the Pareto chart.`);
+    this.send({ type: 'show', view });
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = TuneToHostMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      void vscode.window.showErrorMessage(`LLM Bench: the tune view sent a message that does not fit: ${describeZodError(parsed.error)}`);
+      return;
+    }
+    const message: TuneToHostMessage = parsed.data;
+    switch (message.type) {
+      case 'ready':
+        if (this.latest) void this.panel.webview.postMessage(this.latest);
+        else void this.reload();
+        return;
+      case 'open-as-text':
+        void vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
+        return;
+      case 'open-trial':
+        if (this.doc) void openTrialResult(this.file, this.doc, message.trial);
+        return;
+      case 'copy-best-command':
+        void this.copyBestCommand();
+        return;
+      case 'png':
+        void savePngWithDialog(message.dataUrl, siblingUri(this.file, `-${message.chartId}.png`)).then(undefined, (e: unknown) =>
+          vscode.window.showErrorMessage(`LLM Bench: the chart could not be saved: ${e instanceof Error ? e.message : String(e)}`),
+        );
+        return;
+    }
+  }
+
+  private async copyBestCommand(): Promise<void> {
+    if (!this.doc?.best) return;
+    await vscode.env.clipboard.writeText(commandLine(this.doc.best.command));
+    void vscode.window.setStatusBarMessage('LLM Bench: best command line copied', 3000);
+  }
+}
+
+export class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {
+  constructor(private readonly extensionUri: vscode.Uri) {}
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
+    panel.webview.options = webviewOptions(this.extensionUri);
+    const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
+    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'tune', title: fileNameOf(document.uri), loading: `Reading the tune file${size} and its trials' results...` });
+    const editor = new TuneEditor(document.uri, panel);
+    panel.onDidDispose(() => editor.dispose());
+  }
+}

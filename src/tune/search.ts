@@ -1,0 +1,131 @@
+/**
+ * Which combination to try next. `tpe` is a tree-structured Parzen estimator (docs/tuning.md): after
+ * a few evenly drawn trials, the tried combinations are split into the best quarter and the rest;
+ * for each parameter a density of the good ones, l(x), and of the others, g(x), is built (kernels on
+ * [0, 1] for ordered values, smoothed counts for categories), and of candidates drawn from l the one
+ * with the highest l(x) / g(x) is tried. Combinations refused by the constraints are never proposed
+ * by it, and none is proposed twice. `random` draws evenly (refusals included): the baseline.
+ * Each proposal draws from a generator seeded with the seed and the number of trials so far, so a
+ * resumed tune proposes what an uninterrupted one would have.
+ */
+import type { Params, SearchConfig } from '../format/tune';
+import { createRandom, type Random } from '../engine/random';
+import { categories, drawParams, isCategorical, paramsKey, spaceSize, toUnit, fromUnit, type Space } from './space';
+
+/** A tried combination and how good it was: null when it scored nothing (refused, failed, every step missed the SLOs). */
+export interface Observation {
+  params: Params;
+  score: number | null;
+}
+
+/** Share of scored trials taken as "good". */
+const GOOD_SHARE = 0.25;
+/** Candidates drawn from l(x) per proposal. */
+const CANDIDATES = 48;
+/** Draws before giving up finding an untried, allowed combination. */
+const MAX_DRAWS = 2000;
+
+export function startupTrials(space: Space): number {
+  return Math.max(3, Object.keys(space).length + 1);
+}
+
+export interface Search {
+  /** The next combination, or undefined when every combination the constraints allow has been tried. */
+  propose(history: readonly Observation[]): Params | undefined;
+}
+
+export function createSearch(space: Space, config: SearchConfig, allowed: (params: Params) => boolean): Search {
+  const size = spaceSize(space);
+  const untriedAllowed = (tried: Set<string>) => (params: Params) => !tried.has(paramsKey(params)) && allowed(params);
+
+  const drawUntried = (random: Random, accept: (p: Params) => boolean): Params | undefined => {
+    for (let i = 0; i < MAX_DRAWS; i++) {
+      const params = drawParams(space, random);
+      if (accept(params)) return params;
+    }
+    return undefined;
+  };
+
+  return {
+    propose(history) {
+      const random = createRandom(config.seed * 1_000_003 + history.length);
+      const tried = new Set(history.map((o) => paramsKey(o.params)));
+      if (tried.size >= size) return undefined;
+      if (config.strategy === 'random') return drawUntried(random, (p) => !tried.has(paramsKey(p)));
+      const accept = untriedAllowed(tried);
+      const scored = history.filter((o) => o.score !== null);
+      if (history.length < startupTrials(space) || scored.length === 0) return drawUntried(random, accept);
+      return tpeProposal(space, history, random, accept) ?? drawUntried(random, accept);
+    },
+  };
+}
+
+function tpeProposal(space: Space, history: readonly Observation[], random: Random, accept: (p: Params) => boolean): Params | undefined {
+  const ranked = [...history].sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
+  const scoredCount = history.filter((o) => o.score !== null).length;
+  const goodCount = Math.max(1, Math.min(scoredCount, Math.ceil(GOOD_SHARE * history.length)));
+  const good = ranked.slice(0, goodCount).map((o) => o.params);
+  const bad = ranked.slice(goodCount).map((o) => o.params);
+  const models = Object.entries(space).map(([name, spec]) => ({
+    name,
+    good: densityOf(spec, good.map((p) => p[name]!)),
+    bad: densityOf(spec, bad.map((p) => p[name]!)),
+  }));
+
+  let best: { params: Params; ratio: number } | undefined;
+  for (let i = 0; i < CANDIDATES; i++) {
+    const params: Params = {};
+    let ratio = 0;
+    for (const model of models) {
+      const value = model.good.draw(random);
+      params[model.name] = value;
+      ratio += Math.log(model.good.pdf(value)) - Math.log(model.bad.pdf(value));
+    }
+    if (!accept(params)) continue;
+    if (!best || ratio > best.ratio) best = { params, ratio };
+  }
+  return best?.params;
+}
+
+interface Density {
+  draw(random: Random): Params[string];
+  pdf(value: Params[string]): number;
+}
+
+type Spec = Space[string];
+
+/** A parameter's density over the values seen, mixed with an even prior (weight of one observation) so that nothing is ruled out. */
+function densityOf(spec: Spec, values: Params[string][]): Density {
+  if (isCategorical(spec)) {
+    const options = categories(spec);
+    const weights = options.map((option) => 1 / options.length + values.filter((v) => v === option).length);
+    const total = weights.reduce((a, b) => a + b, 0);
+    return {
+      draw: (random) => {
+        let u = random.next() * total;
+        for (let i = 0; i < options.length; i++) {
+          u -= weights[i]!;
+          if (u < 0) return options[i]!;
+        }
+        return options.at(-1)!;
+      },
+      pdf: (value) => weights[options.indexOf(value)]! / total,
+    };
+  }
+  // Ordered values: Gaussian kernels on [0, 1], narrower as observations accumulate (Scott's rule's n^-1/5).
+  const centres = values.map((v) => toUnit(spec, v));
+  const width = Math.max(0.05, 0.3 * Math.pow(Math.max(1, centres.length), -0.2));
+  const components = centres.length + 1;
+  return {
+    draw: (random) => {
+      const pick = random.int(0, components - 1);
+      const unit = pick === centres.length ? random.next() : centres[pick]! + width * random.normal();
+      return fromUnit(spec, unit);
+    },
+    pdf: (value) => {
+      const x = toUnit(spec, value);
+      const kernels = centres.reduce((sum, c) => sum + Math.exp(-0.5 * ((x - c) / width) ** 2) / (width * Math.sqrt(2 * Math.PI)), 0);
+      return (1 + kernels) / components;
+    },
+  };
+}

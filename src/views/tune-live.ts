@@ -1,0 +1,105 @@
+/**
+ * The live tune panel's state, built from the tuner's events, and what the panel shows of it. Pure:
+ * the host reduces events with `applyTuneEvent` (in place: log lines arrive many times a second) and
+ * the panel's webview draws `tuneLiveView` and `tuneLiveHeadline`.
+ */
+import { SERVER_LOG_LINES, type TuneLiveState, type TuneView } from '../format/messages/tune';
+import type { TuneConfig, TuneEvent, TuneStatus } from '../format/tune';
+import { buildTuneView, paramsText, type TuneData } from './tune';
+import type { ProgressSnapshot } from '../format/events';
+import { formatNumber } from './number-format';
+import { endSentence } from './progress';
+
+/** "step 1: 12 / 64 requests, 830 output tok/s" */
+function benchmarkDetail(snapshot: ProgressSnapshot): string {
+  const planned = snapshot.plannedRequests !== null ? ` / ${snapshot.plannedRequests}` : '';
+  return `step ${snapshot.stepIndex + 1}: ${snapshot.completed}${planned} requests, ${formatNumber(snapshot.outputTokensPerSecond)} output tok/s`;
+}
+
+export function newTuneLiveState(tune: TuneLiveState['tune'], config: TuneConfig): TuneLiveState {
+  return { tune, phase: 'confirming', status: null, statusReason: null, config, trials: [], best: null, running: null, serverLog: [], serverLogTrial: null };
+}
+
+/** Applies one event of the tuner. */
+export function applyTuneEvent(state: TuneLiveState, event: TuneEvent): void {
+  switch (event.type) {
+    case 'trial-start':
+      if (state.phase === 'confirming') state.phase = 'running';
+      state.running = { trial: event.trial, params: event.params, command: event.command, stage: 'launching', detail: null };
+      state.serverLog = [];
+      state.serverLogTrial = event.trial;
+      return;
+    case 'server-log':
+      if (event.trial !== state.serverLogTrial) return;
+      state.serverLog.push(event.line);
+      if (state.serverLog.length > SERVER_LOG_LINES) state.serverLog.splice(0, state.serverLog.length - SERVER_LOG_LINES);
+      return;
+    case 'trial-stage':
+      if (state.running?.trial === event.trial) state.running.stage = event.stage;
+      return;
+    case 'benchmark':
+      if (state.running?.trial === event.trial && event.event.type === 'progress') {
+        state.running.stage = 'benchmarking';
+        state.running.detail = benchmarkDetail(event.event.snapshot);
+      }
+      return;
+    case 'trial-end': {
+      const at = state.trials.findIndex((t) => t.index === event.trial.index);
+      if (at >= 0) state.trials[at] = event.trial;
+      else state.trials.push(event.trial);
+      state.best = event.best;
+      if (state.running?.trial === event.trial.index) state.running = null;
+      return;
+    }
+    case 'log':
+      return;
+    case 'done':
+      state.phase = 'finished';
+      state.status = event.status;
+      state.statusReason = event.reason;
+      state.best = event.best;
+      state.running = null;
+      return;
+  }
+}
+
+const STAGE_TEXT: Record<NonNullable<TuneLiveState['running']>['stage'], string> = {
+  launching: 'launching its server',
+  'waiting-ready': 'waiting for its server to get ready',
+  benchmarking: 'benchmarking',
+  stopping: 'stopping its server',
+};
+
+/** What the live panel says at the top: the phase, the trial under way, how the tune ended. */
+export function tuneLiveHeadline(state: TuneLiveState): { text: string; tone: 'ok' | 'warning' | 'error' | 'running' } {
+  if (state.phase === 'confirming') return { text: 'Waiting for you to confirm the first server launch.', tone: 'running' };
+  if (state.phase === 'cancelling') return { text: 'Cancelling: stopping the server...', tone: 'warning' };
+  if (state.phase === 'finished') {
+    const reason = state.statusReason ? `: ${state.statusReason}` : '';
+    const tone = state.status === 'complete' ? 'ok' : state.status === 'cancelled' ? 'warning' : 'error';
+    return { text: `Finished (${state.status ?? 'unknown'})${reason}`, tone };
+  }
+  if (!state.running) return { text: 'Choosing the next trial...', tone: 'running' };
+  const stage = STAGE_TEXT[state.running.stage];
+  return { text: `Trial ${state.running.trial + 1}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+}
+
+/** The live panel's view of the tune so far: the same table and charts as the editor (without the Pareto chart, which needs the result files). */
+export function tuneLiveView(state: TuneLiveState): TuneView {
+  const data: TuneData = {
+    config: state.config,
+    trials: state.trials,
+    best: state.best,
+    status: state.status ?? 'running',
+    statusReason: state.statusReason,
+  };
+  return buildTuneView(data, state.tune.outPath.split(/[\\/]/).pop() ?? state.tune.outPath, [], { running: state.phase === 'finished' ? null : state.running });
+}
+
+/** The notification at a tune's end, or null when a complete tune needs no words (its file opens). */
+export function tuneEndMessage(status: TuneStatus, reason: string | null, trials: number): string | null {
+  const why = reason ? ` ${endSentence(reason)}` : '';
+  if (status === 'cancelled') return `LLM Bench: the tune stopped after ${trials} trial${trials === 1 ? '' : 's'}; the tune file keeps every one that finished.${why}`;
+  if (status === 'failed') return `LLM Bench: the tune failed after ${trials} trial${trials === 1 ? '' : 's'}.${why}`;
+  return null;
+}

@@ -1,0 +1,350 @@
+/**
+ * What the tune views draw, from a tune file (or a running tune's state, which holds the same
+ * trials): the trials table, the objective per trial with the best so far, the objective against
+ * each parameter, and the Pareto front of throughput against the SLO metric. Pure; the host runs it
+ * for the `*.llmtune.json` editor, the live tune panel's webview for its state.
+ */
+import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneRowStatus, TuneView } from '../format/messages/tune';
+import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import type { StepSummary } from '../format/result';
+import type { BestTrial, Objective, ParamSpec, ParamValue, Params, Trial, TuneConfig, TuneStatus } from '../format/tune';
+import { wantsLogAxis } from './axis';
+import type { ChartSpec } from './chart-spec';
+import { formatMetric, formatNumber } from './number-format';
+
+/** What the views need of a tune: a tune file has it all, a running tune's state too. */
+export interface TuneData {
+  config: TuneConfig;
+  trials: Trial[];
+  best: BestTrial | null;
+  status: TuneStatus;
+  statusReason: string | null;
+}
+
+/** One measured step of a trial's result file: a point of the Pareto chart. */
+export interface StepMeasure {
+  trial: number;
+  /** The SLO metric's figure (ms). */
+  figure: number;
+  throughput: number;
+}
+
+/** An SLO key `ttftMs.p99` split into the metric and statistic it names. */
+export function splitSloKey(key: string): { metric: MetricKey; stat: string } {
+  const [metric = 'ttftMs', stat = 'p99'] = key.split('.');
+  return { metric: metric as MetricKey, stat };
+}
+
+/** "p99 TTFT" */
+export function sloFigureName(key: string): string {
+  const { metric, stat } = splitSloKey(key);
+  return `${stat} ${METRICS[metric]?.label ?? metric}`;
+}
+
+/** "p99 TTFT <= 2,000 ms" for each SLO of the objective. */
+export function sloTexts(objective: Objective): string[] {
+  return Object.entries(objective.slo).map(([key, limit]) => `${sloFigureName(key)} \u2264 ${formatNumber(limit)} ms`);
+}
+
+/** What the tune maximizes, with its unit: "output tok/s", "highest rate within the SLOs (req/s)". */
+export function objectiveTitle(objective: Objective): string {
+  if (objective.mode === 'max-load-within-slo') {
+    return objective.load.kind === 'rate' ? 'highest rate within the SLOs (req/s)' : 'highest concurrency within the SLOs';
+  }
+  return metricTitle(objective.maximize);
+}
+
+function formatObjective(objective: Objective, value: number | null): string {
+  if (value === null) return 'n/a';
+  return objective.mode === 'maximize' ? formatMetric(objective.maximize, value) : formatNumber(value);
+}
+
+export function paramValueText(value: ParamValue | undefined): string {
+  if (value === undefined) return '';
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  return typeof value === 'number' ? String(value) : value;
+}
+
+export function paramsText(params: Params): string {
+  return Object.entries(params)
+    .map(([name, value]) => `${name}=${paramValueText(value)}`)
+    .join(', ');
+}
+
+const SAFE_ARGUMENT = /^[A-Za-z0-9_\-+=.,/:@%^]+$/;
+
+/** An argv as one line a POSIX shell runs as the same arguments: words with other characters are single-quoted. */
+export function commandLine(argv: readonly string[]): string {
+  return argv.map((arg) => (SAFE_ARGUMENT.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+const STATUS_TEXT: Record<TuneRowStatus, string> = {
+  complete: 'complete',
+  refused: 'refused',
+  'failed-to-start': 'failed to start',
+  failed: 'failed',
+  running: 'running',
+};
+
+function sloVerdict(trial: Trial): string {
+  if (!trial.slo) return 'n/a';
+  return trial.slo.met ? 'met' : 'missed';
+}
+
+function tableColumns(data: TuneData): TuneColumn[] {
+  const sloKeys = Object.keys(data.config.objective.slo);
+  return [
+    { label: '#', numeric: true, description: 'The trial, in the order it ran. Click a row to open its result file.' },
+    ...Object.keys(data.config.space).map((name) => ({ label: name, description: `The server parameter ${name}` })),
+    { label: 'status', description: 'complete; refused (a constraint ruled the combination out: no launch); failed to start (the server exited or never got ready); failed (the benchmark failed).' },
+    { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: 'The figure maximized, at the best load meeting every SLO; n/a when no step met them.' },
+    ...sloKeys.map((key) => {
+      const { metric } = splitSloKey(key);
+      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric]?.definition ?? key} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
+    }),
+    ...(sloKeys.length > 0 ? [{ label: 'SLO', description: 'Whether the measured figures met every SLO.' }] : []),
+    { label: 'reason', wrap: true, description: 'Why the trial did not complete: the rule it broke, the server\'s last error line, the benchmark\'s failure.' },
+  ];
+}
+
+function trialRow(data: TuneData, trial: Trial): TuneRow {
+  const sloKeys = Object.keys(data.config.objective.slo);
+  return {
+    trial: trial.index,
+    status: trial.status,
+    cells: [
+      String(trial.index + 1),
+      ...Object.keys(data.config.space).map((name) => paramValueText(trial.params[name])),
+      STATUS_TEXT[trial.status],
+      formatObjective(data.config.objective, trial.objective),
+      ...sloKeys.map((key) => {
+        const value = trial.slo?.figures[key];
+        return value === undefined || value === null ? 'n/a' : formatMetric(splitSloKey(key).metric, value);
+      }),
+      ...(sloKeys.length > 0 ? [sloVerdict(trial)] : []),
+      trial.reason ?? '',
+    ],
+    resultFile: trial.resultFile,
+    best: data.best?.trial === trial.index,
+  };
+}
+
+/** A trial launching or being benchmarked: its parameters, no figures yet. */
+function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running']>): TuneRow {
+  const sloKeys = Object.keys(data.config.objective.slo);
+  return {
+    trial: running.trial,
+    status: 'running',
+    cells: [
+      String(running.trial + 1),
+      ...Object.keys(data.config.space).map((name) => paramValueText(running.params[name])),
+      running.stage === 'benchmarking' ? 'benchmarking' : 'starting',
+      '',
+      ...sloKeys.map(() => ''),
+      ...(sloKeys.length > 0 ? [''] : []),
+      running.detail ?? '',
+    ],
+    resultFile: null,
+    best: false,
+  };
+}
+
+function counts(trials: Trial[]): string {
+  const by = (status: Trial['status']) => trials.filter((t) => t.status === status).length;
+  const parts = [
+    [by('complete'), 'complete'],
+    [by('refused'), 'refused without a launch'],
+    [by('failed-to-start'), 'failed to start'],
+    [by('failed'), 'failed'],
+  ] as const;
+  return parts.filter(([n]) => n > 0).map(([n, words]) => `${n} ${words}`).join(', ');
+}
+
+export function tuneHeadline(data: TuneData): string {
+  const budget = data.config.budget.trials;
+  const n = data.trials.length;
+  const of = budget !== undefined ? ` of ${budget}` : '';
+  const summary = n === 0 ? `No trial${of.replace(' of', ' of the')} finished yet` : `${n} trial${n === 1 ? '' : 's'}${of}: ${counts(data.trials)}`;
+  const best = data.best
+    ? ` Best: ${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)} (trial ${data.best.trial + 1}).`
+    : n > 0
+      ? ' No trial met the SLOs yet.'
+      : '';
+  return `${summary}.${best}`;
+}
+
+/** Objective per trial (points) and the best so far (a step line). */
+export function progressChart(data: TuneData): TuneChart {
+  const measured = data.trials.filter((t) => t.objective !== null).map((t): [number, number] => [t.index + 1, t.objective as number]);
+  const bestSoFar: [number, number][] = [];
+  let best = -Infinity;
+  for (const trial of [...data.trials].sort((a, b) => a.index - b.index)) {
+    if (trial.objective !== null && trial.objective > best) best = trial.objective;
+    if (best > -Infinity) bestSoFar.push([trial.index + 1, best]);
+  }
+  const missed = data.trials.filter((t) => t.objective === null).map((t): [number, number] => [t.index + 1, 0]);
+  return {
+    id: 'objective-per-trial',
+    title: 'Objective per trial',
+    description: 'Each trial\'s objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero.',
+    x: { title: 'trial' },
+    y: { title: objectiveTitle(data.config.objective) },
+    series: [
+      { label: 'trial', points: measured, color: 0, line: false, pointRadius: 4 },
+      { label: 'best so far', points: bestSoFar, color: 'success', line: true, pointRadius: 0 },
+      { label: 'no objective', points: missed, color: 'muted', line: false, pointRadius: 3 },
+    ],
+    markers: [],
+  };
+}
+
+/**
+ * Where a parameter's values go on x: an integer range as numbers (on a log axis when the space is
+ * log or spans far); a choice's values, numbers too, and a bool's off/on as evenly spaced
+ * categories, each named, in the space's order.
+ */
+function parameterAxis(spec: ParamSpec): { categories?: string[]; log?: boolean; position: (v: ParamValue) => number | null } {
+  if (spec.type === 'bool') return { categories: ['off', 'on'], position: (v) => (typeof v === 'boolean' ? Number(v) : null) };
+  if (spec.type === 'choice') {
+    const categories = spec.values.map(String);
+    return { categories, position: (v) => (categories.includes(String(v)) ? categories.indexOf(String(v)) : null) };
+  }
+  const log = spec.log || wantsLogAxis([spec.min, spec.max]);
+  return { ...(log ? { log } : {}), position: (v) => (typeof v === 'number' ? v : null) };
+}
+
+/** The objective against each parameter: one small scatter per parameter, the best trial marked. */
+export function effectCharts(data: TuneData): TuneChart[] {
+  const measured = data.trials.filter((t) => t.objective !== null);
+  return Object.entries(data.config.space).map(([name, spec]) => {
+    const axis = parameterAxis(spec);
+    const pointOf = (t: Trial): [number, number][] => {
+      const x = axis.position(t.params[name] as ParamValue);
+      return x === null ? [] : [[x, t.objective as number]];
+    };
+    return {
+      id: `effect-${name}`,
+      title: name,
+      description: `The objective of each trial that measured one, against ${name}. The best trial is the larger green point.`,
+      x: { title: name, ...(axis.log ? { log: true } : {}), ...(axis.categories ? { categories: axis.categories } : {}) },
+      y: { title: objectiveTitle(data.config.objective) },
+      series: [
+        { label: 'trial', points: measured.filter((t) => t.index !== data.best?.trial).flatMap(pointOf), color: 0, line: false, pointRadius: 4 },
+        { label: 'best', points: measured.filter((t) => t.index === data.best?.trial).flatMap(pointOf), color: 'success', line: false, pointRadius: 7 },
+      ],
+      markers: [],
+    };
+  });
+}
+
+/** The SLO figure the Pareto chart is drawn against: the first SLO's, else p99 latency. */
+export function paretoFigureKey(objective: Objective): string {
+  return Object.keys(objective.slo)[0] ?? 'latencyMs.p99';
+}
+
+/** The throughput of the Pareto chart: what is maximized when it is a throughput, else output tokens per second. */
+export function paretoThroughputKey(objective: Objective): 'outputTokensPerSecond' | 'requestsPerSecond' | 'goodput' {
+  return objective.mode === 'maximize' ? objective.maximize : 'outputTokensPerSecond';
+}
+
+/** A step's point for the Pareto chart, or null when it lacks either figure. */
+export function stepMeasure(trial: number, summary: StepSummary, objective: Objective): StepMeasure | null {
+  const { metric, stat } = splitSloKey(paretoFigureKey(objective));
+  const stats = summary[metric as 'ttftMs'] as Record<string, unknown> | null | undefined;
+  const figure = stats?.[stat];
+  const throughput = summary[paretoThroughputKey(objective)];
+  return typeof figure === 'number' && typeof throughput === 'number' ? { trial, figure, throughput } : null;
+}
+
+/** The points no other point beats on both figures (lower SLO figure, higher throughput), by figure ascending. */
+export function paretoFront(points: StepMeasure[]): StepMeasure[] {
+  const sorted = [...points].sort((a, b) => a.figure - b.figure || b.throughput - a.throughput);
+  const front: StepMeasure[] = [];
+  for (const point of sorted) {
+    if (front.length === 0 || point.throughput > (front[front.length - 1] as StepMeasure).throughput) front.push(point);
+  }
+  return front;
+}
+
+export function paretoChart(data: TuneData, measures: StepMeasure[]): TuneChart | null {
+  if (measures.length === 0) return null;
+  const key = paretoFigureKey(data.config.objective);
+  const throughput = paretoThroughputKey(data.config.objective);
+  const limit = data.config.objective.slo[key];
+  const front = paretoFront(measures);
+  const toPoint = (m: StepMeasure): [number, number] => [m.figure, m.throughput];
+  return {
+    id: 'pareto',
+    title: `${METRICS[throughput].label} against ${sloFigureName(key)}`,
+    description: `Every measured step of every trial (a trial's steps are its loads). The front joins the steps no other step beats on both: more ${METRICS[throughput].label} at a lower ${sloFigureName(key)}.${limit !== undefined ? ' The dashed line is the SLO.' : ''}`,
+    x: { title: `${sloFigureName(key)} (ms)`, ...(wantsLogAxis(measures.map((m) => m.figure)) ? { log: true } : {}) },
+    y: { title: metricTitle(throughput) },
+    series: [
+      // The front's steps are drawn once, as the front (chart.js draws the first series on top).
+      { label: 'step', points: measures.filter((m) => !front.includes(m)).map(toPoint), color: 'muted', line: false, pointRadius: 3 },
+      { label: 'Pareto front', points: front.map(toPoint), color: 0, line: true, pointRadius: 4 },
+    ],
+    markers: limit !== undefined ? [{ x: limit, label: `SLO ${formatNumber(limit)} ms` }] : [],
+  };
+}
+
+function bestView(data: TuneData): TuneView['best'] {
+  if (!data.best) return null;
+  return {
+    trial: data.best.trial,
+    objective: `${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)}`,
+    params: paramsText(data.best.params),
+    commandLine: commandLine(data.best.command),
+  };
+}
+
+/**
+ * A tune's whole view. The editor gives the file's steps for the Pareto chart; the live panel gives
+ * the trial under way, the table's last row, and shows the tune's state in its own words.
+ */
+export function buildTuneView(data: TuneData, fileName: string, measures: StepMeasure[], live?: { running: TuneLiveState['running'] }): TuneView {
+  const notes: string[] = [];
+  if (!live && data.status === 'running') notes.push('The tune is still running, or its tuner stopped before finishing the file (then `llmbench tune --resume` continues it). The view follows the file as trials end.');
+  if (!live && data.statusReason && data.status !== 'complete') notes.push(`The tune ended ${data.status}: ${data.statusReason}`);
+  const running = live?.running ?? null;
+  const rows = data.trials.map((trial) => trialRow(data, trial));
+  if (running) rows.push(runningRow(data, running));
+  // Without a reason to show (every trial complete), the reason column would only widen the table.
+  const columns = tableColumns(data);
+  if (rows.every((row) => row.cells.at(-1) === '')) {
+    columns.pop();
+    for (const row of rows) row.cells.pop();
+  }
+  return {
+    fileName,
+    status: data.status,
+    statusReason: data.statusReason,
+    headline: tuneHeadline(data),
+    objective: objectiveTitle(data.config.objective),
+    slo: sloTexts(data.config.objective),
+    columns,
+    rows,
+    progress: progressChart(data),
+    effects: effectCharts(data),
+    pareto: paretoChart(data, measures),
+    best: bestView(data),
+    notes,
+  };
+}
+
+/** A tune's chart as the shared chart spec (webview/shared/charts.ts draws it). */
+export function tuneChartSpec(chart: TuneChart): ChartSpec {
+  return {
+    kind: 'scatter',
+    x: { title: chart.x.title, ...(chart.x.log ? { log: true } : {}), ...(chart.x.categories ? { categories: chart.x.categories } : {}) },
+    y: { title: chart.y.title },
+    series: chart.series.map((s) => ({
+      label: s.label,
+      data: s.points.map(([x, y]) => ({ x, y })),
+      color: s.color,
+      showLine: s.line,
+      pointRadius: s.pointRadius,
+    })),
+    markers: chart.markers,
+  };
+}

@@ -1,0 +1,133 @@
+// Tune Server Flags as a user does it, in each theme: the command from the palette (dark) or the
+// explorer's menu of a tune config (light, high contrast) on a tune config of the workspace (the built-in simulator as the launched server), the first launch's exact command
+// confirmed in the modal, the live tune panel following the trials, then the tune file in its editor.
+// There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
+// The live panel and the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { parseTuneFile, type TuneFile } from '../../src/format/tune';
+import { isPortFree } from '../../src/tune/server';
+import { commandLine } from '../../src/views/tune';
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, scenario, waitForText } from './harness';
+import { shootAtEachSize, THEMES } from './harness/layout';
+import { processesWhere } from '../helpers/processes';
+import { simulatorTuneConfig } from '../helpers/tune-documents';
+
+const TUNE_CONFIG = simulatorTuneConfig({ trials: 5, requests: 8, levels: [2, 8], ttftP99Ms: 2000, speedup: 20, shortRequests: true });
+/** A tune far longer than the scenario waits. */
+const LONG_TUNE_CONFIG = simulatorTuneConfig({ trials: 50, requests: 2000, levels: [2], ttftP99Ms: 2000, speedup: 2, shortRequests: true });
+
+const TUNE_PANEL = 'LLM Bench: Tune';
+const tunePanelTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: TUNE_PANEL });
+
+function readTune(workspace: string): TuneFile {
+  const path = join(workspace, 'benchmarks', 'sim.llmtune.json');
+  if (!existsSync(path)) throw new Error(`no tune file at ${path}`);
+  const parsed = parseTuneFile(readFileSync(path, 'utf8'));
+  // The tuner replaces the file atomically: every version parses.
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
+}
+
+/** Runs the tune from the palette (or the config's explorer menu) and confirms its first launch; answers the live panel. */
+async function startTune(page: Page, from: 'palette' | 'explorer'): Promise<Frame> {
+  if (from === 'explorer') {
+    await explorerContextCommand(page, 'sim.llmtune-config.json', 'Tune Server Flags');
+  } else {
+    await runCommand(page, 'LLM Bench: Tune Server Flags');
+    await answerQuickPick(page, 'sim.llmtune-config.json');
+  }
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+  const detail = await dialog.locator('.dialog-message-detail').innerText();
+  if (!/ sim --preset tiny --port \d+ --speedup \d+ --max-num-seqs \d+ /.test(detail)) throw new Error(`the confirmation does not show the exact command: ${detail}`);
+  await dialog.locator('.monaco-button', { hasText: 'Launch' }).click();
+  return findWebview(page, { title: TUNE_PANEL, text: /Trial \d|Choosing the next trial|Finished/, timeoutMs: 60_000 });
+}
+
+/** Clicks the first trial row that has a result; answers that trial's result file name. */
+async function openTrial(page: Page, editor: Frame, tune: TuneFile): Promise<void> {
+  const row = editor.locator('tr.opens').first();
+  const index = Number(await row.getAttribute('data-trial'));
+  const resultFile = tune.trials.find((t) => t.index === index)?.resultFile;
+  if (!resultFile) throw new Error(`the row of trial ${index + 1} opens a result, but the file names none`);
+  await row.click();
+  const result = await findWebview(page, { title: basename(resultFile), text: 'concurrency@', timeoutMs: 60_000 });
+  await waitForText(result, 'Steps');
+}
+
+/** Copy puts the best command line on the clipboard, quoted as the view shows it. */
+async function copyBestCommand(page: Page, editor: Frame, tune: TuneFile): Promise<void> {
+  if (!tune.best) throw new Error('the tune found no best trial to copy');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+  await page.evaluate(() => navigator.clipboard.writeText('nothing copied yet'));
+  await editor.locator('#copy-best-command').click();
+  const expected = commandLine(tune.best.command);
+  const shown = await editor.locator('#best-command').innerText();
+  if (shown.trim() !== expected) throw new Error(`the view shows ${shown}, the file's best command is ${expected}`);
+  await pollUntil('the best command line on the clipboard', 10_000, async () => ((await page.evaluate(() => navigator.clipboard.readText())) === expected ? true : undefined));
+}
+
+for (const [theme, themeName] of Object.entries(THEMES)) {
+  scenario(
+    `tune in the ${theme} theme: confirm the first launch, the live panel, the tune editor; a trial's result opens, Copy copies the best command`,
+    async ({ page, workspace }) => {
+      const live = await startTune(page, theme === 'dark' ? 'palette' : 'explorer');
+      if (!(await live.locator('#tune-headline').isVisible())) throw new Error('the live tune panel shows no headline');
+      // The tune editor opens over the panel as the tune ends.
+      const tune = await pollUntil('the tune to finish', 240_000, async () => {
+        const shown = readTune(workspace);
+        return shown.status === 'running' ? undefined : shown;
+      });
+      if (tune.status !== 'complete' || tune.trials.length !== 5) throw new Error(`the tune file says ${tune.status} with ${tune.trials.length} trials`);
+      const editor = () => findWebview(page, { title: 'sim.llmtune.json', text: 'Parameter effects', timeoutMs: 60_000 });
+      const rows = await (await editor()).locator('.trials-table tbody tr').count();
+      if (rows !== 5) throw new Error(`the tune editor lists ${rows} trials, the file 5`);
+      await shootAtEachSize(page, editor, `tune-editor-${theme}`);
+      await tunePanelTab(page).click();
+      await shootAtEachSize(page, () => findWebview(page, { title: TUNE_PANEL, text: 'Finished (complete)' }), `tune-live-${theme}`);
+      await page.locator('.tabs-container .tab', { hasText: 'sim.llmtune.json' }).click();
+      await copyBestCommand(page, await editor(), tune);
+      await openTrial(page, await editor(), tune);
+      const serverLogs = readdirSync(join(workspace, 'benchmarks')).filter((name) => name.endsWith('.log')).length;
+      if (serverLogs === 0) throw new Error('the trials kept no server log beside the tune file');
+    },
+    {
+      timeoutMs: 420_000,
+      workspace: {
+        settings: { 'workbench.colorTheme': themeName },
+        files: { 'sim.llmtune-config.json': JSON.stringify(TUNE_CONFIG, null, 2) },
+      },
+    },
+  );
+}
+
+/** The processes serving `llmbench sim` on `port` (the trial's server), by their argv. */
+const simServersOn = (port: number): string[] =>
+  processesWhere((argv) => argv.includes('sim') && argv.some((arg, i) => arg === '--port' && argv[i + 1] === String(port)));
+
+
+scenario(
+  'a window reload stops the tune and its server; the tune panel comes back saying so, and the tune file is kept',
+  async ({ page, workspace }) => {
+    const live = await startTune(page, 'palette');
+    const command = await pollUntil('the running trial\'s server command in the panel', 60_000, async () => {
+      const text = await live.locator('.server-command').innerText().catch(() => '');
+      return / --port \d+ /.test(text) && (await live.locator('#tune-headline').innerText()).includes('benchmarking') ? text : undefined;
+    });
+    const port = Number(/ --port (\d+) /.exec(command)?.[1]);
+    if (simServersOn(port).length === 0) throw new Error(`no server process for ${command}`);
+    await reloadWindow(page);
+    // The old extension host stopped the tune as it deactivated, and with it the server.
+    await pollUntil(`the server on port ${port} to be gone`, 30_000, async () => (simServersOn(port).length === 0 && (await isPortFree(port)) ? true : undefined));
+    const restored = await findWebview(page, { title: TUNE_PANEL, text: 'VS Code reloaded while this tune was going', timeoutMs: 60_000 });
+    await waitForText(restored, 'Finished (cancelled)');
+    const tune = await pollUntil('the tune file to say how the tune ended', 30_000, async () => {
+      const shown = readTune(workspace);
+      return shown.status === 'running' ? undefined : shown;
+    });
+    if (tune.status !== 'cancelled') throw new Error(`the tune file says ${tune.status}: ${tune.statusReason}`);
+  },
+  { timeoutMs: 240_000, workspace: { files: { 'sim.llmtune-config.json': JSON.stringify(LONG_TUNE_CONFIG, null, 2) } } },
+);

@@ -1,0 +1,103 @@
+/**
+ * The built tune editor and live tune panel bundles under jsdom, with a fake acquireVsCodeApi that
+ * records what the view posts and keeps: file text is shown as text, a trial's row asks for its
+ * result, Copy asks for the best command, the live panel shows the running trial and its server log
+ * and keeps its state for a reload.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JSDOM, VirtualConsole } from 'jsdom';
+import type { HostToTuneLiveMessage, HostToTuneMessage } from '../../src/format/messages/tune';
+import { buildTuneView } from '../../src/views/tune';
+import { applyTuneEvent, newTuneLiveState } from '../../src/views/tune-live';
+import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
+
+const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
+
+function openView(view: 'tune' | 'tune-live', saved?: unknown) {
+  const bundle = readFileSync(join(root, 'dist', 'webview', `${view}.js`), 'utf8');
+  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app" aria-busy="true"></main></body></html>', {
+    runScripts: 'outside-only',
+    pretendToBeVisual: true,
+    virtualConsole: new VirtualConsole(), // jsdom has no canvas: the cards say so, quietly here
+  });
+  const posted: unknown[] = [];
+  const kept: unknown[] = [];
+  Object.assign(dom.window, {
+    acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))), getState: () => saved, setState: (s: unknown) => kept.push(s) }),
+  });
+  dom.window.eval(bundle);
+  const document = dom.window.document;
+  return {
+    document,
+    posted,
+    kept,
+    send(message: HostToTuneMessage | HostToTuneLiveMessage) {
+      dom.window.dispatchEvent(new dom.window.MessageEvent('message', { data: message }));
+    },
+    click(selector: string) {
+      const node = document.querySelector(selector);
+      assert.ok(node, `no ${selector}`);
+      node.dispatchEvent(new dom.window.MouseEvent('click', { bubbles: true }));
+    },
+  };
+}
+
+test('the tune editor: headline, best command with Copy, a row per trial; a measured trial\'s row opens its result, a refused one does not', async () => {
+  const page = openView('tune');
+  assert.deepEqual(page.posted, [{ type: 'ready' }]);
+  const file = sampleTuneFile();
+  file.trials[1]!.reason = '<img src=x onerror=alert(1)> refused';
+  page.send({ type: 'show', view: buildTuneView(file, 'sim.llmtune.json', []) });
+  assert.match(page.document.getElementById('tune-headline')?.textContent ?? '', /^6 trials of 12/);
+  assert.equal(page.document.querySelector('#best-command')?.textContent, buildTuneView(file, 'x', []).best?.commandLine);
+  const rows = [...page.document.querySelectorAll('.trials-table tbody tr')];
+  assert.equal(rows.length, 6);
+  assert.equal(page.document.querySelector('img'), null, 'a reason is text, never markup');
+  assert.match(rows[1]?.textContent ?? '', /<img src=x/);
+  assert.ok(rows[2]?.classList.contains('best-trial'));
+  page.click('.trials-table tbody tr[data-trial="1"]');
+  page.click('.trials-table tbody tr[data-trial="2"]');
+  page.click('#copy-best-command');
+  assert.deepEqual(page.posted.slice(1), [{ type: 'open-trial', trial: 2 }, { type: 'copy-best-command' }]);
+  // The table paints first, the charts on the next frame.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(page.document.querySelector('[data-chart="objective-per-trial"]'), 'the objective per trial is drawn');
+  assert.deepEqual([...page.document.querySelectorAll('.effects-grid [data-chart]')].map((c) => c.getAttribute('data-chart')), ['effect-max_num_seqs', 'effect-max_num_batched_tokens', 'effect-enable_chunked_prefill']);
+});
+
+test('a tune file that cannot be read shows why and opens as text', () => {
+  const page = openView('tune');
+  page.send({ type: 'error', fileName: 'broken.llmtune.json', message: 'The file is not valid JSON.' });
+  assert.match(page.document.body.textContent ?? '', /cannot be shown as an LLM Bench tune.*not valid JSON/s);
+  page.click('#open-as-text');
+  assert.deepEqual(page.posted.at(-1), { type: 'open-as-text' });
+});
+
+test('the live tune panel: the running trial, its command and server log, Cancel; the state kept for a reload and shown from it', () => {
+  const state = newTuneLiveState({ id: 't1', outPath: '/w/benchmarks/sim.llmtune.json', configPath: '/w/sim.llmtune-config.json', startedAt: '2026-11-25T08:00:00.000Z' }, issueTuneConfig());
+  const first = makeTrial(0, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
+  applyTuneEvent(state, { type: 'trial-start', trial: 0, params: first.params, command: first.command, port: 41000, logFile: null });
+  applyTuneEvent(state, { type: 'trial-end', trial: first, best: { trial: 0, params: first.params, objective: 900, command: first.command } });
+  const second = makeTrial(1, { seqs: 64, batched: 4096, chunked: true });
+  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: second.params, command: second.command, port: 41001, logFile: null });
+  applyTuneEvent(state, { type: 'server-log', trial: 1, stream: 'stderr', line: 'INFO:     Application startup complete.' });
+
+  const page = openView('tune-live');
+  assert.match(page.document.body.textContent ?? '', /No tune has run in this window yet/);
+  page.send({ type: 'state', state });
+  assert.equal(page.document.getElementById('tune-headline')?.textContent, 'Trial 2: launching its server (max_num_seqs=64, max_num_batched_tokens=4096, enable_chunked_prefill=on)');
+  assert.deepEqual([...page.document.querySelectorAll('.trials-table tbody tr')].map((r) => r.className.split(' ')[0]), ['trial-complete', 'trial-running']);
+  assert.equal(page.document.getElementById('server-log')?.textContent, 'INFO:     Application startup complete.');
+  assert.match(page.document.querySelector('.server-command')?.textContent ?? '', /--max-num-seqs 64/);
+  assert.equal(page.document.getElementById('copy-best-command'), null, 'the best so far is copied from the tune file, where it is final');
+  page.click('#cancel-tune');
+  assert.deepEqual(page.posted.at(-1), { type: 'cancel', tuneId: 't1' });
+  // Kept as the webview's state (a structured clone): compared as JSON, the objects being of the page's realm.
+  assert.deepEqual(JSON.parse(JSON.stringify(page.kept.at(-1))), { state: JSON.parse(JSON.stringify(state)) });
+
+  const reopened = openView('tune-live', { state });
+  assert.match(reopened.document.getElementById('tune-headline')?.textContent ?? '', /^Trial 2/, 'a reloaded panel shows its last state before the host answers');
+});

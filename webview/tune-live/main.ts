@@ -1,0 +1,117 @@
+/**
+ * The live tune panel's DOM: the tune's headline, Cancel, the trials so far (the running one last),
+ * the objective per trial with the best so far, the best command line, the objective against each
+ * parameter, and the running trial's server log (its last lines). Built once, redrawn from each
+ * state the host sends; kept with setState so a reload shows the last state at once.
+ */
+import '../shared/zod-csp';
+import {
+  HostToTuneLiveMessageSchema,
+  TuneLiveToHostMessageSchema,
+  TuneLiveViewStateSchema,
+  type HostToTuneLiveMessage,
+  type TuneLiveState,
+  type TuneLiveToHostMessage,
+  type TuneLiveViewState,
+} from '../../src/format/messages/tune';
+import { tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
+import { commandLine } from '../../src/views/tune';
+import { byId, el, errorBanner, replaceChildren, setText } from '../shared/dom';
+import { onThemeChange } from '../shared/theme';
+import { button, setDisabled } from '../shared/toolkit';
+import { connectToHost } from '../shared/vscode-api';
+import { bestSection, objectiveList, trialsTable, TuneCharts } from '../tune/render';
+
+const host = connectToHost<HostToTuneLiveMessage, TuneLiveToHostMessage, TuneLiveViewState>({
+  incoming: HostToTuneLiveMessageSchema,
+  outgoing: TuneLiveToHostMessageSchema,
+  state: TuneLiveViewStateSchema,
+});
+
+let current: TuneLiveState | null = null;
+const app = byId('app');
+// No Save PNG here: a chart is saved from the tune file's editor, where it is final.
+const charts = new TuneCharts();
+onThemeChange((theme) => charts.setTheme(theme));
+
+const cancelButton = button('Cancel tune', () => current && host.post({ type: 'cancel', tuneId: current.tune.id }), 'secondary', 'cancel-tune');
+const openButton = button('Open tune file', () => current && host.post({ type: 'open-tune-file', tuneId: current.tune.id }), 'primary', 'open-tune-file');
+const logButton = button('Show log', () => host.post({ type: 'show-log' }), 'secondary', 'show-log');
+
+const parts = {
+  headline: el('p', { attrs: { id: 'tune-headline', role: 'status', 'aria-live': 'polite' } }),
+  summary: el('p', { className: 'muted', attrs: { id: 'tune-summary' } }),
+  objective: el('div', {}),
+  file: el('p', { className: 'muted', attrs: { id: 'tune-file' } }),
+  messages: el('div', {}),
+  best: el('div', {}),
+  table: el('div', { attrs: { id: 'trials' } }),
+  charts: el('div', {}),
+  logTitle: el('h2', { text: 'Server log' }),
+  command: el('pre', { className: 'server-command' }),
+  log: el('pre', { className: 'server-log', attrs: { id: 'server-log', tabindex: '0' } }),
+};
+const tuneSection = el('div', { attrs: { id: 'tune' } }, [
+  parts.headline,
+  parts.summary,
+  el('div', { className: 'toolbar' }, [cancelButton, openButton, el('span', { className: 'spacer' }), logButton]),
+  parts.file,
+  parts.objective,
+  parts.best,
+  el('h2', { text: 'Trials' }),
+  parts.table,
+  el('h2', { text: 'Charts' }),
+  parts.charts,
+  parts.logTitle,
+  parts.command,
+  parts.log,
+]);
+const emptySection = el('p', { attrs: { id: 'empty' }, text: 'No tune has run in this window yet. Start one with “LLM Bench: Tune Server Flags” from the Command Palette, or from a *.llmtune-config.json file in the explorer.' });
+replaceChildren(app, [el('h1', { text: 'LLM Bench: Tune' }), parts.messages, emptySection, tuneSection]);
+
+function render(state: TuneLiveState | null): void {
+  current = state;
+  app.setAttribute('aria-busy', 'false');
+  emptySection.classList.toggle('hidden', state !== null);
+  tuneSection.classList.toggle('hidden', state === null);
+  if (!state) return;
+  const headline = tuneLiveHeadline(state);
+  setText(parts.headline, headline.text);
+  parts.headline.className = `headline tone-${headline.tone}`;
+  const view = tuneLiveView(state);
+  setText(parts.summary, view.headline);
+  setText(parts.file, `Tune file: ${state.tune.outPath}`);
+  const cancellable = state.phase === 'running' || state.phase === 'confirming';
+  cancelButton.classList.toggle('hidden', state.phase === 'finished');
+  setDisabled(cancelButton, !cancellable);
+  openButton.classList.toggle('hidden', state.trials.length === 0 && state.phase !== 'finished');
+  replaceChildren(parts.objective, [objectiveList(view)]);
+  // The best so far may still change: its command is copied from the tune file's editor, where it is final.
+  replaceChildren(parts.best, [bestSection(view.best)]);
+  replaceChildren(parts.table, [trialsTable(view, (trial) => current && host.post({ type: 'open-trial', tuneId: current.tune.id, trial }))]);
+  replaceChildren(parts.charts, charts.sections(view));
+  charts.show(view, false);
+  const logOf = state.serverLogTrial;
+  setText(parts.logTitle, logOf === null ? 'Server log' : `Server log: trial ${logOf + 1}${state.running?.trial === logOf ? '' : ' (ended)'}`);
+  setText(parts.command, state.running ? `$ ${commandLine(state.running.command)}` : '');
+  parts.command.classList.toggle('hidden', !state.running);
+  const stick = parts.log.scrollTop + parts.log.clientHeight >= parts.log.scrollHeight - 4;
+  setText(parts.log, state.serverLog.length > 0 ? state.serverLog.join('\n') : 'No server output yet.');
+  // Follow the tail unless the reader scrolled up to read.
+  if (stick) parts.log.scrollTop = parts.log.scrollHeight;
+}
+
+host.listen(
+  (message) => {
+    replaceChildren(parts.messages, []);
+    render(message.state);
+    host.setState({ state: message.state });
+  },
+  (reason) => {
+    replaceChildren(parts.messages, [errorBanner('LLM Bench sent the tune panel an update it could not read; the panel shows the last good state.', reason)]);
+    host.post({ type: 'view-error', message: reason.slice(0, 2000) });
+  },
+);
+
+render(host.getState()?.state ?? null);
+host.post({ type: 'ready' });
