@@ -57,7 +57,7 @@ function trialPath(outPath: string, index: number, suffix: string): string {
   return join(dirname(outPath), `${stem}.trial-${index}${suffix}`);
 }
 
-export function bestOf(trials: readonly Trial[]): BestTrial | null {
+function bestOf(trials: readonly Trial[]): BestTrial | null {
   let best: BestTrial | null = null;
   for (const t of trials) {
     if (t.status === 'complete' && t.objective !== null && (best === null || t.objective > best.objective)) {
