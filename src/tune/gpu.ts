@@ -1,7 +1,11 @@
+import { readGpuMemoryUsed } from '../engine/hardware';
+
 /**
- * GPU memory in use, recorded with each trial. The seam where an nvidia-smi reader plugs in
- * (issue 13 brings one); until then no figure is known and trials record null.
+ * GPU memory in use across the machine's devices, read while the trial's server is still up (its
+ * weights and KV cache allocated): null when nvidia-smi / npu-smi are absent or report no figure.
  */
 export async function readGpuMemoryUsedMiB(): Promise<number | null> {
-  return null;
+  const reading = await readGpuMemoryUsed();
+  const known = (reading?.gpus ?? []).flatMap((gpu) => (gpu.usedMiB === null ? [] : [gpu.usedMiB]));
+  return known.length === 0 ? null : known.reduce((sum, used) => sum + used, 0);
 }
