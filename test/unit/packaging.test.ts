@@ -14,8 +14,13 @@ import { listZipEntries } from '../helpers/zip';
 import { repoRoot } from '../vscode/harness/tools';
 import { packageExtensionWithOutput } from '../vscode/harness/vsix';
 
-/** The goal of issue 9: the host bundle stays small because it never pulls in zod's locales. */
-const EXTENSION_BUNDLE_LIMIT = 300 * 1024;
+/**
+ * The goal of issue 9: the host bundle stays small because it never pulls in zod's locales (they
+ * alone would add well over 100 KiB). Raised from 300 KiB when the server-metrics view models
+ * (about 20 KiB, built in the host for the result and compare views) came in; the tuner, which
+ * needs the engine, loads as its own bundle on first use instead.
+ */
+const EXTENSION_BUNDLE_LIMIT = 340 * 1024;
 
 function run(command: string, args: string[], cwd: string): { stdout: string; stderr: string } {
   // An inner npm must not inherit the outer `npm test`'s own variables (user agent, prefix, ...).
