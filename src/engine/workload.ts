@@ -38,14 +38,14 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
 
   if (rows === null) {
     const synthetic = workload as Extract<WorkloadConfig, { kind: 'synthetic' }>;
-    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, counter);
+    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, synthetic.prefixCount, counter);
     return {
       size: Infinity,
       request(index: number): PreparedRequest {
         const random = createRandom(mixSeed(config.seed, index));
         const target = sampleCount(synthetic.inputTokens, random);
         const output = sampleCount(synthetic.outputTokens, random);
-        const { text, tokens } = texts.prompt(target, random);
+        const { text, tokens } = texts.prompt(target, index, random);
         return { prompt: asPrompt(text), maxTokens: output, inputTokens: { count: tokens, source: counter.source } };
       },
     };
@@ -62,11 +62,23 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
   };
 }
 
-/** A fixed count, or a normal draw clipped to [min, max] (and to at least 1). */
+/**
+ * A fixed count; a whole number uniform in vLLM's range around the mean; or a normal draw clipped
+ * to [min, max] (and to at least 1).
+ */
 export function sampleCount(spec: TokenCount, random: Random): number {
   if (typeof spec === 'number') return spec;
+  if ('rangeRatio' in spec) {
+    const { low, high } = rangeBounds(spec.mean, spec.rangeRatio);
+    return random.int(low, high);
+  }
   const drawn = Math.round(spec.mean + spec.stdev * random.normal());
   return Math.max(1, spec.min ?? 1, Math.min(spec.max ?? Infinity, drawn));
+}
+
+/** vLLM's `--random-range-ratio` bounds: [floor(mean * (1 - r)), ceil(mean * (1 + r))], the lower at least 1. */
+export function rangeBounds(mean: number, ratio: number): { low: number; high: number } {
+  return { low: Math.max(1, Math.floor(mean * (1 - ratio))), high: Math.max(1, Math.ceil(mean * (1 + ratio))) };
 }
 
 /** A per-request seed: a hash, since nearby seeds of the generator give overlapping sequences. */
@@ -100,7 +112,8 @@ const WORDS = (
 const UNIQUE_HEAD_WORDS = 12;
 
 interface TextSource {
-  prompt(targetTokens: number, random: Random): { text: string; tokens: number };
+  /** The prompt of request `index`: its shared prefix (by index) then text of its own. */
+  prompt(targetTokens: number, index: number, random: Random): { text: string; tokens: number };
 }
 
 function randomWords(random: Random, count: number): string {
@@ -118,16 +131,24 @@ function randomWords(random: Random, count: number): string {
  * 100k random draws). The length is fitted on characters with the counter itself, so the count
  * is exact wherever the counter can reach the target.
  */
-function createTextSource(seed: number, sharedPrefixTokens: number, counter: TokenCounter): TextSource {
+function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount: number, counter: TokenCounter): TextSource {
   const fillerRandom = createRandom(mixSeed(seed, -1));
   let filler = randomWords(fillerRandom, 2000);
   const charsPerToken = filler.length / Math.max(1, counter.count(filler));
   const growFiller = (chars: number): void => {
     while (filler.length < chars) filler += ' ' + randomWords(fillerRandom, Math.max(2000, Math.ceil((chars - filler.length) / 5)));
   };
-  const prefix = sharedPrefixTokens > 0 ? fitText('', randomWords(createRandom(mixSeed(seed, -2)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken) : { text: '', tokens: 0 };
+  // Built on first use: a run of a few requests does not pay for thousands of unused prefixes.
+  const prefixes: ({ text: string; tokens: number } | undefined)[] = new Array(prefixCount);
+  const prefixOf = (index: number): { text: string; tokens: number } => {
+    if (sharedPrefixTokens === 0) return { text: '', tokens: 0 };
+    const k = index % prefixCount;
+    // Prefix 0 keeps the seed offset a single shared prefix always had: same seed, same prompts.
+    return (prefixes[k] ??= fitText('', randomWords(createRandom(mixSeed(seed, -2 - k)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken));
+  };
   return {
-    prompt(targetTokens, random) {
+    prompt(targetTokens, index, random) {
+      const prefix = prefixOf(index);
       if (targetTokens <= prefix.tokens) return prefix;
       const head = randomWords(random, UNIQUE_HEAD_WORDS);
       growFiller(Math.ceil((targetTokens - prefix.tokens) * charsPerToken * 1.5) + 64);

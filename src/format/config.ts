@@ -25,6 +25,8 @@ export const LIMITS = {
   rate: 1_000_000,
   /** Steps of one run (concurrency levels, rates). */
   steps: 1000,
+  /** Distinct shared prefixes: each is a prompt built and held in memory. */
+  prefixes: 10_000,
 } as const;
 
 const between = (min: number, max: number, unit: string) =>
@@ -52,6 +54,16 @@ export const TokenCountSchema = z.union([
     .refine((d) => d.min === undefined || d.max === undefined || d.min <= d.max, {
       message: 'min must not exceed max',
     }),
+  z
+    .object({
+      mean: tokenCount,
+      /**
+       * vLLM's `--random-range-ratio`: a whole number drawn uniformly from
+       * [floor(mean * (1 - r)), ceil(mean * (1 + r))], the lower bound at least 1.
+       */
+      rangeRatio: z.number().min(0).lt(1, 'must be below 1 (vLLM allows 0 up to, not including, 1)'),
+    })
+    .strict(),
 ]);
 export type TokenCount = z.infer<typeof TokenCountSchema>;
 
@@ -97,6 +109,11 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       outputTokens: TokenCountSchema.default(128),
       /** Tokens of a prefix shared by every prompt (exercises prefix caching). */
       sharedPrefixTokens: between(0, LIMITS.tokens, 'tokens').default(0),
+      /**
+       * Distinct shared prefixes (vLLM's prefix repetition, AIPerf's shared system prompts): request
+       * i opens with prefix i mod prefixCount, so each is used equally often.
+       */
+      prefixCount: between(1, LIMITS.prefixes, 'prefixes').default(1),
     })
     .strict(),
   z

@@ -10,6 +10,11 @@ export const PresetSettingsSchema = z.object({
   warmupRequests: z.number().int().nonnegative().default(2),
   inputTokens: z.number().int().positive().default(512),
   outputTokens: z.number().int().positive().default(128),
+  /** vLLM's range ratio around each length; 0 keeps the lengths fixed. */
+  inputTokensRange: z.number().min(0).lt(1).default(0),
+  outputTokensRange: z.number().min(0).lt(1).default(0),
+  sharedPrefixTokens: z.number().int().nonnegative().default(0),
+  prefixCount: z.number().int().positive().default(1),
   concurrencyLevels: z.array(z.number().int().positive()).min(1).default([1, 2, 4, 8, 16, 32, 64]),
   requestRates: z.array(z.number().positive()).min(1).default([1, 2, 4, 8, 16]),
 });
@@ -30,7 +35,14 @@ const QUICK_CHECK_REQUESTS = 20;
 const SWEEP_RATE_COUNT = 8;
 
 export function presets(settings: PresetSettings): Preset[] {
-  const workload = { kind: 'synthetic' as const, inputTokens: settings.inputTokens, outputTokens: settings.outputTokens };
+  const length = (mean: number, rangeRatio: number) => (rangeRatio > 0 ? { mean, rangeRatio } : mean);
+  const workload = {
+    kind: 'synthetic' as const,
+    inputTokens: length(settings.inputTokens, settings.inputTokensRange),
+    outputTokens: length(settings.outputTokens, settings.outputTokensRange),
+    sharedPrefixTokens: settings.sharedPrefixTokens,
+    prefixCount: settings.prefixCount,
+  };
   const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
   const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
   return [
@@ -91,6 +103,10 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'limits.warmup': 'llmBench.warmupRequests',
   'workload.inputTokens': 'llmBench.inputTokens',
   'workload.outputTokens': 'llmBench.outputTokens',
+  'workload.inputTokens.rangeRatio': 'llmBench.inputTokensRange',
+  'workload.outputTokens.rangeRatio': 'llmBench.outputTokensRange',
+  'workload.sharedPrefixTokens': 'llmBench.sharedPrefixTokens',
+  'workload.prefixCount': 'llmBench.prefixCount',
   'profile.levels': 'llmBench.concurrencyLevels',
   'profile.rates': 'llmBench.requestRates',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',

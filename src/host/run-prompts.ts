@@ -248,6 +248,10 @@ export async function promptRunPlan(
     warmupRequests: settings().get('warmupRequests'),
     inputTokens: settings().get('inputTokens'),
     outputTokens: settings().get('outputTokens'),
+    inputTokensRange: settings().get('inputTokensRange'),
+    outputTokensRange: settings().get('outputTokensRange'),
+    sharedPrefixTokens: settings().get('sharedPrefixTokens'),
+    prefixCount: settings().get('prefixCount'),
     concurrencyLevels: settings().get('concurrencyLevels'),
     requestRates: settings().get('requestRates'),
   });

@@ -37,6 +37,9 @@ test('preset settings shape the presets', () => {
   assert.deepEqual(concurrency?.config.limits, { requests: 7, warmup: 2 });
   assert.match(rate?.detail ?? '', /0\.5 req\/s/);
   assert.equal(PresetSettingsSchema.safeParse({ concurrencyLevels: [0] }).success, false);
+  const [quick] = presets(PresetSettingsSchema.parse({ inputTokens: 1024, inputTokensRange: 0.8, sharedPrefixTokens: 256, prefixCount: 4 }));
+  assert.deepEqual(quick?.config.workload, { kind: 'synthetic', inputTokens: { mean: 1024, rangeRatio: 0.8 }, outputTokens: 128, sharedPrefixTokens: 256, prefixCount: 4 });
+  assert.equal(PresetSettingsSchema.safeParse({ outputTokensRange: 1 }).success, false);
 });
 
 test('endpoint settings: valid entries are kept, each invalid one is named by position and field', () => {

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, WorkloadConfigSchema, type RunConfig } from '../../format/config';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -43,6 +43,10 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--max-errors': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
   '--output-tokens': { kind: 'string' },
+  '--input-tokens-range': { kind: 'string' },
+  '--output-tokens-range': { kind: 'string' },
+  '--prefix-tokens': { kind: 'string' },
+  '--prefix-count': { kind: 'string' },
   '--dataset': { kind: 'string' },
   '--dataset-format': { kind: 'string' },
   '--tokenizer': { kind: 'string' },
@@ -93,6 +97,11 @@ Load (each value of a list is a step)
 Workload
   --input-tokens N       synthetic prompt length in tokens (default 512)
   --output-tokens N      max_tokens per request (default 128)
+  --input-tokens-range R draw each prompt length uniformly from [N*(1-R), N*(1+R)] around
+                         --input-tokens N, 0 <= R < 1 (vLLM's --random-range-ratio)
+  --output-tokens-range R  the same for --output-tokens
+  --prefix-tokens N      every synthetic prompt opens with a shared prefix of N tokens
+  --prefix-count K       K distinct shared prefixes, used in turn (default 1)
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
@@ -123,6 +132,9 @@ const RULES = {
   maxErrors: { integer: true, min: 1, hint: 'a number of failed requests like --max-errors 10' },
   inputTokens: { integer: true, min: 1, hint: 'prompt tokens like --input-tokens 512' },
   outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
+  rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
+  prefixTokens: { integer: true, min: 0, hint: 'shared prefix tokens like --prefix-tokens 256' },
+  prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
   slo: { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' },
@@ -153,8 +165,12 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['request.stream', '--stream'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
+  ['workload.inputTokens.rangeRatio', '--input-tokens-range'],
+  ['workload.outputTokens.rangeRatio', '--output-tokens-range'],
   ['workload.inputTokens', '--input-tokens'],
   ['workload.outputTokens', '--output-tokens'],
+  ['workload.sharedPrefixTokens', '--prefix-tokens'],
+  ['workload.prefixCount', '--prefix-count'],
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
@@ -364,11 +380,13 @@ function workloadFromFlags(
   const fileWorkload = isPlainObject(fileSettings?.workload) ? fileSettings.workload : undefined;
   const dataset = flags.get('--dataset');
   const kind = dataset !== undefined ? 'dataset' : (fileWorkload?.kind ?? 'synthetic');
-  const inputTokens = number('--input-tokens', RULES.inputTokens);
-  const outputTokens = number('--output-tokens', RULES.outputTokens);
+  const inputTokens = withRange(fileWorkload?.inputTokens, number('--input-tokens', RULES.inputTokens), number('--input-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.inputTokens : undefined, '--input-tokens');
+  const outputTokens = withRange(fileWorkload?.outputTokens, number('--output-tokens', RULES.outputTokens), number('--output-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.outputTokens : undefined, '--output-tokens');
   const formatText = flags.get('--dataset-format');
-  if (kind === 'dataset' && inputTokens !== undefined) {
-    throw new UsageError('--input-tokens does not apply with --dataset: prompts come from the file (filter them with minPromptTokens/maxPromptTokens in --config)');
+  if (kind === 'dataset') {
+    for (const flag of ['--input-tokens', '--input-tokens-range', '--prefix-tokens', '--prefix-count']) {
+      if (flags.has(flag)) throw new UsageError(`${flag} does not apply with --dataset: prompts come from the file (filter them with minPromptTokens/maxPromptTokens in --config)`);
+    }
   }
   if (kind !== 'dataset' && formatText !== undefined) throw new UsageError('--dataset-format needs --dataset FILE');
   const workload: Settings = {};
@@ -376,8 +394,31 @@ function workloadFromFlags(
   if (formatText !== undefined) workload.format = parseChoice('--dataset-format', formatText, DatasetFormatSchema.options);
   if (inputTokens !== undefined) workload.inputTokens = inputTokens;
   if (outputTokens !== undefined) workload.outputTokens = outputTokens;
+  const prefixTokens = number('--prefix-tokens', RULES.prefixTokens);
+  const prefixCount = number('--prefix-count', RULES.prefixCount);
+  if (prefixCount !== undefined && prefixTokens === undefined && !(Number(fileWorkload?.sharedPrefixTokens) > 0)) {
+    throw new UsageError('--prefix-count needs --prefix-tokens N: the length of each shared prefix');
+  }
+  if (prefixTokens !== undefined) workload.sharedPrefixTokens = prefixTokens;
+  if (prefixCount !== undefined) workload.prefixCount = prefixCount;
   if (Object.keys(workload).length === 0) return undefined;
   return { kind, ...workload };
+}
+
+/** The synthetic workload's defaults, the mean a range flag draws around when no length is given. */
+const SYNTHETIC_DEFAULTS = WorkloadConfigSchema.parse({ kind: 'synthetic' }) as { inputTokens: number; outputTokens: number };
+
+/**
+ * A token count from a length flag and its range flag: `{mean, rangeRatio}` around the flag's
+ * length, else the config file's fixed length, else `fallback`. A range needs a fixed mean to draw around.
+ */
+function withRange(fromFile: unknown, count: number | undefined, ratio: number | undefined, fallback: number | undefined, flag: string): Settings | number | undefined {
+  if (ratio === undefined) return count;
+  if (ratio >= 1) throw new UsageError(`${flag}-range: '${ratio}' must be below 1; give ${RULES.rangeRatio.hint}`);
+  const fileMean = typeof fromFile === 'number' ? fromFile : isPlainObject(fromFile) && typeof fromFile.mean === 'number' && Number.isInteger(fromFile.mean) ? fromFile.mean : undefined;
+  const mean = count ?? fileMean ?? fallback;
+  if (mean === undefined) throw new UsageError(`${flag}-range needs ${flag} N: the mean length to draw around`);
+  return { mean, rangeRatio: ratio };
 }
 
 /**

@@ -1,0 +1,61 @@
+// The workload and load-shape flags borrowed from vLLM, AIPerf and GuideLLM, through the real
+// command line (`llmbench run ... --dry-run` as a child process): what configuration each flag
+// makes, and the message for each misuse (exit 2).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
+const cliPath = join(repoRoot, 'dist', 'cli.js');
+const ENDPOINT = ['--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--requests', '3'];
+
+function dryRun(...args: string[]): { code: number | null; config: Record<string, unknown>; error: string } {
+  const child = spawnSync(process.execPath, [cliPath, 'run', ...ENDPOINT, ...args, '--dry-run'], { encoding: 'utf8', timeout: 30_000, cwd: mkdtempSync(join(tmpdir(), 'llmbench-flags-')) });
+  const out = JSON.parse(child.stdout || '{}') as { config?: Record<string, unknown>; error?: { message: string } };
+  return { code: child.status, config: out.config ?? {}, error: out.error?.message ?? child.stderr };
+}
+
+test('--input-tokens-range / --output-tokens-range draw around --input-tokens / --output-tokens (or the defaults)', () => {
+  const both = dryRun('--input-tokens', '1024', '--input-tokens-range', '0.8', '--output-tokens', '64', '--output-tokens-range', '0.5');
+  assert.equal(both.code, 0, both.error);
+  assert.deepEqual(both.config.workload, { kind: 'synthetic', inputTokens: { mean: 1024, rangeRatio: 0.8 }, outputTokens: { mean: 64, rangeRatio: 0.5 }, sharedPrefixTokens: 0, prefixCount: 1 });
+  const defaults = dryRun('--input-tokens-range', '0.1');
+  assert.deepEqual((defaults.config.workload as { inputTokens: unknown }).inputTokens, { mean: 512, rangeRatio: 0.1 });
+  const tooWide = dryRun('--input-tokens-range', '1');
+  assert.equal(tooWide.code, 2);
+  assert.match(tooWide.error, /--input-tokens-range: '1' must be below 1/);
+});
+
+test('--input-tokens-range takes its mean from a config file\'s fixed length; --output-tokens-range with a dataset needs --output-tokens', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-flags-'));
+  const configPath = join(dir, 'run.json');
+  writeFileSync(configPath, JSON.stringify({ workload: { kind: 'synthetic', inputTokens: 300 } }));
+  const fromFile = dryRun('--config', configPath, '--input-tokens-range', '0.2');
+  assert.equal(fromFile.code, 0, fromFile.error);
+  assert.deepEqual((fromFile.config.workload as { inputTokens: unknown }).inputTokens, { mean: 300, rangeRatio: 0.2 });
+  const lines = join(dir, 'prompts.txt');
+  writeFileSync(lines, 'Say hello.\n');
+  const dataset = dryRun('--dataset', lines, '--output-tokens-range', '0.2');
+  assert.equal(dataset.code, 2);
+  assert.match(dataset.error, /--output-tokens-range needs --output-tokens N/);
+  const prefixed = dryRun('--dataset', lines, '--prefix-tokens', '8');
+  assert.equal(prefixed.code, 2);
+  assert.match(prefixed.error, /--prefix-tokens does not apply with --dataset/);
+});
+
+test('--prefix-tokens N --prefix-count K set the config file\'s shared prefix fields; a count alone is refused', () => {
+  const shared = dryRun('--prefix-tokens', '256', '--prefix-count', '4');
+  assert.equal(shared.code, 0, shared.error);
+  const workload = shared.config.workload as { sharedPrefixTokens: number; prefixCount: number };
+  assert.equal(workload.sharedPrefixTokens, 256);
+  assert.equal(workload.prefixCount, 4);
+  const countOnly = dryRun('--prefix-count', '4');
+  assert.equal(countOnly.code, 2);
+  assert.match(countOnly.error, /--prefix-count needs --prefix-tokens N/);
+  const zero = dryRun('--prefix-tokens', '8', '--prefix-count', '0');
+  assert.equal(zero.code, 2);
+  assert.match(zero.error, /--prefix-count: '0' must be at least 1/);
+});
