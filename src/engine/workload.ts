@@ -3,7 +3,7 @@
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
 import * as z from 'zod';
-import { DatasetFormatSchema, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
+import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
 import { BadInputError, printable } from './errors';
 import { readTextFile } from './files';
@@ -57,7 +57,8 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
       const row = rows[index % rows.length] as DatasetRow;
       row.tokens ??= counter.count(row.text);
       const random = createRandom(mixSeed(config.seed, index));
-      return { prompt: asPrompt(row.prompt), maxTokens: maxTokens(dataset.outputTokens, random), inputTokens: { count: row.tokens, source: counter.source } };
+      const output = dataset.outputTokens === 'reply' ? row.replyTokens : maxTokens(dataset.outputTokens, random);
+      return { prompt: asPrompt(row.prompt), maxTokens: output, inputTokens: { count: row.tokens, source: counter.source } };
     },
   };
 }
@@ -193,6 +194,9 @@ interface DatasetRow {
   /** The text whose tokens are the prompt's input tokens. */
   text: string;
   tokens?: number;
+  /** The reply recorded after the prompt (ShareGPT), and its token count once counted. */
+  reply?: string;
+  replyTokens?: number;
 }
 
 const MessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
@@ -211,11 +215,16 @@ async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }
   }
   const text = await readTextFile(path);
   if (!text.ok) throw new WorkloadError(`Dataset file ${path} ${text.error}.`);
+  const byReply = workload.outputTokens === 'reply';
+  if (byReply && !(FORMATS_WITH_REPLIES as readonly string[]).includes(format)) {
+    throw new WorkloadError(`Dataset file ${path}: outputTokens "reply" needs a format that records replies (${FORMATS_WITH_REPLIES.join(', ')}), not ${format}. Give a number of output tokens instead.`);
+  }
   const { rows, skipped } = parseDataset(text.value, format, path);
   const { minPromptTokens: min, maxPromptTokens: max } = workload;
   let tooShort = 0;
   let tooLong = 0;
-  const usable =
+  const dropped = { noReply: 0, short: 0, promptTooLong: 0, totalTooLong: 0 };
+  const lengthFiltered =
     min === undefined && max === undefined
       ? rows
       : rows.filter((row) => {
@@ -225,14 +234,37 @@ async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }
           else return true;
           return false;
         });
+  const usable = byReply ? lengthFiltered.filter((row) => keepsReplyPair(row, counter, dropped)) : lengthFiltered;
   if (usable.length === 0) {
     const reasons = [`${rows.length + skipped} rows read`];
     if (skipped) reasons.push(`${skipped} without a usable prompt`);
     if (tooShort) reasons.push(`${tooShort} shorter than minPromptTokens ${min}`);
     if (tooLong) reasons.push(`${tooLong} longer than maxPromptTokens ${max}`);
+    if (dropped.noReply) reasons.push(`${dropped.noReply} without a recorded reply`);
+    if (dropped.short) reasons.push(`${dropped.short} with a prompt or reply under ${REPLY_FILTERS.minTokens} tokens`);
+    if (dropped.promptTooLong) reasons.push(`${dropped.promptTooLong} with a prompt over ${REPLY_FILTERS.maxPromptTokens} tokens`);
+    if (dropped.totalTooLong) reasons.push(`${dropped.totalTooLong} over ${REPLY_FILTERS.maxTotalTokens} tokens of prompt and reply`);
     throw new WorkloadError(`Dataset file ${path} has no usable prompts (${reasons.join(', ')}). Check the format (${format}) and the prompt length filters.`);
   }
   return usable;
+}
+
+/**
+ * vLLM's ShareGPT pruning (REPLY_FILTERS) for a row whose reply sets its output length; counts
+ * each dropped row under its reason.
+ */
+function keepsReplyPair(row: DatasetRow, counter: TokenCounter, dropped: { noReply: number; short: number; promptTooLong: number; totalTooLong: number }): boolean {
+  if (row.reply === undefined) {
+    dropped.noReply++;
+    return false;
+  }
+  const prompt = (row.tokens ??= counter.count(row.text));
+  const reply = (row.replyTokens ??= counter.count(row.reply));
+  if (prompt < REPLY_FILTERS.minTokens || reply < REPLY_FILTERS.minTokens) dropped.short++;
+  else if (prompt > REPLY_FILTERS.maxPromptTokens) dropped.promptTooLong++;
+  else if (prompt + reply > REPLY_FILTERS.maxTotalTokens) dropped.totalTooLong++;
+  else return true;
+  return false;
 }
 
 function parseDataset(text: string, format: DatasetFormat, path: string): { rows: DatasetRow[]; skipped: number } {
@@ -271,11 +303,16 @@ function parseDataset(text: string, format: DatasetFormat, path: string): { rows
   return { rows, skipped: 0 };
 }
 
+const isHumanTurn = (turn: { from: string }): boolean => turn.from === 'human' || turn.from === 'user';
+
 function fieldsOf(value: unknown): string {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? ` (its fields: ${Object.keys(value).join(', ') || 'none'})` : ` (it is ${Array.isArray(value) ? 'an array' : typeof value})`;
 }
 
-/** ShareGPT: a JSON array of {conversations: [{from, value}]}; the first human turn is the prompt. */
+/**
+ * ShareGPT: a JSON array of {conversations: [{from, value}]}; the first human turn is the prompt,
+ * the turn after it (when not another human turn) its recorded reply.
+ */
 function parseShareGpt(text: string, path: string): { rows: DatasetRow[]; skipped: number } {
   let value: unknown;
   try {
@@ -289,9 +326,15 @@ function parseShareGpt(text: string, path: string): { rows: DatasetRow[]; skippe
   let skipped = 0;
   for (const item of list.data) {
     const row = ShareGptRowSchema.safeParse(item);
-    const first = row.success ? row.data.conversations.find((turn) => turn.from === 'human' || turn.from === 'user') : undefined;
-    if (first === undefined || first.value.trim().length === 0) skipped++;
-    else rows.push({ prompt: first.value, text: first.value });
+    const turns = row.success ? row.data.conversations : [];
+    const at = turns.findIndex(isHumanTurn);
+    const first = turns[at];
+    if (first === undefined || first.value.trim().length === 0) {
+      skipped++;
+      continue;
+    }
+    const next = turns[at + 1];
+    rows.push({ prompt: first.value, text: first.value, ...(next !== undefined && !isHumanTurn(next) ? { reply: next.value } : {}) });
   }
   return { rows, skipped };
 }

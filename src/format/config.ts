@@ -98,6 +98,16 @@ export const RequestConfigSchema = z
   .strict();
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 
+/**
+ * vLLM's ShareGPT pruning, applied with `outputTokens: 'reply'`: a pair is dropped when its prompt
+ * or its reply is shorter than `minTokens`, its prompt longer than `maxPromptTokens`, or prompt and
+ * reply together longer than `maxTotalTokens`.
+ */
+export const REPLY_FILTERS = { minTokens: 4, maxPromptTokens: 1024, maxTotalTokens: 2048 } as const;
+
+/** Dataset formats whose rows record a reply after the prompt. */
+export const FORMATS_WITH_REPLIES = ['sharegpt'] as const;
+
 export const DatasetFormatSchema = z.enum(['openqa', 'sharegpt', 'lines', 'jsonl']);
 export type DatasetFormat = z.infer<typeof DatasetFormatSchema>;
 
@@ -122,8 +132,11 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       path: z.string().min(1),
       /** Unset: from the file's extension (.jsonl is jsonl, .txt is lines); other files need it. */
       format: DatasetFormatSchema.optional(),
-      /** max_tokens sent with each request; unset leaves it to the server. */
-      outputTokens: TokenCountSchema.optional(),
+      /**
+       * max_tokens sent with each request; unset leaves it to the server. `reply`: the token count
+       * of the reply recorded after each prompt (ShareGPT), with vLLM's filters (see REPLY_FILTERS).
+       */
+      outputTokens: z.union([TokenCountSchema, z.literal('reply')]).optional(),
       minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
       maxPromptTokens: tokenCount.optional(),
     })

@@ -59,3 +59,16 @@ test('--prefix-tokens N --prefix-count K set the config file\'s shared prefix fi
   assert.equal(zero.code, 2);
   assert.match(zero.error, /--prefix-count: '0' must be at least 1/);
 });
+
+test('--output-tokens reply takes each length from a ShareGPT file\'s recorded replies; it needs --dataset and no range', () => {
+  const sharegpt = join(repoRoot, 'test', 'fixtures', 'sharegpt-vllm.json');
+  const reply = dryRun('--dataset', sharegpt, '--dataset-format', 'sharegpt', '--output-tokens', 'reply');
+  assert.equal(reply.code, 0, reply.error);
+  assert.deepEqual(reply.config.workload, { kind: 'dataset', path: sharegpt, format: 'sharegpt', outputTokens: 'reply' });
+  const synthetic = dryRun('--output-tokens', 'reply');
+  assert.equal(synthetic.code, 2);
+  assert.match(synthetic.error, /--output-tokens reply takes each request's length from the reply recorded in a --dataset file/);
+  const ranged = dryRun('--dataset', sharegpt, '--dataset-format', 'sharegpt', '--output-tokens', 'reply', '--output-tokens-range', '0.5');
+  assert.equal(ranged.code, 2);
+  assert.match(ranged.error, /--output-tokens-range does not apply to --output-tokens reply/);
+});

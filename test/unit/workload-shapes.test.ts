@@ -2,6 +2,9 @@
 // the requests a loopback server received and through the simulator's prefix-cache counters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { runBenchmark } from '../../src/engine/runner';
 import { createTokenCounter } from '../../src/engine/tokenizer';
@@ -84,4 +87,45 @@ test('shared prefixes: the simulator finds them in its prefix cache (vllm:prefix
   // its full blocks (the simulator caches whole blocks, so up to a block short of the prefix).
   const blockSize = 16;
   assert.ok(shared.hits >= 9 * (prefixTokens - blockSize) && shared.hits <= 9 * (prefixTokens + blockSize), `hits ${shared.hits}`);
+});
+
+const fixture = (name: string): string => join(process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..'), 'test', 'fixtures', name);
+
+test('ShareGPT as vLLM uses it: max_tokens is the recorded reply\'s length, and vLLM\'s filters drop the pairs they drop', async (t) => {
+  const path = fixture('sharegpt-vllm.json');
+  const counter = await createTokenCounter();
+  const conversations = (JSON.parse(readFileSync(path, 'utf8')) as { id: string; conversations: { value: string }[] }[]).map((c) => ({ id: c.id, turns: c.conversations.map((turn) => turn.value) }));
+  const kept = conversations.filter((c) => c.id.startsWith('kept-'));
+  const server = await startRunnerServer(() => ({ tokens: 1 }));
+  t.after(() => server.close());
+  const doc = await runBenchmark(config(server.baseUrl, { workload: { kind: 'dataset', path, format: 'sharegpt', outputTokens: 'reply' }, limits: { requests: 8 } }), {});
+  assert.equal(doc.status, 'complete');
+  // The kept pairs, in file order, twice round: each prompt with its own reply's token count.
+  const expected = [...kept, ...kept].map((c) => ({ prompt: c.turns[0], maxTokens: counter.count(c.turns[1] ?? '') }));
+  assert.deepEqual(
+    server.bodies.map((b) => ({ prompt: promptText(b), maxTokens: b.max_tokens })),
+    expected,
+  );
+  // The limits themselves are kept: 4 and 4 tokens, 1024 and 1024 (2048 in all).
+  assert.deepEqual(expected.slice(0, 4).map((e) => e.maxTokens), [35, 1024, 4, 29]);
+  assert.deepEqual(kept.map((c) => c.id), ['kept-short-pair', 'kept-at-both-limits', 'kept-at-4-tokens', 'kept-multi-turn']);
+});
+
+test('ShareGPT reply lengths: a file whose every pair is filtered out says how many fell to each filter; other formats are refused', async () => {
+  const counter = await createTokenCounter();
+  const all = JSON.parse(readFileSync(fixture('sharegpt-vllm.json'), 'utf8')) as { id: string }[];
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-sharegpt-'));
+  const droppedOnly = join(dir, 'dropped.json');
+  writeFileSync(droppedOnly, JSON.stringify(all.filter((c) => !c.id.startsWith('kept-'))));
+  const workload = (path: string, format: 'sharegpt' | 'jsonl') => createWorkload(config('http://127.0.0.1:1/v1', { workload: { kind: 'dataset', path, format, outputTokens: 'reply' } }), counter);
+  await assert.rejects(
+    workload(droppedOnly, 'sharegpt'),
+    new RegExp(
+      'has no usable prompts \\(6 rows read, 1 without a usable prompt, 1 without a recorded reply, 2 with a prompt or reply under 4 tokens, ' +
+        '1 with a prompt over 1024 tokens, 1 over 2048 tokens of prompt and reply\\)',
+    ),
+  );
+  const jsonl = join(dir, 'rows.jsonl');
+  writeFileSync(jsonl, '{"prompt": "hello there"}\n');
+  await assert.rejects(workload(jsonl, 'jsonl'), /outputTokens "reply" needs a format that records replies \(sharegpt\), not jsonl/);
 });

@@ -96,7 +96,10 @@ Load (each value of a list is a step)
 
 Workload
   --input-tokens N       synthetic prompt length in tokens (default 512)
-  --output-tokens N      max_tokens per request (default 128)
+  --output-tokens N      max_tokens per request (default 128); with --dataset, 'reply' takes
+                         each one from the reply recorded after the prompt (sharegpt), and drops
+                         pairs as vLLM does: prompt or reply under 4 tokens, prompt over 1024,
+                         both over 2048
   --input-tokens-range R draw each prompt length uniformly from [N*(1-R), N*(1+R)] around
                          --input-tokens N, 0 <= R < 1 (vLLM's --random-range-ratio)
   --output-tokens-range R  the same for --output-tokens
@@ -381,7 +384,10 @@ function workloadFromFlags(
   const dataset = flags.get('--dataset');
   const kind = dataset !== undefined ? 'dataset' : (fileWorkload?.kind ?? 'synthetic');
   const inputTokens = withRange(fileWorkload?.inputTokens, number('--input-tokens', RULES.inputTokens), number('--input-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.inputTokens : undefined, '--input-tokens');
-  const outputTokens = withRange(fileWorkload?.outputTokens, number('--output-tokens', RULES.outputTokens), number('--output-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.outputTokens : undefined, '--output-tokens');
+  const byReply = flags.get('--output-tokens') === REPLY;
+  if (byReply && kind !== 'dataset') throw new UsageError(`--output-tokens ${REPLY} takes each request's length from the reply recorded in a --dataset file (sharegpt); synthetic prompts have none`);
+  if (byReply && flags.has('--output-tokens-range')) throw new UsageError(`--output-tokens-range does not apply to --output-tokens ${REPLY}: the recorded replies set the lengths`);
+  const outputTokens = byReply ? REPLY : withRange(fileWorkload?.outputTokens, number('--output-tokens', RULES.outputTokens), number('--output-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.outputTokens : undefined, '--output-tokens');
   const formatText = flags.get('--dataset-format');
   if (kind === 'dataset') {
     for (const flag of ['--input-tokens', '--input-tokens-range', '--prefix-tokens', '--prefix-count']) {
@@ -404,6 +410,9 @@ function workloadFromFlags(
   if (Object.keys(workload).length === 0) return undefined;
   return { kind, ...workload };
 }
+
+/** `--output-tokens reply`: each request's max_tokens is its recorded reply's length (ShareGPT, vLLM's way). */
+const REPLY = 'reply';
 
 /** The synthetic workload's defaults, the mean a range flag draws around when no length is given. */
 const SYNTHETIC_DEFAULTS = WorkloadConfigSchema.parse({ kind: 'synthetic' }) as { inputTokens: number; outputTokens: number };
