@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RunConfig } from '../format/config';
+import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -24,7 +24,7 @@ import { createDispatcher, sendRequest } from './client';
 import { BadInputError } from './errors';
 import { checkFileDescriptors } from './fd-limit';
 import { probeEngineLabels } from './probe';
-import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
+import { absoluteSchedule, arrivalSchedule, rampSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
 import { isMeasured } from './stats';
 import { stepName } from './step-name';
 import { createTokenCounter } from './tokenizer';
@@ -104,6 +104,22 @@ function ratePlan(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
   };
 }
 
+/** An open-loop step whose target rate moves from the ramp's start to its end over the step's requests. */
+function rampPlan(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
+  const { strategy, startRate, endRate } = ramp;
+  const count = plannedSends(config);
+  const schedule = rampSchedule({ count, strategy, startRate, endRate, arrival, burstiness, seed: config.seed });
+  const targetRates = rampTargets(schedule, strategy, startRate, endRate).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
+  const profile: StepProfile = {
+    kind: 'rate',
+    arrival,
+    ...(arrival === 'gamma' ? { burstiness } : {}),
+    ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
+    ramp: { strategy, startRate, endRate, targetRates },
+  };
+  return { name: stepName(profile, arrival), profile, pacing: { kind: 'open', schedule, maxConcurrency } };
+}
+
 function throughputPlan(maxConcurrency: number | undefined): StepPlan {
   const concurrency = maxConcurrency ?? DEFAULT_THROUGHPUT_CONCURRENCY;
   return { name: 'throughput', profile: { kind: 'throughput', concurrency }, pacing: { kind: 'closed', concurrency, readyAtStart: true } };
@@ -128,7 +144,8 @@ function initialPlans(config: RunConfig): StepPlan[] {
         pacing: { kind: 'closed', concurrency, readyAtStart: false },
       }));
     case 'rate':
-      return profile.rates.map((rate, i) =>
+      if (profile.ramp !== undefined) return [rampPlan(config, profile.ramp, profile.arrival, profile.burstiness, profile.maxConcurrency)];
+      return (profile.rates ?? []).map((rate, i) =>
         ratePlan(config, {
           name: stepName({ kind: 'rate', rate }, profile.arrival),
           rate,

@@ -151,6 +151,18 @@ const rate = z
   .number()
   .positive()
   .max(LIMITS.rate, `must be at most ${LIMITS.rate.toLocaleString('en-US')} requests per second (allowed: above 0 up to ${LIMITS.rate.toLocaleString('en-US')})`);
+export const RampStrategySchema = z.enum(['linear', 'exponential']);
+
+/** vLLM's `--ramp-up-strategy`: request i of n is sent at start + (end - start) * i / (n - 1) req/s, or start * (end / start)^(i / (n - 1)). */
+export const RampConfigSchema = z
+  .object({
+    strategy: RampStrategySchema,
+    startRate: rate,
+    endRate: rate,
+  })
+  .strict();
+export type RampConfig = z.infer<typeof RampConfigSchema>;
+
 const steps = <T extends z.ZodType>(item: T) =>
   z.array(item).min(1).max(LIMITS.steps, `at most ${LIMITS.steps} steps per run`);
 
@@ -161,7 +173,9 @@ export const ProfileConfigSchema = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('rate'),
       /** Requests per second; one step per value. */
-      rates: steps(rate),
+      rates: steps(rate).optional(),
+      /** Instead of `rates`: one step whose target rate moves from startRate to endRate over its requests. */
+      ramp: RampConfigSchema.optional(),
       arrival: ArrivalSchema.default('poisson'),
       /** Gamma shape: 1 is Poisson, below 1 burstier, above 1 smoother (vLLM's --burstiness). */
       burstiness: z.number().positive().default(1),
@@ -237,7 +251,15 @@ export const RunConfigSchema = z
     message: 'limits needs requests or durationSec, or a step would never end',
     path: ['limits'],
   })
-  .refine((c) => c.profile.kind !== 'rate' || c.limits.requests !== undefined || Math.max(...c.profile.rates) * (c.limits.durationSec ?? 0) <= LIMITS.requests, {
+  .refine((c) => c.profile.kind !== 'rate' || (c.profile.rates === undefined) !== (c.profile.ramp === undefined), {
+    message: 'a rate profile needs either rates (one step per rate) or ramp (one step from a start rate to an end rate), not both',
+    path: ['profile'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.profile.ramp === undefined || c.limits.requests !== undefined, {
+    message: 'a ramp spreads its rates over the step\'s requests: set limits.requests (a duration alone does not say how many)',
+    path: ['limits', 'requests'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.limits.requests !== undefined || Math.max(...(c.profile.rates ?? [])) * (c.limits.durationSec ?? 0) <= LIMITS.requests, {
     message: `rate times durationSec must be at most ${LIMITS.requests.toLocaleString('en-US')} requests per step: lower one, or set limits.requests`,
     path: ['limits', 'durationSec'],
   });

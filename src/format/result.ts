@@ -4,7 +4,7 @@
  * tools' files. Readers parse it with `parseResultDocument`, never trust it.
  */
 import * as z from 'zod';
-import { ApiKindSchema, ArrivalSchema, LabelsSchema } from './config';
+import { ApiKindSchema, ArrivalSchema, LabelsSchema, RampStrategySchema } from './config';
 
 export const SCHEMA_VERSION = 1;
 export const RESULT_FILE_SUFFIX = '.llmbench.json';
@@ -98,6 +98,15 @@ export const StepProfileSchema = z.object({
   rate: z.number().positive().optional(),
   arrival: ArrivalSchema.optional(),
   burstiness: z.number().positive().optional(),
+  /** A ramp step's rates, and its target rate over the step as planned (seconds from its start). */
+  ramp: z
+    .object({
+      strategy: RampStrategySchema,
+      startRate: z.number().positive(),
+      endRate: z.number().positive(),
+      targetRates: z.array(z.object({ atSec: z.number().nonnegative(), rate: z.number().positive() })),
+    })
+    .optional(),
 });
 export type StepProfile = z.infer<typeof StepProfileSchema>;
 

@@ -38,7 +38,7 @@ export function expectedStepCount(profile: ProfileConfig): number | null {
     case 'concurrency':
       return profile.levels.length;
     case 'rate':
-      return profile.rates.length;
+      return profile.rates?.length ?? 1;
     case 'sweep':
       return 2 + profile.rateCount;
   }

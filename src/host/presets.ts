@@ -3,7 +3,7 @@
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
 import * as z from 'zod';
-import type { RunConfig, RunConfigInput } from '../format/config';
+import { RampStrategySchema, type RunConfig, type RunConfigInput } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
@@ -17,10 +17,13 @@ export const PresetSettingsSchema = z.object({
   prefixCount: z.number().int().positive().default(1),
   concurrencyLevels: z.array(z.number().int().positive()).min(1).default([1, 2, 4, 8, 16, 32, 64]),
   requestRates: z.array(z.number().positive()).min(1).default([1, 2, 4, 8, 16]),
+  rampStrategy: RampStrategySchema.default('linear'),
+  rampStartRate: z.number().positive().default(1),
+  rampEndRate: z.number().positive().default(16),
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
-export type PresetId = 'quick' | 'concurrency' | 'rate' | 'throughput' | 'sweep';
+export type PresetId = 'quick' | 'concurrency' | 'rate' | 'ramp' | 'throughput' | 'sweep';
 
 export interface Preset {
   id: PresetId;
@@ -65,6 +68,12 @@ export function presets(settings: PresetSettings): Preset[] {
       config: { workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
     },
     {
+      id: 'ramp',
+      label: 'Rate ramp',
+      detail: `One step whose target rate rises ${settings.rampStrategy === 'linear' ? 'linearly' : 'exponentially'} from ${settings.rampStartRate} to ${settings.rampEndRate} req/s over ${settings.requestsPerStep} requests, Poisson arrivals (vLLM's ramp-up)`,
+      config: { workload, profile: { kind: 'rate', ramp: { strategy: settings.rampStrategy, startRate: settings.rampStartRate, endRate: settings.rampEndRate }, arrival: 'poisson' }, limits },
+    },
+    {
       id: 'throughput',
       label: 'Throughput',
       detail: `${settings.requestsPerStep} requests sent at once: the most the server can do (${tokens})`,
@@ -87,7 +96,8 @@ export function describeProfile(profile: RunConfig['profile']): string {
     case 'concurrency':
       return `concurrency ${profile.levels.join(',')}`;
     case 'rate':
-      return `rate ${profile.rates.join(',')} req/s (${profile.arrival})`;
+      if (profile.ramp) return `${profile.ramp.strategy} ramp ${profile.ramp.startRate}-${profile.ramp.endRate} req/s (${profile.arrival})`;
+      return `rate ${(profile.rates ?? []).join(',')} req/s (${profile.arrival})`;
     case 'schedule':
       return `schedule of ${profile.times.length} requests`;
     case 'throughput':
@@ -109,6 +119,9 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'workload.prefixCount': 'llmBench.prefixCount',
   'profile.levels': 'llmBench.concurrencyLevels',
   'profile.rates': 'llmBench.requestRates',
+  'profile.ramp.strategy': 'llmBench.rampStrategy',
+  'profile.ramp.startRate': 'llmBench.rampStartRate',
+  'profile.ramp.endRate': 'llmBench.rampEndRate',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
 };

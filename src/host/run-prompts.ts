@@ -254,6 +254,9 @@ export async function promptRunPlan(
     prefixCount: settings().get('prefixCount'),
     concurrencyLevels: settings().get('concurrencyLevels'),
     requestRates: settings().get('requestRates'),
+    rampStrategy: settings().get('rampStrategy'),
+    rampStartRate: settings().get('rampStartRate'),
+    rampEndRate: settings().get('rampEndRate'),
   });
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
   if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');

@@ -72,3 +72,22 @@ test('--output-tokens reply takes each length from a ShareGPT file\'s recorded r
   assert.equal(ranged.code, 2);
   assert.match(ranged.error, /--output-tokens-range does not apply to --output-tokens reply/);
 });
+
+test('--ramp-up with --ramp-start-rate and --ramp-end-rate make one ramp step of a rate profile; half a ramp or a ramp with --rate is refused', () => {
+  const ramp = dryRun('--ramp-up', 'exponential', '--ramp-start-rate', '1', '--ramp-end-rate', '16', '--arrival', 'constant');
+  assert.equal(ramp.code, 0, ramp.error);
+  assert.deepEqual(ramp.config.profile, { kind: 'rate', ramp: { strategy: 'exponential', startRate: 1, endRate: 16 }, arrival: 'constant', burstiness: 1 });
+  const missingEnd = dryRun('--profile', 'rate', '--ramp-up', 'linear', '--ramp-start-rate', '1');
+  assert.equal(missingEnd.code, 2);
+  assert.match(missingEnd.error, /--ramp-up needs --ramp-start-rate X and --ramp-end-rate Y/);
+  const both = dryRun('--rate', '2', '--ramp-up', 'linear', '--ramp-start-rate', '1', '--ramp-end-rate', '4');
+  assert.equal(both.code, 2);
+  assert.match(both.error, /--rate and --ramp-up both set the rate/);
+  const badStrategy = dryRun('--ramp-up', 'cubic', '--ramp-start-rate', '1', '--ramp-end-rate', '4');
+  assert.match(badStrategy.error, /--ramp-up: 'cubic' is not one of the choices; choose linear or exponential/);
+  const concurrency = dryRun('--profile', 'concurrency', '--concurrency', '2', '--ramp-up', 'linear', '--ramp-start-rate', '1', '--ramp-end-rate', '4');
+  assert.match(concurrency.error, /--ramp-up does not apply to --profile concurrency/);
+  const byDuration = spawnSync(process.execPath, [cliPath, 'run', '--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--duration', '10', '--ramp-up', 'linear', '--ramp-start-rate', '1', '--ramp-end-rate', '4', '--dry-run'], { encoding: 'utf8' });
+  assert.equal(byDuration.status, 2);
+  assert.match(byDuration.stdout, /--requests: a ramp spreads its rates over the step's requests: set limits.requests/);
+});

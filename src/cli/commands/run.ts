@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, WorkloadConfigSchema, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, WorkloadConfigSchema, type RunConfig } from '../../format/config';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -37,6 +37,9 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--rate': { kind: 'string' },
   '--arrival': { kind: 'string' },
   '--burstiness': { kind: 'string' },
+  '--ramp-up': { kind: 'string' },
+  '--ramp-start-rate': { kind: 'string' },
+  '--ramp-end-rate': { kind: 'string' },
   '--requests': { kind: 'string' },
   '--duration': { kind: 'string' },
   '--warmup': { kind: 'string' },
@@ -88,6 +91,9 @@ Load (each value of a list is a step)
                          the synchronous and throughput steps (default 8)
   --arrival KIND         constant | poisson | gamma (rate default poisson, sweep default constant)
   --burstiness X         gamma shape: 1 is Poisson, below 1 burstier (implies --arrival gamma)
+  --ramp-up linear|exponential  instead of --rate: one step whose target rate moves from
+                         --ramp-start-rate X to --ramp-end-rate Y req/s over its --requests
+                         (vLLM's --ramp-up-strategy; implies --profile rate)
   --requests N           measured requests per step
   --duration SEC         seconds per step (with --requests, whichever ends first)
   --warmup N             requests per step sent first and left out of the statistics
@@ -146,11 +152,12 @@ const RULES = {
 type ProfileKind = z.infer<typeof ProfileConfigSchema>['kind'];
 const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep'] as const;
 const OUTPUT_FORMATS = ['table', 'vllm'] as const;
+const RAMP_FLAGS = ['--ramp-up', '--ramp-start-rate', '--ramp-end-rate'] as const;
 /** The load flags each profile kind understands (the rest are refused, not silently ignored). */
 const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
   synchronous: [],
   concurrency: ['--concurrency'],
-  rate: ['--rate', '--arrival', '--burstiness', '--concurrency'],
+  rate: ['--rate', '--arrival', '--burstiness', '--concurrency', ...RAMP_FLAGS],
   throughput: ['--concurrency'],
   sweep: ['--rate', '--arrival', '--burstiness'],
   schedule: ['--concurrency'],
@@ -184,6 +191,10 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['profile.rateCount', '--rate'],
   ['profile.arrival', '--arrival'],
   ['profile.burstiness', '--burstiness'],
+  ['profile.ramp.strategy', '--ramp-up'],
+  ['profile.ramp.startRate', '--ramp-start-rate'],
+  ['profile.ramp.endRate', '--ramp-end-rate'],
+  ['profile.ramp', '--ramp-up'],
   ['limits.requests', '--requests'],
   ['limits.durationSec', '--duration'],
   ['limits.warmup', '--warmup'],
@@ -442,15 +453,15 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     given !== undefined
       ? parseChoice('--profile', given, PROFILE_KINDS)
       : (fileKind as ProfileKind | undefined) ??
-        (flags.has('--rate') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
+        (flags.has('--rate') || flags.has('--ramp-up') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
   if (kind === undefined) {
-    for (const flag of ['--arrival', '--burstiness']) {
+    for (const flag of ['--arrival', '--burstiness', ...RAMP_FLAGS]) {
       if (flags.has(flag)) throw new UsageError(`${flag} applies to --profile rate or sweep; add --profile rate --rate R`);
     }
     return undefined;
   }
 
-  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness']) {
+  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness', ...RAMP_FLAGS]) {
     if (flags.has(flag) && !PROFILE_FLAGS[kind].includes(flag)) {
       throw new UsageError(`${flag} does not apply to --profile ${kind}${kind === 'synchronous' ? ' (one request at a time)' : ''}`);
     }
@@ -467,6 +478,11 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     if (kind === 'sweep') profile.rateCount = parseNumber('--rate', rate, RULES.sweepRateCount);
     else profile.rates = parseNumberList('--rate', rate, RULES.rate);
   }
+  const ramp = rampFromFlags(flags);
+  if (ramp !== undefined) {
+    if (rate !== undefined) throw new UsageError('--rate and --ramp-up both set the rate: give --rate for steps at fixed rates, or --ramp-up with --ramp-start-rate and --ramp-end-rate for one ramp');
+    profile.ramp = ramp;
+  }
   const arrival = flags.get('--arrival');
   if (arrival !== undefined) profile.arrival = parseChoice('--arrival', arrival, ArrivalSchema.options);
   const burstiness = flags.get('--burstiness');
@@ -478,6 +494,21 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     profile.arrival = 'gamma';
   }
   return profile;
+}
+
+/** `--ramp-up S --ramp-start-rate X --ramp-end-rate Y`, all three or none. */
+function rampFromFlags(flags: ParsedFlags): Settings | undefined {
+  const strategy = flags.get('--ramp-up');
+  if (strategy === undefined) {
+    for (const flag of ['--ramp-start-rate', '--ramp-end-rate']) if (flags.has(flag)) throw new UsageError(`${flag} needs --ramp-up linear|exponential`);
+    return undefined;
+  }
+  const rates = ['--ramp-start-rate', '--ramp-end-rate'].map((flag) => {
+    const text = flags.get(flag);
+    if (text === undefined) throw new UsageError(`--ramp-up needs --ramp-start-rate X and --ramp-end-rate Y (requests per second)`);
+    return parseNumber(flag, text, RULES.rate);
+  });
+  return { strategy: parseChoice('--ramp-up', strategy, RampStrategySchema.options), startRate: rates[0], endRate: rates[1] };
 }
 
 /** --out FILE, or a file named for the run inside --out DIR or ./benchmarks; its folder is created. */
