@@ -392,12 +392,24 @@ class BenchmarkRun {
       });
       if (this.engineNote !== null) this.log('info', this.engineNote);
       for (const warning of extraBodyWarnings(this.config)) this.log('warn', warning);
-      const summaries: StepSummary[] = [];
-      for (const plan of plans) {
-        if (this.stopped) break;
-        summaries.push(await this.runStep(plan));
+      const repeats = this.config.repeat?.count ?? 1;
+      // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
+      let sweepPlans: StepPlan[] | null = null;
+      for (let repeat = 0; repeat < repeats && !this.stopped; repeat++) {
+        if (repeat > 0) await this.pauseBetweenRepeats(repeat);
+        const repeatIndex = this.config.repeat === undefined ? undefined : repeat;
+        const summaries: StepSummary[] = [];
+        for (const plan of plans) {
+          if (this.stopped) break;
+          summaries.push(await this.runStep(plan, repeatIndex));
+        }
+        if (this.config.profile.kind !== 'sweep' || this.stopped) continue;
+        sweepPlans ??= this.sweepRatePlans(summaries);
+        for (const plan of sweepPlans) {
+          if (this.stopped) break;
+          await this.runStep(plan, repeatIndex);
+        }
       }
-      if (this.config.profile.kind === 'sweep' && !this.stopped) await this.runSweepRates(summaries);
       const [status, reason] = this.outcome();
       const doc = this.writer.finish(status, reason);
       this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
@@ -417,33 +429,38 @@ class BenchmarkRun {
     }
   }
 
-  private async runSweepRates(summaries: StepSummary[]): Promise<void> {
+  /** The pause the run's `repeat.pauseSec` asks for before a repeat; a cancel ends it at once. */
+  private async pauseBetweenRepeats(repeat: number): Promise<void> {
+    const pauseSec = this.config.repeat?.pauseSec ?? 0;
+    this.log('info', `Repeat ${repeat + 1} of ${this.config.repeat?.count ?? 1}${pauseSec > 0 ? ` after a pause of ${pauseSec} s` : ''}.`);
+    if (pauseSec > 0) await waitUntil(performance.now() + pauseSec * 1000, this.cancelled.signal);
+  }
+
+  /** A sweep's rate steps, placed between its measured synchronous and throughput rates; none when those were not measured. */
+  private sweepRatePlans(summaries: StepSummary[]): StepPlan[] {
     const profile = this.config.profile;
-    if (profile.kind !== 'sweep') return;
+    if (profile.kind !== 'sweep') return [];
     const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
     const throughputRate = summaries[1]?.requestsPerSecond ?? null;
     if (!synchronousRate || !throughputRate) {
       this.log('warn', 'The sweep cannot place its rates: the synchronous or throughput step measured no request rate.');
-      return;
+      return [];
     }
     if (throughputRate <= synchronousRate) {
       this.log('warn', `Throughput (${throughputRate.toFixed(2)} req/s) is not above synchronous (${synchronousRate.toFixed(2)} req/s): the server does not gain from concurrency.`);
     }
     const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
     this.log('info', `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s`);
-    for (const [i, rate] of rates.entries()) {
-      if (this.stopped) break;
-      await this.runStep(
-        ratePlan(this.config, {
-          name: stepName({ kind: 'rate', rate }),
-          rate,
-          arrival: profile.arrival,
-          burstiness: profile.burstiness,
-          maxConcurrency: DEFAULT_THROUGHPUT_CONCURRENCY,
-          seedOffset: i,
-        }),
-      );
-    }
+    return rates.map((rate, i) =>
+      ratePlan(this.config, {
+        name: stepName({ kind: 'rate', rate }),
+        rate,
+        arrival: profile.arrival,
+        burstiness: profile.burstiness,
+        maxConcurrency: DEFAULT_THROUGHPUT_CONCURRENCY,
+        seedOffset: i,
+      }),
+    );
   }
 
   /** The first measured request's failure, for the verdict of a run where every one failed. */
@@ -492,11 +509,11 @@ class BenchmarkRun {
     this.cancelled.abort();
   }
 
-  private async runStep(plan: StepPlan): Promise<StepSummary> {
+  private async runStep(plan: StepPlan, repeat: number | undefined): Promise<StepSummary> {
     const config = this.config;
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(plan.name, plan.profile);
-    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile });
+    this.writer.startStep(plan.name, plan.profile, repeat);
+    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile, ...(repeat !== undefined ? { repeat } : {}) });
 
     const stepStop = new AbortController();
     const stopStep = (): void => stepStop.abort();

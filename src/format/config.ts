@@ -245,6 +245,17 @@ export const RunConfigSchema = z
     slo: SloConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
+    /**
+     * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per
+     * repeat, `pauseSec` apart; views give each figure as a mean with a 95% interval across repeats.
+     */
+    repeat: z
+      .object({
+        count: between(1, LIMITS.steps, 'repeats'),
+        pauseSec: z.number().nonnegative().max(LIMITS.durationSec, `must be at most ${LIMITS.durationSec.toLocaleString('en-US')} s`).default(0),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {

@@ -39,6 +39,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     stepIndex: z.number().int().nonnegative(),
     name: z.string(),
     profile: StepProfileSchema,
+    /** Which repeat of the profile, in a run that repeats it. */
+    repeat: z.number().int().nonnegative().optional(),
   }),
   z.object({ type: z.literal('progress'), snapshot: ProgressSnapshotSchema }),
   z.object({

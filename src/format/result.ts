@@ -146,6 +146,8 @@ export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
   profile: StepProfileSchema,
+  /** Which repeat of the profile (0 to count - 1) the step is, in a run with `repeat`; steps of one name are aggregated across repeats. */
+  repeat: z.number().int().nonnegative().optional(),
   /** ISO time the step started. */
   startedAt: z.string().optional(),
   /** Null while the step is still running (a partial file). */

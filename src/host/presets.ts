@@ -20,6 +20,9 @@ export const PresetSettingsSchema = z.object({
   rampStrategy: RampStrategySchema.default('linear'),
   rampStartRate: z.number().positive().default(1),
   rampEndRate: z.number().positive().default(16),
+  /** Each preset's profile run this many times into one file (1: once). */
+  repeatCount: z.number().int().positive().default(1),
+  repeatPauseSec: z.number().nonnegative().default(0),
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
@@ -47,43 +50,44 @@ export function presets(settings: PresetSettings): Preset[] {
     prefixCount: settings.prefixCount,
   };
   const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
+  const repeat = settings.repeatCount > 1 ? { repeat: { count: settings.repeatCount, pauseSec: settings.repeatPauseSec } } : {};
   const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
   return [
     {
       id: 'quick',
       label: 'Quick check',
       detail: `${QUICK_CHECK_REQUESTS} requests one at a time: TTFT, ITL and latency without load (${tokens})`,
-      config: { workload, profile: { kind: 'synchronous' }, limits: { requests: QUICK_CHECK_REQUESTS, warmup: 1 } },
+      config: { ...repeat, workload, profile: { kind: 'synchronous' }, limits: { requests: QUICK_CHECK_REQUESTS, warmup: 1 } },
     },
     {
       id: 'concurrency',
       label: 'Concurrency sweep',
       detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each (${tokens})`,
-      config: { workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
+      config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
     },
     {
       id: 'rate',
       label: 'Rate sweep',
       detail: `A step per request rate ${settings.requestRates.join(', ')} req/s with Poisson arrivals, ${settings.requestsPerStep} requests each`,
-      config: { workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
+      config: { ...repeat, workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
     },
     {
       id: 'ramp',
       label: 'Rate ramp',
       detail: `One step whose target rate rises ${settings.rampStrategy === 'linear' ? 'linearly' : 'exponentially'} from ${settings.rampStartRate} to ${settings.rampEndRate} req/s over ${settings.requestsPerStep} requests, Poisson arrivals (vLLM's ramp-up)`,
-      config: { workload, profile: { kind: 'rate', ramp: { strategy: settings.rampStrategy, startRate: settings.rampStartRate, endRate: settings.rampEndRate }, arrival: 'poisson' }, limits },
+      config: { ...repeat, workload, profile: { kind: 'rate', ramp: { strategy: settings.rampStrategy, startRate: settings.rampStartRate, endRate: settings.rampEndRate }, arrival: 'poisson' }, limits },
     },
     {
       id: 'throughput',
       label: 'Throughput',
       detail: `${settings.requestsPerStep} requests sent at once: the most the server can do (${tokens})`,
-      config: { workload, profile: { kind: 'throughput' }, limits },
+      config: { ...repeat, workload, profile: { kind: 'throughput' }, limits },
     },
     {
       id: 'sweep',
       label: 'Full sweep',
       detail: `Synchronous, throughput, then ${SWEEP_RATE_COUNT} rates between them (GuideLLM's sweep), ${settings.requestsPerStep} requests per step`,
-      config: { workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
+      config: { ...repeat, workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
     },
   ];
 }
@@ -122,6 +126,8 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'profile.ramp.strategy': 'llmBench.rampStrategy',
   'profile.ramp.startRate': 'llmBench.rampStartRate',
   'profile.ramp.endRate': 'llmBench.rampEndRate',
+  'repeat.count': 'llmBench.repeatCount',
+  'repeat.pauseSec': 'llmBench.repeatPauseSec',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
 };

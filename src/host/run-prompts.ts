@@ -257,6 +257,8 @@ export async function promptRunPlan(
     rampStrategy: settings().get('rampStrategy'),
     rampStartRate: settings().get('rampStartRate'),
     rampEndRate: settings().get('rampEndRate'),
+    repeatCount: settings().get('repeatCount'),
+    repeatPauseSec: settings().get('repeatPauseSec'),
   });
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
   if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');

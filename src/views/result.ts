@@ -16,6 +16,7 @@ import type {
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
+import { hasRepeats, repeatRows } from './repeats';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 
 /** Points per distribution curve, whatever the number of requests. */
@@ -36,6 +37,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     summary: runSummary(doc, fileName),
     xAxis,
     rows,
+    ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
     notes,
   };
@@ -113,6 +115,7 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
 function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
+    ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
     x: stepX(step, summary, axis),
     partial: unfinished,
     requestsPerSecond: summary.requestsPerSecond,

@@ -91,3 +91,16 @@ test('--ramp-up with --ramp-start-rate and --ramp-end-rate make one ramp step of
   assert.equal(byDuration.status, 2);
   assert.match(byDuration.stdout, /--requests: a ramp spreads its rates over the step's requests: set limits.requests/);
 });
+
+test('--repeat N and --repeat-pause-sec S set the config\'s repeat; a pause without repeats is refused', () => {
+  const repeated = dryRun('--concurrency', '1,4', '--repeat', '5', '--repeat-pause-sec', '2.5');
+  assert.equal(repeated.code, 0, repeated.error);
+  assert.deepEqual(repeated.config.repeat, { count: 5, pauseSec: 2.5 });
+  const noPause = dryRun('--repeat', '2');
+  assert.deepEqual(noPause.config.repeat, { count: 2, pauseSec: 0 });
+  const pauseOnly = dryRun('--repeat-pause-sec', '3');
+  assert.equal(pauseOnly.code, 2);
+  assert.match(pauseOnly.error, /--repeat-pause-sec needs --repeat N/);
+  const zero = dryRun('--repeat', '0');
+  assert.match(zero.error, /--repeat: '0' must be at least 1/);
+});

@@ -60,6 +60,8 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--api-key-env': { kind: 'string' },
   '--extra-body': { kind: 'string' },
   '--seed': { kind: 'string' },
+  '--repeat': { kind: 'string' },
+  '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
@@ -99,6 +101,9 @@ Load (each value of a list is a step)
   --warmup N             requests per step sent first and left out of the statistics
   --max-errors N         end a step after N failed requests
   --seed N               seed for prompts and arrival times (default 42)
+  --repeat N             run the whole profile N times into one file; views show each figure
+                         as a mean with its 95% confidence interval across the repeats
+  --repeat-pause-sec S   seconds to wait between repeats (default 0)
 
 Workload
   --input-tokens N       synthetic prompt length in tokens (default 512)
@@ -146,6 +151,8 @@ const RULES = {
   prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
+  repeat: { integer: true, min: 1, hint: 'a number of repeats like --repeat 5' },
+  repeatPause: { min: 0, hint: 'seconds between repeats like --repeat-pause-sec 30' },
   slo: { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' },
 } satisfies Record<string, NumberRule>;
 
@@ -203,6 +210,8 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['slo', '--slo'],
   ['labels', '--label'],
   ['seed', '--seed'],
+  ['repeat.count', '--repeat'],
+  ['repeat.pauseSec', '--repeat-pause-sec'],
 ];
 
 /** The flag that sets a config field, for messages about it. */
@@ -351,6 +360,11 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   }
   const seed = number('--seed', RULES.seed);
   if (seed !== undefined) settings.seed = seed;
+  const repeatPauseSec = number('--repeat-pause-sec', RULES.repeatPause);
+  const fileRepeat = isPlainObject(fileSettings?.repeat) ? fileSettings.repeat : undefined;
+  if (repeatPauseSec !== undefined && !flags.has('--repeat') && fileRepeat === undefined) throw new UsageError('--repeat-pause-sec needs --repeat N: the pause is between repeats');
+  put('repeat', 'count', number('--repeat', RULES.repeat));
+  put('repeat', 'pauseSec', repeatPauseSec);
   return settings;
 }
 
