@@ -4,6 +4,7 @@
  * step and reports events as it goes. The client measures single requests; this file decides
  * when they go out and when a step or the run ends.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -26,9 +27,10 @@ import { checkFileDescriptors } from './fd-limit';
 import { probeEngineLabels } from './probe';
 import { absoluteSchedule, arrivalSchedule, rampSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
 import { isMeasured } from './stats';
+import { Conversation, sessionDriver } from './sessions';
 import { stepName } from './step-name';
 import { createTokenCounter } from './tokenizer';
-import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
+import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, SessionPlan, TokenCounter, Workload } from './types';
 import { createWorkload } from './workload';
 import { ResultWriter } from './writer';
 
@@ -341,6 +343,8 @@ class StepProgress {
 class BenchmarkRun {
   private readonly cancelled = new AbortController();
   private nextPrompt = 0;
+  /** The next session's number: sessions are numbered in order of start across the run. */
+  private nextSession = 0;
   /** Set once any request got an answer that shows the endpoint is usable. */
   private endpointUsable = false;
   private hopelessCount = 0;
@@ -575,11 +579,11 @@ class BenchmarkRun {
     // and is rethrown once every request in flight has settled.
     let engineError: unknown = null;
     /** Resolves true when the request failed (or could not be recorded). */
-    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number): Promise<boolean> => {
+    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
       progress.inFlight++;
       try {
         const measured = await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context);
-        record(measured);
+        record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
         return measured.error !== null;
       } catch (error) {
         engineError ??= error;
@@ -590,8 +594,37 @@ class BenchmarkRun {
       }
     };
 
+    // Multi-turn runs: turns claim request indexes as single requests do; sessions are numbered across the run.
+    let claimedTurns = 0;
+    const sessions =
+      config.sessions && this.workload.session
+        ? sessionDriver(
+            config.sessions,
+            () => new Conversation(this.nextSession, (this.workload.session as (index: number) => SessionPlan)(this.nextSession++)),
+            (prepared, turn) => (claimedTurns < sends ? send(prepared, claimedTurns++, performance.now() - stepStartMs, turn) : Promise.resolve(true)),
+            config.endpoint.api === 'chat',
+            this.tokenCounter,
+            () => nextTurn(),
+          )
+        : null;
+    const moreTurns = (): boolean => overrun === null && claimedTurns < sends;
+    // Every thinking session waits on the step's signal: as many listeners as sessions between turns.
+    if (sessions) setMaxListeners(0, stepStop.signal);
+
     try {
-      if (pacing.kind === 'closed') {
+      if (sessions && pacing.kind === 'closed') {
+        const laneCount = Math.min(pacing.concurrency, sends);
+        await Promise.all(Array.from({ length: laneCount }, () => sessions.lane(moreTurns, stepStop.signal)));
+      } else if (sessions && pacing.kind === 'open') {
+        const slots = pacing.maxConcurrency === undefined ? undefined : new Slots(pacing.maxConcurrency);
+        const running: Promise<void>[] = [];
+        for (const at of pacing.schedule) {
+          await waitUntil(stepStartMs + at * 1000, stepStop.signal);
+          if (stepStop.signal.aborted || !moreTurns()) break;
+          running.push(sessions.run(moreTurns, stepStop.signal, slots));
+        }
+        await Promise.all(running);
+      } else if (pacing.kind === 'closed') {
         let claimed = 0;
         const lane = async (): Promise<void> => {
           while (!stepStop.signal.aborted && overrun === null && claimed < sends) {

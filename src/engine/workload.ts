@@ -8,7 +8,7 @@ import { describeZodError } from '../format/result';
 import { BadInputError, printable } from './errors';
 import { readTextFile } from './files';
 import { createRandom, type Random } from './random';
-import type { ChatMessage, PreparedRequest, TokenCounter, Workload } from './types';
+import type { ChatMessage, PreparedRequest, SessionPlan, TokenCounter, Workload } from './types';
 
 /**
  * A workload that cannot be built; the message says which file or field and what to do. It
@@ -39,15 +39,31 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
   if (rows === null) {
     const synthetic = workload as Extract<WorkloadConfig, { kind: 'synthetic' }>;
     const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, synthetic.prefixCount, counter);
+    const draw = (index: number) => {
+      const random = createRandom(mixSeed(config.seed, index));
+      const target = sampleCount(synthetic.inputTokens, random);
+      const output = sampleCount(synthetic.outputTokens, random);
+      return { ...texts.prompt(target, index, random), output };
+    };
+    const turns = config.sessions?.turns ?? 1;
     return {
       size: Infinity,
       request(index: number): PreparedRequest {
-        const random = createRandom(mixSeed(config.seed, index));
-        const target = sampleCount(synthetic.inputTokens, random);
-        const output = sampleCount(synthetic.outputTokens, random);
-        const { text, tokens } = texts.prompt(target, index, random);
+        const { text, tokens, output } = draw(index);
         return { prompt: asPrompt(text), maxTokens: output, inputTokens: { count: tokens, source: counter.source } };
       },
+      // Turn t of session s is what request s * turns + t would be: each turn its own text and lengths.
+      ...(config.sessions
+        ? {
+            session: (index: number): SessionPlan => ({
+              system: [],
+              turns: Array.from({ length: turns }, (_, t) => {
+                const { text, output } = draw(index * turns + t);
+                return { user: text, maxTokens: output };
+              }),
+            }),
+          }
+        : {}),
     };
   }
   const dataset = workload as Extract<WorkloadConfig, { kind: 'dataset' }>;
@@ -60,6 +76,24 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
       const output = dataset.outputTokens === 'reply' ? row.replyTokens : maxTokens(dataset.outputTokens, random);
       return { prompt: asPrompt(row.prompt), maxTokens: output, inputTokens: { count: row.tokens, source: counter.source } };
     },
+    ...(config.sessions
+      ? {
+          session: (index: number): SessionPlan => {
+            const row = rows[index % rows.length] as DatasetRow;
+            const conversation = row.conversation ?? { system: [], users: [row.text], replies: [row.reply] };
+            const random = createRandom(mixSeed(config.seed, index));
+            const users = conversation.users.slice(0, config.sessions?.turns ?? conversation.users.length);
+            return {
+              system: conversation.system,
+              turns: users.map((user, t) => {
+                const reply = conversation.replies[t];
+                const output = dataset.outputTokens === 'reply' ? (reply === undefined ? undefined : counter.count(reply)) : maxTokens(dataset.outputTokens, random);
+                return { user, ...(output !== undefined ? { maxTokens: output } : {}) };
+              }),
+            };
+          },
+        }
+      : {}),
   };
 }
 
@@ -197,6 +231,8 @@ interface DatasetRow {
   /** The reply recorded after the prompt (ShareGPT), and its token count once counted. */
   reply?: string;
   replyTokens?: number;
+  /** The whole conversation, for sessions: opening system messages, every user turn, and the reply recorded after each (if any). */
+  conversation?: { system: ChatMessage[]; users: string[]; replies: (string | undefined)[] };
 }
 
 const MessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
@@ -296,11 +332,30 @@ function parseDataset(text: string, format: DatasetFormat, path: string): { rows
       if ('prompt' in row.data && typeof row.data.prompt === 'string') rows.push({ prompt: row.data.prompt, text: row.data.prompt });
       else {
         const messages = (row.data as { messages: ChatMessage[] }).messages;
-        rows.push({ prompt: messages, text: messagesText(messages) });
+        rows.push({ prompt: messages, text: messagesText(messages), conversation: conversationOf(messages.map((m) => ({ role: m.role, text: m.content }))) });
       }
     }
   });
   return { rows, skipped: 0 };
+}
+
+/**
+ * A recorded conversation as a session replays it: the system messages before the first user turn,
+ * each user turn, and the reply recorded after each. The recorded replies are not sent: each turn
+ * carries the replies actually received.
+ */
+function conversationOf(messages: { role: ChatMessage['role']; text: string }[]): NonNullable<DatasetRow['conversation']> {
+  const firstUser = messages.findIndex((m) => m.role === 'user');
+  const system = messages.slice(0, Math.max(firstUser, 0)).filter((m) => m.role === 'system').map((m) => ({ role: 'system' as const, content: m.text }));
+  const users: string[] = [];
+  const replies: (string | undefined)[] = [];
+  messages.forEach((m, i) => {
+    if (m.role !== 'user' || m.text.trim().length === 0) return;
+    users.push(m.text);
+    const next = messages[i + 1];
+    replies.push(next?.role === 'assistant' ? next.text : undefined);
+  });
+  return { system, users, replies };
 }
 
 const isHumanTurn = (turn: { from: string }): boolean => turn.from === 'human' || turn.from === 'user';
@@ -334,7 +389,8 @@ function parseShareGpt(text: string, path: string): { rows: DatasetRow[]; skippe
       continue;
     }
     const next = turns[at + 1];
-    rows.push({ prompt: first.value, text: first.value, ...(next !== undefined && !isHumanTurn(next) ? { reply: next.value } : {}) });
+    const conversation = conversationOf(turns.map((turn) => ({ role: isHumanTurn(turn) ? 'user' : turn.from === 'system' ? 'system' : 'assistant', text: turn.value })));
+    rows.push({ prompt: first.value, text: first.value, ...(next !== undefined && !isHumanTurn(next) ? { reply: next.value } : {}), conversation });
   }
   return { rows, skipped };
 }

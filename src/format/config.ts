@@ -27,6 +27,8 @@ export const LIMITS = {
   steps: 1000,
   /** Distinct shared prefixes: each is a prompt built and held in memory. */
   prefixes: 10_000,
+  /** Turns of one session: its whole history is resent with each. */
+  turns: 1000,
 } as const;
 
 const between = (min: number, max: number, unit: string) =>
@@ -230,6 +232,28 @@ export const SloConfigSchema = z
   .strict();
 export type SloConfig = z.infer<typeof SloConfigSchema>;
 
+export const ConcurrencyUnitSchema = z.enum(['sessions', 'requests']);
+export type ConcurrencyUnit = z.infer<typeof ConcurrencyUnitSchema>;
+
+export const SessionsConfigSchema = z
+  .object({
+    /**
+     * Turns per session: for a synthetic workload, how many (each of the workload's input and
+     * output lengths); for a dataset, at most this many of each conversation's user turns (all when unset).
+     */
+    turns: between(1, LIMITS.turns, 'turns').optional(),
+    /** The user's pause between receiving a reply and sending the next turn. */
+    thinkTimeMs: between(0, LIMITS.timerMs, 'ms').default(0),
+    /**
+     * What a closed-loop profile's concurrency counts: sessions open at once (each sends its next
+     * turn after its reply and think time; EvalScope's way), or requests in flight (a session that
+     * thinks leaves its slot to another; AIPerf's way).
+     */
+    concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
+  })
+  .strict();
+export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
+
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
@@ -249,6 +273,11 @@ export const RunConfigSchema = z
      * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per
      * repeat, `pauseSec` apart; views give each figure as a mean with a 95% interval across repeats.
      */
+    /**
+     * Multi-turn conversations: each session sends its turns in order, every turn carrying the
+     * conversation so far (the assistant's part being the text actually received).
+     */
+    sessions: SessionsConfigSchema.optional(),
     repeat: z
       .object({
         count: between(1, LIMITS.steps, 'repeats'),
@@ -261,6 +290,14 @@ export const RunConfigSchema = z
   .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {
     message: 'limits needs requests or durationSec, or a step would never end',
     path: ['limits'],
+  })
+  .refine((c) => c.sessions === undefined || c.workload.kind === 'dataset' || c.sessions.turns !== undefined, {
+    message: 'synthetic sessions need a number of turns (sessions.turns, --turns N)',
+    path: ['sessions', 'turns'],
+  })
+  .refine((c) => c.sessions === undefined || c.workload.kind === 'synthetic' || c.workload.format === 'sharegpt' || c.workload.format === 'jsonl' || (c.workload.format === undefined && c.workload.path.toLowerCase().endsWith('.jsonl')), {
+    message: 'sessions from a dataset need conversations: a sharegpt file or jsonl rows with "messages"',
+    path: ['sessions'],
   })
   .refine((c) => c.profile.kind !== 'rate' || (c.profile.rates === undefined) !== (c.profile.ramp === undefined), {
     message: 'a rate profile needs either rates (one step per rate) or ramp (one step from a start rate to an end rate), not both',

@@ -88,6 +88,9 @@ export const RequestRecordSchema = z.object({
   finishReason: z.string().nullable(),
   httpStatus: z.number().int().nullable(),
   error: z.object({ kind: ErrorKindSchema, message: z.string() }).nullable(),
+  /** For a multi-turn run: the session (in order of start) and the turn within it (0-based); null for single requests. */
+  session: z.number().int().nonnegative().nullable().optional(),
+  turn: z.number().int().nonnegative().nullable().optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
 

@@ -3,7 +3,7 @@
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
 import * as z from 'zod';
-import { RampStrategySchema, type RunConfig, type RunConfigInput } from '../format/config';
+import { ConcurrencyUnitSchema, RampStrategySchema, type RunConfig, type RunConfigInput } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
@@ -23,6 +23,10 @@ export const PresetSettingsSchema = z.object({
   /** Each preset's profile run this many times into one file (1: once). */
   repeatCount: z.number().int().positive().default(1),
   repeatPauseSec: z.number().nonnegative().default(0),
+  /** Turns per synthetic conversation; 1 sends single requests. */
+  sessionTurns: z.number().int().positive().default(1),
+  thinkTimeMs: z.number().int().nonnegative().default(0),
+  concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
@@ -50,7 +54,10 @@ export function presets(settings: PresetSettings): Preset[] {
     prefixCount: settings.prefixCount,
   };
   const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
-  const repeat = settings.repeatCount > 1 ? { repeat: { count: settings.repeatCount, pauseSec: settings.repeatPauseSec } } : {};
+  const repeat = {
+    ...(settings.repeatCount > 1 ? { repeat: { count: settings.repeatCount, pauseSec: settings.repeatPauseSec } } : {}),
+    ...(settings.sessionTurns > 1 ? { sessions: { turns: settings.sessionTurns, thinkTimeMs: settings.thinkTimeMs, concurrencyUnit: settings.concurrencyUnit } } : {}),
+  };
   const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
   return [
     {
@@ -128,6 +135,9 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'profile.ramp.endRate': 'llmBench.rampEndRate',
   'repeat.count': 'llmBench.repeatCount',
   'repeat.pauseSec': 'llmBench.repeatPauseSec',
+  'sessions.turns': 'llmBench.sessionTurns',
+  'sessions.thinkTimeMs': 'llmBench.thinkTimeMs',
+  'sessions.concurrencyUnit': 'llmBench.concurrencyUnit',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
 };

@@ -259,6 +259,9 @@ export async function promptRunPlan(
     rampEndRate: settings().get('rampEndRate'),
     repeatCount: settings().get('repeatCount'),
     repeatPauseSec: settings().get('repeatPauseSec'),
+    sessionTurns: settings().get('sessionTurns'),
+    thinkTimeMs: settings().get('thinkTimeMs'),
+    concurrencyUnit: settings().get('concurrencyUnit'),
   });
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
   if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');

@@ -17,6 +17,7 @@ import type {
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
 import { hasRepeats, repeatRows } from './repeats';
+import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 
 /** Points per distribution curve, whatever the number of requests. */
@@ -38,7 +39,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     xAxis,
     rows,
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
-    charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
+    charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
   };
 }

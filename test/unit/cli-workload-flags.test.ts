@@ -104,3 +104,25 @@ test('--repeat N and --repeat-pause-sec S set the config\'s repeat; a pause with
   const zero = dryRun('--repeat', '0');
   assert.match(zero.error, /--repeat: '0' must be at least 1/);
 });
+
+test('--turns, --think-time, --concurrency-unit and --multi-turn make the config\'s sessions; session flags alone are refused', () => {
+  const synthetic = dryRun('--turns', '4', '--think-time', '500', '--concurrency-unit', 'requests', '--concurrency', '8');
+  assert.equal(synthetic.code, 0, synthetic.error);
+  assert.deepEqual(synthetic.config.sessions, { turns: 4, thinkTimeMs: 500, concurrencyUnit: 'requests' });
+  const sharegpt = join(repoRoot, 'test', 'fixtures', 'sharegpt-vllm.json');
+  const dataset = dryRun('--dataset', sharegpt, '--dataset-format', 'sharegpt', '--multi-turn');
+  assert.equal(dataset.code, 0, dataset.error);
+  assert.deepEqual(dataset.config.sessions, { thinkTimeMs: 0, concurrencyUnit: 'sessions' });
+  const thinkOnly = dryRun('--think-time', '100');
+  assert.equal(thinkOnly.code, 2);
+  assert.match(thinkOnly.error, /--think-time applies to sessions: add --turns N/);
+  const syntheticWithoutTurns = dryRun('--multi-turn');
+  assert.equal(syntheticWithoutTurns.code, 2);
+  assert.match(syntheticWithoutTurns.error, /synthetic sessions need a number of turns/);
+  const lines = join(mkdtempSync(join(tmpdir(), 'llmbench-flags-')), 'p.txt');
+  writeFileSync(lines, 'hello\n');
+  const plainLines = dryRun('--dataset', lines, '--multi-turn');
+  assert.match(plainLines.error, /sessions from a dataset need conversations/);
+  const badUnit = dryRun('--turns', '2', '--concurrency-unit', 'users');
+  assert.match(badUnit.error, /--concurrency-unit: 'users' is not one of the choices; choose sessions or requests/);
+});

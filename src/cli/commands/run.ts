@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, WorkloadConfigSchema, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, WorkloadConfigSchema, type RunConfig } from '../../format/config';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
@@ -61,6 +61,10 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--extra-body': { kind: 'string' },
   '--seed': { kind: 'string' },
   '--repeat': { kind: 'string' },
+  '--turns': { kind: 'string' },
+  '--think-time': { kind: 'string' },
+  '--concurrency-unit': { kind: 'string' },
+  '--multi-turn': { kind: 'boolean' },
   '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
@@ -120,6 +124,14 @@ Workload
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
 
+Conversations (multi-turn sessions; each turn resends the history with the replies received)
+  --turns N              synthetic sessions of N turns, each turn --input-tokens long; with
+                         --dataset, at most N user turns of each conversation
+  --multi-turn           sessions from a --dataset's conversations (sharegpt, jsonl messages)
+  --think-time MS        the user's pause between a reply and the next turn (default 0)
+  --concurrency-unit U   sessions (default: --concurrency counts open sessions) or requests
+                         (requests in flight; a thinking session leaves its slot to another)
+
 Output
   --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
@@ -152,6 +164,8 @@ const RULES = {
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
   repeat: { integer: true, min: 1, hint: 'a number of repeats like --repeat 5' },
+  turns: { integer: true, min: 1, hint: 'turns per session like --turns 4' },
+  thinkTime: { integer: true, min: 0, hint: 'milliseconds like --think-time 500' },
   repeatPause: { min: 0, hint: 'seconds between repeats like --repeat-pause-sec 30' },
   slo: { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' },
 } satisfies Record<string, NumberRule>;
@@ -211,6 +225,10 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['labels', '--label'],
   ['seed', '--seed'],
   ['repeat.count', '--repeat'],
+  ['sessions.turns', '--turns'],
+  ['sessions.thinkTimeMs', '--think-time'],
+  ['sessions.concurrencyUnit', '--concurrency-unit'],
+  ['sessions', '--turns or --multi-turn'],
   ['repeat.pauseSec', '--repeat-pause-sec'],
 ];
 
@@ -364,6 +382,16 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   const fileRepeat = isPlainObject(fileSettings?.repeat) ? fileSettings.repeat : undefined;
   if (repeatPauseSec !== undefined && !flags.has('--repeat') && fileRepeat === undefined) throw new UsageError('--repeat-pause-sec needs --repeat N: the pause is between repeats');
   put('repeat', 'count', number('--repeat', RULES.repeat));
+  const sessionFlags = ['--turns', '--think-time', '--concurrency-unit'].filter((flag) => flags.has(flag));
+  if (flags.has('--multi-turn') || sessionFlags.length > 0) {
+    const fileSessions = isPlainObject(fileSettings?.sessions);
+    if (!flags.has('--multi-turn') && !flags.has('--turns') && !fileSessions) throw new UsageError(`${sessionFlags[0]} applies to sessions: add --turns N (synthetic) or --multi-turn (a --dataset's conversations)`);
+    settings.sessions = {};
+    put('sessions', 'turns', number('--turns', RULES.turns));
+    put('sessions', 'thinkTimeMs', number('--think-time', RULES.thinkTime));
+    const unit = flags.get('--concurrency-unit');
+    if (unit !== undefined) put('sessions', 'concurrencyUnit', parseChoice('--concurrency-unit', unit, ConcurrencyUnitSchema.options));
+  }
   put('repeat', 'pauseSec', repeatPauseSec);
   return settings;
 }
