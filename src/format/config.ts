@@ -299,8 +299,13 @@ export const RunConfigSchema = z
     message: 'sessions from a dataset need conversations: a sharegpt file or jsonl rows with "messages"',
     path: ['sessions'],
   })
-  .refine((c) => c.profile.kind !== 'rate' || (c.profile.rates === undefined) !== (c.profile.ramp === undefined), {
-    message: 'a rate profile needs either rates (one step per rate) or ramp (one step from a start rate to an end rate), not both',
+  // Worded as zod words a missing field, so that front ends say "--rate is required with --profile rate".
+  .refine((c) => c.profile.kind !== 'rate' || c.profile.rates !== undefined || c.profile.ramp !== undefined, {
+    message: 'Invalid input: expected rates (or a ramp), received undefined',
+    path: ['profile', 'rates'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.profile.rates === undefined || c.profile.ramp === undefined, {
+    message: 'a rate profile takes rates (one step per rate) or a ramp (one step from a start rate to an end rate), not both',
     path: ['profile'],
   })
   .refine((c) => c.profile.kind !== 'rate' || c.profile.ramp === undefined || c.limits.requests !== undefined, {
