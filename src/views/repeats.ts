@@ -92,12 +92,15 @@ export const STEP_FIGURES: RepeatFigure[] = [
   { metric: 'failures', value: (r) => r.failed },
 ];
 
-/** Each step name's figures across its repeats, in STEP_FIGURES order (a repeat without a value is left out of that figure). */
+/** The figures across repeats: the result table's default columns (ITL is an optional one there), so that the table fits where that one does. */
+export const REPEAT_FIGURES = STEP_FIGURES.filter((figure) => figure.metric !== 'itlMs');
+
+/** Each step name's figures across its repeats, in REPEAT_FIGURES order (a repeat without a value is left out of that figure). */
 export function repeatRows(rows: readonly StepRow[]): RepeatRow[] {
   return groupByName(rows).map(([name, group]) => ({
     name,
     repeats: group.length,
-    cells: STEP_FIGURES.map(({ metric, statistic, value }) => {
+    cells: REPEAT_FIGURES.map(({ metric, statistic, value }) => {
       const values = group.flatMap((row) => {
         const v = value(row);
         return typeof v === 'number' && Number.isFinite(v) ? [v] : [];

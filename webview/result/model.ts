@@ -188,7 +188,8 @@ function figureColumns(heads: { metric: MetricKey; statistic?: 'p50' | 'p99' | u
 
 export interface RepeatTable {
   columns: { label: string; definition: string }[];
-  rows: { step: string; cells: string[] }[];
+  /** Each cell: the mean, and `± half-width` (or how many repeats had the figure, when too few for an interval). */
+  rows: { step: string; cells: { mean: string; spread: string }[] }[];
 }
 
 /** Each step name across the run's repeats: every figure as mean ± the half-width of its 95% interval. */
@@ -197,9 +198,10 @@ export function repeatTable(repeats: RepeatRow[]): RepeatTable {
     columns: figureColumns(repeats[0]?.cells ?? []),
     rows: repeats.map((row) => ({
       step: `${row.name} (${row.repeats} repeats)`,
-      cells: row.cells.map((cell) =>
-        cell.mean === null ? NOT_AVAILABLE : cell.halfWidth === null ? `${formatMetric(cell.metric, cell.mean)} (n=${cell.n})` : `${formatMetric(cell.metric, cell.mean)} ± ${formatMetric(cell.metric, cell.halfWidth)}`,
-      ),
+      cells: row.cells.map((cell) => ({
+        mean: cell.mean === null ? NOT_AVAILABLE : formatMetric(cell.metric, cell.mean),
+        spread: cell.mean === null ? '' : cell.halfWidth === null ? `n=${cell.n}` : `± ${formatMetric(cell.metric, cell.halfWidth)}`,
+      })),
     })),
   };
 }
