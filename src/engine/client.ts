@@ -499,6 +499,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.body = [];
     // Its one request is over (answered or aborted): nothing in it is worth waiting for.
     this.retryDispatcher?.destroy().catch(() => undefined);
+    this.request.onReply?.(this.output.join(''));
     this.resolve(this.record());
   }
 

@@ -4,11 +4,12 @@
  * step and reports events as it goes. The client measures single requests; this file decides
  * when they go out and when a step or the run ends.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RunConfig } from '../format/config';
+import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -25,11 +26,12 @@ import { BadInputError } from './errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from './monitor';
 import { probeEngineLabels } from './probe';
-import { absoluteSchedule, arrivalSchedule, waitUntil, type ArrivalSchedule } from './schedule';
+import { absoluteSchedule, arrivalSchedule, rampSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
 import { isMeasured } from './stats';
+import { Conversation, sessionDriver } from './sessions';
 import { stepName } from './step-name';
 import { createTokenCounter } from './tokenizer';
-import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, TokenCounter, Workload } from './types';
+import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, SessionPlan, TokenCounter, Workload } from './types';
 import { createWorkload } from './workload';
 import { ResultWriter } from './writer';
 
@@ -105,6 +107,22 @@ function ratePlan(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
   };
 }
 
+/** An open-loop step whose target rate moves from the ramp's start to its end over the step's requests. */
+function rampPlan(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
+  const { strategy, startRate, endRate } = ramp;
+  const count = plannedSends(config);
+  const schedule = rampSchedule({ count, strategy, startRate, endRate, arrival, burstiness, seed: config.seed });
+  const targetRates = rampTargets(schedule, strategy, startRate, endRate).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
+  const profile: StepProfile = {
+    kind: 'rate',
+    arrival,
+    ...(arrival === 'gamma' ? { burstiness } : {}),
+    ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
+    ramp: { strategy, startRate, endRate, targetRates },
+  };
+  return { name: stepName(profile, arrival), profile, pacing: { kind: 'open', schedule, maxConcurrency } };
+}
+
 function throughputPlan(maxConcurrency: number | undefined): StepPlan {
   const concurrency = maxConcurrency ?? DEFAULT_THROUGHPUT_CONCURRENCY;
   return { name: 'throughput', profile: { kind: 'throughput', concurrency }, pacing: { kind: 'closed', concurrency, readyAtStart: true } };
@@ -129,7 +147,8 @@ function initialPlans(config: RunConfig): StepPlan[] {
         pacing: { kind: 'closed', concurrency, readyAtStart: false },
       }));
     case 'rate':
-      return profile.rates.map((rate, i) =>
+      if (profile.ramp !== undefined) return [rampPlan(config, profile.ramp, profile.arrival, profile.burstiness, profile.maxConcurrency)];
+      return (profile.rates ?? []).map((rate, i) =>
         ratePlan(config, {
           name: stepName({ kind: 'rate', rate }, profile.arrival),
           rate,
@@ -325,6 +344,8 @@ class StepProgress {
 class BenchmarkRun {
   private readonly cancelled = new AbortController();
   private nextPrompt = 0;
+  /** The next session's number: sessions are numbered in order of start across the run. */
+  private nextSession = 0;
   /** Set once any request got an answer that shows the endpoint is usable. */
   private endpointUsable = false;
   private hopelessCount = 0;
@@ -392,12 +413,24 @@ class BenchmarkRun {
       if (this.engineNote !== null) this.log('info', this.engineNote);
       if (this.config.endpoint.api === 'chat' && this.tokenCounter.chatNote !== null) this.log('info', this.tokenCounter.chatNote);
       for (const warning of extraBodyWarnings(this.config)) this.log('warn', warning);
-      const summaries: StepSummary[] = [];
-      for (const plan of plans) {
-        if (this.stopped) break;
-        summaries.push(await this.runStep(plan));
+      const repeats = this.config.repeat?.count ?? 1;
+      // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
+      let sweepPlans: StepPlan[] | null = null;
+      for (let repeat = 0; repeat < repeats && !this.stopped; repeat++) {
+        if (repeat > 0) await this.pauseBetweenRepeats(repeat);
+        const repeatIndex = this.config.repeat === undefined ? undefined : repeat;
+        const summaries: StepSummary[] = [];
+        for (const plan of plans) {
+          if (this.stopped) break;
+          summaries.push(await this.runStep(plan, repeatIndex));
+        }
+        if (this.config.profile.kind !== 'sweep' || this.stopped) continue;
+        sweepPlans ??= this.sweepRatePlans(summaries);
+        for (const plan of sweepPlans) {
+          if (this.stopped) break;
+          await this.runStep(plan, repeatIndex);
+        }
       }
-      if (this.config.profile.kind === 'sweep' && !this.stopped) await this.runSweepRates(summaries);
       // After the last request: a last scrape closes the cross-check's window.
       await this.monitor.stop(true);
       const crossCheck = this.monitor.crossCheck(this.clientTokens);
@@ -425,33 +458,38 @@ class BenchmarkRun {
     }
   }
 
-  private async runSweepRates(summaries: StepSummary[]): Promise<void> {
+  /** The pause the run's `repeat.pauseSec` asks for before a repeat; a cancel ends it at once. */
+  private async pauseBetweenRepeats(repeat: number): Promise<void> {
+    const pauseSec = this.config.repeat?.pauseSec ?? 0;
+    this.log('info', `Repeat ${repeat + 1} of ${this.config.repeat?.count ?? 1}${pauseSec > 0 ? ` after a pause of ${pauseSec} s` : ''}.`);
+    if (pauseSec > 0) await waitUntil(performance.now() + pauseSec * 1000, this.cancelled.signal);
+  }
+
+  /** A sweep's rate steps, placed between its measured synchronous and throughput rates; none when those were not measured. */
+  private sweepRatePlans(summaries: StepSummary[]): StepPlan[] {
     const profile = this.config.profile;
-    if (profile.kind !== 'sweep') return;
+    if (profile.kind !== 'sweep') return [];
     const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
     const throughputRate = summaries[1]?.requestsPerSecond ?? null;
     if (!synchronousRate || !throughputRate) {
       this.log('warn', 'The sweep cannot place its rates: the synchronous or throughput step measured no request rate.');
-      return;
+      return [];
     }
     if (throughputRate <= synchronousRate) {
       this.log('warn', `Throughput (${throughputRate.toFixed(2)} req/s) is not above synchronous (${synchronousRate.toFixed(2)} req/s): the server does not gain from concurrency.`);
     }
     const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
     this.log('info', `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s`);
-    for (const [i, rate] of rates.entries()) {
-      if (this.stopped) break;
-      await this.runStep(
-        ratePlan(this.config, {
-          name: stepName({ kind: 'rate', rate }),
-          rate,
-          arrival: profile.arrival,
-          burstiness: profile.burstiness,
-          maxConcurrency: DEFAULT_THROUGHPUT_CONCURRENCY,
-          seedOffset: i,
-        }),
-      );
-    }
+    return rates.map((rate, i) =>
+      ratePlan(this.config, {
+        name: stepName({ kind: 'rate', rate }),
+        rate,
+        arrival: profile.arrival,
+        burstiness: profile.burstiness,
+        maxConcurrency: DEFAULT_THROUGHPUT_CONCURRENCY,
+        seedOffset: i,
+      }),
+    );
   }
 
   /** The first measured request's failure, for the verdict of a run where every one failed. */
@@ -502,10 +540,10 @@ class BenchmarkRun {
     this.cancelled.abort();
   }
 
-  private async runStep(plan: StepPlan): Promise<StepSummary> {
+  private async runStep(plan: StepPlan, repeat: number | undefined): Promise<StepSummary> {
     const config = this.config;
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(plan.name, plan.profile);
+    this.writer.startStep(plan.name, plan.profile, repeat);
 
     const stepStop = new AbortController();
     const stopStep = (): void => stepStop.abort();
@@ -517,7 +555,7 @@ class BenchmarkRun {
     const connections = stepConnections(pacing, config);
     const dispatcher: Dispatcher = createDispatcher(connections, config.request);
     const stepStartMs = performance.now();
-    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile, startMs: roundMs(stepStartMs - this.clockOrigin) });
+    this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile, startMs: roundMs(stepStartMs - this.clockOrigin), ...(repeat !== undefined ? { repeat } : {}) });
     const context: ClientContext = {
       config,
       apiKey: this.options.apiKey,
@@ -571,11 +609,11 @@ class BenchmarkRun {
     // and is rethrown once every request in flight has settled.
     let engineError: unknown = null;
     /** Resolves true when the request failed (or could not be recorded). */
-    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number): Promise<boolean> => {
+    const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
       progress.inFlight++;
       try {
         const measured = await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context);
-        record(measured);
+        record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
         return measured.error !== null;
       } catch (error) {
         engineError ??= error;
@@ -586,8 +624,37 @@ class BenchmarkRun {
       }
     };
 
+    // Multi-turn runs: turns claim request indexes as single requests do; sessions are numbered across the run.
+    let claimedTurns = 0;
+    const sessions =
+      config.sessions && this.workload.session
+        ? sessionDriver(
+            config.sessions,
+            () => new Conversation(this.nextSession, (this.workload.session as (index: number) => SessionPlan)(this.nextSession++)),
+            (prepared, turn) => (claimedTurns < sends ? send(prepared, claimedTurns++, performance.now() - stepStartMs, turn) : Promise.resolve(true)),
+            config.endpoint.api === 'chat',
+            this.tokenCounter,
+            () => nextTurn(),
+          )
+        : null;
+    const moreTurns = (): boolean => overrun === null && claimedTurns < sends;
+    // Every thinking session waits on the step's signal: as many listeners as sessions between turns.
+    if (sessions) setMaxListeners(0, stepStop.signal);
+
     try {
-      if (pacing.kind === 'closed') {
+      if (sessions && pacing.kind === 'closed') {
+        const laneCount = Math.min(pacing.concurrency, sends);
+        await Promise.all(Array.from({ length: laneCount }, () => sessions.lane(moreTurns, stepStop.signal)));
+      } else if (sessions && pacing.kind === 'open') {
+        const slots = pacing.maxConcurrency === undefined ? undefined : new Slots(pacing.maxConcurrency);
+        const running: Promise<void>[] = [];
+        for (const at of pacing.schedule) {
+          await waitUntil(stepStartMs + at * 1000, stepStop.signal);
+          if (stepStop.signal.aborted || !moreTurns()) break;
+          running.push(sessions.run(moreTurns, stepStop.signal, slots));
+        }
+        await Promise.all(running);
+      } else if (pacing.kind === 'closed') {
         let claimed = 0;
         const lane = async (): Promise<void> => {
           while (!stepStop.signal.aborted && overrun === null && claimed < sends) {

@@ -53,6 +53,63 @@ export function arrivalSchedule(options: ArrivalOptions): ArrivalSchedule {
   return times;
 }
 
+export type RampStrategy = 'linear' | 'exponential';
+
+export interface RampOptions {
+  count: number;
+  strategy: RampStrategy;
+  startRate: number;
+  endRate: number;
+  arrival: Arrival;
+  burstiness?: number;
+  seed: number;
+}
+
+/**
+ * The target rate of request `index` of `count` in a ramp, as vLLM's `--ramp-up-strategy` sets
+ * it: with progress p = index / (count - 1), start + (end - start) * p (linear) or
+ * start * (end / start)^p (exponential).
+ */
+export function rampRate(index: number, count: number, strategy: RampStrategy, startRate: number, endRate: number): number {
+  const progress = index / Math.max(count - 1, 1);
+  return strategy === 'linear' ? startRate + (endRate - startRate) * progress : startRate * Math.pow(endRate / startRate, progress);
+}
+
+/**
+ * Send times of a ramp: request 0 at 0, and the gap before request i drawn at request i's target
+ * rate (exactly 1 / rate for constant arrivals; exponential or gamma with that mean otherwise).
+ * Random gaps are rescaled, as in arrivalSchedule, so that the last request goes out when the
+ * mean gaps would send it: the ramp keeps its pace however the draws fell.
+ */
+export function rampSchedule(options: RampOptions): ArrivalSchedule {
+  const { count, strategy, startRate, endRate, arrival, seed } = options;
+  if (!Number.isInteger(count) || count < 0) throw new Error(`A ramp needs a whole number of requests, got ${count}.`);
+  for (const rate of [startRate, endRate]) if (!(rate > 0) || !Number.isFinite(rate)) throw new Error(`A ramp needs positive finite rates, got ${rate}.`);
+  const random = createRandom(seed);
+  const burstiness = options.burstiness ?? 1;
+  const times = new Float64Array(count);
+  let meanTotal = 0;
+  for (let i = 1; i < count; i++) {
+    const meanGap = 1 / rampRate(i, count, strategy, startRate, endRate);
+    meanTotal += meanGap;
+    const gap = arrival === 'constant' ? meanGap : arrival === 'poisson' ? random.exponential(meanGap) : random.gamma(burstiness, meanGap / burstiness);
+    times[i] = (times[i - 1] ?? 0) + gap;
+  }
+  const last = times[count - 1] ?? 0;
+  if (arrival !== 'constant' && last > 0) for (let i = 1; i < count; i++) times[i] = ((times[i] ?? 0) * meanTotal) / last;
+  return times;
+}
+
+/** Points of a ramp's target rate over the step, at most `limit` of them (evenly by request), for the result and the charts. */
+export function rampTargets(schedule: ArrivalSchedule, strategy: RampStrategy, startRate: number, endRate: number, limit = 200): { atSec: number; rate: number }[] {
+  const count = schedule.length;
+  const every = Math.max(1, Math.ceil(count / limit));
+  const points: { atSec: number; rate: number }[] = [];
+  for (let i = 0; i < count; i += every) points.push({ atSec: schedule[i] ?? 0, rate: rampRate(i, count, strategy, startRate, endRate) });
+  if (count > 0 && (count - 1) % every !== 0) points.push({ atSec: schedule[count - 1] ?? 0, rate: endRate });
+  return points;
+}
+
 /**
  * A user-given absolute schedule (profile kind `schedule`), taken as is. Times must be finite,
  * non-negative and ascending: the error names the first one that is not.

@@ -3,7 +3,8 @@ import type { StepProfile } from '../format/result';
 /**
  * The name a step goes by in results, tables and charts: `synchronous`, `concurrency@8`,
  * `poisson@2.50 req/sec`, `throughput`, `schedule`. A rate step is named for its arrival process
- * when the user chose one, else `asynchronous` (a sweep's rates, rates read from another tool).
+ * when the user chose one, else `asynchronous` (a sweep's rates, rates read from another tool); a
+ * ramp step by its strategy and rates, `poisson linear ramp@1.00-8.00 req/sec`.
  */
 export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): string {
   switch (profile.kind) {
@@ -14,6 +15,7 @@ export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): str
     case 'concurrency':
       return `concurrency@${profile.concurrency ?? '?'}`;
     case 'rate':
+      if (profile.ramp) return `${ratePrefix} ${profile.ramp.strategy} ramp@${profile.ramp.startRate.toFixed(2)}-${profile.ramp.endRate.toFixed(2)} req/sec`;
       return `${ratePrefix}@${(profile.rate ?? 0).toFixed(2)} req/sec`;
   }
 }

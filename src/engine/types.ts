@@ -17,6 +17,14 @@ export interface PreparedRequest {
   maxTokens?: number;
   /** Input tokens as the workload counted them (tokenizer or estimate), used when the server sends no usage. */
   inputTokens: { count: number; source: Exclude<TokenSource, 'usage' | 'chunks'> };
+  /** Told the whole text received once the response ended (a session builds its history from it). */
+  onReply?: (text: string) => void;
+}
+
+/** A conversation to send turn by turn: its opening (system) messages and each turn's user message. */
+export interface SessionPlan {
+  system: ChatMessage[];
+  turns: { user: string; maxTokens?: number }[];
 }
 
 /** A source of requests: synthetic or from a dataset, deterministic for a seed. */
@@ -25,6 +33,8 @@ export interface Workload {
   request(index: number): PreparedRequest;
   /** How many distinct requests it holds (Infinity for synthetic). */
   readonly size: number;
+  /** The i-th session of a multi-turn run (`sessions` in the config); absent otherwise. */
+  session?(index: number): SessionPlan;
 }
 
 /** Counts tokens of text: a local tokenizer when configured, else the documented estimate. */

@@ -3,13 +3,13 @@
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
 import * as z from 'zod';
-import { DatasetFormatSchema, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
+import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
 import { BadInputError, printable } from './errors';
 import { readTextFile } from './files';
 import { messagesText } from './chat-template';
 import { createRandom, type Random } from './random';
-import type { ChatMessage, PreparedRequest, TokenCounter, Workload } from './types';
+import type { ChatMessage, PreparedRequest, SessionPlan, TokenCounter, Workload } from './types';
 
 /**
  * A workload that cannot be built; the message says which file or field and what to do. It
@@ -39,18 +39,34 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
 
   if (rows === null) {
     const synthetic = workload as Extract<WorkloadConfig, { kind: 'synthetic' }>;
-    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, counter);
+    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, synthetic.prefixCount, counter);
+    const draw = (index: number) => {
+      const random = createRandom(mixSeed(config.seed, index));
+      const target = sampleCount(synthetic.inputTokens, random);
+      const output = sampleCount(synthetic.outputTokens, random);
+      return { ...texts.prompt(target, index, random), output };
+    };
+    const turns = config.sessions?.turns ?? 1;
     return {
       size: Infinity,
       request(index: number): PreparedRequest {
-        const random = createRandom(mixSeed(config.seed, index));
-        const target = sampleCount(synthetic.inputTokens, random);
-        const output = sampleCount(synthetic.outputTokens, random);
-        const { text, tokens } = texts.prompt(target, random);
+        const { text, tokens, output } = draw(index);
         const prompt = asPrompt(text);
         // The text is built to the target; a chat request's count adds what its template adds.
         return { prompt, maxTokens: output, inputTokens: { count: typeof prompt === 'string' ? tokens : counter.countChat(prompt), source: counter.source } };
       },
+      // Turn t of session s is what request s * turns + t would be: each turn its own text and lengths.
+      ...(config.sessions
+        ? {
+            session: (index: number): SessionPlan => ({
+              system: [],
+              turns: Array.from({ length: turns }, (_, t) => {
+                const { text, output } = draw(index * turns + t);
+                return { user: text, maxTokens: output };
+              }),
+            }),
+          }
+        : {}),
     };
   }
   const dataset = workload as Extract<WorkloadConfig, { kind: 'dataset' }>;
@@ -61,16 +77,47 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
       const prompt = asPrompt(row.prompt);
       row.promptTokens ??= typeof prompt === 'string' ? counter.count(prompt) : counter.countChat(prompt);
       const random = createRandom(mixSeed(config.seed, index));
-      return { prompt, maxTokens: maxTokens(dataset.outputTokens, random), inputTokens: { count: row.promptTokens, source: counter.source } };
+      const output = dataset.outputTokens === 'reply' ? row.replyTokens : maxTokens(dataset.outputTokens, random);
+      return { prompt, maxTokens: output, inputTokens: { count: row.promptTokens, source: counter.source } };
     },
+    ...(config.sessions
+      ? {
+          session: (index: number): SessionPlan => {
+            const row = rows[index % rows.length] as DatasetRow;
+            const conversation = row.conversation ?? { system: [], users: [row.text], replies: [row.reply] };
+            const random = createRandom(mixSeed(config.seed, index));
+            const users = conversation.users.slice(0, config.sessions?.turns ?? conversation.users.length);
+            return {
+              system: conversation.system,
+              turns: users.map((user, t) => {
+                const reply = conversation.replies[t];
+                const output = dataset.outputTokens === 'reply' ? (reply === undefined ? undefined : counter.count(reply)) : maxTokens(dataset.outputTokens, random);
+                return { user, ...(output !== undefined ? { maxTokens: output } : {}) };
+              }),
+            };
+          },
+        }
+      : {}),
   };
 }
 
-/** A fixed count, or a normal draw clipped to [min, max] (and to at least 1). */
+/**
+ * A fixed count; a whole number uniform in vLLM's range around the mean; or a normal draw clipped
+ * to [min, max] (and to at least 1).
+ */
 export function sampleCount(spec: TokenCount, random: Random): number {
   if (typeof spec === 'number') return spec;
+  if ('rangeRatio' in spec) {
+    const { low, high } = rangeBounds(spec.mean, spec.rangeRatio);
+    return random.int(low, high);
+  }
   const drawn = Math.round(spec.mean + spec.stdev * random.normal());
   return Math.max(1, spec.min ?? 1, Math.min(spec.max ?? Infinity, drawn));
+}
+
+/** vLLM's `--random-range-ratio` bounds: [floor(mean * (1 - r)), ceil(mean * (1 + r))], the lower at least 1. */
+export function rangeBounds(mean: number, ratio: number): { low: number; high: number } {
+  return { low: Math.max(1, Math.floor(mean * (1 - ratio))), high: Math.max(1, Math.ceil(mean * (1 + ratio))) };
 }
 
 /** A per-request seed: a hash, since nearby seeds of the generator give overlapping sequences. */
@@ -100,7 +147,8 @@ const WORDS = (
 const UNIQUE_HEAD_WORDS = 12;
 
 interface TextSource {
-  prompt(targetTokens: number, random: Random): { text: string; tokens: number };
+  /** The prompt of request `index`: its shared prefix (by index) then text of its own. */
+  prompt(targetTokens: number, index: number, random: Random): { text: string; tokens: number };
 }
 
 function randomWords(random: Random, count: number): string {
@@ -118,16 +166,24 @@ function randomWords(random: Random, count: number): string {
  * 100k random draws). The length is fitted on characters with the counter itself, so the count
  * is exact wherever the counter can reach the target.
  */
-function createTextSource(seed: number, sharedPrefixTokens: number, counter: TokenCounter): TextSource {
+function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount: number, counter: TokenCounter): TextSource {
   const fillerRandom = createRandom(mixSeed(seed, -1));
   let filler = randomWords(fillerRandom, 2000);
   const charsPerToken = filler.length / Math.max(1, counter.count(filler));
   const growFiller = (chars: number): void => {
     while (filler.length < chars) filler += ' ' + randomWords(fillerRandom, Math.max(2000, Math.ceil((chars - filler.length) / 5)));
   };
-  const prefix = sharedPrefixTokens > 0 ? fitText('', randomWords(createRandom(mixSeed(seed, -2)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken) : { text: '', tokens: 0 };
+  // Built on first use: a run of a few requests does not pay for thousands of unused prefixes.
+  const prefixes: ({ text: string; tokens: number } | undefined)[] = new Array(prefixCount);
+  const prefixOf = (index: number): { text: string; tokens: number } => {
+    if (sharedPrefixTokens === 0) return { text: '', tokens: 0 };
+    const k = index % prefixCount;
+    // Prefix 0 keeps the seed offset a single shared prefix always had: same seed, same prompts.
+    return (prefixes[k] ??= fitText('', randomWords(createRandom(mixSeed(seed, -2 - k)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken));
+  };
   return {
-    prompt(targetTokens, random) {
+    prompt(targetTokens, index, random) {
+      const prefix = prefixOf(index);
       if (targetTokens <= prefix.tokens) return prefix;
       const head = randomWords(random, UNIQUE_HEAD_WORDS);
       growFiller(Math.ceil((targetTokens - prefix.tokens) * charsPerToken * 1.5) + 64);
@@ -174,6 +230,11 @@ interface DatasetRow {
   tokens?: number;
   /** The tokens of the prompt as sent (through the chat template for a chat request). */
   promptTokens?: number;
+  /** The reply recorded after the prompt (ShareGPT), and its token count once counted. */
+  reply?: string;
+  replyTokens?: number;
+  /** The whole conversation, for sessions: opening system messages, every user turn, and the reply recorded after each (if any). */
+  conversation?: { system: ChatMessage[]; users: string[]; replies: (string | undefined)[] };
 }
 
 const MessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
@@ -192,11 +253,16 @@ async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }
   }
   const text = await readTextFile(path);
   if (!text.ok) throw new WorkloadError(`Dataset file ${path} ${text.error}.`);
+  const byReply = workload.outputTokens === 'reply';
+  if (byReply && !(FORMATS_WITH_REPLIES as readonly string[]).includes(format)) {
+    throw new WorkloadError(`Dataset file ${path}: outputTokens "reply" needs a format that records replies (${FORMATS_WITH_REPLIES.join(', ')}), not ${format}. Give a number of output tokens instead.`);
+  }
   const { rows, skipped } = parseDataset(text.value, format, path);
   const { minPromptTokens: min, maxPromptTokens: max } = workload;
   let tooShort = 0;
   let tooLong = 0;
-  const usable =
+  const dropped = { noReply: 0, short: 0, promptTooLong: 0, totalTooLong: 0 };
+  const lengthFiltered =
     min === undefined && max === undefined
       ? rows
       : rows.filter((row) => {
@@ -206,14 +272,37 @@ async function loadDataset(workload: Extract<WorkloadConfig, { kind: 'dataset' }
           else return true;
           return false;
         });
+  const usable = byReply ? lengthFiltered.filter((row) => keepsReplyPair(row, counter, dropped)) : lengthFiltered;
   if (usable.length === 0) {
     const reasons = [`${rows.length + skipped} rows read`];
     if (skipped) reasons.push(`${skipped} without a usable prompt`);
     if (tooShort) reasons.push(`${tooShort} shorter than minPromptTokens ${min}`);
     if (tooLong) reasons.push(`${tooLong} longer than maxPromptTokens ${max}`);
+    if (dropped.noReply) reasons.push(`${dropped.noReply} without a recorded reply`);
+    if (dropped.short) reasons.push(`${dropped.short} with a prompt or reply under ${REPLY_FILTERS.minTokens} tokens`);
+    if (dropped.promptTooLong) reasons.push(`${dropped.promptTooLong} with a prompt over ${REPLY_FILTERS.maxPromptTokens} tokens`);
+    if (dropped.totalTooLong) reasons.push(`${dropped.totalTooLong} over ${REPLY_FILTERS.maxTotalTokens} tokens of prompt and reply`);
     throw new WorkloadError(`Dataset file ${path} has no usable prompts (${reasons.join(', ')}). Check the format (${format}) and the prompt length filters.`);
   }
   return usable;
+}
+
+/**
+ * vLLM's ShareGPT pruning (REPLY_FILTERS) for a row whose reply sets its output length; counts
+ * each dropped row under its reason.
+ */
+function keepsReplyPair(row: DatasetRow, counter: TokenCounter, dropped: { noReply: number; short: number; promptTooLong: number; totalTooLong: number }): boolean {
+  if (row.reply === undefined) {
+    dropped.noReply++;
+    return false;
+  }
+  const prompt = (row.tokens ??= counter.count(row.text));
+  const reply = (row.replyTokens ??= counter.count(row.reply));
+  if (prompt < REPLY_FILTERS.minTokens || reply < REPLY_FILTERS.minTokens) dropped.short++;
+  else if (prompt > REPLY_FILTERS.maxPromptTokens) dropped.promptTooLong++;
+  else if (prompt + reply > REPLY_FILTERS.maxTotalTokens) dropped.totalTooLong++;
+  else return true;
+  return false;
 }
 
 function parseDataset(text: string, format: DatasetFormat, path: string): { rows: DatasetRow[]; skipped: number } {
@@ -245,18 +334,42 @@ function parseDataset(text: string, format: DatasetFormat, path: string): { rows
       if ('prompt' in row.data && typeof row.data.prompt === 'string') rows.push({ prompt: row.data.prompt, text: row.data.prompt });
       else {
         const messages = (row.data as { messages: ChatMessage[] }).messages;
-        rows.push({ prompt: messages, text: messagesText(messages) });
+        rows.push({ prompt: messages, text: messagesText(messages), conversation: conversationOf(messages.map((m) => ({ role: m.role, text: m.content }))) });
       }
     }
   });
   return { rows, skipped: 0 };
 }
 
+/**
+ * A recorded conversation as a session replays it: the system messages before the first user turn,
+ * each user turn, and the reply recorded after each. The recorded replies are not sent: each turn
+ * carries the replies actually received.
+ */
+function conversationOf(messages: { role: ChatMessage['role']; text: string }[]): NonNullable<DatasetRow['conversation']> {
+  const firstUser = messages.findIndex((m) => m.role === 'user');
+  const system = messages.slice(0, Math.max(firstUser, 0)).filter((m) => m.role === 'system').map((m) => ({ role: 'system' as const, content: m.text }));
+  const users: string[] = [];
+  const replies: (string | undefined)[] = [];
+  messages.forEach((m, i) => {
+    if (m.role !== 'user' || m.text.trim().length === 0) return;
+    users.push(m.text);
+    const next = messages[i + 1];
+    replies.push(next?.role === 'assistant' ? next.text : undefined);
+  });
+  return { system, users, replies };
+}
+
+const isHumanTurn = (turn: { from: string }): boolean => turn.from === 'human' || turn.from === 'user';
+
 function fieldsOf(value: unknown): string {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? ` (its fields: ${Object.keys(value).join(', ') || 'none'})` : ` (it is ${Array.isArray(value) ? 'an array' : typeof value})`;
 }
 
-/** ShareGPT: a JSON array of {conversations: [{from, value}]}; the first human turn is the prompt. */
+/**
+ * ShareGPT: a JSON array of {conversations: [{from, value}]}; the first human turn is the prompt,
+ * the turn after it (when not another human turn) its recorded reply.
+ */
 function parseShareGpt(text: string, path: string): { rows: DatasetRow[]; skipped: number } {
   let value: unknown;
   try {
@@ -270,9 +383,16 @@ function parseShareGpt(text: string, path: string): { rows: DatasetRow[]; skippe
   let skipped = 0;
   for (const item of list.data) {
     const row = ShareGptRowSchema.safeParse(item);
-    const first = row.success ? row.data.conversations.find((turn) => turn.from === 'human' || turn.from === 'user') : undefined;
-    if (first === undefined || first.value.trim().length === 0) skipped++;
-    else rows.push({ prompt: first.value, text: first.value });
+    const turns = row.success ? row.data.conversations : [];
+    const at = turns.findIndex(isHumanTurn);
+    const first = turns[at];
+    if (first === undefined || first.value.trim().length === 0) {
+      skipped++;
+      continue;
+    }
+    const next = turns[at + 1];
+    const conversation = conversationOf(turns.map((turn) => ({ role: isHumanTurn(turn) ? 'user' : turn.from === 'system' ? 'system' : 'assistant', text: turn.value })));
+    rows.push({ prompt: first.value, text: first.value, ...(next !== undefined && !isHumanTurn(next) ? { reply: next.value } : {}), conversation });
   }
   return { rows, skipped };
 }

@@ -127,10 +127,12 @@ export class ResultWriter {
     return this.doc;
   }
 
-  startStep(name: string, profile: StepProfile): void {
+  /** `repeat`: which repeat of the profile the step belongs to, for a run that repeats it. */
+  startStep(name: string, profile: StepProfile, repeat?: number): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    const step: Step = { name, profile, startedAt: new Date().toISOString(), summary: null, requests: [] };
-    const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify({ name, profile, startedAt: step.startedAt }).slice(0, -1)},"requests":[`;
+    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString() };
+    const step: Step = { ...head, summary: null, requests: [] };
+    const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"requests":[`;
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));
     this.doc.steps.push(step);
     // Goodput is judged by the SLOs the document's echoed config asked for.

@@ -26,6 +26,10 @@ export const LIMITS = {
   rate: 1_000_000,
   /** Steps of one run (concurrency levels, rates). */
   steps: 1000,
+  /** Distinct shared prefixes: each is a prompt built and held in memory. */
+  prefixes: 10_000,
+  /** Turns of one session: its whole history is resent with each. */
+  turns: 1000,
 } as const;
 
 const between = (min: number, max: number, unit: string) =>
@@ -53,6 +57,16 @@ export const TokenCountSchema = z.union([
     .refine((d) => d.min === undefined || d.max === undefined || d.min <= d.max, {
       message: 'min must not exceed max',
     }),
+  z
+    .object({
+      mean: tokenCount,
+      /**
+       * vLLM's `--random-range-ratio`: a whole number drawn uniformly from
+       * [floor(mean * (1 - r)), ceil(mean * (1 + r))], the lower bound at least 1.
+       */
+      rangeRatio: z.number().min(0).lt(1, 'must be below 1 (vLLM allows 0 up to, not including, 1)'),
+    })
+    .strict(),
 ]);
 export type TokenCount = z.infer<typeof TokenCountSchema>;
 
@@ -87,6 +101,16 @@ export const RequestConfigSchema = z
   .strict();
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 
+/**
+ * vLLM's ShareGPT pruning, applied with `outputTokens: 'reply'`: a pair is dropped when its prompt
+ * or its reply is shorter than `minTokens`, its prompt longer than `maxPromptTokens`, or prompt and
+ * reply together longer than `maxTotalTokens`.
+ */
+export const REPLY_FILTERS = { minTokens: 4, maxPromptTokens: 1024, maxTotalTokens: 2048 } as const;
+
+/** Dataset formats whose rows record a reply after the prompt. */
+export const FORMATS_WITH_REPLIES = ['sharegpt'] as const;
+
 export const DatasetFormatSchema = z.enum(['openqa', 'sharegpt', 'lines', 'jsonl']);
 export type DatasetFormat = z.infer<typeof DatasetFormatSchema>;
 
@@ -98,6 +122,11 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       outputTokens: TokenCountSchema.default(128),
       /** Tokens of a prefix shared by every prompt (exercises prefix caching). */
       sharedPrefixTokens: between(0, LIMITS.tokens, 'tokens').default(0),
+      /**
+       * Distinct shared prefixes (vLLM's prefix repetition, AIPerf's shared system prompts): request
+       * i opens with prefix i mod prefixCount, so each is used equally often.
+       */
+      prefixCount: between(1, LIMITS.prefixes, 'prefixes').default(1),
     })
     .strict(),
   z
@@ -106,8 +135,11 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       path: z.string().min(1),
       /** Unset: from the file's extension (.jsonl is jsonl, .txt is lines); other files need it. */
       format: DatasetFormatSchema.optional(),
-      /** max_tokens sent with each request; unset leaves it to the server. */
-      outputTokens: TokenCountSchema.optional(),
+      /**
+       * max_tokens sent with each request; unset leaves it to the server. `reply`: the token count
+       * of the reply recorded after each prompt (ShareGPT), with vLLM's filters (see REPLY_FILTERS).
+       */
+      outputTokens: z.union([TokenCountSchema, z.literal('reply')]).optional(),
       minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
       maxPromptTokens: tokenCount.optional(),
     })
@@ -122,6 +154,18 @@ const rate = z
   .number()
   .positive()
   .max(LIMITS.rate, `must be at most ${LIMITS.rate.toLocaleString('en-US')} requests per second (allowed: above 0 up to ${LIMITS.rate.toLocaleString('en-US')})`);
+export const RampStrategySchema = z.enum(['linear', 'exponential']);
+
+/** vLLM's `--ramp-up-strategy`: request i of n is sent at start + (end - start) * i / (n - 1) req/s, or start * (end / start)^(i / (n - 1)). */
+export const RampConfigSchema = z
+  .object({
+    strategy: RampStrategySchema,
+    startRate: rate,
+    endRate: rate,
+  })
+  .strict();
+export type RampConfig = z.infer<typeof RampConfigSchema>;
+
 const steps = <T extends z.ZodType>(item: T) =>
   z.array(item).min(1).max(LIMITS.steps, `at most ${LIMITS.steps} steps per run`);
 
@@ -132,7 +176,9 @@ export const ProfileConfigSchema = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('rate'),
       /** Requests per second; one step per value. */
-      rates: steps(rate),
+      rates: steps(rate).optional(),
+      /** Instead of `rates`: one step whose target rate moves from startRate to endRate over its requests. */
+      ramp: RampConfigSchema.optional(),
       arrival: ArrivalSchema.default('poisson'),
       /** Gamma shape: 1 is Poisson, below 1 burstier, above 1 smoother (vLLM's --burstiness). */
       burstiness: z.number().positive().default(1),
@@ -204,6 +250,27 @@ export const ServerMetricsConfigSchema = z
   })
   .strict();
 export type ServerMetricsConfig = z.infer<typeof ServerMetricsConfigSchema>;
+export const ConcurrencyUnitSchema = z.enum(['sessions', 'requests']);
+export type ConcurrencyUnit = z.infer<typeof ConcurrencyUnitSchema>;
+
+export const SessionsConfigSchema = z
+  .object({
+    /**
+     * Turns per session: for a synthetic workload, how many (each of the workload's input and
+     * output lengths); for a dataset, at most this many of each conversation's user turns (all when unset).
+     */
+    turns: between(1, LIMITS.turns, 'turns').optional(),
+    /** The user's pause between receiving a reply and sending the next turn. */
+    thinkTimeMs: between(0, LIMITS.timerMs, 'ms').default(0),
+    /**
+     * What a closed-loop profile's concurrency counts: sessions open at once (each sends its next
+     * turn after its reply and think time; EvalScope's way), or requests in flight (a session that
+     * thinks leaves its slot to another; AIPerf's way).
+     */
+    concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
+  })
+  .strict();
+export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
@@ -221,13 +288,50 @@ export const RunConfigSchema = z
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
+    /**
+     * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per
+     * repeat, `pauseSec` apart; views give each figure as a mean with a 95% interval across repeats.
+     */
+    /**
+     * Multi-turn conversations: each session sends its turns in order, every turn carrying the
+     * conversation so far (the assistant's part being the text actually received).
+     */
+    sessions: SessionsConfigSchema.optional(),
+    repeat: z
+      .object({
+        count: between(1, LIMITS.steps, 'repeats'),
+        pauseSec: z.number().nonnegative().max(LIMITS.durationSec, `must be at most ${LIMITS.durationSec.toLocaleString('en-US')} s`).default(0),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {
     message: 'limits needs requests or durationSec, or a step would never end',
     path: ['limits'],
   })
-  .refine((c) => c.profile.kind !== 'rate' || c.limits.requests !== undefined || Math.max(...c.profile.rates) * (c.limits.durationSec ?? 0) <= LIMITS.requests, {
+  .refine((c) => c.sessions === undefined || c.workload.kind === 'dataset' || c.sessions.turns !== undefined, {
+    message: 'synthetic sessions need a number of turns (sessions.turns, --turns N)',
+    path: ['sessions', 'turns'],
+  })
+  .refine((c) => c.sessions === undefined || c.workload.kind === 'synthetic' || c.workload.format === 'sharegpt' || c.workload.format === 'jsonl' || (c.workload.format === undefined && c.workload.path.toLowerCase().endsWith('.jsonl')), {
+    message: 'sessions from a dataset need conversations: a sharegpt file or jsonl rows with "messages"',
+    path: ['sessions'],
+  })
+  // Worded as zod words a missing field, so that front ends say "--rate is required with --profile rate".
+  .refine((c) => c.profile.kind !== 'rate' || c.profile.rates !== undefined || c.profile.ramp !== undefined, {
+    message: 'Invalid input: expected rates (or a ramp), received undefined',
+    path: ['profile', 'rates'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.profile.rates === undefined || c.profile.ramp === undefined, {
+    message: 'a rate profile takes rates (one step per rate) or a ramp (one step from a start rate to an end rate), not both',
+    path: ['profile'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.profile.ramp === undefined || c.limits.requests !== undefined, {
+    message: 'a ramp spreads its rates over the step\'s requests: set limits.requests (a duration alone does not say how many)',
+    path: ['limits', 'requests'],
+  })
+  .refine((c) => c.profile.kind !== 'rate' || c.limits.requests !== undefined || Math.max(...(c.profile.rates ?? [])) * (c.limits.durationSec ?? 0) <= LIMITS.requests, {
     message: `rate times durationSec must be at most ${LIMITS.requests.toLocaleString('en-US')} requests per step: lower one, or set limits.requests`,
     path: ['limits', 'durationSec'],
   });

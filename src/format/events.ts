@@ -43,6 +43,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     stepIndex: z.number().int().nonnegative(),
     name: z.string(),
     profile: StepProfileSchema,
+    /** Which repeat of the profile, in a run that repeats it. */
+    repeat: z.number().int().nonnegative().optional(),
     /** Milliseconds on the run's clock, the time axis of `sampled` events. */
     startMs: z.number().nonnegative().optional(),
   }),

@@ -4,8 +4,8 @@
  * tools' files. Readers parse it with `parseResultDocument`, never trust it.
  */
 import * as z from 'zod';
-import { ApiKindSchema, ArrivalSchema, LabelsSchema } from './config';
 import { HardwareSchema, MetricSeriesSchema, ServerMetricsInfoSchema } from './server-metrics';
+import { ApiKindSchema, ArrivalSchema, LabelsSchema, RampStrategySchema } from './config';
 
 export const SCHEMA_VERSION = 1;
 export const RESULT_FILE_SUFFIX = '.llmbench.json';
@@ -89,6 +89,9 @@ export const RequestRecordSchema = z.object({
   finishReason: z.string().nullable(),
   httpStatus: z.number().int().nullable(),
   error: z.object({ kind: ErrorKindSchema, message: z.string() }).nullable(),
+  /** For a multi-turn run: the session (in order of start) and the turn within it (0-based); null for single requests. */
+  session: z.number().int().nonnegative().nullable().optional(),
+  turn: z.number().int().nonnegative().nullable().optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
 
@@ -99,6 +102,15 @@ export const StepProfileSchema = z.object({
   rate: z.number().positive().optional(),
   arrival: ArrivalSchema.optional(),
   burstiness: z.number().positive().optional(),
+  /** A ramp step's rates, and its target rate over the step as planned (seconds from its start). */
+  ramp: z
+    .object({
+      strategy: RampStrategySchema,
+      startRate: z.number().positive(),
+      endRate: z.number().positive(),
+      targetRates: z.array(z.object({ atSec: z.number().nonnegative(), rate: z.number().positive() })),
+    })
+    .optional(),
 });
 export type StepProfile = z.infer<typeof StepProfileSchema>;
 
@@ -138,6 +150,8 @@ export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
   profile: StepProfileSchema,
+  /** Which repeat of the profile (0 to count - 1) the step is, in a run with `repeat`; steps of one name are aggregated across repeats. */
+  repeat: z.number().int().nonnegative().optional(),
   /** ISO time the step started. */
   startedAt: z.string().optional(),
   /**

@@ -31,8 +31,13 @@ export function newLiveState(run: LiveState['run']): LiveState {
   };
 }
 
-/** Steps a profile runs, when its config says (a sweep: synchronous, throughput, then its rates). */
-export function expectedStepCount(profile: ProfileConfig): number | null {
+/** Steps a profile runs, when its config says (a sweep: synchronous, throughput, then its rates), times its repeats. */
+export function expectedStepCount(profile: ProfileConfig, repeats = 1): number | null {
+  const once = stepsOnce(profile);
+  return once === null ? null : once * repeats;
+}
+
+function stepsOnce(profile: ProfileConfig): number | null {
   switch (profile.kind) {
     case 'synchronous':
     case 'throughput':
@@ -41,7 +46,7 @@ export function expectedStepCount(profile: ProfileConfig): number | null {
     case 'concurrency':
       return profile.levels.length;
     case 'rate':
-      return profile.rates.length;
+      return profile.rates?.length ?? 1;
     case 'sweep':
       return 2 + profile.rateCount;
   }

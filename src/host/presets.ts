@@ -3,19 +3,34 @@
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
 import * as z from 'zod';
-import type { RunConfig, RunConfigInput } from '../format/config';
+import { ConcurrencyUnitSchema, RampStrategySchema, type RunConfig, type RunConfigInput } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
   warmupRequests: z.number().int().nonnegative().default(2),
   inputTokens: z.number().int().positive().default(512),
   outputTokens: z.number().int().positive().default(128),
+  /** vLLM's range ratio around each length; 0 keeps the lengths fixed. */
+  inputTokensRange: z.number().min(0).lt(1).default(0),
+  outputTokensRange: z.number().min(0).lt(1).default(0),
+  sharedPrefixTokens: z.number().int().nonnegative().default(0),
+  prefixCount: z.number().int().positive().default(1),
   concurrencyLevels: z.array(z.number().int().positive()).min(1).default([1, 2, 4, 8, 16, 32, 64]),
   requestRates: z.array(z.number().positive()).min(1).default([1, 2, 4, 8, 16]),
+  rampStrategy: RampStrategySchema.default('linear'),
+  rampStartRate: z.number().positive().default(1),
+  rampEndRate: z.number().positive().default(16),
+  /** Each preset's profile run this many times into one file (1: once). */
+  repeatCount: z.number().int().positive().default(1),
+  repeatPauseSec: z.number().nonnegative().default(0),
+  /** Turns per synthetic conversation; 1 sends single requests. */
+  sessionTurns: z.number().int().positive().default(1),
+  thinkTimeMs: z.number().int().nonnegative().default(0),
+  concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
-export type PresetId = 'quick' | 'concurrency' | 'rate' | 'throughput' | 'sweep';
+export type PresetId = 'quick' | 'concurrency' | 'rate' | 'ramp' | 'throughput' | 'sweep';
 
 export interface Preset {
   id: PresetId;
@@ -30,39 +45,56 @@ const QUICK_CHECK_REQUESTS = 20;
 const SWEEP_RATE_COUNT = 8;
 
 export function presets(settings: PresetSettings): Preset[] {
-  const workload = { kind: 'synthetic' as const, inputTokens: settings.inputTokens, outputTokens: settings.outputTokens };
+  const length = (mean: number, rangeRatio: number) => (rangeRatio > 0 ? { mean, rangeRatio } : mean);
+  const workload = {
+    kind: 'synthetic' as const,
+    inputTokens: length(settings.inputTokens, settings.inputTokensRange),
+    outputTokens: length(settings.outputTokens, settings.outputTokensRange),
+    sharedPrefixTokens: settings.sharedPrefixTokens,
+    prefixCount: settings.prefixCount,
+  };
   const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
+  const repeat = {
+    ...(settings.repeatCount > 1 ? { repeat: { count: settings.repeatCount, pauseSec: settings.repeatPauseSec } } : {}),
+    ...(settings.sessionTurns > 1 ? { sessions: { turns: settings.sessionTurns, thinkTimeMs: settings.thinkTimeMs, concurrencyUnit: settings.concurrencyUnit } } : {}),
+  };
   const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
   return [
     {
       id: 'quick',
       label: 'Quick check',
       detail: `${QUICK_CHECK_REQUESTS} requests one at a time: TTFT, ITL and latency without load (${tokens})`,
-      config: { workload, profile: { kind: 'synchronous' }, limits: { requests: QUICK_CHECK_REQUESTS, warmup: 1 } },
+      config: { ...repeat, workload, profile: { kind: 'synchronous' }, limits: { requests: QUICK_CHECK_REQUESTS, warmup: 1 } },
     },
     {
       id: 'concurrency',
       label: 'Concurrency sweep',
       detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each (${tokens})`,
-      config: { workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
+      config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
     },
     {
       id: 'rate',
       label: 'Rate sweep',
       detail: `A step per request rate ${settings.requestRates.join(', ')} req/s with Poisson arrivals, ${settings.requestsPerStep} requests each`,
-      config: { workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
+      config: { ...repeat, workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
+    },
+    {
+      id: 'ramp',
+      label: 'Rate ramp',
+      detail: `One step whose target rate rises ${settings.rampStrategy === 'linear' ? 'linearly' : 'exponentially'} from ${settings.rampStartRate} to ${settings.rampEndRate} req/s over ${settings.requestsPerStep} requests, Poisson arrivals (vLLM's ramp-up)`,
+      config: { ...repeat, workload, profile: { kind: 'rate', ramp: { strategy: settings.rampStrategy, startRate: settings.rampStartRate, endRate: settings.rampEndRate }, arrival: 'poisson' }, limits },
     },
     {
       id: 'throughput',
       label: 'Throughput',
       detail: `${settings.requestsPerStep} requests sent at once: the most the server can do (${tokens})`,
-      config: { workload, profile: { kind: 'throughput' }, limits },
+      config: { ...repeat, workload, profile: { kind: 'throughput' }, limits },
     },
     {
       id: 'sweep',
       label: 'Full sweep',
       detail: `Synchronous, throughput, then ${SWEEP_RATE_COUNT} rates between them (GuideLLM's sweep), ${settings.requestsPerStep} requests per step`,
-      config: { workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
+      config: { ...repeat, workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
     },
   ];
 }
@@ -75,7 +107,8 @@ export function describeProfile(profile: RunConfig['profile']): string {
     case 'concurrency':
       return `concurrency ${profile.levels.join(',')}`;
     case 'rate':
-      return `rate ${profile.rates.join(',')} req/s (${profile.arrival})`;
+      if (profile.ramp) return `${profile.ramp.strategy} ramp ${profile.ramp.startRate}-${profile.ramp.endRate} req/s (${profile.arrival})`;
+      return `rate ${(profile.rates ?? []).join(',')} req/s (${profile.arrival})`;
     case 'schedule':
       return `schedule of ${profile.times.length} requests`;
     case 'throughput':
@@ -91,8 +124,20 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'limits.warmup': 'llmBench.warmupRequests',
   'workload.inputTokens': 'llmBench.inputTokens',
   'workload.outputTokens': 'llmBench.outputTokens',
+  'workload.inputTokens.rangeRatio': 'llmBench.inputTokensRange',
+  'workload.outputTokens.rangeRatio': 'llmBench.outputTokensRange',
+  'workload.sharedPrefixTokens': 'llmBench.sharedPrefixTokens',
+  'workload.prefixCount': 'llmBench.prefixCount',
   'profile.levels': 'llmBench.concurrencyLevels',
   'profile.rates': 'llmBench.requestRates',
+  'profile.ramp.strategy': 'llmBench.rampStrategy',
+  'profile.ramp.startRate': 'llmBench.rampStartRate',
+  'profile.ramp.endRate': 'llmBench.rampEndRate',
+  'repeat.count': 'llmBench.repeatCount',
+  'repeat.pauseSec': 'llmBench.repeatPauseSec',
+  'sessions.turns': 'llmBench.sessionTurns',
+  'sessions.thinkTimeMs': 'llmBench.thinkTimeMs',
+  'sessions.concurrencyUnit': 'llmBench.concurrencyUnit',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
   'serverMetrics.url': 'llmBench.serverMetrics.url',

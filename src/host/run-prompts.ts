@@ -251,14 +251,8 @@ export async function promptRunPlan(
     model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `${title} (2/4): model`, log));
     if (!model) return undefined;
   }
-  const presetSettings = PresetSettingsSchema.safeParse({
-    requestsPerStep: settings().get('requestsPerStep'),
-    warmupRequests: settings().get('warmupRequests'),
-    inputTokens: settings().get('inputTokens'),
-    outputTokens: settings().get('outputTokens'),
-    concurrencyLevels: settings().get('concurrencyLevels'),
-    requestRates: settings().get('requestRates'),
-  });
+  // Every preset setting is named as its field, under llmBench.
+  const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
   if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');
   const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE>(

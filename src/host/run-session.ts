@@ -221,7 +221,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       profile: describeProfile(config.profile),
       startedAt: new Date().toISOString(),
       labels: Object.entries(config.labels),
-      expectedSteps: expectedStepCount(config.profile),
+      expectedSteps: expectedStepCount(config.profile, config.repeat?.count),
       resultPath: resultUri.fsPath,
     });
     const run: ActiveRun = { id, state, abort: new AbortController() };

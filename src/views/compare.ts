@@ -11,11 +11,12 @@
 import type { ReadResult } from '../engine/read-result';
 import { createRandom } from '../engine/random';
 import { latencySamples } from '../engine/stats';
-import type { CompareView, DeltaCell, DeltaRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
+import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
 import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
 import { compareServerFigures } from './server';
+import { overlapDifference, STEP_FIGURES } from './repeats';
 
 /** Figures without per-request samples: a smaller change than this (percent) is not called better or worse. */
 export const NO_INTERVAL_NOISE_PERCENT = 5;
@@ -31,18 +32,7 @@ type Statistic = NonNullable<DeltaCell['statistic']>;
 const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 
 /** The columns of the delta table: the result table's default columns, in its order. */
-export const DELTA_METRICS: { metric: MetricKey; statistic?: Statistic; value: RowValue }[] = [
-  { metric: 'requestsPerSecond', value: (r) => r.requestsPerSecond },
-  { metric: 'outputTokensPerSecond', value: (r) => r.outputTokensPerSecond },
-  { metric: 'ttftMs', statistic: 'p50', value: (r) => r.ttftMs?.p50 },
-  { metric: 'ttftMs', statistic: 'p99', value: (r) => r.ttftMs?.p99 },
-  { metric: 'tpotMs', statistic: 'p50', value: (r) => r.tpotMs?.p50 },
-  { metric: 'tpotMs', statistic: 'p99', value: (r) => r.tpotMs?.p99 },
-  { metric: 'latencyMs', statistic: 'p50', value: (r) => r.latencyMs?.p50 },
-  { metric: 'latencyMs', statistic: 'p99', value: (r) => r.latencyMs?.p99 },
-  { metric: 'itlMs', statistic: 'p50', value: (r) => r.itlMs?.p50 },
-  { metric: 'failures', value: (r) => r.failed },
-];
+export const DELTA_METRICS = STEP_FIGURES;
 
 /** The q-quantile of sorted values, interpolated between neighbours (the rule of src/engine/stats.ts). */
 function quantileOf(sorted: Float64Array, q: number): number {
@@ -142,6 +132,32 @@ export function deltaRows(a: StepRow[], b: StepRow[], samples?: { a: StepSamples
   }));
 }
 
+/**
+ * B against A for runs that both repeated their profile: each figure is its mean across repeats,
+ * and a change is within noise when the two 95% intervals overlap (src/views/repeats.ts); a figure
+ * with one repeat on a side has no interval and falls back to the one-figure rule.
+ */
+export function repeatDeltaRows(a: RepeatRow[], b: RepeatRow[]): DeltaRow[] {
+  return pairSteps(a, b).map(([ra, rb]) => ({
+    stepA: ra.name,
+    stepB: rb.name,
+    cells: ra.cells.map((ca, i) => {
+      const cb = rb.cells[i];
+      const interval = ca.mean !== null && cb?.mean != null ? overlapDifference({ ...ca, mean: ca.mean }, { ...cb, mean: cb.mean }) : null;
+      return deltaCell(ca.metric, ca.mean, cb?.mean, interval, ca.statistic);
+    }),
+  }));
+}
+
+/** How the repeat deltas were judged, for the reader. */
+function repeatNoiseRule(a: RepeatRow[], b: RepeatRow[]): string {
+  const counts = (rows: RepeatRow[]) => [...new Set(rows.map((r) => r.repeats))].join('/');
+  return (
+    `Both runs repeated their profile (A ${counts(a)}, B ${counts(b)} repeats): each figure is the mean across repeats with its ${CONFIDENCE * 100}% Student's t interval; ` +
+    `a difference is "within noise" when the two runs' intervals overlap. A figure with a single repeat has no interval: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`
+  );
+}
+
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
 function differences(a: ResultDocument, b: ResultDocument): string[] {
   const warnings: string[] = [];
@@ -163,7 +179,11 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
   if (chooseXAxis(readA.document.steps).kind !== chooseXAxis(readB.document.steps).kind) {
     notes.push(`The runs use different load shapes (one held concurrencies, the other sent at rates): both are drawn against ${axis.label.toLowerCase()}.`);
   }
-  const deltas = deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
+  const repeated = a.repeats && b.repeats ? { a: a.repeats, b: b.repeats } : null;
+  const deltas = repeated ? repeatDeltaRows(repeated.a, repeated.b) : deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
+  if ((a.repeats === undefined) !== (b.repeats === undefined)) {
+    notes.push(`Only ${a.repeats ? 'A' : 'B'} repeated its profile: the delta table compares single steps by name, without the intervals across repeats.`);
+  }
   if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
   return {
     a: a.summary,
@@ -171,8 +191,9 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     charts: overlayCharts(a, b),
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
-    noiseRule:
-      `Latency, TTFT, TPOT and ITL: the change of the p50 or p99, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
+    noiseRule: repeated
+      ? repeatNoiseRule(repeated.a, repeated.b)
+      : `Latency, TTFT, TPOT and ITL: the change of the p50 or p99, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
       `"within noise" when the interval spans zero. Requests/s, tokens/s and failures have one figure per step: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`,
     warnings: differences(readA.document, readB.document),
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],

@@ -173,6 +173,25 @@ function seriesFrom(series: LiveState['series'], fromSec: number): LiveState['se
   };
 }
 
+/**
+ * The target request rate over run time, for the open-loop steps that have one: a ramp's planned
+ * points, a fixed rate as a level over its step. Up to now for the running step; none without open-loop steps.
+ */
+export function targetRateSeries(state: LiveState, steps: LiveStep[]): SeriesSpec[] {
+  const data: Point[] = [];
+  for (const step of steps) {
+    const index = state.steps.indexOf(step);
+    const endSec = state.steps[index + 1]?.startedAtSec ?? state.elapsedSec;
+    const { ramp, rate } = step.profile;
+    if (ramp) {
+      for (const p of ramp.targetRates) if (step.startedAtSec + p.atSec <= endSec) data.push({ x: step.startedAtSec + p.atSec, y: p.rate });
+    } else if (rate !== undefined) {
+      data.push({ x: step.startedAtSec, y: rate }, { x: endSec, y: rate });
+    }
+  }
+  return data.length === 0 ? [] : [{ label: 'target requests/s', data, color: 1, dashed: true, rightAxis: true }];
+}
+
 export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): LiveChart[] {
   const latestStep = state.steps.at(-1);
   const series = choice.latestStepOnly && latestStep ? seriesFrom(state.series, latestStep.startedAtSec) : state.series;
@@ -183,7 +202,7 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
   };
   /** One time series on each y axis, against run time, with a mark where each step began. */
   type Axis = { title: string; label: string; values: number[]; color: SeriesSpec['color'] };
-  const overTime = (id: LiveChartId, title: string, description: string, left: Axis, right: Axis): LiveChart => ({
+  const overTime = (id: LiveChartId, title: string, description: string, left: Axis, right: Axis, extra: SeriesSpec[] = []): LiveChart => ({
     id,
     title,
     description,
@@ -197,6 +216,7 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
       series: [
         { label: left.label, data: zip(series.t, left.values), color: left.color },
         { label: right.label, data: zip(series.t, right.values), color: right.color, rightAxis: true },
+        ...extra,
       ],
     },
   });
@@ -204,9 +224,10 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
     overTime(
       'throughput',
       `Throughput over time (${THROUGHPUT_WINDOW_SEC} s moving average)`,
-      `Output tokens and completed requests per second, averaged over the last ${THROUGHPUT_WINDOW_SEC} seconds as the run goes; dashed lines mark where each step began. ${METRICS.outputTokensPerSecond.definition}`,
+      `Output tokens and completed requests per second, averaged over the last ${THROUGHPUT_WINDOW_SEC} seconds as the run goes; dashed lines mark where each step began. For rate steps, the dashed requests/s line is the target rate (a ramp's as it rises). ${METRICS.outputTokensPerSecond.definition}`,
       { title: 'Output tok/s', label: 'output tok/s', values: movingAverage(series.t, series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC), color: 0 },
       { title: 'Requests/s', label: 'requests/s', values: movingAverage(series.t, series.requestsPerSecond, THROUGHPUT_WINDOW_SEC), color: 1 },
+      targetRateSeries(state, choice.latestStepOnly && latestStep ? [latestStep] : state.steps),
     ),
     overTime(
       'load',

@@ -16,6 +16,7 @@ import { wantsLogAxis } from './axis';
 import { deltaCell, NO_INTERVAL_NOISE_PERCENT } from './compare';
 import { definitionNotes } from './result';
 import { markText, serverMarks, KV_CACHE_FULL } from './server';
+import { meanInterval, overlapDifference } from './repeats';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -229,6 +230,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     .map(({ run, index, group, steps }): Omit<RankingRow, 'rank' | 'tiedWithAbove'> => {
       const meeting = hasSlo(slo) ? steps.filter((s) => meetsSlo(s.summary, slo, stat)) : steps;
       const best = meeting.at(-1);
+      // A run that repeated its profile is judged by that step's mean across its repeats, with its interval.
+      const repeats = best ? steps.filter((s) => s.step.name === best.step.name && isNumber(s.summary.outputTokensPerSecond)) : [];
+      const acrossRepeats = repeats.length > 1 ? meanInterval(repeats.map((s) => s.summary.outputTokensPerSecond as number)) : null;
       const withGoodput = steps.filter((s) => isNumber(s.summary.goodput));
       const bestGoodput = withGoodput.sort((a, b) => (b.summary.goodput ?? 0) - (a.summary.goodput ?? 0))[0];
       return {
@@ -238,7 +242,8 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
         step: best?.step.name ?? null,
         load: best?.load ?? null,
         requestsPerSecond: best?.summary.requestsPerSecond ?? null,
-        outputTokensPerSecond: best?.summary.outputTokensPerSecond ?? null,
+        outputTokensPerSecond: acrossRepeats?.mean ?? best?.summary.outputTokensPerSecond ?? null,
+        ...(acrossRepeats?.halfWidth != null ? { outputTokensPerSecondHalfWidth: acrossRepeats.halfWidth } : {}),
         ttftMs: best ? statOf(best.summary.ttftMs, stat) : null,
         tpotMs: best ? statOf(best.summary.tpotMs, stat) : null,
         latencyMs: best ? statOf(best.summary.latencyMs, stat) : null,
@@ -250,7 +255,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     .sort((a, b) => (b.outputTokensPerSecond ?? -1) - (a.outputTokensPerSecond ?? -1) || (b.load ?? -1) - (a.load ?? -1))
     .reduce<RankingRow[]>((ranked, row, i) => {
       const above = ranked[i - 1];
-      const tiedWithAbove = above !== undefined && deltaCell('outputTokensPerSecond', above.outputTokensPerSecond, row.outputTokensPerSecond).verdict === 'same';
+      const tiedWithAbove = above !== undefined && deltaCell('outputTokensPerSecond', above.outputTokensPerSecond, row.outputTokensPerSecond, repeatInterval(above, row)).verdict === 'same';
       return [...ranked, { ...row, tiedWithAbove, rank: tiedWithAbove && above ? above.rank : i + 1 }];
     }, []);
 
@@ -279,6 +284,12 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   };
 }
 
+/** The interval of b - a from both rows' intervals across repeats, when both runs repeated their profile. */
+function repeatInterval(a: Omit<RankingRow, 'rank' | 'tiedWithAbove'>, b: Omit<RankingRow, 'rank' | 'tiedWithAbove'>): [number, number] | null {
+  if (a.outputTokensPerSecondHalfWidth === undefined || b.outputTokensPerSecondHalfWidth === undefined || a.outputTokensPerSecond === null || b.outputTokensPerSecond === null) return null;
+  return overlapDifference({ n: 2, mean: a.outputTokensPerSecond, halfWidth: a.outputTokensPerSecondHalfWidth }, { n: 2, mean: b.outputTokensPerSecond, halfWidth: b.outputTokensPerSecondHalfWidth });
+}
+
 /** A run's default display name: its model and the name of its file. */
 export function runName(doc: ResultDocument, source: string | undefined): string {
   const file = source?.split(/[\\/]/).pop()?.replace(/\.llmbench\.json$|\.json$/, '');
@@ -288,7 +299,8 @@ export function runName(doc: ResultDocument, source: string | undefined): string
 /** What a shared rank means, under the ranking table in the report view and the HTML export. */
 export const RANKING_NOISE_NOTE =
   `Runs rank by output tokens per second at their heaviest load within the SLO. \u2248 marks a run within noise of the one above ` +
-  `(under ${NO_INTERVAL_NOISE_PERCENT}% apart, the compare view's rule for one figure per step): they share a rank.`;
+  `(under ${NO_INTERVAL_NOISE_PERCENT}% apart, the compare view's rule for one figure per step): they share a rank. ` +
+  `Runs that repeated their profile rank by the mean across repeats (shown ± its 95% interval), and two of them are within noise when their intervals overlap.`;
 
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
@@ -302,7 +314,7 @@ export function rankingRows(model: ReportModel): string[][] {
     r.step ?? 'none',
     fixed(r.load),
     fixed(r.requestsPerSecond),
-    fixed(r.outputTokensPerSecond),
+    r.outputTokensPerSecondHalfWidth === undefined ? fixed(r.outputTokensPerSecond) : `${fixed(r.outputTokensPerSecond)} ± ${fixed(r.outputTokensPerSecondHalfWidth)}`,
     fixed(r.ttftMs),
     fixed(r.tpotMs),
     fixed(r.latencyMs),

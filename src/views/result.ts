@@ -17,6 +17,8 @@ import type {
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
+import { hasRepeats, repeatRows } from './repeats';
+import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server';
 import { commonSeries, engineOf, runSeries } from './server-metrics';
@@ -39,7 +41,8 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     summary: runSummary(doc, fileName),
     xAxis,
     rows,
-    charts: [...loadCharts(rows, xAxis), ...distributionCharts(doc.steps)],
+    ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
+    charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: doc.warnings ?? [],
     server: serverSection(doc),
@@ -151,6 +154,7 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
 function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
+    ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
     x: stepX(step, summary, axis),
     partial: unfinished,
     requestsPerSecond: summary.requestsPerSecond,

@@ -18,6 +18,8 @@ export interface Answer {
   gapMs?: number;
   /** A non-2xx status answers with an OpenAI-style error body at once. */
   status?: number;
+  /** The content pieces streamed (one token each), instead of `t0 `, `t1 `, ... */
+  pieces?: string[];
 }
 
 /** What GET /metrics answers: a status, a body, after a delay. */
@@ -53,6 +55,8 @@ export interface RunnerServer {
   baseUrl: string;
   /** performance.now() of every request's arrival, in order. */
   readonly arrivals: number[];
+  /** Every request's parsed JSON body, in arrival order ({} for an unreadable one). */
+  readonly bodies: Record<string, unknown>[];
   /** Responses written to the end. */
   readonly completed: number;
   readonly inFlight: number;
@@ -63,16 +67,21 @@ export interface RunnerServer {
   close(): Promise<void>;
 }
 
-export async function startRunnerServer(answer: (index: number) => Answer = () => ({}), metrics: (counts: ServerCounts) => MetricsAnswer = vllmMetrics): Promise<RunnerServer> {
+export async function startRunnerServer(
+  answer: (index: number, body: Record<string, unknown>) => Answer = () => ({}),
+  metrics: (counts: ServerCounts) => MetricsAnswer = vllmMetrics,
+): Promise<RunnerServer> {
   const arrivals: number[] = [];
+  const bodies: Record<string, unknown>[] = [];
   let completed = 0;
   let inFlight = 0;
   let maxInFlight = 0;
   let generatedTokens = 0;
   let metricsRequests = 0;
 
-  const respond = async (res: ServerResponse, body: { stream?: boolean }, plan: Answer): Promise<void> => {
-    const { tokens = 4, firstTokenMs = 0, gapMs = 0, status = 200 } = plan;
+  const respond = async (res: ServerResponse, body: Record<string, unknown>, plan: Answer): Promise<void> => {
+    const { firstTokenMs = 0, gapMs = 0, status = 200, pieces } = plan;
+    const tokens = pieces?.length ?? plan.tokens ?? 4;
     if (status !== 200) {
       res.writeHead(status, JSON_HEADERS).end(JSON.stringify({ error: { message: `programmed ${status}`, code: status } }));
       return;
@@ -80,12 +89,12 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
     const usage = { prompt_tokens: 10, completion_tokens: tokens };
     if (body.stream === false) {
       await sleep(firstTokenMs + gapMs * Math.max(0, tokens - 1));
-      res.writeHead(200, JSON_HEADERS).end(chatCompletionBody('x '.repeat(tokens).trim(), usage));
+      res.writeHead(200, JSON_HEADERS).end(chatCompletionBody(pieces?.join('') ?? 'x '.repeat(tokens).trim(), usage));
       generatedTokens += tokens;
       return;
     }
     res.writeHead(200, SSE_HEADERS);
-    const events = chatStreamEvents({ pieces: Array.from({ length: tokens }, (_, i) => `t${i} `), usage, finishReason: 'length' });
+    const events = chatStreamEvents({ pieces: pieces ?? Array.from({ length: tokens }, (_, i) => `t${i} `), usage, finishReason: 'length' });
     const [role, ...rest] = events;
     res.write(role ?? '');
     for (const [i, event] of rest.entries()) {
@@ -125,19 +134,21 @@ export async function startRunnerServer(answer: (index: number) => Answer = () =
     res.on('finish', () => leave(true));
     res.on('close', () => leave(false));
     void readBody(req).then((text) => {
-      let body: { stream?: boolean } = {};
+      let body: Record<string, unknown> = {};
       try {
-        body = JSON.parse(text) as { stream?: boolean };
+        body = JSON.parse(text) as Record<string, unknown>;
       } catch {
         // an unreadable body is answered as a stream
       }
-      return respond(res, body, answer(index));
+      bodies[index] = body;
+      return respond(res, body, answer(index, body));
     });
   });
   const { baseUrl, close } = await listenOnLoopback(server);
   return {
     baseUrl,
     arrivals,
+    bodies,
     get completed() {
       return completed;
     },

@@ -14,7 +14,7 @@ test('defaults fill a minimal run config', () => {
   const c = RunConfigSchema.parse({ endpoint: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' }, limits: { requests: 3 } });
   assert.equal(c.endpoint.api, 'chat');
   assert.equal(c.request.stream, true);
-  assert.deepEqual(c.workload, { kind: 'synthetic', inputTokens: 512, outputTokens: 128, sharedPrefixTokens: 0 });
+  assert.deepEqual(c.workload, { kind: 'synthetic', inputTokens: 512, outputTokens: 128, sharedPrefixTokens: 0, prefixCount: 1 });
   assert.equal(c.profile.kind, 'synchronous');
 });
 

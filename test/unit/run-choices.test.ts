@@ -18,7 +18,7 @@ const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };
 
 test('every preset with the default settings is a valid run configuration of its kind', () => {
   const all = presets(PresetSettingsSchema.parse({}));
-  assert.deepEqual(all.map((p) => p.id), ['quick', 'concurrency', 'rate', 'throughput', 'sweep']);
+  assert.deepEqual(all.map((p) => p.id), ['quick', 'concurrency', 'rate', 'ramp', 'throughput', 'sweep']);
   for (const preset of all) {
     const parsed = RunConfigSchema.safeParse({ ...preset.config, endpoint });
     assert.ok(parsed.success, `${preset.id}: ${JSON.stringify(parsed.error?.issues)}`);
@@ -27,7 +27,9 @@ test('every preset with the default settings is a valid run configuration of its
   const concurrency = RunConfigSchema.parse({ ...all[1]!.config, endpoint });
   assert.deepEqual(concurrency.profile, { kind: 'concurrency', levels: [1, 2, 4, 8, 16, 32, 64] });
   assert.equal(concurrency.limits.requests, 100);
-  const sweep = RunConfigSchema.parse({ ...all[4]!.config, endpoint });
+  const ramp = RunConfigSchema.parse({ ...all[3]!.config, endpoint });
+  assert.deepEqual(ramp.profile, { kind: 'rate', ramp: { strategy: 'linear', startRate: 1, endRate: 16 }, arrival: 'poisson', burstiness: 1 });
+  const sweep = RunConfigSchema.parse({ ...all[5]!.config, endpoint });
   assert.equal(sweep.profile.kind === 'sweep' && sweep.profile.rateCount, 8);
 });
 
@@ -37,6 +39,9 @@ test('preset settings shape the presets', () => {
   assert.deepEqual(concurrency?.config.limits, { requests: 7, warmup: 2 });
   assert.match(rate?.detail ?? '', /0\.5 req\/s/);
   assert.equal(PresetSettingsSchema.safeParse({ concurrencyLevels: [0] }).success, false);
+  const [quick] = presets(PresetSettingsSchema.parse({ inputTokens: 1024, inputTokensRange: 0.8, sharedPrefixTokens: 256, prefixCount: 4 }));
+  assert.deepEqual(quick?.config.workload, { kind: 'synthetic', inputTokens: { mean: 1024, rangeRatio: 0.8 }, outputTokens: 128, sharedPrefixTokens: 256, prefixCount: 4 });
+  assert.equal(PresetSettingsSchema.safeParse({ outputTokensRange: 1 }).success, false);
 });
 
 test('endpoint settings: valid entries are kept, each invalid one is named by position and field', () => {

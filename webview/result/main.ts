@@ -6,7 +6,7 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/result';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, errorSection, notesSection, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
+import { type ChartBoard, errorSection, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
 import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
@@ -41,6 +41,13 @@ startPage((message, { app, board, post, addBoard }) => {
         button('Copy Table as Markdown', () => post({ type: 'markdown', action: 'copy' }), 'secondary', 'copy-markdown'),
         button('Save Table as Markdown...', () => post({ type: 'markdown', action: 'save' }), 'secondary', 'save-markdown'),
       ]),
+      ...(view.repeats
+        ? [
+            el('h2', { text: 'Across repeats' }),
+            el('p', { className: 'muted', text: "Each figure is the mean over the run's repeats of its step, ± the half-width of its 95% confidence interval (Student's t)." }),
+            repeatTableElement(view.repeats),
+          ]
+        : []),
       el('h2', { text: 'Steps' }),
       table,
       hasCharts ? el('h2', { text: 'Charts' }) : null,

@@ -2,7 +2,7 @@
  * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
  * without a browser (test/unit/webview-result*.test.ts).
  */
-import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
 import { NOT_AVAILABLE } from '../../src/report/units';
@@ -70,7 +70,7 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
   return {
     groups,
     rows: rows.map((row) => [
-      row.partial ? `${row.name} (partial)` : row.name,
+      `${row.name}${row.repeat !== undefined ? ` #${row.repeat + 1}` : ''}${row.partial ? ' (partial)' : ''}`,
       formatMetric('requestsPerSecond', row.requestsPerSecond),
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
       ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),
@@ -154,15 +154,39 @@ function verdictDetail(cell: DeltaCell): string {
   return `${VERDICT_WORDS[cell.verdict]}${interval}`;
 }
 
+/** Column heads for figures of a step (a metric, and its statistic for per-request ones). */
+function figureColumns(heads: { metric: MetricKey; statistic?: 'p50' | 'p99' | undefined }[]): { label: string; definition: string }[] {
+  return heads.map(({ metric, statistic }) => {
+    const m = METRICS[metric];
+    const stat = statistic ? ` ${statistic}` : m.unit === 'ms' ? ' p50' : '';
+    return { label: `${m.label}${stat}`, definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.` };
+  });
+}
+
+export interface RepeatTable {
+  columns: { label: string; definition: string }[];
+  /** Each cell: the mean, and `± half-width` (or how many repeats had the figure, when too few for an interval). */
+  rows: { step: string; cells: { mean: string; spread: string }[] }[];
+}
+
+/** Each step name across the run's repeats: every figure as mean ± the half-width of its 95% interval. */
+export function repeatTable(repeats: RepeatRow[]): RepeatTable {
+  return {
+    columns: figureColumns(repeats[0]?.cells ?? []),
+    rows: repeats.map((row) => ({
+      step: `${row.name} (${row.repeats} repeats)`,
+      cells: row.cells.map((cell) => ({
+        mean: cell.mean === null ? NOT_AVAILABLE : formatMetric(cell.metric, cell.mean),
+        spread: cell.mean === null ? '' : cell.halfWidth === null ? `n=${cell.n}` : `± ${formatMetric(cell.metric, cell.halfWidth)}`,
+      })),
+    })),
+  };
+}
+
 /** B against A for each paired step: B's value and its change in percent, coloured by verdict. */
 export function deltaTable(deltas: DeltaRow[]): DeltaTable {
-  const heads = deltas[0]?.cells ?? [];
   return {
-    columns: heads.map(({ metric, statistic }) => {
-      const m = METRICS[metric];
-      const stat = statistic ? ` ${statistic}` : m.unit === 'ms' ? ' p50' : '';
-      return { label: `${m.label}${stat}`, definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.` };
-    }),
+    columns: figureColumns(deltas[0]?.cells ?? []),
     rows: deltas.map((row) => ({
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
       cells: row.cells.map((cell) => ({

@@ -2,14 +2,14 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import { DEFAULT_TABLE_COLUMNS, type DeltaRow, type RunSummary, type ServerSection, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type DeltaRow, type RepeatRow, type RunSummary, type ServerSection, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
 import type { ChartSpec } from '../../src/views/chart-spec';
 import { badge, button } from '../shared/toolkit';
-import { chartSpec, deltaTable, stepTable, summaryItems } from './model';
+import { chartSpec, deltaTable, repeatTable, stepTable, summaryItems } from './model';
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
 const COMPACT_ITEMS = new Set(['Model', 'Endpoint', 'Status', 'Imported from']);
@@ -103,6 +103,22 @@ export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAUL
     el('div', { className: 'table-scroll' }, [
       el('table', { className: 'data-table step-table sticky-first' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)]),
     ]),
+  ]);
+}
+
+/** The figures of each step name across the run's repeats, mean ± 95% interval. */
+export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
+  const table = repeatTable(repeats);
+  const head = el('tr', {}, [
+    el('th', { attrs: { scope: 'col' }, text: 'Step' }),
+    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' }, text: c.label })),
+  ]);
+  // The interval goes under its mean: a row of ten figures fits 1000 px.
+  const body = table.rows.map((row) =>
+    el('tr', {}, [el('th', { attrs: { scope: 'row' }, text: row.step }), ...row.cells.map((cell) => el('td', { className: 'num' }, [cell.mean, el('span', { className: 'unit', text: cell.spread })]))]),
+  );
+  return el('div', { className: 'table-scroll', attrs: { id: 'repeat-table' } }, [
+    el('table', { className: 'data-table repeat-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
   ]);
 }
 

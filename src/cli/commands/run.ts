@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, DatasetFormatSchema, ProfileConfigSchema, type RunConfig } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
@@ -38,12 +38,19 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--rate': { kind: 'string' },
   '--arrival': { kind: 'string' },
   '--burstiness': { kind: 'string' },
+  '--ramp-up': { kind: 'string' },
+  '--ramp-start-rate': { kind: 'string' },
+  '--ramp-end-rate': { kind: 'string' },
   '--requests': { kind: 'string' },
   '--duration': { kind: 'string' },
   '--warmup': { kind: 'string' },
   '--max-errors': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
   '--output-tokens': { kind: 'string' },
+  '--input-tokens-range': { kind: 'string' },
+  '--output-tokens-range': { kind: 'string' },
+  '--prefix-tokens': { kind: 'string' },
+  '--prefix-count': { kind: 'string' },
   '--dataset': { kind: 'string' },
   '--dataset-format': { kind: 'string' },
   '--tokenizer': { kind: 'string' },
@@ -56,6 +63,12 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--seed': { kind: 'string' },
   '--server-metrics': { kind: 'string' },
   '--server-metrics-interval': { kind: 'string' },
+  '--repeat': { kind: 'string' },
+  '--turns': { kind: 'string' },
+  '--think-time': { kind: 'string' },
+  '--concurrency-unit': { kind: 'string' },
+  '--multi-turn': { kind: 'boolean' },
+  '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
@@ -87,15 +100,29 @@ Load (each value of a list is a step)
                          the synchronous and throughput steps (default 8)
   --arrival KIND         constant | poisson | gamma (rate default poisson, sweep default constant)
   --burstiness X         gamma shape: 1 is Poisson, below 1 burstier (implies --arrival gamma)
+  --ramp-up linear|exponential  instead of --rate: one step whose target rate moves from
+                         --ramp-start-rate X to --ramp-end-rate Y req/s over its --requests
+                         (vLLM's --ramp-up-strategy; implies --profile rate)
   --requests N           measured requests per step
   --duration SEC         seconds per step (with --requests, whichever ends first)
   --warmup N             requests per step sent first and left out of the statistics
   --max-errors N         end a step after N failed requests
   --seed N               seed for prompts and arrival times (default 42)
+  --repeat N             run the whole profile N times into one file; views show each figure
+                         as a mean with its 95% confidence interval across the repeats
+  --repeat-pause-sec S   seconds to wait between repeats (default 0)
 
 Workload
   --input-tokens N       synthetic prompt length in tokens (default 512)
-  --output-tokens N      max_tokens per request (default 128)
+  --output-tokens N      max_tokens per request (default 128); with --dataset, 'reply' takes
+                         each one from the reply recorded after the prompt (sharegpt), and drops
+                         pairs as vLLM does: prompt or reply under 4 tokens, prompt over 1024,
+                         both over 2048
+  --input-tokens-range R draw each prompt length uniformly from [N*(1-R), N*(1+R)] around
+                         --input-tokens N, 0 <= R < 1 (vLLM's --random-range-ratio)
+  --output-tokens-range R  the same for --output-tokens
+  --prefix-tokens N      every synthetic prompt opens with a shared prefix of N tokens
+  --prefix-count K       K distinct shared prefixes, used in turn (default 1)
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
@@ -104,6 +131,13 @@ Server metrics (docs/server-metrics.md)
   --server-metrics URL|off        the server's Prometheus metrics to scrape during the run
                                  (default: the server root of --url plus /metrics; off: none)
   --server-metrics-interval MS   milliseconds between two scrapes (default 1000, at least 100)
+Conversations (multi-turn sessions; each turn resends the history with the replies received)
+  --turns N              synthetic sessions of N turns, each turn --input-tokens long; with
+                         --dataset, at most N user turns of each conversation
+  --multi-turn           sessions from a --dataset's conversations (sharegpt, jsonl messages)
+  --think-time MS        the user's pause between a reply and the next turn (default 0)
+  --concurrency-unit U   sessions (default: --concurrency counts open sessions) or requests
+                         (requests in flight; a thinking session leaves its slot to another)
 
 Output
   --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
@@ -131,20 +165,28 @@ const RULES = {
   maxErrors: { integer: true, min: 1, hint: 'a number of failed requests like --max-errors 10' },
   inputTokens: { integer: true, min: 1, hint: 'prompt tokens like --input-tokens 512' },
   outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
+  rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
+  prefixTokens: { integer: true, min: 0, hint: 'shared prefix tokens like --prefix-tokens 256' },
+  prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
   serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
+  repeat: { integer: true, min: 1, hint: 'a number of repeats like --repeat 5' },
+  turns: { integer: true, min: 1, hint: 'turns per session like --turns 4' },
+  thinkTime: { integer: true, min: 0, hint: 'milliseconds like --think-time 500' },
+  repeatPause: { min: 0, hint: 'seconds between repeats like --repeat-pause-sec 30' },
   slo: { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' },
 } satisfies Record<string, NumberRule>;
 
 type ProfileKind = z.infer<typeof ProfileConfigSchema>['kind'];
 const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep'] as const;
 const OUTPUT_FORMATS = ['table', 'vllm'] as const;
+const RAMP_FLAGS = ['--ramp-up', '--ramp-start-rate', '--ramp-end-rate'] as const;
 /** The load flags each profile kind understands (the rest are refused, not silently ignored). */
 const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
   synchronous: [],
   concurrency: ['--concurrency'],
-  rate: ['--rate', '--arrival', '--burstiness', '--concurrency'],
+  rate: ['--rate', '--arrival', '--burstiness', '--concurrency', ...RAMP_FLAGS],
   throughput: ['--concurrency'],
   sweep: ['--rate', '--arrival', '--burstiness'],
   schedule: ['--concurrency'],
@@ -162,8 +204,12 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['request.stream', '--stream'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
+  ['workload.inputTokens.rangeRatio', '--input-tokens-range'],
+  ['workload.outputTokens.rangeRatio', '--output-tokens-range'],
   ['workload.inputTokens', '--input-tokens'],
   ['workload.outputTokens', '--output-tokens'],
+  ['workload.sharedPrefixTokens', '--prefix-tokens'],
+  ['workload.prefixCount', '--prefix-count'],
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
@@ -174,6 +220,10 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['profile.rateCount', '--rate'],
   ['profile.arrival', '--arrival'],
   ['profile.burstiness', '--burstiness'],
+  ['profile.ramp.strategy', '--ramp-up'],
+  ['profile.ramp.startRate', '--ramp-start-rate'],
+  ['profile.ramp.endRate', '--ramp-end-rate'],
+  ['profile.ramp', '--ramp-up'],
   ['limits.requests', '--requests'],
   ['limits.durationSec', '--duration'],
   ['limits.warmup', '--warmup'],
@@ -184,6 +234,12 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['seed', '--seed'],
   ['serverMetrics.url', '--server-metrics'],
   ['serverMetrics.intervalMs', '--server-metrics-interval'],
+  ['repeat.count', '--repeat'],
+  ['sessions.turns', '--turns'],
+  ['sessions.thinkTimeMs', '--think-time'],
+  ['sessions.concurrencyUnit', '--concurrency-unit'],
+  ['sessions', '--turns or --multi-turn'],
+  ['repeat.pauseSec', '--repeat-pause-sec'],
 ];
 
 /** The flag that sets a config field, for messages about it. */
@@ -334,6 +390,21 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (seed !== undefined) settings.seed = seed;
   put('serverMetrics', 'url', flags.get('--server-metrics'));
   put('serverMetrics', 'intervalMs', number('--server-metrics-interval', RULES.serverMetricsInterval));
+  const repeatPauseSec = number('--repeat-pause-sec', RULES.repeatPause);
+  const fileRepeat = isPlainObject(fileSettings?.repeat) ? fileSettings.repeat : undefined;
+  if (repeatPauseSec !== undefined && !flags.has('--repeat') && fileRepeat === undefined) throw new UsageError('--repeat-pause-sec needs --repeat N: the pause is between repeats');
+  put('repeat', 'count', number('--repeat', RULES.repeat));
+  const sessionFlags = ['--turns', '--think-time', '--concurrency-unit'].filter((flag) => flags.has(flag));
+  if (flags.has('--multi-turn') || sessionFlags.length > 0) {
+    const fileSessions = isPlainObject(fileSettings?.sessions);
+    if (!flags.has('--multi-turn') && !flags.has('--turns') && !fileSessions) throw new UsageError(`${sessionFlags[0]} applies to sessions: add --turns N (synthetic) or --multi-turn (a --dataset's conversations)`);
+    settings.sessions = {};
+    put('sessions', 'turns', number('--turns', RULES.turns));
+    put('sessions', 'thinkTimeMs', number('--think-time', RULES.thinkTime));
+    const unit = flags.get('--concurrency-unit');
+    if (unit !== undefined) put('sessions', 'concurrencyUnit', parseChoice('--concurrency-unit', unit, ConcurrencyUnitSchema.options));
+  }
+  put('repeat', 'pauseSec', repeatPauseSec);
   return settings;
 }
 
@@ -377,11 +448,16 @@ function workloadFromFlags(
   const fileWorkload = isPlainObject(fileSettings?.workload) ? fileSettings.workload : undefined;
   const dataset = flags.get('--dataset');
   const kind = dataset !== undefined ? 'dataset' : (fileWorkload?.kind ?? 'synthetic');
-  const inputTokens = number('--input-tokens', RULES.inputTokens);
-  const outputTokens = number('--output-tokens', RULES.outputTokens);
+  const inputTokens = withRange(fileWorkload?.inputTokens, number('--input-tokens', RULES.inputTokens), number('--input-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.inputTokens : undefined, '--input-tokens');
+  const byReply = flags.get('--output-tokens') === REPLY;
+  if (byReply && kind !== 'dataset') throw new UsageError(`--output-tokens ${REPLY} takes each request's length from the reply recorded in a --dataset file (sharegpt); synthetic prompts have none`);
+  if (byReply && flags.has('--output-tokens-range')) throw new UsageError(`--output-tokens-range does not apply to --output-tokens ${REPLY}: the recorded replies set the lengths`);
+  const outputTokens = byReply ? REPLY : withRange(fileWorkload?.outputTokens, number('--output-tokens', RULES.outputTokens), number('--output-tokens-range', RULES.rangeRatio), kind === 'synthetic' ? SYNTHETIC_DEFAULTS.outputTokens : undefined, '--output-tokens');
   const formatText = flags.get('--dataset-format');
-  if (kind === 'dataset' && inputTokens !== undefined) {
-    throw new UsageError('--input-tokens does not apply with --dataset: prompts come from the file (filter them with minPromptTokens/maxPromptTokens in --config)');
+  if (kind === 'dataset') {
+    for (const flag of ['--input-tokens', '--input-tokens-range', '--prefix-tokens', '--prefix-count']) {
+      if (flags.has(flag)) throw new UsageError(`${flag} does not apply with --dataset: prompts come from the file (filter them with minPromptTokens/maxPromptTokens in --config)`);
+    }
   }
   if (kind !== 'dataset' && formatText !== undefined) throw new UsageError('--dataset-format needs --dataset FILE');
   const workload: Settings = {};
@@ -389,8 +465,34 @@ function workloadFromFlags(
   if (formatText !== undefined) workload.format = parseChoice('--dataset-format', formatText, DatasetFormatSchema.options);
   if (inputTokens !== undefined) workload.inputTokens = inputTokens;
   if (outputTokens !== undefined) workload.outputTokens = outputTokens;
+  const prefixTokens = number('--prefix-tokens', RULES.prefixTokens);
+  const prefixCount = number('--prefix-count', RULES.prefixCount);
+  if (prefixCount !== undefined && prefixTokens === undefined && !(Number(fileWorkload?.sharedPrefixTokens) > 0)) {
+    throw new UsageError('--prefix-count needs --prefix-tokens N: the length of each shared prefix');
+  }
+  if (prefixTokens !== undefined) workload.sharedPrefixTokens = prefixTokens;
+  if (prefixCount !== undefined) workload.prefixCount = prefixCount;
   if (Object.keys(workload).length === 0) return undefined;
   return { kind, ...workload };
+}
+
+/** `--output-tokens reply`: each request's max_tokens is its recorded reply's length (ShareGPT, vLLM's way). */
+const REPLY = 'reply';
+
+/** The synthetic workload's defaults, the mean a range flag draws around when no length is given. */
+const SYNTHETIC_DEFAULTS = WorkloadConfigSchema.parse({ kind: 'synthetic' }) as { inputTokens: number; outputTokens: number };
+
+/**
+ * A token count from a length flag and its range flag: `{mean, rangeRatio}` around the flag's
+ * length, else the config file's fixed length, else `fallback`. A range needs a fixed mean to draw around.
+ */
+function withRange(fromFile: unknown, count: number | undefined, ratio: number | undefined, fallback: number | undefined, flag: string): Settings | number | undefined {
+  if (ratio === undefined) return count;
+  if (ratio >= 1) throw new UsageError(`${flag}-range: '${ratio}' must be below 1; give ${RULES.rangeRatio.hint}`);
+  const fileMean = typeof fromFile === 'number' ? fromFile : isPlainObject(fromFile) && typeof fromFile.mean === 'number' && Number.isInteger(fromFile.mean) ? fromFile.mean : undefined;
+  const mean = count ?? fileMean ?? fallback;
+  if (mean === undefined) throw new UsageError(`${flag}-range needs ${flag} N: the mean length to draw around`);
+  return { mean, rangeRatio: ratio };
 }
 
 /**
@@ -405,15 +507,15 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     given !== undefined
       ? parseChoice('--profile', given, PROFILE_KINDS)
       : (fileKind as ProfileKind | undefined) ??
-        (flags.has('--rate') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
+        (flags.has('--rate') || flags.has('--ramp-up') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
   if (kind === undefined) {
-    for (const flag of ['--arrival', '--burstiness']) {
+    for (const flag of ['--arrival', '--burstiness', ...RAMP_FLAGS]) {
       if (flags.has(flag)) throw new UsageError(`${flag} applies to --profile rate or sweep; add --profile rate --rate R`);
     }
     return undefined;
   }
 
-  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness']) {
+  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness', ...RAMP_FLAGS]) {
     if (flags.has(flag) && !PROFILE_FLAGS[kind].includes(flag)) {
       throw new UsageError(`${flag} does not apply to --profile ${kind}${kind === 'synchronous' ? ' (one request at a time)' : ''}`);
     }
@@ -430,6 +532,11 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     if (kind === 'sweep') profile.rateCount = parseNumber('--rate', rate, RULES.sweepRateCount);
     else profile.rates = parseNumberList('--rate', rate, RULES.rate);
   }
+  const ramp = rampFromFlags(flags);
+  if (ramp !== undefined) {
+    if (rate !== undefined) throw new UsageError('--rate and --ramp-up both set the rate: give --rate for steps at fixed rates, or --ramp-up with --ramp-start-rate and --ramp-end-rate for one ramp');
+    profile.ramp = ramp;
+  }
   const arrival = flags.get('--arrival');
   if (arrival !== undefined) profile.arrival = parseChoice('--arrival', arrival, ArrivalSchema.options);
   const burstiness = flags.get('--burstiness');
@@ -441,6 +548,21 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     profile.arrival = 'gamma';
   }
   return profile;
+}
+
+/** `--ramp-up S --ramp-start-rate X --ramp-end-rate Y`, all three or none. */
+function rampFromFlags(flags: ParsedFlags): Settings | undefined {
+  const strategy = flags.get('--ramp-up');
+  if (strategy === undefined) {
+    for (const flag of ['--ramp-start-rate', '--ramp-end-rate']) if (flags.has(flag)) throw new UsageError(`${flag} needs --ramp-up linear|exponential`);
+    return undefined;
+  }
+  const rates = ['--ramp-start-rate', '--ramp-end-rate'].map((flag) => {
+    const text = flags.get(flag);
+    if (text === undefined) throw new UsageError(`--ramp-up needs --ramp-start-rate X and --ramp-end-rate Y (requests per second)`);
+    return parseNumber(flag, text, RULES.rate);
+  });
+  return { strategy: parseChoice('--ramp-up', strategy, RampStrategySchema.options), startRate: rates[0], endRate: rates[1] };
 }
 
 /** --out FILE, or a file named for the run inside --out DIR or ./benchmarks; its folder is created. */

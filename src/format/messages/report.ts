@@ -57,6 +57,8 @@ export const RankingRowSchema = z.object({
   load: nullableNumber,
   requestsPerSecond: nullableNumber,
   outputTokensPerSecond: nullableNumber,
+  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
+  outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
   tpotMs: nullableNumber,
   latencyMs: nullableNumber,

@@ -56,6 +56,8 @@ const nullableStats = StatsSchema.nullable();
 
 export const StepRowSchema = z.object({
   name: z.string(),
+  /** Which repeat of the profile the step was, in a run that repeats it. */
+  repeat: z.number().int().nonnegative().optional(),
   /** Position on the charts' x axis (concurrency or achieved rate); null when unknown. */
   x: z.number().nullable(),
   /** Summarised from the requests recorded so far: the step did not finish. */
@@ -128,11 +130,26 @@ export const ServerSectionSchema = z.object({
   notes: z.array(z.string()),
 });
 export type ServerSection = z.infer<typeof ServerSectionSchema>;
+/** One figure across a run's repeats: the mean and the half-width of its 95% Student's t interval (null with one repeat). */
+export const RepeatCellSchema = z.object({
+  metric: MetricKeySchema,
+  statistic: z.enum(['p50', 'p99']).optional(),
+  n: z.number().int().nonnegative(),
+  mean: z.number().nullable(),
+  halfWidth: z.number().nullable(),
+});
+export type RepeatCell = z.infer<typeof RepeatCellSchema>;
+
+/** A step name's figures across the repeats of a run (src/views/repeats.ts). */
+export const RepeatRowSchema = z.object({ name: z.string(), repeats: z.number().int().positive(), cells: z.array(RepeatCellSchema) });
+export type RepeatRow = z.infer<typeof RepeatRowSchema>;
 
 export const ResultViewSchema = z.object({
   summary: RunSummarySchema,
   xAxis: XAxisSchema,
   rows: z.array(StepRowSchema),
+  /** For a run that repeated its profile: each step name's figures across the repeats. */
+  repeats: z.array(RepeatRowSchema).optional(),
   charts: z.array(ViewChartSchema),
   /** Things a reader should know (partial steps, imported metrics that differ). */
   notes: z.array(z.string()),

@@ -1,0 +1,52 @@
+// The views this project's workload shapes add, as a user sees them: the Rate ramp preset run twice
+// over (repeatCount 2) in three-turn sessions on the simulator. The live panel draws the ramp's
+// target rate against the achieved one; the result editor shows the Across repeats table (mean ±
+// 95% interval) and TTFT by turn. Each at 1000x700 and 1280x800 in dark, light and high-contrast
+// themes, nothing cut off; screenshots in .test-artifacts/gallery-<view>-<theme>-<width>.png.
+import type { Frame } from 'playwright-core';
+import { findWebview, scenario, waitForText } from './harness';
+import { shootAtEachSize, THEMES } from './harness/layout';
+import { LIVE_TITLE, liveTab, startSimulatorRun } from './harness/live-run';
+
+/** The Across repeats table fits the view without scrolling sideways. */
+async function repeatTableFits(view: Frame): Promise<boolean> {
+  return view.locator('#repeat-table').evaluate((box: HTMLElement) => box.scrollWidth <= box.clientWidth + 1);
+}
+
+for (const [theme, themeName] of Object.entries(THEMES)) {
+  scenario(
+    `workload gallery in the ${theme} theme: a repeated rate ramp of sessions in the live panel and the result editor`,
+    async ({ page }) => {
+      await startSimulatorRun(page, 'Rate ramp');
+      const result = () => findWebview(page, { title: 'llmbench.json', text: 'Across repeats', timeoutMs: 120_000 });
+      await waitForText(await result(), 'Finished');
+      await waitForText(await result(), 'TTFT by turn');
+      await shootAtEachSize(page, result, `workloads-result-${theme}`, async (frame) => {
+        if (!(await repeatTableFits(frame))) throw new Error(`the Across repeats table does not fit at ${page.viewportSize()?.width} px`);
+      });
+      await liveTab(page).click();
+      const live = () => findWebview(page, { title: LIVE_TITLE, text: 'Finished (complete)', timeoutMs: 30_000 });
+      await shootAtEachSize(page, live, `workloads-live-${theme}`);
+    },
+    {
+      timeoutMs: 240_000,
+      workspace: {
+        settings: {
+          'workbench.colorTheme': themeName,
+          'llmBench.simulator.preset': 'tiny',
+          'llmBench.requestsPerStep': 60,
+          'llmBench.warmupRequests': 0,
+          'llmBench.inputTokens': 64,
+          'llmBench.outputTokens': 32,
+          'llmBench.rampStrategy': 'linear',
+          'llmBench.rampStartRate': 5,
+          'llmBench.rampEndRate': 40,
+          'llmBench.repeatCount': 2,
+          'llmBench.repeatPauseSec': 1,
+          'llmBench.sessionTurns': 3,
+          'llmBench.thinkTimeMs': 50,
+        },
+      },
+    },
+  );
+}

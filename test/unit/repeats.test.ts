@@ -1,0 +1,147 @@
+// Repeated runs (--repeat N): the Student's t arithmetic against values worked out by hand, the
+// runner's repeat steps against a loopback server, and how the result, compare and report views
+// aggregate repeats by step name and judge noise by the intervals.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { forReading } from '../../src/engine/read-result';
+import { runBenchmark } from '../../src/engine/runner';
+import { RunConfigSchema } from '../../src/format/config';
+import { RunEventSchema, type RunEvent } from '../../src/format/events';
+import { ResultDocumentSchema, type ResultDocument } from '../../src/format/result';
+import { buildCompareView } from '../../src/views/compare';
+import { hasRepeats, meanInterval, overlapDifference, tQuantile975 } from '../../src/views/repeats';
+import { buildReportModel, rankingRows } from '../../src/views/report';
+import { buildResultView } from '../../src/views/result';
+import { repeatTable, stepTable } from '../../webview/result/model';
+import { makeDocument, type StepShape } from '../helpers/result-documents';
+import { startRunnerServer } from '../helpers/runner-server';
+
+const near = (actual: number | null | undefined, expected: number, tolerance: number) =>
+  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected} ± ${tolerance}`);
+
+test('t(0.975, df): the table\'s values, and the expansion beyond 30 degrees of freedom within 1e-3 of the tables', () => {
+  // Student's t tables (two-sided 95%).
+  for (const [df, t] of [[1, 12.7062], [2, 4.3027], [4, 2.7764], [9, 2.2622], [19, 2.093], [30, 2.0423]] as const) near(tQuantile975(df), t, 1e-4);
+  for (const [df, t] of [[31, 2.0395], [40, 2.0211], [60, 2.0003], [120, 1.9799], [1000, 1.9623]] as const) near(tQuantile975(df), t, 1e-3);
+  assert.ok(tQuantile975(31) < tQuantile975(30), 'decreasing across the table\'s end');
+  assert.throws(() => tQuantile975(0), /at least 1/);
+});
+
+test('mean and 95% interval across repeats, worked by hand', () => {
+  // 10, 12, 14: mean 12, s = 2, half-width 4.3027 * 2 / sqrt(3) = 4.9683.
+  const three = meanInterval([10, 12, 14]);
+  near(three?.mean, 12, 1e-12);
+  near(three?.halfWidth, 4.9683, 1e-4);
+  // 1..5: mean 3, s = sqrt(2.5) = 1.5811, half-width 2.7764 * 1.5811 / sqrt(5) = 1.9632.
+  near(meanInterval([1, 2, 3, 4, 5])?.halfWidth, 1.9632, 1e-4);
+  // Identical repeats: no spread, a zero-width interval. One repeat: no interval at all.
+  assert.deepEqual(meanInterval([7, 7]), { n: 2, mean: 7, halfWidth: 0 });
+  assert.deepEqual(meanInterval([7]), { n: 1, mean: 7, halfWidth: null });
+  assert.equal(meanInterval([]), null);
+  // 12 ± 4.97 and 20 ± 1: [7.03, 16.97] and [19, 21] do not overlap; the difference's interval is above zero.
+  const apart = overlapDifference(three!, { n: 3, mean: 20, halfWidth: 1 });
+  near(apart?.[0], 19 - 16.9683, 1e-4);
+  assert.ok((apart?.[0] ?? 0) > 0);
+  const overlapping = overlapDifference(three!, { n: 3, mean: 16, halfWidth: 1 });
+  assert.ok((overlapping?.[0] ?? 0) < 0 && (overlapping?.[1] ?? 0) > 0, 'overlapping intervals span zero');
+});
+
+test('--repeat: each repeat of the profile is its own step with its repeat index, in one file, with the pause between repeats', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 2 }));
+  t.after(() => server.close());
+  const config = RunConfigSchema.parse({
+    endpoint: { baseUrl: server.baseUrl, model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
+    profile: { kind: 'concurrency', levels: [1, 2] },
+    limits: { requests: 4 },
+    repeat: { count: 3, pauseSec: 0.3 },
+  });
+  const events: RunEvent[] = [];
+  const doc = ResultDocumentSchema.parse(await runBenchmark(config, { onEvent: (e) => events.push(RunEventSchema.parse(e)) }));
+  assert.equal(doc.status, 'complete');
+  assert.deepEqual(doc.steps.map((s) => [s.name, s.repeat]), [
+    ['concurrency@1', 0], ['concurrency@2', 0],
+    ['concurrency@1', 1], ['concurrency@2', 1],
+    ['concurrency@1', 2], ['concurrency@2', 2],
+  ]);
+  assert.equal(server.arrivals.length, 24);
+  assert.deepEqual(events.flatMap((e) => (e.type === 'step-start' ? [e.repeat] : [])), [0, 0, 1, 1, 2, 2]);
+  // The pause: the first request of a repeat arrives at least 0.3 s after the last of the one before.
+  for (const at of [8, 16]) {
+    const gap = (server.arrivals[at] ?? 0) - (server.arrivals[at - 1] ?? 0);
+    assert.ok(gap >= 295, `gap before request ${at}: ${gap.toFixed(0)} ms`);
+  }
+  assert.ok(hasRepeats(doc.steps));
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  assert.deepEqual(view.repeats?.map((r) => [r.name, r.repeats]), [['concurrency@1', 3], ['concurrency@2', 3]]);
+  assert.equal(view.repeats?.[0]?.cells[0]?.n, 3);
+});
+
+const shape = (name: string, concurrency: number, ttftMs: number, requests = 20): StepShape => ({ name, profile: { kind: 'concurrency', concurrency }, requests, ttftMs, gapMs: 10, chunks: 8 });
+
+/** A run of `repeatTtfts.length` repeats of concurrency@4, repeat r with its TTFT. */
+function repeatedRun(repeatTtfts: number[]): ResultDocument {
+  const doc = makeDocument(repeatTtfts.map((ttft) => shape('concurrency@4', 4, ttft)));
+  doc.steps = doc.steps.map((step, repeat) => ({ ...step, repeat }));
+  doc.config = { ...doc.config, repeat: { count: repeatTtfts.length, pauseSec: 0 } };
+  return doc;
+}
+
+test('the result view aggregates repeats by step name: each figure its mean ± the t interval of the repeats\' values', () => {
+  const doc = repeatedRun([100, 110, 120]);
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  const ttftP50 = view.repeats?.[0]?.cells.find((c) => c.metric === 'ttftMs' && c.statistic === 'p50');
+  const perRepeat = view.rows.map((row) => row.ttftMs?.p50 as number);
+  const expected = meanInterval(perRepeat)!;
+  assert.equal(ttftP50?.n, 3);
+  near(ttftP50?.mean, expected.mean, 1e-9);
+  near(ttftP50?.halfWidth, expected.halfWidth!, 1e-9);
+  // The p50s are 10 ms apart: mean 110, s 10, half-width 4.3027 * 10 / sqrt(3) = 24.84 (the wobble moves them by < 1 ms).
+  near(ttftP50?.mean, 110, 1);
+  near(ttftP50?.halfWidth, 24.84, 0.5);
+  const table = repeatTable(view.repeats ?? []);
+  assert.equal(table.rows[0]?.step, 'concurrency@4 (3 repeats)');
+  assert.match(table.rows[0]?.cells[2]?.mean ?? '', /^1\d\d(\.\d)?$/);
+  assert.match(table.rows[0]?.cells[2]?.spread ?? '', /^± 2\d(\.\d)?$/);
+  assert.deepEqual(stepTable(view.rows).rows.map((r) => r[0]), ['concurrency@4 #1', 'concurrency@4 #2', 'concurrency@4 #3']);
+  // A run without repeats has no repeat table.
+  assert.equal(buildResultView(forReading(makeDocument([shape('concurrency@4', 4, 100)])), 'x').repeats, undefined);
+});
+
+test('compare with repeats on both sides: within noise when the intervals overlap, better or worse when they do not, and says so', () => {
+  const a = repeatedRun([100, 110, 120]);
+  const overlapping = buildCompareView(forReading(a), forReading(repeatedRun([105, 115, 125])), 'a', 'b');
+  const ttft = (view: typeof overlapping) => view.deltas[0]?.cells.find((c) => c.metric === 'ttftMs' && c.statistic === 'p50');
+  assert.equal(overlapping.deltas.length, 1, 'one row per step name, not per repeat');
+  assert.equal(ttft(overlapping)?.verdict, 'same');
+  assert.match(overlapping.noiseRule, /mean across repeats with its 95% Student's t interval; a difference is "within noise" when the two runs' intervals overlap/);
+  assert.match(overlapping.noiseRule, /A 3, B 3 repeats/);
+  // B clearly faster: 50-52 ms against 100-120 ms.
+  const faster = buildCompareView(forReading(a), forReading(repeatedRun([50, 51, 52])), 'a', 'b');
+  assert.equal(ttft(faster)?.verdict, 'better');
+  const [low, high] = ttft(faster)?.interval ?? [0, 0];
+  assert.ok(low < 0 && high < 0, `interval ${low}..${high} below zero`);
+  // Only one side repeated: the single-step comparison, and a note that says why.
+  const single = buildCompareView(forReading(a), forReading(makeDocument([shape('concurrency@4', 4, 50)])), 'a', 'b');
+  assert.ok(single.notes.some((n) => /Only A repeated its profile/.test(n)));
+});
+
+test('the report ranks repeated runs by their mean across repeats and ties them when the intervals overlap', () => {
+  const withThroughput = (doc: ResultDocument, rates: number[]) => {
+    doc.steps.forEach((step, i) => {
+      if (step.summary) step.summary = { ...step.summary, outputTokensPerSecond: rates[i] ?? 0 };
+    });
+    return doc;
+  };
+  const runs = [
+    { name: 'A', doc: withThroughput(repeatedRun([100, 100, 100]), [1000, 1010, 1020]) },
+    { name: 'B', doc: withThroughput(repeatedRun([100, 100, 100]), [1005, 1015, 1025]) },
+    { name: 'C', doc: withThroughput(repeatedRun([100, 100, 100]), [600, 602, 604]) },
+  ];
+  const model = buildReportModel(runs);
+  assert.deepEqual(model.ranking.map((r) => [r.name, r.rank, r.tiedWithAbove]), [['B', 1, false], ['A', 1, true], ['C', 3, false]]);
+  near(model.ranking[0]?.outputTokensPerSecond, 1015, 1e-9);
+  // s = 10 over 3 repeats: half-width 4.3027 * 10 / sqrt(3) = 24.84.
+  near(model.ranking[0]?.outputTokensPerSecondHalfWidth, 24.84, 0.01);
+  assert.match(rankingRows(model)[0]?.[6] ?? '', /±/);
+});
