@@ -178,7 +178,8 @@ export function compareServerFigures(a: ResultDocument, b: ResultDocument, pair:
 export function compareServerTable(pairs: readonly [StepFigures, StepFigures][]): TextTable {
   const columns = shownColumns(pairs.flat());
   return {
-    columns: [STEP_COLUMN, ...columns.map((c) => ({ ...c.column, unit: `${c.column.unit} A \u2192 B` }))],
+    // The heading above the table says "A \u2192 B" once; the columns keep their own units.
+    columns: [STEP_COLUMN, ...columns.map((c) => c.column)],
     rows: pairs.map(([a, b]) => [
       a.name === b.name ? a.name : `${a.name} / ${b.name}`,
       ...columns.map((column) => `${cellOf(a.figures, column)} \u2192 ${cellOf(b.figures, column)}`),

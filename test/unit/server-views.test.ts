@@ -99,7 +99,7 @@ test('serverTable and compareServerTable: formatted cells, columns no step has l
   assert.deepEqual(table.columns.map((c) => c.label), ['Step', 'Running', 'KV cache']);
   assert.deepEqual(table.rows, [['s1', '2.3 / 2.3', '50.0'], ['s2', 'n/a', 'n/a']]);
   const compared = compareServerTable([[{ name: 's1', figures: figures(1) }, { name: 's1', figures: figures(4) }], [{ name: 'a', figures: null }, { name: 'b', figures: figures(3) }]]);
-  assert.equal(compared.columns[1]?.unit, 'mean / max A \u2192 B');
+  assert.equal(compared.columns[1]?.unit, 'mean / max');
   assert.deepEqual(compared.rows, [['s1', '1 / 1 \u2192 4 / 4', '50.0 \u2192 50.0'], ['a / b', 'n/a \u2192 3 / 3', 'n/a \u2192 50.0']]);
 });
 
@@ -151,10 +151,10 @@ test("the report names the marks beside each run's knee in its ranking, the Mark
   assert.deepEqual(curve.marks, [{ kind: 'kv-cache-full', point: heavier }, { kind: 'queueing', point: heavier }]);
   assert.deepEqual(throughput.curves[1]!.marks, []);
   const markdown = formatRankingMarkdown(model);
-  assert.match(markdown, /\| Run \| Knee \| Load at the knee \| KV cache first \u2265 95% \| Requests first kept waiting \|/);
+  assert.match(markdown, /\| Run \| Knee \| Load \| KV cache first \u2265 95% \| First kept waiting \|/);
   assert.match(markdown, /\| with server \| none \| n\/a \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
   const html = renderHtmlReport(model, runs, 'Report');
-  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<\/th><th>Load at the knee<\/th><th>KV cache first \u2265 95%<\/th>/);
+  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<\/th><th>Load<\/th><th>KV cache first \u2265 95%<\/th>/);
   assert.match(html, /<td>with server<\/td><td>none<\/td><td>n\/a<\/td><td>concurrency@8 at 5\.0 s<\/td><td>concurrency@8 at 4\.0 s<\/td>/);
   assert.equal((html.match(/class="server-mark" data-kind="kv-cache-full"/g) ?? []).length, model.charts.length + 1, 'a triangle on every chart of the run');
 });
@@ -164,7 +164,7 @@ test('compare: both runs\u2019 server figures per paired step, and a note for a 
   const view = buildCompareView(forReading(withServer), forReading(withServer), 'a.llmbench.json', 'b.llmbench.json');
   assert.ok(view.server);
   assert.deepEqual(view.server.notes, []);
-  const running = column(view.server.table, 'Running', 'mean / max A \u2192 B');
+  const running = column(view.server.table, 'Running', 'mean / max');
   assert.deepEqual(running, ['0.8 / 1 \u2192 0.8 / 1', '5 / 8 \u2192 5 / 8']);
   assert.ok(view.ownCharts.some((c) => c.id === 'a-server-kv-cache') && view.ownCharts.some((c) => c.id === 'b-server-kv-cache'));
   const without = { ...withServer, serverMetrics: undefined, steps: withServer.steps.map(({ sampled: _s, ...step }) => step) };
