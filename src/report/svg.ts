@@ -91,13 +91,14 @@ export function svgLineChart(chart: ReportChart, width = 640, height = 320): str
     );
     for (const mark of curve.marks) {
       const [mx, my] = [sx(mark.point.x), sy(mark.point.y)];
-      // A triangle where the KV cache filled, a square where requests kept waiting: told apart by shape, not colour alone.
+      // A triangle above the point where the KV cache filled, a square below where requests kept waiting: told apart by shape, not colour alone.
       const shape =
         mark.kind === 'kv-cache-full'
-          ? `<path d="M${f(mx)},${f(my - 11)} l6,10 h-12 z" fill="none" stroke="${color}" stroke-width="2"/>`
-          : `<rect x="${f(mx - 5)}" y="${f(my + 6)}" width="10" height="10" fill="none" stroke="${color}" stroke-width="2"/>`;
+          ? `<path d="M${f(mx)},${f(my - 21)} l6,10 h-12 z" fill="none" stroke="${color}" stroke-width="2"/>`
+          : `<rect x="${f(mx - 5)}" y="${f(my + 10)}" width="10" height="10" fill="none" stroke="${color}" stroke-width="2"/>`;
+      // Clear of the knee's ring (radius 7), which may sit on the same point.
       const label = mark.kind === 'kv-cache-full' ? 'KV 95%' : 'queue';
-      const labelY = mark.kind === 'kv-cache-full' ? my - 14 : my + 26;
+      const labelY = mark.kind === 'kv-cache-full' ? my - 12 : my + 20;
       parts.push(`<g class="server-mark" data-kind="${mark.kind}" data-run="${curve.run}"><title>${escapeXml(`${curve.name}: ${mark.kind === 'kv-cache-full' ? 'KV cache first at 95%' : 'requests first kept waiting'} in ${mark.point.step}`)}</title>${shape}<text x="${f(mx - 9)}" y="${f(labelY)}" text-anchor="end" class="knee-label" fill="${color}">${label}</text></g>`);
     }
     if (curve.knee) {

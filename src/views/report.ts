@@ -324,7 +324,7 @@ export function rankingRows(model: ReportModel): string[][] {
 }
 
 /** The knee table's columns: each run's knee and, beside it, where its server ran out of room. */
-export const KNEE_COLUMNS = ['Run', 'Knee', 'Load at the knee', `KV cache first \u2265 ${KV_CACHE_FULL * 100}%`, 'Requests first kept waiting'];
+export const KNEE_COLUMNS = ['Run', 'Knee', 'Load', `KV cache first \u2265 ${KV_CACHE_FULL * 100}%`, 'First kept waiting'];
 
 /** What the knee table says, under it in the report view and the HTML and Markdown exports. */
 export const SERVER_MARKS_NOTE =

@@ -151,7 +151,8 @@ const present = (figures: StepServerFigures | null | undefined, key: FigureKey):
 const shownColumns = (steps: readonly StepFigures[]) => FIGURE_COLUMNS.filter(({ keys }) => steps.some((s) => keys.some((key) => present(s.figures, key))));
 
 const cellOf = (figures: StepServerFigures | null, { keys, format }: FigureColumn): string =>
-  keys.some((key) => present(figures, key)) ? keys.map((key) => (present(figures, key) ? format(figures![key]!) : NOT_AVAILABLE)).join(' / ') : NOT_AVAILABLE;
+  // Joined by no-break spaces: a narrow cell wraps between runs (at " \u2192 "), never inside one's figures.
+  keys.some((key) => present(figures, key)) ? keys.map((key) => (present(figures, key) ? format(figures![key]!) : NOT_AVAILABLE)).join('\u00a0/\u00a0') : NOT_AVAILABLE;
 
 /** One row a step: its server figures, in the columns some step has. */
 export function serverTable(steps: readonly StepFigures[]): TextTable {
@@ -178,7 +179,8 @@ export function compareServerFigures(a: ResultDocument, b: ResultDocument, pair:
 export function compareServerTable(pairs: readonly [StepFigures, StepFigures][]): TextTable {
   const columns = shownColumns(pairs.flat());
   return {
-    columns: [STEP_COLUMN, ...columns.map((c) => ({ ...c.column, unit: `${c.column.unit} A \u2192 B` }))],
+    // The heading above the table says "A \u2192 B" once; the columns keep their own units.
+    columns: [STEP_COLUMN, ...columns.map((c) => c.column)],
     rows: pairs.map(([a, b]) => [
       a.name === b.name ? a.name : `${a.name} / ${b.name}`,
       ...columns.map((column) => `${cellOf(a.figures, column)} \u2192 ${cellOf(b.figures, column)}`),

@@ -58,7 +58,7 @@ scenario(
     await waitForText(resultView, /metrics from http:\/\/127\.0\.0\.1:\d+\/metrics, scraped every 1 s/);
     const rows = await tableRows(resultView, '#server-section .server-table');
     if (rows.map((row) => row[0]).join(',') !== 'concurrency@4,concurrency@16,concurrency@32') throw new Error(`server table rows: ${JSON.stringify(rows)}`);
-    const runningMax = rows.map((row) => Number(row[1]?.split(' / ')[1]));
+    const runningMax = rows.map((row) => Number(row[1]?.split('\u00a0/\u00a0')[1]));
     if (!(runningMax[0]! <= 4 && runningMax[2]! > 4)) throw new Error(`running max per step should follow the load: ${runningMax.join(', ')}`);
     await pollUntil('the server charts drawn', 15_000, async () => ((await resultView.locator('#server-section [data-chart]').count()) === 3 ? true : undefined));
 

@@ -31,12 +31,12 @@ test("each step's server figures come from its own span of the run's clock", () 
   const table = section.table;
   assert.deepEqual(table.rows.map((r) => r[0]), ['concurrency@1', 'concurrency@8']);
   // Step 1, scrapes at 0..3000 ms: running 0,1,1,1; step 2, at 3000..7000: 1,8,8,8,0.
-  assert.deepEqual(column(table, 'Running', 'mean / max'), ['0.8 / 1', '5 / 8']);
+  assert.deepEqual(column(table, 'Running', 'mean / max'), ['0.8\u00a0/\u00a01', '5\u00a0/\u00a08']);
   assert.deepEqual(column(table, 'Waiting', 'max'), ['0', '3']);
   assert.deepEqual(column(table, 'KV cache', 'max %'), ['10.0', '97.0']);
   // Counters over the step: preemptions 0 -> 0 and 0 -> 3; generated 150 tokens in 3 s, 1260 in 4 s.
   assert.deepEqual(column(table, 'Preempted', 'count'), ['0', '3']);
-  assert.deepEqual(column(table, 'Server tok/s', 'generated / prompt'), ['50 / 100', '315 / 600']);
+  assert.deepEqual(column(table, 'Server tok/s', 'generated / prompt'), ['50\u00a0/\u00a0100', '315\u00a0/\u00a0600']);
   // Prefix hits: 100 of 300 tokens, then 600 of 2400.
   assert.deepEqual(column(table, 'Prefix hits', '%'), ['33.3', '25.0']);
   // vLLM's queue-time histogram is not in this run: its column is left out, not shown as n/a.
@@ -97,10 +97,10 @@ test('serverTable and compareServerTable: formatted cells, columns no step has l
   });
   const table = serverTable([{ name: 's1', figures: figures(2.25) }, { name: 's2', figures: null }]);
   assert.deepEqual(table.columns.map((c) => c.label), ['Step', 'Running', 'KV cache']);
-  assert.deepEqual(table.rows, [['s1', '2.3 / 2.3', '50.0'], ['s2', 'n/a', 'n/a']]);
+  assert.deepEqual(table.rows, [['s1', '2.3\u00a0/\u00a02.3', '50.0'], ['s2', 'n/a', 'n/a']]);
   const compared = compareServerTable([[{ name: 's1', figures: figures(1) }, { name: 's1', figures: figures(4) }], [{ name: 'a', figures: null }, { name: 'b', figures: figures(3) }]]);
-  assert.equal(compared.columns[1]?.unit, 'mean / max A \u2192 B');
-  assert.deepEqual(compared.rows, [['s1', '1 / 1 \u2192 4 / 4', '50.0 \u2192 50.0'], ['a / b', 'n/a \u2192 3 / 3', 'n/a \u2192 50.0']]);
+  assert.equal(compared.columns[1]?.unit, 'mean / max');
+  assert.deepEqual(compared.rows, [['s1', '1\u00a0/\u00a01 \u2192 4\u00a0/\u00a04', '50.0 \u2192 50.0'], ['a / b', 'n/a \u2192 3\u00a0/\u00a03', 'n/a \u2192 50.0']]);
 });
 
 test('stepMarkers and serverSourceText', () => {
@@ -151,10 +151,10 @@ test("the report names the marks beside each run's knee in its ranking, the Mark
   assert.deepEqual(curve.marks, [{ kind: 'kv-cache-full', point: heavier }, { kind: 'queueing', point: heavier }]);
   assert.deepEqual(throughput.curves[1]!.marks, []);
   const markdown = formatRankingMarkdown(model);
-  assert.match(markdown, /\| Run \| Knee \| Load at the knee \| KV cache first \u2265 95% \| Requests first kept waiting \|/);
+  assert.match(markdown, /\| Run \| Knee \| Load \| KV cache first \u2265 95% \| First kept waiting \|/);
   assert.match(markdown, /\| with server \| none \| n\/a \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
   const html = renderHtmlReport(model, runs, 'Report');
-  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<\/th><th>Load at the knee<\/th><th>KV cache first \u2265 95%<\/th>/);
+  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<\/th><th>Load<\/th><th>KV cache first \u2265 95%<\/th>/);
   assert.match(html, /<td>with server<\/td><td>none<\/td><td>n\/a<\/td><td>concurrency@8 at 5\.0 s<\/td><td>concurrency@8 at 4\.0 s<\/td>/);
   assert.equal((html.match(/class="server-mark" data-kind="kv-cache-full"/g) ?? []).length, model.charts.length + 1, 'a triangle on every chart of the run');
 });
@@ -164,8 +164,8 @@ test('compare: both runs\u2019 server figures per paired step, and a note for a 
   const view = buildCompareView(forReading(withServer), forReading(withServer), 'a.llmbench.json', 'b.llmbench.json');
   assert.ok(view.server);
   assert.deepEqual(view.server.notes, []);
-  const running = column(view.server.table, 'Running', 'mean / max A \u2192 B');
-  assert.deepEqual(running, ['0.8 / 1 \u2192 0.8 / 1', '5 / 8 \u2192 5 / 8']);
+  const running = column(view.server.table, 'Running', 'mean / max');
+  assert.deepEqual(running, ['0.8\u00a0/\u00a01 \u2192 0.8\u00a0/\u00a01', '5\u00a0/\u00a08 \u2192 5\u00a0/\u00a08']);
   assert.ok(view.ownCharts.some((c) => c.id === 'a-server-kv-cache') && view.ownCharts.some((c) => c.id === 'b-server-kv-cache'));
   const without = { ...withServer, serverMetrics: undefined, steps: withServer.steps.map(({ sampled: _s, ...step }) => step) };
   const half = buildCompareView(forReading(withServer), forReading(without), 'a.llmbench.json', 'b.llmbench.json');

@@ -201,7 +201,7 @@ test('a result without server metrics has no server section; the compare view sh
   const doc = runWithServerMetrics();
   compare.send({ type: 'show-compare', view: buildCompareView(forReading(doc), forReading(doc), 'a.llmbench.json', 'b.llmbench.json') });
   const rows = [...compare.document.querySelectorAll('.server-table tbody tr')].map((tr) => tr.children[1]?.textContent);
-  assert.deepEqual(rows, ['0.8 / 1 \u2192 0.8 / 1', '5 / 8 \u2192 5 / 8'], 'running mean and max, A then B');
+  assert.deepEqual(rows, ['0.8\u00a0/\u00a01 \u2192 0.8\u00a0/\u00a01', '5\u00a0/\u00a08 \u2192 5\u00a0/\u00a08'], 'running mean and max, A then B');
   await new Promise((resolve) => compare.window.requestAnimationFrame(resolve));
   assert.ok(compare.document.querySelector('[data-chart="a-server-requests"]') && compare.document.querySelector('[data-chart="b-server-requests"]'));
 });
