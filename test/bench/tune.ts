@@ -41,6 +41,13 @@ const TARGET_SHARE = flag('--target', 0.95);
 /** The TTFT SLO in model milliseconds (the simulator divides measured times by the speedup): loose, it rules out only queues of seconds. */
 const TTFT_SLO_MS = 20_000;
 /** `--table FILE`: the measured grid is read from FILE when it exists, else measured and written there. */
+/**
+ * `--ignored N` (with a measured table only, never launched): N bool parameters that change nothing
+ * by construction: a trial's value is the measured value of its combination without them. The space
+ * is 2^N times larger with the same share of good combinations, and the search has N parameters
+ * that change nothing to see through.
+ */
+const IGNORED = flag('--ignored', 0);
 const tableIndex = process.argv.indexOf('--table');
 const TABLE_FILE = tableIndex === -1 ? undefined : process.argv[tableIndex + 1];
 
@@ -117,6 +124,9 @@ async function measureGrid(config: TuneConfig): Promise<Map<string, number | nul
 }
 
 /** Launched trials until the best objective reaches the target (refusals free); every allowed combination at most. */
+const ignoredNames = Array.from({ length: IGNORED }, (_, i) => `ignored_${i + 1}`);
+const measuredParams = (params: Params): Params => Object.fromEntries(Object.entries(params).filter(([name]) => !ignoredNames.includes(name)));
+
 function trialsToTarget(config: TuneConfig, table: Map<string, number | null>, target: number): number {
   const allowed = (p: Params) => checkConstraints(config.constraints, p, commandFor(config.server, config.space, p, null, llmbenchCommand)) === undefined;
   const search = createSearch(config.space, config.search, allowed);
@@ -130,7 +140,7 @@ function trialsToTarget(config: TuneConfig, table: Map<string, number | null>, t
       continue;
     }
     launched++;
-    const score = table.get(paramsKey(params)) ?? null;
+    const score = table.get(paramsKey(measuredParams(params))) ?? null;
     history.push({ params, score });
     if (score !== null && score >= target) return launched;
   }
@@ -143,8 +153,11 @@ const summary = (values: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const base = tuneConfig(SPACE_INPUT as unknown as TuneConfigInput['space'], 'tpe', 1);
-  const table = TABLE_FILE && existsSync(TABLE_FILE) ? new Map<string, number | null>(JSON.parse(readFileSync(TABLE_FILE, 'utf8'))) : await measureGrid(base);
+  if (IGNORED > 0 && !(TABLE_FILE && existsSync(TABLE_FILE))) throw new Error('--ignored needs --table FILE with a measured grid');
+  const measuredSpace = tuneConfig(SPACE_INPUT as unknown as TuneConfigInput['space'], 'tpe', 1);
+  const searchSpace = { ...SPACE_INPUT, ...Object.fromEntries(ignoredNames.map((name) => [name, { type: 'bool', true: `--${name}` }])) };
+  const base = IGNORED > 0 ? tuneConfig(searchSpace as unknown as TuneConfigInput['space'], 'tpe', 1) : measuredSpace;
+  const table = TABLE_FILE && existsSync(TABLE_FILE) ? new Map<string, number | null>(JSON.parse(readFileSync(TABLE_FILE, 'utf8'))) : await measureGrid(measuredSpace);
   if (TABLE_FILE && !existsSync(TABLE_FILE)) writeFileSync(TABLE_FILE, JSON.stringify([...table.entries()]));
   const scores = [...table.values()].filter((v): v is number => v !== null);
   const optimum = Math.max(...scores);
@@ -153,6 +166,7 @@ async function main(): Promise<void> {
   const withinTarget = scores.filter((v) => v >= target).length;
   process.stdout.write(`\nGrid: ${table.size} allowed combinations measured, ${scores.length} within the SLO; optimum ${optimum.toFixed(0)} output tok/s at ${best}; ${withinTarget} combinations reach ${TARGET_SHARE * 100}% of it\n`);
 
+  if (IGNORED > 0) process.stdout.write(`Searched with ${IGNORED} parameters that change nothing: ${table.size * 2 ** IGNORED} allowed combinations, ${withinTarget * 2 ** IGNORED} reach the target\n`);
   const results: Record<string, ReturnType<typeof summary> & { runs: number[] }> = {};
   for (const strategy of SEARCH_STRATEGIES) {
     const runs = Array.from({ length: SEEDS }, (_, seed) => trialsToTarget({ ...base, search: { strategy, seed: seed + 1 } }, table, target));
