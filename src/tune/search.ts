@@ -1,10 +1,12 @@
 /**
- * Which combination to try next. `tpe` is a tree-structured Parzen estimator (docs/tuning.md): after
- * a few evenly drawn trials, the tried combinations are split into the best quarter and the rest;
- * for each parameter a density of the good ones, l(x), and of the others, g(x), is built (kernels on
- * [0, 1] for ordered values, smoothed counts for categories), and of candidates drawn from l the one
- * with the highest l(x) / g(x) is tried. Combinations refused by the constraints are never proposed
- * by it, and none is proposed twice. `random` draws evenly (refusals included): the baseline.
+ * Which combination to try next. `tpe` (docs/tuning.md "The search"): the first few trials spread
+ * over each range (Latin-hypercube-like); then a line search bisecting the untried gaps next to the
+ * scores within noise of the best, along each ordered parameter; then a tree-structured Parzen
+ * estimator: the tried combinations are split into the best quarter and the rest; for each
+ * parameter a density of the good ones, l(x), and of the others, g(x), is built (kernels on [0, 1]
+ * for ordered values, smoothed counts for categories), and of candidates drawn from l the one with
+ * the highest l(x) / g(x) is tried. Combinations refused by the constraints are never proposed by
+ * it, and none is proposed twice. `random` draws evenly (refusals included): the baseline.
  * Each proposal draws from a generator seeded with the seed and the number of trials so far, so a
  * resumed tune proposes what an uninterrupted one would have.
  */
