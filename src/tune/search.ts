@@ -1,10 +1,12 @@
 /**
- * Which combination to try next. `tpe` is a tree-structured Parzen estimator (docs/tuning.md): after
- * a few evenly drawn trials, the tried combinations are split into the best quarter and the rest;
- * for each parameter a density of the good ones, l(x), and of the others, g(x), is built (kernels on
- * [0, 1] for ordered values, smoothed counts for categories), and of candidates drawn from l the one
- * with the highest l(x) / g(x) is tried. Combinations refused by the constraints are never proposed
- * by it, and none is proposed twice. `random` draws evenly (refusals included): the baseline.
+ * Which combination to try next. `tpe` (docs/tuning.md "The search"): the first few trials spread
+ * over each range (Latin-hypercube-like); then a line search bisecting the untried gaps next to the
+ * scores within noise of the best, along each ordered parameter; then a tree-structured Parzen
+ * estimator: the tried combinations are split into the best quarter and the rest; for each
+ * parameter a density of the good ones, l(x), and of the others, g(x), is built (kernels on [0, 1]
+ * for ordered values, smoothed counts for categories), and of candidates drawn from l the one with
+ * the highest l(x) / g(x) is tried. Combinations refused by the constraints are never proposed by
+ * it, and none is proposed twice. `random` draws evenly (refusals included): the baseline.
  * Each proposal draws from a generator seeded with the seed and the number of trials so far, so a
  * resumed tune proposes what an uninterrupted one would have.
  */
@@ -24,6 +26,10 @@ const GOOD_SHARE = 0.25;
 const CANDIDATES = 48;
 /** Draws before giving up finding an untried, allowed combination. */
 const MAX_DRAWS = 2000;
+/** Scores within this share of the best are ties: a benchmark's figures repeat within a few percent. */
+const TIE_SHARE = 0.03;
+/** The line search stops refining an ordered parameter's gaps narrower than this share of its range. */
+const MIN_GAP = 1 / 16;
 
 export function startupTrials(space: Space): number {
   return Math.max(3, Object.keys(space).length + 1);
@@ -54,10 +60,80 @@ export function createSearch(space: Space, config: SearchConfig, allowed: (param
       if (config.strategy === 'random') return drawUntried(random, (p) => !tried.has(paramsKey(p)));
       const accept = untriedAllowed(tried);
       const scored = history.filter((o) => o.score !== null);
-      if (history.length < startupTrials(space) || scored.length === 0) return drawUntried(random, accept);
-      return tpeProposal(space, history, random, accept) ?? drawUntried(random, accept);
+      if (history.length < startupTrials(space) || scored.length === 0) {
+        return spaceFillingDraw(space, config.seed, history.length, random, accept) ?? drawUntried(random, accept);
+      }
+      const proposal = lineSearchProposal(space, history, accept) ?? tpeProposal(space, history, random, accept);
+      return proposal ?? drawUntried(random, accept);
     },
   };
+}
+
+/**
+ * The first trials, Latin-hypercube-like: each parameter's [0, 1] is cut into as many strata as
+ * there are first trials, and trial i takes stratum perm(i) of each parameter (a permutation per
+ * parameter, fixed by the seed), at a random point within it. So the first few trials cover each
+ * ordered range from end to end instead of landing together by chance.
+ */
+function spaceFillingDraw(space: Space, seed: number, index: number, random: Random, accept: (p: Params) => boolean): Params | undefined {
+  const strata = startupTrials(space);
+  const layout = createRandom(seed * 7_919 + 17);
+  const permutations = Object.keys(space).map(() => shuffled(strata, layout));
+  for (let attempt = 0; attempt < 32; attempt++) {
+    const params = Object.fromEntries(
+      Object.entries(space).map(([name, spec], p) => [name, fromUnit(spec, (permutations[p]![index % strata]! + random.next()) / strata)]),
+    );
+    if (accept(params)) return params;
+  }
+  return undefined;
+}
+
+function shuffled(n: number, random: Random): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+/**
+ * A line search from the ties with the best: for each trial within TIE_SHARE of the best score and
+ * each ordered parameter, the untried gap on either side of its value (between it and the nearest
+ * value tried along that parameter, or the end of the range) is bisected. On a plateau of ties this
+ * explores the plateau's edges, where an optimum before a knee hides, instead of ranking noise;
+ * once the gaps around the ties are narrower than MIN_GAP, TPE proposes.
+ */
+function lineSearchProposal(space: Space, history: readonly Observation[], accept: (p: Params) => boolean): Params | undefined {
+  const scores = history.flatMap((o) => (o.score === null ? [] : [o.score]));
+  const best = Math.max(...scores);
+  const ties = history.filter((o) => o.score !== null && o.score >= best - TIE_SHARE * Math.abs(best));
+  // Edges of the ties first (the gap's far end scored worse, or was never tried: the score changes
+  // there), then gaps between two ties; the widest first within each.
+  let chosen: { params: Params; priority: number } | undefined;
+  for (const [name, spec] of Object.entries(space)) {
+    if (isCategorical(spec)) continue;
+    const triedUnits = history.map((o) => toUnit(spec, o.params[name]!));
+    const tieUnits = new Set(ties.map((o) => toUnit(spec, o.params[name]!)));
+    for (const tie of ties) {
+      const at = toUnit(spec, tie.params[name]!);
+      const below = Math.max(...triedUnits.filter((u) => u < at));
+      const above = Math.min(...triedUnits.filter((u) => u > at));
+      // An end of the range nobody tried is a gap too: its own value is a candidate.
+      for (const [edge, end] of [[below, 0], [above, 1]] as const) {
+        const bound = Number.isFinite(edge) ? edge : end;
+        const gap = Math.abs(at - bound);
+        const priority = gap + (tieUnits.has(bound) ? 0 : 1);
+        if (gap < MIN_GAP || (chosen && priority <= chosen.priority)) continue;
+        let value = fromUnit(spec, (at + bound) / 2);
+        if (value === tie.params[name] && !Number.isFinite(edge)) value = fromUnit(spec, end);
+        if (value === tie.params[name] || triedUnits.includes(toUnit(spec, value))) continue;
+        const params = { ...tie.params, [name]: value };
+        if (accept(params)) chosen = { params, priority };
+      }
+    }
+  }
+  return chosen?.params;
 }
 
 function tpeProposal(space: Space, history: readonly Observation[], random: Random, accept: (p: Params) => boolean): Params | undefined {
