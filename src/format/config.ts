@@ -154,6 +154,9 @@ const rate = z
   .number()
   .positive()
   .max(LIMITS.rate, `must be at most ${LIMITS.rate.toLocaleString('en-US')} requests per second (allowed: above 0 up to ${LIMITS.rate.toLocaleString('en-US')})`);
+/** The profile presets "Run LLM Benchmark" offers (src/run/presets.ts), by id: a tune's benchmark may name one. */
+export const RUN_PRESET_IDS = ['quick', 'concurrency', 'rate', 'ramp', 'throughput', 'sweep'] as const;
+
 export const RampStrategySchema = z.enum(['linear', 'exponential']);
 
 /** vLLM's `--ramp-up-strategy`: request i of n is sent at start + (end - start) * i / (n - 1) req/s, or start * (end / start)^(i / (n - 1)). */

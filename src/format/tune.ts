@@ -5,7 +5,7 @@
  * views, the command line and the extension read all three through these schemas.
  */
 import * as z from 'zod';
-import { EndpointConfigSchema, LIMITS, RunConfigSchema } from './config';
+import { EndpointConfigSchema, LIMITS, RUN_PRESET_IDS, RunConfigSchema } from './config';
 import { RunEventSchema } from './events';
 import { describeZodError, PERCENTILES, type ParseOutcome } from './result';
 
@@ -132,10 +132,16 @@ export type Constraint = z.infer<typeof ConstraintSchema>;
 
 /**
  * The benchmark each trial runs: a run config of ours without the endpoint's base URL (the trial's
- * server), or a path to a run config file (relative to the tune config's folder).
+ * server), a path to a run config file (relative to the tune config's folder), or one of the
+ * extension's profile presets (at the settings' defaults) with run config fields over it.
  */
 export const BenchmarkConfigSchema = z.union([
   z.string().min(1),
+  // The fields over a preset are checked as a run config once merged with it (src/tune/config.ts):
+  // parsing them here would fill in defaults that hide the preset's own values.
+  // Any string here, so that a misspelt preset is refused by name, listing the presets, rather than
+  // as a key the run config does not know.
+  z.object({ preset: z.string().meta({ description: `One of ${RUN_PRESET_IDS.join(', ')}` }) }).catchall(z.unknown()),
   // The run config's own cross-field rules (limits needs requests or durationSec, ...) are checked
   // when the tune config is loaded, on the benchmark merged with an endpoint (src/tune/config.ts).
   z.object({ ...RunConfigSchema.shape, endpoint: EndpointConfigSchema.omit({ baseUrl: true }).partial().optional() }).strict(),

@@ -10,7 +10,7 @@ import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
 import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
-import { PresetSettingsSchema, presetFieldSetting, presets } from './presets';
+import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */

@@ -24,7 +24,7 @@ import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
 import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
-import { describeProfile, runDefaultsFromSettings } from './presets';
+import { describeProfile, runDefaultsFromSettings } from '../run/presets';
 import { resultsDirectory, settings, showConfigError, type RunPlan } from './run-prompts';
 import { requireTrust } from './trust';
 

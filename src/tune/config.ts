@@ -7,10 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { withoutSchemaKey } from '../format/config';
+import { RUN_PRESET_IDS, withoutSchemaKey } from '../format/config';
 import { describeZodError } from '../format/result';
 import { TuneConfigSchema, type Comparison, type TuneConfig } from '../format/tune';
-import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, type PreparedRun, type Settings } from '../run/prepare';
+import { isPlainObject, mergeSettings, parseConfigFileText, prepareRun, RunInputError, type PreparedRun, type Settings } from '../run/prepare';
+import { PresetSettingsSchema, presets } from '../run/presets';
 import { placeholdersOf } from './space';
 
 export class TuneConfigError extends Error {
@@ -105,6 +106,11 @@ export function benchmarkSource(config: TuneConfig, configDir: string, shownAs: 
       throw new TuneConfigError(error instanceof Error ? error.message : String(error));
     }
     fileDir = dirname(path);
+  } else if ('preset' in config.benchmark) {
+    const { preset, ...over } = config.benchmark;
+    const base = presets(PresetSettingsSchema.parse({})).find((candidate) => candidate.id === preset);
+    if (!base) throw new TuneConfigError(`${shownAs}: benchmark.preset '${String(preset)}' is not a preset; choose ${RUN_PRESET_IDS.join(', ')}, or give a run config`);
+    settings = mergeSettings(base.config, over) as Settings;
   } else {
     settings = config.benchmark as Settings;
   }

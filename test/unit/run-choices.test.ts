@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { RunConfigSchema } from '../../src/format/config';
 import { apiKeySecretName, baseUrlProblem, parseEndpointSettings } from '../../src/host/endpoint-settings';
 import { cleanLabels } from '../../src/host/labels';
-import { PresetSettingsSchema, presets } from '../../src/host/presets';
+import { PresetSettingsSchema, presets } from '../../src/run/presets';
 import { parseRunArgument } from '../../src/host/run-arguments';
 import { probeEndpointByFetch } from '../../src/host/fetch-probe';
 import { closedPort } from '../helpers/cli-server';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { flagOf } from '../../src/cli/commands/run';
-import { presetFieldSetting, runDefaultsFromSettings } from '../../src/host/presets';
+import { presetFieldSetting, runDefaultsFromSettings } from '../../src/run/presets';
 import { parseConfigFileText, prepareRun, RunInputError, type RunRequest } from '../../src/run/prepare';
 
 const endpoint = { baseUrl: 'http://127.0.0.1:8000/v1', model: 'm' };

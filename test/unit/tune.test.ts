@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTuneFile, TuneConfigSchema, type Params, type TuneConfigInput, type TuneEvent, type TuneFile } from '../../src/format/tune';
 import { checkConstraints, parseTuneConfigText, runTune, TuneConfigError } from '../../src/tune/index';
+import { benchmarkRun, benchmarkSource } from '../../src/tune/config';
+import { RUN_PRESET_IDS } from '../../src/format/config';
 import { groupAlive, isPortFree } from '../../src/tune/server';
 import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
@@ -142,6 +144,26 @@ test('bad tune configs are refused with what to do', () => {
   assert.match(problem({ ...base, constraints: [{ name: 'r', require: ['missing', '<', 3] }] }), /names 'missing', which is not a parameter/);
   assert.match(problem({ ...base, server: { ...base.server, command: [...SIM, '{enable_chunked_prefill}x', '--max-num-seqs', '{max_num_seqs}', '{max_num_batched_tokens}'] } }), /must be a whole argument/);
   assert.doesNotThrow(() => parseTuneConfigText(JSON.stringify({ $schema: './media/llmtune-config.schema.json', ...base }), 'tune.json'));
+});
+
+test("benchmark: one of the extension's presets, with run config fields over it; a bad preset or field is named", () => {
+  const prepare = (benchmark: unknown) => {
+    const config = parseTuneConfigText(JSON.stringify({ ...vllmLikeConfig(), benchmark }), 'tune.json');
+    return benchmarkRun(benchmarkSource(config, repoRoot, 'tune.json', {}), 'http://127.0.0.1:9/v1', 'm').config;
+  };
+  // The concurrency preset at the settings' defaults: levels 1..64, 100 requests a step, 512 in / 128 out.
+  const preset = prepare({ preset: 'concurrency' });
+  assert.deepEqual(preset.profile, { kind: 'concurrency', levels: [1, 2, 4, 8, 16, 32, 64] });
+  assert.equal(preset.limits.requests, 100);
+  assert.deepEqual([preset.workload.kind, 'inputTokens' in preset.workload && preset.workload.inputTokens], ['synthetic', 512]);
+  // A field given over it wins, key by key; the preset's other fields stay.
+  const over = prepare({ preset: 'concurrency', profile: { kind: 'concurrency', levels: [8] }, limits: { requests: 16 } });
+  assert.deepEqual(over.profile, { kind: 'concurrency', levels: [8] });
+  assert.equal(over.limits.requests, 16);
+  assert.equal(over.limits.warmup, 2);
+  for (const id of RUN_PRESET_IDS) assert.doesNotThrow(() => prepare({ preset: id }), id);
+  assert.throws(() => prepare({ preset: 'fastest' }), (error: Error) => error instanceof TuneConfigError && /quick.*concurrency.*sweep/.test(error.message));
+  assert.throws(() => prepare({ preset: 'concurrency', limits: { requests: -1 } }), (error: Error) => error instanceof TuneConfigError && /limits\.requests/.test(error.message));
 });
 
 test('the search: tpe never proposes a refused or repeated combination; the same history gives the same proposal', () => {

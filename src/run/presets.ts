@@ -3,7 +3,7 @@
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
 import * as z from 'zod';
-import { ConcurrencyUnitSchema, RampStrategySchema, type RunConfig, type RunConfigInput } from '../format/config';
+import { ConcurrencyUnitSchema, RampStrategySchema, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
@@ -30,7 +30,7 @@ export const PresetSettingsSchema = z.object({
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
-export type PresetId = 'quick' | 'concurrency' | 'rate' | 'ramp' | 'throughput' | 'sweep';
+export type PresetId = (typeof RUN_PRESET_IDS)[number];
 
 export interface Preset {
   id: PresetId;
