@@ -433,7 +433,9 @@ class BenchmarkRun {
       }
       // After the last request: a last scrape closes the cross-check's window.
       await this.monitor.stop(true);
-      const crossCheck = this.monitor.crossCheck(this.clientTokens);
+      // A run cut short (cancelled, or failed) abandoned streams the server went on generating: the
+      // counts cannot agree, and saying so would only blame another client.
+      const crossCheck = this.stopped ? null : this.monitor.crossCheck(this.clientTokens);
       if (crossCheck !== null) {
         this.log('warn', crossCheck);
         this.writer.addWarning(crossCheck);
@@ -443,15 +445,18 @@ class BenchmarkRun {
       this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
       return doc;
     } catch (error) {
-      const reason = `The engine stopped with an error: ${error instanceof Error ? error.message : String(error)}`;
+      const engineError = `The engine stopped with an error: ${error instanceof Error ? error.message : String(error)}`;
+      // A run that had already failed (the client out of file descriptors, say, which can also stop
+      // the writer) stays failed for that reason: it is no partial measurement.
+      const [status, reason]: ['failed' | 'partial', string] = this.failure ? ['failed', `${this.failure} ${engineError}`] : ['partial', engineError];
       await this.monitor.stop(false);
       try {
-        this.writer.finish('partial', reason);
+        this.writer.finish(status, reason);
       } catch {
         // The file may be what failed; the original error is the one worth reporting.
         this.writer.abandon();
       }
-      this.emit({ type: 'run-end', status: 'partial', reason, resultPath: this.options.resultPath ?? null });
+      this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
       throw error;
     } finally {
       this.options.signal?.removeEventListener('abort', onCancel);

@@ -1,12 +1,19 @@
 // The views this project's workload shapes add, as a user sees them: the Rate ramp preset run twice
 // over (repeatCount 2) in three-turn sessions on the simulator. The live panel draws the ramp's
 // target rate against the achieved one; the result editor shows the Across repeats table (mean ±
-// 95% interval) and TTFT by turn. Each at 1000x700 and 1280x800 in dark, light and high-contrast
+// 95% interval) and TTFT by turn. Two more runs of three repeats each, made by the real engine on
+// the simulator, open in compare, which says when a difference is within noise of the repeats'
+// intervals. Each at 1000x700 and 1280x800 in dark, light and high-contrast
 // themes, nothing cut off; screenshots in .test-artifacts/gallery-<view>-<theme>-<width>.png.
+import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { findWebview, scenario, waitForText } from './harness';
+import { answerQuickPick, findWebview, openFile, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
 import { LIVE_TITLE, liveTab, startSimulatorRun } from './harness/live-run';
+import { writeSimRuns, type SimRun } from './harness/sim-runs';
+
+/** A short concurrency sweep run three times over into one file. */
+const repeated = (name: string, seed: number): SimRun => ({ name, labels: { run: name }, inputTokens: 64, outputTokens: 32, levels: [2, 8], requests: 24, seed, repeat: 3 });
 
 /** The Across repeats table fits the view without scrolling sideways. */
 async function repeatTableFits(view: Frame): Promise<boolean> {
@@ -16,7 +23,8 @@ async function repeatTableFits(view: Frame): Promise<boolean> {
 for (const [theme, themeName] of Object.entries(THEMES)) {
   scenario(
     `workload gallery in the ${theme} theme: a repeated rate ramp of sessions in the live panel and the result editor`,
-    async ({ page }) => {
+    async ({ page, workspace }) => {
+      await writeSimRuns(join(workspace, 'repeats'), { preset: 'tiny' }, [repeated('first', 1), repeated('second', 2)]);
       await startSimulatorRun(page, 'Rate ramp');
       const result = () => findWebview(page, { title: 'llmbench.json', text: 'Across repeats', timeoutMs: 120_000 });
       await waitForText(await result(), 'Finished');
@@ -27,6 +35,14 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       await liveTab(page).click();
       const live = () => findWebview(page, { title: LIVE_TITLE, text: 'Finished (complete)', timeoutMs: 30_000 });
       await shootAtEachSize(page, live, `workloads-live-${theme}`);
+
+      await openFile(page, 'repeats/first.llmbench.json');
+      const first = await findWebview(page, { title: 'first.llmbench.json', text: 'Across repeats', timeoutMs: 60_000 });
+      await first.locator('#compare-with').click();
+      await answerQuickPick(page, 'second.llmbench.json');
+      const compare = () => findWebview(page, { text: 'B against A', timeoutMs: 60_000 });
+      await waitForText(await compare(), /a difference is "within noise" when the two runs' intervals overlap/);
+      await shootAtEachSize(page, compare, `workloads-compare-${theme}`);
     },
     {
       timeoutMs: 240_000,

@@ -20,6 +20,8 @@ export interface SimRun {
   seed: number;
   /** How often the server's /metrics is scraped (default 1 s). */
   serverMetricsIntervalMs?: number;
+  /** Runs the whole sweep this many times into the file (`--repeat`). */
+  repeat?: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function writeSimRuns(folder: string, sim: SimOptionsInput, runs: S
         labels: run.labels,
         seed: run.seed,
         ...(run.serverMetricsIntervalMs ? { serverMetrics: { intervalMs: run.serverMetricsIntervalMs } } : {}),
+        ...(run.repeat ? { repeat: { count: run.repeat } } : {}),
       });
       await runBenchmark(config, { resultPath: file });
       const parsed = parseResultDocument(readFileSync(file, 'utf8'));
