@@ -192,7 +192,9 @@ export function compareServerTable(pairs: readonly [StepFigures, StepFigures][])
 export function stepFiguresOf(steps: readonly Step[], series: readonly MetricSeries[], engine: ServerEngine): StepFigures[] {
   return steps.map((step) => {
     const window = stepWindow(step);
-    return { name: step.name, figures: window ? stepServerFigures(series, window, engine) : null };
+    // Each repeat of a step has its own span on the run's clock, so its own row, named apart.
+    const name = step.repeat === undefined ? step.name : `${step.name} (repeat ${step.repeat + 1})`;
+    return { name, figures: window ? stepServerFigures(series, window, engine) : null };
   });
 }
 
