@@ -5,6 +5,7 @@
  * server figures (result editor, compare), and the report's marks of where the KV cache first filled
  * and where requests first kept waiting. Pure: unit-tested in Node.
  */
+import { stepLabel } from './repeats';
 import type { ResultDocument, Step } from '../format/result';
 import type { MetricSeries, ServerEngine } from '../format/server-metrics';
 import { fixed, NOT_AVAILABLE } from '../report/units';
@@ -193,8 +194,7 @@ export function stepFiguresOf(steps: readonly Step[], series: readonly MetricSer
   return steps.map((step) => {
     const window = stepWindow(step);
     // Each repeat of a step has its own span on the run's clock, so its own row, named apart.
-    const name = step.repeat === undefined ? step.name : `${step.name} (repeat ${step.repeat + 1})`;
-    return { name, figures: window ? stepServerFigures(series, window, engine) : null };
+    return { name: stepLabel(step), figures: window ? stepServerFigures(series, window, engine) : null };
   });
 }
 

@@ -2,6 +2,7 @@
  * Multi-turn runs: statistics by turn index. A conversation's later turns resend a longer history,
  * so their TTFT shows what the server's prefix cache saves (flat) or does not (rising with the turn).
  */
+import { stepLabel } from './repeats';
 import { computeStats, isMeasured } from '../engine/stats';
 import type { ChartSeries, ViewChart } from '../format/messages/result';
 import type { RequestRecord, Stats, Step } from '../format/result';
@@ -31,7 +32,7 @@ export function turnCharts(steps: readonly Step[]): ViewChart[] {
     .filter(({ turns }) => turns.length > 0)
     .slice(0, MAX_TURN_SERIES)
     .map(({ step, turns }, i) => ({
-      label: `${step.name}${step.repeat !== undefined ? ` #${step.repeat + 1}` : ''} p50`,
+      label: `${stepLabel(step)} p50`,
       points: turns.map(({ turn, stats }): [number, number] => [turn + 1, stats.p50 ?? stats.mean]),
       colorIndex: i,
     }));

@@ -47,7 +47,7 @@ test("each step's server figures come from its own span of the run's clock", () 
 test('each repeat of a step is its own row, named by its repeat', () => {
   const doc = runWithServerMetrics();
   const repeated = { ...doc, steps: doc.steps.map((step, i) => ({ ...step, name: 'concurrency@1', repeat: i })) };
-  assert.deepEqual(serverSection(repeated)?.table.rows.map((r) => r[0]), ['concurrency@1 (repeat 1)', 'concurrency@1 (repeat 2)']);
+  assert.deepEqual(serverSection(repeated)?.table.rows.map((r) => r[0]), ['concurrency@1 #1', 'concurrency@1 #2']);
 });
 
 test('the server charts are drawn over run time in seconds, KV-cache usage in percent, with a mark where each step began', () => {

@@ -2,6 +2,7 @@
  * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
  * without a browser (test/unit/webview-result*.test.ts).
  */
+import { stepLabel } from '../../src/views/repeats';
 import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
@@ -70,7 +71,7 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
   return {
     groups,
     rows: rows.map((row) => [
-      `${row.name}${row.repeat !== undefined ? ` #${row.repeat + 1}` : ''}${row.partial ? ' (partial)' : ''}`,
+      `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`,
       formatMetric('requestsPerSecond', row.requestsPerSecond),
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
       ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),
