@@ -36,7 +36,7 @@ if ! command -v apt-get >/dev/null 2>&1; then
   exit 0
 fi
 
-echo "slurm: installing Debian's ${packages[*]} (about a minute)"
+echo "slurm: installing Debian's ${packages[*]} (under a minute)"
 started=$SECONDS
 log="$(mktemp)"
 # No recommends: the daemons need no mail server, docs or systemd units here.
