@@ -101,7 +101,7 @@ export function shardContainerCommand(options: KubernetesOptions): string[] {
 
 /** The name of the Secret that holds the run token. */
 export function tokenSecretName(options: KubernetesOptions): string {
-  return options.tokenSecret ?? `${options.name}-run-token`.slice(0, 63).replace(/-+$/, '');
+  return options.tokenSecret ?? `${options.name}-run-token`;
 }
 
 /**

@@ -6,7 +6,7 @@
  * give. The pieces below are shared by both launchers.
  */
 import * as z from 'zod';
-import { DEFAULT_COORDINATOR_PORT, LAUNCHER_OWNED_RUN_FLAGS, launcherOwnedFlag } from './shard-command';
+import { DEFAULT_COORDINATOR_PORT, launcherOwnedFlag, launcherOwnedMessage } from './shard-command';
 
 /** `tasksPerNode` -> `--tasks-per-node`. */
 export function flagOf(key: string): string {
@@ -104,7 +104,7 @@ export const runFlagsOption = z
   .superRefine((words, ctx) => {
     for (const word of words) {
       const owned = launcherOwnedFlag(word);
-      if (owned !== undefined) ctx.addIssue({ code: 'custom', message: `${owned} is set by the launcher: ${LAUNCHER_OWNED_RUN_FLAGS[owned]}` });
+      if (owned !== undefined) ctx.addIssue({ code: 'custom', message: launcherOwnedMessage(owned) });
       if (!isWritableText(word)) ctx.addIssue({ code: 'custom', message: `'${word}' holds a NUL or a broken character` });
     }
     if (!words.some((w) => w === '--url' || w.startsWith('--url=') || w === '--config' || w.startsWith('--config='))) {

@@ -32,13 +32,13 @@ export const DEFAULT_COORDINATOR_PORT = 29517;
  * shard or nothing at all.
  */
 export const LAUNCHER_OWNED_RUN_FLAGS: Readonly<Record<string, string>> = {
-  '--shards': 'the launcher sets --shards from its own shard count',
+  '--shards': 'the launcher sets the shard count',
   '--shard': "each shard takes its index from the launcher's environment",
-  '--coordinator': 'the launcher names the coordinator (shard 0) itself',
+  '--coordinator': 'the launcher names the coordinator (shard 0)',
   '--out': "give the result path as the launcher's own --out (a path every shard can reach)",
   '--sim': 'each shard would start a simulator of its own; start one `llmbench sim` and give its --url',
   '--dry-run': 'a dry run sends nothing; try the flags with `llmbench run --dry-run` first',
-  '--help': 'not a run',
+  '--help': 'see llmbench run --help',
 };
 
 /** Where the coordinator listens; `host` null means the first host of the launcher's node list. */
@@ -97,7 +97,7 @@ export interface ShardRunOptions {
  */
 export function shardRunArgs(options: ShardRunOptions): string[] {
   const owned = options.runFlags.map(launcherOwnedFlag).find((flag) => flag !== undefined);
-  if (owned !== undefined) throw new ShardSetupError(`${owned} is set by the launcher: ${LAUNCHER_OWNED_RUN_FLAGS[owned]}`);
+  if (owned !== undefined) throw new ShardSetupError(launcherOwnedMessage(owned));
   if (!Number.isInteger(options.shards) || options.shards < 1) throw new ShardSetupError(`the shard count must be a whole number of at least 1 (got ${options.shards})`);
   if (options.shard !== undefined && !(Number.isInteger(options.shard) && options.shard >= 0 && options.shard < options.shards)) {
     throw new ShardSetupError(`the shard index must be from 0 to ${options.shards - 1} (got ${options.shard})`);
@@ -113,6 +113,11 @@ export function shardRunArgs(options: ShardRunOptions): string[] {
     SHARD_FLAGS.coordinator,
     formatCoordinator(options.coordinator),
   ];
+}
+
+/** Why a launcher-owned flag may not be among the user's run flags (the launcher sets it, or it has no place in a shard). */
+export function launcherOwnedMessage(flag: string): string {
+  return `${flag} cannot be passed to the shards: ${LAUNCHER_OWNED_RUN_FLAGS[flag]}`;
 }
 
 /** The launcher-owned flag a word of the user's run flags names (`--out`, `--out=x`), if any. */

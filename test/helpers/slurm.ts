@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { cpus, hostname } from 'node:os';
+import { cpus, homedir, hostname } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -94,7 +94,10 @@ function clusterFoundRunning(): SlurmCluster | undefined {
   const ping = run('scontrol', ['ping'], env, 10_000);
   if (ping.status !== 0 || !/\bUP\b/.test(ping.stdout)) return undefined;
   const node = run('sinfo', ['-h', '-N', '-o', '%N'], env).stdout.split('\n')[0]?.trim() ?? hostname();
-  const scratch = mkdtempSync(join(process.cwd(), '.slurm-scratch-'));
+  // A cluster found running may have many nodes: the scratch folder goes where home folders are (shared), not /tmp.
+  const tools = process.env.LLMBENCH_TOOLS ?? join(homedir(), '.cache', 'llm-bench');
+  mkdirSync(tools, { recursive: true });
+  const scratch = mkdtempSync(join(tools, 'slurm-scratch-'));
   return {
     env,
     conf,

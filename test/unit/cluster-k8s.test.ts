@@ -161,8 +161,8 @@ test('wrong options are refused with the flag named and what to give (exit 2)', 
     [['--image', 'i', '--shards', '4', '--pvc', 'p', '--out', '/elsewhere/r.json', '--', ...RUN_FLAGS], /--out: '\/elsewhere\/r.json' is not inside the result volume, mounted at \/results/],
     [['--image', 'i', '--shards', '100', '--pvc', 'p', '--out', '/results/r.json', '--name', 'a'.repeat(61), '--', ...RUN_FLAGS], /--name: 'a{61}' is too long for 100 pods/],
     [['--image', 'i', '--shards', '0', '--pvc', 'Bad_Claim', '--out', '/results/r.json', '--cpu', '1.5 cores', '--', ...RUN_FLAGS], /--shards: '0' must be at least 1[\s\S]*--pvc: 'Bad_Claim' is not a PersistentVolumeClaim name[\s\S]*--cpu: '1.5 cores' is not a Kubernetes quantity/],
-    [['--image', 'i', '--shards', '4', '--pvc', 'p', '--out', '/results/r.json', '--', '--url', 'u', '--shard', '1'], /the run flags after --: --shard is set by the launcher/],
-    [['--image', 'i', '--shards', '4', '--pvc', 'p', '--out', '/results/r.json', '--', '--url', 'u', '--sim'], /--sim is set by the launcher: each shard would start a simulator of its own/],
+    [['--image', 'i', '--shards', '4', '--pvc', 'p', '--out', '/results/r.json', '--', '--url', 'u', '--shard', '1'], /the run flags after --: --shard cannot be passed to the shards/],
+    [['--image', 'i', '--shards', '4', '--pvc', 'p', '--out', '/results/r.json', '--', '--url', 'u', '--sim'], /--sim cannot be passed to the shards: each shard would start a simulator of its own/],
     [['--image', 'i', '--shards', '4', '--pvc', 'p', '--out', '/results/r.json', '--', '--url', 'u', '--concurency', '4'], /the run flags after --: --concurency is not an option of llmbench run/],
   ];
   for (const [args, message] of cases) {

@@ -118,8 +118,8 @@ test('values sbatch would read wrongly are refused with the flag named (exit 2),
   const noServer = cluster(['--out', 'r.json']);
   assert.match(noServer.stderr, /the run flags after --: no server is named: give --url URL --model NAME/);
   const owned = cluster(['--out', 'r.json', '--', ...ENDPOINT, '--out=x.json', '--coordinator', 'h:1']);
-  assert.match(owned.stderr, /--out is set by the launcher: give the result path as the launcher's own --out/);
-  assert.match(owned.stderr, /--coordinator is set by the launcher/);
+  assert.match(owned.stderr, /--out cannot be passed to the shards: give the result path as the launcher's own --out/);
+  assert.match(owned.stderr, /--coordinator cannot be passed to the shards/);
 });
 
 test('--submit without sbatch on PATH says where to run it (exit 1)', () => {
@@ -130,7 +130,7 @@ test('--submit without sbatch on PATH says where to run it (exit 1)', () => {
 
 test('shard command line: the words a launcher writes, and the coordinator address both ways', () => {
   assert.deepEqual(shardRunArgs({ runFlags: ['--url', 'u'], out: 'o.json', shards: 4, shard: 2, coordinator: { host: 'h', port: 5 } }), ['run', '--url', 'u', '--out', 'o.json', '--shards', '4', '--shard', '2', '--coordinator', 'h:5']);
-  assert.throws(() => shardRunArgs({ runFlags: ['--shards=2'], out: 'o', shards: 4, coordinator: { host: null, port: 5 } }), /--shards is set by the launcher/);
+  assert.throws(() => shardRunArgs({ runFlags: ['--shards=2'], out: 'o', shards: 4, coordinator: { host: null, port: 5 } }), /--shards cannot be passed to the shards/);
   assert.throws(() => shardRunArgs({ runFlags: [], out: 'o', shards: 4, shard: 4, coordinator: { host: null, port: 5 } }), /shard index must be from 0 to 3/);
   for (const text of ['node01:29517', ':29517', '[fd00::1]:80', '10.1.2.3:1', 'pod-0.svc.ns.svc.cluster.local:65535']) {
     assert.equal(formatCoordinator(parseCoordinator(text)), text);

@@ -82,8 +82,8 @@ export async function run(argv: string[]): Promise<number> {
   throw new UsageError(`'${launcher}' is not a launcher; choose slurm or k8s (see ${COMMAND} --help)`);
 }
 
-/** The launcher's own flags before `--`, the run's after it. */
-function readArgv(argv: readonly string[], schemaKeys: readonly string[], command: string, booleans: readonly string[], repeatable: readonly string[] = []): RawOptions {
+/** The launcher's own flags before `--`, the run's after it, as raw option values; 'help' for --help. */
+function readArgv(argv: readonly string[], schemaKeys: readonly string[], command: string, booleans: readonly string[], repeatable: readonly string[] = []): RawOptions | 'help' {
   const dash = argv.indexOf('--');
   const own = dash === -1 ? argv : argv.slice(0, dash);
   const runFlags = dash === -1 ? [] : argv.slice(dash + 1);
@@ -93,7 +93,7 @@ function readArgv(argv: readonly string[], schemaKeys: readonly string[], comman
     specs[flagOf(key)] = booleans.includes(key) ? { kind: 'boolean' } : { kind: 'string', repeatable: repeatable.includes(key) };
   }
   const flags = parseFlags(own, specs, command);
-  if (flags.has('--help')) return { help: true };
+  if (flags.has('--help')) return 'help';
   if (flags.positionals.length > 0) {
     throw new UsageError(`unexpected argument '${flags.positionals[0]}'; the run's flags go after --, like ${command} --out FILE -- --url URL --model NAME`);
   }
@@ -132,7 +132,7 @@ function checkRunFlags(words: readonly string[]): void {
 
 async function slurm(argv: string[]): Promise<number> {
   const raw = readArgv(argv, Object.keys(SlurmOptionsSchema.shape), `${COMMAND} slurm`, SLURM_BOOLEANS);
-  if (raw.help) {
+  if (raw === 'help') {
     process.stdout.write(CLUSTER_HELP);
     return 0;
   }
@@ -166,7 +166,7 @@ async function slurm(argv: string[]): Promise<number> {
 
 async function kubernetes(argv: string[]): Promise<number> {
   const raw = readArgv(argv, Object.keys(KubernetesOptionsSchema.shape), `${COMMAND} k8s`, [], K8S_REPEATABLE);
-  if (raw.help) {
+  if (raw === 'help') {
     process.stdout.write(CLUSTER_HELP);
     return 0;
   }
