@@ -5,6 +5,7 @@
  */
 import { version } from '../../package.json';
 import { UsageError } from './args';
+import * as cluster from './commands/cluster';
 import * as demo from './commands/demo';
 import * as importCommand from './commands/import';
 import * as report from './commands/report';
@@ -23,6 +24,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   import: { summary: 'turn vLLM, GuideLLM, AIPerf, EvalScope or LLMPerf results into a result file', run: importCommand.run },
   tune: { summary: "tune a server's flags: launch it per trial, benchmark it, search for the best within SLOs", run: tune.run },
   report: { summary: 'one report (HTML with charts, Markdown or CSV) over many result files', run: report.run },
+  cluster: { summary: 'start one run as shards on many machines: an sbatch script (Slurm) or a Kubernetes manifest', run: cluster.run },
   demo: { summary: 'a sweep against the built-in simulator: the table and a result file in benchmarks/', run: demo.run },
 };
 

@@ -9,6 +9,7 @@ import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import type { StepSummary } from '../format/result';
 import type { BestTrial, Objective, ParamSpec, ParamValue, Params, Trial, TuneConfig, TuneStatus } from '../format/tune';
 import { wantsLogAxis } from './axis';
+import { commandLine } from './command-line';
 import type { ChartSpec } from './chart-spec';
 import { formatMetric, formatNumber } from './number-format';
 
@@ -71,12 +72,7 @@ export function paramsText(params: Params): string {
     .join(', ');
 }
 
-const SAFE_ARGUMENT = /^[A-Za-z0-9_\-+=.,/:@%^]+$/;
-
-/** An argv as one line a POSIX shell runs as the same arguments: words with other characters are single-quoted. */
-export function commandLine(argv: readonly string[]): string {
-  return argv.map((arg) => (SAFE_ARGUMENT.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+export { commandLine } from './command-line';
 
 const STATUS_TEXT: Record<TuneRowStatus, string> = {
   complete: 'complete',

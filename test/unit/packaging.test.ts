@@ -72,6 +72,8 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
       'media/llmtune.schema.json',
       'package.json',
     ]);
+    // The launchers' tests validate manifests with kubernetes-models (a dev dependency): none of it in the command line.
+    assert.doesNotMatch(readFileSync(join(repoRoot, 'dist', 'cli.js'), 'utf8'), /IoK8sApi|@kubernetes-models|js-yaml/, 'a test-only package is bundled into the command line');
     const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
     writeFileSync(join(userDir, 'package.json'), JSON.stringify({ name: 'a-user', private: true }));
     run('npm', ['install', '--no-audit', '--no-fund', tarball], userDir);
