@@ -71,8 +71,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
   );
   registerTune(context, log);
-  registerResultViews(context);
-  registerReportViews(context);
+  registerResultViews(context, log);
+  registerReportViews(context, log);
   registerImportCommands(context);
   log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
 }
