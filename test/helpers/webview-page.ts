@@ -117,7 +117,7 @@ export class FakePanel implements SessionPanel {
   visible = true;
   /** Everything the host posted while visible. */
   readonly delivered: unknown[] = [];
-  private page: Page | undefined;
+  private deliverTo: ((message: unknown) => void) | undefined;
   private readonly received = emitter<unknown>();
   private readonly viewState = emitter<unknown>();
   private readonly disposed = emitter<void>();
@@ -128,8 +128,8 @@ export class FakePanel implements SessionPanel {
       // A hidden webview drops what it is sent (retainContextWhenHidden is off).
       if (!this.visible) return false;
       this.delivered.push(copy(message));
-      const page = this.page;
-      setImmediate(() => page?.deliver(message));
+      const deliver = this.deliverTo;
+      setImmediate(() => deliver?.(copy(message)));
       return true;
     },
     onDidReceiveMessage: this.received.event,
@@ -137,8 +137,14 @@ export class FakePanel implements SessionPanel {
 
   /** Loads `view` into this panel (again: a reload), its messages going to the host one task later. */
   load(view: string, options: { saved?: unknown } = {}): Page {
-    this.page = openPage(view, { ...options, onPost: (message) => setImmediate(() => this.received.fire(message)) });
-    return this.page;
+    const page = openPage(view, { ...options, onPost: (message) => setImmediate(() => this.received.fire(message)) });
+    this.deliverTo = page.deliver;
+    return page;
+  }
+
+  /** Hands what the host posts (while visible, one task later) to `receive` instead of a page. */
+  connect(receive: (message: unknown) => void): void {
+    this.deliverTo = receive;
   }
 
   /** A message from the page, as the host receives it. */
