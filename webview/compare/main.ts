@@ -19,8 +19,6 @@ let ownBoard: ChartBoard | undefined;
 startPage((message, { app, board, ask, addBoard }) => {
   ownBoard ??= addBoard();
   if (message.type === 'error') {
-    board.show([]);
-    ownBoard.show([]);
     replaceChildren(app, [el('h1', { text: message.fileName }), errorBanner('These runs cannot be compared.', message.message)]);
   } else if (message.type === 'show-compare') {
     const { view } = message;

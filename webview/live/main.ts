@@ -135,9 +135,6 @@ function renderCharts(state: LiveState): void {
 
 function render(state: LiveState | null): void {
   current = state;
-  app.setAttribute('aria-busy', 'false');
-  emptySection.classList.toggle('hidden', state !== null);
-  runSection.classList.toggle('hidden', state === null);
   if (!state) return;
   const view = progressView(state);
   setText(skeleton.description, runDescription(state));
@@ -163,4 +160,4 @@ onThemeChange((next) => {
   for (const chart of charts.values()) chart.setTheme(theme);
 });
 
-showStates(host, render, skeleton.messages, 'live panel');
+showStates(host, { panel: 'live panel', messages: skeleton.messages, empty: emptySection, shown: runSection, render });

@@ -14,8 +14,6 @@ let serverBoard: ChartBoard | undefined;
 startPage((message, { app, board, ask, addBoard }) => {
   serverBoard ??= addBoard();
   if (message.type === 'error') {
-    board.show([]);
-    serverBoard.show([]);
     replaceChildren(app, [errorSection(message.fileName, message.message, () => ask({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
     const { view } = message;

@@ -38,6 +38,8 @@ export function startPage(draw: (message: DrawMessage, page: Page) => void): voi
   host.charts((chartId) => boards.map((board) => board.pngOf(chartId)).find((url) => url !== undefined));
   host.start((message) => {
     page.app.setAttribute('aria-busy', 'false');
+    // A file that cannot be shown leaves no chart of the one before.
+    if (message.type === 'error') boards.forEach((board) => board.show([]));
     draw(message, page);
   });
 }

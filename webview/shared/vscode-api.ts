@@ -118,22 +118,27 @@ export function connectToHost<In extends { type: string }, Ask extends { type: s
 
 /**
  * A panel showing one task's whole state (a run, a tune): draws the state it kept before a reload
- * at once, then each state the host sends, keeping it for the next reload. An update it cannot read
- * leaves the last good state, with a banner in `messages` until a good one comes.
+ * at once, then each state the host sends, keeping it for the next reload. `empty` shows while there
+ * is no task yet, `shown` once there is. An update it cannot read leaves the last good state, with a
+ * banner in `messages` until a good one comes.
  */
 export function showStates<State>(
   host: HostConnection<{ type: 'state'; state: State | null }, unknown, { state: State | null }>,
-  render: (state: State | null) => void,
-  messages: HTMLElement,
-  panel: string,
+  page: { panel: string; messages: HTMLElement; empty: HTMLElement; shown: HTMLElement; render(state: State | null): void },
 ): void {
+  const show = (state: State | null) => {
+    byId('app').setAttribute('aria-busy', 'false');
+    page.empty.classList.toggle('hidden', state !== null);
+    page.shown.classList.toggle('hidden', state === null);
+    page.render(state);
+  };
   host.start(
     (message) => {
-      replaceChildren(messages, []);
-      render(message.state);
+      replaceChildren(page.messages, []);
+      show(message.state);
       host.setState({ state: message.state });
     },
-    (reason) => replaceChildren(messages, [errorBanner(`LLM Bench sent the ${panel} an update it could not read; the panel shows the last good state.`, reason)]),
+    (reason) => replaceChildren(page.messages, [errorBanner(`LLM Bench sent the ${page.panel} an update it could not read; the panel shows the last good state.`, reason)]),
   );
-  render(host.getState()?.state ?? null);
+  show(host.getState()?.state ?? null);
 }

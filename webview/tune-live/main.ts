@@ -60,9 +60,6 @@ replaceChildren(app, [el('h1', { text: 'LLM Bench: Tune' }), parts.messages, emp
 
 function render(state: TuneLiveState | null): void {
   current = state;
-  app.setAttribute('aria-busy', 'false');
-  emptySection.classList.toggle('hidden', state !== null);
-  tuneSection.classList.toggle('hidden', state === null);
   if (!state) return;
   const headline = tuneLiveHeadline(state);
   setText(parts.headline, headline.text);
@@ -90,4 +87,4 @@ function render(state: TuneLiveState | null): void {
   if (stick) parts.log.scrollTop = parts.log.scrollHeight;
 }
 
-showStates(host, render, parts.messages, 'tune panel');
+showStates(host, { panel: 'tune panel', messages: parts.messages, empty: emptySection, shown: tuneSection, render });
