@@ -141,7 +141,8 @@ export class WebviewSession<Show, Ask extends { type: string }, P extends Sessio
       const { chartId } = request as unknown as SavePngRequest;
       if (!this.options.savePng) throw new Error('this view saves no charts');
       try {
-        return await this.options.savePng(chartId, await this.chartPng(chartId));
+        await this.options.savePng(chartId, await this.chartPng(chartId));
+        return undefined;
       } catch (e) {
         throw new Error(`the chart could not be saved: ${messageOf(e)}`);
       }
