@@ -3,7 +3,7 @@
  * LiveState, with the run's buttons.
  */
 import type * as vscode from 'vscode';
-import { LiveStateSchema, type LiveState } from '../format/messages/live';
+import { LiveViewStateSchema, type LiveState } from '../format/messages/live';
 import { LiveRequestSchema, type LiveRequest } from '../format/messages/from-views';
 import { StatePanel, type StatePanelKind } from './state-panel';
 
@@ -12,7 +12,7 @@ export const LIVE_VIEW_TYPE = 'llmBench.live';
 const LIVE_PANEL: StatePanelKind<LiveState> = {
   viewType: LIVE_VIEW_TYPE,
   page: { view: 'live', title: 'LLM Bench: Live', loading: 'Connecting to the run...' },
-  state: LiveStateSchema,
+  viewState: LiveViewStateSchema,
   idOf: (state) => state.run.id,
 };
 

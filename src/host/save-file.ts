@@ -18,8 +18,8 @@ export async function saveWithDialog(
   return target;
 }
 
-/** Decodes a `data:image/png;base64,` URL (already validated by the view's message schema). */
-export function pngBytesFromDataUrl(dataUrl: string): Uint8Array {
+/** Decodes a `data:image/png;base64,` URL (already validated by the chart-png reply's schema). */
+function pngBytesFromDataUrl(dataUrl: string): Uint8Array {
   if (!dataUrl.startsWith(PNG_PREFIX)) throw new Error('The chart image is not a PNG data URL.');
   return Buffer.from(dataUrl.slice(PNG_PREFIX.length), 'base64');
 }

@@ -7,7 +7,6 @@
  */
 import * as vscode from 'vscode';
 import type { z } from 'zod';
-import { statePanelSchemas } from '../format/messages/protocol';
 import { Coalescer } from './coalescer';
 import { registerPanelRestorer } from './panel-restore';
 import { hostWebview, webviewOptions, type WebviewPage } from './webview-html';
@@ -19,7 +18,8 @@ const UPDATE_INTERVAL_MS = 250;
 export interface StatePanelKind<State> {
   viewType: string;
   page: WebviewPage & { loading: string };
-  state: z.ZodType<State>;
+  /** What its page keeps with setState (src/format/messages/protocol.ts statePanelSchemas). */
+  viewState: z.ZodType<{ state: State | null }>;
   /** Tells a restored panel's task from the one this host runs. */
   idOf(state: State): string;
 }
@@ -39,7 +39,6 @@ type StateMessage<State> = { type: 'state'; state: State | null };
 export class StatePanel<State, Request extends { type: string }> implements vscode.Disposable {
   private session: WebviewSession<StateMessage<State>, Request, vscode.WebviewPanel> | undefined;
   private state: State | null = null;
-  private readonly viewState: z.ZodType<{ state: State | null }>;
   private readonly coalescer = new Coalescer(UPDATE_INTERVAL_MS, () => this.session?.show({ type: 'state', state: this.state }) ?? false);
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -49,15 +48,14 @@ export class StatePanel<State, Request extends { type: string }> implements vsco
     private readonly kind: StatePanelKind<State>,
     private readonly options: StatePanelOptions<State, Request>,
   ) {
-    this.viewState = statePanelSchemas(kind.state).viewState as z.ZodType<{ state: State | null }>;
     if (!options.restoredFromOutside) {
-      this.disposables.push(registerPanelRestorer(kind.viewType, this.viewState, (panel, saved) => this.restore(panel, saved?.state ?? null)));
+      this.disposables.push(registerPanelRestorer(kind.viewType, kind.viewState, (panel, saved) => this.restore(panel, saved?.state ?? null)));
     }
   }
 
   /** A panel VS Code recreated, with the state its webview kept (parsed here, never trusted). */
   restoreSaved(panel: vscode.WebviewPanel, saved: unknown): void {
-    const parsed = this.viewState.safeParse(saved);
+    const parsed = this.kind.viewState.safeParse(saved);
     this.restore(panel, parsed.success ? parsed.data.state : null);
   }
 

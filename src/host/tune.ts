@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
-import { TuneLiveStateSchema, type TuneLiveState } from '../format/messages/tune';
+import { TuneLiveViewStateSchema, type TuneLiveState } from '../format/messages/tune';
 import { TuneLiveRequestSchema, type TuneLiveRequest } from '../format/messages/from-views';
 import { TUNE_CONFIG_FILE_SUFFIX, TUNE_FILE_SUFFIX, type TuneConfig, type TuneStatus } from '../format/tune';
 import { readTuneConfigFile, TuneConfigError } from '../tune/config';
@@ -77,7 +77,7 @@ interface ActiveTune {
 const TUNE_PANEL: StatePanelKind<TuneLiveState> = {
   viewType: TUNE_LIVE_VIEW_TYPE,
   page: { view: 'tune-live', title: 'LLM Bench: Tune', loading: 'Connecting to the tune...' },
-  state: TuneLiveStateSchema,
+  viewState: TuneLiveViewStateSchema,
   idOf: (state) => state.tune.id,
 };
 
