@@ -8,14 +8,14 @@
  * vscode-hexeditor does, opened a JSON text diff in VS Code 1.139 rather than our editor.)
  */
 import * as vscode from 'vscode';
-import { ComparePanelStateSchema, type ResultToHostMessage } from '../format/messages/result';
+import { ComparePanelStateSchema, ResultRequestSchema } from '../format/messages/from-views';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { registerPanelRestorer } from './panel-restore';
 import { buildCompareView } from '../views/compare';
-import { ViewSession } from './results-session';
+import type { ResultSession } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
-import { webviewHtml, webviewOptions } from './webview-html';
+import { hostWebview, webviewOptions } from './webview-html';
 
 export const COMPARE_SCHEME = 'llmbench-compare';
 export const COMPARE_VIEW_TYPE = 'llmBench.compare';
@@ -90,7 +90,7 @@ async function openSideBySide(a: vscode.Uri, b: vscode.Uri): Promise<void> {
 
 /** The compare panel of one pair of runs. */
 class ComparePanel implements vscode.Disposable {
-  readonly session: ViewSession;
+  readonly session: ResultSession;
   private readonly watcher: vscode.Disposable;
 
   constructor(
@@ -98,20 +98,21 @@ class ComparePanel implements vscode.Disposable {
     public b: vscode.Uri,
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
   ) {
-    panel.webview.options = webviewOptions(extensionUri);
-    panel.webview.html = webviewHtml(panel.webview, extensionUri, { view: 'compare', title: panel.title, loading: `Reading ${fileNameOf(a)} and ${fileNameOf(b)}...` });
-    this.session = new ViewSession(
-      panel,
-      (chartId) => vscode.Uri.joinPath(this.a, '..', `compare-${chartId}.png`),
-      (message: ResultToHostMessage) => {
-        if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', this.a, 'default');
-        else if (message.type === 'swap') void this.swap();
-        else if (message.type === 'open-side-by-side') void openSideBySide(this.a, this.b);
+    this.session = hostWebview(panel, extensionUri, { view: 'compare', title: panel.title, loading: `Reading ${fileNameOf(a)} and ${fileNameOf(b)}...` }, {
+      name: 'compare view',
+      log,
+      requests: ResultRequestSchema,
+      onRequest: async (request) => {
+        if (request.type === 'open-as-text') await vscode.commands.executeCommand('vscode.openWith', this.a, 'default');
+        else if (request.type === 'swap') await this.swap();
+        else if (request.type === 'open-side-by-side') await openSideBySide(this.a, this.b);
       },
-      () => void this.load(),
-      { a: a.toString(), b: b.toString() },
-    );
+      onFirstReady: () => void this.load(),
+      pngUri: (chartId) => vscode.Uri.joinPath(this.a, '..', `compare-${chartId}.png`),
+    });
+    this.session.keep({ type: 'keep-state', state: { a: a.toString(), b: b.toString() } });
     this.watcher = watchFiles([a, b], () => this.load());
   }
 
@@ -119,14 +120,14 @@ class ComparePanel implements vscode.Disposable {
     const [la, lb] = await Promise.all([loadResult(this.a), loadResult(this.b)]);
     if (!la.ok) return this.fail(this.a, la.error);
     if (!lb.ok) return this.fail(this.b, lb.error);
-    this.session.send({ type: 'show-compare', view: buildCompareView(la.read, lb.read, fileNameOf(this.a), fileNameOf(this.b)) });
+    this.session.show({ type: 'show-compare', view: buildCompareView(la.read, lb.read, fileNameOf(this.a), fileNameOf(this.b)) });
   }
 
   /** B becomes A: the deltas and their verdicts turn around; the panel keeps the new order for a restore. */
   private async swap(): Promise<void> {
     [this.a, this.b] = [this.b, this.a];
     this.panel.title = compareTitle(this.a, this.b);
-    this.session.send({ type: 'keep-state', state: { a: this.a.toString(), b: this.b.toString() } });
+    this.session.keep({ type: 'keep-state', state: { a: this.a.toString(), b: this.b.toString() } });
     await this.load();
   }
 
@@ -136,7 +137,7 @@ class ComparePanel implements vscode.Disposable {
   }
 
   private fail(uri: vscode.Uri, error: string): void {
-    this.session.send({ type: 'error', fileName: fileNameOf(uri), message: error });
+    this.session.show({ type: 'error', fileName: fileNameOf(uri), message: error });
   }
 }
 
@@ -178,11 +179,11 @@ export interface CompareViews {
   compareWith(a?: unknown, b?: unknown): Promise<void>;
 }
 
-export function registerCompareViews(context: vscode.ExtensionContext): CompareViews {
+export function registerCompareViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): CompareViews {
   const panels = new Set<ComparePanel>();
 
   function track(a: vscode.Uri, b: vscode.Uri, panel: vscode.WebviewPanel): void {
-    const compare = new ComparePanel(a, b, panel, context.extensionUri);
+    const compare = new ComparePanel(a, b, panel, context.extensionUri, log);
     panels.add(compare);
     panel.onDidDispose(() => {
       panels.delete(compare);

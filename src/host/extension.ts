@@ -71,8 +71,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
   );
   registerTune(context, log);
-  registerResultViews(context);
-  registerReportViews(context);
+  registerResultViews(context, log);
+  registerReportViews(context, log);
   registerImportCommands(context);
   log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
 }
@@ -105,7 +105,16 @@ function registerTune(context: vscode.ExtensionContext, log: vscode.LogOutputCha
   );
 }
 
-/** VS Code waits for this before the extension host goes away: the tune's server must not outlive it. */
+/**
+ * Stops a running tune when the window closes or reloads. VS Code waits for this at most 5 s: the
+ * extension host races every extension's deactivate against a 5 s timer and then exits (VS Code
+ * 1.139, extHostExtensionService.terminate; microsoft/vscode#114688). A tune's stop can take longer
+ * (SIGTERM, up to the config's server.stopGraceSec, 10 s by default, before SIGKILL, then the port's
+ * release and the tune file's last write). The server still never outlives the extension host: on
+ * its exit, src/tune/server.ts kills every server process group still running. What the cut can
+ * cost is the tune file's last write: it then still says `running`, with the server it ran, and
+ * Resume It kills that server's group if it is left and goes on.
+ */
 export async function deactivate(): Promise<void> {
   await tuneFeature?.controller.stop();
 }

@@ -3,10 +3,18 @@
  * LiveState, with the run's buttons.
  */
 import type * as vscode from 'vscode';
-import { LiveToHostMessageSchema, LiveViewStateSchema, type LiveState, type LiveToHostMessage } from '../format/messages/live';
-import { StatePanel } from './state-panel';
+import { LiveViewStateSchema, type LiveState } from '../format/messages/live';
+import { LiveRequestSchema, type LiveRequest } from '../format/messages/from-views';
+import { StatePanel, type StatePanelKind } from './state-panel';
 
 export const LIVE_VIEW_TYPE = 'llmBench.live';
+
+const LIVE_PANEL: StatePanelKind<LiveState> = {
+  viewType: LIVE_VIEW_TYPE,
+  page: { view: 'live', title: 'LLM Bench: Live', loading: 'Connecting to the run...' },
+  viewState: LiveViewStateSchema,
+  idOf: (state) => state.run.id,
+};
 
 export interface LivePanelActions {
   cancel(runId: string): void;
@@ -17,25 +25,17 @@ export interface LivePanelActions {
   restored(state: LiveState): LiveState;
 }
 
-type LiveAction = Exclude<LiveToHostMessage, { type: 'ready' | 'view-error' }>;
-
-export class LivePanel extends StatePanel<LiveState, LiveAction> {
+export class LivePanel extends StatePanel<LiveState, LiveRequest> {
   constructor(extensionUri: vscode.Uri, log: vscode.LogOutputChannel, actions: LivePanelActions) {
-    super(extensionUri, log, {
-      viewType: LIVE_VIEW_TYPE,
-      title: 'LLM Bench: Live',
-      view: 'live',
-      loading: 'Connecting to the run...',
-      viewStateSchema: LiveViewStateSchema,
-      messageSchema: LiveToHostMessageSchema,
-      idOf: (state) => state.run.id,
+    super(extensionUri, log, LIVE_PANEL, {
+      requests: LiveRequestSchema,
       restored: (state) => actions.restored(state),
-      onMessage: (message) => {
-        switch (message.type) {
+      onRequest: (request) => {
+        switch (request.type) {
           case 'cancel':
-            return actions.cancel(message.runId);
+            return actions.cancel(request.runId);
           case 'open-result':
-            return actions.openResult(message.runId);
+            return actions.openResult(request.runId);
           case 'run-again':
             return actions.runAgain();
           case 'show-log':

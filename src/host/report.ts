@@ -6,10 +6,11 @@
  * src/host/import.ts). The model is built here (src/report/model.ts); the webview draws.
  */
 import * as vscode from 'vscode';
-import { messageOf, reportingErrors } from './command-errors';
+import { reportingErrors } from './command-errors';
 import { selectedOrChosen } from './explorer-selection';
 import { RESULT_FILE_SUFFIX } from '../format/result';
-import { HostToReportSchema, ReportOptionsSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
+import type { HostToReport } from '../format/messages/report';
+import { ReportOptionsSchema, ReportPanelStateSchema, ReportRequestSchema, type ReportRequest } from '../format/messages/from-views';
 import { formatStepsCsv } from '../report/csv';
 import { renderHtmlReport } from '../report/html';
 import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels';
@@ -17,8 +18,9 @@ import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
 import { registerPanelRestorer } from './panel-restore';
-import { saveWithDialog, savePngWithDialog } from './save-file';
-import { webviewHtml, webviewOptions } from './webview-html';
+import { saveWithDialog } from './save-file';
+import { hostWebview, webviewOptions } from './webview-html';
+import type { WebviewSession } from './webview-session';
 
 export const REPORT_VIEW_TYPE = 'llmBench.report';
 export const REPORT_COMMANDS = {
@@ -38,18 +40,23 @@ const encoder = new TextEncoder();
 class ReportPanel {
   private runs: ReportRun[] = [];
   private problems: string[] = [];
-  private latest: HostToReport | undefined;
+  private readonly session: WebviewSession<HostToReport, ReportRequest>;
 
   /** `options` are those of a restored panel; a fresh report's are chosen once its runs are loaded. */
   constructor(
-    private readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
     private readonly paths: string[],
     private readonly title: string,
     private options: ReportOptions | undefined,
   ) {
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      const parsed = ReportToHostSchema.safeParse(raw);
-      if (parsed.success) void this.handle(parsed.data).catch((e: unknown) => this.post({ type: 'error', message: messageOf(e) }));
+    this.session = hostWebview(panel, extensionUri, { view: 'report', title, loading: 'Reading the result files...' }, {
+      name: 'report',
+      log,
+      requests: ReportRequestSchema,
+      onRequest: (request) => this.handle(request),
+      pngUri: (chartId) => defaultUri(`${chartId}.png`),
     });
   }
 
@@ -62,23 +69,14 @@ class ReportPanel {
 
   private show(options: ReportOptions): OpenedReport {
     const model = buildReportModel(this.runs, options);
-    this.post({ type: 'model', title: this.title, model, problems: this.problems });
-    this.keepState(options);
+    this.session.show({ type: 'model', title: this.title, model, problems: this.problems });
+    // What the webview keeps for VS Code to hand back when it restores the panel after a reload.
+    this.session.keep({ type: 'keep-state', state: { paths: this.paths, options } });
     return { title: this.title, model, problems: this.problems };
   }
 
-  private post(message: HostToReport): void {
-    this.latest = HostToReportSchema.parse(message);
-    void this.panel.webview.postMessage(this.latest);
-  }
-
-  private async handle(message: ReportToHost): Promise<void> {
+  private async handle(message: Exclude<ReportRequest, { type: 'save-png' }>): Promise<void> {
     switch (message.type) {
-      case 'ready':
-        // A webview that was hidden or reloaded asks again: send the latest state.
-        if (this.latest) void this.panel.webview.postMessage(this.latest);
-        if (this.options) this.keepState(this.options);
-        return;
       case 'options':
         this.options = message.options;
         this.show(this.options);
@@ -91,15 +89,7 @@ class ReportPanel {
         if (source && (await editLabels(vscode.Uri.file(source)))) await this.load();
         return;
       }
-      case 'png':
-        await savePngWithDialog(message.dataUrl, defaultUri(`${message.chart}.png`));
-        return;
     }
-  }
-
-  /** What the webview keeps for VS Code to hand back when it restores the panel after a reload. */
-  private keepState(options: ReportOptions): void {
-    void this.panel.webview.postMessage(HostToReportSchema.parse({ type: 'keep-state', state: { paths: this.paths, options } }));
   }
 
   private async export(format: 'html' | 'csv' | 'md'): Promise<void> {
@@ -158,33 +148,31 @@ function reportTitle(paths: string[]): string {
 }
 
 /** Shows the report of `paths` in `panel`, a new one or one VS Code restored after a reload. */
-function showReport(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, paths: string[], options?: ReportOptions): Promise<OpenedReport> {
+function showReport(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, panel: vscode.WebviewPanel, paths: string[], options?: ReportOptions): Promise<OpenedReport> {
   const title = reportTitle(paths);
   panel.title = title;
-  panel.webview.options = webviewOptions(context.extensionUri);
-  panel.webview.html = webviewHtml(panel.webview, context.extensionUri, { view: 'report', title, loading: 'Reading the result files...' });
-  return new ReportPanel(panel, paths, title, options).load();
+  return new ReportPanel(panel, context.extensionUri, log, paths, title, options).load();
 }
 
-async function openReport(context: vscode.ExtensionContext, targets: vscode.Uri[], options?: ReportOptions): Promise<OpenedReport> {
+async function openReport(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, targets: vscode.Uri[], options?: ReportOptions): Promise<OpenedReport> {
   const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, reportTitle(targets.map((t) => t.fsPath)), vscode.ViewColumn.Active, {
     ...webviewOptions(context.extensionUri),
     retainContextWhenHidden: false,
   });
-  return showReport(context, panel, targets.map((t) => t.fsPath), options);
+  return showReport(context, log, panel, targets.map((t) => t.fsPath), options);
 }
 
 
-export function registerReportViews(context: vscode.ExtensionContext): void {
+export function registerReportViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
   context.subscriptions.push(
     // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
     registerPanelRestorer(REPORT_VIEW_TYPE, ReportPanelStateSchema, (panel, saved) =>
-      saved ? void reportingErrors(() => showReport(context, panel, saved.paths, saved.options)) : panel.dispose(),
+      saved ? void reportingErrors(() => showReport(context, log, panel, saved.paths, saved.options)) : panel.dispose(),
     ),
     // `options` (a grouping label, ...) comes from the import's "Open Report" offer and from scripts.
     vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
       const targets = await selectedOrChosen(uri, uris, { openLabel: 'Open Report', title: 'Result files or folders to compare' });
-      return targets?.length ? reportingErrors(() => openReport(context, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
+      return targets?.length ? reportingErrors(() => openReport(context, log, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
     }),
     vscode.commands.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
       const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;

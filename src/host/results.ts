@@ -4,16 +4,17 @@
  */
 import * as vscode from 'vscode';
 import { reportingErrors } from './command-errors';
-import { DEFAULT_TABLE_COLUMNS, TableColumnsSchema, type ResultToHostMessage, type TableColumns } from '../format/messages/result';
+import type { HostToResultMessage } from '../format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, ResultRequestSchema, TableColumnsSchema, type ResultRequest, type TableColumns } from '../format/messages/from-views';
 import type { ResultDocument } from '../format/result';
 import { formatMarkdownTable } from '../report/tables';
 import { compareTarget, registerCompareViews } from './compare';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { alignAxes, buildResultView } from '../views/result';
-import { ViewSession } from './results-session';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
-import { pngBytesFromDataUrl, saveWithDialog } from './save-file';
-import { formatFileSize, webviewHtml, webviewOptions } from './webview-html';
+import { savePng, saveWithDialog } from './save-file';
+import { formatFileSize, hostWebview } from './webview-html';
+import type { WebviewSession } from './webview-session';
 
 export { RESULT_VIEW_TYPE };
 
@@ -40,9 +41,12 @@ interface EditorActions {
 
 const TABLE_COLUMNS_KEY = 'llmBench.resultTableColumns';
 
+/** The session of a result or compare page. */
+export type ResultSession = WebviewSession<HostToResultMessage, ResultRequest, vscode.WebviewPanel>;
+
 /** One open result editor: the file it shows (and, in a compare, the run it is aligned with). */
 class ResultEditor implements vscode.Disposable {
-  readonly session: ViewSession;
+  readonly session: ResultSession;
   readonly file: vscode.Uri;
   private readonly partner: vscode.Uri | undefined;
   private doc: ResultDocument | undefined;
@@ -52,19 +56,24 @@ class ResultEditor implements vscode.Disposable {
   constructor(
     resource: vscode.Uri,
     panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    loading: string,
+    log: vscode.LogOutputChannel,
     private readonly actions: EditorActions,
   ) {
     const target = compareTarget(resource);
     this.file = target?.file ?? resource;
     this.partner = target?.partner;
-    this.session = new ViewSession(
-      panel,
-      (chartId) => siblingUri(this.file, `-${chartId}.png`),
-      (message) => this.onMessage(message),
-      () => void this.reload(),
-    );
+    this.session = hostWebview(panel, extensionUri, { view: 'result', title: fileNameOf(resource), loading }, {
+      name: `result view of ${fileNameOf(this.file)}`,
+      log,
+      requests: ResultRequestSchema,
+      onRequest: (request) => this.onRequest(request),
+      onFirstReady: () => void this.reload(),
+      pngUri: (chartId) => siblingUri(this.file, `-${chartId}.png`),
+    });
     this.watcher = watchFiles(this.partner ? [this.file, this.partner] : [this.file], () => this.reload());
-    // Read the file while the webview loads its page: the view goes out as soon as it is built (ViewSession.send).
+    // Read the file while the webview loads its page: the view goes out as soon as it is built (WebviewSession.show).
     void this.reload();
   }
 
@@ -93,7 +102,7 @@ class ResultEditor implements vscode.Disposable {
     }
     if (!loaded.ok) {
       this.doc = undefined;
-      this.session.send({ type: 'error', fileName, message: loaded.error });
+      this.session.show({ type: 'error', fileName, message: loaded.error });
       return;
     }
     this.doc = loaded.read.document;
@@ -102,14 +111,14 @@ class ResultEditor implements vscode.Disposable {
       const other = await loadResult(this.partner);
       if (other.ok) [view] = alignAxes(view, buildResultView(other.read, fileNameOf(this.partner)));
     }
-    this.session.send({ type: 'show', view, columns: this.actions.columns() });
+    this.session.show({ type: 'show', view, columns: this.actions.columns() });
   }
 
-  private onMessage(message: ResultToHostMessage): void {
-    if (message.type === 'open-as-text') void vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
-    else if (message.type === 'compare-with') this.actions.compareWith(this.file);
-    else if (message.type === 'markdown') void reportingErrors(() => exportMarkdown(this, message.action));
-    else if (message.type === 'table-columns') this.actions.setColumns(message.columns);
+  private async onRequest(request: Exclude<ResultRequest, { type: 'save-png' }>): Promise<void> {
+    if (request.type === 'open-as-text') await vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
+    else if (request.type === 'compare-with') this.actions.compareWith(this.file);
+    else if (request.type === 'markdown') await exportMarkdown(this, request.action);
+    else if (request.type === 'table-columns') this.actions.setColumns(request.columns);
   }
 }
 
@@ -140,6 +149,7 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly workspaceState: vscode.Memento,
+    private readonly log: vscode.LogOutputChannel,
     private readonly compareWith: (file: vscode.Uri) => void,
   ) {}
 
@@ -148,10 +158,8 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
   }
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
-    panel.webview.options = webviewOptions(this.extensionUri);
     const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'result', title: fileNameOf(document.uri), loading: `Reading the result file${size}...` });
-    const editor = new ResultEditor(document.uri, panel, {
+    const editor = new ResultEditor(document.uri, panel, this.extensionUri, `Reading the result file${size}...`, this.log, {
       compareWith: this.compareWith,
       columns: () => {
         const kept = TableColumnsSchema.safeParse(this.workspaceState.get(TABLE_COLUMNS_KEY));
@@ -185,9 +193,9 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
   }
 }
 
-export function registerResultViews(context: vscode.ExtensionContext): void {
-  const compare = registerCompareViews(context);
-  const provider = new ResultEditorProvider(context.extensionUri, context.workspaceState, (file) => void compare.compareWith(file));
+export function registerResultViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  const compare = registerCompareViews(context, log);
+  const provider = new ResultEditorProvider(context.extensionUri, context.workspaceState, log, (file) => void compare.compareWith(file));
   context.subscriptions.push(
     vscode.window.registerCustomEditorProvider(RESULT_VIEW_TYPE, provider, {
       supportsMultipleEditorsPerDocument: true,
@@ -204,11 +212,7 @@ export function registerResultViews(context: vscode.ExtensionContext): void {
       RESULT_COMMANDS.exportChart,
       async (uri?: vscode.Uri, chartId = 'output-throughput', target?: vscode.Uri): Promise<vscode.Uri | undefined> => {
         const editor = await provider.loaded(uri);
-        const dataUrl = await editor.session.requestPng(chartId);
-        const bytes = pngBytesFromDataUrl(dataUrl);
-        if (!target) return saveWithDialog(bytes, siblingUri(editor.file, `-${chartId}.png`), { 'PNG image': ['png'] });
-        await vscode.workspace.fs.writeFile(target, bytes);
-        return target;
+        return savePng(await editor.session.chartPng(chartId), siblingUri(editor.file, `-${chartId}.png`), target);
       },
     ),
   );

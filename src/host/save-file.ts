@@ -18,12 +18,16 @@ export async function saveWithDialog(
   return target;
 }
 
-/** Decodes a `data:image/png;base64,` URL (already validated by the view's message schema). */
-export function pngBytesFromDataUrl(dataUrl: string): Uint8Array {
+/** Decodes a `data:image/png;base64,` URL (already validated by the chart-png reply's schema). */
+function pngBytesFromDataUrl(dataUrl: string): Uint8Array {
   if (!dataUrl.startsWith(PNG_PREFIX)) throw new Error('The chart image is not a PNG data URL.');
   return Buffer.from(dataUrl.slice(PNG_PREFIX.length), 'base64');
 }
 
-export function savePngWithDialog(dataUrl: string, suggested: vscode.Uri): Promise<vscode.Uri | undefined> {
-  return saveWithDialog(pngBytesFromDataUrl(dataUrl), suggested, { 'PNG image': ['png'] });
+/** Writes a chart's PNG to `target`, or where the save dialog (starting at `suggested`) says; the Uri written, or undefined if cancelled. */
+export async function savePng(dataUrl: string, suggested: vscode.Uri, target?: vscode.Uri): Promise<vscode.Uri | undefined> {
+  const bytes = pngBytesFromDataUrl(dataUrl);
+  if (!target) return saveWithDialog(bytes, suggested, { 'PNG image': ['png'] });
+  await vscode.workspace.fs.writeFile(target, bytes);
+  return target;
 }

@@ -5,15 +5,15 @@
  * the best command line on the clipboard. Works in Restricted Mode: it only reads files.
  */
 import * as vscode from 'vscode';
-import { describeZodError } from '../format/result';
-import { TuneToHostMessageSchema, type HostToTuneMessage, type TuneToHostMessage } from '../format/messages/tune';
+import type { HostToTuneMessage } from '../format/messages/tune';
+import { TuneRequestSchema, type TuneRequest } from '../format/messages/from-views';
 import { parseTuneFile, type TuneFile } from '../format/tune';
 import { buildTuneView, commandLine, stepMeasure, type StepMeasure } from '../views/tune';
 import { siblingUri } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
-import { savePngWithDialog } from './save-file';
-import { formatFileSize, webviewHtml, webviewOptions } from './webview-html';
+import { formatFileSize, hostWebview } from './webview-html';
+import type { WebviewSession } from './webview-session';
 
 /** A trial's result file, which the tune file names relative to its own folder. */
 export function trialResultUri(tuneFile: vscode.Uri, resultFile: string): vscode.Uri {
@@ -46,37 +46,38 @@ async function stepMeasures(file: vscode.Uri, doc: TuneFile): Promise<{ measures
 }
 
 class TuneEditor implements vscode.Disposable {
-  private latest: HostToTuneMessage | undefined;
   private doc: TuneFile | undefined;
   private loading: Promise<void> | undefined;
-  private readonly subscriptions: vscode.Disposable[];
+  private readonly session: WebviewSession<HostToTuneMessage, TuneRequest>;
+  private readonly watcher: vscode.Disposable;
 
   constructor(
     private readonly file: vscode.Uri,
-    private readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    loading: string,
+    log: vscode.LogOutputChannel,
   ) {
-    this.subscriptions = [
-      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
-      panel.onDidChangeViewState(() => {
-        if (panel.visible && this.latest) void panel.webview.postMessage(this.latest);
-      }),
-      watchFiles([file], () => this.reload()),
-    ];
+    this.session = hostWebview(panel, extensionUri, { view: 'tune', title: fileNameOf(file), loading }, {
+      name: `tune view of ${fileNameOf(file)}`,
+      log,
+      requests: TuneRequestSchema,
+      onRequest: (request) => this.onRequest(request),
+      onFirstReady: () => void this.reload(),
+      pngUri: (chartId) => siblingUri(file, `-${chartId}.png`),
+    });
+    this.watcher = watchFiles([file], () => this.reload());
     void this.reload();
   }
 
   dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
+    this.watcher.dispose();
+    this.session.dispose();
   }
 
   private reload(): Promise<void> {
     this.loading ??= this.load().finally(() => (this.loading = undefined));
     return this.loading;
-  }
-
-  private send(message: HostToTuneMessage): void {
-    this.latest = message;
-    void this.panel.webview.postMessage(message);
   }
 
   private async load(): Promise<void> {
@@ -85,70 +86,52 @@ class TuneEditor implements vscode.Disposable {
     try {
       text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.file));
     } catch (e) {
-      this.send({ type: 'error', fileName, message: `The file could not be read (${e instanceof Error ? e.message : String(e)}).` });
+      this.session.show({ type: 'error', fileName, message: `The file could not be read (${e instanceof Error ? e.message : String(e)}).` });
       return;
     }
     const parsed = parseTuneFile(text);
     if (!parsed.ok) {
       this.doc = undefined;
-      this.send({ type: 'error', fileName, message: parsed.error });
+      this.session.show({ type: 'error', fileName, message: parsed.error });
       return;
     }
     this.doc = parsed.value;
     const { measures, unreadable } = await stepMeasures(this.file, parsed.value);
     const view = buildTuneView(parsed.value, fileName, measures);
     if (unreadable > 0) view.notes.push(`${unreadable} trial result file${unreadable === 1 ? ' is' : 's are'} missing or unreadable: ${unreadable === 1 ? 'its' : 'their'} steps are not on the Pareto chart.`);
-    this.send({ type: 'show', view });
+    this.session.show({ type: 'show', view });
   }
 
-  private receive(raw: unknown): void {
-    const parsed = TuneToHostMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      void vscode.window.showErrorMessage(`LLM Bench: the tune view sent a message that does not fit: ${describeZodError(parsed.error)}`);
-      return;
-    }
-    const message: TuneToHostMessage = parsed.data;
-    switch (message.type) {
-      case 'ready':
-        if (this.latest) void this.panel.webview.postMessage(this.latest);
-        else void this.reload();
-        return;
+  private async onRequest(request: Exclude<TuneRequest, { type: 'save-png' }>): Promise<void> {
+    switch (request.type) {
       case 'open-as-text':
-        void vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
+        await vscode.commands.executeCommand('vscode.openWith', this.file, 'default');
         return;
       case 'open-trial':
-        if (this.doc) void openTrialResult(this.file, this.doc, message.trial);
+        if (this.doc) await openTrialResult(this.file, this.doc, request.trial);
         return;
       case 'copy-best-command':
-        void this.copyBestCommand();
-        return;
-      case 'png':
-        void savePngWithDialog(message.dataUrl, siblingUri(this.file, `-${message.chartId}.png`)).then(undefined, (e: unknown) =>
-          vscode.window.showErrorMessage(`LLM Bench: the chart could not be saved: ${e instanceof Error ? e.message : String(e)}`),
-        );
+        if (!this.doc?.best) return;
+        await vscode.env.clipboard.writeText(commandLine(this.doc.best.command));
+        void vscode.window.setStatusBarMessage('LLM Bench: best command line copied', 3000);
         return;
     }
-  }
-
-  private async copyBestCommand(): Promise<void> {
-    if (!this.doc?.best) return;
-    await vscode.env.clipboard.writeText(commandLine(this.doc.best.command));
-    void vscode.window.setStatusBarMessage('LLM Bench: best command line copied', 3000);
   }
 }
 
 export class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {
-  constructor(private readonly extensionUri: vscode.Uri) {}
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
 
   openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
     return { uri, dispose: () => undefined };
   }
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
-    panel.webview.options = webviewOptions(this.extensionUri);
     const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { view: 'tune', title: fileNameOf(document.uri), loading: `Reading the tune file${size} and its trials' results...` });
-    const editor = new TuneEditor(document.uri, panel);
+    const editor = new TuneEditor(document.uri, panel, this.extensionUri, `Reading the tune file${size} and its trials' results...`, this.log);
     panel.onDidDispose(() => editor.dispose());
   }
 }

@@ -10,5 +10,5 @@ import { TuneController } from './tune';
 import { TuneEditorProvider } from './tune-editor';
 
 export function startTuneFeature(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { controller: TuneController; editor: TuneEditorProvider } {
-  return { controller: new TuneController(context, log), editor: new TuneEditorProvider(context.extensionUri) };
+  return { controller: new TuneController(context, log), editor: new TuneEditorProvider(context.extensionUri, log) };
 }

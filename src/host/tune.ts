@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
-import { TuneLiveToHostMessageSchema, TuneLiveViewStateSchema, type TuneLiveState, type TuneLiveToHostMessage } from '../format/messages/tune';
+import { TuneLiveViewStateSchema, type TuneLiveState } from '../format/messages/tune';
+import { TuneLiveRequestSchema, type TuneLiveRequest } from '../format/messages/from-views';
 import { TUNE_CONFIG_FILE_SUFFIX, TUNE_FILE_SUFFIX, type TuneConfig, type TuneStatus } from '../format/tune';
 import { readTuneConfigFile, TuneConfigError } from '../tune/config';
 import { runTune } from '../tune/index';
@@ -19,7 +20,7 @@ import { commandLine, objectiveTitle } from '../views/tune';
 import { applyTuneEvent, newTuneLiveState, tuneEndMessage } from '../views/tune-live';
 import { messageOf } from './command-errors';
 import { resultsDirectory } from './run-prompts';
-import { StatePanel } from './state-panel';
+import { StatePanel, type StatePanelKind } from './state-panel';
 import { openTrialResult } from './tune-editor';
 import { TUNE_LIVE_VIEW_TYPE, TUNE_VIEW_TYPE } from './tune-ids';
 import { requireTrust } from './trust';
@@ -73,10 +74,15 @@ interface ActiveTune {
   done: Promise<unknown>;
 }
 
-type TuneAction = Exclude<TuneLiveToHostMessage, { type: 'ready' | 'view-error' }>;
+const TUNE_PANEL: StatePanelKind<TuneLiveState> = {
+  viewType: TUNE_LIVE_VIEW_TYPE,
+  page: { view: 'tune-live', title: 'LLM Bench: Tune', loading: 'Connecting to the tune...' },
+  viewState: TuneLiveViewStateSchema,
+  idOf: (state) => state.tune.id,
+};
 
 export class TuneController implements vscode.Disposable {
-  readonly panel: StatePanel<TuneLiveState, TuneAction>;
+  readonly panel: StatePanel<TuneLiveState, TuneLiveRequest>;
   private active: ActiveTune | undefined;
   /** Tunes shown in this window (this host's and restored ones), for their panel's buttons. */
   private readonly known = new Map<string, TuneLiveState>();
@@ -85,18 +91,12 @@ export class TuneController implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.panel = new StatePanel(context.extensionUri, log, {
-      viewType: TUNE_LIVE_VIEW_TYPE,
-      title: 'LLM Bench: Tune',
-      view: 'tune-live',
-      loading: 'Connecting to the tune...',
-      viewStateSchema: TuneLiveViewStateSchema,
-      messageSchema: TuneLiveToHostMessageSchema,
-      idOf: (state) => state.tune.id,
+    this.panel = new StatePanel(context.extensionUri, log, TUNE_PANEL, {
+      requests: TuneLiveRequestSchema,
       restored: (state) => this.restored(state),
       // extension.ts registers the serializer at activation, before this feature loads.
       restoredFromOutside: true,
-      onMessage: (message) => this.onPanelMessage(message),
+      onRequest: (request) => this.onPanelRequest(request),
     });
   }
 
@@ -292,16 +292,16 @@ export class TuneController implements vscode.Disposable {
     return shown;
   }
 
-  private onPanelMessage(message: TuneAction): void {
-    const state = 'tuneId' in message ? this.known.get(message.tuneId) : undefined;
-    switch (message.type) {
+  private async onPanelRequest(request: TuneLiveRequest): Promise<void> {
+    const state = 'tuneId' in request ? this.known.get(request.tuneId) : undefined;
+    switch (request.type) {
       case 'cancel':
-        return this.cancel(message.tuneId);
+        return this.cancel(request.tuneId);
       case 'open-tune-file':
-        if (state) void vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(state.tune.outPath), TUNE_VIEW_TYPE);
+        if (state) await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(state.tune.outPath), TUNE_VIEW_TYPE);
         return;
       case 'open-trial':
-        if (state) void openTrialResult(vscode.Uri.file(state.tune.outPath), state, message.trial);
+        if (state) await openTrialResult(vscode.Uri.file(state.tune.outPath), state, request.trial);
         return;
       case 'show-log':
         return this.log.show(true);

@@ -4,11 +4,14 @@
  * this page's nonce; there is no 'unsafe-inline' or 'unsafe-eval'. chart.js sizes its canvas
  * through the CSSOM and the toolkit styles itself with constructable style sheets, neither of
  * which the policy blocks; zod runs without its eval-compiled parsers (webview/shared/zod-csp.ts).
+ * `hostWebview` puts that page in a panel or custom editor and opens its session (webview-session.ts).
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { htmlPage } from '../report/page';
 import { escapeXml } from '../report/svg';
+import { savePng } from './save-file';
+import { WebviewSession, type SessionOptions } from './webview-session';
 
 export interface WebviewPage {
   /** The bundle name: webview/<view>/main.ts builds to dist/webview/<view>.js. */
@@ -74,5 +77,25 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     bodyAttributes: ` data-view="${escapeXml(page.view)}"`,
     body: `<main id="app" aria-busy="true">${loadingSkeleton(page)}</main>
 <script nonce="${nonce}" src="${script.toString()}"></script>`,
+  });
+}
+
+/**
+ * Loads `page` into `panel` and opens its session: a failed request is said in a notification, and
+ * where `pngUri` is given the page's Save PNG saves through the save dialog, starting there.
+ */
+export function hostWebview<Show, Ask extends { type: string }>(
+  panel: vscode.WebviewPanel,
+  extensionUri: vscode.Uri,
+  page: WebviewPage,
+  options: Omit<SessionOptions<Ask>, 'onFailure' | 'savePng'> & { pngUri?(chartId: string): vscode.Uri },
+): WebviewSession<Show, Ask, vscode.WebviewPanel> {
+  panel.webview.options = webviewOptions(extensionUri);
+  panel.webview.html = webviewHtml(panel.webview, extensionUri, page);
+  const { pngUri } = options;
+  return new WebviewSession(panel, {
+    ...options,
+    onFailure: (message) => void vscode.window.showErrorMessage(`LLM Bench: ${message}`),
+    ...(pngUri ? { savePng: (chartId: string, dataUrl: string) => savePng(dataUrl, pngUri(chartId)) } : {}),
   });
 }

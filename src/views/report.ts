@@ -36,17 +36,8 @@ export function runStatus(run: ReportRun): string {
   return `${run.doc.status}${steps}${reason}`;
 }
 
-import type {
-  CurveSchema,
-  CurvePointSchema,
-  LoadAxisSchema,
-  RankingRowSchema,
-  ReportChartSchema,
-  ReportModelSchema,
-  ReportOptionsSchema,
-  ReportSloSchema,
-  StatChoiceSchema,
-} from '../format/messages/report';
+import type { CurveSchema, CurvePointSchema, RankingRowSchema, ReportChartSchema, ReportModelSchema } from '../format/messages/report';
+import type { LoadAxisSchema, ReportOptionsSchema, ReportSloSchema, StatChoiceSchema } from '../format/messages/from-views';
 
 export type LoadAxis = z.infer<typeof LoadAxisSchema>;
 export type StatChoice = z.infer<typeof StatChoiceSchema>;

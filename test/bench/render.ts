@@ -1,7 +1,7 @@
 /**
  * How long a 10,000-request result takes to show in the result view, and how big the view
  * bundles are. Prints figures; asserts nothing. Run: node esbuild.mjs && node dist/bench/render.js
- *   host:    read the file's text -> parseResultDocument -> buildResultView -> the message as JSON
+ *   host:    read the file's text -> parseResultDocument -> buildResultView -> the message (an event envelope) as JSON
  *   webview: the result bundle in headless Chromium (Debian's, if installed): message received ->
  *            table and all charts drawn (two animation frames later), in a light and a dark theme.
  * Screenshots go to .test-artifacts/render-<theme>.png.
@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { forReading } from '../../src/engine/read-result';
 import { join } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
+import type { Envelope } from '../../src/format/messages/protocol';
 import { buildResultView } from '../../src/views/result';
 import { bigResultText, CHUNKS, REQUESTS, STEPS, webviewBundleSizes } from './lib/result-views';
 
@@ -35,7 +36,8 @@ function hostSide(text: string) {
     if (!parsed.value.ok) throw new Error(parsed.value.error);
     const doc = parsed.value.value;
     const view = time(() => buildResultView(forReading(doc), 'bench.llmbench.json'));
-    const json = time(() => JSON.stringify({ type: 'show', view: view.value }));
+    // As the host's session posts it: an event envelope of the protocol (src/format/messages/protocol.ts).
+    const json = time(() => JSON.stringify({ kind: 'event', id: 1, body: { type: 'show', view: view.value } } satisfies Envelope));
     parse.push(parsed.ms);
     model.push(view.ms);
     serialize.push(json.ms);

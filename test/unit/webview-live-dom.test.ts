@@ -1,63 +1,17 @@
 /**
  * The live panel's bundle (dist/webview/live.js, built by the test command) in jsdom with a fake
- * acquireVsCodeApi: what it posts, what it shows for host messages, and how it takes bad ones.
+ * acquireVsCodeApi (test/helpers/webview-page.ts): what it posts, what it shows for host messages,
+ * and how it takes bad ones.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { JSDOM, VirtualConsole } from 'jsdom';
 import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { makeStep } from '../helpers/result-documents';
 import { METRICS_INFO, vllmSeries } from '../helpers/server-samples';
+import { openPage, type Page } from '../helpers/webview-page';
 
-const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
-const bundle = readFileSync(join(root, 'dist', 'webview', 'live.js'), 'utf8');
-
-interface Panel {
-  window: JSDOM['window'];
-  document: Document;
-  posted: unknown[];
-  saved: () => unknown;
-  scriptErrors: string[];
-  send(data: unknown): void;
-}
-
-function openPanel(savedState?: unknown): Panel {
-  const scriptErrors: string[] = [];
-  const virtualConsole = new VirtualConsole();
-  // jsdom has no canvas; the panel says so in place of each chart. Anything else is a failure.
-  virtualConsole.on('jsdomError', (e) => {
-    if (!/Not implemented: HTMLCanvasElement/.test(e.message)) scriptErrors.push(e.message);
-  });
-  virtualConsole.on('error', (...args: unknown[]) => scriptErrors.push(args.map(String).join(' ')));
-  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app"></main></body></html>', {
-    runScripts: 'outside-only',
-    pretendToBeVisual: true,
-    virtualConsole,
-  });
-  const posted: unknown[] = [];
-  let state = savedState;
-  // VS Code passes messages and state as JSON; so does the fake (which also leaves jsdom's realm).
-  const copy = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
-  Object.assign(dom.window, {
-    acquireVsCodeApi: () => ({
-      postMessage: (m: unknown) => posted.push(copy(m)),
-      getState: () => state,
-      setState: (s: unknown) => (state = copy(s)),
-    }),
-  });
-  dom.window.eval(bundle);
-  return {
-    window: dom.window,
-    document: dom.window.document,
-    posted,
-    saved: () => state,
-    scriptErrors,
-    send: (data) => dom.window.dispatchEvent(new dom.window.MessageEvent('message', { data })),
-  };
-}
+const openPanel = (saved?: unknown): Page => openPage('live', { saved });
 
 function runState(model = 'Qwen/Qwen2-7B-Instruct'): LiveState {
   const state = newLiveState({
@@ -78,8 +32,8 @@ function runState(model = 'Qwen/Qwen2-7B-Instruct'): LiveState {
   return state;
 }
 
-const text = (panel: Panel, selector: string) => panel.document.querySelector(selector)?.textContent ?? '';
-const bodyRows = (panel: Panel) =>
+const text = (panel: Page, selector: string) => panel.document.querySelector(selector)?.textContent ?? '';
+const bodyRows = (panel: Page) =>
   [...panel.document.querySelectorAll('#steps-table tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
 
 test('the panel asks for the state on load and shows the empty view until a run exists', () => {

@@ -1,54 +1,25 @@
 /**
  * The built result and compare webview bundles under jsdom, with a fake acquireVsCodeApi that
- * records what the view posts. Each test loads the bundle into a fresh page.
+ * records what the view posts (test/helpers/webview-page.ts). Each test loads the bundle into a
+ * fresh page.
  */
 import { test } from 'node:test';
 import { forReading } from '../../src/engine/read-result';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { JSDOM, VirtualConsole } from 'jsdom';
 import { buildCompareView } from '../../src/views/compare';
 import { buildResultView } from '../../src/views/result';
 import { parseResultDocument } from '../../src/format/result';
-import type { HostToResultMessage } from '../../src/format/messages/result';
 import { concurrencySweep, makeDocument } from '../helpers/result-documents';
 import { runWithServerMetrics } from '../helpers/server-samples';
+import { openPage, type Page } from '../helpers/webview-page';
 
-const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
-
-interface Page {
-  window: JSDOM['window'];
-  document: Document;
-  posted: unknown[];
-  send(message: HostToResultMessage): void;
+interface View extends Page {
   text(): string;
 }
 
-function openView(view: 'result' | 'compare'): Page {
-  const bundle = readFileSync(join(root, 'dist', 'webview', `${view}.js`), 'utf8');
-  const virtualConsole = new VirtualConsole(); // jsdom has no canvas: the view says so in the card, quietly here
-  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app" aria-busy="true"></main></body></html>', {
-    runScripts: 'outside-only',
-    pretendToBeVisual: true,
-    virtualConsole,
-  });
-  const posted: unknown[] = [];
-  const window = dom.window;
-  Object.assign(window, {
-    // Messages cross into this realm as a structured clone would: plain objects of ours.
-    acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: () => undefined }),
-  });
-  window.eval(bundle);
-  return {
-    window,
-    document: window.document,
-    posted,
-    send(message) {
-      window.dispatchEvent(new window.MessageEvent('message', { data: message }));
-    },
-    text: () => window.document.getElementById('app')?.textContent ?? '',
-  };
+function openView(view: 'result' | 'compare'): View {
+  const page = openPage(view);
+  return Object.assign(page, { text: () => page.document.getElementById('app')?.textContent ?? '' });
 }
 
 test('the result view asks for its data, renders step rows as text first and its charts on the next frame', async () => {
@@ -136,7 +107,7 @@ test('toolbar buttons post compare and Markdown requests; unreadable host messag
     { type: 'markdown', action: 'copy' },
     { type: 'markdown', action: 'save' },
   ]);
-  page.window.dispatchEvent(new page.window.MessageEvent('message', { data: { type: 'show', view: { rows: 'nope' } } }));
+  page.send({ type: 'show', view: { rows: 'nope' } });
   assert.match(page.document.querySelector('[role=alert]')?.textContent ?? '', /could not be read/);
 });
 

@@ -10,7 +10,8 @@ import {
   distributionCurve,
 } from '../../src/views/result';
 import { buildCompareView, deltaCell, deltaRows, quantileDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
-import { ResultViewSchema, CompareViewSchema, TableColumnsSchema, type StepRow } from '../../src/format/messages/result';
+import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
+import { TableColumnsSchema } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
 import { chartSpec, deltaTable, formatMetric, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';

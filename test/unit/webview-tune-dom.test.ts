@@ -1,48 +1,25 @@
 /**
  * The built tune editor and live tune panel bundles under jsdom, with a fake acquireVsCodeApi that
- * records what the view posts and keeps: file text is shown as text, a trial's row asks for its
+ * records what the view posts and keeps (test/helpers/webview-page.ts): file text is shown as text, a trial's row asks for its
  * result, Copy asks for the best command, the live panel shows the running trial and its server log
  * and keeps its state for a reload.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { JSDOM, VirtualConsole } from 'jsdom';
-import type { HostToTuneLiveMessage, HostToTuneMessage } from '../../src/format/messages/tune';
 import { buildTuneView } from '../../src/views/tune';
 import { applyTuneEvent, newTuneLiveState } from '../../src/views/tune-live';
 import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
-
-const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
+import { openPage } from '../helpers/webview-page';
 
 function openView(view: 'tune' | 'tune-live', saved?: unknown) {
-  const bundle = readFileSync(join(root, 'dist', 'webview', `${view}.js`), 'utf8');
-  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app" aria-busy="true"></main></body></html>', {
-    runScripts: 'outside-only',
-    pretendToBeVisual: true,
-    virtualConsole: new VirtualConsole(), // jsdom has no canvas: the cards say so, quietly here
-  });
-  const posted: unknown[] = [];
-  const kept: unknown[] = [];
-  Object.assign(dom.window, {
-    acquireVsCodeApi: () => ({ postMessage: (m: unknown) => posted.push(JSON.parse(JSON.stringify(m))), getState: () => saved, setState: (s: unknown) => kept.push(s) }),
-  });
-  dom.window.eval(bundle);
-  const document = dom.window.document;
-  return {
-    document,
-    posted,
-    kept,
-    send(message: HostToTuneMessage | HostToTuneLiveMessage) {
-      dom.window.dispatchEvent(new dom.window.MessageEvent('message', { data: message }));
-    },
+  const page = openPage(view, { saved });
+  return Object.assign(page, {
     click(selector: string) {
-      const node = document.querySelector(selector);
+      const node = page.document.querySelector(selector);
       assert.ok(node, `no ${selector}`);
-      node.dispatchEvent(new dom.window.MouseEvent('click', { bubbles: true }));
+      node.dispatchEvent(new page.window.MouseEvent('click', { bubbles: true }));
     },
-  };
+  });
 }
 
 test('the tune editor: headline, best command with Copy, a row per trial; a measured trial\'s row opens its result, a refused one does not', async () => {

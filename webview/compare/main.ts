@@ -16,11 +16,9 @@ const runColumn = (tag: string, summary: RunSummary) =>
 
 let ownBoard: ChartBoard | undefined;
 
-startPage((message, { app, board, post, addBoard }) => {
+startPage((message, { app, board, ask, addBoard }) => {
   ownBoard ??= addBoard();
   if (message.type === 'error') {
-    board.show([]);
-    ownBoard.show([]);
     replaceChildren(app, [el('h1', { text: message.fileName }), errorBanner('These runs cannot be compared.', message.message)]);
   } else if (message.type === 'show-compare') {
     const { view } = message;
@@ -29,8 +27,8 @@ startPage((message, { app, board, post, addBoard }) => {
       el('div', { className: 'compare-runs' }, [runColumn('A', view.a), runColumn('B', view.b)]),
       ...view.warnings.map((warning) => el('p', { className: 'notice', text: `Not like for like: ${warning}` })),
       toolbar([
-        button('Swap A \u2194 B', () => post({ type: 'swap' }), 'secondary', 'swap-runs'),
-        button('Open Side by Side', () => post({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
+        button('Swap A \u2194 B', () => ask({ type: 'swap' }), 'secondary', 'swap-runs'),
+        button('Open Side by Side', () => ask({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
       ]),
       el('h2', { text: 'B against A' }),
       view.deltas.length ? el('p', { className: 'muted', text: legend }) : null,

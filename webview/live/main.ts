@@ -4,28 +4,17 @@
  * text only.
  */
 import '../shared/zod-csp';
-import {
-  HostToLiveMessageSchema,
-  LiveToHostMessageSchema,
-  LiveViewStateSchema,
-  type HostToLiveMessage,
-  type LiveState,
-  type LiveToHostMessage,
-  type LiveViewState,
-} from '../../src/format/messages/live';
+import { HostToLiveMessageSchema, LiveViewStateSchema, type HostToLiveMessage, type LiveState, type LiveViewState } from '../../src/format/messages/live';
+import type { LiveRequest } from '../../src/format/messages/from-views';
 import { SpecChart } from '../shared/charts';
-import { byId, el, errorBanner, replaceChildren, setText, textTable } from '../shared/dom';
+import { byId, el, replaceChildren, setText, textTable } from '../shared/dom';
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
-import { connectToHost } from '../shared/vscode-api';
+import { connectToHost, showStates } from '../shared/vscode-api';
 import { errorSummary, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
 
-const host = connectToHost<HostToLiveMessage, LiveToHostMessage, LiveViewState>({
-  incoming: HostToLiveMessageSchema,
-  outgoing: LiveToHostMessageSchema,
-  state: LiveViewStateSchema,
-});
+const host = connectToHost<HostToLiveMessage, LiveRequest, LiveViewState>({ events: HostToLiveMessageSchema, state: LiveViewStateSchema });
 
 let current: LiveState | null = null;
 const timeCharts: TimeChartChoice = { latestStepOnly: false };
@@ -33,10 +22,10 @@ let theme: Theme = readTheme();
 const charts = new Map<LiveChartId, SpecChart>();
 
 const app = byId('app');
-const cancelButton = button('Cancel run', () => current && host.post({ type: 'cancel', runId: current.run.id }), 'secondary', 'cancel');
-const openButton = button('Open result', () => current && host.post({ type: 'open-result', runId: current.run.id }), 'primary', 'open-result');
-const logButton = button('Show log', () => host.post({ type: 'show-log' }), 'secondary', 'show-log');
-const runButton = button('Run LLM Benchmark…', () => host.post({ type: 'run-again' }), 'secondary', 'run-again');
+const cancelButton = button('Cancel run', () => current && void host.ask({ type: 'cancel', runId: current.run.id }), 'secondary', 'cancel');
+const openButton = button('Open result', () => current && void host.ask({ type: 'open-result', runId: current.run.id }), 'primary', 'open-result');
+const logButton = button('Show log', () => void host.ask({ type: 'show-log' }), 'secondary', 'show-log');
+const runButton = button('Run LLM Benchmark…', () => void host.ask({ type: 'run-again' }), 'secondary', 'run-again');
 
 const skeleton = {
   title: el('h1', { text: 'LLM Bench: live run' }),
@@ -78,7 +67,7 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
 ]);
 const emptySection = el('div', { attrs: { id: 'empty' } }, [
   el('p', { text: 'No benchmark has run in this window yet. Start one with “LLM Bench: Run LLM Benchmark” from the Command Palette.' }),
-  button('Run LLM Benchmark…', () => host.post({ type: 'run-again' }), 'primary'),
+  button('Run LLM Benchmark…', () => void host.ask({ type: 'run-again' }), 'primary'),
 ]);
 const latestStepBox = el('input', { attrs: { type: 'checkbox', id: 'latest-step-only' } });
 latestStepBox.addEventListener('change', () => {
@@ -146,9 +135,6 @@ function renderCharts(state: LiveState): void {
 
 function render(state: LiveState | null): void {
   current = state;
-  app.setAttribute('aria-busy', 'false');
-  emptySection.classList.toggle('hidden', state !== null);
-  runSection.classList.toggle('hidden', state === null);
   if (!state) return;
   const view = progressView(state);
   setText(skeleton.description, runDescription(state));
@@ -169,22 +155,9 @@ function render(state: LiveState | null): void {
   renderCharts(state);
 }
 
-function showInvalidMessage(reason: string): void {
-  replaceChildren(skeleton.messages, [errorBanner('LLM Bench sent the live panel an update it could not read; the panel shows the last good state.', reason)]);
-  host.post({ type: 'view-error', message: reason.slice(0, 2000) });
-}
-
-host.listen((message) => {
-  // A good update clears an earlier complaint.
-  replaceChildren(skeleton.messages, []);
-  render(message.state);
-  host.setState({ state: message.state });
-}, showInvalidMessage);
-
 onThemeChange((next) => {
   theme = next;
   for (const chart of charts.values()) chart.setTheme(theme);
 });
 
-render(host.getState()?.state ?? null);
-host.post({ type: 'ready' });
+showStates(host, { panel: 'live panel', messages: skeleton.messages, empty: emptySection, shown: runSection, render });

@@ -4,23 +4,22 @@
  * model each time; options go back to it and it answers with a new model.
  */
 import '../shared/zod-csp';
-import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
+import { HostToReportSchema, type HostToReport } from '../../src/format/messages/report';
+import { ReportPanelStateSchema, type ReportPanelState, type ReportRequest } from '../../src/format/messages/from-views';
 import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
-import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
+import { byId, el, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { formatLabelsText } from '../../src/report/labels';
 import { chartSpec, RANKING_COLUMNS } from './view';
 
-const host = connectToHost<HostToReport, ReportToHost, ReportPanelState>({
-  incoming: HostToReportSchema,
-  outgoing: ReportToHostSchema,
-  state: ReportPanelStateSchema,
-});
+const host = connectToHost<HostToReport, ReportRequest, ReportPanelState>({ events: HostToReportSchema, state: ReportPanelStateSchema });
 const app = byId('app');
 let charts: SpecChart[] = [];
+/** The ids of `charts`, in order. */
+let chartIds: string[] = [];
 let theme = readTheme();
 
 function sloInput(label: string, value: number | undefined, id: string): HTMLInputElement {
@@ -31,7 +30,7 @@ function sloInput(label: string, value: number | undefined, id: string): HTMLInp
 
 function controls(model: ReportModel): HTMLElement[] {
   const options = () => ({ ...(model.groupBy ? { groupBy: model.groupBy } : {}), axis: model.axis, stat: model.stat, slo: model.slo });
-  const send = (patch: object) => host.post({ type: 'options', options: { ...options(), ...patch } });
+  const send = (patch: object) => void host.ask({ type: 'options', options: { ...options(), ...patch } });
   const groupBy = dropdown(
     [{ value: '', label: 'Each run' }, ...model.labelKeys.map((k) => ({ value: k, label: k }))],
     model.groupBy ?? '',
@@ -59,9 +58,9 @@ function controls(model: ReportModel): HTMLElement[] {
       'Group by', groupBy, 'Statistic', stat, 'Axis', axis,
       el('span', { className: 'spacer' }),
       'Export',
-      button('HTML...', () => host.post({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
-      button('CSV...', () => host.post({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
-      button('Markdown...', () => host.post({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+      button('HTML...', () => void host.ask({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
+      button('CSV...', () => void host.ask({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
+      button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
     ]),
     el('div', { className: 'toolbar' }, ['SLO', ttft, tpot, e2e, button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
   ];
@@ -82,7 +81,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const cards = all.map((chart) => {
     const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });
     const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length), 'data-server-marks': String(chart.curves.reduce((n, c) => n + c.marks.length, 0)) } }, [
-      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('PNG', () => { const i = all.indexOf(chart); const png = charts[i]?.toPngDataUrl(); if (png) host.post({ type: 'png', chart: chart.id, dataUrl: png }); }, 'icon')]),
+      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('PNG', () => void host.ask({ type: 'save-png', chartId: chart.id }), 'icon')]),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     return { card, canvas, chart };
@@ -93,7 +92,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('td', { text: r.status, className: r.status === 'complete' ? '' : 'tone-warning' }),
     el('td', { text: formatLabelsText(r.labels) }),
     el('td', { text: r.importedFrom ? `${r.importedFrom} (imported)` : 'LLM Bench' }),
-    el('td', {}, [r.source ? button('Edit Labels...', () => host.post({ type: 'editLabels', run: i }), 'secondary') : null]),
+    el('td', {}, [r.source ? button('Edit Labels...', () => void host.ask({ type: 'editLabels', run: i }), 'secondary') : null]),
   ]));
   replaceChildren(app, [
     el('h1', { text: title }),
@@ -119,10 +118,13 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
   ]);
   charts = [];
+  chartIds = [];
   // The tables paint first; the charts follow on the next frame (unless a newer model came first).
   const generation = ++drawn;
   requestAnimationFrame(() => {
-    if (generation === drawn) charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+    if (generation !== drawn) return;
+    charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+    chartIds = cards.map(({ chart }) => chart.id);
   });
 }
 
@@ -130,13 +132,8 @@ onThemeChange((next) => {
   theme = next;
   for (const chart of charts) chart.setTheme(next);
 });
-host.listen(
-  (message) => {
-    if (message.type === 'keep-state') return host.setState(message.state);
-    app.setAttribute('aria-busy', 'false');
-    if (message.type === 'model') draw(message.title, message.model, message.problems);
-    else app.prepend(errorBanner('The report could not do that.', message.message));
-  },
-  (reason) => app.prepend(errorBanner('A message from LLM Bench could not be read.', reason)),
-);
-host.post({ type: 'ready' });
+host.charts((chartId) => charts[chartIds.indexOf(chartId)]?.toPngDataUrl());
+host.start((message) => {
+  app.setAttribute('aria-busy', 'false');
+  draw(message.title, message.model, message.problems);
+});

@@ -3,7 +3,7 @@
  * that cannot be read as a result, the reason and an "Open as Text" button.
  */
 import '../shared/zod-csp';
-import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { type ChartBoard, errorSection, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
@@ -11,12 +11,10 @@ import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
 
-startPage((message, { app, board, post, addBoard }) => {
+startPage((message, { app, board, ask, addBoard }) => {
   serverBoard ??= addBoard();
   if (message.type === 'error') {
-    board.show([]);
-    serverBoard.show([]);
-    replaceChildren(app, [errorSection(message.fileName, message.message, () => post({ type: 'open-as-text' }))]);
+    replaceChildren(app, [errorSection(message.fileName, message.message, () => ask({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
     const { view } = message;
     const hasCharts = view.charts.some((chart) => chart.series.some((series) => series.points.length > 0));
@@ -26,7 +24,7 @@ startPage((message, { app, board, post, addBoard }) => {
       replaceChildren(table, [
         stepTableElement(view.rows, columns, (chosen) => {
           columns = chosen;
-          post({ type: 'table-columns', columns });
+          ask({ type: 'table-columns', columns });
           drawTable();
         }),
       ]);
@@ -37,9 +35,9 @@ startPage((message, { app, board, post, addBoard }) => {
       warningsSection(view.warnings),
       notesSection(view.notes),
       toolbar([
-        button('Compare With...', () => post({ type: 'compare-with' }), 'secondary', 'compare-with'),
-        button('Copy Table as Markdown', () => post({ type: 'markdown', action: 'copy' }), 'secondary', 'copy-markdown'),
-        button('Save Table as Markdown...', () => post({ type: 'markdown', action: 'save' }), 'secondary', 'save-markdown'),
+        button('Compare With...', () => ask({ type: 'compare-with' }), 'secondary', 'compare-with'),
+        button('Copy Table as Markdown', () => ask({ type: 'markdown', action: 'copy' }), 'secondary', 'copy-markdown'),
+        button('Save Table as Markdown...', () => ask({ type: 'markdown', action: 'save' }), 'secondary', 'save-markdown'),
       ]),
       ...(view.repeats
         ? [

@@ -3,7 +3,8 @@
  * without a browser (test/unit/webview-result*.test.ts).
  */
 import { stepLabel } from '../../src/views/repeats';
-import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
+import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow, ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
 import { NOT_AVAILABLE } from '../../src/report/units';

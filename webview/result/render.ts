@@ -2,7 +2,8 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import { DEFAULT_TABLE_COLUMNS, type DeltaRow, type RepeatRow, type RunSummary, type ServerSection, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
+import type { DeltaRow, RepeatRow, RunSummary, ServerSection, StepRow, ViewChart } from '../../src/format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, textTable, type Child } from '../shared/dom';
@@ -163,7 +164,7 @@ export class ChartBoard {
 
   /** Without `onSavePng` the cards have no Save PNG button (a live view's charts are saved from the file's editor). */
   constructor(
-    private readonly onSavePng?: (chartId: string, dataUrl: string) => void,
+    private readonly onSavePng?: (chartId: string) => void,
     className = 'chart-grid',
   ) {
     this.element = el('div', { className });
@@ -200,7 +201,7 @@ export class ChartBoard {
       const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
         el('div', { className: 'chart-head' }, [
           el('h3', { text: chart.title, ...(chart.hint ? { title: chart.hint } : {}) }),
-          this.onSavePng ? button('Save PNG', () => this.save(chart.id), 'secondary') : null,
+          this.onSavePng ? button('Save PNG', () => this.onSavePng?.(chart.id), 'secondary') : null,
         ]),
         el('div', { className: 'chart-box' }, [canvas]),
       ]);
@@ -221,11 +222,6 @@ export class ChartBoard {
       card.appendChild(el('p', { className: 'muted', text: `This chart cannot be drawn here (${e instanceof Error ? e.message : String(e)}).` }));
       return null;
     }
-  }
-
-  private save(chartId: string): void {
-    const png = this.pngOf(chartId);
-    if (png) this.onSavePng?.(chartId, png);
   }
 }
 

@@ -1,11 +1,14 @@
 /**
- * The webview's side of the host connection. `acquireVsCodeApi` may be called once per page, so
- * the handle is cached here. Every message is checked against the view's zod schemas in both
- * directions: what arrives may be stale or from a different version, and what leaves must be what
- * the host parses.
+ * The page's side of the one protocol with the host (src/format/messages/protocol.ts), the same in
+ * every view: the page says `ready` once it listens, gets the host's events (checked against the
+ * view's schemas: what arrives may be stale or from another version), asks the host with requests
+ * (its buttons), and answers the host's requests for a chart's PNG. What does not fit is shown in
+ * the page and told to the host (`view-error`), which logs it. `acquireVsCodeApi` may be called once
+ * per page, so the handle is cached here.
  */
-import type { z } from 'zod';
-import { describeZodError } from '../../src/format/result';
+import * as z from 'zod';
+import { HostRequestSchema, MessageChannel, type HostRequest, type ViewEvent } from '../../src/format/messages/protocol';
+import { byId, errorBanner, replaceChildren } from './dom';
 
 /** What VS Code injects into webviews (and what tests fake). */
 export interface VsCodeApi {
@@ -26,39 +29,81 @@ function vscodeApi(): VsCodeApi {
   return cachedApi;
 }
 
-export interface HostConnection<In, Out, State> {
-  /** Validates and sends; an invalid message is a bug in the view, so it throws. */
-  post(message: Out): void;
+/** How long the page waits for a chart the host asks for that is not drawn yet (charts draw on the frame after their view). */
+const CHART_WAIT_MS = 5_000;
+
+type KeepState = { type: 'keep-state'; state: unknown };
+
+export interface HostConnection<In, Ask, State> {
   /**
-   * Calls `onMessage` with each valid message from the host and `onInvalid` with a readable
-   * reason for each message that does not fit the schema. Returns an unsubscribe function.
+   * Listens, then says `ready`. `onEvent` gets each event from the host that fits, except one that
+   * repeats the last (the host posts its view early and again on `ready`: it is drawn once);
+   * `onInvalid` gets the reason for each message that does not fit (by default a banner on top of
+   * the page). `keep-state` events are kept as the webview's state, for a restore.
    */
-  listen(onMessage: (message: In) => void, onInvalid: (reason: string) => void): () => void;
-  /** State saved by an earlier instance of this view, if it still fits the schema. */
+  start(onEvent: (event: In) => void, onInvalid?: (reason: string) => void): void;
+  /** Asks the host (a button's action); true once done, false when it failed (the host says why to the user). */
+  ask(request: Ask): Promise<boolean>;
+  /** Where the page's charts come from when the host asks for one as PNG (export, Save PNG). */
+  charts(pngOf: (chartId: string) => string | undefined): void;
+  /** State kept by an earlier instance of this page, if it still fits the schema. */
   getState(): State | undefined;
   setState(state: State): void;
 }
 
-export function connectToHost<In, Out, State = never>(schemas: {
-  incoming: z.ZodType<In>;
-  outgoing: z.ZodType<Out>;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function connectToHost<In extends { type: string }, Ask extends { type: string }, State = never>(schemas: {
+  /** The host's events to this view. */
+  events: z.ZodType<In>;
+  /** What the page keeps for a restore. */
   state?: z.ZodType<State>;
-}): HostConnection<In, Out, State> {
+}): HostConnection<Exclude<In, KeepState>, Ask, State> {
   const api = vscodeApi();
-  return {
-    post(message) {
-      const parsed = schemas.outgoing.safeParse(message);
-      if (!parsed.success) throw new Error(`Invalid message to the host: ${describeZodError(parsed.error)}`);
-      api.postMessage(parsed.data);
+  let pngOf: ((chartId: string) => string | undefined) | undefined;
+  let onEvent: (event: Exclude<In, KeepState>) => void = () => undefined;
+  let onInvalid = (reason: string) => byId('app').prepend(errorBanner('A message from LLM Bench could not be read.', reason));
+  let lastShown: string | undefined;
+  const channel: MessageChannel<In, HostRequest, ViewEvent, Ask> = new MessageChannel({
+    post: (envelope) => api.postMessage(envelope),
+    events: schemas.events,
+    requests: HostRequestSchema,
+    onEvent: (event) => {
+      if (event.type === 'keep-state') return api.setState((event as unknown as KeepState).state);
+      const key = JSON.stringify(event);
+      if (key === lastShown) return;
+      lastShown = key;
+      onEvent(event as Exclude<In, KeepState>);
     },
-    listen(onMessage, onInvalid) {
-      const handler = (event: MessageEvent<unknown>) => {
-        const parsed = schemas.incoming.safeParse(event.data);
-        if (parsed.success) onMessage(parsed.data);
-        else onInvalid(describeZodError(parsed.error));
-      };
-      window.addEventListener('message', handler);
-      return () => window.removeEventListener('message', handler);
+    onRequest: async ({ chartId }) => {
+      if (!pngOf) throw new Error('this view has no charts to save');
+      for (const deadline = Date.now() + CHART_WAIT_MS; ; await sleep(100)) {
+        const dataUrl = pngOf(chartId);
+        if (dataUrl) return { dataUrl };
+        if (Date.now() > deadline) throw new Error(`this view has no chart "${chartId}"`);
+      }
+    },
+    onProblem: (problem) => {
+      // The next good view is drawn even if it repeats the one before the bad message.
+      lastShown = undefined;
+      onInvalid(problem);
+      channel.event({ type: 'view-error', message: problem.slice(0, 2000) });
+    },
+  });
+  return {
+    start(handler, invalid) {
+      onEvent = handler;
+      if (invalid) onInvalid = invalid;
+      window.addEventListener('message', (event: MessageEvent<unknown>) => channel.receive(event.data));
+      channel.event({ type: 'ready' });
+    },
+    ask: (request) =>
+      channel.request(request, z.unknown()).then(
+        () => true,
+        () => false,
+      ),
+    charts(source) {
+      pngOf = source;
     },
     getState() {
       if (!schemas.state) return undefined;
@@ -69,4 +114,31 @@ export function connectToHost<In, Out, State = never>(schemas: {
       api.setState(state);
     },
   };
+}
+
+/**
+ * A panel showing one task's whole state (a run, a tune): draws the state it kept before a reload
+ * at once, then each state the host sends, keeping it for the next reload. `empty` shows while there
+ * is no task yet, `shown` once there is. An update it cannot read leaves the last good state, with a
+ * banner in `messages` until a good one comes.
+ */
+export function showStates<State>(
+  host: HostConnection<{ type: 'state'; state: State | null }, unknown, { state: State | null }>,
+  page: { panel: string; messages: HTMLElement; empty: HTMLElement; shown: HTMLElement; render(state: State | null): void },
+): void {
+  const show = (state: State | null) => {
+    byId('app').setAttribute('aria-busy', 'false');
+    page.empty.classList.toggle('hidden', state !== null);
+    page.shown.classList.toggle('hidden', state === null);
+    page.render(state);
+  };
+  host.start(
+    (message) => {
+      replaceChildren(page.messages, []);
+      show(message.state);
+      host.setState({ state: message.state });
+    },
+    (reason) => replaceChildren(page.messages, [errorBanner(`LLM Bench sent the ${page.panel} an update it could not read; the panel shows the last good state.`, reason)]),
+  );
+  show(host.getState()?.state ?? null);
 }

@@ -5,28 +5,17 @@
  * state the host sends; kept with setState so a reload shows the last state at once.
  */
 import '../shared/zod-csp';
-import {
-  HostToTuneLiveMessageSchema,
-  TuneLiveToHostMessageSchema,
-  TuneLiveViewStateSchema,
-  type HostToTuneLiveMessage,
-  type TuneLiveState,
-  type TuneLiveToHostMessage,
-  type TuneLiveViewState,
-} from '../../src/format/messages/tune';
+import { HostToTuneLiveMessageSchema, TuneLiveViewStateSchema, type HostToTuneLiveMessage, type TuneLiveState, type TuneLiveViewState } from '../../src/format/messages/tune';
+import type { TuneLiveRequest } from '../../src/format/messages/from-views';
 import { tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
 import { commandLine } from '../../src/views/tune';
-import { byId, el, errorBanner, replaceChildren, setText } from '../shared/dom';
+import { byId, el, replaceChildren, setText } from '../shared/dom';
 import { onThemeChange } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
-import { connectToHost } from '../shared/vscode-api';
+import { connectToHost, showStates } from '../shared/vscode-api';
 import { bestSection, objectiveList, trialsTable, TuneCharts } from '../tune/render';
 
-const host = connectToHost<HostToTuneLiveMessage, TuneLiveToHostMessage, TuneLiveViewState>({
-  incoming: HostToTuneLiveMessageSchema,
-  outgoing: TuneLiveToHostMessageSchema,
-  state: TuneLiveViewStateSchema,
-});
+const host = connectToHost<HostToTuneLiveMessage, TuneLiveRequest, TuneLiveViewState>({ events: HostToTuneLiveMessageSchema, state: TuneLiveViewStateSchema });
 
 let current: TuneLiveState | null = null;
 const app = byId('app');
@@ -34,9 +23,9 @@ const app = byId('app');
 const charts = new TuneCharts();
 onThemeChange((theme) => charts.setTheme(theme));
 
-const cancelButton = button('Cancel tune', () => current && host.post({ type: 'cancel', tuneId: current.tune.id }), 'secondary', 'cancel-tune');
-const openButton = button('Open tune file', () => current && host.post({ type: 'open-tune-file', tuneId: current.tune.id }), 'primary', 'open-tune-file');
-const logButton = button('Show log', () => host.post({ type: 'show-log' }), 'secondary', 'show-log');
+const cancelButton = button('Cancel tune', () => current && void host.ask({ type: 'cancel', tuneId: current.tune.id }), 'secondary', 'cancel-tune');
+const openButton = button('Open tune file', () => current && void host.ask({ type: 'open-tune-file', tuneId: current.tune.id }), 'primary', 'open-tune-file');
+const logButton = button('Show log', () => void host.ask({ type: 'show-log' }), 'secondary', 'show-log');
 
 const parts = {
   headline: el('p', { attrs: { id: 'tune-headline', role: 'status', 'aria-live': 'polite' } }),
@@ -71,9 +60,6 @@ replaceChildren(app, [el('h1', { text: 'LLM Bench: Tune' }), parts.messages, emp
 
 function render(state: TuneLiveState | null): void {
   current = state;
-  app.setAttribute('aria-busy', 'false');
-  emptySection.classList.toggle('hidden', state !== null);
-  tuneSection.classList.toggle('hidden', state === null);
   if (!state) return;
   const headline = tuneLiveHeadline(state);
   setText(parts.headline, headline.text);
@@ -88,7 +74,7 @@ function render(state: TuneLiveState | null): void {
   replaceChildren(parts.objective, [objectiveList(view)]);
   // The best so far may still change: its command is copied from the tune file's editor, where it is final.
   replaceChildren(parts.best, [bestSection(view.best)]);
-  replaceChildren(parts.table, [trialsTable(view, (trial) => current && host.post({ type: 'open-trial', tuneId: current.tune.id, trial }))]);
+  replaceChildren(parts.table, [trialsTable(view, (trial) => current && void host.ask({ type: 'open-trial', tuneId: current.tune.id, trial }))]);
   replaceChildren(parts.charts, charts.sections(view));
   charts.show(view, false);
   const logOf = state.serverLogTrial;
@@ -101,17 +87,4 @@ function render(state: TuneLiveState | null): void {
   if (stick) parts.log.scrollTop = parts.log.scrollHeight;
 }
 
-host.listen(
-  (message) => {
-    replaceChildren(parts.messages, []);
-    render(message.state);
-    host.setState({ state: message.state });
-  },
-  (reason) => {
-    replaceChildren(parts.messages, [errorBanner('LLM Bench sent the tune panel an update it could not read; the panel shows the last good state.', reason)]);
-    host.post({ type: 'view-error', message: reason.slice(0, 2000) });
-  },
-);
-
-render(host.getState()?.state ?? null);
-host.post({ type: 'ready' });
+showStates(host, { panel: 'tune panel', messages: parts.messages, empty: emptySection, shown: tuneSection, render });

@@ -67,7 +67,7 @@ export class TuneCharts {
   readonly main: ChartBoard;
   readonly effects: ChartBoard;
 
-  constructor(onSavePng?: (chartId: string, dataUrl: string) => void) {
+  constructor(onSavePng?: (chartId: string) => void) {
     this.main = new ChartBoard(onSavePng);
     this.effects = new ChartBoard(onSavePng, 'chart-grid effects-grid');
   }

@@ -2,12 +2,14 @@
  * Messages between the extension host and the live run panel. The host reduces the engine's
  * events into a `LiveState` and sends the whole state, coalesced to a few updates per second and
  * only while the panel is visible (a hidden webview receives nothing). Time series in the state are
- * bounded in length, so an update stays small however long the run. Both sides parse every message.
+ * bounded in length, so an update stays small however long the run. Both sides parse every message
+ * (src/format/messages/protocol.ts carries them).
  */
 import * as z from 'zod';
 import { ProgressSnapshotSchema } from '../events';
 import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from '../result';
 import { ServerEngineSchema } from '../server-metrics';
+import { statePanelSchemas } from './protocol';
 
 export const LivePhaseSchema = z.enum(['starting', 'running', 'cancelling', 'finished']);
 export type LivePhase = z.infer<typeof LivePhaseSchema>;
@@ -103,24 +105,7 @@ export const LiveStateSchema = z.object({
 });
 export type LiveState = z.infer<typeof LiveStateSchema>;
 
-export const HostToLiveMessageSchema = z.discriminatedUnion('type', [
-  /** The full state; null when no run has started in this window yet. */
-  z.object({ type: z.literal('state'), state: LiveStateSchema.nullable() }),
-]);
+/** The host's one event (the whole state) and what the panel keeps with setState, so a reload restores the last view before the host answers. */
+export const { events: HostToLiveMessageSchema, viewState: LiveViewStateSchema } = statePanelSchemas(LiveStateSchema);
 export type HostToLiveMessage = z.infer<typeof HostToLiveMessageSchema>;
-
-export const LiveToHostMessageSchema = z.discriminatedUnion('type', [
-  /** The view is loaded (or reloaded) and wants the current state. */
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('cancel'), runId: z.string() }),
-  z.object({ type: z.literal('open-result'), runId: z.string() }),
-  z.object({ type: z.literal('show-log') }),
-  z.object({ type: z.literal('run-again') }),
-  /** The view received something it could not use; the host logs it. */
-  z.object({ type: z.literal('view-error'), message: z.string().max(2000) }),
-]);
-export type LiveToHostMessage = z.infer<typeof LiveToHostMessageSchema>;
-
-/** What the panel keeps in `setState`, so a reload restores the last view before the host answers. */
-export const LiveViewStateSchema = z.object({ state: LiveStateSchema.nullable() });
 export type LiveViewState = z.infer<typeof LiveViewStateSchema>;

@@ -1,17 +1,12 @@
 /**
  * Messages between the extension host and the report webview. The host loads the runs and builds
  * the report model (src/report/model.ts, whose types are defined here); the webview draws it and
- * asks for other options, exports and label edits. Both sides parse every message.
+ * asks for other options, exports and label edits. Both sides parse every message
+ * (src/format/messages/protocol.ts carries them).
  */
 import * as z from 'zod';
-
-export const LoadAxisSchema = z.enum(['concurrency', 'rate']);
-export const StatChoiceSchema = z.enum(['mean', 'p50', 'p90', 'p99']);
-export const ReportSloSchema = z.object({
-  ttftMs: z.number().positive().optional(),
-  tpotMs: z.number().positive().optional(),
-  e2eMs: z.number().positive().optional(),
-});
+import { LoadAxisSchema, ReportPanelStateSchema, ReportSloSchema, StatChoiceSchema } from './from-views';
+import { keepStateEvent } from './protocol';
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
@@ -108,30 +103,8 @@ export const ReportModelSchema = z.object({
   ranking: z.array(RankingRowSchema),
 });
 
-export const ReportOptionsSchema = z.object({
-  groupBy: z.string().optional(),
-  axis: LoadAxisSchema.optional(),
-  stat: StatChoiceSchema.optional(),
-  slo: ReportSloSchema.optional(),
-});
-
-/** The result files and folders a report panel shows, with its options: what its webview keeps so that the panel can be restored after a reload. */
-export const ReportPanelStateSchema = z.object({ paths: z.array(z.string()).min(1), options: ReportOptionsSchema });
-export type ReportPanelState = z.infer<typeof ReportPanelStateSchema>;
-
 export const HostToReportSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('model'), title: z.string(), model: ReportModelSchema, problems: z.array(z.string()) }),
-  z.object({ type: z.literal('error'), message: z.string() }),
-  /** The host asks the view to keep this as its webview state (VS Code hands it back when restoring the panel). */
-  z.object({ type: z.literal('keep-state'), state: ReportPanelStateSchema }),
+  keepStateEvent(ReportPanelStateSchema),
 ]);
 export type HostToReport = z.infer<typeof HostToReportSchema>;
-
-export const ReportToHostSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('options'), options: ReportOptionsSchema }),
-  z.object({ type: z.literal('export'), format: z.enum(['html', 'csv', 'md']) }),
-  z.object({ type: z.literal('editLabels'), run: z.number().int().nonnegative() }),
-  z.object({ type: z.literal('png'), chart: z.string(), dataUrl: z.string().startsWith('data:image/png;base64,') }),
-]);
-export type ReportToHost = z.infer<typeof ReportToHostSchema>;

@@ -5,6 +5,8 @@
  */
 import * as z from 'zod';
 import { RunStatusSchema, StatsSchema } from '../result';
+import { ComparePanelStateSchema, TableColumnsSchema } from './from-views';
+import { keepStateEvent } from './protocol';
 
 const MetricKeySchema = z.enum([
   'requestsPerSecond',
@@ -95,18 +97,6 @@ export const RunSummarySchema = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
-/** The step table's optional columns, chosen by the user and remembered per workspace. */
-export const TableColumnsSchema = z.object({
-  means: z.boolean(),
-  p90: z.boolean(),
-  /** Added after the first release: a choice remembered before it reads as off. */
-  p95: z.boolean().default(false),
-  itl: z.boolean(),
-});
-export type TableColumns = z.infer<typeof TableColumnsSchema>;
-/** What fits 1000 px: req/s, output tok/s, TTFT, TPOT and latency at p50 and p99, failures. */
-export const DEFAULT_TABLE_COLUMNS: TableColumns = { means: false, p90: false, p95: false, itl: false };
-
 /** A column of a text table (src/views/chart-spec.ts TableColumn). */
 export const TableColumnSchema = z.object({
   label: z.string(),
@@ -196,40 +186,11 @@ export const CompareViewSchema = z.object({
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
 
-/** A chart as a PNG data URL, from a webview's canvas. */
-export const PngDataUrlSchema = z.string().max(50_000_000).regex(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/, 'dataUrl must be a base64 PNG data URL');
-
-/** The two files (URI strings) of a compare panel: what its webview keeps so that the panel can be restored after a reload. */
-export const ComparePanelStateSchema = z.object({ a: z.string(), b: z.string() });
-export type ComparePanelState = z.infer<typeof ComparePanelStateSchema>;
-
+/** The host's events to a result or compare page (src/format/messages/protocol.ts carries them). */
 export const HostToResultMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('show'), view: ResultViewSchema, columns: TableColumnsSchema.optional() }),
   z.object({ type: z.literal('show-compare'), view: CompareViewSchema }),
   z.object({ type: z.literal('error'), fileName: z.string(), message: z.string() }),
-  /** The host asks for a chart's PNG (the export command); the webview answers with `png`. */
-  z.object({ type: z.literal('request-png'), chartId: z.string(), requestId: z.string() }),
-  /** The host asks the view to keep this as its webview state (VS Code hands it back when restoring the panel). */
-  z.object({ type: z.literal('keep-state'), state: ComparePanelStateSchema }),
+  keepStateEvent(ComparePanelStateSchema),
 ]);
 export type HostToResultMessage = z.infer<typeof HostToResultMessageSchema>;
-
-export const ResultToHostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('open-as-text') }),
-  z.object({ type: z.literal('compare-with') }),
-  z.object({ type: z.literal('table-columns'), columns: TableColumnsSchema }),
-  /** Compare: exchange A and B. */
-  z.object({ type: z.literal('swap') }),
-  /** Compare: also open both runs as result editors in two columns. */
-  z.object({ type: z.literal('open-side-by-side') }),
-  z.object({ type: z.literal('markdown'), action: z.enum(['copy', 'save']) }),
-  z.object({
-    type: z.literal('png'),
-    chartId: z.string(),
-    dataUrl: PngDataUrlSchema,
-    /** Set when answering the host's `request-png`; absent when the user clicked the button. */
-    requestId: z.string().optional(),
-  }),
-]);
-export type ResultToHostMessage = z.infer<typeof ResultToHostMessageSchema>;

@@ -2,10 +2,11 @@
  * Messages between the extension host and the two tune views: the `*.llmtune.json` editor (the host
  * reads the file and the trials' result files and sends a `TuneView`) and the live tune panel (the
  * host reduces the tuner's events into a `TuneLiveState` and sends the whole state, coalesced; the
- * panel builds its view from it with src/views/tune.ts). Both sides parse every message.
+ * panel builds its view from it with src/views/tune.ts). Both sides parse every message
+ * (src/format/messages/protocol.ts carries them).
  */
 import * as z from 'zod';
-import { PngDataUrlSchema } from './result';
+import { statePanelSchemas } from './protocol';
 import { BestTrialSchema, ParamsSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
 
 const PointSchema = z.tuple([z.number(), z.number()]);
@@ -101,17 +102,6 @@ export const HostToTuneMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type HostToTuneMessage = z.infer<typeof HostToTuneMessageSchema>;
 
-export const TuneToHostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('open-as-text') }),
-  /** Opens a trial's result file (by trial index) in the result editor. */
-  z.object({ type: z.literal('open-trial'), trial: z.number().int().nonnegative() }),
-  z.object({ type: z.literal('copy-best-command') }),
-  /** A chart's Save PNG button. */
-  z.object({ type: z.literal('png'), chartId: z.string(), dataUrl: PngDataUrlSchema }),
-]);
-export type TuneToHostMessage = z.infer<typeof TuneToHostMessageSchema>;
-
 export const TunePhaseSchema = z.enum(['confirming', 'running', 'cancelling', 'finished']);
 export type TunePhase = z.infer<typeof TunePhaseSchema>;
 
@@ -152,22 +142,7 @@ export const TuneLiveStateSchema = z.object({
 });
 export type TuneLiveState = z.infer<typeof TuneLiveStateSchema>;
 
-export const HostToTuneLiveMessageSchema = z.discriminatedUnion('type', [
-  /** The full state; null when no tune has run in this window yet. */
-  z.object({ type: z.literal('state'), state: TuneLiveStateSchema.nullable() }),
-]);
+/** The host's one event (the whole state) and what the panel keeps with setState, so a reload restores the last view. */
+export const { events: HostToTuneLiveMessageSchema, viewState: TuneLiveViewStateSchema } = statePanelSchemas(TuneLiveStateSchema);
 export type HostToTuneLiveMessage = z.infer<typeof HostToTuneLiveMessageSchema>;
-
-export const TuneLiveToHostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('cancel'), tuneId: z.string() }),
-  z.object({ type: z.literal('open-tune-file'), tuneId: z.string() }),
-  z.object({ type: z.literal('open-trial'), tuneId: z.string(), trial: z.number().int().nonnegative() }),
-  z.object({ type: z.literal('show-log') }),
-  z.object({ type: z.literal('view-error'), message: z.string().max(2000) }),
-]);
-export type TuneLiveToHostMessage = z.infer<typeof TuneLiveToHostMessageSchema>;
-
-/** What the panel keeps in `setState`, so a reload restores the last view. */
-export const TuneLiveViewStateSchema = z.object({ state: TuneLiveStateSchema.nullable() });
 export type TuneLiveViewState = z.infer<typeof TuneLiveViewStateSchema>;
