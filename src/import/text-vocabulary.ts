@@ -153,7 +153,7 @@ export function readHeading(raw: string): Heading {
   // A token or request rate before "latency" words: `Output tok/s`, `QPS`, `吞吐量 (tokens/s)`.
   if (/input(token)?s?throughput|prompt(token)?s?throughput|输入吞吐|prefillthroughput|输入token吞吐/.test(tight)) return null;
   if (/total(token)?s?throughput|tottok|totaltok|总吞吐|totaltps/.test(tight) || (unit === 'tok/s' && /\btot(al)?\b|总/.test(text))) return figureOf('totalTokensPerSecond', stat, unit);
-  if (/output(token)?s?throughput|outputtok|outtok|gen\.?toks?|generat(ion|ed)(token)?s?(throughput|\/s|persec)|decode(throughput|speed)|输出吞吐|生成速度|生成吞吐|输出速度|输出token吞吐|outputtps/.test(tight) || (unit === 'tok/s' && /\b(out|output|gen)\b|输出|生成/.test(text))) {
+  if (/output(token)?s?throughput|outputtoks?\/|outtok|gen\.?toks?|generat(ion|ed)(token)?s?(throughput|\/s|persec)|decode(throughput|speed)|输出吞吐|生成速度|生成吞吐|输出速度|输出token吞吐|outputtps/.test(tight) || (unit === 'tok/s' && /\b(out|output|gen)\b|输出|生成/.test(text))) {
     return figureOf('outputTokensPerSecond', stat, unit);
   }
   // GuideLLM's console groups "Per Second" under "Request Stats".
