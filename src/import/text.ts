@@ -500,6 +500,8 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
   type Pending = { reading: TableReading; context: ContextSnapshot } | null;
   let pending = null as Pending;
   const tablesNotRead: string[] = [];
+  // Inside a fenced code block a `# ...` line is a comment, not a heading (`# 数据` above plotting code).
+  let inFence = false;
 
   // Labels that go together: a deeper level naming a model (or GPUs) replaces the whole group above it,
   // so a parent heading's quantization or GPU count does not stick to a different model or machine.
@@ -554,6 +556,7 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
     if (VLLM_START.test(line)) {
       flush();
       const block = readVllmBlock(lines, i, hints, input);
@@ -606,7 +609,7 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     }
     if (readStepHints(line, hints)) continue;
     const context = readLineContext(line);
-    const heading = line.match(/^\s*(#{1,6})\s/)?.[1]?.length;
+    const heading = inFence ? undefined : line.match(/^\s*(#{1,6})\s/)?.[1]?.length;
     if (context.step.concurrency !== undefined) hints.concurrency = context.step.concurrency;
     if (context.step.requests !== undefined) hints.requests = context.step.requests;
     if (!namesRun(context) && heading === undefined) continue;

@@ -169,3 +169,11 @@ test('EvalScope\'s older printout: the percentiles under "Percentile of ..." lin
   assert.equal(s?.tpotMs, null);
   assert.match(notesOf(streamed), /"Average time per output token"[^\n]*not TPOT/);
 });
+
+test('a `# ...` comment inside a fenced code block is no heading: the section\'s labels stay in force', async () => {
+  const table = (loads: number[], latency: number[]) =>
+    `| 指标 | ${loads.join(' | ')} |\n| --- | ${loads.map(() => '---').join(' | ')} |\n| QPS | ${loads.map((c, i) => (c / (latency[i] ?? 1)).toFixed(3)).join(' | ')} |\n| 延迟 | ${latency.join(' | ')} |\n`;
+  const page = `## 实验结果（vLLM）\n\n### Qwen1.5-7B-Chat\n\n${table([8, 16], [20.3, 21.5])}\n\`\`\`py\n# 数据\nconcurrency = [8, 16]\n\`\`\`\n\n### Qwen2.5-72B-Chat\n\n${table([16, 32], [53.4, 54.3])}`;
+  const runs = await importText(page);
+  assert.deepEqual(runs.map((r) => [r.labels['model'], r.labels['engine']]), [['Qwen1.5-7B-Chat', 'vllm'], ['Qwen2.5-72B-Chat', 'vllm']]);
+});
