@@ -265,19 +265,20 @@ function labelsFrom(label: 'model' | 'engine' | 'gpu' | 'tp' | 'quantization', c
   }
 }
 
-/** A cell's figure for its field: one value, a percentile list (`1.90, 1.92, 1.96`), or a count out of a total (`186/188`). */
+/** A cell's figure for its field: one value, a percentile list (`1.90, 1.92, 1.96`), or a count out of a total (`186/188`, `2 of 188`). */
 function readEntry(meaning: Heading, cell: string, field: number, line: number): Entry | null {
   if (meaning?.kind === 'percentiles') {
     const parts = cell.split(/[,;，；]\s+|[;；]/).map((part) => readFigure(part));
-    if (parts.length !== meaning.percentiles.length || parts.some((p) => !p || !Number.isFinite(p.value))) return null;
+    if (parts.length !== meaning.percentiles.length || parts.some((p) => !p || !Number.isFinite(p.value) || p.value < 0)) return null;
     return { field, value: parts.map((p) => p?.value ?? NaN), unit: parts[0]?.unit ?? null, line };
   }
   if (meaning?.kind === 'figure' && /^requests/.test(meaning.figure)) {
-    const m = cell.normalize('NFKC').match(/^(\d[\d,]*)\s*\/\s*(\d[\d,]*)$/);
+    const m = cell.normalize('NFKC').match(/^(\d[\d,]*)\s*(?:\/|of)\s*(\d[\d,]*)$/i);
     if (m) return { field, value: Number(m[1]?.replace(/,/g, '')), of: Number(m[2]?.replace(/,/g, '')), unit: null, line };
   }
+  // No time, rate or count is below zero: `-1` is a placeholder, not a figure.
   const figure = readFigure(cell);
-  if (!figure || !Number.isFinite(figure.value)) return null;
+  if (!figure || !Number.isFinite(figure.value) || figure.value < 0) return null;
   return { field, value: figure.value, unit: figure.unit, line };
 }
 
@@ -346,7 +347,11 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
   const present = new Set(reading.steps.flatMap((step) => step.entries.map((entry) => entry.field)));
   const fields = reading.fields.map((field, index) => ({ ...field, index, present: present.has(index) }));
   const metricFields = (metric: StatMetric) => fields.filter((f) => (f.meaning?.kind === 'stat' || f.meaning?.kind === 'percentiles') && f.meaning.metric === metric);
-  const guidellm = reading.guidellmRows && metricFields('ttftMs').length > 0 && (metricFields('itlMs').length > 0 || metricFields('tpotMs').length > 0);
+  // GuideLLM's meanings hold in its tables (rows named by its strategies) and under its words
+  // ("Time to First Token", "Inter Token Latency"), which LLM Bench's Markdown export prints too.
+  const guidellmRows = reading.guidellmRows && metricFields('ttftMs').length > 0 && (metricFields('itlMs').length > 0 || metricFields('tpotMs').length > 0);
+  const guidellmWords = fields.some((f) => /^time to first token\b/i.test(f.heading)) && fields.some((f) => /^inter[- ]?token latency\b/i.test(f.heading));
+  const guidellm = guidellmRows || guidellmWords;
   const notes: string[] = [];
   // GuideLLM's "ITL" is our TPOT; its own TPOT includes the first token's wait and is not imported.
   const meaningOf = (field: Field): Heading => {
@@ -475,17 +480,29 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
     notes.push('A concurrency column beside loads named by the rows is read as the measured mean concurrency.');
   }
   if (!steps.some(({ step }) => (step.summary?.requests.total ?? 0) > 0)) notes.push('The table gives no request counts: steps show 0 of 0 requests.');
+  const seen = new Map<string, number>();
+  for (const row of reading.steps) {
+    const key = stepKey(row);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, row.line);
+    else reading.rowNotes.push({ group: groupOf(row.labels), text: `Lines ${first + 1} and ${row.line + 1} are both ${stepName(row.profile)}: kept as two steps of that name, check the source.` });
+  }
   notes.push(...reading.notes);
 
-  const toolNotes = guidellm
+  const toolNotes = guidellmRows
     ? [
         ...GUIDELLM_NOTES,
         fields.some((f) => /TTFT|ITL|TPOT/i.test(f.heading))
           ? 'Read from GuideLLM\'s printed table: requests/s, output tokens/s and concurrency are GuideLLM\'s own (time-weighted from 0.4) figures.'
           : 'Read from GuideLLM\'s tables as it printed them before 0.2 ("Performance Summary by Benchmark" and the tables above it): requests/s is completed requests / duration and output tokens/s all output tokens / duration, as ours.',
       ]
-    : ['Read from a table of figures by what its headings name: the figures are as the page states them; how the tool that measured them defines TTFT, TPOT and ITL cannot be told from a table.'];
-  const tool = guidellm ? GUIDELLM_TOOL : TABLE_TOOL;
+    : [
+        'Read from a table of figures by what its headings name: the figures are as the page states them; how the tool that measured them defines TTFT, TPOT and ITL cannot be told from a table.',
+        ...(guidellm
+          ? ['The table is headed with GuideLLM\'s words (as LLM Bench\'s Markdown export heads it too): its "Inter Token Latency" is GuideLLM\'s, (last token - first token) / (output tokens - 1), our TPOT, and is read as TPOT.']
+          : []),
+      ];
+  const tool = guidellmRows ? GUIDELLM_TOOL : TABLE_TOOL;
   const groups = new Map<string, { labels: Labels; steps: (typeof steps)[number][] }>();
   for (const item of steps) {
     const key = groupOf(item.row.labels);

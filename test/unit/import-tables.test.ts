@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type StepSummary } from '../../src/format/result';
 import { importRuns } from '../../src/import';
 import { importTextBlocks } from '../../src/import/text';
+import { formatConcurrencyColumnsMarkdown, formatMarkdownTable } from '../../src/report/tables';
 import { ENGINES_ZH, EVALSCOPE_OLD_ZH, GUIDELLM_01_CONSOLE, GUIDELLM_WORDS_WIKI, SEVERAL_TABLES, TRANSPOSED_ZH, UNITS_HEADER_AND_CELLS } from '../helpers/import-samples';
 
 async function importText(text: string, name = 'page.md'): Promise<ResultDocument[]> {
@@ -176,4 +177,36 @@ test('a `# ...` comment inside a fenced code block is no heading: the section\'s
   const page = `## 实验结果（vLLM）\n\n### Qwen1.5-7B-Chat\n\n${table([8, 16], [20.3, 21.5])}\n\`\`\`py\n# 数据\nconcurrency = [8, 16]\n\`\`\`\n\n### Qwen2.5-72B-Chat\n\n${table([16, 32], [53.4, 54.3])}`;
   const runs = await importText(page);
   assert.deepEqual(runs.map((r) => [r.labels['model'], r.labels['engine']]), [['Qwen1.5-7B-Chat', 'vllm'], ['Qwen2.5-72B-Chat', 'vllm']]);
+});
+
+test('a negative placeholder is no figure, and two rows of one load are both kept and named', async () => {
+  const [run] = await importText('| Concurrency | TTFT (ms) | Output tok/s |\n|---|---|---|\n| 8 | -1 | 700 |\n| 8 | 40 | 710 |\n');
+  assert.deepEqual(run?.steps.map((s) => [s.name, s.summary?.ttftMs?.mean ?? null]), [['concurrency@8', null], ['concurrency@8', 40]]);
+  assert.match(notesOf(run), /TTFT \(ms\) "-1"/);
+  assert.match(notesOf(run), /Lines 3 and 4 are both concurrency@8/);
+});
+
+test('LLM Bench\'s own Markdown layouts (GuideLLM\'s words table, concurrency columns) read back with the same figures', async () => {
+  const [run] = await importText(UNITS_HEADER_AND_CELLS);
+  assert.ok(run);
+  // A request count and latency percentiles, which the concurrency-columns layout prints.
+  run.steps.forEach((step, i) => {
+    if (!step.summary?.latencyMs) return;
+    step.summary.requests = { total: 100, completed: 100 - i, failed: i };
+    step.summary.latencyMs = { ...step.summary.latencyMs, p50: step.summary.latencyMs.mean - 10, p90: step.summary.latencyMs.mean + 200 };
+  });
+  const [words] = await importText(formatMarkdownTable(run));
+  const [columns] = await importText(formatConcurrencyColumnsMarkdown(run));
+  assert.deepEqual(words?.steps.map((s) => s.name), run.steps.map((s) => s.name));
+  assert.deepEqual(columns?.steps.map((s) => s.name), run.steps.map((s) => s.name));
+  run.steps.forEach((step, i) => {
+    const s = step.summary;
+    const w = words?.steps[i]?.summary;
+    const c = columns?.steps[i]?.summary;
+    // The words table prints two decimals (latency in seconds); our TPOT is its "Inter Token Latency".
+    near([w?.ttftMs?.mean, w?.tpotMs?.mean, w?.outputTokensPerSecond], [s?.ttftMs?.mean ?? null, s?.tpotMs?.mean ?? null, s?.outputTokensPerSecond ?? null], `words, ${step.name}`);
+    assert.ok(Math.abs((w?.latencyMs?.mean ?? NaN) - (s?.latencyMs?.mean ?? NaN)) <= 5, `words latency ${w?.latencyMs?.mean}`);
+    near([c?.outputTokensPerSecond, c?.latencyMs?.mean, c?.latencyMs?.p50, c?.latencyMs?.p90], [s?.outputTokensPerSecond ?? null, s?.latencyMs?.mean ?? null, s?.latencyMs?.p50 ?? null, s?.latencyMs?.p90 ?? null], `columns, ${step.name}`);
+    assert.deepEqual(c?.requests, s?.requests);
+  });
 });
