@@ -642,6 +642,10 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
   for (const part of parts) {
     const lines = part.group === null ? undefined : runLines.get(part.group);
     if (lines && part.doc.importedFrom) part.doc.importedFrom = { ...part.doc.importedFrom, lines };
+    // A table of figures that was not read is named wherever the text's runs are shown.
+    if (tablesNotRead.length && part.doc.importedFrom) {
+      part.doc.importedFrom = { ...part.doc.importedFrom, notes: [...part.doc.importedFrom.notes, `Tables in ${input.path} not imported: ${tablesNotRead.join('; ')}.`] };
+    }
   }
   if (parts.length === 0) {
     return importFailure(

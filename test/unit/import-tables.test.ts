@@ -155,6 +155,9 @@ test('a table without loads takes its load from the line above it; without one i
   assert.match(refused.ok ? '' : refused.error, /loads\.md: no benchmark result found[^]*line 3[^]*no load/);
   const runs = await importText(`# Qwen2-7B-Instruct\n\n## 并发 32\n\n${table}`);
   assert.deepEqual(runs.map((r) => [r.labels['engine'], r.steps.map((s) => s.name), r.steps[0]?.summary?.outputTokensPerSecond]), [['vllm', ['concurrency@32'], 1200], ['sglang', ['concurrency@32'], 1350]]);
+  // Beside a table that imports, one without loads is named in the notes of what was imported.
+  const [imported] = await importText(`${UNITS_HEADER_AND_CELLS}\n## Other engines\n\n${table}`);
+  assert.match(notesOf(imported), /not imported: line \d+: a table of TTFT, output tokens\/s with no load/);
 });
 
 test('EvalScope\'s older printout: the percentiles under "Percentile of ..." lines are read; one package per request means it did not stream, so TTFT is unmeasured', async () => {
