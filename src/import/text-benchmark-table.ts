@@ -18,7 +18,7 @@ import { importedResult, importedStep, statsFrom, type PartialStats } from './co
 import { GUIDELLM_NOTES, GUIDELLM_TOOL } from './guidellm';
 import { readLineContext } from './text-context';
 import { readFigure, toMs, type TextTable } from './text-tables';
-import { describeHeading, GUIDELLM_STRATEGY, loadIn, readHeading, type Heading, type StatMetric, type StepFigure } from './text-vocabulary';
+import { describeHeading, FIGURE_NAMES, GUIDELLM_STRATEGY, loadIn, METRIC_NAMES, readHeading, type Heading, type StatMetric, type StepFigure } from './text-vocabulary';
 
 /** The tool recorded for a table that no tool printed (a user's own table). */
 export const TABLE_TOOL = 'Benchmark table';
@@ -199,11 +199,13 @@ export function readBenchmarkTable(table: TextTable, hint: LoadHint): TableReadi
     Object.assign(labels, nameLabels(unit.name));
     const group = groupOf(labels);
     reading.rowNotes.push(...unreadable.map((text) => ({ group, text, unreadable: true })));
-    let profile = loadIn(unit.name, bareNumbers !== null);
-    if (profile && bareNumbers !== null && /^\d+(\.\d+)?$/.test(unit.name.trim())) {
-      usedBareNumbers.add(unit.name.trim());
-      if (bareNumbers === 'rate') profile = { kind: 'rate', rate: Number(unit.name) };
-    }
+    // A transposed table's bare-number column heads are loads of the kind its corner names (concurrency unless `Rate`).
+    const bare = bareNumbers !== null && /^\d+(\.\d+)?$/.test(unit.name.trim()) && Number(unit.name) > 0 ? Number(unit.name) : null;
+    let profile: StepProfile | null = null;
+    if (bare !== null && bareNumbers === 'rate') profile = { kind: 'rate', rate: bare };
+    else if (bare !== null && Number.isInteger(bare)) profile = { kind: 'concurrency', concurrency: bare };
+    else profile = loadIn(unit.name);
+    if (profile && bare !== null) usedBareNumbers.add(unit.name.trim());
     const namedLoad = profile !== null;
     if (!profile) profile = profileOf(loads);
     if (!profile && (hint.concurrency !== undefined || typeof hint.rate === 'number')) {
@@ -420,7 +422,7 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
           }
         }
         if (figure === 'durationSec') set(figures, figure, value * ((toMs(entry.unit) ?? toMs(unitOf.get(field.index)) ?? 1000) / 1000), 'duration');
-        else set(figures, figure, value, FIGURE_LABEL[figure]);
+        else set(figures, figure, value, FIGURE_NAMES[figure]);
         if (entry.of !== undefined) figures.requestsOf = entry.of;
         continue;
       }
@@ -431,8 +433,8 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
         meaning.kind === 'stat' ? [[meaning.stat, scalar(entry) ?? NaN]] : meaning.percentiles.map((p, i) => [p === 50 ? 'p50' : `p${p}`, (entry.value as number[])[i] ?? NaN]);
       for (const [stat, value] of pairs) {
         if (!Number.isFinite(value)) continue;
-        if (STATS_KEYS.has(stat)) set(stats[meaning.metric], stat as keyof PartialStats, scale(value), `${METRIC_LABEL[meaning.metric]} ${stat}`);
-        else outside.push(`line ${row.line + 1} (${stepName(row.profile)}): ${METRIC_LABEL[meaning.metric]} ${stat.replace(/^p/, '')}% ${value}`);
+        if (STATS_KEYS.has(stat)) set(stats[meaning.metric], stat as keyof PartialStats, scale(value), `${METRIC_NAMES[meaning.metric]} ${stat}`);
+        else outside.push(`line ${row.line + 1} (${stepName(row.profile)}): ${METRIC_NAMES[meaning.metric]} ${stat.replace(/^p/, '')}% ${value}`);
       }
     }
     const stat = (metric: StatMetric): Stats | null => {
@@ -529,18 +531,6 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
   }
   return { ok: true, runs };
 }
-
-const METRIC_LABEL: Record<StatMetric, string> = { ttftMs: 'TTFT', tpotMs: 'TPOT', itlMs: 'ITL', latencyMs: 'latency', inputTokens: 'input tokens', outputTokens: 'output tokens' };
-const FIGURE_LABEL: Record<StepFigure, string> = {
-  requestsPerSecond: 'requests/s',
-  outputTokensPerSecond: 'output tokens/s',
-  totalTokensPerSecond: 'total tokens/s',
-  throughput: 'throughput',
-  durationSec: 'duration',
-  requestsTotal: 'requests',
-  requestsCompleted: 'completed requests',
-  requestsFailed: 'failed requests',
-};
 
 /** Request counts from what a table gives (`186/188` completed, `2/188` failed, or any two of total, completed, failed); null for none. */
 function requestCounts(figures: Partial<Record<string, number>>): { total: number; completed: number; failed: number } | null {

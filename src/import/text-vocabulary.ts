@@ -63,8 +63,9 @@ export function describeHeading(heading: Heading): string {
   }
 }
 
-const METRIC_NAMES: Record<StatMetric, string> = { ttftMs: 'TTFT', tpotMs: 'TPOT', itlMs: 'ITL', latencyMs: 'latency', inputTokens: 'input tokens', outputTokens: 'output tokens' };
-const FIGURE_NAMES: Record<StepFigure, string> = {
+/** How the notes name a metric and a per-step figure. */
+export const METRIC_NAMES: Record<StatMetric, string> = { ttftMs: 'TTFT', tpotMs: 'TPOT', itlMs: 'ITL', latencyMs: 'latency', inputTokens: 'input tokens', outputTokens: 'output tokens' };
+export const FIGURE_NAMES: Record<StepFigure, string> = {
   requestsPerSecond: 'requests/s',
   outputTokensPerSecond: 'output tokens/s',
   totalTokensPerSecond: 'total tokens/s',

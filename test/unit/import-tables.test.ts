@@ -213,3 +213,9 @@ test('LLM Bench\'s own Markdown layouts (GuideLLM\'s words table, concurrency co
     assert.deepEqual(c?.requests, s?.requests);
   });
 });
+
+test('a transposed table under a Rate corner: its bare-number column heads are target rates', async () => {
+  const [run] = await importText('| Rate | 0.5 | 2.5 |\n|---|---|---|\n| TTFT (ms) | 30 | 45 |\n| E2E (s) | 2.1 | 2.6 |\n');
+  assert.deepEqual(run?.steps.map((s) => [s.name, s.summary?.ttftMs?.mean, s.summary?.latencyMs?.mean]), [['asynchronous@0.50 req/sec', 30, 2100], ['asynchronous@2.50 req/sec', 45, 2600]]);
+  assert.match(notesOf(run), /bare number \(0\.5, 2\.5\) are read as target rates/);
+});
