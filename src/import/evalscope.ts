@@ -125,14 +125,29 @@ export function importEvalscope(files: EvalscopeFiles): ImportOutcome {
         : { kind: 'throughput' };
   const succeeded = count ?? 0;
   const failed = read('failed') ?? 0;
+  const notes = [...EVALSCOPE_NOTES, `Read with the ${layout === 'legacy' ? 'older key set (times in seconds)' : '2025 key set (times in ms)'}; EvalScope does not write its version into these files.`];
+  // Before 2025 EvalScope counted its chunks per request: one means the reply came whole, not streamed,
+  // and its "time to first token" is then the whole latency (first_chunk_latency = query_latency).
+  const packages = s['Average package per request'];
+  const streamed = !(typeof packages === 'number' && packages <= 1);
+  if (!streamed) {
+    notes.push(`"Average package per request" is ${packages}: the run did not stream (each reply came in one piece), so its "time to first token" is the whole latency: kept as latency, TTFT left unmeasured (n/a).`);
+  }
+  // Before 2025, "Average time per output token" was the test's duration / all output tokens, 1 / output tokens/s.
+  let tpot = read('tpot');
+  const outputRate = read('outputTokensPerSecond');
+  if (layout === 'legacy' && tpot !== null && outputRate !== null && concurrency >= 2 && Math.abs((tpot / 1000) * outputRate - 1) <= 0.02) {
+    notes.push(`"Average time per output token" (${tpot / 1000} s) is 1 / output tokens/s: as EvalScope wrote it before 2025, the test's duration / all output tokens, not TPOT: not imported (n/a).`);
+    tpot = null;
+  }
   const step = importedStep(profile, {
     requests: { total: read('total') ?? succeeded + failed, completed: succeeded, failed },
     durationSec: read('duration'),
     requestsPerSecond: read('requestsPerSecond'),
     outputTokensPerSecond: read('outputTokensPerSecond'),
     totalTokensPerSecond: read('totalTokensPerSecond'),
-    ttftMs: stats('ttft', read('ttft')),
-    tpotMs: stats('tpot', read('tpot')),
+    ttftMs: streamed ? stats('ttft', read('ttft')) : null,
+    tpotMs: tpot === null ? null : stats('tpot', tpot),
     itlMs: stats('itl', read('itl')),
     latencyMs: stats('latency', read('latency')),
     inputTokens: stats('inputTokens', read('inputTokens')) ?? meanOnly(read('inputTokens'), count),
@@ -140,7 +155,6 @@ export function importEvalscope(files: EvalscopeFiles): ImportOutcome {
     errors: failed > 0 ? { other: failed } : {},
   });
   const args = z.looseObject({ model: z.string().optional(), url: z.string().optional() }).safeParse(files.args).data;
-  const notes = [...EVALSCOPE_NOTES, `Read with the ${layout === 'legacy' ? 'older key set (times in seconds)' : '2025 key set (times in ms)'}; EvalScope does not write its version into these files.`];
   if (files.percentiles === undefined) notes.push('No benchmark_percentile.json beside the summary: only averages are known, percentiles show as n/a.');
   return importedResult(
     {

@@ -24,7 +24,7 @@ type Detected =
   | { kind: 'evalscope-percentiles' | 'aiperf-records' | 'text' | 'unknown'; raw?: unknown };
 
 const WHAT_WE_READ =
-  'vLLM bench serve / benchmark_serving.py --save-result JSON and bench sweep summary.json, GuideLLM benchmarks.json, EvalScope perf benchmark_summary.json, AIPerf profile_export_aiperf.json or profile_export.jsonl, LLMPerf *_summary.json or *_individual_responses.json, and text (logs, Markdown) holding vLLM, EvalScope or GuideLLM printouts';
+  'vLLM bench serve / benchmark_serving.py --save-result JSON and bench sweep summary.json, GuideLLM benchmarks.json, EvalScope perf benchmark_summary.json, AIPerf profile_export_aiperf.json or profile_export.jsonl, LLMPerf *_summary.json or *_individual_responses.json, and text (logs, Markdown) holding vLLM or EvalScope printouts or tables of benchmark figures (GuideLLM\'s, or your own in English or Chinese)';
 
 function detect(text: string): Detected {
   const json = parsePythonJson(text);

@@ -1,7 +1,9 @@
 /**
- * Tables and figures as people paste them: Markdown tables (with `:---:` alignment rows),
- * Python tabulate grids (`+----+`, `+====+`), rich's box-drawn tables (`┏━┓ ┃ │ ┡━┩`) and
- * GuideLLM's console tables (`|`, `||` group separators, a group row above the column names).
+ * Tables and figures as people paste them: Markdown tables (with `:---:` alignment rows, with or
+ * without outer pipes, full-width `｜` from Chinese input methods), Python tabulate grids
+ * (`+----+`, `+====+`), rich's box-drawn tables (`┏━┓ ┃ │ ┡━┩`, a long cell wrapped onto the
+ * next line) and GuideLLM's console tables (`|`, `||` group separators, a group row above the
+ * column names).
  */
 
 /** A table found in a text: its column names (group and sub-header joined) and data rows, with their line numbers (0-based). */
@@ -12,14 +14,14 @@ export interface TextTable {
   lastLine: number;
 }
 
-const CELL_SEPARATOR = /[|│┃║]/;
-/** A border or header rule: only drawing characters, `+`, `-`, `=`, `:` and spaces. */
-const RULE = /^[\s+\-=:|─━┄┈═┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╈╞╡╪╤╧╔╗╚╝╠╣╦╩╬╭╮╰╯│┃║]+$/;
+const CELL_SEPARATOR = /[|│┃║｜]/;
+/** A border or header rule: only drawing characters, `+`, `-`, `=`, `:` and spaces (full-width ones too). */
+const RULE = /^[\s+\-=:|─━┄┈═┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╈╞╡╪╤╧╔╗╚╝╠╣╦╩╬╭╮╰╯│┃║｜：－]+$/;
 
 /** No printed table row is this long; a longer line (a minified dump, a wall of bars) is not read as one. */
 const MAX_TABLE_LINE = 4000;
 
-export const isRule = (line: string): boolean => line.length <= MAX_TABLE_LINE && RULE.test(line) && /[-=─━═]/.test(line);
+export const isRule = (line: string): boolean => line.length <= MAX_TABLE_LINE && RULE.test(line) && /[-=─━═－]/.test(line);
 export const isTableLine = (line: string): boolean => isRule(line) || (line.length <= MAX_TABLE_LINE && CELL_SEPARATOR.test(line) && line.trim().length > 1);
 
 interface Cell {
@@ -37,8 +39,8 @@ function cellsOf(line: string): Cell[] {
       start = i + 1;
     }
   }
-  if (cells.length > 1 && cells[0]?.text === '' && /^\s*[|│┃║]/.test(line)) cells.shift();
-  if (cells.length > 1 && cells.at(-1)?.text === '' && /[|│┃║]\s*$/.test(line)) cells.pop();
+  if (cells.length > 1 && cells[0]?.text === '' && /^\s*[|│┃║｜]/.test(line)) cells.shift();
+  if (cells.length > 1 && cells.at(-1)?.text === '' && /[|│┃║｜]\s*$/.test(line)) cells.pop();
   return cells;
 }
 
@@ -77,7 +79,13 @@ export function readTable(lines: readonly string[], start: number): TextTable | 
       continue;
     }
     const cells = cellsOf(text);
-    if (inBody) rows.push({ cells: cells.map((c) => c.text), line });
+    const previous = rows.at(-1);
+    // rich wraps a long cell onto the next line, whose first cell is then empty: it continues the row above.
+    if (inBody && previous && /[│┃]/.test(text) && cells[0]?.text === '' && cells.some((c) => c.text !== '')) {
+      cells.forEach((cell, i) => {
+        if (cell.text !== '') previous.cells[i] = `${previous.cells[i] ?? ''} ${cell.text}`.trim();
+      });
+    } else if (inBody) rows.push({ cells: cells.map((c) => c.text), line });
     else header.push(cells);
   }
   // A table with no rule under its header (a plain `a | b` list, a rich table without header) has its first row as header.
@@ -95,27 +103,32 @@ export interface Figure {
 }
 
 /**
- * `1,187.02`, `220.06 sec`, `45 ms`, `12.3 tokens/second`, `0.56 req/sec`, `inf`. Null for a cell
- * that is not one figure (`N/A`, `-`, `1O9.2`): the caller flags it instead of guessing.
+ * `1,187.02`, `220.06 sec`, `45 ms`, `12.3 tokens/second`, `0.56 req/sec`, `3.2 秒`, `inf`, and
+ * full-width digits. Null for a cell that is not one figure (`N/A`, `-`, `—`, `1O9.2`): the caller
+ * flags it instead of guessing.
  */
 export function readFigure(cell: string): Figure | null {
-  const m = cell.replace(/\*\*|__|`/g, '').trim().match(/^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?|[-+]?\.\d+|inf(?:inity)?)\s*([a-z/%]+(?:\/[a-z]+)?)?$/i);
+  const m = cell
+    .normalize('NFKC')
+    .replace(/\*\*|__|`/g, '')
+    .trim()
+    .match(/^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?|[-+]?\.\d+|inf(?:inity)?)\s*([a-z%]+(?:\s*\/\s*[a-z]+)?|毫秒|秒)?$/i);
   if (!m) return null;
   const number = m[1] ?? '';
   const value = /^[-+]?inf/i.test(number) ? Number.POSITIVE_INFINITY : Number(number.replace(/,/g, ''));
   if (Number.isNaN(value)) return null;
-  return { value, unit: m[2]?.toLowerCase() ?? null };
+  return { value, unit: m[2]?.toLowerCase().replace(/\s+/g, '') ?? null };
 }
 
 /** The factor from a written time unit to ms; null for a unit that is not time. */
 export function toMs(unit: string | null | undefined): number | null {
   if (!unit) return null;
-  if (/^(ms|msec|millisecond)s?$/i.test(unit)) return 1;
-  if (/^(s|sec|secs|second|seconds)$/i.test(unit)) return 1000;
+  if (/^(ms|msec|millisecond|毫秒)s?$/i.test(unit)) return 1;
+  if (/^(s|sec|secs|second|seconds|秒)$/i.test(unit)) return 1000;
   return null;
 }
 
-/** The time unit in a column or field name: `TTFT (ms)`, `Latency (sec)`, `Req Latency (s)`. */
+/** The time unit in a column or field name: `TTFT (ms)`, `Latency (sec)`, `Req Latency (s)`, `延迟（秒）`. */
 export function unitInName(name: string): string | null {
-  return name.match(/\((ms|s|sec|secs|seconds)\)/i)?.[1] ?? null;
+  return name.normalize('NFKC').match(/[([]\s*(ms|s|sec|secs|seconds|毫秒|秒)\s*[)\]]/i)?.[1] ?? null;
 }

@@ -3,20 +3,22 @@
  *  - vLLM's "Serving Benchmark Result" block (benchmark_serving.py and `vllm bench serve`, every
  *    version's lines), with the "Maximum request concurrency" / "Traffic request rate" lines
  *    printed above it;
- *  - EvalScope perf's "Benchmarking summary", as `Key: value` lines or a tabulate grid, and its
- *    "Percentile results" table;
- *  - GuideLLM's benchmark table, as its console prints it or as a Markdown table.
+ *  - EvalScope perf's "Benchmarking summary", as `Key: value` lines (with the older printout's
+ *    "Percentile of ..." lines) or a tabulate grid, and its "Percentile results" table;
+ *  - benchmark tables, read by what their headings name (text-benchmark-table.ts): GuideLLM's as
+ *    its console prints them (rich panels included) or copied into Markdown, and users' own, in
+ *    English or Chinese, transposed or not.
  * A vLLM or EvalScope block is turned into the JSON record that tool would have saved and read
  * by the same importer as its files, so a figure means the same from a file and from a log.
  * Lines naming a model, GPUs, engine or token lengths give the labels of the blocks under them;
  * consecutive blocks of one tool under one context are the steps of one run.
  */
 import type { Labels } from '../format/config';
-import { PERCENTILES, type ParseOutcome, type ResultDocument, type Stats, type Step, type StepProfile } from '../format/result';
+import { PERCENTILES, type ParseOutcome, type ResultDocument, type StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, statsFrom, type ImportInput, type PartialStats } from './common';
 import { EVALSCOPE_TOOL, importEvalscope, SUMMARY as EVALSCOPE_SUMMARY } from './evalscope';
-import { GUIDELLM_NOTES, GUIDELLM_TOOL } from './guidellm';
 import type { ImportedPart } from './index';
+import { joinReadings, readBenchmarkTable, tableRuns, type TableReading } from './text-benchmark-table';
 import { namesRun, plainText, readLineContext } from './text-context';
 import { isTableLine, readFigure, readTable, toMs, unitInName, type TextTable } from './text-tables';
 import { importVllm, VLLM_TOOL } from './vllm';
@@ -29,12 +31,17 @@ interface StepHints {
   burstiness?: number;
 }
 
-/** A block read from the text: a one-document import of it, the lines it spans and the line of each step (0-based). */
+/**
+ * A block read from the text: a one-document import of it, the lines it spans and the line of each
+ * step (0-based); a table's rows may state labels, and rows that differ in them are runs apart.
+ */
 interface Block {
   doc: ResultDocument;
   firstLine: number;
   lastLine: number;
   stepLines: number[];
+  labels?: Labels;
+  groupKey?: string;
 }
 
 type BlockOutcome = ParseOutcome<Block>;
@@ -184,10 +191,22 @@ function evalscopeValue(raw: string, keyUnit: string | null, printedName: string
   return from !== null && to !== null ? (figure.value * from) / to : figure.value;
 }
 
+/**
+ * EvalScope before its November 2024 rewrite (evalscope/perf/http_client.py) printed the summary
+ * as lines, then each percentile as an indented `p50: 3.2461` line (seconds) under
+ * "Percentile of time to first token:" and "Percentile of request latency:".
+ */
+const EVALSCOPE_PERCENTILE_TITLE = /^Percentile of (time to first token|request latency)\s*:?\s*$/i;
+const EVALSCOPE_PACKAGES = 'Average package per request';
+
 function readEvalscopeBlock(lines: readonly string[], start: number, hints: StepHints, context: Labels, input: ImportInput): BlockOutcome {
   const record: Record<string, unknown> = {};
   const unreadable: Unreadable = [];
   let rows: Record<string, unknown>[] | undefined;
+  // The older printout's percentile lines, as the rows of a benchmark_percentile.json.
+  const printedPercentiles = new Map<string, Record<string, unknown>>();
+  let percentileColumn: string | null = null;
+  let printedAsLines = false;
   let line = start + 1;
   // The block ends at its last figure, not at the blank lines after it.
   let lastLine = start;
@@ -217,18 +236,48 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
       line++;
       continue;
     }
+    const title = plain.match(EVALSCOPE_PERCENTILE_TITLE);
+    const percentile = percentileColumn ? plain.match(/^p(\d{1,2})\s*:\s*(.*)$/i) : null;
+    if (title || percentile || /^Too little data to calculate quantiles/i.test(plain)) {
+      if (title) percentileColumn = /first token/i.test(title[1] ?? '') ? 'TTFT (s)' : 'Latency (s)';
+      else if (percentile && percentileColumn) {
+        const figure = readFigure(percentile[2] ?? '');
+        const label = `${percentile[1]}%`;
+        const row = printedPercentiles.get(label) ?? { Percentiles: label };
+        if (figure && Number.isFinite(figure.value)) row[percentileColumn] = figure.value;
+        else unreadable.push(`line ${line + 1}: "${plain}"`);
+        printedPercentiles.set(label, row);
+      }
+      lastLine = line;
+      line++;
+      continue;
+    }
     const m = plain.match(KEY_VALUE);
+    if (m && new RegExp(`^${EVALSCOPE_PACKAGES}$`, 'i').test(m[1] ?? '')) {
+      const figure = readFigure(m[2] ?? '');
+      if (figure && Number.isFinite(figure.value)) record[EVALSCOPE_PACKAGES] = figure.value;
+      lastLine = line;
+      line++;
+      continue;
+    }
     if (!m || !evalscopeKey(m[1] ?? '')) {
-      if (m && /^(Expected number of requests|Average package)/i.test(m[1] ?? '')) {
+      if (m && /^(Expected number of requests|Average package latency)/i.test(m[1] ?? '')) {
         line++;
         continue;
       }
       break;
     }
     take(m[1] ?? '', m[2] ?? '', line);
+    printedAsLines = true;
     lastLine = line;
     line++;
   }
+  if (!rows && printedPercentiles.size) rows = [...printedPercentiles.values()];
+  // The line printout's "Average time per output token" is the test's duration / all output tokens
+  // (http_client.py: total_time / n_total_completion_tokens), 1 / output tokens/s: no TPOT.
+  const tpotKey = EVALSCOPE_SUMMARY.tpot.legacy[0];
+  const printedTpot = printedAsLines && tpotKey in record;
+  if (printedTpot) delete record[tpotKey];
   const concurrencyKeys = [EVALSCOPE_SUMMARY.concurrency.legacy[0], EVALSCOPE_SUMMARY.concurrency.current[0]];
   if (hints.concurrency !== undefined && !concurrencyKeys.some((k) => k in record)) record[EVALSCOPE_SUMMARY.concurrency.legacy[0]] = hints.concurrency;
   const outcome = importEvalscope({ summary: { path: input.path, text: '', raw: record }, ...(rows ? { percentiles: rows } : {}), args: context['model'] ? { model: context['model'] } : {} });
@@ -236,6 +285,11 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
     return importFailure(`${input.path} line ${start + 1}: an EvalScope "Benchmarking summary" without "Time taken for tests" (or "Test Duration") and a request throughput.`);
   }
   const doc = withUnreadable(outcome.value, unreadable);
+  if (printedTpot) {
+    doc.importedFrom?.notes.push(
+      'This printout\'s "Average time per output token" (EvalScope before its November 2024 rewrite) is the test\'s duration / all output tokens, 1 / output tokens/s, not TPOT: not imported (n/a).',
+    );
+  }
   const ours = new Set(['min', 'max', ...PERCENTILES.map((p) => `${p}%`)]);
   const outsideOurSet = (rows ?? []).filter((row) => !ours.has(String(row['Percentiles']).trim()));
   if (outsideOurSet.length) {
@@ -259,121 +313,6 @@ function percentileRows(table: TextTable, percentileColumn: number, unreadable: 
     });
     return entry;
   });
-}
-
-const GUIDELLM_STRATEGY = /^(synchronous|throughput|constant|poisson|concurrent|async(?:hronous)?)(?:\s*@\s*([\d.,]+))?/i;
-
-/** A table GuideLLM printed (or a Markdown copy of it): TTFT and ITL columns, a strategy per row. */
-function looksLikeGuidellmTable(table: TextTable): boolean {
-  const names = table.columns.join(' ');
-  return /TTFT/i.test(names) && /ITL|TPOT/i.test(names) && table.rows.every((row) => GUIDELLM_STRATEGY.test(row.cells[0] ?? ''));
-}
-
-function guidellmProfile(cell: string): StepProfile {
-  const m = cell.match(GUIDELLM_STRATEGY);
-  const kind = (m?.[1] ?? '').toLowerCase();
-  const number = m?.[2] ? Number(m[2].replace(/,/g, '')) : null;
-  if (kind === 'synchronous') return { kind: 'synchronous' };
-  if (kind === 'concurrent' && number) return { kind: 'concurrency', concurrency: Math.round(number) };
-  if ((kind === 'constant' || kind === 'poisson') && number) return { kind: 'rate', rate: number, arrival: kind };
-  if (kind.startsWith('async') && number) return { kind: 'rate', rate: number };
-  return { kind: 'throughput' };
-}
-
-type GuidellmMetric = 'ttftMs' | 'tpotMs' | 'latencyMs';
-const GUIDELLM_STAT_KEYS: [RegExp, keyof PartialStats][] = [
-  [/\b(mean|avg)\b/i, 'mean'],
-  [/\b(median|p50)\b/i, 'p50'],
-  [/\bstd/i, 'std'],
-  [/\bmin\b/i, 'min'],
-  [/\bmax\b/i, 'max'],
-  [/\bp75\b/i, 'p75'],
-  [/\bp90\b/i, 'p90'],
-  [/\bp95\b/i, 'p95'],
-  [/\bp99\b/i, 'p99'],
-];
-
-/** What a GuideLLM column holds: a per-step figure, a statistic of a metric, or nothing we import. */
-function guidellmColumn(name: string): { figure: 'rps' | 'concurrency' | 'otps' | 'ttps' } | { metric: GuidellmMetric; stat: keyof PartialStats; scale: number } | null {
-  const scale = toMs(unitInName(name)) ?? (/latency/i.test(name) ? 1000 : 1);
-  const stat = GUIDELLM_STAT_KEYS.find(([pattern]) => pattern.test(name))?.[1];
-  // GuideLLM's "ITL" is our TPOT; its own "TPOT" includes the first token and is not imported.
-  if (/TPOT/i.test(name)) return null;
-  if (/TTFT/i.test(name)) return stat ? { metric: 'ttftMs', stat, scale } : null;
-  if (/ITL/i.test(name)) return stat ? { metric: 'tpotMs', stat, scale } : null;
-  if (/latency/i.test(name)) return stat ? { metric: 'latencyMs', stat, scale } : null;
-  if (/out(put)?\s*tok/i.test(name)) return { figure: 'otps' };
-  if (/tot(al)?\s*tok/i.test(name)) return { figure: 'ttps' };
-  if (/concurrency/i.test(name)) return { figure: 'concurrency' };
-  if (/per second|req(uest)?s?\s*\/\s*s|req\/sec|rps/i.test(name)) return { figure: 'rps' };
-  return null;
-}
-
-/**
- * GuideLLM's console table (its first column is "Metadata Benchmark") heads request latency
- * "Req Latency (ms)" but prints seconds, as its JSON stores them (4.36 beside a TTFT of 59.8 ms).
- */
-const consoleLatencyInSeconds = (table: TextTable) => /^Metadata\b/i.test(table.columns[0] ?? '') && table.columns.some((c) => /latency \(ms\)/i.test(c) && !/TTFT|ITL|TPOT/i.test(c));
-
-function readGuidellmTable(table: TextTable, input: ImportInput, context: Labels): BlockOutcome {
-  const unreadable: Unreadable = [];
-  const withoutMean: string[] = [];
-  const latencyInSeconds = consoleLatencyInSeconds(table);
-  const columns = table.columns.map((name) => {
-    const column = guidellmColumn(name);
-    return column && 'metric' in column && column.metric === 'latencyMs' && latencyInSeconds ? { ...column, scale: 1000 } : column;
-  });
-  const steps: Step[] = table.rows.map((row) => {
-    const stats: Record<GuidellmMetric, PartialStats> = { ttftMs: {}, tpotMs: {}, latencyMs: {} };
-    const figures: Partial<Record<'rps' | 'concurrency' | 'otps' | 'ttps', number>> = {};
-    columns.forEach((column, index) => {
-      if (!column || index === 0) return;
-      const cell = row.cells[index] ?? '';
-      const figure = readFigure(cell);
-      if (!figure || !Number.isFinite(figure.value)) {
-        if (cell !== '') unreadable.push(`line ${row.line + 1}: ${table.columns[index]} "${cell}"`);
-        return;
-      }
-      if ('figure' in column) figures[column.figure] = figure.value;
-      else stats[column.metric][column.stat] = figure.value * (toMs(figure.unit) ?? column.scale);
-    });
-    const stat = (metric: GuidellmMetric): Stats | null => {
-      const given = Object.keys(stats[metric]);
-      // Our statistics hang on a mean: figures given without one are named in the notes, not dropped silently.
-      if (given.length > 0 && stats[metric].mean === undefined) withoutMean.push(`line ${row.line + 1}: ${metric} ${given.join(', ')}`);
-      return statsFrom(stats[metric]);
-    };
-    return importedStep(guidellmProfile(row.cells[0] ?? ''), {
-      requestsPerSecond: figures.rps ?? null,
-      outputTokensPerSecond: figures.otps ?? null,
-      totalTokensPerSecond: figures.ttps ?? null,
-      achievedConcurrency: figures.concurrency ?? null,
-      ttftMs: stat('ttftMs'),
-      tpotMs: stat('tpotMs'),
-      latencyMs: stat('latencyMs'),
-    });
-  });
-  const outcome = importedResult(
-    {
-      tool: GUIDELLM_TOOL,
-      version: null,
-      path: input.path,
-      notes: [
-        ...GUIDELLM_NOTES,
-        'Read from a printed table: request counts and durations are not in it (0 of 0 requests); requests/s, output tokens/s and concurrency are GuideLLM\'s own (time-weighted) figures.',
-        ...(withoutMean.length ? [`Statistics given without their mean are not stored (LLM Bench keeps a metric with its mean): ${withoutMean.join('; ')}.`] : []),
-        ...(latencyInSeconds ? ['GuideLLM\'s console heads request latency "(ms)" but prints seconds (as its JSON stores them): read as seconds.'] : []),
-      ],
-      model: context['model'] ?? 'unknown',
-      config: {},
-    },
-    steps,
-  );
-  if (!outcome.ok) return outcome;
-  return {
-    ok: true,
-    value: { doc: withUnreadable(outcome.value, unreadable), firstLine: table.firstLine, lastLine: table.lastLine, stepLines: table.rows.map((row) => row.line) },
-  };
 }
 
 /**
@@ -505,29 +444,78 @@ function withoutContainerPrefix(lines: string[]): string[] {
   return lines.map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
 }
 
+/**
+ * rich draws a panel (`╭─ title ─╮`, `│ line │`, `╰───╯`) around GuideLLM 0.1's report, two deep:
+ * its borders are cut off the lines inside, so that the tables in it read as tables. The borders
+ * are found by their characters, not their columns: a pasted copy often has its spaces collapsed.
+ */
+function withoutPanelBorders(lines: string[]): string[] {
+  let out = lines;
+  for (let depth = 0; depth < 4; depth++) {
+    let changed = false;
+    const next = [...out];
+    for (let i = 0; i < next.length; i++) {
+      const title = (next[i] ?? '').match(/^\s*╭─+\s*(.*?)\s*─*╮\s*$/);
+      if (!title) continue;
+      let end = i + 1;
+      while (end < next.length && /^\s*│/.test(next[end] ?? '')) end++;
+      if (!/^\s*╰─*╯\s*$/.test(next[end] ?? '')) continue;
+      next[i] = title[1] ?? '';
+      for (let j = i + 1; j < end; j++) next[j] = (next[j] ?? '').replace(/^\s*│ ?/, '').replace(/\s*│\s*$/, '');
+      next[end] = '';
+      changed = true;
+      i = end;
+    }
+    out = next;
+    if (!changed) break;
+  }
+  return out;
+}
+
+/** Where a block's labels come from: the context in force when it was read. */
+interface ContextSnapshot {
+  labels: Labels;
+  contextId: number;
+  contextLine: number | null;
+}
+
 /** Every benchmark block in a text, as runs: consecutive blocks of one tool under one context are one run. */
 export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[]> {
-  const lines = withoutContainerPrefix(input.text.split(/\r?\n/));
-  // Labels by heading level (1-6) and of the latest plain context line (7); later levels refine earlier ones.
-  const levels: Labels[] = Array.from({ length: 8 }, () => ({}));
+  const lines = withoutPanelBorders(withoutContainerPrefix(input.text.split(/\r?\n/)));
+  // Labels by heading level (1-6), and of the latest plain context line under each heading depth (0 before
+  // any heading); deeper ones refine those above. A context line that no block followed yet stays in
+  // force under the subheadings below it ("测试环境：2 x A800" above "## 结果"); one that blocks
+  // followed described those blocks, and the next heading ends it.
+  const levels: Labels[] = Array.from({ length: 7 }, () => ({}));
+  const lineLabels: Labels[] = Array.from({ length: 7 }, () => ({}));
+  const lineUsed: boolean[] = Array.from({ length: 7 }, () => false);
+  let depth = 0;
   let contextId = 0;
   let contextLine: number | null = null;
   let blocksSinceContext = false;
   let hints: StepHints = {};
   const parts: ImportedPart[] = [];
   const runLines = new Map<string, { first: number; last: number }>();
+  // A table waits until the text moves on: the next table may be about the same steps (and join it).
+  type Pending = { reading: TableReading; context: ContextSnapshot } | null;
+  let pending = null as Pending;
+  const tablesNotRead: string[] = [];
+  // Inside a fenced code block a `# ...` line is a comment, not a heading (`# 数据` above plotting code).
+  let inFence = false;
 
   // Labels that go together: a deeper level naming a model (or GPUs) replaces the whole group above it,
   // so a parent heading's quantization or GPU count does not stick to a different model or machine.
-  const labels = (): Labels =>
-    levels.reduce<Labels>((merged, level) => {
-      const next = { ...merged };
-      for (const group of LABEL_GROUPS) if (group.some((key) => key in level)) for (const key of group) delete next[key];
-      return Object.assign(next, level);
-    }, {});
-  const add = (block: Block, tool: string) => {
-    const context = labels();
-    const first = contextLine ?? block.firstLine;
+  const refine = (merged: Labels, level: Labels): Labels => {
+    const next = { ...merged };
+    for (const group of LABEL_GROUPS) if (group.some((key) => key in level)) for (const key of group) delete next[key];
+    return Object.assign(next, level);
+  };
+  const labels = (): Labels => levels.reduce<Labels>((merged, level, d) => refine(refine(merged, level), lineLabels[d] ?? {}), {});
+  const snapshot = (): ContextSnapshot => ({ labels: labels(), contextId, contextLine });
+  const add = (block: Block, tool: string, at: ContextSnapshot = snapshot()) => {
+    // A table row's own labels (its engine, GPU, model) refine the context's.
+    const context = refine(at.labels, block.labels ?? {});
+    const first = at.contextLine ?? block.firstLine;
     const doc = block.doc;
     flagContradictions(block);
     // The model comes from the context; a run that names none has no model label.
@@ -537,8 +525,8 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     const step = doc.steps[0];
     if (doc.steps.length === 1 && step?.profile.concurrency !== undefined) stated['concurrency'] = String(step.profile.concurrency);
     if (doc.steps.length === 1 && step?.summary && step.summary.requests.total > 0) stated['requests'] = String(step.summary.requests.total);
-    const group = [input.path, contextId, doc.importedFrom?.tool ?? tool].join('\u0000');
-    runLines.set(group, { first: runLines.get(group)?.first ?? first + 1, last: block.lastLine + 1 });
+    const group = [input.path, at.contextId, doc.importedFrom?.tool ?? tool, block.groupKey ?? ''].join('\u0000');
+    runLines.set(group, { first: runLines.get(group)?.first ?? first + 1, last: Math.max(runLines.get(group)?.last ?? 0, block.lastLine + 1) });
     parts.push({
       doc: {
         ...doc,
@@ -547,13 +535,30 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
       },
       group,
     });
-    blocksSinceContext = true;
+    if (at.contextId === contextId) blocksSinceContext = true;
+    lineUsed.fill(true);
     hints = {};
+  };
+  const flush = () => {
+    if (!pending) return;
+    const { reading, context } = pending;
+    pending = null;
+    const read = tableRuns(reading, input.path);
+    if (!read.ok) {
+      tablesNotRead.push(read.reason);
+      return;
+    }
+    for (const run of read.runs) {
+      const lines = { firstLine: reading.firstLine, lastLine: reading.lastLine, stepLines: run.stepLines };
+      add({ doc: run.doc, ...lines, labels: run.labels, groupKey: run.groupKey }, run.tool, context);
+    }
   };
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
     if (VLLM_START.test(line)) {
+      flush();
       const block = readVllmBlock(lines, i, hints, input);
       if (!block.ok) return block;
       add(block.value, VLLM_TOOL);
@@ -561,6 +566,7 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
       continue;
     }
     if (EVALSCOPE_START.test(plainText(line))) {
+      flush();
       const block = readEvalscopeBlock(lines, i, hints, labels(), input);
       if (!block.ok) return block;
       add(block.value, EVALSCOPE_TOOL);
@@ -571,19 +577,28 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     const table = isTableLine(line) ? readTable(lines, i) : null;
     if (table) {
       const model = statedModel(table);
-      if (looksLikeGuidellmTable(table)) {
-        const block = readGuidellmTable(table, input, labels());
-        if (!block.ok) return block;
-        add(block.value, GUIDELLM_TOOL);
-      } else if (looksLikeEvalscopeReport(table)) {
+      const reading = looksLikeEvalscopeReport(table) ? null : readBenchmarkTable(table, hints);
+      if (looksLikeEvalscopeReport(table)) {
+        flush();
         const block = readEvalscopeReport(table, input, labels());
         if (!block.ok) return block;
         add(block.value, EVALSCOPE_TOOL);
+      } else if (reading) {
+        const waiting = pending;
+        const joined: TableReading | null = waiting ? joinReadings(waiting.reading, reading) : null;
+        if (waiting && joined) pending = { reading: joined, context: waiting.context };
+        else {
+          flush();
+          pending = { reading, context: snapshot() };
+        }
+        hints = {};
       } else if (model) {
+        flush();
         // A stated model names the run as a context line does (its quantization read from the name).
         const stated = { ...readLineContext(model).run, model };
-        if (blocksSinceContext || JSON.stringify(levels[7]) !== JSON.stringify(stated)) {
-          levels[7] = blocksSinceContext ? stated : { ...levels[7], ...stated };
+        if (blocksSinceContext || JSON.stringify(lineLabels[depth]) !== JSON.stringify(stated)) {
+          lineLabels[depth] = blocksSinceContext ? stated : { ...lineLabels[depth], ...stated };
+          lineUsed[depth] = false;
           contextId++;
           contextLine = i;
           blocksSinceContext = false;
@@ -594,18 +609,27 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     }
     if (readStepHints(line, hints)) continue;
     const context = readLineContext(line);
-    const heading = line.match(/^\s*(#{1,6})\s/)?.[1]?.length;
+    const heading = inFence ? undefined : line.match(/^\s*(#{1,6})\s/)?.[1]?.length;
     if (context.step.concurrency !== undefined) hints.concurrency = context.step.concurrency;
     if (context.step.requests !== undefined) hints.requests = context.step.requests;
     if (!namesRun(context) && heading === undefined) continue;
+    // A heading that names nothing (提要, 细节, "Results") keeps a waiting table open: the next may join it.
+    if (namesRun(context)) flush();
     // A line repeating the labels in force (one line per step: "Qwen2-7B, 2 x L20, concurrency 8") keeps the run.
     let newContext = true;
     if (heading !== undefined) {
       for (let level = heading; level < levels.length; level++) levels[level] = {};
       levels[heading] = context.run;
+      for (let d = 0; d < lineLabels.length; d++) {
+        if (d < heading && !lineUsed[d]) continue;
+        lineLabels[d] = {};
+        lineUsed[d] = false;
+      }
+      depth = heading;
     } else {
-      newContext = !blocksSinceContext || JSON.stringify(levels[7]) !== JSON.stringify(context.run);
-      levels[7] = blocksSinceContext ? context.run : { ...levels[7], ...context.run };
+      newContext = !blocksSinceContext || JSON.stringify(lineLabels[depth]) !== JSON.stringify(context.run);
+      lineLabels[depth] = blocksSinceContext ? context.run : { ...lineLabels[depth], ...context.run };
+      lineUsed[depth] = false;
     }
     if (newContext) {
       contextId++;
@@ -613,14 +637,21 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
       blocksSinceContext = false;
     }
   }
+  flush();
   // A run spans from its context line to its last block (1-based): known once every block is read.
   for (const part of parts) {
     const lines = part.group === null ? undefined : runLines.get(part.group);
     if (lines && part.doc.importedFrom) part.doc.importedFrom = { ...part.doc.importedFrom, lines };
+    // A table of figures that was not read is named wherever the text's runs are shown.
+    if (tablesNotRead.length && part.doc.importedFrom) {
+      part.doc.importedFrom = { ...part.doc.importedFrom, notes: [...part.doc.importedFrom.notes, `Tables in ${input.path} not imported: ${tablesNotRead.join('; ')}.`] };
+    }
   }
   if (parts.length === 0) {
     return importFailure(
-      `${input.path}: no benchmark result found. In text LLM Bench reads vLLM's "Serving Benchmark Result" block, EvalScope perf's "Benchmarking summary" (with its percentile table) and GuideLLM's benchmark table (console or Markdown).`,
+      `${input.path}: no benchmark result found. In text LLM Bench reads vLLM's "Serving Benchmark Result" block, EvalScope perf's "Benchmarking summary" (with its percentiles) and tables of figures whose column (or row) names say at least two metrics (TTFT, TPOT, ITL, latency, requests/s, tokens/s, in English or Chinese) with a load (concurrency or rate) per step.${
+        tablesNotRead.length ? ` Tables found but not read: ${tablesNotRead.join('; ')}.` : ''
+      }`,
     );
   }
   return { ok: true, value: parts };

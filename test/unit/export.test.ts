@@ -196,9 +196,10 @@ test('llmbench import writes a result file; llmbench report makes html, md and c
   const badOut = cli('import', [vllmFile, '--out', join(dir, 'x.json')]);
   assert.equal(badOut.code, 2);
   assert.match(badOut.stderr, /must end in \.llmbench\.json/);
-  const unreadable = cli('import', [join(dir, 'r.md'), '--out', join(dir, 'y.llmbench.json')]);
+  // The CSV holds no printout or table that import reads (the Markdown report's tables read back: import-tables.test.ts).
+  const unreadable = cli('import', [join(dir, 'r.csv'), '--out', join(dir, 'y.llmbench.json')]);
   assert.equal(unreadable.code, 2);
-  assert.match(unreadable.stderr, /r\.md: no benchmark result found/);
+  assert.match(unreadable.stderr, /r\.csv: no benchmark result found/);
 
   const doc = ResultDocumentSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
   assert.equal(doc.labels['engine'], 'vllm');

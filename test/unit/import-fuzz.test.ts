@@ -13,9 +13,9 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, write
 import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { basename, join, resolve } from 'node:path';
-import { parseResultDocument } from '../../src/format/result';
+import { parseResultDocument, type ResultDocument } from '../../src/format/result';
 import { importRuns } from '../../src/import';
-import { NOTES } from '../helpers/import-samples';
+import { NOTES, TABLE_PAGES } from '../helpers/import-samples';
 
 const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const fixtures = resolve(repoRoot, '../shared/fixtures');
@@ -255,9 +255,12 @@ test('text and JSONL importers on mutated printouts: a valid document or a messa
   const importer = new ImportWorker();
   const aiperfSummary = 'aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json';
   const aiperfLines = 'aiperf/aiperf-0.1.1_run1_profile_export.jsonl';
-  // A page of notes (vLLM blocks under context lines), and AIPerf's per-request JSONL beside its summary.
+  // A page of notes (vLLM blocks under context lines), users' pages of tables (word headers, units in
+  // cells, transposed, Chinese; GuideLLM 0.1's console; EvalScope's older printout), and AIPerf's
+  // per-request JSONL beside its summary.
   const sources = [
     { name: 'notes.md', text: NOTES },
+    ...Object.entries(TABLE_PAGES).map(([name, text]) => ({ name, text })),
     { name: basename(aiperfLines), text: readFileSync(join(fixtures, aiperfLines), 'utf8'), beside: aiperfSummary },
   ];
   const problems: string[] = [];
@@ -281,7 +284,136 @@ test('text and JSONL importers on mutated printouts: a valid document or a messa
   }
   await importer.close();
   assert.deepEqual(problems, []);
-  assert.ok(checked > 80, `${checked} mutations checked`);
+  assert.ok(checked > 400, `${checked} mutations checked`);
+});
+
+/** A table line of a page (Markdown or box-drawn): a line with a cell bar. */
+const TABLE_LINE = /[|｜│┃]/;
+
+/** Markdown table blocks of a text: [first, last] line indexes of runs of lines starting with a bar. */
+function markdownTables(lines: string[]): [number, number][] {
+  const found: [number, number][] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*[|｜]/.test(lines[i] ?? '')) continue;
+    let end = i;
+    while (end + 1 < lines.length && /^\s*[|｜]/.test(lines[end + 1] ?? '')) end++;
+    if (end > i) found.push([i, end]);
+    i = end;
+  }
+  return found;
+}
+
+const cellsOf = (line: string) => line.trim().replace(/^[|｜]|[|｜]$/g, '').split(/[|｜]/).map((c) => c.trim());
+const isAlignment = (line: string) => /^[\s|｜:\-－]+$/.test(line) && /-/.test(line);
+
+/**
+ * Changes of layout that keep every figure's meaning, as pages differ from one another: each
+ * returns the changed text (or null where it does not apply to this page).
+ */
+const LAYOUT_CHANGES: Record<string, (text: string) => string | null> = {
+  'outer pipes dropped': (text) =>
+    text
+      .split('\n')
+      // A row whose first cell is empty keeps its leading bar: without it Markdown itself reads no empty cell.
+      .map((line) => (/^\s*\|\s*[^|\s]/.test(line) ? line.trim().replace(/^\|\s*/, '').replace(/\s*\|$/, '') : line))
+      .join('\n'),
+  'full-width bars': (text) => text.split('\n').map((line) => (/^\s*\|/.test(line) ? line.replace(/\|/g, '｜') : line)).join('\n'),
+  'bold figures': (text) => text.split('\n').map((line) => (/^\s*[|｜]/.test(line) && !isAlignment(line) ? line.replace(/([|｜]\s*)(\d[\d.,]*)(?=\s*[|｜])/g, '$1**$2**') : line)).join('\n'),
+  'alignment colons': (text) => text.split('\n').map((line) => (isAlignment(line) ? line.replace(/-+/g, ':---:') : line)).join('\n'),
+  'CRLF line ends and trailing spaces': (text) => text.split('\n').map((line) => `${line}  `).join('\r\n'),
+  'thousands separators': (text) =>
+    text.split('\n').map((line) => (TABLE_LINE.test(line) ? line.replace(/(?<=[|｜│┃]\s*)(\d{4,})(?=[.\s|｜│┃])/g, (n) => Number(n).toLocaleString('en-US')) : line)).join('\n'),
+  'headings in capitals': (text) => {
+    const lines = text.split('\n');
+    for (const [first] of markdownTables(lines)) lines[first] = (lines[first] ?? '').toUpperCase();
+    return lines.join('\n');
+  },
+  'missing values written otherwise': (text) => (/N\/A|—/.test(text) ? text.replace(/\| N\/A \|/g, '| n/a |').replace(/\| — \|/g, '| -- |') : null),
+  'spaces collapsed': (text) => text.replace(/ {2,}/g, ' '),
+  /** Rows and columns swapped: a table of steps becomes metrics by rows, and back. */
+  transposed: (text) => {
+    const lines = text.split('\n');
+    let changed = false;
+    for (const [first, last] of markdownTables(lines).reverse()) {
+      const rows = lines.slice(first, last + 1).filter((line) => !isAlignment(line)).map(cellsOf);
+      const width = rows[0]?.length ?? 0;
+      // Steps named by bare numbers keep their meaning only under a corner that says what they are (Concurrency);
+      // tables with blank cells or label columns are left alone.
+      const corner = rows[0]?.[0] ?? '';
+      const stepNames = /指标|metric/i.test(corner) ? (rows[0]?.slice(1) ?? []) : rows.slice(1).map((r) => r[0] ?? '');
+      const bareNumbers = stepNames.some((n) => /^\d+$/.test(n)) && !/concurrency|并发/i.test(corner);
+      if (width < 2 || rows.some((r) => r.length !== width || r.some((c) => c === '')) || bareNumbers || /model|engine|gpu|框架|模型/i.test(rows[0]?.join(' ') ?? '')) continue;
+      const swapped = Array.from({ length: width }, (_, c) => rows.map((r) => r[c] ?? ''));
+      lines.splice(first, last - first + 1, `| ${swapped[0]?.join(' | ')} |`, `|${swapped[0]?.map(() => '---').join('|')}|`, ...swapped.slice(1).map((r) => `| ${r.join(' | ')} |`));
+      changed = true;
+    }
+    return changed ? lines.join('\n') : null;
+  },
+};
+
+/** What a page says, to compare across layouts: each run's tool, labels and steps with their figures. */
+function figuresOf(runs: ResultDocument[]): unknown {
+  const round = (v: number | null | undefined) => (typeof v === 'number' ? Number(v.toPrecision(10)) : null);
+  return runs.map((run) => ({
+    tool: run.importedFrom?.tool,
+    labels: run.labels,
+    steps: run.steps.map((step) => {
+      const s = step.summary;
+      const stats = (x: { mean: number; p50: number | null; p90: number | null; p99: number | null } | null | undefined) => (x ? [x.mean, x.p50, x.p90, x.p99].map(round) : null);
+      return {
+        name: step.name,
+        requests: s?.requests,
+        figures: [s?.durationSec, s?.requestsPerSecond, s?.outputTokensPerSecond, s?.totalTokensPerSecond, s?.achievedConcurrency].map(round),
+        ttft: stats(s?.ttftMs),
+        tpot: stats(s?.tpotMs),
+        itl: stats(s?.itlMs),
+        latency: stats(s?.latencyMs),
+        tokens: [stats(s?.inputTokens), stats(s?.outputTokens)],
+      };
+    }),
+  }));
+}
+
+test('users\' pages of tables keep every figure under changes of layout (pipes, full-width bars, bold, separators, capitals, transposed)', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-fuzz-layout-'));
+  const importer = new ImportWorker();
+  const draw = random(3000);
+  const names = Object.keys(LAYOUT_CHANGES);
+  const problems: string[] = [];
+  let compared = 0;
+  try {
+    for (const [page, text] of Object.entries(TABLE_PAGES)) {
+      const write = (name: string, body: string) => {
+        const path = join(mkdtempSync(join(dir, `${page}-${name.replace(/[^a-z]+/gi, '-').slice(0, 40)}-`)), page);
+        writeFileSync(path, body);
+        return path;
+      };
+      const original = await importer.importWithin(write('original', text), 10_000);
+      if (!original.ok || original.value.length === 0 || original.value.some((run) => run.steps.length === 0)) {
+        problems.push(`${page}: the page itself imports no run: ${original.ok ? `${original.value.length} runs` : original.error}`);
+        continue;
+      }
+      const expected = figuresOf(original.value);
+      // Every change alone, then seeded combinations of three.
+      const combinations = [...names.map((name) => [name]), ...Array.from({ length: 6 }, () => [0, 1, 2].map(() => names[Math.floor(draw() * names.length)] as string))];
+      for (const combination of combinations) {
+        let changed: string | null = text;
+        for (const name of combination) changed = changed === null ? null : (LAYOUT_CHANGES[name]?.(changed) ?? null);
+        if (changed === null || changed === text) continue;
+        const outcome = await importer.importWithin(write(combination.join('+'), changed), 10_000);
+        const what = `${page} with ${combination.join(' + ')}`;
+        if (!outcome.ok) problems.push(`${what}: refused: ${outcome.error}`);
+        else if (JSON.stringify(figuresOf(outcome.value)) !== JSON.stringify(expected)) {
+          problems.push(`${what}: the figures differ:\n${JSON.stringify(figuresOf(outcome.value))}\n!=\n${JSON.stringify(expected)}`);
+        }
+        compared++;
+      }
+    }
+  } finally {
+    await importer.close();
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(compared > 60, `${compared} layouts compared`);
 });
 
 test('50 MB inputs import or are refused in bounded time: a padded vLLM file, a long log, a huge per-request list', { skip, timeout: 120_000 }, async () => {
