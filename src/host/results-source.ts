@@ -3,7 +3,7 @@
  * the file as a running benchmark rewrites it.
  */
 import * as vscode from 'vscode';
-import { readResultText, type ReadResult } from '../engine/read-result';
+import { readResultText, type ReadResult } from '../results/read-result';
 
 export type LoadedResult = { ok: true; read: ReadResult } | { ok: false; error: string };
 

@@ -13,9 +13,9 @@ import type { RunEvent } from '../format/events';
 import type { LiveState } from '../format/messages/live';
 import type { RunStatus } from '../format/result';
 // Not engine/index: the host only starts the worker, and the in-process engine (undici and all) stays out of its bundle.
-import { BadInputError } from '../engine/errors';
-import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
-import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
+import { BadInputError } from '../format/errors';
+import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
+import { finalizeInterruptedFile, resultFileName } from '../results/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
 import { notificationText, progressView, runEndMessage, statusBarText } from '../views/progress';

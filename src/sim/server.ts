@@ -9,8 +9,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createRandom, type Random } from '../engine/random';
-import { CHARS_PER_TOKEN, estimateTokens } from '../engine/tokens';
+import { createRandom, type Random } from '../workload/random';
+import { CHARS_PER_TOKEN, estimateTokens } from '../workload/tokens';
 import { promptBlockHashes } from './kv-cache';
 import { renderMetrics, SimMetrics } from './metrics';
 import type { SimConfig } from './options';

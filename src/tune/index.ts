@@ -10,8 +10,8 @@ import { version } from '../../package.json';
 import { parseTuneFile, TUNE_FILE_SUFFIX, TUNE_SCHEMA_VERSION, type BestTrial, type Objective, type Params, type Trial, type TuneConfig, type TuneEvent, type TuneFile, type TuneStatus } from '../format/tune';
 // The engine's modules one by one, not its index: the extension host bundles this file, and the
 // index would bring the whole engine (the HTTP client, tokenizers) into it.
-import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
-import { writeAtomically } from '../engine/writer';
+import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
+import { writeAtomically } from '../results/writer';
 import { benchmarkRun, benchmarkSource, TuneConfigError, type BenchmarkSource } from './config';
 import { checkConstraints } from './constraints';
 import { readGpuMemoryUsedMiB } from './gpu';

@@ -8,9 +8,9 @@
  * tokens per second, failures) have no interval: changes under NO_INTERVAL_NOISE_PERCENT count as
  * noise, a rule the view states.
  */
-import type { ReadResult } from '../engine/read-result';
-import { createRandom } from '../engine/random';
-import { latencySamples } from '../engine/stats';
+import type { ReadResult } from '../results/read-result';
+import { createRandom } from '../workload/random';
+import { latencySamples } from '../results/stats';
 import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';

@@ -3,7 +3,7 @@
  * so their TTFT shows what the server's prefix cache saves (flat) or does not (rising with the turn).
  */
 import { stepLabel } from './repeats';
-import { computeStats, isMeasured } from '../engine/stats';
+import { computeStats, isMeasured } from '../results/stats';
 import type { ChartSeries, ViewChart } from '../format/messages/result';
 import type { RequestRecord, Stats, Step } from '../format/result';
 

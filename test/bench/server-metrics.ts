@@ -15,8 +15,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerMetricsConfigSchema } from '../../src/format/config';
 import { viewFamilies } from '../../src/format/server-metrics';
-import { parsePrometheusText } from '../../src/engine/prometheus';
-import { ServerMetricsScraper } from '../../src/engine/server-metrics';
+import { parsePrometheusText } from '../../src/observe/prometheus';
+import { ServerMetricsScraper } from '../../src/observe/metrics-scraper';
 
 const root = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const SECONDS = 5;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parsePrometheusText, parsePromValue, type PromSample } from '../../src/engine/prometheus';
+import { parsePrometheusText, parsePromValue, type PromSample } from '../../src/observe/prometheus';
 import { recogniseEngine } from '../../src/format/server-metrics';
 import { startSimServer } from '../../src/sim';
 import { repoRoot } from '../helpers/limited-child';

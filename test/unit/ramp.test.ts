@@ -6,8 +6,8 @@ import { RunConfigSchema } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema } from '../../src/format/result';
 import { applyRunEvent, expectedStepCount, newLiveState } from '../../src/host/live-state';
-import { runBenchmark } from '../../src/engine/runner';
-import { rampRate, rampSchedule, rampTargets } from '../../src/engine/schedule';
+import { runBenchmark } from '../../src/load/runner';
+import { rampRate, rampSchedule, rampTargets } from '../../src/load/schedule';
 import { liveCharts, targetRateSeries } from '../../src/views/live';
 import { startRunnerServer } from '../helpers/runner-server';
 

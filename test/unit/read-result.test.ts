@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readResultText } from '../../src/engine/read-result';
-import { INTERRUPTED_REASON } from '../../src/engine/writer';
+import { readResultText } from '../../src/results/read-result';
+import { INTERRUPTED_REASON } from '../../src/results/writer';
 import { loadRuns } from '../../src/report/load';
 import { buildReportModel } from '../../src/views/report';
 

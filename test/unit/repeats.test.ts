@@ -3,8 +3,8 @@
 // aggregate repeats by step name and judge noise by the intervals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { forReading } from '../../src/engine/read-result';
-import { runBenchmark } from '../../src/engine/runner';
+import { forReading } from '../../src/results/read-result';
+import { runBenchmark } from '../../src/load/runner';
 import { RunConfigSchema } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema, type ResultDocument } from '../../src/format/result';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { parseResultDocument, type ResultDocument } from '../../src/format/result';
-import { runBenchmark } from '../../src/engine/runner';
+import { runBenchmark } from '../../src/load/runner';
 import { startSimServer } from '../../src/sim/index';
 import { commonSeries, engineOf, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-metrics';
 import { repoRoot } from '../helpers/limited-child';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { forReading } from '../../src/engine/read-result';
+import { forReading } from '../../src/results/read-result';
 import { LiveStateSchema, type LiveState } from '../../src/format/messages/live';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { formatRankingMarkdown } from '../../src/report/tables';

@@ -3,7 +3,7 @@
  * records what the view posts. Each test loads the bundle into a fresh page.
  */
 import { test } from 'node:test';
-import { forReading } from '../../src/engine/read-result';
+import { forReading } from '../../src/results/read-result';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
 import { Agent, request } from 'undici';
 import type { Labels, RunConfig } from '../format/config';
 import { probeEndpointWith, PROBE_BODY_LIMIT, type EndpointProbe, type OpenProbeTransport, type ProbeOptions } from './probe-core';
-import type { RunOptions } from './types';
+import type { RunOptions } from '../workload/types';
 
 export { DEFAULT_PROBE_TIMEOUT_MS, type EndpointProbe, type EngineIdentity, type ProbeOptions } from './probe-core';
 

@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ConcurrencyUnit, SessionsConfig } from '../format/config';
 import { waitUntil } from './schedule';
-import type { ChatMessage, PreparedRequest, SessionPlan, TokenCounter } from './types';
+import type { ChatMessage, PreparedRequest, SessionPlan, TokenCounter } from '../workload/types';
 
 /** Sends one turn; resolves true when it failed. */
 export type SendTurn = (prepared: PreparedRequest, turn: { session: number; turn: number }) => Promise<boolean>;

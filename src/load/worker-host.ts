@@ -9,9 +9,9 @@ import * as z from 'zod';
 import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { describeZodError, ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
-import { BadInputError } from './errors';
-import type { RunOptions } from './types';
-import { finalizeInterruptedFile } from './writer';
+import { BadInputError } from '../format/errors';
+import type { RunOptions } from '../workload/types';
+import { finalizeInterruptedFile } from '../results/writer';
 
 /** Host -> worker. */
 export const WorkerCommandSchema = z.discriminatedUnion('type', [

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
-import { BadInputError, printable } from './errors';
+import { BadInputError, printable } from '../format/errors';
 import { readTextFile } from './files';
 import { messagesText } from './chat-template';
 import { createRandom, type Random } from './random';

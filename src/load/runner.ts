@@ -22,18 +22,18 @@ import {
 } from '../format/result';
 import packageJson from '../../package.json';
 import { createDispatcher, sendRequest } from './client';
-import { BadInputError } from './errors';
+import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
-import { RunMonitor } from './monitor';
-import { probeEngineLabels } from './probe';
+import { RunMonitor } from '../observe/monitor';
+import { probeEngineLabels } from '../observe/probe';
 import { absoluteSchedule, arrivalSchedule, rampSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
-import { isMeasured } from './stats';
+import { isMeasured } from '../results/stats';
 import { Conversation, sessionDriver } from './sessions';
-import { stepName } from './step-name';
-import { createTokenCounter } from './tokenizer';
-import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, SessionPlan, TokenCounter, Workload } from './types';
-import { createWorkload } from './workload';
-import { ResultWriter } from './writer';
+import { stepName } from '../format/step-name';
+import { createTokenCounter } from '../workload/tokenizer';
+import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, SessionPlan, TokenCounter, Workload } from '../workload/types';
+import { createWorkload } from '../workload/sources';
+import { ResultWriter } from '../results/writer';
 
 /** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Arrival } from '../format/config';
-import { createRandom } from './random';
+import { createRandom } from '../workload/random';
 
 /** Send time of each request in seconds from the step start, ascending. */
 export type ArrivalSchedule = Float64Array;

@@ -13,10 +13,10 @@ import { Agent, type Dispatcher } from 'undici';
 import type { RequestConfig, RunConfig } from '../format/config';
 import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
 import { ChunkTemplate } from './chunk-template';
-import { errorCode, QUOTE_LENGTH, quote } from './errors';
-import { withApiKey } from './probe-core';
+import { errorCode, QUOTE_LENGTH, quote } from '../format/errors';
+import { withApiKey } from '../observe/probe-core';
 import { SseParser } from './sse';
-import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from './types';
+import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from '../workload/types';
 
 /** The step's connection pool: one keep-alive connection per concurrent request. Never global. */
 export function createDispatcher(concurrency: number, request: RequestConfig): Dispatcher {

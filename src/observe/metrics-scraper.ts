@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 import type { ServerMetricsConfig } from '../format/config';
 import { redactUrl } from '../format/config';
 import { recogniseEngine, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
-import { errorCode } from './errors';
+import { errorCode } from '../format/errors';
 import { parsePrometheusText } from './prometheus';
 
 /** A larger exposition is not read (the biggest engines' pages are a few hundred kB). */
