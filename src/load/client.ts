@@ -16,7 +16,8 @@ import { ChunkTemplate } from './chunk-template';
 import { errorCode, QUOTE_LENGTH, quote } from '../format/errors';
 import { withApiKey } from '../observe/probe-core';
 import { SseParser } from './sse';
-import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from '../workload/types';
+import type { ChatMessage, PreparedRequest } from '../workload/types';
+import type { ClientContext, SendRequest } from './types';
 
 /** The step's connection pool: one keep-alive connection per concurrent request. Never global. */
 export function createDispatcher(concurrency: number, request: RequestConfig): Dispatcher {

@@ -31,7 +31,8 @@ import { isMeasured } from '../results/stats';
 import { Conversation, sessionDriver } from './sessions';
 import { stepName } from '../format/step-name';
 import { createTokenCounter } from '../workload/tokenizer';
-import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, SessionPlan, TokenCounter, Workload } from '../workload/types';
+import type { PreparedRequest, SessionPlan, TokenCounter, Workload } from '../workload/types';
+import type { ClientContext, RunBenchmark, RunOptions } from './types';
 import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 

@@ -10,7 +10,7 @@ import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { describeZodError, ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
 import { BadInputError } from '../format/errors';
-import type { RunOptions } from '../workload/types';
+import type { RunOptions } from './types';
 import { finalizeInterruptedFile } from '../results/writer';
 
 /** Host -> worker. */

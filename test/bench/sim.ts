@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { createDispatcher, sendRequest } from '../../src/load';
+import { createDispatcher, sendRequest } from '../../src/load/client';
 import { RunConfigSchema } from '../../src/format/config';
 import type { RequestRecord } from '../../src/format/result';
 import { parseSimArgs } from '../../src/cli/commands/sim';

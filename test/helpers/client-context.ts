@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { createDispatcher } from '../../src/load/client';
 import { ESTIMATE_COUNTER } from '../../src/workload/tokenizer';
-import type { ClientContext, PreparedRequest } from '../../src/workload/types';
+import type { ClientContext } from '../../src/load/types';
+import type { PreparedRequest } from '../../src/workload/types';
 
 export interface TestContext {
   context: ClientContext;

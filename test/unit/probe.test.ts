@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
 import { probeEndpoint } from '../../src/observe/probe';
-import { runBenchmark } from '../../src/load/index';
+import { runBenchmark } from '../../src/load/runner';
 import { startSimServer } from '../../src/sim/index';
 import { closedPort } from '../helpers/cli-server';
 import { listenOnLoopback } from '../helpers/loopback';
