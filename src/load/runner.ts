@@ -5,7 +5,6 @@
  * when they go out and when a step or the run ends.
  */
 import { setMaxListeners } from 'node:events';
-import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -21,6 +20,7 @@ import {
   type StepSummary,
 } from '../format/result';
 import packageJson from '../../package.json';
+import { onThisHost } from '../processes/alive';
 import { createDispatcher, sendRequest } from './client';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
@@ -736,7 +736,7 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
     // Readers take a `running` file whose writer is gone for an interrupted run (src/engine/read-result.ts).
-    writer: { pid: process.pid, host: hostname() },
+    writer: onThisHost(),
     ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
   } as const;
