@@ -26,7 +26,7 @@ import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
 import { probeEngineLabels } from '../observe/probe';
-import { absoluteSchedule, arrivalSchedule, rampSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
+import { absoluteSchedule, arrivalSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
 import { isMeasured } from '../results/stats';
 import { Conversation, sessionDriver } from './sessions';
 import { stepName } from '../format/step-name';
@@ -112,8 +112,8 @@ function ratePlan(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
 function rampPlan(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
   const { strategy, startRate, endRate } = ramp;
   const count = plannedSends(config);
-  const schedule = rampSchedule({ count, strategy, startRate, endRate, arrival, burstiness, seed: config.seed });
-  const targetRates = rampTargets(schedule, strategy, startRate, endRate).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
+  const schedule = arrivalSchedule({ count, rate: ramp, arrival, burstiness, seed: config.seed });
+  const targetRates = rampTargets(schedule, ramp).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
   const profile: StepProfile = {
     kind: 'rate',
     arrival,
