@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
@@ -28,8 +28,9 @@ import { RunMonitor } from '../observe/monitor';
 import { probeEngineLabels } from '../observe/probe';
 import { absoluteSchedule, arrivalSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
 import { isMeasured } from '../results/stats';
-import { Conversation, sessionDriver } from './sessions';
+import { sessionDriver } from './sessions';
 import { stepName } from '../format/step-name';
+import { Conversation } from '../workload/conversation';
 import { createTokenCounter } from '../workload/tokenizer';
 import type { PreparedRequest, SessionPlan, TokenCounter, Workload } from '../workload/types';
 import type { ClientContext, RunBenchmark, RunOptions } from './types';
@@ -45,7 +46,7 @@ const FAIL_FAST_AFTER = 3;
 const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_WINDOW_MS = 1000;
 const RECENT_VALUES_LIMIT = 100;
-/** Lanes of a closed-loop step started per turn of the event loop: each prepares its first prompt. */
+/** Lanes of a closed-loop step started before yielding to the event loop: each prepares its first prompt. */
 const LANE_START_BATCH = 256;
 
 /** How a step's requests are released. */
@@ -640,24 +641,24 @@ class BenchmarkRun {
             (prepared, turn) => (claimedTurns < sends ? send(prepared, claimedTurns++, performance.now() - stepStartMs, turn) : Promise.resolve(true)),
             config.endpoint.api === 'chat',
             this.tokenCounter,
-            () => nextTurn(),
+            () => yieldToEventLoop(),
           )
         : null;
-    const moreTurns = (): boolean => overrun === null && claimedTurns < sends;
+    const withinBudget = (): boolean => overrun === null && claimedTurns < sends;
     // Every thinking session waits on the step's signal: as many listeners as sessions between turns.
     if (sessions) setMaxListeners(0, stepStop.signal);
 
     try {
       if (sessions && pacing.kind === 'closed') {
         const laneCount = Math.min(pacing.concurrency, sends);
-        await Promise.all(Array.from({ length: laneCount }, () => sessions.lane(moreTurns, stepStop.signal)));
+        await Promise.all(Array.from({ length: laneCount }, () => sessions.lane(withinBudget, stepStop.signal)));
       } else if (sessions && pacing.kind === 'open') {
         const slots = pacing.maxConcurrency === undefined ? undefined : new Slots(pacing.maxConcurrency);
         const running: Promise<void>[] = [];
         for (const at of pacing.schedule) {
           await waitUntil(stepStartMs + at * 1000, stepStop.signal);
-          if (stepStop.signal.aborted || !moreTurns()) break;
-          running.push(sessions.run(moreTurns, stepStop.signal, slots));
+          if (stepStop.signal.aborted || !withinBudget()) break;
+          running.push(sessions.run(withinBudget, stepStop.signal, slots));
         }
         await Promise.all(running);
       } else if (pacing.kind === 'closed') {
@@ -668,16 +669,16 @@ class BenchmarkRun {
             const prepared = this.workload.request(this.nextPrompt++);
             const failed = await send(prepared, index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
             // A failure that needed no network I/O (EMFILE, a body that cannot be built) settles
-            // within this turn of the event loop: without a turn in between, the lanes would spin
-            // and the duration timer and a cancel would never run.
-            if (failed) await nextTurn();
+            // without leaving the event loop's current pass: without yielding, the lanes would
+            // spin and the duration timer and a cancel would never run.
+            if (failed) await yieldToEventLoop();
           }
         };
         const lanes: Promise<void>[] = [];
         const laneCount = Math.min(pacing.concurrency, sends);
         for (let i = 0; i < laneCount && !stepStop.signal.aborted; i++) {
           lanes.push(lane());
-          if (i % LANE_START_BATCH === LANE_START_BATCH - 1) await nextTurn();
+          if (i % LANE_START_BATCH === LANE_START_BATCH - 1) await yieldToEventLoop();
         }
         await Promise.all(lanes);
       } else {

@@ -378,7 +378,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
   });
 
   // Requests are stamped on arrival and handled when the engine has room (see INTAKE_ROOM_MS);
-  // at least one per turn of the event loop, so that intake never starves.
+  // at least one per pass of the event loop, so that intake never starves.
   const intake: (() => void)[] = [];
   let intakeQueued = false;
   function queueIntake(): void {

@@ -172,6 +172,32 @@ test('chat templates: a synthetic chat prompt holds the target in its text and r
   assert.equal(request.inputTokens.count, 300 + 29);
 });
 
+test('chat templates: every turn of a chat session is counted as a single chat request is, its whole conversation through the template', async (t) => {
+  const file = realFile('Qwen2.5');
+  const counter = await createTokenCounter(file.tokenizerPath);
+  // No usage in the answers: each record keeps the count the workload made.
+  const server = await startRunnerServer(() => ({ pieces: ['a ', 'reply'], usage: false }));
+  t.after(() => server.close());
+  const config = RunConfigSchema.parse({
+    endpoint: { baseUrl: server.baseUrl, model: 'm', api: 'chat' },
+    workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 2 },
+    sessions: { turns: 3 },
+    limits: { requests: 6 },
+    tokenizer: file.tokenizerPath,
+  });
+  const doc = await runBenchmark(config, {});
+  assert.equal(doc.status, 'complete', doc.statusReason ?? '');
+  // One lane: the server saw the turns in the order of the records.
+  const records = doc.steps.flatMap((s) => s.requests);
+  assert.equal(records.length, 6);
+  records.forEach((record, i) => {
+    const messages = server.bodies[i]?.messages as ChatMessage[];
+    assert.equal(record.turn, i % 3);
+    assert.equal(record.inputTokensSource, 'tokenizer');
+    assert.equal(record.inputTokens, counter.countChat(messages), `turn ${record.turn} of session ${record.session}`);
+  });
+});
+
 test('chat templates: a chat run with a tokenizer logs what its chat prompts are counted with; a completions run does not', async (t) => {
   const server = await startRunnerServer();
   t.after(() => server.close());
