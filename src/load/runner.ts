@@ -178,6 +178,12 @@ function initialPlans(config: RunConfig): StepPlan[] {
   }
 }
 
+/** Steps the run will run unless it is cut short: its initial plans and a sweep's rate steps, once per repeat. */
+function plannedStepCount(config: RunConfig, plans: readonly StepPlan[]): number {
+  const sweepSteps = config.profile.kind === 'sweep' ? config.profile.rateCount : 0;
+  return (plans.length + sweepSteps) * (config.repeat?.count ?? 1);
+}
+
 /** Connections a step may hold open at once: its concurrency, or its cap, or the uncapped limit. */
 function stepConnections(pacing: Pacing, config: RunConfig): number {
   if (pacing.kind === 'closed') return Math.min(pacing.concurrency, plannedSends(config));
@@ -399,6 +405,7 @@ class BenchmarkRun {
       this.emit({
         type: 'run-start',
         plannedSteps: plans.map(({ name, profile }) => ({ name, profile })),
+        stepCount: plannedStepCount(this.config, plans),
         resultPath: this.options.resultPath ?? null,
         ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
         ...(this.monitor.hardware ? { hardware: this.monitor.hardware } : {}),

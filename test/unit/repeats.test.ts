@@ -15,6 +15,11 @@ import { buildResultView } from '../../src/views/result';
 import { repeatTable, stepTable } from '../../webview/result/model';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
 import { startRunnerServer } from '../helpers/runner-server';
+import { createProgressPrinter } from '../../src/cli/progress';
+import { applyRunEvent, newLiveState } from '../../src/host/live-state';
+import { formatTerminalTable } from '../../src/report/tables';
+import { tableRows } from '../../src/views/live';
+import { progressView } from '../../src/views/progress';
 
 const near = (actual: number | null | undefined, expected: number, tolerance: number) =>
   assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected} ± ${tolerance}`);
@@ -86,6 +91,35 @@ function repeatedRun(repeatTtfts: number[]): ResultDocument {
   doc.config = { ...doc.config, repeat: { count: repeatTtfts.length, pauseSec: 0 } };
   return doc;
 }
+
+test('a repeated step reads alike wherever a person reads it: the command line\'s progress and table, the live panel\'s table and progress, as the result view labels it', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 5 }));
+  t.after(() => server.close());
+  // The labels of the result view's step table.
+  const labels = ['concurrency@1 #1', 'concurrency@2 #1', 'concurrency@1 #2', 'concurrency@2 #2'];
+  const written: string[] = [];
+  const printer = createProgressPrinter({ isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream);
+  const live = newLiveState({ id: 'r', model: 'm', baseUrl: server.baseUrl, profile: 'concurrency', startedAt: new Date(0).toISOString(), labels: [], expectedSteps: null, resultPath: null });
+  const headlines: string[] = [];
+  const config = RunConfigSchema.parse({
+    endpoint: { baseUrl: server.baseUrl, model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
+    profile: { kind: 'concurrency', levels: [1, 2] },
+    limits: { requests: 4 },
+    repeat: { count: 2, pauseSec: 0 },
+  });
+  const doc = await runBenchmark(config, {
+    onEvent: (event) => {
+      printer.onEvent(event);
+      applyRunEvent(live, event, 0);
+      if (event.type === 'step-start') headlines.push(progressView(live).headline);
+    },
+  });
+  assert.deepEqual(written.join('').match(/^Step \d+: .*$/gm), labels.map((label, i) => `Step ${i + 1}: ${label}`));
+  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 6).map((line) => line.split(' | ')[0]?.trim()), labels);
+  assert.deepEqual(tableRows(live).map((row) => row[0]), labels);
+  assert.deepEqual(headlines, labels.map((label, i) => `Running step ${i + 1} of 4: ${label}`));
+});
 
 test('the result view aggregates repeats by step name: each figure its mean ± the t interval of the repeats\' values', () => {
   const doc = repeatedRun([100, 110, 120]);

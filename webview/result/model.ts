@@ -2,7 +2,7 @@
  * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
  * without a browser (test/unit/webview-result*.test.ts).
  */
-import { stepLabel } from '../../src/views/repeats';
+import { stepLabel } from '../../src/format/step-name';
 import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow, type TableColumns, type ViewChart } from '../../src/format/messages/result';
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
 import type { Stats } from '../../src/format/result';
