@@ -1,5 +1,5 @@
 /**
- * The endpoint probe (src/engine/probe-core.ts) through the extension host's fetch, which VS Code
+ * The endpoint probe (src/observe/probe-core.ts) through the extension host's fetch, which VS Code
  * routes through the user's proxy settings, and which keeps undici out of the extension's bundle.
  * No `vscode` import: tested in Node against a real loopback server.
  */

@@ -743,7 +743,7 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
       endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
-    // Readers take a `running` file whose writer is gone for an interrupted run (src/engine/read-result.ts).
+    // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).
     writer: onThisHost(),
     ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),

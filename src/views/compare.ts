@@ -34,7 +34,7 @@ const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 /** The columns of the delta table: the result table's default columns, in its order. */
 export const DELTA_METRICS = STEP_FIGURES;
 
-/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/engine/stats.ts). */
+/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/results/stats.ts). */
 function quantileOf(sorted: Float64Array, q: number): number {
   const at = (sorted.length - 1) * q;
   const low = Math.floor(at);
@@ -169,7 +169,7 @@ function differences(a: ResultDocument, b: ResultDocument): string[] {
   return warnings;
 }
 
-/** Both runs read (src/engine/read-result.ts) -> the compare view. */
+/** Both runs read (src/results/read-result.ts) -> the compare view. */
 export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: string, fileB: string): CompareView {
   // One load axis for both: concurrency when every step of both held a concurrency, else the
   // achieved request rate, which every step has (so a rate sweep and a concurrency sweep share charts).

@@ -1,4 +1,4 @@
-// The one reader of result files (src/engine/read-result.ts) on a file written by a real `llmbench
+// The one reader of result files (src/results/read-result.ts) on a file written by a real `llmbench
 // run` process: while that process runs, its file reads as running; after `kill -9` it reads as
 // partial (interrupted) with the unfinished step summarised from its records, and the report says
 // so instead of passing it off as complete or dropping the step.
