@@ -24,6 +24,16 @@ import { progressView } from '../../src/views/progress';
 const near = (actual: number | null | undefined, expected: number, tolerance: number) =>
   assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected} ± ${tolerance}`);
 
+/** Two concurrency steps of 4 requests each, the profile repeated. */
+const repeatedConfig = (baseUrl: string, repeat: { count: number; pauseSec: number }) =>
+  RunConfigSchema.parse({
+    endpoint: { baseUrl, model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
+    profile: { kind: 'concurrency', levels: [1, 2] },
+    limits: { requests: 4 },
+    repeat,
+  });
+
 test('t(0.975, df): the table\'s values, and the expansion beyond 30 degrees of freedom within 1e-3 of the tables', () => {
   // Student's t tables (two-sided 95%).
   for (const [df, t] of [[1, 12.7062], [2, 4.3027], [4, 2.7764], [9, 2.2622], [19, 2.093], [30, 2.0423]] as const) near(tQuantile975(df), t, 1e-4);
@@ -54,13 +64,7 @@ test('mean and 95% interval across repeats, worked by hand', () => {
 test('--repeat: each repeat of the profile is its own step with its repeat index, in one file, with the pause between repeats', async (t) => {
   const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 2 }));
   t.after(() => server.close());
-  const config = RunConfigSchema.parse({
-    endpoint: { baseUrl: server.baseUrl, model: 'm' },
-    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
-    profile: { kind: 'concurrency', levels: [1, 2] },
-    limits: { requests: 4 },
-    repeat: { count: 3, pauseSec: 0.3 },
-  });
+  const config = repeatedConfig(server.baseUrl, { count: 3, pauseSec: 0.3 });
   const events: RunEvent[] = [];
   const doc = ResultDocumentSchema.parse(await runBenchmark(config, { onEvent: (e) => events.push(RunEventSchema.parse(e)) }));
   assert.equal(doc.status, 'complete');
@@ -101,13 +105,7 @@ test('a repeated step reads alike wherever a person reads it: the command line\'
   const printer = createProgressPrinter({ isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream);
   const live = newLiveState({ id: 'r', model: 'm', baseUrl: server.baseUrl, profile: 'concurrency', startedAt: new Date(0).toISOString(), labels: [], expectedSteps: null, resultPath: null });
   const headlines: string[] = [];
-  const config = RunConfigSchema.parse({
-    endpoint: { baseUrl: server.baseUrl, model: 'm' },
-    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
-    profile: { kind: 'concurrency', levels: [1, 2] },
-    limits: { requests: 4 },
-    repeat: { count: 2, pauseSec: 0 },
-  });
+  const config = repeatedConfig(server.baseUrl, { count: 2, pauseSec: 0 });
   const doc = await runBenchmark(config, {
     onEvent: (event) => {
       printer.onEvent(event);
