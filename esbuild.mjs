@@ -2,7 +2,7 @@
 //   src/host/extension.ts      -> dist/extension.js        (VS Code extension host, CommonJS)
 //   src/host/tune-feature.ts   -> dist/tune-feature.js     (Tune Server Flags, loaded on first use)
 //   src/cli/main.ts            -> dist/cli.js              (the `llmbench` command line)
-//   src/engine/worker.ts       -> dist/engine-worker.js    (the engine in a worker thread)
+//   src/load/worker.ts         -> dist/engine-worker.js    (the benchmark engine in a worker thread)
 //   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
@@ -30,7 +30,7 @@ const nodeTargets = [
   { in: 'src/host/extension.ts', out: 'extension' },
   { in: 'src/host/tune-feature.ts', out: 'tune-feature' },
   { in: 'src/cli/main.ts', out: 'cli' },
-  { in: 'src/engine/worker.ts', out: 'engine-worker' },
+  { in: 'src/load/worker.ts', out: 'engine-worker' },
   { in: 'src/sim/worker.ts', out: 'sim-worker' },
 ].filter((entry) => existsSync(entry.in));
 

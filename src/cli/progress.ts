@@ -5,6 +5,7 @@
  */
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import type { StepSummary } from '../format/result';
+import { stepLabel } from '../format/step-name';
 
 const PIPE_INTERVAL_MS = 10_000;
 
@@ -46,12 +47,12 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
     onEvent(event) {
       switch (event.type) {
         case 'run-start':
-          stepCount = event.plannedSteps.length;
+          stepCount = event.stepCount;
           break;
         case 'step-start':
-          stepName = event.name;
+          stepName = stepLabel(event);
           stepCount = Math.max(stepCount, event.stepIndex + 1);
-          line(`Step ${event.stepIndex + 1}: ${event.name}`);
+          line(`Step ${event.stepIndex + 1}: ${stepName}`);
           lastPipeLineAt = Date.now();
           break;
         case 'progress': {

@@ -33,6 +33,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('run-start'),
     /** Steps known up front; a sweep adds its rate steps once the first two are measured. */
     plannedSteps: z.array(z.object({ name: z.string(), profile: StepProfileSchema })),
+    /** Steps the run will run unless it is cut short: the planned ones and a sweep's rate steps, times the repeats. Every front end counts steps by it. */
+    stepCount: z.number().int().nonnegative(),
     resultPath: z.string().nullable(),
     /** Set when the server's metrics are scraped during the run. */
     serverMetrics: ServerMetricsInfoSchema.optional(),

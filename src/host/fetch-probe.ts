@@ -1,9 +1,9 @@
 /**
- * The endpoint probe (src/engine/probe-core.ts) through the extension host's fetch, which VS Code
+ * The endpoint probe (src/observe/probe-core.ts) through the extension host's fetch, which VS Code
  * routes through the user's proxy settings, and which keeps undici out of the extension's bundle.
  * No `vscode` import: tested in Node against a real loopback server.
  */
-import { probeEndpointWith, PROBE_BODY_LIMIT, type EndpointProbe, type OpenProbeTransport, type ProbeOptions } from '../engine/probe-core';
+import { probeEndpointWith, PROBE_BODY_LIMIT, type EndpointProbe, type OpenProbeTransport, type ProbeOptions } from '../observe/probe-core';
 
 const fetchTransport: OpenProbeTransport = () => {
   const done = new AbortController();

@@ -5,7 +5,6 @@
  * its time series are bounded: at MAX_SERIES_POINTS, neighbouring points are merged pairwise, so a
  * long run keeps its whole shape at an even, coarser resolution.
  */
-import type { ProfileConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
 import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveServer, type LiveState } from '../format/messages/live';
 import type { ResultDocument } from '../format/result';
@@ -31,27 +30,6 @@ export function newLiveState(run: LiveState['run']): LiveState {
   };
 }
 
-/** Steps a profile runs, when its config says (a sweep: synchronous, throughput, then its rates), times its repeats. */
-export function expectedStepCount(profile: ProfileConfig, repeats = 1): number | null {
-  const once = stepsOnce(profile);
-  return once === null ? null : once * repeats;
-}
-
-function stepsOnce(profile: ProfileConfig): number | null {
-  switch (profile.kind) {
-    case 'synchronous':
-    case 'throughput':
-    case 'schedule':
-      return 1;
-    case 'concurrency':
-      return profile.levels.length;
-    case 'rate':
-      return profile.rates?.length ?? 1;
-    case 'sweep':
-      return 2 + profile.rateCount;
-  }
-}
-
 /** Applies one event, stamped `atSec` seconds after the run started. */
 export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number): void {
   state.elapsedSec = Math.max(state.elapsedSec, atSec);
@@ -59,13 +37,21 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
     case 'run-start':
       state.phase = state.phase === 'cancelling' ? 'cancelling' : 'running';
       state.run.resultPath = event.resultPath ?? state.run.resultPath;
+      // The engine's own count of its steps (a sweep's rates and the repeats included).
+      state.run.expectedSteps = event.stepCount > 0 ? event.stepCount : null;
       if (event.serverMetrics) state.server = newLiveServer(event.serverMetrics);
       return;
     case 'step-start':
       // Server samples are stamped on the engine's run clock; this panel's clock is the host's.
       if (event.startMs !== undefined) scraping(state).clockOffsetSec = atSec - event.startMs / 1000;
       // Indexes come in order; a step never leaves a hole, which would not survive JSON.
-      state.steps.splice(Math.min(event.stepIndex, state.steps.length), 1, { name: event.name, profile: event.profile, startedAtSec: atSec, summary: null });
+      state.steps.splice(Math.min(event.stepIndex, state.steps.length), 1, {
+        name: event.name,
+        profile: event.profile,
+        ...(event.repeat !== undefined ? { repeat: event.repeat } : {}),
+        startedAtSec: atSec,
+        summary: null,
+      });
       state.current = null;
       return;
     case 'progress': {
@@ -123,6 +109,7 @@ export function interruptedState(state: LiveState, file: ResultDocument | null, 
   const steps = file.steps.map((step, index) => ({
     name: step.name,
     profile: step.profile,
+    ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
     startedAtSec: state.steps[index]?.startedAtSec ?? state.elapsedSec,
     summary: step.summary,
   }));

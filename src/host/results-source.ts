@@ -3,7 +3,7 @@
  * the file as a running benchmark rewrites it.
  */
 import * as vscode from 'vscode';
-import { readResultText, type ReadResult } from '../engine/read-result';
+import { readResultText, type ReadResult } from '../results/read-result';
 
 export type LoadedResult = { ok: true; read: ReadResult } | { ok: false; error: string };
 
@@ -11,7 +11,7 @@ export function fileNameOf(uri: vscode.Uri): string {
   return uri.path.split('/').pop() || uri.toString();
 }
 
-/** Reads a result file (src/engine/read-result.ts); a missing or unreadable file is an error like a corrupt one. */
+/** Reads a result file (src/results/read-result.ts); a missing or unreadable file is an error like a corrupt one. */
 export async function loadResult(uri: vscode.Uri): Promise<LoadedResult> {
   let bytes: Uint8Array;
   try {

@@ -13,15 +13,15 @@ import type { RunEvent } from '../format/events';
 import type { LiveState } from '../format/messages/live';
 import type { RunStatus } from '../format/result';
 // Not engine/index: the host only starts the worker, and the in-process engine (undici and all) stays out of its bundle.
-import { BadInputError } from '../engine/errors';
-import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
-import { finalizeInterruptedFile, resultFileName } from '../engine/writer';
+import { BadInputError } from '../format/errors';
+import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
+import { finalizeInterruptedFile, resultFileName } from '../results/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
 import { notificationText, progressView, runEndMessage, statusBarText } from '../views/progress';
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
-import { applyRunEvent, expectedStepCount, interruptedState, newLiveState } from './live-state';
+import { applyRunEvent, interruptedState, newLiveState } from './live-state';
 import { RESULT_VIEW_TYPE } from './results';
 import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
 import { describeProfile, runDefaultsFromSettings } from '../run/presets';
@@ -221,7 +221,8 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       profile: describeProfile(config.profile),
       startedAt: new Date().toISOString(),
       labels: Object.entries(config.labels),
-      expectedSteps: expectedStepCount(config.profile, config.repeat?.count),
+      // Until the engine says at the run's start how many steps it will run.
+      expectedSteps: null,
       resultPath: resultUri.fsPath,
     });
     const run: ActiveRun = { id, state, abort: new AbortController() };

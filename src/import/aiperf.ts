@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { describeZodError, type ErrorKind, type RequestRecord, type Stats, type Step, type StepProfile } from '../format/result';
-import { errorCounts, summarizeStep } from '../engine/stats';
+import { errorCounts, summarizeStep } from '../results/stats';
 import { importedRequest, importedResult, importedStep, importFailure, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
 export const AIPERF_TOOL = 'AIPerf';

@@ -4,7 +4,7 @@
  * missing ones, naming steps the way our runs do, and the shell of an imported ResultDocument.
  */
 import * as z from 'zod';
-import { stepName } from '../engine/step-name';
+import { stepName } from '../format/step-name';
 import type { Labels } from '../format/config';
 import {
   SCHEMA_VERSION,

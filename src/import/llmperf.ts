@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { describeZodError, type RequestRecord, type Stats, type StepProfile } from '../format/result';
-import { computeStats } from '../engine/stats';
+import { computeStats } from '../results/stats';
 import {
   importedRequest,
   importedResult,

@@ -11,7 +11,7 @@
  * one. Columns that name a model, engine, GPU, TP or quantization are labels: rows that differ in
  * them are runs of their own.
  */
-import { stepName } from '../engine/step-name';
+import { stepName } from '../format/step-name';
 import type { Labels } from '../format/config';
 import { PERCENTILES, type ResultDocument, type Stats, type StepProfile } from '../format/result';
 import { importedResult, importedStep, statsFrom, type PartialStats } from './common';

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { describeZodError, type ErrorKind, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
-import { errorCounts } from '../engine/stats';
+import { errorCounts } from '../results/stats';
 import {
   importedRequest,
   importedResult,

@@ -4,6 +4,7 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
+import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
 import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
@@ -40,7 +41,7 @@ function runTables(run: ReportRun): string {
   const steps = run.doc.steps.map((step) => {
     const s = step.summary;
     return [
-      step.name,
+      stepLabel(step),
       s ? `${s.requests.completed} / ${s.requests.failed}` : NOT_AVAILABLE,
       fixed(s?.requestsPerSecond),
       fixed(msToSec(s?.latencyMs?.mean)),

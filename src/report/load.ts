@@ -4,7 +4,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readResultText } from '../engine/read-result';
+import { readResultText } from '../results/read-result';
 import { RESULT_FILE_SUFFIX } from '../format/result';
 import { importPaths } from '../import';
 import { runName, type ReportRun } from '../views/report';

@@ -4,6 +4,7 @@
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
+import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
 
@@ -40,7 +41,7 @@ export function formatTerminalTable(doc: ResultOverview): string {
   const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
   const rows = doc.steps.map((step) => {
     const h = headlineOf(step.summary);
-    return [step.name, fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
+    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
   });
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
@@ -66,7 +67,7 @@ export function formatMarkdownTable(doc: ResultOverview): string {
   const rows = doc.steps.map((step) => {
     const h = headlineOf(step.summary);
     return [
-      step.name,
+      stepLabel(step),
       withUnit(h.requestsPerSecond, 'req/sec'),
       withUnit(h.latencySec, 'sec'),
       withUnit(h.ttftMs, 'ms'),

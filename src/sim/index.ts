@@ -5,11 +5,11 @@
  * with it.
  */
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { startWorkerThread } from '../processes/worker-thread';
 import { resolveSimConfig, SimConfigError, type SimConfig, type SimOptionsInput } from './options';
 import { startServer } from './server';
 import type { RequestTrace } from './trace';
-import { WorkerReplySchema, type WorkerCommand } from './worker-protocol';
+import { WorkerReplySchema, type WorkerCommand, type WorkerReply } from './worker-protocol';
 
 export { resolveSimConfig, SimConfigError, type SimConfig, type SimOptionsInput } from './options';
 export { PRESETS, PRESET_NAMES, DEFAULT_PRESET, type PresetName } from './presets';
@@ -49,44 +49,55 @@ function describe(port: number, config: SimConfig, trace: () => Promise<RequestT
   return { baseUrl: `http://127.0.0.1:${port}/v1`, port, model: config.model, config, trace, close };
 }
 
+/** How long a simulator's thread may take to close its server and end once asked, before it is ended. */
+const CLOSE_DEADLINE_MS = 5000;
+
 function startInWorker(options: SimOptionsInput, config: SimConfig, script: string): Promise<SimServer> {
-  const worker = new Worker(script, { workerData: options });
-  const waiting = new Map<number, (requests: RequestTrace[]) => void>();
+  const waiting = new Map<number, { resolve: (requests: RequestTrace[]) => void; reject: (error: Error) => void }>();
   let nextId = 0;
-  let closing: Promise<void> | null = null;
-  const send = (command: WorkerCommand): void => worker.postMessage(command);
+  /** Why the thread stopped, once it has. */
+  let stopped: Error | null = null;
 
   return new Promise<SimServer>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`The simulator worker exited (code ${code}) before it was ready.`)));
-    worker.on('message', (message: unknown) => {
-      const parsed = WorkerReplySchema.safeParse(message);
-      if (!parsed.success) return; // not ours to act on; the worker only sends these shapes
-      const reply = parsed.data;
-      if (reply.type === 'error') {
-        reject(reply.configError ? new SimConfigError(reply.message) : new Error(reply.message));
-      } else if (reply.type === 'trace') {
-        waiting.get(reply.id)?.(reply.requests);
-        waiting.delete(reply.id);
-      } else if (reply.type === 'ready') {
-        resolve(
-          describe(
-            reply.port,
-            config,
-            () =>
-              new Promise<RequestTrace[]>((done) => {
-                const id = nextId++;
-                waiting.set(id, done);
-                send({ type: 'trace', id });
-              }),
-            () =>
-              (closing ??= new Promise<void>((done) => {
-                worker.once('exit', () => done());
-                send({ type: 'close' });
-              })),
-          ),
-        );
-      }
+    const thread = startWorkerThread<WorkerCommand, WorkerReply>({
+      script,
+      workerData: options,
+      replies: WorkerReplySchema,
+      onCrash: (reason) => {
+        stopped = new Error(`The simulator worker stopped: ${reason}.`);
+        reject(stopped);
+        for (const call of waiting.values()) call.reject(stopped);
+        waiting.clear();
+      },
+      onReply: (reply) => {
+        if (reply.type === 'error') {
+          reject(reply.configError ? new SimConfigError(reply.message) : new Error(reply.message));
+          void thread.close();
+        } else if (reply.type === 'trace') {
+          waiting.get(reply.id)?.resolve(reply.requests);
+          waiting.delete(reply.id);
+        } else {
+          resolve(
+            describe(
+              reply.port,
+              config,
+              () =>
+                new Promise<RequestTrace[]>((done, fail) => {
+                  if (stopped) return fail(stopped);
+                  const id = nextId++;
+                  waiting.set(id, { resolve: done, reject: fail });
+                  thread.send({ type: 'trace', id });
+                }),
+              async () => {
+                await thread.close({ command: { type: 'close' }, deadlineMs: CLOSE_DEADLINE_MS });
+                stopped ??= new Error('The simulator was closed.');
+                for (const call of waiting.values()) call.reject(stopped);
+                waiting.clear();
+              },
+            ),
+          );
+        }
+      },
     });
   });
 }

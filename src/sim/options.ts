@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { DEFAULT_PRESET, PRESETS, PRESET_NAMES, type EngineSettings, type HardwareProfile, type PresetName } from './presets';
-import { brokenVllmRule } from './vllm-rules';
+import { brokenVllmRule } from '../engines/vllm-rules';
 
 const positiveInt = z.number().int().positive();
 const probability = z.number().min(0).max(1);

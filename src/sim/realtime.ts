@@ -8,7 +8,7 @@
  *
  * Node timers fire up to a millisecond or two late, so a wait ends in three phases: a timer to
  * shortly before the deadline, then short sleeps of the thread (Atomics.wait: a futex with a
- * sub-millisecond timeout) between turns of the event loop, which still let sockets be served,
+ * sub-millisecond timeout) between passes of the event loop, which still let sockets be served,
  * then a spin over the last tenth of a millisecond, because waking from a sleep takes tens of
  * microseconds and sometimes far more (a virtual CPU that went idle). The thread does not spin
  * longer than that: a thread that keeps a core busy is preempted by the kernel when another one

@@ -9,8 +9,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createRandom, type Random } from '../engine/random';
-import { CHARS_PER_TOKEN, estimateTokens } from '../engine/tokens';
+import { createRandom, type Random } from '../workload/random';
+import { CHARS_PER_TOKEN, estimateTokens } from '../workload/tokens';
 import { promptBlockHashes } from './kv-cache';
 import { renderMetrics, SimMetrics } from './metrics';
 import type { SimConfig } from './options';
@@ -378,7 +378,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
   });
 
   // Requests are stamped on arrival and handled when the engine has room (see INTAKE_ROOM_MS);
-  // at least one per turn of the event loop, so that intake never starves.
+  // at least one per pass of the event loop, so that intake never starves.
   const intake: (() => void)[] = [];
   let intakeQueued = false;
   function queueIntake(): void {

@@ -10,7 +10,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import * as z from 'zod';
-import { computeStats } from '../engine/stats';
+import { computeStats } from '../results/stats';
 import type { Stats } from '../format/result';
 
 export const FaultKindSchema = z.enum(['error', 'disconnect', 'stall', 'malformed']);

@@ -5,7 +5,7 @@
  * evaluated as code.
  */
 import type { Comparison, Constraint, ConstraintRule, Operand, Params, ParamValue } from '../format/tune';
-import { brokenVllmRule, vllmArgsFromArgv } from '../sim/vllm-rules';
+import { brokenVllmRule, vllmArgsFromArgv } from '../engines/vllm-rules';
 
 export interface Refusal {
   /** `vllm/batched-tokens-cover-model-len`, `llama.cpp/ubatch-within-batch`, or a config rule's name. */

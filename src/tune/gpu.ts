@@ -1,4 +1,4 @@
-import { readGpuMemoryUsed } from '../engine/hardware';
+import { readGpuMemoryUsed } from '../observe/hardware';
 
 /**
  * GPU memory in use across the machine's devices, read while the trial's server is still up (its

@@ -10,8 +10,9 @@ import { version } from '../../package.json';
 import { parseTuneFile, TUNE_FILE_SUFFIX, TUNE_SCHEMA_VERSION, type BestTrial, type Objective, type Params, type Trial, type TuneConfig, type TuneEvent, type TuneFile, type TuneStatus } from '../format/tune';
 // The engine's modules one by one, not its index: the extension host bundles this file, and the
 // index would bring the whole engine (the HTTP client, tokenizers) into it.
-import { runBenchmarkInWorker, type RunOverview } from '../engine/worker-host';
-import { writeAtomically } from '../engine/writer';
+import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
+import { onThisHost } from '../processes/alive';
+import { writeAtomically } from '../results/writer';
 import { benchmarkRun, benchmarkSource, TuneConfigError, type BenchmarkSource } from './config';
 import { checkConstraints } from './constraints';
 import { readGpuMemoryUsedMiB } from './gpu';
@@ -80,8 +81,18 @@ function resumedFile(outPath: string, config: TuneConfig, emit: (e: TuneEvent) =
     throw new TuneConfigError(`--resume: ${outPath} was made with another tune config; resume it with the config it holds, or write a new tune with another --out`);
   }
   const left = file.runningServer;
-  if (left && killLeftoverGroup(left.pid)) {
-    emit({ type: 'log', level: 'warn', message: `Stopped the server of trial ${left.trial} (process group ${left.pid}) left running by the tuner that stopped` });
+  // The server ran where the tuner that launched it ran: the file's writer.
+  const host = file.writer?.host;
+  if (left && host === hostname()) {
+    if (killLeftoverGroup({ pid: left.pid, host })) {
+      emit({ type: 'log', level: 'warn', message: `Stopped the server of trial ${left.trial} (process group ${left.pid}) left running by the tuner that stopped` });
+    }
+  } else if (left) {
+    emit({
+      type: 'log',
+      level: 'warn',
+      message: `The server of trial ${left.trial} (process group ${left.pid}) was launched on ${host ?? 'a host the tune file does not name'}, not on this one: if it still runs, stop it there.`,
+    });
   }
   return { ...file, status: 'running', statusReason: null, finishedAt: null, runningServer: null };
 }
@@ -121,7 +132,7 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
       runningServer: null,
     };
   }
-  file.writer = { pid: process.pid, host: hostname() };
+  file.writer = onThisHost();
   const save = (): void => writeAtomically(outPath, `${JSON.stringify(file, null, 2)}\n`, 'tune file');
   save();
 

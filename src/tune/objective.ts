@@ -5,7 +5,7 @@
  */
 import type { Objective, SloMap, TrialSlo } from '../format/tune';
 import type { StepSummary } from '../format/result';
-import type { RunOverview } from '../engine/worker-host';
+import type { RunOverview } from '../load/worker-host';
 
 export interface Score {
   objective: number | null;

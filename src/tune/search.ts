@@ -11,7 +11,7 @@
  * resumed tune proposes what an uninterrupted one would have.
  */
 import type { Params, SearchConfig } from '../format/tune';
-import { createRandom, type Random } from '../engine/random';
+import { createRandom, type Random } from '../workload/random';
 import { categories, drawParams, isCategorical, paramsKey, spaceSize, toUnit, fromUnit, type Space } from './space';
 
 /** A tried combination and how good it was: null when it scored nothing (refused, failed, every step missed the SLOs). */

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { isAlive, onThisHost, type RecordedProcess } from '../processes/alive';
 
 /** A port nobody listens on at this moment (the kernel's choice on 127.0.0.1). */
 export function findFreePort(): Promise<number> {
@@ -41,16 +42,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): boolean {
     return true;
   } catch {
     return false; // already gone
-  }
-}
-
-/** Whether any process of the group is still alive. */
-export function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -156,16 +147,16 @@ export function launchServer(argv: readonly string[], options: LaunchOptions): L
       }
       await gone;
       // Children of the server in its group outlive it unless killed too.
-      if (groupAlive(pid)) killGroup(pid, 'SIGKILL');
+      if (isAlive(onThisHost(pid), { group: true })) killGroup(pid, 'SIGKILL');
       liveGroups.delete(pid);
       await new Promise<void>((resolve) => log.end(() => resolve()));
     },
   };
 }
 
-/** Kills a process group left by an earlier tuner that crashed (its pid recorded in the tune file). */
-export function killLeftoverGroup(pid: number): boolean {
-  return groupAlive(pid) && killGroup(pid, 'SIGKILL');
+/** Kills a process group left by an earlier tuner that crashed (recorded in the tune file), if it runs on this host. */
+export function killLeftoverGroup(group: RecordedProcess): boolean {
+  return isAlive(group, { group: true }) && killGroup(group.pid, 'SIGKILL');
 }
 
 export type Readiness = { ready: true; afterSec: number } | { ready: false; reason: string };

@@ -4,7 +4,7 @@
  * inside one element, `--x={name}`), never through a shell.
  */
 import { PORT_PLACEHOLDER, type ParamSpec, type Params, type ParamValue, type ServerConfig, type TuneConfig } from '../format/tune';
-import type { Random } from '../engine/random';
+import type { Random } from '../workload/random';
 
 export type Space = TuneConfig['space'];
 

@@ -8,9 +8,9 @@
  * tokens per second, failures) have no interval: changes under NO_INTERVAL_NOISE_PERCENT count as
  * noise, a rule the view states.
  */
-import type { ReadResult } from '../engine/read-result';
-import { createRandom } from '../engine/random';
-import { latencySamples } from '../engine/stats';
+import type { ReadResult } from '../results/read-result';
+import { createRandom } from '../workload/random';
+import { latencySamples } from '../results/stats';
 import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
@@ -34,7 +34,7 @@ const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 /** The columns of the delta table: the result table's default columns, in its order. */
 export const DELTA_METRICS = STEP_FIGURES;
 
-/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/engine/stats.ts). */
+/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/results/stats.ts). */
 function quantileOf(sorted: Float64Array, q: number): number {
   const at = (sorted.length - 1) * q;
   const low = Math.floor(at);
@@ -169,7 +169,7 @@ function differences(a: ResultDocument, b: ResultDocument): string[] {
   return warnings;
 }
 
-/** Both runs read (src/engine/read-result.ts) -> the compare view. */
+/** Both runs read (src/results/read-result.ts) -> the compare view. */
 export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: string, fileB: string): CompareView {
   // One load axis for both: concurrency when every step of both held a concurrency, else the
   // achieved request rate, which every step has (so a rate sweep and a concurrency sweep share charts).

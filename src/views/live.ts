@@ -5,6 +5,7 @@
 import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveState, type LiveStep } from '../format/messages/live';
 import { METRICS } from '../format/metrics';
 import type { Stats } from '../format/result';
+import { stepLabel } from '../format/step-name';
 import { ITL_FOOTNOTE } from '../report/tables';
 import { fixed, isNumber, msToSec } from '../report/units';
 import { wantsLogAxis } from './axis';
@@ -30,7 +31,7 @@ export function tableRows(state: LiveState): string[][] {
     const s = step.summary;
     if (s) {
       return [
-        step.name,
+        stepLabel(step),
         fixed(s.requestsPerSecond),
         fixed(msToSec(s.latencyMs?.mean)),
         fixed(s.ttftMs?.mean),
@@ -41,10 +42,10 @@ export function tableRows(state: LiveState): string[][] {
       ];
     }
     // A run that ended (its host went away) without the step's figures: no longer running, nothing to show.
-    if (state.phase === 'finished') return [`${step.name} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
+    if (state.phase === 'finished') return [`${stepLabel(step)} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
     const c = state.current?.stepIndex === index ? state.current : null;
     const live = (v: number | undefined) => (v === undefined ? '…' : `${fixed(v)}*`);
-    return [`${step.name} (running)`, live(c?.requestsPerSecond), '…', '…', '…', live(c?.outputTokensPerSecond), c ? String(c.completed) : '…', c ? String(c.failed) : '…'];
+    return [`${stepLabel(step)} (running)`, live(c?.requestsPerSecond), '…', '…', '…', live(c?.outputTokensPerSecond), c ? String(c.completed) : '…', c ? String(c.failed) : '…'];
   });
 }
 
@@ -151,7 +152,7 @@ export function timeTicks(min: number, max: number): { max: number; step: number
 /** A dashed mark where each step began (only the latest one's when only it is drawn). */
 function stepMarks(state: LiveState, choice: TimeChartChoice): { x: number; label: string }[] {
   const latestStep = state.steps.at(-1);
-  return (choice.latestStepOnly && latestStep ? [latestStep] : state.steps).map((step) => ({ x: step.startedAtSec, label: step.name }));
+  return (choice.latestStepOnly && latestStep ? [latestStep] : state.steps).map((step) => ({ x: step.startedAtSec, label: stepLabel(step) }));
 }
 
 /** How the time charts are drawn: the whole run, or only the latest step (its own y scale, not flattened by a busier step). */

@@ -3,6 +3,7 @@
  * bars, the status bar item and the progress notification all say the same thing.
  */
 import type { LiveState } from '../format/messages/live';
+import { stepLabel } from '../format/step-name';
 
 export interface Progress {
   value: number;
@@ -101,7 +102,7 @@ export function progressView(state: LiveState): ProgressView {
       tone: failedSteps ? 'error' : state.status === 'complete' ? 'ok' : 'warning',
     };
   }
-  const where = running && running.summary === null ? `step ${state.steps.length} of ${total}: ${running.name}` : `${done} of ${total} steps done`;
+  const where = running && running.summary === null ? `step ${state.steps.length} of ${total}: ${stepLabel(running)}` : `${done} of ${total} steps done`;
   const verb = state.phase === 'cancelling' ? 'Cancelling' : state.phase === 'starting' ? 'Starting' : 'Running';
   // Between a step's start and its first progress report, the bar and line stay, at zero.
   const stepStarting = c === null && running !== undefined && running.summary === null && state.phase !== 'starting';
@@ -109,7 +110,7 @@ export function progressView(state: LiveState): ProgressView {
     headline: `${verb} ${where}`,
     overall: { value: Math.min(done + (running?.summary === null ? stepFraction : 0), total), max: total },
     step: stepStarting ? { value: 0, max: 1 } : step,
-    stepDetail: stepStarting ? `${running.name}: sending the first requests` : stepDetail,
+    stepDetail: stepStarting ? `${stepLabel(running)}: sending the first requests` : stepDetail,
     eta: etaText(state, total),
     canCancel: state.phase !== 'cancelling',
     canOpenResult: false,

@@ -18,11 +18,6 @@ const T_975 = [
 /** The standard normal 0.975 quantile. */
 const Z_975 = 1.959963984540054;
 
-/** A step's name with its repeat, as every view shows it: "concurrency@8 #2" (the name alone without repeats). */
-export function stepLabel(step: { name: string; repeat?: number | undefined }): string {
-  return step.repeat === undefined ? step.name : `${step.name} #${step.repeat + 1}`;
-}
-
 /**
  * t(0.975, df): the table up to 30 degrees of freedom, beyond it the Cornish-Fisher expansion of t
  * around the normal quantile (Abramowitz & Stegun 26.7.5), within 1e-4 of the exact value there.

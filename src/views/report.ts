@@ -24,7 +24,7 @@ export interface ReportRun {
   doc: ResultDocument;
   /** Where the run came from, for the reader (a file path). */
   source?: string;
-  /** Steps that had not finished when the file was read: summarised from their records (src/engine/read-result.ts). */
+  /** Steps that had not finished when the file was read: summarised from their records (src/results/read-result.ts). */
   unfinishedSteps?: number[];
 }
 

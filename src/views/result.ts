@@ -4,8 +4,8 @@
  * a step's thousands of request records become a table row, a few chart points and a
  * fixed-size distribution curve.
  */
-import type { ReadResult } from '../engine/read-result';
-import { latencySamples } from '../engine/stats';
+import type { ReadResult } from '../results/read-result';
+import { latencySamples } from '../results/stats';
 import type {
   ChartSeries,
   ViewChart,

@@ -5,7 +5,7 @@
  * server figures (result editor, compare), and the report's marks of where the KV cache first filled
  * and where requests first kept waiting. Pure: unit-tested in Node.
  */
-import { stepLabel } from './repeats';
+import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step } from '../format/result';
 import type { MetricSeries, ServerEngine } from '../format/server-metrics';
 import { fixed, NOT_AVAILABLE } from '../report/units';

@@ -2,8 +2,8 @@
  * Multi-turn runs: statistics by turn index. A conversation's later turns resend a longer history,
  * so their TTFT shows what the server's prefix cache saves (flat) or does not (rising with the turn).
  */
-import { stepLabel } from './repeats';
-import { computeStats, isMeasured } from '../engine/stats';
+import { stepLabel } from '../format/step-name';
+import { computeStats, isMeasured } from '../results/stats';
 import type { ChartSeries, ViewChart } from '../format/messages/result';
 import type { RequestRecord, Stats, Step } from '../format/result';
 

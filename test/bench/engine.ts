@@ -22,7 +22,10 @@ import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { parseResultDocument, type RequestRecord } from '../../src/format/result';
-import { createTokenCounter, createWorkload, runBenchmark, runBenchmarkInWorker } from '../../src/engine/index';
+import { runBenchmark } from '../../src/load/runner';
+import { runBenchmarkInWorker } from '../../src/load/worker-host';
+import { createWorkload } from '../../src/workload/sources';
+import { createTokenCounter } from '../../src/workload/tokenizer';
 import { promptKey, TOKEN_SERVER_MODEL, startTokenServer, type TokenServerOptions, type WriteTrace } from '../helpers/cli-server';
 
 const WORKER_SCRIPT = join(__dirname, '..', 'engine-worker.js');

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runBenchmarkInWorker } from '../../src/engine';
+import { runBenchmarkInWorker } from '../../src/load/worker-host';
 import { RunConfigSchema } from '../../src/format/config';
 import { parseResultDocument, type ResultDocument } from '../../src/format/result';
 import { startSimServer } from '../../src/sim';

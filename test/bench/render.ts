@@ -7,7 +7,7 @@
  * Screenshots go to .test-artifacts/render-<theme>.png.
  */
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { forReading } from '../../src/engine/read-result';
+import { forReading } from '../../src/results/read-result';
 import { join } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
 import type { Envelope } from '../../src/format/messages/protocol';

@@ -15,8 +15,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerMetricsConfigSchema } from '../../src/format/config';
 import { viewFamilies } from '../../src/format/server-metrics';
-import { parsePrometheusText } from '../../src/engine/prometheus';
-import { ServerMetricsScraper } from '../../src/engine/server-metrics';
+import { parsePrometheusText } from '../../src/observe/prometheus';
+import { ServerMetricsScraper } from '../../src/observe/metrics-scraper';
 
 const root = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const SECONDS = 5;
@@ -29,11 +29,11 @@ for (let rank = 0; page.length < 100_000; rank++) page += `\n${samples.map((line
 page += '\n';
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-function timeParse(keep?: (name: string, family: string) => boolean): number {
+function timeParse(selectSample?: (name: string, family: string) => boolean): number {
   const runs: number[] = [];
   for (let i = 0; i < 60; i++) {
     const start = performance.now();
-    parsePrometheusText(page, keep ? { keep } : {});
+    parsePrometheusText(page, selectSample ? { selectSample } : {});
     runs.push(performance.now() - start);
   }
   return median(runs.slice(10));

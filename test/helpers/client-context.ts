@@ -1,9 +1,10 @@
 /** A ClientContext for tests: a real config, its own dispatcher and abort controller. */
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
-import { createDispatcher } from '../../src/engine/client';
-import { ESTIMATE_COUNTER } from '../../src/engine/tokenizer';
-import type { ClientContext, PreparedRequest } from '../../src/engine/types';
+import { createDispatcher } from '../../src/load/client';
+import { ESTIMATE_COUNTER } from '../../src/workload/tokenizer';
+import type { ClientContext } from '../../src/load/types';
+import type { PreparedRequest } from '../../src/workload/types';
 
 export interface TestContext {
   context: ClientContext;

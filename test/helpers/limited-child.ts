@@ -73,10 +73,10 @@ export function runCliLimited(args: string[], options: LimitedOptions): Promise<
 
 /**
  * Node code run as a child with the engine's compiled modules at hand: `engine` is
- * out/src/engine/runner.js. The code's last expression is awaited and printed as JSON.
+ * out/src/load/runner.js. The code's last expression is awaited and printed as JSON.
  */
 export function runEngineScript(body: string, options: LimitedOptions): Promise<LimitedOutcome> {
-  const runner = join(repoRoot, 'out', 'src', 'engine', 'runner.js');
+  const runner = join(repoRoot, 'out', 'src', 'load', 'runner.js');
   const script = `const engine = require(${JSON.stringify(runner)});\n(async () => {\n${body}\n})().then((r) => { console.log(JSON.stringify(r)); process.exit(0); }, (e) => { console.error(e && e.stack || e); process.exit(1); });`;
   return runLimited(['-e', script], options);
 }

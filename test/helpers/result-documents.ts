@@ -2,7 +2,7 @@
  * Valid result documents built by hand for the result and compare view tests and the render
  * benchmark: deterministic request records, summarized with the engine's own summarizeStep.
  */
-import { summarizeStep } from '../../src/engine/stats';
+import { summarizeStep } from '../../src/results/stats';
 import { SCHEMA_VERSION, type RequestRecord, type ResultDocument, type Step, type StepProfile } from '../../src/format/result';
 
 export interface StepShape {

@@ -3,7 +3,7 @@
  *   node runner-child.js '<run config JSON>' <result path>
  * Prints `done <status>` when the run ends by itself.
  */
-import { runBenchmark } from '../../src/engine/runner';
+import { runBenchmark } from '../../src/load/runner';
 import { RunConfigSchema } from '../../src/format/config';
 
 const [configJson, resultPath] = process.argv.slice(2);

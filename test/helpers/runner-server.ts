@@ -20,6 +20,8 @@ export interface Answer {
   status?: number;
   /** The content pieces streamed (one token each), instead of `t0 `, `t1 `, ... */
   pieces?: string[];
+  /** false: no `usage` in the answer, so that the client keeps the workload's own counts. */
+  usage?: boolean;
 }
 
 /** What GET /metrics answers: a status, a body, after a delay. */
@@ -86,7 +88,7 @@ export async function startRunnerServer(
       res.writeHead(status, JSON_HEADERS).end(JSON.stringify({ error: { message: `programmed ${status}`, code: status } }));
       return;
     }
-    const usage = { prompt_tokens: 10, completion_tokens: tokens };
+    const usage = plan.usage === false ? undefined : { prompt_tokens: 10, completion_tokens: tokens };
     if (body.stream === false) {
       await sleep(firstTokenMs + gapMs * Math.max(0, tokens - 1));
       res.writeHead(200, JSON_HEADERS).end(chatCompletionBody(pieces?.join('') ?? 'x '.repeat(tokens).trim(), usage));

@@ -5,7 +5,7 @@
  * groups, punctuation runs, newlines), byte-level mapping of multi-byte characters, SentencePiece
  * spaces and byte fallback, normalization (combining marks), and added tokens inside text.
  */
-import { createRandom, type Random } from '../../src/engine/random';
+import { createRandom, type Random } from '../../src/workload/random';
 
 export interface GeneratedText {
   kind: string;

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunConfigSchema } from '../../src/format/config';
-import { runBenchmark } from '../../src/engine/index';
+import { runBenchmark } from '../../src/load/runner';
 import { LLAMA_MODEL_ID, LLAMA_STARTUP_LIMIT_MS, startLlamaServer, type LlamaServer } from '../helpers/llama-server';
 
 const OUTPUT_TOKENS = 12;

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunConfigSchema } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
-import { probeEndpoint, runBenchmark } from '../../src/engine/index';
+import { runBenchmark } from '../../src/load/runner';
+import { probeEndpoint } from '../../src/observe/probe';
 import { LLAMA_MODEL_ID, LLAMA_STARTUP_LIMIT_MS, startLlamaServer, type LlamaServer } from '../helpers/llama-server';
 
 describe('endpoint probe against llama.cpp llama-server (real engine)', { timeout: 300_000 }, () => {

@@ -14,11 +14,11 @@ import { Template } from '@huggingface/jinja';
 import { Tokenizer as ReferenceTokenizer } from '@huggingface/tokenizers';
 import { RunConfigSchema } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
-import { runBenchmark } from '../../src/engine/runner';
-import { messagesText, recogniseChatTemplate } from '../../src/engine/chat-template';
-import { createTokenCounter, loadTokenizer } from '../../src/engine/tokenizer';
-import { createWorkload } from '../../src/engine/workload';
-import type { ChatMessage } from '../../src/engine/types';
+import { runBenchmark } from '../../src/load/runner';
+import { messagesText, recogniseChatTemplate } from '../../src/workload/chat-template';
+import { createTokenCounter, loadTokenizer } from '../../src/workload/tokenizer';
+import { createWorkload } from '../../src/workload/sources';
+import type { ChatMessage } from '../../src/workload/types';
 import { REAL_TOKENIZERS, type RealTokenizer } from '../helpers/real-tokenizers';
 import { startRunnerServer } from '../helpers/runner-server';
 import { generateTexts } from '../helpers/tokenizer-texts';
@@ -170,6 +170,32 @@ test('chat templates: a synthetic chat prompt holds the target in its text and r
   // Qwen2.5's template adds its default system message and the turn markers, 29 tokens, around the 300.
   assert.equal(templatedCount([{ role: 'user', content: '' }]), 29);
   assert.equal(request.inputTokens.count, 300 + 29);
+});
+
+test('chat templates: every turn of a chat session is counted as a single chat request is, its whole conversation through the template', async (t) => {
+  const file = realFile('Qwen2.5');
+  const counter = await createTokenCounter(file.tokenizerPath);
+  // No usage in the answers: each record keeps the count the workload made.
+  const server = await startRunnerServer(() => ({ pieces: ['a ', 'reply'], usage: false }));
+  t.after(() => server.close());
+  const config = RunConfigSchema.parse({
+    endpoint: { baseUrl: server.baseUrl, model: 'm', api: 'chat' },
+    workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 2 },
+    sessions: { turns: 3 },
+    limits: { requests: 6 },
+    tokenizer: file.tokenizerPath,
+  });
+  const doc = await runBenchmark(config, {});
+  assert.equal(doc.status, 'complete', doc.statusReason ?? '');
+  // One lane: the server saw the turns in the order of the records.
+  const records = doc.steps.flatMap((s) => s.requests);
+  assert.equal(records.length, 6);
+  records.forEach((record, i) => {
+    const messages = server.bodies[i]?.messages as ChatMessage[];
+    assert.equal(record.turn, i % 3);
+    assert.equal(record.inputTokensSource, 'tokenizer');
+    assert.equal(record.inputTokens, counter.countChat(messages), `turn ${record.turn} of session ${record.session}`);
+  });
 });
 
 test('chat templates: a chat run with a tokenizer logs what its chat prompts are counted with; a completions run does not', async (t) => {

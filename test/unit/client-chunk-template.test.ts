@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChunkTemplate } from '../../src/engine/chunk-template';
-import { sendRequest } from '../../src/engine/client';
-import { estimateTokens } from '../../src/engine/tokens';
+import { ChunkTemplate } from '../../src/load/chunk-template';
+import { sendRequest } from '../../src/load/client';
+import { estimateTokens } from '../../src/workload/tokens';
 import { clientContext, meta, preparedRequest } from '../helpers/client-context';
 import { sseEvent, startScriptedServer, type ScriptStep } from '../helpers/sse-server';
 

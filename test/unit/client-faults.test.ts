@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sendRequest } from '../../src/engine/client';
+import { sendRequest } from '../../src/load/client';
 import { RequestRecordSchema, type RequestRecord } from '../../src/format/result';
 import type { RunConfigInput } from '../../src/format/config';
 import { closedPort } from '../helpers/cli-server';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { sendRequest } from '../../src/engine/client';
+import { sendRequest } from '../../src/load/client';
 import { RequestRecordSchema } from '../../src/format/result';
 import { clientContext, meta, preparedRequest } from '../helpers/client-context';
 import { startClosingServer } from '../helpers/closing-server';

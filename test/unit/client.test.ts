@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sendRequest } from '../../src/engine/client';
-import { estimateTokens } from '../../src/engine/tokens';
+import { sendRequest } from '../../src/load/client';
+import { estimateTokens } from '../../src/workload/tokens';
 import { RequestRecordSchema } from '../../src/format/result';
 import { clientContext, meta, preparedRequest } from '../helpers/client-context';
 import {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectHardware, hardwareLabels, parseNpuSmiInfo, parseNvidiaSmiCsv, readGpuMemoryUsed } from '../../src/engine/hardware';
+import { detectHardware, hardwareLabels, parseNpuSmiInfo, parseNvidiaSmiCsv, readGpuMemoryUsed } from '../../src/observe/hardware';
 import { repoRoot } from '../helpers/limited-child';
 import { readGpuMemoryUsedMiB } from '../../src/tune/gpu';
 

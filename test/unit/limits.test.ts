@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseResultDocument } from '../../src/format/result';
-import { checkFileDescriptors, fileDescriptorLimit } from '../../src/engine/fd-limit';
-import { BadInputError } from '../../src/engine/errors';
+import { checkFileDescriptors, fileDescriptorLimit } from '../../src/load/fd-limit';
+import { BadInputError } from '../../src/format/errors';
 import { startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
 import { runCliLimited, runEngineScript } from '../helpers/limited-child';
 

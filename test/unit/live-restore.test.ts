@@ -3,7 +3,7 @@
 // no step of it reads as still running.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asFinished } from '../../src/engine/writer';
+import { asFinished } from '../../src/results/writer';
 import { LiveStateSchema } from '../../src/format/messages/live';
 import { applyRunEvent, interruptedState, newLiveState } from '../../src/host/live-state';
 import { tableRows } from '../../src/views/live';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parsePrometheusText, parsePromValue, type PromSample } from '../../src/engine/prometheus';
+import { parsePrometheusText, parsePromValue, type PromSample } from '../../src/observe/prometheus';
 import { recogniseEngine } from '../../src/format/server-metrics';
 import { startSimServer } from '../../src/sim';
 import { repoRoot } from '../helpers/limited-child';
@@ -91,7 +91,6 @@ test('label escaping, trailing commas, spaces, timestamps, NaN and infinities', 
     'odd_metric { spaced = "yes" } NaN',
     'odd_metric{v="up"} +Inf',
     'odd_metric{v="down"} -Inf',
-    'odd_metric{v="hex"} 0x1F',
     'odd_metric{v="exp"} 1e-3',
     '{"utf8.metric.name", a="1"} 2',
     'openmetrics_total 7 # {trace_id="abc"} 1.0 1700000000.5',
@@ -100,7 +99,7 @@ test('label escaping, trailing commas, spaces, timestamps, NaN and infinities', 
   const parsed = parsePrometheusText(text);
   assert.deepEqual(parsed.problems, []);
   assert.equal(parsed.families.get('odd_metric')?.help, 'A help with a \\ backslash and a \n newline.');
-  const [first, nan, up, down, hex, exp, utf8, open] = parsed.samples;
+  const [first, nan, up, down, exp, utf8, open] = parsed.samples;
   assert.deepEqual(first?.labels, { path: 'C:\\dir', quote: 'say "hi"', nl: 'a\nb' });
   assert.equal(first?.value, 1.5);
   assert.equal(first?.timestampMs, 1_700_000_000_000);
@@ -108,7 +107,6 @@ test('label escaping, trailing commas, spaces, timestamps, NaN and infinities', 
   assert.ok(Number.isNaN(nan?.value));
   assert.equal(up?.value, Infinity);
   assert.equal(down?.value, -Infinity);
-  assert.equal(hex?.value, 31);
   assert.equal(exp?.value, 0.001);
   assert.equal(utf8?.name, 'utf8.metric.name');
   assert.deepEqual(utf8?.labels, { a: '1' });
@@ -129,17 +127,27 @@ test('malformed lines are each reported with their line number and the rest is r
   assert.match(parsed.problems[3]?.reason ?? '', /appears twice/);
 });
 
-test('keep skips samples before reading their labels', () => {
-  const parsed = parsePrometheusText('# TYPE h histogram\nh_bucket{le="1"} 1\nh_sum 2\nh_count 3\nother{a="1"} 4\n', { keep: (name, family) => family === 'h' && !name.endsWith('_bucket') });
+test('selectSample skips samples before reading their labels', () => {
+  const parsed = parsePrometheusText('# TYPE h histogram\nh_bucket{le="1"} 1\nh_sum 2\nh_count 3\nother{a="1"} 4\n', { selectSample: (name, family) => family === 'h' && !name.endsWith('_bucket') });
   assert.deepEqual(
     parsed.samples.map((s) => s.name),
     ['h_sum', 'h_count'],
   );
 });
 
-test('parsePromValue refuses what Go would not read', () => {
+test('parsePromValue reads what Prometheus reads (Go\'s ParseFloat without its Go 1.13 forms) and refuses the rest', () => {
   assert.equal(parsePromValue('12abc'), null);
   assert.equal(parsePromValue(''), null);
   assert.equal(parsePromValue('.5'), 0.5);
+  assert.equal(parsePromValue('-1.'), -1);
+  assert.equal(parsePromValue('2.5E-3'), 0.0025);
   assert.equal(parsePromValue('Inf'), Infinity);
+  assert.equal(parsePromValue('+Infinity'), Infinity);
+  assert.equal(parsePromValue('-inf'), -Infinity);
+  assert.ok(Number.isNaN(parsePromValue('NaN')));
+  // Go reads hex only as a hex float with a p exponent, and Prometheus refuses any p or _:
+  for (const refused of ['0x1F', '0x1Fp0', '1_000', '+NaN', '1e400', '- 1', 'infinit']) assert.equal(parsePromValue(refused), null, refused);
+  const parsed = parsePrometheusText('# TYPE g gauge\ng{v="hex"} 0x1F\ng{v="ok"} 31\n');
+  assert.deepEqual(parsed.samples.map((s) => s.value), [31]);
+  assert.match(parsed.problems[0]?.reason ?? '', /"0x1F" is not a number/);
 });

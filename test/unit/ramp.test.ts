@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { RunConfigSchema } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema } from '../../src/format/result';
-import { applyRunEvent, expectedStepCount, newLiveState } from '../../src/host/live-state';
-import { runBenchmark } from '../../src/engine/runner';
-import { rampRate, rampSchedule, rampTargets } from '../../src/engine/schedule';
+import { applyRunEvent, newLiveState } from '../../src/host/live-state';
+import { runBenchmark } from '../../src/load/runner';
+import { arrivalSchedule, rampRate, rampTargets } from '../../src/load/schedule';
 import { liveCharts, targetRateSeries } from '../../src/views/live';
 import { startRunnerServer } from '../helpers/runner-server';
 
@@ -24,13 +24,13 @@ test('ramp rates follow vLLM\'s formulas by request index: linear and exponentia
 
 test('a constant ramp sends request i after a gap of 1 / rate(i); random ramps keep that pace overall', () => {
   // Gaps 1/3, 1/5, 1/7, 1/9 after 0, by hand: 0, 0.33333, 0.53333, 0.67619, 0.78730.
-  const linear = rampSchedule({ count: 5, strategy: 'linear', startRate: 1, endRate: 9, arrival: 'constant', seed: 1 });
+  const linear = arrivalSchedule({ count: 5, rate: { strategy: 'linear', startRate: 1, endRate: 9 }, arrival: 'constant', seed: 1 });
   [0, 1 / 3, 1 / 3 + 1 / 5, 1 / 3 + 1 / 5 + 1 / 7, 1 / 3 + 1 / 5 + 1 / 7 + 1 / 9].forEach((t, i) => assert.ok(close(linear[i] ?? NaN, t), `t${i} ${linear[i]} vs ${t}`));
-  const exponential = rampSchedule({ count: 5, strategy: 'exponential', startRate: 1, endRate: 16, arrival: 'constant', seed: 1 });
+  const exponential = arrivalSchedule({ count: 5, rate: { strategy: 'exponential', startRate: 1, endRate: 16 }, arrival: 'constant', seed: 1 });
   assert.deepEqual([...exponential], [0, 0.5, 0.75, 0.875, 0.9375]);
 
   const count = 2000;
-  const poisson = rampSchedule({ count, strategy: 'linear', startRate: 10, endRate: 100, arrival: 'poisson', seed: 7 });
+  const poisson = arrivalSchedule({ count, rate: { strategy: 'linear', startRate: 10, endRate: 100 }, arrival: 'poisson', seed: 7 });
   let meanTotal = 0;
   for (let i = 1; i < count; i++) meanTotal += 1 / rampRate(i, count, 'linear', 10, 100);
   assert.ok(close(poisson[count - 1] ?? NaN, meanTotal, 1e-9), 'the last request goes when the mean gaps would send it');
@@ -42,10 +42,20 @@ test('a constant ramp sends request i after a gap of 1 / rate(i); random ramps k
   assert.ok(late > 80 && late < 115, `late ${late} req/s (ramp 91 -> 100)`);
   assert.ok(poisson.every((t, i) => i === 0 || t >= (poisson[i - 1] ?? 0)));
 
-  const points = rampTargets(poisson, 'linear', 10, 100, 50);
+  const points = rampTargets(poisson, { strategy: 'linear', startRate: 10, endRate: 100 }, 50);
   assert.ok(points.length <= 51);
   assert.deepEqual(points[0], { atSec: 0, rate: 10 });
   assert.deepEqual(points.at(-1), { atSec: poisson[count - 1], rate: 100 });
+});
+
+test('a ramp whose start and end rates are equal is exactly the schedule of that one rate, for every arrival process', () => {
+  for (const arrival of ['constant', 'poisson', 'gamma'] as const) {
+    for (const strategy of ['linear', 'exponential'] as const) {
+      const fixed = arrivalSchedule({ count: 1000, rate: 10, arrival, burstiness: 0.5, seed: 9 });
+      const ramp = arrivalSchedule({ count: 1000, rate: { strategy, startRate: 10, endRate: 10 }, arrival, burstiness: 0.5, seed: 9 });
+      assert.deepEqual([...ramp], [...fixed], `${arrival}, ${strategy}`);
+    }
+  }
 });
 
 test('a ramp step: a loopback server receives requests on the ramp\'s schedule; the result records the target rates over time', async (t) => {
@@ -62,7 +72,7 @@ test('a ramp step: a loopback server receives requests on the ramp\'s schedule; 
   assert.equal(doc.status, 'complete');
   const step = doc.steps[0];
   assert.equal(step?.name, 'constant linear ramp@5.00-50.00 req/sec');
-  const schedule = rampSchedule({ count: 30, strategy: 'linear', startRate: 5, endRate: 50, arrival: 'constant', seed: 42 });
+  const schedule = arrivalSchedule({ count: 30, rate: { strategy: 'linear', startRate: 5, endRate: 50 }, arrival: 'constant', seed: 42 });
   // Every record carries its planned send time, to the microsecond.
   assert.deepEqual(
     [...(step?.requests ?? [])].sort((a, b) => a.index - b.index).map((r) => r.scheduledMs),
@@ -79,7 +89,7 @@ test('a ramp step: a loopback server receives requests on the ramp\'s schedule; 
     assert.ok(close(p.atSec, schedule[i] ?? NaN, 1e-3), `time ${i}`);
   });
   // The live panel's state takes the ramp from the step-start event: the target line is the ramp.
-  const state = newLiveState(runInfo(expectedStepCount(config.profile)));
+  const state = newLiveState(runInfo(null));
   events.forEach((event, i) => applyRunEvent(state, event, i * 0.01));
   const [target] = targetRateSeries(state, state.steps);
   assert.equal(target?.label, 'target requests/s');

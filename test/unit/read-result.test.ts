@@ -1,4 +1,4 @@
-// The one reader of result files (src/engine/read-result.ts) on a file written by a real `llmbench
+// The one reader of result files (src/results/read-result.ts) on a file written by a real `llmbench
 // run` process: while that process runs, its file reads as running; after `kill -9` it reads as
 // partial (interrupted) with the unfinished step summarised from its records, and the report says
 // so instead of passing it off as complete or dropping the step.
@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readResultText } from '../../src/engine/read-result';
-import { INTERRUPTED_REASON } from '../../src/engine/writer';
+import { readResultText } from '../../src/results/read-result';
+import { INTERRUPTED_REASON } from '../../src/results/writer';
 import { loadRuns } from '../../src/report/load';
 import { buildReportModel } from '../../src/views/report';
 

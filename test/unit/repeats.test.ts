@@ -3,8 +3,8 @@
 // aggregate repeats by step name and judge noise by the intervals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { forReading } from '../../src/engine/read-result';
-import { runBenchmark } from '../../src/engine/runner';
+import { forReading } from '../../src/results/read-result';
+import { runBenchmark } from '../../src/load/runner';
 import { RunConfigSchema } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema, type ResultDocument } from '../../src/format/result';
@@ -15,9 +15,24 @@ import { buildResultView } from '../../src/views/result';
 import { repeatTable, stepTable } from '../../webview/result/model';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
 import { startRunnerServer } from '../helpers/runner-server';
+import { createProgressPrinter } from '../../src/cli/progress';
+import { applyRunEvent, newLiveState } from '../../src/host/live-state';
+import { formatTerminalTable } from '../../src/report/tables';
+import { tableRows } from '../../src/views/live';
+import { progressView } from '../../src/views/progress';
 
 const near = (actual: number | null | undefined, expected: number, tolerance: number) =>
   assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected} ± ${tolerance}`);
+
+/** Two concurrency steps of 4 requests each, the profile repeated. */
+const repeatedConfig = (baseUrl: string, repeat: { count: number; pauseSec: number }) =>
+  RunConfigSchema.parse({
+    endpoint: { baseUrl, model: 'm' },
+    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
+    profile: { kind: 'concurrency', levels: [1, 2] },
+    limits: { requests: 4 },
+    repeat,
+  });
 
 test('t(0.975, df): the table\'s values, and the expansion beyond 30 degrees of freedom within 1e-3 of the tables', () => {
   // Student's t tables (two-sided 95%).
@@ -49,13 +64,7 @@ test('mean and 95% interval across repeats, worked by hand', () => {
 test('--repeat: each repeat of the profile is its own step with its repeat index, in one file, with the pause between repeats', async (t) => {
   const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 2 }));
   t.after(() => server.close());
-  const config = RunConfigSchema.parse({
-    endpoint: { baseUrl: server.baseUrl, model: 'm' },
-    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
-    profile: { kind: 'concurrency', levels: [1, 2] },
-    limits: { requests: 4 },
-    repeat: { count: 3, pauseSec: 0.3 },
-  });
+  const config = repeatedConfig(server.baseUrl, { count: 3, pauseSec: 0.3 });
   const events: RunEvent[] = [];
   const doc = ResultDocumentSchema.parse(await runBenchmark(config, { onEvent: (e) => events.push(RunEventSchema.parse(e)) }));
   assert.equal(doc.status, 'complete');
@@ -86,6 +95,29 @@ function repeatedRun(repeatTtfts: number[]): ResultDocument {
   doc.config = { ...doc.config, repeat: { count: repeatTtfts.length, pauseSec: 0 } };
   return doc;
 }
+
+test('a repeated step reads alike wherever a person reads it: the command line\'s progress and table, the live panel\'s table and progress, as the result view labels it', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 2, firstTokenMs: 5 }));
+  t.after(() => server.close());
+  // The labels of the result view's step table.
+  const labels = ['concurrency@1 #1', 'concurrency@2 #1', 'concurrency@1 #2', 'concurrency@2 #2'];
+  const written: string[] = [];
+  const printer = createProgressPrinter({ isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream);
+  const live = newLiveState({ id: 'r', model: 'm', baseUrl: server.baseUrl, profile: 'concurrency', startedAt: new Date(0).toISOString(), labels: [], expectedSteps: null, resultPath: null });
+  const headlines: string[] = [];
+  const config = repeatedConfig(server.baseUrl, { count: 2, pauseSec: 0 });
+  const doc = await runBenchmark(config, {
+    onEvent: (event) => {
+      printer.onEvent(event);
+      applyRunEvent(live, event, 0);
+      if (event.type === 'step-start') headlines.push(progressView(live).headline);
+    },
+  });
+  assert.deepEqual(written.join('').match(/^Step \d+: .*$/gm), labels.map((label, i) => `Step ${i + 1}: ${label}`));
+  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 6).map((line) => line.split(' | ')[0]?.trim()), labels);
+  assert.deepEqual(tableRows(live).map((row) => row[0]), labels);
+  assert.deepEqual(headlines, labels.map((label, i) => `Running step ${i + 1} of 4: ${label}`));
+});
 
 test('the result view aggregates repeats by step name: each figure its mean ± the t interval of the repeats\' values', () => {
   const doc = repeatedRun([100, 110, 120]);

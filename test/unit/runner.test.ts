@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema, type RequestRecord, type ResultDocument } from '../../src/format/result';
-import { runBenchmark, sweepRates } from '../../src/engine/runner';
-import { arrivalSchedule } from '../../src/engine/schedule';
+import { runBenchmark, sweepRates } from '../../src/load/runner';
+import { arrivalSchedule } from '../../src/load/schedule';
 import { closedPort } from '../helpers/cli-server';
 import { startRunnerServer, type Answer, type RunnerServer } from '../helpers/runner-server';
 import { JSON_HEADERS, startScriptedServer } from '../helpers/sse-server';
 import { startSimServer } from '../../src/sim/index';
+import { createProgressPrinter } from '../../src/cli/progress';
+import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 
 function configFor(server: { baseUrl: string }, overrides: Partial<RunConfigInput>): RunConfig {
   return RunConfigSchema.parse({
@@ -125,6 +127,24 @@ test('a sweep runs synchronous, throughput, then rates evenly spaced between the
   assert.ok(rates.every((s) => s.summary?.requests.completed === 6));
   const start = events.find((e) => e.type === 'run-start');
   assert.deepEqual(start?.type === 'run-start' ? start.plannedSteps.map((s) => s.name) : [], ['synchronous', 'throughput']);
+});
+
+test('the run says at its start how many steps it will run: the command line\'s progress and the live panel count the steps the run runs, a sweep\'s rate steps and every repeat included', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 5 }));
+  const written: string[] = [];
+  const terminal = { isTTY: true, columns: 200, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+  const printer = createProgressPrinter(terminal);
+  // The live panel's state, started before the engine has said anything, as the extension starts it.
+  const live = newLiveState({ id: 'r', model: 'm', baseUrl: server.baseUrl, profile: 'sweep', startedAt: new Date(0).toISOString(), labels: [], expectedSteps: null, resultPath: null });
+  const { doc, events } = await run(configFor(server, { profile: { kind: 'sweep', rateCount: 2 }, limits: { requests: 4 }, repeat: { count: 2, pauseSec: 0 } }), undefined, (event) => {
+    printer.onEvent(event);
+    applyRunEvent(live, event, 0);
+  });
+  assert.equal(doc.steps.length, 8, 'synchronous, throughput and two rates, twice');
+  assert.equal(events.filter((e) => e.type === 'step-start').length, 8);
+  const counted = new Set([...written.join('').matchAll(/\[(\d+)\/(\d+)\]/g)].map((m) => m[2]));
+  assert.deepEqual([...counted], ['8'], `the progress lines count the steps out of ${[...counted].join(', ')}`);
+  assert.equal(live.run.expectedSteps, 8);
 });
 
 test('a rate step follows its schedule; a concurrency cap holds and shows up as queue time', async (t) => {

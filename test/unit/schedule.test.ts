@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { absoluteSchedule, arrivalSchedule, waitUntil } from '../../src/engine/schedule';
+import { absoluteSchedule, arrivalSchedule, waitUntil } from '../../src/load/schedule';
 
 function gapsOf(times: Float64Array): number[] {
   const gaps: number[] = [];

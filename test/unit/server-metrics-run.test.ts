@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { parseResultDocument, type ResultDocument } from '../../src/format/result';
-import { runBenchmark } from '../../src/engine/runner';
+import { runBenchmark } from '../../src/load/runner';
 import { startSimServer } from '../../src/sim/index';
 import { commonSeries, engineOf, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-metrics';
 import { repoRoot } from '../helpers/limited-child';
@@ -203,6 +203,15 @@ test('the cap: maxSeries keeps the first series with one warning; the allow-list
   assert.deepEqual(allowed.doc.serverMetrics?.allowList, ['vllm:e2e_request_latency_seconds']);
   const plain = await runAgainst(body);
   assert.ok(!runSeries(plain.doc).some((s) => s.name.startsWith('vllm:e2e_request_latency_seconds')), 'not read by the views, not kept');
+});
+
+test('an allow-listed family keeps its samples by every suffix a sample may carry, typed or not: a gauge histogram\'s _gsum and _gcount too', async () => {
+  // No # TYPE line: the samples' family is known only by taking a suffix off their names.
+  const body = (counts: ServerCounts): MetricsAnswer => ({ body: `${vllmMetrics(counts).body}queue_wait_gsum 2.5\nqueue_wait_gcount 4\nqueue_wait_sum 2.5\nqueue_wait_created 1.7e9\n` });
+  const { doc } = await runAgainst(body, { allowList: ['queue_wait'] });
+  const names = new Set(runSeries(doc).map((s) => s.name));
+  assert.deepEqual(['queue_wait_gsum', 'queue_wait_gcount', 'queue_wait_sum'].filter((name) => !names.has(name)), [], `kept: ${[...names].join(', ')}`);
+  assert.ok(!names.has('queue_wait_created'), 'a creation time is not a measurement: never kept');
 });
 
 test('a URL set by hand is scraped instead of the endpoint\'s, and recorded without its credentials', async () => {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parsePrometheusText } from '../../src/engine/prometheus';
+import { parsePrometheusText } from '../../src/observe/prometheus';
 import { recogniseEngine, viewFamilies, type MetricSeries } from '../../src/format/server-metrics';
 import { commonSeries, firstReached, firstSustainedAbove, mergeSeries, runSeries, stepAt, stepServerFigures, type ServerPoint } from '../../src/views/server-metrics';
 import { repoRoot } from '../helpers/limited-child';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { forReading } from '../../src/engine/read-result';
+import { forReading } from '../../src/results/read-result';
 import { LiveStateSchema, type LiveState } from '../../src/format/messages/live';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { formatRankingMarkdown } from '../../src/report/tables';
@@ -198,7 +198,7 @@ const RUN = {
 
 function scrapedState(): LiveState {
   const state = newLiveState(RUN);
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0.1);
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null, serverMetrics: METRICS_INFO }, 0.1);
   // The engine's run clock started 0.5 s after this panel's: its 0 ms is the panel's 0.5 s.
   applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, startMs: 0 }, 0.5);
   for (const t of [0, 1000, 2000]) applyRunEvent(state, { type: 'sampled', engine: 'vllm', series: vllmSeries((s) => s === t) }, 0.5 + t / 1000 + 0.01);
@@ -218,10 +218,10 @@ test('live: each scrape adds points on the panel clock; counters become rates wi
 
 test('live strip: one line when there are no server metrics, saying why', () => {
   const off = newLiveState(RUN);
-  applyRunEvent(off, { type: 'run-start', plannedSteps: [], resultPath: null }, 0);
+  applyRunEvent(off, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null }, 0);
   assert.deepEqual(serverStrip(off), { message: 'Server metrics: not scraped in this run (turned off).', note: '', charts: [] });
   const waiting = newLiveState(RUN);
-  applyRunEvent(waiting, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  applyRunEvent(waiting, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null, serverMetrics: METRICS_INFO }, 0);
   assert.equal(serverStrip(waiting).message, 'Server metrics: waiting for the first sample from http://127.0.0.1:8000/metrics\u2026');
   applyRunEvent(waiting, { type: 'run-end', status: 'complete', reason: null, resultPath: null }, 3);
   assert.equal(serverStrip(waiting).message, 'Server metrics: no sample came from http://127.0.0.1:8000/metrics during the run (see the warnings below).');
@@ -230,7 +230,7 @@ test('live strip: one line when there are no server metrics, saying why', () => 
   applyRunEvent(waiting, { type: 'sampling-problem', source: 'server', message: 'it answered HTTP 404' }, 3);
   assert.equal(serverStrip(waiting).message, 'Server metrics: none from http://127.0.0.1:8000/metrics: it answered HTTP 404');
   const unknown = newLiveState(RUN);
-  applyRunEvent(unknown, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  applyRunEvent(unknown, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null, serverMetrics: METRICS_INFO }, 0);
   applyRunEvent(unknown, { type: 'sampled', engine: 'unknown', series: [{ source: 'server', name: 'process_cpu_seconds_total', kind: 'counter', labels: {}, samples: [[0, 1]] }] }, 1);
   assert.match(serverStrip(unknown).message ?? '', /answered, but with none of the metrics LLM Bench reads/);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sendRequest } from '../../src/engine/client';
+import { sendRequest } from '../../src/load/client';
 import type { RequestRecord } from '../../src/format/result';
 import { startSimServer, type SimOptionsInput } from '../../src/sim';
 import { clientContext, meta } from '../helpers/client-context';

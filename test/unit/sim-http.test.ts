@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateTokens } from '../../src/engine/tokens';
-import { sendRequest } from '../../src/engine/client';
+import { estimateTokens } from '../../src/workload/tokens';
+import { sendRequest } from '../../src/load/client';
 import { startSimServer, type SimServer } from '../../src/sim';
 import { clientContext, meta } from '../helpers/client-context';
 

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { runBenchmark } from '../../src/engine';
+import { runBenchmark } from '../../src/load/runner';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import type { StepSummary } from '../../src/format/result';
 import { PRESETS, PRESET_NAMES, startSimServer, type PresetName, type SimServer } from '../../src/sim';

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sendRequest } from '../../src/engine/client';
+import { sendRequest } from '../../src/load/client';
 import { startSimServer, tokenLateness, type RequestTrace } from '../../src/sim';
 import { clientContext, meta } from '../helpers/client-context';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseParser } from '../../src/engine/sse';
-import { createRandom, type Random } from '../../src/engine/random';
+import { SseParser } from '../../src/load/sse';
+import { createRandom, type Random } from '../../src/workload/random';
 import { chatStreamEvents, completionStreamEvents } from '../helpers/sse-server';
 
 type Event = { data: string; type: string };

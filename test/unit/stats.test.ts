@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RequestRecord, Stats } from '../../src/format/result';
 import { StepSummarySchema } from '../../src/format/result';
-import { computeStats, summarizeStep } from '../../src/engine/stats';
+import { computeStats, summarizeStep } from '../../src/results/stats';
 
 function near(actual: number | null | undefined, expected: number, what: string): void {
   assert.ok(actual !== null && actual !== undefined && Math.abs(actual - expected) < 1e-9, `${what}: ${actual}, expected ${expected}`);

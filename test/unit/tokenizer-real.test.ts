@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Tokenizer as ReferenceTokenizer } from '@huggingface/tokenizers';
 import { RunConfigSchema } from '../../src/format/config';
-import { createTokenCounter, loadTokenizer } from '../../src/engine/tokenizer';
-import { createWorkload } from '../../src/engine/workload';
-import type { ChatMessage } from '../../src/engine/types';
+import { createTokenCounter, loadTokenizer } from '../../src/workload/tokenizer';
+import { createWorkload } from '../../src/workload/sources';
+import type { ChatMessage } from '../../src/workload/types';
 import { generateTexts } from '../helpers/tokenizer-texts';
 import { REAL_TOKENIZERS, type RealTokenizer } from '../helpers/real-tokenizers';
 

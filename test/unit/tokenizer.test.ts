@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildTokenizer, createTokenCounter, loadTokenizer } from '../../src/engine/tokenizer';
-import { estimateTokens } from '../../src/engine/tokens';
+import { buildTokenizer, createTokenCounter, loadTokenizer } from '../../src/workload/tokenizer';
+import { estimateTokens } from '../../src/workload/tokens';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmbench-tokenizer-'));
 function writeJson(name: string, value: unknown): string {

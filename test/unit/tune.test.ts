@@ -16,7 +16,8 @@ import { parseTuneFile, TuneConfigSchema, type Params, type TuneConfigInput, typ
 import { checkConstraints, parseTuneConfigText, runTune, TuneConfigError } from '../../src/tune/index';
 import { benchmarkRun, benchmarkSource } from '../../src/tune/config';
 import { RUN_PRESET_IDS } from '../../src/format/config';
-import { groupAlive, isPortFree } from '../../src/tune/server';
+import { isPortFree } from '../../src/tune/server';
+import { isAlive, onThisHost } from '../../src/processes/alive';
 import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
 import { cliPath, repoRoot } from '../helpers/limited-child';
@@ -45,6 +46,9 @@ function vllmLikeConfig(overrides: Partial<TuneConfigInput> = {}): TuneConfigInp
     ...overrides,
   };
 }
+
+/** Whether any process of the group that `pid` leads still runs (here). */
+const groupAlive = (pid: number): boolean => isAlive(onThisHost(pid), { group: true });
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'llmbench-tune-'));
@@ -384,6 +388,37 @@ test('kill -9 of the tuner, then --resume: finished trials are kept, not rerun, 
   assert.deepEqual(done.trials.map((t) => t.index), done.trials.map((_, i) => i));
   assert.equal(groupAlive(left.pid), false);
   assert.deepEqual(liveSimulators(dir), []);
+});
+
+test('--resume stops a left server only on the host whose tuner launched it: from another host it is named, and a process of this host with its number is left alone', async () => {
+  const dir = tempDir();
+  const outPath = join(dir, 'elsewhere.llmtune.json');
+  const cancelled = new AbortController();
+  cancelled.abort();
+  const options = { config: TuneConfigSchema.parse(vllmLikeConfig()), configDir: dir, outPath, signal: cancelled.signal, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } };
+  // A tune file, cancelled before its first trial, then made to read as the file of a tuner on
+  // another host that crashed while its trial's server ran as process group N...
+  assert.equal((await runTune({ ...options, resume: false })).status, 'cancelled');
+  // ...where N is, on this host, another process group.
+  const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { detached: true, stdio: 'ignore' });
+  const pid = bystander.pid!;
+  try {
+    const file = readTune(outPath);
+    writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', statusReason: null, finishedAt: null, writer: { pid: 4242, host: 'gpu-box-elsewhere' }, runningServer: { trial: 0, pid, port: 8000 } }));
+    const events: TuneEvent[] = [];
+    const resumed = await runTune({ ...options, resume: true, onEvent: (e) => events.push(e) });
+    assert.equal(resumed.status, 'cancelled');
+    await sleep(300); // time for a kill's exit to be seen: a killed child of this process lingers as a zombie, which a signal 0 still finds
+    assert.ok(bystander.signalCode === null && groupAlive(pid), `process group ${pid} of this host was killed (${bystander.signalCode}) for a server that runs on another host`);
+    const said = events.flatMap((e) => (e.type === 'log' ? [e.message] : [])).join('\n');
+    assert.match(said, new RegExp(`trial 0 \\(process group ${pid}\\) .*gpu-box-elsewhere`));
+  } finally {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone (the old resume killed it)
+    }
+  }
 });
 
 test('Ctrl-C (SIGINT) to llmbench tune stops the running server gracefully and ends the file cancelled', async () => {

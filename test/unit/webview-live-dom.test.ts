@@ -25,7 +25,7 @@ function runState(model = 'Qwen/Qwen2-7B-Instruct'): LiveState {
     resultPath: '/w/benchmarks/r.llmbench.json',
   });
   const step = makeStep({ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 30, ttftMs: 40, gapMs: 8, chunks: 16 });
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: null }, 0);
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null }, 0);
   applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: step.name, profile: step.profile }, 0);
   applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: step.name, summary: step.summary! }, 3);
   applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: { kind: 'concurrency', concurrency: 4 } }, 3);
@@ -120,7 +120,7 @@ test("the server strip: one line while there is no server metric, three charts o
   assert.deepEqual(strip(), { message: 'Server metrics: not scraped in this run (turned off).', charts: [], heading: false });
 
   const scraped = runState();
-  applyRunEvent(scraped, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  applyRunEvent(scraped, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null, serverMetrics: METRICS_INFO }, 0);
   panel.send({ type: 'state', state: scraped });
   assert.deepEqual(strip(), { message: 'Server metrics: waiting for the first sample from http://127.0.0.1:8000/metrics\u2026', charts: [], heading: false });
   for (const t of [0, 1000]) applyRunEvent(scraped, { type: 'sampled', engine: 'vllm', series: vllmSeries((s) => s === t) }, 3 + t / 1000);
@@ -135,7 +135,7 @@ test("the server strip: one line while there is no server metric, three charts o
   assert.equal(text(panel, '#server-note'), 'A scrape of /metrics took longer than 1 s.');
 
   const failing = runState();
-  applyRunEvent(failing, { type: 'run-start', plannedSteps: [], resultPath: null, serverMetrics: METRICS_INFO }, 0);
+  applyRunEvent(failing, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null, serverMetrics: METRICS_INFO }, 0);
   applyRunEvent(failing, { type: 'sampling-problem', source: 'server', message: 'it answered HTTP 404' }, 1);
   panel.send({ type: 'state', state: failing });
   assert.deepEqual(strip(), { message: 'Server metrics: none from http://127.0.0.1:8000/metrics: it answered HTTP 404', charts: [], heading: false });

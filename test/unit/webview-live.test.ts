@@ -5,7 +5,7 @@ import type { RunEvent } from '../../src/format/events';
 import { HostToLiveMessageSchema, LiveStateSchema, type LiveState } from '../../src/format/messages/live';
 import type { StepProfile } from '../../src/format/result';
 import { Coalescer } from '../../src/host/coalescer';
-import { applyRunEvent, expectedStepCount, MAX_SERIES_POINTS, newLiveState } from '../../src/host/live-state';
+import { applyRunEvent, MAX_SERIES_POINTS, newLiveState } from '../../src/host/live-state';
 import { chartConfig } from '../../webview/shared/charts';
 import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
 import { liveCharts, movingAverage, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../src/views/live';
@@ -44,7 +44,7 @@ function progress(stepIndex: number, elapsedSec: number, completed: number, fail
 /** A two-step concurrency run, the second step half done. */
 function midRunState(): LiveState {
   const state = newLiveState(structuredClone(RUN));
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: RUN.resultPath }, 0);
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: RUN.resultPath }, 0);
   applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: concurrency(1) }, 0.1);
   applyRunEvent(state, progress(0, 1, 20), 1.1);
   applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: 'concurrency@1', summary: summaryOf('concurrency@1', concurrency(1), 50, 4) }, 2);
@@ -176,12 +176,6 @@ test('series stay bounded over a long run and keep its whole time span', () => {
   assert.ok(LiveStateSchema.safeParse(state).success);
 });
 
-test('expected step counts come from the profile config', () => {
-  assert.equal(expectedStepCount({ kind: 'sweep', rateCount: 8, arrival: 'constant', burstiness: 1 }), 10);
-  assert.equal(expectedStepCount({ kind: 'concurrency', levels: [1, 2, 4] }), 3);
-  assert.equal(expectedStepCount({ kind: 'synchronous' }), 1);
-});
-
 test('the coalescer delivers at most once per interval and waits while delivery is refused', async () => {
   let deliveries = 0;
   let accepting = true;
@@ -226,7 +220,7 @@ test('opaque drops a theme colour\'s alpha so that series lines stay solid', () 
 
 test('time left: the step by its completion rate so far, the run by the steps done; the bar stays between steps', () => {
   const state = newLiveState({ ...structuredClone(RUN), expectedSteps: 3 });
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], resultPath: RUN.resultPath }, 0);
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 3, resultPath: RUN.resultPath }, 0);
   applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: concurrency(1) }, 0);
   applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: 'concurrency@1', summary: { ...summaryOf('concurrency@1', concurrency(1), 50), durationSec: 20 } }, 20);
   applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: concurrency(4) }, 20);

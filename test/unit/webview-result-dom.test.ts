@@ -4,7 +4,7 @@
  * fresh page.
  */
 import { test } from 'node:test';
-import { forReading } from '../../src/engine/read-result';
+import { forReading } from '../../src/results/read-result';
 import assert from 'node:assert/strict';
 import { buildCompareView } from '../../src/views/compare';
 import { buildResultView } from '../../src/views/result';

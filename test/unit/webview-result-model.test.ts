@@ -1,6 +1,6 @@
-import { latencySamples } from '../../src/engine/stats';
-import { forReading } from '../../src/engine/read-result';
-import { createRandom } from '../../src/engine/random';
+import { latencySamples } from '../../src/results/stats';
+import { forReading } from '../../src/results/read-result';
+import { createRandom } from '../../src/workload/random';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

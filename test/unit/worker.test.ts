@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
 import { parseResultDocument } from '../../src/format/result';
-import { overviewOf, runBenchmarkInWorker } from '../../src/engine/worker-host';
-import { BadInputError } from '../../src/engine/errors';
+import { overviewOf, runBenchmarkInWorker } from '../../src/load/worker-host';
+import { BadInputError } from '../../src/format/errors';
 import { startRunnerServer } from '../helpers/runner-server';
 
 // Built by `node esbuild.mjs` (the test runner builds before testing).

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
-import { runBenchmark } from '../../src/engine/runner';
-import { createTokenCounter } from '../../src/engine/tokenizer';
-import { createWorkload, rangeBounds } from '../../src/engine/workload';
+import { runBenchmark } from '../../src/load/runner';
+import { createTokenCounter } from '../../src/workload/tokenizer';
+import { createWorkload, rangeBounds } from '../../src/workload/sources';
 import { startSimServer } from '../../src/sim/index';
 import { startRunnerServer } from '../helpers/runner-server';
 

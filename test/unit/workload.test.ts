@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
-import { createTokenCounter } from '../../src/engine/tokenizer';
-import { BadInputError } from '../../src/engine/errors';
-import { createWorkload, guessDatasetFormat } from '../../src/engine/workload';
-import type { ChatMessage, PreparedRequest, TokenCounter } from '../../src/engine/types';
+import { createTokenCounter } from '../../src/workload/tokenizer';
+import { BadInputError } from '../../src/format/errors';
+import { createWorkload, guessDatasetFormat } from '../../src/workload/sources';
+import type { ChatMessage, PreparedRequest, TokenCounter } from '../../src/workload/types';
 
 const dir = mkdtempSync(join(tmpdir(), 'llmbench-workload-'));
 function file(name: string, text: string): string {

@@ -2,7 +2,7 @@
  * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
  * without a browser (test/unit/webview-result*.test.ts).
  */
-import { stepLabel } from '../../src/views/repeats';
+import { stepLabel } from '../../src/format/step-name';
 import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow, ViewChart } from '../../src/format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';

@@ -10,7 +10,9 @@ import type { z } from 'zod';
 import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
-import { BadInputError, finalizeInterruptedFile, resultFileName, runBenchmarkInWorker, type RunOverview } from '../../engine/index';
+import { BadInputError } from '../../format/errors';
+import { runBenchmarkInWorker, type RunOverview } from '../../load/worker-host';
+import { finalizeInterruptedFile, resultFileName } from '../../results/writer';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
 import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
 import {

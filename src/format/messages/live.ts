@@ -17,6 +17,8 @@ export type LivePhase = z.infer<typeof LivePhaseSchema>;
 export const LiveStepSchema = z.object({
   name: z.string(),
   profile: StepProfileSchema,
+  /** Which repeat of the profile, in a run that repeats it (its label then says so). */
+  repeat: z.number().int().nonnegative().optional(),
   /** Seconds from the start of the run. */
   startedAtSec: z.number().nonnegative(),
   /** Null while the step runs. */

@@ -2,7 +2,7 @@
 // before the views open them: what the report and server-metrics scenarios picture.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBenchmark } from '../../../src/engine';
+import { runBenchmark } from '../../../src/load/runner';
 import { RunConfigSchema } from '../../../src/format/config';
 import { parseResultDocument, type ResultDocument } from '../../../src/format/result';
 import { startSimServer, type SimOptionsInput } from '../../../src/sim';

@@ -1,4 +1,8 @@
-import type { StepProfile } from '../format/result';
+/**
+ * What a step is called: the one naming of steps, for the engine that names them, the importers
+ * that name other tools' steps, and every view, export and line of the command line that shows them.
+ */
+import type { StepProfile } from './result';
 
 /**
  * The name a step goes by in results, tables and charts: `synchronous`, `concurrency@8`,
@@ -18,4 +22,12 @@ export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): str
       if (profile.ramp) return `${ratePrefix} ${profile.ramp.strategy} ramp@${profile.ramp.startRate.toFixed(2)}-${profile.ramp.endRate.toFixed(2)} req/sec`;
       return `${ratePrefix}@${(profile.rate ?? 0).toFixed(2)} req/sec`;
   }
+}
+
+/**
+ * A step's label where a person reads it: its name, with its repeat counted from 1 in a run that
+ * repeats its profile ("concurrency@8 #2"); the name alone otherwise.
+ */
+export function stepLabel(step: { name: string; repeat?: number | undefined }): string {
+  return step.repeat === undefined ? step.name : `${step.name} #${step.repeat + 1}`;
 }

@@ -5,9 +5,10 @@
 import * as z from 'zod';
 import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
-import { BadInputError, printable } from './errors';
+import { BadInputError, printable } from '../format/errors';
 import { readTextFile } from './files';
 import { messagesText } from './chat-template';
+import { countPrompt, promptFor } from './prompt';
 import { createRandom, type Random } from './random';
 import type { ChatMessage, PreparedRequest, SessionPlan, TokenCounter, Workload } from './types';
 
@@ -33,8 +34,6 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
   const workload = config.workload;
   const rows = workload.kind === 'synthetic' ? null : await loadDataset(workload, counter);
   const chat = config.endpoint.api === 'chat';
-  const asPrompt = (prompt: string | ChatMessage[]): string | ChatMessage[] =>
-    chat ? (typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt) : typeof prompt === 'string' ? prompt : messagesText(prompt);
   const maxTokens = (spec: TokenCount | undefined, random: Random): number | undefined => (spec === undefined ? undefined : sampleCount(spec, random));
 
   if (rows === null) {
@@ -51,9 +50,9 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
       size: Infinity,
       request(index: number): PreparedRequest {
         const { text, tokens, output } = draw(index);
-        const prompt = asPrompt(text);
+        const prompt = promptFor(text, chat);
         // The text is built to the target; a chat request's count adds what its template adds.
-        return { prompt, maxTokens: output, inputTokens: { count: typeof prompt === 'string' ? tokens : counter.countChat(prompt), source: counter.source } };
+        return { prompt, maxTokens: output, inputTokens: { count: typeof prompt === 'string' ? tokens : countPrompt(prompt, counter), source: counter.source } };
       },
       // Turn t of session s is what request s * turns + t would be: each turn its own text and lengths.
       ...(config.sessions
@@ -74,8 +73,8 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
     size: rows.length,
     request(index: number): PreparedRequest {
       const row = rows[index % rows.length] as DatasetRow;
-      const prompt = asPrompt(row.prompt);
-      row.promptTokens ??= typeof prompt === 'string' ? counter.count(prompt) : counter.countChat(prompt);
+      const prompt = promptFor(row.prompt, chat);
+      row.promptTokens ??= countPrompt(prompt, counter);
       const random = createRandom(mixSeed(config.seed, index));
       const output = dataset.outputTokens === 'reply' ? row.replyTokens : maxTokens(dataset.outputTokens, random);
       return { prompt, maxTokens: output, inputTokens: { count: row.promptTokens, source: counter.source } };

@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { describeZodError } from '../format/result';
-import { BadInputError } from './errors';
+import { BadInputError } from '../format/errors';
 import { runBenchmark } from './runner';
 import { overviewOf, WorkerCommandSchema, type WorkerReply } from './worker-host';
 

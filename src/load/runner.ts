@@ -5,9 +5,8 @@
  * when they go out and when a step or the run ends.
  */
 import { setMaxListeners } from 'node:events';
-import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
@@ -21,19 +20,22 @@ import {
   type StepSummary,
 } from '../format/result';
 import packageJson from '../../package.json';
+import { onThisHost } from '../processes/alive';
 import { createDispatcher, sendRequest } from './client';
-import { BadInputError } from './errors';
+import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
-import { RunMonitor } from './monitor';
-import { probeEngineLabels } from './probe';
-import { absoluteSchedule, arrivalSchedule, rampSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
-import { isMeasured } from './stats';
-import { Conversation, sessionDriver } from './sessions';
-import { stepName } from './step-name';
-import { createTokenCounter } from './tokenizer';
-import type { ClientContext, PreparedRequest, RunBenchmark, RunOptions, SessionPlan, TokenCounter, Workload } from './types';
-import { createWorkload } from './workload';
-import { ResultWriter } from './writer';
+import { RunMonitor } from '../observe/monitor';
+import { probeEngineLabels } from '../observe/probe';
+import { absoluteSchedule, arrivalSchedule, rampTargets, waitUntil, type ArrivalSchedule } from './schedule';
+import { isMeasured } from '../results/stats';
+import { sessionDriver } from './sessions';
+import { stepName } from '../format/step-name';
+import { Conversation } from '../workload/conversation';
+import { createTokenCounter } from '../workload/tokenizer';
+import type { PreparedRequest, SessionPlan, TokenCounter, Workload } from '../workload/types';
+import type { ClientContext, RunBenchmark, RunOptions } from './types';
+import { createWorkload } from '../workload/sources';
+import { ResultWriter } from '../results/writer';
 
 /** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
@@ -44,7 +46,7 @@ const FAIL_FAST_AFTER = 3;
 const PROGRESS_INTERVAL_MS = 250;
 const PROGRESS_WINDOW_MS = 1000;
 const RECENT_VALUES_LIMIT = 100;
-/** Lanes of a closed-loop step started per turn of the event loop: each prepares its first prompt. */
+/** Lanes of a closed-loop step started before yielding to the event loop: each prepares its first prompt. */
 const LANE_START_BATCH = 256;
 
 /** How a step's requests are released. */
@@ -111,8 +113,8 @@ function ratePlan(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
 function rampPlan(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
   const { strategy, startRate, endRate } = ramp;
   const count = plannedSends(config);
-  const schedule = rampSchedule({ count, strategy, startRate, endRate, arrival, burstiness, seed: config.seed });
-  const targetRates = rampTargets(schedule, strategy, startRate, endRate).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
+  const schedule = arrivalSchedule({ count, rate: ramp, arrival, burstiness, seed: config.seed });
+  const targetRates = rampTargets(schedule, ramp).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
   const profile: StepProfile = {
     kind: 'rate',
     arrival,
@@ -174,6 +176,12 @@ function initialPlans(config: RunConfig): StepPlan[] {
     case 'sweep':
       return [synchronousPlan, throughputPlan(undefined)].map((plan) => ({ ...plan, needsRate: true }));
   }
+}
+
+/** Steps the run will run unless it is cut short: its initial plans and a sweep's rate steps, once per repeat. */
+function plannedStepCount(config: RunConfig, plans: readonly StepPlan[]): number {
+  const sweepSteps = config.profile.kind === 'sweep' ? config.profile.rateCount : 0;
+  return (plans.length + sweepSteps) * (config.repeat?.count ?? 1);
 }
 
 /** Connections a step may hold open at once: its concurrency, or its cap, or the uncapped limit. */
@@ -397,6 +405,7 @@ class BenchmarkRun {
       this.emit({
         type: 'run-start',
         plannedSteps: plans.map(({ name, profile }) => ({ name, profile })),
+        stepCount: plannedStepCount(this.config, plans),
         resultPath: this.options.resultPath ?? null,
         ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
         ...(this.monitor.hardware ? { hardware: this.monitor.hardware } : {}),
@@ -639,24 +648,24 @@ class BenchmarkRun {
             (prepared, turn) => (claimedTurns < sends ? send(prepared, claimedTurns++, performance.now() - stepStartMs, turn) : Promise.resolve(true)),
             config.endpoint.api === 'chat',
             this.tokenCounter,
-            () => nextTurn(),
+            () => yieldToEventLoop(),
           )
         : null;
-    const moreTurns = (): boolean => overrun === null && claimedTurns < sends;
+    const withinBudget = (): boolean => overrun === null && claimedTurns < sends;
     // Every thinking session waits on the step's signal: as many listeners as sessions between turns.
     if (sessions) setMaxListeners(0, stepStop.signal);
 
     try {
       if (sessions && pacing.kind === 'closed') {
         const laneCount = Math.min(pacing.concurrency, sends);
-        await Promise.all(Array.from({ length: laneCount }, () => sessions.lane(moreTurns, stepStop.signal)));
+        await Promise.all(Array.from({ length: laneCount }, () => sessions.lane(withinBudget, stepStop.signal)));
       } else if (sessions && pacing.kind === 'open') {
         const slots = pacing.maxConcurrency === undefined ? undefined : new Slots(pacing.maxConcurrency);
         const running: Promise<void>[] = [];
         for (const at of pacing.schedule) {
           await waitUntil(stepStartMs + at * 1000, stepStop.signal);
-          if (stepStop.signal.aborted || !moreTurns()) break;
-          running.push(sessions.run(moreTurns, stepStop.signal, slots));
+          if (stepStop.signal.aborted || !withinBudget()) break;
+          running.push(sessions.run(withinBudget, stepStop.signal, slots));
         }
         await Promise.all(running);
       } else if (pacing.kind === 'closed') {
@@ -667,16 +676,16 @@ class BenchmarkRun {
             const prepared = this.workload.request(this.nextPrompt++);
             const failed = await send(prepared, index, pacing.readyAtStart && Number.isFinite(sends) ? 0 : performance.now() - stepStartMs);
             // A failure that needed no network I/O (EMFILE, a body that cannot be built) settles
-            // within this turn of the event loop: without a turn in between, the lanes would spin
-            // and the duration timer and a cancel would never run.
-            if (failed) await nextTurn();
+            // without leaving the event loop's current pass: without yielding, the lanes would
+            // spin and the duration timer and a cancel would never run.
+            if (failed) await yieldToEventLoop();
           }
         };
         const lanes: Promise<void>[] = [];
         const laneCount = Math.min(pacing.concurrency, sends);
         for (let i = 0; i < laneCount && !stepStop.signal.aborted; i++) {
           lanes.push(lane());
-          if (i % LANE_START_BATCH === LANE_START_BATCH - 1) await nextTurn();
+          if (i % LANE_START_BATCH === LANE_START_BATCH - 1) await yieldToEventLoop();
         }
         await Promise.all(lanes);
       } else {
@@ -734,8 +743,8 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
       endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
-    // Readers take a `running` file whose writer is gone for an interrupted run (src/engine/read-result.ts).
-    writer: { pid: process.pid, host: hostname() },
+    // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).
+    writer: onThisHost(),
     ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
   } as const;

@@ -6,8 +6,8 @@
  * still running only while the process that writes it is alive; otherwise its run was
  * interrupted (a crash, `kill -9`) and it reads as partial.
  */
-import { hostname } from 'node:os';
 import { parseResultDocument, type ParseOutcome, type ResultDocument, type ResultWriter } from '../format/result';
+import { isAlive as processIsAlive } from '../processes/alive';
 import { asFinished, INTERRUPTED_REASON, summarizeStepOf } from './writer';
 
 export interface ReadResult {
@@ -17,20 +17,8 @@ export interface ReadResult {
   unfinishedSteps: number[];
 }
 
-/** Whether the process named in a file as its writer still runs on this machine. */
-export function writerIsAlive(writer: ResultWriter | undefined): boolean {
-  if (!writer || writer.host !== hostname()) return false;
-  try {
-    process.kill(writer.pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** A parsed document as every view shows it (see the module comment). */
-export function forReading(doc: ResultDocument, isAlive: (writer: ResultWriter | undefined) => boolean = writerIsAlive): ReadResult {
+export function forReading(doc: ResultDocument, isAlive: (writer: ResultWriter | undefined) => boolean = processIsAlive): ReadResult {
   const unfinishedSteps = doc.steps.flatMap((step, index) => (step.summary === null ? [index] : []));
   if (doc.status === 'running' && isAlive(doc.writer)) {
     return { document: { ...doc, steps: doc.steps.map((step) => ({ ...step, summary: step.summary ?? summarizeStepOf(doc, step) })) }, unfinishedSteps };

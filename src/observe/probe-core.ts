@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
-import { errorCode, quote } from './errors';
+import { errorCode, quote } from '../format/errors';
 
 export interface EngineIdentity {
   /** Spelled as users write it in labels: vLLM, SGLang, llama.cpp, lmdeploy, TGI, Ollama, MindIE. */

@@ -13,10 +13,12 @@ import { Agent, type Dispatcher } from 'undici';
 import type { RequestConfig, RunConfig } from '../format/config';
 import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
 import { ChunkTemplate } from './chunk-template';
-import { errorCode, QUOTE_LENGTH, quote } from './errors';
-import { withApiKey } from './probe-core';
+import { errorCode, QUOTE_LENGTH, quote } from '../format/errors';
+import { withApiKey } from '../observe/probe-core';
 import { SseParser } from './sse';
-import type { ChatMessage, ClientContext, PreparedRequest, SendRequest } from './types';
+import { promptFor } from '../workload/prompt';
+import type { PreparedRequest } from '../workload/types';
+import type { ClientContext, SendRequest } from './types';
 
 /** The step's connection pool: one keep-alive connection per concurrent request. Never global. */
 export function createDispatcher(concurrency: number, request: RequestConfig): Dispatcher {
@@ -81,9 +83,9 @@ function endpointOf(config: RunConfig): Endpoint {
 function requestBody(endpoint: Endpoint, request: PreparedRequest): string {
   const body: Record<string, unknown> = { model: endpoint.model };
   if (endpoint.api === 'chat') {
-    body.messages = typeof request.prompt === 'string' ? [{ role: 'user', content: request.prompt }] : request.prompt;
+    body.messages = promptFor(request.prompt, true);
   } else {
-    body.prompt = typeof request.prompt === 'string' ? request.prompt : promptText(request.prompt);
+    body.prompt = promptFor(request.prompt, false);
   }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   Object.assign(body, endpoint.extraBody);
@@ -94,10 +96,6 @@ function requestBody(endpoint: Endpoint, request: PreparedRequest): string {
     body.stream_options = { ...(isObject(asked) ? asked : {}), include_usage: true };
   }
   return JSON.stringify(body);
-}
-
-function promptText(messages: ChatMessage[]): string {
-  return messages.map((m) => m.content).join('\n');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

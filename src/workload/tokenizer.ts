@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { messagesText, recogniseChatTemplate } from './chat-template';
-import { BadInputError } from './errors';
+import { BadInputError } from '../format/errors';
 import { readTextFile } from './files';
 import { estimateTokens } from './tokens';
 import type { TokenCounter } from './types';

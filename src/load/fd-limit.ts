@@ -4,7 +4,7 @@
  * the server: such a run measures nothing. The limit is checked before a run starts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { BadInputError } from './errors';
+import { BadInputError } from '../format/errors';
 
 /** Descriptors beyond the connections: the result file, a retry's fresh socket, the worker's pipes, a tokenizer read. */
 const HEADROOM = 64;

@@ -4,14 +4,14 @@
  * worker runs the same runBenchmark; its events and final document come back as messages and
  * are parsed here like any outside input.
  */
-import { Worker } from 'node:worker_threads';
 import * as z from 'zod';
 import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
-import { describeZodError, ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
-import { BadInputError } from './errors';
+import { ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
+import { BadInputError } from '../format/errors';
+import { startWorkerThread } from '../processes/worker-thread';
 import type { RunOptions } from './types';
-import { finalizeInterruptedFile } from './writer';
+import { finalizeInterruptedFile } from '../results/writer';
 
 /** Host -> worker. */
 export const WorkerCommandSchema = z.discriminatedUnion('type', [
@@ -57,56 +57,49 @@ export type WorkerReply = z.input<typeof WorkerReplySchema>;
  */
 export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { workerScript: string }): Promise<RunOverview> {
   return new Promise<RunOverview>((resolve, reject) => {
-    const worker = new Worker(options.workerScript);
     let settled = false;
     let runEnded = false;
 
-    const cancel = (): void => worker.postMessage({ type: 'cancel' } satisfies WorkerCommand);
+    const cancel = (): void => worker.send({ type: 'cancel' });
     const settle = (outcome: () => void): void => {
       if (settled) return;
       settled = true;
       options.signal?.removeEventListener('abort', cancel);
       outcome();
-      void worker.terminate();
+      void worker.close();
     };
-    const crash = (reason: string): void => {
-      if (settled) return;
-      let where = '';
-      if (options.resultPath !== undefined) {
-        const doc = finalizeInterruptedFile(options.resultPath, `The benchmark worker stopped: ${reason}`);
-        const kept = doc ? doc.steps.reduce((n, s) => n + s.requests.length, 0) : 0;
-        where = doc ? ` The result file ${options.resultPath} keeps the ${kept} requests recorded before (status partial).` : '';
-      }
-      const message = `The benchmark worker stopped unexpectedly: ${reason}.${where}`;
-      if (!runEnded) {
-        options.onEvent?.({ type: 'log', level: 'error', message });
-        options.onEvent?.({ type: 'run-end', status: 'partial', reason: message, resultPath: options.resultPath ?? null });
-      }
-      settle(() => reject(new Error(message)));
-    };
-
-    worker.on('message', (raw: unknown) => {
-      const parsed = WorkerReplySchema.safeParse(raw);
-      if (!parsed.success) {
-        crash(`it sent a message that does not fit the protocol (${describeZodError(parsed.error)})`);
-        return;
-      }
-      const reply = parsed.data;
-      if (reply.type === 'event') {
-        if (reply.event.type === 'run-end') runEnded = true;
-        options.onEvent?.(reply.event);
-      } else if (reply.type === 'done') {
-        settle(() => resolve(reply.overview));
-      } else {
-        settle(() => reject(reply.badInput ? new BadInputError(reply.message) : new Error(reply.message)));
-      }
+    const worker = startWorkerThread<WorkerCommand, z.output<typeof WorkerReplySchema>>({
+      script: options.workerScript,
+      replies: WorkerReplySchema,
+      onReply: (reply) => {
+        if (reply.type === 'event') {
+          if (reply.event.type === 'run-end') runEnded = true;
+          options.onEvent?.(reply.event);
+        } else if (reply.type === 'done') {
+          settle(() => resolve(reply.overview));
+        } else {
+          settle(() => reject(reply.badInput ? new BadInputError(reply.message) : new Error(reply.message)));
+        }
+      },
+      onCrash: (reason) => {
+        if (settled) return;
+        let where = '';
+        if (options.resultPath !== undefined) {
+          const doc = finalizeInterruptedFile(options.resultPath, `The benchmark worker stopped: ${reason}`);
+          const kept = doc ? doc.steps.reduce((n, s) => n + s.requests.length, 0) : 0;
+          where = doc ? ` The result file ${options.resultPath} keeps the ${kept} requests recorded before (status partial).` : '';
+        }
+        const message = `The benchmark worker stopped unexpectedly: ${reason}.${where}`;
+        if (!runEnded) {
+          options.onEvent?.({ type: 'log', level: 'error', message });
+          options.onEvent?.({ type: 'run-end', status: 'partial', reason: message, resultPath: options.resultPath ?? null });
+        }
+        settle(() => reject(new Error(message)));
+      },
     });
-    worker.on('error', (error) => crash(error.message));
-    worker.on('exit', (code) => crash(`the worker thread exited with code ${code}`));
 
     options.signal?.addEventListener('abort', cancel, { once: true });
-    const start: WorkerCommand = { type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath };
-    worker.postMessage(start);
+    worker.send({ type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath });
     if (options.signal?.aborted) cancel();
   });
 }

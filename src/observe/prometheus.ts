@@ -33,32 +33,44 @@ export interface PromParse {
 }
 
 const KINDS: Record<string, MetricKind> = { counter: 'counter', gauge: 'gauge', histogram: 'histogram', summary: 'summary', untyped: 'untyped', unknown: 'untyped', gaugehistogram: 'histogram' };
-/** Suffixes a family's samples may carry, by kind (OpenMetrics adds `_created` to counters, histograms and summaries). */
-const SUFFIXES: Record<MetricKind, string[]> = {
+/**
+ * Suffixes a family's samples may carry, by kind: the one list of them (OpenMetrics adds `_created`
+ * to counters, histograms and summaries, and a gauge histogram's `_gsum` and `_gcount`).
+ */
+const SUFFIXES: Readonly<Record<MetricKind, readonly string[]>> = {
   counter: ['_total', '_created'],
   gauge: [],
   histogram: ['_bucket', '_sum', '_count', '_created', '_gcount', '_gsum'],
   summary: ['_sum', '_count', '_created'],
   untyped: [],
 };
+const ANY_SUFFIX = [...new Set(Object.values(SUFFIXES).flat())];
+
+/** A sample name less the sample suffix it ends with, if any (`x_sum` -> `x`): its family's name when no `# TYPE` says. */
+export function withoutSampleSuffix(name: string): string {
+  const suffix = ANY_SUFFIX.find((s) => name.endsWith(s));
+  return suffix === undefined ? name : name.slice(0, -suffix.length);
+}
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
 
-/** A Prometheus float: Go's ParseFloat forms plus the spellings of NaN and infinity. */
+/**
+ * A sample's value as Prometheus itself reads it: Go's strconv.ParseFloat without the forms Go 1.13
+ * added (Prometheus's parsers refuse any `p`, `P` or `_`). That is a decimal number with an optional
+ * fraction and exponent (`1`, `-.5`, `1.`, `2.5e-3`), `Inf` or `Infinity` with an optional sign, and
+ * `NaN` without one, in any case. Refused, as Prometheus refuses them: hexadecimal (`0x1F`, which Go
+ * reads only as a hex float with a `p` exponent, `0x1Fp0`), digit separators (`1_000`), and a number
+ * beyond the range of a double (`1e400`, Go's range error). Matching the reference reader means a
+ * line we call "not Prometheus text" is one Prometheus would refuse too; no server writes the others.
+ */
 export function parsePromValue(text: string): number | null {
-  switch (text.toLowerCase()) {
-    case 'nan':
-      return NaN;
-    case '+inf':
-    case 'inf':
-      return Infinity;
-    case '-inf':
-      return -Infinity;
-  }
-  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text) && !/^[+-]?0[xX][0-9a-fA-F]+$/.test(text)) return null;
+  if (/^nan$/i.test(text)) return NaN;
+  const infinity = /^([+-]?)inf(?:inity)?$/i.exec(text);
+  if (infinity) return infinity[1] === '-' ? -Infinity : Infinity;
+  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text)) return null;
   const value = Number(text);
-  return Number.isNaN(value) ? null : value;
+  return Number.isFinite(value) ? value : null;
 }
 
 /** Unescapes `\\`, `\"` and `\n` in a label value (other backslashes stay as written, as Prometheus reads them). */
@@ -128,7 +140,7 @@ function labelSet(text: string, at: number): { labels: Record<string, string>; n
 function familyOf(name: string, families: Map<string, PromFamily>): PromFamily | undefined {
   const exact = families.get(name);
   if (exact) return exact;
-  for (const [suffixKind, suffixes] of Object.entries(SUFFIXES) as [MetricKind, string[]][]) {
+  for (const [suffixKind, suffixes] of Object.entries(SUFFIXES) as [MetricKind, readonly string[]][]) {
     for (const suffix of suffixes) {
       if (!name.endsWith(suffix)) continue;
       const family = families.get(name.slice(0, -suffix.length));
@@ -143,7 +155,7 @@ export interface PromParseOptions {
    * Reads only the samples whose name this accepts (the rest are skipped before their labels are
    * parsed, which keeps a scrape of a large exposition cheap); `# HELP`/`# TYPE` are always read.
    */
-  keep?: (name: string, family: string) => boolean;
+  selectSample?: (name: string, family: string) => boolean;
 }
 
 /** Parses an exposition; never throws: bad lines are listed in `problems` and skipped. */
@@ -152,22 +164,22 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
   const samples: PromSample[] = [];
   const problems: { line: number; reason: string }[] = [];
   const lines = text.split('\n');
-  // What `keep` said of each name: a scrape keeps a few of hundreds of lines, most of them the same names with other labels.
-  const kept = new Map<string, boolean>();
-  const keeps = (name: string): boolean => {
-    let decision = kept.get(name);
+  // What `selectSample` said of each name: a scrape selects a few of hundreds of lines, most of them the same names with other labels.
+  const selectedByName = new Map<string, boolean>();
+  const selected = (name: string): boolean => {
+    let decision = selectedByName.get(name);
     if (decision === undefined) {
-      decision = options.keep!(name, familyOf(name, families)?.name ?? name);
-      kept.set(name, decision);
+      decision = options.selectSample!(name, familyOf(name, families)?.name ?? name);
+      selectedByName.set(name, decision);
     }
     return decision;
   };
   for (let n = 0; n < lines.length; n++) {
     const raw = lines[n] as string;
-    // The common case, a sample not kept, is skipped by its name before the line is copied.
-    if (options.keep && raw.charCodeAt(0) !== 35 /* # */) {
+    // The common case, a sample not selected, is skipped by its name before the line is copied.
+    if (options.selectSample && raw.charCodeAt(0) !== 35 /* # */) {
       const plain = NAME.exec(raw);
-      if (plain && (raw[plain[0].length] === '{' || raw[plain[0].length] === ' ') && !keeps(plain[0])) continue;
+      if (plain && (raw[plain[0].length] === '{' || raw[plain[0].length] === ' ') && !selected(plain[0])) continue;
     }
     const line = (raw.endsWith('\r') ? raw.slice(0, -1) : raw).trim();
     if (line === '') continue;
@@ -184,7 +196,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
           continue;
         }
         family.kind = kind;
-        kept.clear();
+        selectedByName.clear();
       } else {
         family.help = unescapeHelp(rest);
       }
@@ -207,7 +219,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
     }
     // The family can be known before the labels only for a plain name; a quoted one is read from the labels.
     const namedInLabels = name === '';
-    if (!namedInLabels && options.keep && !keeps(name)) continue;
+    if (!namedInLabels && options.selectSample && !selected(name)) continue;
     while (line[i] === ' ' || line[i] === '\t') i++;
     if (line[i] === '{') {
       const set = labelSet(line, i);
@@ -230,7 +242,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
       continue;
     }
     const family = familyOf(name, families);
-    if (namedInLabels && options.keep && !options.keep(name, family?.name ?? name)) continue;
+    if (namedInLabels && options.selectSample && !options.selectSample(name, family?.name ?? name)) continue;
     // An OpenMetrics exemplar (` # {trace_id="..."} 1.0`) follows the value; it is not part of the sample.
     const rest = line.slice(i).replace(/\s#\s.*$/, '').trim();
     const fields = rest.split(/\s+/);

@@ -5,7 +5,6 @@
 import { Agent, request } from 'undici';
 import type { Labels, RunConfig } from '../format/config';
 import { probeEndpointWith, PROBE_BODY_LIMIT, type EndpointProbe, type OpenProbeTransport, type ProbeOptions } from './probe-core';
-import type { RunOptions } from './types';
 
 export { DEFAULT_PROBE_TIMEOUT_MS, type EndpointProbe, type EngineIdentity, type ProbeOptions } from './probe-core';
 
@@ -42,7 +41,7 @@ export function probeEndpoint(baseUrl: string, options: ProbeOptions = {}): Prom
  */
 export async function probeEngineLabels(
   config: RunConfig,
-  options: Pick<RunOptions, 'apiKey' | 'signal'>,
+  options: { apiKey?: string | undefined; signal?: AbortSignal | undefined },
 ): Promise<{ labels: Labels; message: string } | null> {
   if (config.labels.engine !== undefined) return null;
   const { engine, error } = await probeEndpoint(config.endpoint.baseUrl, { headers: config.endpoint.headers, apiKey: options.apiKey, signal: options.signal });

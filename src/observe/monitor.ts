@@ -10,7 +10,7 @@ import type { RunEvent } from '../format/events';
 import { SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
 import { withApiKey } from './probe-core';
-import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './server-metrics';
+import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './metrics-scraper';
 
 /**
  * The server's and the client's generated-token counts may differ by this share of the larger

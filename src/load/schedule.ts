@@ -5,62 +5,26 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Arrival } from '../format/config';
-import { createRandom } from './random';
+import { createRandom } from '../workload/random';
 
 /** Send time of each request in seconds from the step start, ascending. */
 export type ArrivalSchedule = Float64Array;
 
-export interface ArrivalOptions {
-  count: number;
-  /** Requests per second. */
-  rate: number;
-  arrival: Arrival;
-  /** Gamma shape (vLLM's `--burstiness`): 1 is Poisson, below 1 burstier, above 1 smoother. */
-  burstiness?: number;
-  seed: number;
-}
-
-/**
- * `count` send times at `rate` per second. Gaps are constant (1 / rate), exponential with mean
- * 1 / rate (Poisson arrivals) or gamma with shape = burstiness and mean 1 / rate (vLLM's
- * definition: variance 1 / (burstiness * rate^2)). The drawn gaps are then rescaled so that the
- * schedule keeps the target rate exactly, as a constant one does: the first request at 0, the
- * last at exactly (count - 1) / rate, so that `count` requests span `count / rate`. Unscaled, a
- * short random schedule misses its rate by several percent.
- */
-export function arrivalSchedule(options: ArrivalOptions): ArrivalSchedule {
-  const { count, rate, arrival, seed } = options;
-  if (!Number.isInteger(count) || count < 0) throw new Error(`A schedule needs a whole number of requests, got ${count}.`);
-  if (!(rate > 0) || !Number.isFinite(rate)) throw new Error(`A schedule needs a positive finite rate, got ${rate}.`);
-  const times = new Float64Array(count);
-  if (arrival === 'constant') {
-    for (let i = 0; i < count; i++) times[i] = i / rate;
-    return times;
-  }
-  const random = createRandom(seed);
-  const meanGap = 1 / rate;
-  const burstiness = options.burstiness ?? 1;
-  const drawGap =
-    arrival === 'poisson' ? () => random.exponential(meanGap) : () => random.gamma(burstiness, meanGap / burstiness);
-  // times[i] holds the unscaled sum of the first i gaps until the rescale below.
-  for (let i = 1; i < count; i++) times[i] = (times[i - 1] ?? 0) + drawGap();
-  const last = times[count - 1] ?? 0;
-  if (last > 0) {
-    const scale = (count - 1) / rate / last;
-    for (let i = 1; i < count - 1; i++) times[i] = (times[i] ?? 0) * scale;
-    times[count - 1] = (count - 1) / rate;
-  }
-  return times;
-}
-
 export type RampStrategy = 'linear' | 'exponential';
 
-export interface RampOptions {
-  count: number;
+/** A target rate that moves over a step's requests, as vLLM's `--ramp-up-strategy` moves it. */
+export interface RampRates {
   strategy: RampStrategy;
   startRate: number;
   endRate: number;
+}
+
+export interface ArrivalOptions {
+  count: number;
+  /** Requests per second: one rate, or a ramp from a start rate to an end rate. */
+  rate: number | RampRates;
   arrival: Arrival;
+  /** Gamma shape (vLLM's `--burstiness`): 1 is Poisson, below 1 burstier, above 1 smoother. */
   burstiness?: number;
   seed: number;
 }
@@ -76,32 +40,46 @@ export function rampRate(index: number, count: number, strategy: RampStrategy, s
 }
 
 /**
- * Send times of a ramp: request 0 at 0, and the gap before request i drawn at request i's target
- * rate (exactly 1 / rate for constant arrivals; exponential or gamma with that mean otherwise).
- * Random gaps are rescaled, as in arrivalSchedule, so that the last request goes out when the
- * mean gaps would send it: the ramp keeps its pace however the draws fell.
+ * `count` send times, in seconds from the step start, ascending: request 0 at 0, and the gap
+ * before request i of mean 1 / rate(i), where rate(i) is the one rate or, in a ramp, request i's
+ * target rate (rampRate). Gaps are exactly that mean (constant arrivals), exponential with it
+ * (Poisson) or gamma with shape = burstiness and that mean (vLLM's definition: variance
+ * 1 / (burstiness * rate^2)). The drawn gaps are then rescaled so that the last request goes out
+ * exactly when the mean gaps would send it, (count - 1) / rate at one rate: `count` requests keep
+ * their rate however the draws fell (unscaled, a short random schedule misses it by several
+ * percent). A ramp whose start and end rates are equal is that one rate.
  */
-export function rampSchedule(options: RampOptions): ArrivalSchedule {
-  const { count, strategy, startRate, endRate, arrival, seed } = options;
-  if (!Number.isInteger(count) || count < 0) throw new Error(`A ramp needs a whole number of requests, got ${count}.`);
-  for (const rate of [startRate, endRate]) if (!(rate > 0) || !Number.isFinite(rate)) throw new Error(`A ramp needs positive finite rates, got ${rate}.`);
+export function arrivalSchedule(options: ArrivalOptions): ArrivalSchedule {
+  const { count, rate, arrival, seed } = options;
+  if (!Number.isInteger(count) || count < 0) throw new Error(`A schedule needs a whole number of requests, got ${count}.`);
+  const rates = typeof rate === 'number' ? [rate] : [rate.startRate, rate.endRate];
+  for (const r of rates) if (!(r > 0) || !Number.isFinite(r)) throw new Error(`A schedule needs a positive finite rate, got ${r}.`);
+  const ramp = typeof rate === 'number' || rate.startRate === rate.endRate ? null : rate;
+  const oneRate = typeof rate === 'number' ? rate : rate.startRate;
+  const meanGap = (i: number): number => 1 / (ramp === null ? oneRate : rampRate(i, count, ramp.strategy, ramp.startRate, ramp.endRate));
+  // When the mean gaps send request i: at one rate exactly i / rate, not a sum of rounded gaps.
+  const meanTimes = new Float64Array(count);
+  for (let i = 1; i < count; i++) meanTimes[i] = ramp === null ? i / oneRate : (meanTimes[i - 1] ?? 0) + meanGap(i);
+  if (arrival === 'constant') return meanTimes;
   const random = createRandom(seed);
   const burstiness = options.burstiness ?? 1;
   const times = new Float64Array(count);
-  let meanTotal = 0;
+  // times[i] holds the unscaled sum of the first i gaps until the rescale below.
   for (let i = 1; i < count; i++) {
-    const meanGap = 1 / rampRate(i, count, strategy, startRate, endRate);
-    meanTotal += meanGap;
-    const gap = arrival === 'constant' ? meanGap : arrival === 'poisson' ? random.exponential(meanGap) : random.gamma(burstiness, meanGap / burstiness);
-    times[i] = (times[i - 1] ?? 0) + gap;
+    const mean = meanGap(i);
+    times[i] = (times[i - 1] ?? 0) + (arrival === 'poisson' ? random.exponential(mean) : random.gamma(burstiness, mean / burstiness));
   }
   const last = times[count - 1] ?? 0;
-  if (arrival !== 'constant' && last > 0) for (let i = 1; i < count; i++) times[i] = ((times[i] ?? 0) * meanTotal) / last;
+  if (last > 0) {
+    const scale = (meanTimes[count - 1] ?? 0) / last;
+    for (let i = 1; i < count - 1; i++) times[i] = (times[i] ?? 0) * scale;
+    times[count - 1] = meanTimes[count - 1] ?? 0;
+  }
   return times;
 }
 
 /** Points of a ramp's target rate over the step, at most `limit` of them (evenly by request), for the result and the charts. */
-export function rampTargets(schedule: ArrivalSchedule, strategy: RampStrategy, startRate: number, endRate: number, limit = 200): { atSec: number; rate: number }[] {
+export function rampTargets(schedule: ArrivalSchedule, { strategy, startRate, endRate }: RampRates, limit = 200): { atSec: number; rate: number }[] {
   const count = schedule.length;
   const every = Math.max(1, Math.ceil(count / limit));
   const points: { atSec: number; rate: number }[] = [];

@@ -10,8 +10,8 @@ import { Agent, request } from 'undici';
 import type { ServerMetricsConfig } from '../format/config';
 import { redactUrl } from '../format/config';
 import { recogniseEngine, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
-import { errorCode } from './errors';
-import { parsePrometheusText } from './prometheus';
+import { errorCode } from '../format/errors';
+import { parsePrometheusText, withoutSampleSuffix } from './prometheus';
 
 /** A larger exposition is not read (the biggest engines' pages are a few hundred kB). */
 export const METRICS_BODY_LIMIT = 8 * 1024 * 1024;
@@ -19,15 +19,6 @@ export const METRICS_BODY_LIMIT = 8 * 1024 * 1024;
 const DEADLINE_SHARE = 0.8;
 /** The last scrape, after the last request, is off the measuring path: it may take this long (the cross-check needs it). */
 const FINAL_SCRAPE_TIMEOUT_MS = 3000;
-
-/** The suffixes a sample name may add to its family's. */
-const SAMPLE_SUFFIXES = ['_total', '_sum', '_count', '_bucket'];
-
-/** The name without a sample suffix (`x_sum` -> `x`). */
-function baseName(name: string): string {
-  const suffix = SAMPLE_SUFFIXES.find((s) => name.endsWith(s));
-  return suffix === undefined ? name : name.slice(0, -suffix.length);
-}
 
 /** The /metrics URL of an endpoint: its server root (the base URL without /v1) plus /metrics. */
 export function defaultMetricsUrl(baseUrl: string): string {
@@ -90,7 +81,8 @@ export class ServerMetricsScraper {
   private readonly shownUrl: string;
   private readonly store: SeriesStore;
   private readonly warned = new Set<Failure>();
-  private keep: (name: string, family: string) => boolean;
+  /** Which samples are kept: decided by the engine once the first scrape has shown it. */
+  private selectSample: (name: string, family: string) => boolean;
   private readonly allow: Set<string>;
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<boolean> | null = null;
@@ -107,7 +99,7 @@ export class ServerMetricsScraper {
     this.shownUrl = redactUrl(options.url);
     this.allow = new Set(options.config.allowList);
     this.store = new SeriesStore(options.config.maxSeries);
-    this.keep = this.keeperFor(viewFamilies('unknown'));
+    this.selectSample = this.sampleSelector(viewFamilies('unknown'));
   }
 
   /** What the result file says about this scraping (fixed after the first scrape). */
@@ -122,12 +114,13 @@ export class ServerMetricsScraper {
     };
   }
 
-  private keeperFor(families: string[]): (name: string, family: string) => boolean {
+  /** Selects the samples of the families the views read and of the allow-list's names; never a creation time. */
+  private sampleSelector(families: string[]): (name: string, family: string) => boolean {
     const view = new Set(families);
     const allow = this.allow;
     return (name, family) => {
       if (name.endsWith('_created')) return false;
-      const base = baseName(name);
+      const base = withoutSampleSuffix(name);
       if (allow.has(name) || allow.has(family) || allow.has(base)) return true;
       // Buckets multiply a histogram's series by its bucket count; the views need only _sum and _count.
       if (name.endsWith('_bucket')) return false;
@@ -238,7 +231,7 @@ export class ServerMetricsScraper {
 
   /** Keeps the samples of one exposition, taken at `tMs` (halfway between sending and the answer: when the server most likely rendered it). */
   private record(text: string, tMs: number): boolean {
-    let { samples, problems } = this.scrapes === 0 ? parsePrometheusText(text) : parsePrometheusText(text, { keep: this.keep });
+    let { samples, problems } = this.scrapes === 0 ? parsePrometheusText(text) : parsePrometheusText(text, { selectSample: this.selectSample });
     if (this.scrapes === 0) {
       // The first exposition is read whole: its names tell the engine, which decides what is kept.
       if (samples.length === 0) {
@@ -246,8 +239,8 @@ export class ServerMetricsScraper {
         return false;
       }
       this.engine = recogniseEngine(samples.map((s) => s.name));
-      this.keep = this.keeperFor(viewFamilies(this.engine));
-      samples = samples.filter((s) => this.keep(s.name, s.family));
+      this.selectSample = this.sampleSelector(viewFamilies(this.engine));
+      samples = samples.filter((s) => this.selectSample(s.name, s.family));
     }
     if (problems.length > 0) {
       const first = problems[0]!;

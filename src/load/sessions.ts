@@ -1,0 +1,69 @@
+/**
+ * How the sessions of a multi-turn run (`sessions` in the config) share a step's load; what each
+ * turn carries is the conversation's (src/workload/conversation.ts). Under a closed loop the
+ * concurrency counts open sessions (a lane keeps its session through its think times) or requests
+ * in flight (a session that thinks gives its lane to another, a new one if none is ready); under an
+ * open loop each scheduled time starts a session. The step's request limit counts turns.
+ */
+import { performance } from 'node:perf_hooks';
+import type { ConcurrencyUnit, SessionsConfig } from '../format/config';
+import { Conversation, type SendTurn } from '../workload/conversation';
+import type { TokenCounter } from '../workload/types';
+import { waitUntil } from './schedule';
+
+export interface SessionDriver {
+  /** A closed-loop lane: sends turns while `withinBudget()` (the step's request limit, its duration) allows, sessions counted by `unit`. */
+  lane(withinBudget: () => boolean, signal: AbortSignal): Promise<void>;
+  /** One session of an open-loop step, started at its scheduled time: its turns in order, each through `acquire`/`release` of a slot. */
+  run(withinBudget: () => boolean, signal: AbortSignal, slot?: { acquire(signal: AbortSignal): Promise<boolean>; release(): void }): Promise<void>;
+}
+
+/**
+ * Drives the sessions of one step. `newSession` hands out the run's next session (numbered in order
+ * of start across the run); `send` sends and records one turn.
+ */
+export function sessionDriver(config: SessionsConfig, newSession: () => Conversation, send: SendTurn, chat: boolean, counter: TokenCounter, yieldToEventLoop: () => Promise<void>): SessionDriver {
+  const think = (signal: AbortSignal): Promise<void> => (config.thinkTimeMs > 0 ? waitUntil(performance.now() + config.thinkTimeMs, signal) : Promise.resolve());
+  /** Sessions between turns, their think time over: requests-unit lanes take these first. */
+  const ready: Conversation[] = [];
+  const unit: ConcurrencyUnit = config.concurrencyUnit;
+
+  const sendNextTurn = async (conversation: Conversation): Promise<void> => {
+    // A failure that needed no I/O settles at once: yielding to the event loop keeps timers and cancels alive.
+    if (await conversation.sendNext(send, chat, counter)) await yieldToEventLoop();
+  };
+
+  return {
+    async lane(withinBudget, signal) {
+      if (unit === 'sessions') {
+        while (withinBudget() && !signal.aborted) {
+          const conversation = newSession();
+          while (!conversation.done && withinBudget() && !signal.aborted) {
+            if (conversation.started) await think(signal);
+            if (signal.aborted || !withinBudget()) break;
+            await sendNextTurn(conversation);
+          }
+        }
+        return;
+      }
+      while (withinBudget() && !signal.aborted) {
+        const conversation = ready.shift() ?? newSession();
+        await sendNextTurn(conversation);
+        if (!conversation.done) void think(signal).then(() => ready.push(conversation));
+      }
+    },
+    async run(withinBudget, signal, slot) {
+      const conversation = newSession();
+      while (!conversation.done && withinBudget() && !signal.aborted) {
+        if (conversation.started) await think(signal);
+        if (signal.aborted || !withinBudget()) break;
+        if (slot && !(await slot.acquire(signal))) break;
+        try {
+          await sendNextTurn(conversation);
+        } finally {
+          slot?.release();
+        }
+      }
+    },
+  };
+}
