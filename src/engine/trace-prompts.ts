@@ -17,11 +17,13 @@
  * and an evicted block is rebuilt to the same text.
  *
  * How exact: the prompt counts `inputTokens` wherever the counter can reach it, checked with the
- * counter on the whole text. Each block's text starts with a space (dropped where it opens the
+ * counter on the whole text. Each block's text starts with a space (but the one that opens the
  * prompt), so that with the tokenizers served today (a pre-tokenizer, or SentencePiece's `▁`, splits
- * before a space) no token spans two blocks, and a block is counted as it stands inside a prompt
- * (after other text: SentencePiece adds a `▁` only at the start). Then block i of two prompts is the
- * same tokens, at the same place. Where the counter is not additive over the blocks (the estimate
+ * before a space) no token spans two blocks; and each is cut to `blockTokens` as it is counted where
+ * it stands: the first at the prompt's start (where a tokenizer may split a word it keeps whole after
+ * a space, and SentencePiece adds its `▁`), the others after text. Then block i of two prompts is
+ * the same tokens at the same place. (Mooncake's ids belong to one place: the first block's text
+ * differs from the same id's text elsewhere only where its cut does.) Where the counter is not additive over the blocks (the estimate
  * rounds each), the last block or the request's own text is cut to fit the whole; the blocks before
  * it can then, rarely, already count more than a short last block can make up, and the prompt is a
  * few tokens long. `tokens` always gives the count as the counter makes it.
@@ -68,6 +70,8 @@ const REQUEST_STREAM = -1_000_002;
 
 /** The text that a block or a request's own text follows: a space, so that it begins a word. */
 const WORD_START = { text: ' ', tokens: 0 };
+/** The text that opens a prompt comes after nothing. */
+const PROMPT_START = { text: '', tokens: 0 };
 /** Text that blocks are counted after, as they stand inside a prompt. */
 const CONTEXT = 'Text.';
 
@@ -85,20 +89,28 @@ export function createTracePromptBuilder(options: TracePromptOptions): TraceProm
   // Ids beyond 32 bits are mixed in two halves.
   const blockRandom = (id: number): Random => createRandom(mixSeed(mixSeed(blockSeed, Math.floor(id / 2 ** 32)), id >>> 0));
   const requestRandom = (line: number): Random => createRandom(mixSeed(requestSeed, line));
-  /** Hash id -> its block's text, least recently used first. */
+  /**
+   * A block's text, `tokens` long where it stands: the first block opens the prompt (no space, and
+   * counted as a prompt's start: a tokenizer may split a word there that it keeps whole after a
+   * space), the others follow text. Its `tokens` first tokens of the id's text, when `tokens` is
+   * under a block.
+   */
+  const blockText = (id: number, first: boolean, tokens: number): { text: string; tokens: number } =>
+    first ? texts.extend(PROMPT_START, tokens, blockRandom(id)) : blockTexts.extend(WORD_START, tokens, blockRandom(id));
+  /** Whole blocks by id (and the first blocks of prompts by -1 - id), least recently used first. */
   const blocks = new Map<number, { text: string; tokens: number }>();
-
-  const block = (id: number): { text: string; tokens: number } => {
-    const cached = blocks.get(id);
+  const block = (id: number, first: boolean): { text: string; tokens: number } => {
+    const key = first ? -1 - id : id;
+    const cached = blocks.get(key);
     if (cached !== undefined) {
-      blocks.delete(id);
-      blocks.set(id, cached);
+      blocks.delete(key);
+      blocks.set(key, cached);
       return cached;
     }
-    const built = blockTexts.extend(WORD_START, blockTokens, blockRandom(id));
+    const built = blockText(id, first, blockTokens);
     // One flat string, not a slice of the longer text it was cut from.
     const made = { text: flat(built.text), tokens: built.tokens };
-    blocks.set(id, made);
+    blocks.set(key, made);
     if (blocks.size > capacity) blocks.delete(blocks.keys().next().value as number);
     return made;
   };
@@ -119,8 +131,8 @@ export function createTracePromptBuilder(options: TracePromptOptions): TraceProm
       const parts: string[] = [];
       let counted = 0;
       for (let i = 0; i < whole; i++) {
-        const b = block(ids[i] as number);
-        parts.push(i === 0 ? b.text.slice(1) : b.text);
+        const b = block(ids[i] as number, i === 0);
+        parts.push(b.text);
         counted += b.tokens;
       }
       const partialId = whole < ids.length ? ids[whole] : undefined;
@@ -129,8 +141,9 @@ export function createTracePromptBuilder(options: TracePromptOptions): TraceProm
       const sharedTokens = (tokens: number): number => Math.min(tokens, partialId !== undefined ? target : whole * blockTokens);
       if (counted < target) {
         // Additive with the tokenizers served (no token spans a word start); checked on the whole.
-        const rest = blockTexts.extend(WORD_START, target - counted, restRandom());
-        const text = base + (whole === 0 ? rest.text.slice(1) : rest.text);
+        const rest =
+          partialId !== undefined ? blockText(partialId, whole === 0, target - counted) : blockTexts.extend(WORD_START, target - counted, requestRandom(entry.line));
+        const text = base + rest.text;
         const tokens = counter.count(text);
         if (tokens === target) return { text, tokens, blockTokens: sharedTokens(tokens) };
       } else {
@@ -138,7 +151,7 @@ export function createTracePromptBuilder(options: TracePromptOptions): TraceProm
         if (tokens === target) return { text: base, tokens, blockTokens: sharedTokens(tokens) };
       }
       // Not additive (the estimate rounds each part): the rest is cut to fit the whole text.
-      const start = whole === 0 ? { text: '', tokens: 0 } : { text: `${base} `, tokens: counter.count(`${base} `) };
+      const start = whole === 0 ? PROMPT_START : { text: `${base} `, tokens: counter.count(`${base} `) };
       const fitted = texts.extend(start, target, restRandom());
       const text = fitted === start ? base : fitted.text;
       const tokens = fitted === start ? counter.count(base) : fitted.tokens;

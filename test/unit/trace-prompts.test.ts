@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { TraceSourceSchema } from '../../src/format/trace';
 import { openTrace, type TraceEntry } from '../../src/engine/trace';
 import { createTracePromptBuilder } from '../../src/engine/trace-prompts';
+import { createRandom } from '../../src/engine/random';
 import { createTokenCounter, loadTokenizer } from '../../src/engine/tokenizer';
 import type { TokenCounter } from '../../src/engine/types';
 import { startSimServer } from '../../src/sim/index';
@@ -93,6 +94,33 @@ function commonPrefixLength(a: string, b: string): number {
 }
 
 const entry = (line: number, inputTokens: number, hashIds?: number[]): Pick<TraceEntry, 'line' | 'inputTokens' | 'hashIds'> => ({ line, inputTokens, ...(hashIds ? { hashIds } : {}) });
+
+test('trace prompts: over many pairs sharing 1 to 6 blocks, the shared tokens end exactly at the last shared block, with every tokenizer', async () => {
+  const random = createRandom(4);
+  const pairs = Array.from({ length: 30 }, (_, i) => {
+    const k = random.int(1, 6);
+    const common = Array.from({ length: k }, (_, j) => 1000 * i + j);
+    const own = (n: number): number[] => [50_000 + n, 60_000 + n, 70_000 + n, 80_000 + n];
+    return {
+      k,
+      a: entry(2 * i, k * 512 + random.int(1, 1500), [...common, ...own(2 * i)]),
+      b: entry(2 * i + 1, k * 512 + random.int(1, 1500), [...common, ...own(2 * i + 1)]),
+    };
+  });
+  for (const { name, counter, encode } of await countings()) {
+    if (encode === undefined) continue;
+    const builder = createTracePromptBuilder({ seed: 9, counter });
+    const wrong: string[] = [];
+    for (const { k, a, b } of pairs) {
+      const [ta, tb] = [encode(builder.prompt(a).text), encode(builder.prompt(b).text)];
+      let same = 0;
+      while (same < ta.length && ta[same] === tb[same]) same++;
+      if (ta.length !== a.inputTokens || tb.length !== b.inputTokens || same !== k * 512) wrong.push(`lines ${a.line}/${b.line}: ${ta.length}/${tb.length} tokens, ${same} in common, ${k * 512} shared`);
+    }
+    // A first word split at the prompt's start but whole after a space once put the end a token late.
+    assert.deepEqual(wrong, [], name);
+  }
+});
 
 test('trace prompts: the same ids and length give the same prompt; a shorter last block is the start of the longer one; tokens past the ids are the request\'s own', async () => {
   const { counter } = (await countings())[1] as Counting;
