@@ -5,28 +5,31 @@
  * Block i of a prompt with hash ids is the text of hash id `hashIds[i]`: `blockTokens` tokens that
  * depend on the run's seed and the id only, so every request carrying the id at that place sends
  * the same text there. Like a synthetic prompt, a block is a head of random words of its own, then
- * the workload's filler text: blocks differ from their first words on (which is what a prefix cache
- * compares, chained over the blocks before), and the filler after each head is the same text. Where the prompt ends inside a block (Mooncake's last id covers the rest of
- * the prompt, under a block), it sends the start of that id's text: two requests with the same ids
- * and length send the same prompt, as the trace records. Tokens past the blocks the ids cover are
- * the request's own text. A prompt without hash ids is the synthetic workload's prompt for the
- * request: its own text after the workload's shared prefix (none unless the settings ask), so it
- * shares no opening with another request.
+ * the workload's filler text: blocks differ from their first words on (which is what a prefix
+ * cache compares, chained over the blocks before), and the filler after each head is the same text.
+ * Where the prompt ends inside a block (Mooncake's last id covers the rest of the prompt, under a
+ * block), it sends the start of that id's text: two requests with the same ids and length send the
+ * same prompt, as the trace records (AIPerf's Mooncake prompts share the last block too). Tokens
+ * past the blocks the ids cover are the request's own text. A prompt without hash ids is the
+ * synthetic workload's prompt for the request: its own text after the workload's shared prefix
+ * (none unless the settings ask), so it shares no opening with another request.
  *
  * Block texts are kept in a bounded LRU cache: memory stays flat over a trace of millions of rows,
  * and an evicted block is rebuilt to the same text.
  *
  * How exact: the prompt counts `inputTokens` wherever the counter can reach it, checked with the
  * counter on the whole text. Each block's text starts with a space (but the one that opens the
- * prompt), so that with the tokenizers served today (a pre-tokenizer, or SentencePiece's `▁`, splits
- * before a space) no token spans two blocks; and each is cut to `blockTokens` as it is counted where
- * it stands: the first at the prompt's start (where a tokenizer may split a word it keeps whole after
- * a space, and SentencePiece adds its `▁`), the others after text. Then block i of two prompts is
- * the same tokens at the same place. (Mooncake's ids belong to one place: the first block's text
- * differs from the same id's text elsewhere only where its cut does.) Where the counter is not additive over the blocks (the estimate
- * rounds each), the last block or the request's own text is cut to fit the whole; the blocks before
- * it can then, rarely, already count more than a short last block can make up, and the prompt is a
- * few tokens long. `tokens` always gives the count as the counter makes it.
+ * prompt), so that with the tokenizers served today (a pre-tokenizer, or SentencePiece's `▁`,
+ * splits before a space) no token spans two blocks; and each is cut to `blockTokens` as it is
+ * counted where it stands: the first at the prompt's start (where a tokenizer may split a word it
+ * keeps whole after a space, and SentencePiece adds its `▁`), the others after text. Then block i of
+ * two prompts is the same tokens at the same place. (Mooncake's ids belong to one place: the first
+ * block's text differs from the same id's text elsewhere only where its cut does.) Where the
+ * counter is not additive over the blocks (the estimate rounds each), the last block or the
+ * request's own text is cut to fit the whole; the blocks before it can then, rarely, already count
+ * more than a short last block can make up, and the prompt is a few tokens long. `tokens` always
+ * gives the count as the counter makes it. A chat request adds its template's tokens, as with
+ * synthetic prompts.
  */
 import { MOONCAKE_BLOCK_TOKENS } from '../format/trace';
 import { createRandom, type Random } from './random';
