@@ -26,9 +26,8 @@
  * two prompts is the same tokens at the same place. (Mooncake's ids belong to one place: the first
  * block's text differs from the same id's text elsewhere only where its cut does.) Where the
  * counter is not additive over the blocks (the estimate rounds each), the last block or the
- * request's own text is cut to fit the whole; the blocks before it can then, rarely, already count
- * more than a short last block can make up, and the prompt is a few tokens long. `tokens` always
- * gives the count as the counter makes it. A chat request adds its template's tokens, as with
+ * request's own text is cut to fit the whole, and where the blocks before it already count more,
+ * up to 64 characters come off their end. `tokens` always gives the count as the counter makes it. A chat request adds its template's tokens, as with
  * synthetic prompts.
  */
 import { MOONCAKE_BLOCK_TOKENS } from '../format/trace';
@@ -75,6 +74,8 @@ const REQUEST_STREAM = -1_000_002;
 const WORD_START = { text: ' ', tokens: 0 };
 /** The text that opens a prompt comes after nothing. */
 const PROMPT_START = { text: '', tokens: 0 };
+/** The most characters taken off the blocks' end when they count more than the prompt's length. */
+const MAX_TRIMMED_CHARS = 64;
 /** Text that blocks are counted after, as they stand inside a prompt. */
 const CONTEXT = 'Text.';
 
@@ -153,12 +154,13 @@ export function createTracePromptBuilder(options: TracePromptOptions): TraceProm
         const tokens = counter.count(base);
         if (tokens === target) return { text: base, tokens, blockTokens: sharedTokens(tokens) };
       }
-      // Not additive (the estimate rounds each part): the rest is cut to fit the whole text.
-      const start = whole === 0 ? PROMPT_START : { text: `${base} `, tokens: counter.count(`${base} `) };
+      // Not additive (the estimate rounds each part): the rest is cut to fit the whole text. Where
+      // the whole blocks alone already count more, their last characters go first.
+      const startAfter = (text: string) => (text === '' ? PROMPT_START : { text: `${text} `, tokens: counter.count(`${text} `) });
+      let start = startAfter(base);
+      for (let cut = 1; start.tokens > target && cut <= MAX_TRIMMED_CHARS && cut < base.length; cut++) start = startAfter(base.slice(0, base.length - cut));
       const fitted = texts.extend(start, target, restRandom());
-      const text = fitted === start ? base : fitted.text;
-      const tokens = fitted === start ? counter.count(base) : fitted.tokens;
-      return { text, tokens, blockTokens: sharedTokens(tokens) };
+      return { text: fitted.text, tokens: fitted.tokens, blockTokens: sharedTokens(fitted.tokens) };
     },
   };
 }

@@ -122,6 +122,24 @@ test('trace prompts: over many pairs sharing 1 to 6 blocks, the shared tokens en
   }
 });
 
+test('trace prompts: with the estimate, lengths that end on a block or just past one are exact too (its rounding does not add up over blocks)', async () => {
+  const counter = await createTokenCounter();
+  const builder = createTracePromptBuilder({ seed: 1, counter });
+  const missed: string[] = [];
+  let line = 0;
+  for (let k = 1; k <= 40; k++) {
+    for (const extra of [0, 1, 2, 3]) {
+      for (let variant = 0; variant < 5; variant++) {
+        const ids = Array.from({ length: k + (extra > 0 ? 1 : 0) }, (_, j) => 1000 * (variant * 100 + k) + j);
+        const target = k * 512 + extra;
+        const prompt = builder.prompt(entry(line++, target, ids));
+        if (prompt.tokens !== target || counter.count(prompt.text) !== target) missed.push(`${k} blocks + ${extra}: ${prompt.tokens}`);
+      }
+    }
+  }
+  assert.deepEqual(missed, []);
+});
+
 test('trace prompts: the same ids and length give the same prompt; a shorter last block is the start of the longer one; tokens past the ids are the request\'s own', async () => {
   const { counter } = (await countings())[1] as Counting;
   const builder = createTracePromptBuilder({ seed: 3, counter });
