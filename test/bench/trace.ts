@@ -8,8 +8,10 @@
  *   prompts  the reader and the prompt builder (src/engine/trace-prompts.ts), every prompt built and
  *            dropped, with the estimate or --tokenizer's counts.
  * The child's peak resident set is VmHWM from /proc, read when it ends; its resident set when it
- * starts (modules loaded, nothing read) is printed beside it. The goal (issue 22): the trace streams,
- * so the peak does not grow with the number of rows. Prints one row per phase.
+ * starts (modules loaded, nothing read) is printed beside it, and the JS heap still in use after a
+ * full collection at the end (what the reading keeps; the peak also holds garbage not yet
+ * collected, which V8 lets grow with the allocation rate). The goal (issue 22): the trace streams,
+ * so what is kept does not grow with the number of rows. Prints one row per phase.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -33,6 +35,8 @@ interface PhaseResult {
   peakKiB: number;
   promptChars: number;
   cachedBlocks: number;
+  /** The JS heap after a full collection at the end, with the reader and builder still held. */
+  heapAfterGcKiB: number;
 }
 
 function argument(name: string): string | undefined {
@@ -87,11 +91,15 @@ async function runPhase(phase: string, path: string, tokenizer: string | undefin
   }
   const seconds = (performance.now() - started) / 1000;
   if (inexact > 0) console.error(`${phase}: ${inexact} prompts missed their length`);
-  return { phase, rows, seconds, startKiB, peakKiB: residentKiB('self', 'VmHWM') ?? NaN, promptChars, cachedBlocks: builder?.cachedBlocks ?? 0 };
+  const peakKiB = residentKiB('self', 'VmHWM') ?? NaN;
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapAfterGcKiB = process.memoryUsage().heapUsed / 1024;
+  // The reader and the builder are read after the collection: what they hold is counted.
+  return { phase, rows: reader.stats.entries, seconds, startKiB, peakKiB, promptChars, cachedBlocks: builder?.cachedBlocks ?? 0, heapAfterGcKiB };
 }
 
 function runChild(phase: string, path: string, tokenizer: string | undefined): Promise<PhaseResult> {
-  const args = [__filename, '--phase', phase, '--file', path, ...(tokenizer ? ['--tokenizer', tokenizer] : [])];
+  const args = ['--expose-gc', __filename, '--phase', phase, '--file', path, ...(tokenizer ? ['--tokenizer', tokenizer] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -119,13 +127,13 @@ async function main(): Promise<void> {
     let started = performance.now();
     await writeTrace(path, rows);
     console.log(`trace: ${rows.toLocaleString('en-US')} rows, ${(statSync(path).size / 2 ** 20).toFixed(0)} MiB, written in ${((performance.now() - started) / 1000).toFixed(1)} s; counts: ${tokenizer ?? 'the estimate'}`);
-    console.log('| phase | rows | time | rows/s | RSS at start | peak RSS | prompt text built | blocks cached |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('| phase | rows | time | rows/s | RSS at start | peak RSS | heap kept at the end (after a GC) | prompt text built | blocks cached |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const name of ['read', 'prompts']) {
       started = performance.now();
       const r = await runChild(name, path, tokenizer);
       console.log(
-        `| ${r.phase} | ${r.rows.toLocaleString('en-US')} | ${r.seconds.toFixed(1)} s | ${Math.round(r.rows / r.seconds).toLocaleString('en-US')} | ${(r.startKiB / 1024).toFixed(0)} MiB | ${(r.peakKiB / 1024).toFixed(0)} MiB | ${r.promptChars === 0 ? '-' : `${(r.promptChars / 2 ** 30).toFixed(1)} GiB`} | ${r.cachedBlocks || '-'} |`,
+        `| ${r.phase} | ${r.rows.toLocaleString('en-US')} | ${r.seconds.toFixed(1)} s | ${Math.round(r.rows / r.seconds).toLocaleString('en-US')} | ${(r.startKiB / 1024).toFixed(0)} MiB | ${(r.peakKiB / 1024).toFixed(0)} MiB | ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB | ${r.promptChars === 0 ? '-' : `${(r.promptChars / 2 ** 30).toFixed(1)} GiB`} | ${r.cachedBlocks || '-'} |`,
       );
     }
   } finally {
