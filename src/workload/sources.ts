@@ -120,7 +120,7 @@ export function rangeBounds(mean: number, ratio: number): { low: number; high: n
 }
 
 /** A per-request seed: a hash, since nearby seeds of the generator give overlapping sequences. */
-function mixSeed(seed: number, index: number): number {
+export function mixSeed(seed: number, index: number): number {
   let h = Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ Math.imul(index + 1, 0x165667b1);
   h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
@@ -145,14 +145,21 @@ const WORDS = (
 /** Words per request that only it has, first: no two prompts share a prefix beyond the configured one. */
 const UNIQUE_HEAD_WORDS = 12;
 
-interface TextSource {
+export interface TextSource {
   /** The prompt of request `index`: its shared prefix (by index) then text of its own. */
   prompt(targetTokens: number, index: number, random: Random): { text: string; tokens: number };
+  /**
+   * `base` (which counts `base.tokens`) followed by text that `random` decides: a head of random
+   * words, then the filler; `targetTokens` in all. A longer target gives a longer cut of the same
+   * text: the same `random` seed and base make each shorter result a prefix of a longer one.
+   */
+  extend(base: { text: string; tokens: number }, targetTokens: number, random: Random): { text: string; tokens: number };
 }
 
-function randomWords(random: Random, count: number): string {
+/** `count` random words; a period after every 13th word, counted from `firstWord` (the words' place in a longer text). */
+function randomWords(random: Random, count: number, firstWord = 0): string {
   const words: string[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = firstWord; i < firstWord + count; i++) {
     const word = WORDS[random.int(0, WORDS.length - 1)] as string;
     words.push(i % 13 === 12 ? `${word}.` : word);
   }
@@ -163,14 +170,22 @@ function randomWords(random: Random, count: number): string {
  * Prompts are the shared prefix, then a head of random words unique to the request, then filler
  * from one long seeded text shared by all requests (so a 128k-token prompt costs a slice, not
  * 100k random draws). The length is fitted on characters with the counter itself, so the count
- * is exact wherever the counter can reach the target.
+ * is exact wherever the counter can reach the target. A text depends on the seed, its random and
+ * its target only, never on which texts were built before: the filler is one text however it grew,
+ * and each request reads the same length of it for the same target.
  */
-function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount: number, counter: TokenCounter): TextSource {
+export function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount: number, counter: TokenCounter): TextSource {
   const fillerRandom = createRandom(mixSeed(seed, -1));
-  let filler = randomWords(fillerRandom, 2000);
+  const FILLER_CHUNK_WORDS = 2000;
+  let filler = randomWords(fillerRandom, FILLER_CHUNK_WORDS);
+  let fillerWords = FILLER_CHUNK_WORDS;
   const charsPerToken = filler.length / Math.max(1, counter.count(filler));
   const growFiller = (chars: number): void => {
-    while (filler.length < chars) filler += ' ' + randomWords(fillerRandom, Math.max(2000, Math.ceil((chars - filler.length) / 5)));
+    while (filler.length < chars) {
+      const words = Math.max(FILLER_CHUNK_WORDS, Math.ceil((chars - filler.length) / 5));
+      filler += ' ' + randomWords(fillerRandom, words, fillerWords);
+      fillerWords += words;
+    }
   };
   // Built on first use: a run of a few requests does not pay for thousands of unused prefixes.
   const prefixes: ({ text: string; tokens: number } | undefined)[] = new Array(prefixCount);
@@ -180,15 +195,16 @@ function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount:
     // Prefix 0 keeps the seed offset a single shared prefix always had: same seed, same prompts.
     return (prefixes[k] ??= fitText('', randomWords(createRandom(mixSeed(seed, -2 - k)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken));
   };
-  return {
-    prompt(targetTokens, index, random) {
-      const prefix = prefixOf(index);
-      if (targetTokens <= prefix.tokens) return prefix;
-      const head = randomWords(random, UNIQUE_HEAD_WORDS);
-      growFiller(Math.ceil((targetTokens - prefix.tokens) * charsPerToken * 1.5) + 64);
-      return fitText(prefix.text, `${head} ${filler}`, targetTokens, counter, charsPerToken);
-    },
+  const extend: TextSource['extend'] = (base, targetTokens, random) => {
+    if (targetTokens <= base.tokens) return base;
+    const head = randomWords(random, UNIQUE_HEAD_WORDS);
+    // The filler read is as long as the target needs, not as long as it has grown: the same
+    // target gives the same text, and a short prompt does not copy a long filler.
+    const bodyChars = Math.ceil((targetTokens - base.tokens) * charsPerToken * 1.5) + 64;
+    growFiller(bodyChars);
+    return fitText(base.text, `${head} ${filler.slice(0, bodyChars)}`, targetTokens, counter, charsPerToken);
   };
+  return { prompt: (targetTokens, index, random) => extend(prefixOf(index), targetTokens, random), extend };
 }
 
 /**

@@ -8,12 +8,13 @@
  * (issue 16) is at most 512 bytes per request plus 8 bytes per chunk time. Prints one row per size.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
 import { cliPath } from '../helpers/limited-child';
+import { residentKiB } from './lib/proc-status';
 
 const CHUNKS_PER_REQUEST = 4;
 const GOAL_BYTES_PER_REQUEST = 512 + 8 * CHUNKS_PER_REQUEST;
@@ -29,15 +30,6 @@ interface Measured {
   code: number | null;
 }
 
-/** VmHWM of a live process in KiB, or null once it has gone. */
-function peakResidentKiB(pid: number): number | null {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
 
 function runOnce(baseUrl: string, requests: number): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'llmbench-memory-'));
@@ -50,7 +42,7 @@ function runOnce(baseUrl: string, requests: number): Promise<Measured> {
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
   let peakKiB = 0;
   const poll = setInterval(() => {
-    const now = child.pid === undefined ? null : peakResidentKiB(child.pid);
+    const now = child.pid === undefined ? null : residentKiB(child.pid, 'VmHWM');
     if (now !== null) peakKiB = Math.max(peakKiB, now);
   }, 50);
   const limit = setTimeout(() => child.kill('SIGKILL'), 30_000 + requests * LIMIT_MS_PER_REQUEST);

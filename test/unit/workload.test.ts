@@ -44,6 +44,19 @@ test('workload: synthetic prompts hit the target token count exactly, as chat me
   assert.notDeepEqual(otherSeed.request(7), requests[7]);
 });
 
+test('workload: a synthetic prompt is the same whatever longer prompts were built before it', async () => {
+  const counter = await createTokenCounter();
+  // Lengths vary by index: earlier, longer requests grow the shared filler text in other steps.
+  const spec = { kind: 'synthetic' as const, inputTokens: { mean: 12_000, rangeRatio: 0.9 }, outputTokens: 8 };
+  const alone = await createWorkload(config(spec, 'completions'), counter);
+  const afterOthers = await createWorkload(config(spec, 'completions'), counter);
+  for (let i = 0; i < 40; i++) afterOthers.request(i);
+  for (const index of [3, 17, 29]) {
+    const [before, after] = [alone.request(index), afterOthers.request(index)];
+    assert.ok(before.prompt === after.prompt && before.inputTokens.count === after.inputTokens.count, `request ${index} (${before.inputTokens.count} tokens) differs once others were built first`);
+  }
+});
+
 test('workload: token counts drawn from mean/stdev stay within min/max and are met exactly; completions get text', async () => {
   const counter = await createTokenCounter();
   const spec = { mean: 200, stdev: 60, min: 120, max: 300 };
