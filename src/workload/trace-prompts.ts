@@ -1,6 +1,6 @@
 /**
  * Prompts for trace entries (issue 22): `inputTokens` long as the run's tokenizer counts, built with
- * the synthetic workload's text (workload.ts), so that a trace's shared prefixes reach the server.
+ * the synthetic workload's text (sources.ts), so that a trace's shared prefixes reach the server.
  *
  * Block i of a prompt with hash ids is the text of hash id `hashIds[i]`: `blockTokens` tokens that
  * depend on the run's seed and the id only, so every request carrying the id at that place sends
