@@ -12,7 +12,7 @@ import { RESULT_FILE_SUFFIX } from '../format/result';
 import { HostToReportSchema, ReportOptionsSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportToHost } from '../format/messages/report';
 import { formatStepsCsv } from '../report/csv';
 import { renderHtmlReport } from '../report/html';
-import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels';
+import { formatLabelsText, parseLabelsText, withLabels } from '../views/labels';
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';

@@ -5,14 +5,8 @@
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import { KNEE_COLUMNS, kneeRows, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
-import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
-
-/**
- * The "ITL" of GuideLLM-style tables is GuideLLM's definition, which is our TPOT: the mean gap
- * per output token after the first. vLLM's ITL (every gap between streamed chunks) differs.
- */
-export const ITL_FOOTNOTE =
-  'ITL = time per output token after the first, (latency - TTFT) / (output tokens - 1), mean over requests: GuideLLM\'s "ITL", vLLM\'s TPOT (not vLLM\'s per-chunk ITL).';
+import { ITL_FOOTNOTE } from '../format/metrics';
+import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 

@@ -10,7 +10,7 @@
  */
 import type { ReadResult } from '../engine/read-result';
 import { createRandom } from '../engine/random';
-import { latencySamples } from '../engine/stats';
+import { latencySamples, quantileOfSorted } from '../engine/stats';
 import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
@@ -34,14 +34,6 @@ const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 /** The columns of the delta table: the result table's default columns, in its order. */
 export const DELTA_METRICS = STEP_FIGURES;
 
-/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/engine/stats.ts). */
-function quantileOf(sorted: Float64Array, q: number): number {
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.min(low + 1, sorted.length - 1);
-  return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (at - low);
-}
-
 /** Every `step`-th value, so that a big step costs what MAX_SAMPLES does. */
 function thinned(values: readonly number[]): number[] {
   if (values.length <= MAX_SAMPLES) return [...values];
@@ -64,7 +56,7 @@ export function quantileDifferenceInterval(a: readonly number[], b: readonly num
     const quantiles = sides.map((side, s) => {
       const buffer = buffers[s] as Float64Array;
       for (let j = 0; j < side.length; j++) buffer[j] = side[random.int(0, side.length - 1)] as number;
-      return quantileOf(buffer.sort(), q);
+      return quantileOfSorted(buffer.sort(), q);
     });
     differences[i] = (quantiles[1] as number) - (quantiles[0] as number);
   }

@@ -3,6 +3,7 @@
  * bars, the status bar item and the progress notification all say the same thing.
  */
 import type { LiveState } from '../format/messages/live';
+import { formatElapsed, formatSeconds } from './number-format';
 
 export interface Progress {
   value: number;
@@ -85,13 +86,13 @@ export function progressView(state: LiveState): ProgressView {
         `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''} requests done`,
         `${c.failed} failed`,
         `${c.inFlight} in flight`,
-        `${c.elapsedSec.toFixed(1)}${c.plannedDurationSec !== null ? ` / ${c.plannedDurationSec}` : ''} s`,
+        formatElapsed(c.elapsedSec, c.plannedDurationSec),
       ].join(' · ')
     : '';
   if (state.phase === 'finished') {
     const failedSteps = state.status === 'failed';
     return {
-      headline: `Finished (${state.status ?? 'unknown'}) after ${done} step${done === 1 ? '' : 's'} in ${state.elapsedSec.toFixed(1)} s${state.statusReason ? `: ${state.statusReason}` : ''}`,
+      headline: `Finished (${state.status ?? 'unknown'}) after ${done} step${done === 1 ? '' : 's'} in ${formatSeconds(state.elapsedSec)}${state.statusReason ? `: ${state.statusReason}` : ''}`,
       overall: { value: done, max: Math.max(done, 1) },
       step: null,
       stepDetail: '',

@@ -11,8 +11,9 @@
  */
 import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
-import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 import { wantsLogAxis } from './axis';
+import type { ChartSpec, SeriesSpec } from './chart-spec';
+import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
 import { deltaCell, NO_INTERVAL_NOISE_PERCENT } from './compare';
 import { definitionNotes } from './result';
 import { markText, serverMarks, KV_CACHE_FULL } from './server';
@@ -305,6 +306,11 @@ export const RANKING_NOISE_NOTE =
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
 
+/** The heads of the ranking table, over `rankingRows`: the same in the HTML export and the extension's report view. */
+export function rankingColumns(model: ReportModel): string[] {
+  return ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'];
+}
+
 /** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
 export function rankingRows(model: ReportModel): string[][] {
   return model.ranking.map((r) => [
@@ -336,3 +342,34 @@ export const SERVER_MARKS_NOTE =
 export function kneeRows(model: ReportModel): string[][] {
   return model.knees.map((knee) => [knee.name, knee.step ?? 'none', fixed(knee.load), markText(knee.kvCacheFull), markText(knee.queueing)]);
 }
+
+/** A report chart as the shared chart spec: each run's curve, its knee a ringed point, its server marks outlined. */
+export function reportChartSpec(chart: ReportChart): ChartSpec {
+  const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {
+    const line: SeriesSpec = {
+      label: curve.name,
+      data: curve.points.map(({ x, y }) => ({ x, y })),
+      color: curve.color,
+      dashed: curve.dashed,
+      pointRadius: 3,
+    };
+    const knee: SeriesSpec[] = curve.knee
+      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 8, hideInLegend: true }]
+      : [];
+    const marks = curve.marks.map((mark): SeriesSpec => ({
+      label: `${curve.name} ${MARK_WORDS[mark.kind]} (${mark.point.step})`,
+      data: [{ x: mark.point.x, y: mark.point.y }],
+      color: curve.color,
+      showLine: false,
+      // Outlines larger than the knee's point, which may sit on the same step.
+      pointRadius: mark.kind === 'kv-cache-full' ? 13 : 11,
+      pointStyle: mark.kind === 'kv-cache-full' ? 'triangle' : 'rect',
+      hollow: true,
+      hideInLegend: true,
+    }));
+    return [line, ...knee, ...marks];
+  });
+  return { kind: 'line', x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+}
+
+const MARK_WORDS = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;

@@ -8,7 +8,7 @@
 import { stepLabel } from './repeats';
 import type { ResultDocument, Step } from '../format/result';
 import type { MetricSeries, ServerEngine } from '../format/server-metrics';
-import { fixed, NOT_AVAILABLE } from '../report/units';
+import { fixed, formatSeconds, NOT_AVAILABLE } from './number-format';
 import type { TableColumn } from './chart-spec';
 import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-metrics';
 
@@ -255,5 +255,5 @@ export function serverMarks(doc: ResultDocument): ServerMarks {
 export function markText(mark: MarkState | undefined): string {
   if (mark === null || mark === undefined) return NOT_AVAILABLE;
   if (mark === 'never') return 'not seen';
-  return `${mark.step ?? 'between steps'} at ${mark.atSec.toFixed(1)} s`;
+  return `${mark.step ?? 'between steps'} at ${formatSeconds(mark.atSec)}`;
 }

@@ -7,13 +7,13 @@ import { SERVER_LOG_LINES, type TuneLiveState, type TuneView } from '../format/m
 import type { TuneConfig, TuneEvent, TuneStatus } from '../format/tune';
 import { buildTuneView, paramsText, type TuneData } from './tune';
 import type { ProgressSnapshot } from '../format/events';
-import { formatNumber } from './number-format';
+import { formatMetric } from './number-format';
 import { endSentence } from './progress';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
 function benchmarkDetail(snapshot: ProgressSnapshot): string {
   const planned = snapshot.plannedRequests !== null ? ` / ${snapshot.plannedRequests}` : '';
-  return `step ${snapshot.stepIndex + 1}: ${snapshot.completed}${planned} requests, ${formatNumber(snapshot.outputTokensPerSecond)} output tok/s`;
+  return `step ${snapshot.stepIndex + 1}: ${snapshot.completed}${planned} requests, ${formatMetric('outputTokensPerSecond', snapshot.outputTokensPerSecond)} output tok/s`;
 }
 
 export function newTuneLiveState(tune: TuneLiveState['tune'], config: TuneConfig): TuneLiveState {

@@ -10,7 +10,7 @@ import type { StepSummary } from '../format/result';
 import type { BestTrial, Objective, ParamSpec, ParamValue, Params, Trial, TuneConfig, TuneStatus } from '../format/tune';
 import { wantsLogAxis } from './axis';
 import type { ChartSpec } from './chart-spec';
-import { formatMetric, formatNumber } from './number-format';
+import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
 
 /** What the views need of a tune: a tune file has it all, a running tune's state too. */
 export interface TuneData {
@@ -54,8 +54,9 @@ export function objectiveTitle(objective: Objective): string {
   return metricTitle(objective.maximize);
 }
 
-function formatObjective(objective: Objective, value: number | null): string {
-  if (value === null) return 'n/a';
+/** An objective's value: a throughput at its metric's precision, a load found as a plain number. */
+export function formatObjective(objective: Objective, value: number | null): string {
+  if (value === null) return NOT_AVAILABLE;
   return objective.mode === 'maximize' ? formatMetric(objective.maximize, value) : formatNumber(value);
 }
 
@@ -87,7 +88,7 @@ const STATUS_TEXT: Record<TuneRowStatus, string> = {
 };
 
 function sloVerdict(trial: Trial): string {
-  if (!trial.slo) return 'n/a';
+  if (!trial.slo) return NOT_AVAILABLE;
   return trial.slo.met ? 'met' : 'missed';
 }
 
@@ -119,7 +120,7 @@ function trialRow(data: TuneData, trial: Trial): TuneRow {
       formatObjective(data.config.objective, trial.objective),
       ...sloKeys.map((key) => {
         const value = trial.slo?.figures[key];
-        return value === undefined || value === null ? 'n/a' : formatMetric(splitSloKey(key).metric, value);
+        return formatMetric(splitSloKey(key).metric, value);
       }),
       ...(sloKeys.length > 0 ? [sloVerdict(trial)] : []),
       trial.reason ?? '',

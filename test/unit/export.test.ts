@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
 import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
-import { buildReportModel, findKnee, RANKING_NOISE_NOTE, rankingRows, type ReportRun } from '../../src/views/report';
+import { buildReportModel, findKnee, RANKING_NOISE_NOTE, rankingRows, reportChartSpec, type ReportRun } from '../../src/views/report';
 import { formatRankingMarkdown } from '../../src/report/tables';
-import { formatLabelsText, parseLabelsText, withLabels } from '../../src/report/labels';
-import { chartSpec } from '../../webview/report/view';
+import { formatLabelsText, parseLabelsText, withLabels } from '../../src/views/labels';
 
 const flat = (v: number, count = 50): Stats => ({ count, mean: v, std: 0, min: v, max: v, p50: v, p66: v, p75: v, p80: v, p90: v * 1.5, p95: v * 1.6, p98: v * 1.7, p99: v * 2 });
 
@@ -228,7 +227,7 @@ test('editing labels rewrites only the labels: every measurement stays as it was
 
 test('report webview specs: one line per run, the knee as a ringed point left out of the legend', () => {
   const model = buildReportModel(runs, { groupBy: 'gpu' });
-  const spec = chartSpec(model.charts[1]!);
+  const spec = reportChartSpec(model.charts[1]!);
   assert.deepEqual(spec.series.map((s) => [s.label, s.data.length, s.hideInLegend ?? false]), [
     ['vllm-a100', 5, false],
     ['vllm-a100 knee (concurrency@4)', 1, true],

@@ -12,7 +12,7 @@ import { buildCompareView } from '../../src/views/compare';
 import { hasRepeats, meanInterval, overlapDifference, tQuantile975 } from '../../src/views/repeats';
 import { buildReportModel, rankingRows } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
-import { repeatTable, stepTable } from '../../webview/result/model';
+import { repeatTable, stepTable } from '../../src/views/result-tables';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
 import { startRunnerServer } from '../helpers/runner-server';
 

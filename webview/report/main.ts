@@ -5,14 +5,13 @@
  */
 import '../shared/zod-csp';
 import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
-import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingColumns, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
-import { formatLabelsText } from '../../src/report/labels';
-import { chartSpec, RANKING_COLUMNS } from './view';
+import { formatLabelsText } from '../../src/views/labels';
 
 const host = connectToHost<HostToReport, ReportToHost, ReportPanelState>({
   incoming: HostToReportSchema,
@@ -100,7 +99,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
     ...controls(model),
     el('h2', { text: 'Ranking' }),
-    el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
+    el('div', { className: 'table-scroll' }, [textTable(rankingColumns(model).map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
     el('p', { className: 'muted', text: RANKING_NOISE_NOTE }),
     el('h2', { text: 'Knees' }),
     el('div', { className: 'table-scroll' }, [textTable(KNEE_COLUMNS.map((label, i) => ({ label, numeric: i === 2 })), kneeRows(model), 'data-table knees sticky-first')]),
@@ -122,7 +121,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   // The tables paint first; the charts follow on the next frame (unless a newer model came first).
   const generation = ++drawn;
   requestAnimationFrame(() => {
-    if (generation === drawn) charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+    if (generation === drawn) charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, reportChartSpec(chart), theme));
   });
 }
 

@@ -1,4 +1,4 @@
-import { latencySamples } from '../../src/engine/stats';
+import { computeStats, latencySamples, quantileOfSorted } from '../../src/engine/stats';
 import { forReading } from '../../src/engine/read-result';
 import { createRandom } from '../../src/engine/random';
 import { test } from 'node:test';
@@ -12,7 +12,10 @@ import {
 import { buildCompareView, deltaCell, deltaRows, quantileDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
 import { ResultViewSchema, CompareViewSchema, TableColumnsSchema, type StepRow } from '../../src/format/messages/result';
 import { METRICS } from '../../src/format/metrics';
-import { chartSpec, deltaTable, formatMetric, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
+import { PERCENTILES } from '../../src/format/result';
+import { niceCeiling, resultChartSpec } from '../../src/views/chart-spec';
+import { formatMetric, formatNumber, formatPercentChange } from '../../src/views/number-format';
+import { deltaTable, stepTable } from '../../src/views/result-tables';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
@@ -100,7 +103,7 @@ test('latency charts carry p50, p90 and p99 as a band; chart specs fill each ban
   const measured = view.rows.map((r) => r.x);
   assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), measured);
   assert.equal(ttft.series[0]?.points[1]?.[1], 80);
-  const spec = chartSpec(ttft);
+  const spec = resultChartSpec(ttft);
   assert.equal(spec.series[0]?.fillTo, undefined);
   assert.equal(spec.series[1]?.fillTo, 0);
   assert.equal(spec.series[2]?.fillTo, 1);
@@ -117,7 +120,7 @@ test('distribution curves have a fixed number of points whatever the sample coun
   assert.deepEqual(curve[25], [51, 50]);
   assert.deepEqual(curve[50], [101, 100]);
   assert.deepEqual(distributionCurve([]), []);
-  // The curve picks the values a full sort would put at its ranks, whatever the input order or ties.
+  // The curve reads the quantiles a full sort would give, whatever the input order or ties.
   const random = createRandom(7);
   const inputs = [
     Array.from({ length: 5000 }, () => Math.round(random.next() * 300) / 10),
@@ -128,11 +131,20 @@ test('distribution curves have a fixed number of points whatever the sample coun
   ];
   for (const values of inputs) {
     const sorted = [...values].sort((a, b) => a - b);
-    const expected = Array.from({ length: 51 }, (_, i) => [sorted[Math.round((i / 50) * (values.length - 1))], (i / 50) * 100]);
+    const expected = Array.from({ length: 51 }, (_, i) => [quantileOfSorted(sorted, i / 50), (i / 50) * 100]);
     assert.deepEqual(distributionCurve(values), expected);
   }
   const big = buildResultView(forReading(concurrencySweep(2000)), 'big.llmbench.json');
   for (const chart of big.charts) for (const s of chart.series) assert.ok(s.points.length <= 51, `${chart.id} has ${s.points.length} points`);
+});
+
+test('the distribution curve passes through the step table\'s percentiles: one percentile rule', () => {
+  // It read the nearest rank: at 50% of 1, 2, 3, 4 it drew 3 where the table said p50 2.5.
+  for (const values of [[1, 2, 3, 4], [60, 10, 40, 20, 30, 50], [5, 1, 3], [7]]) {
+    const stats = computeStats(values)!;
+    const curve = distributionCurve(values, 101);
+    for (const p of PERCENTILES) assert.deepEqual(curve[p], [stats[`p${p}`], p], `p${p} of ${values.join(', ')}`);
+  }
 });
 
 test('distribution samples take TTFT and chunk gaps of successful measured requests only', () => {
@@ -193,8 +205,8 @@ test('delta table text shows B with its change; failures from zero read "from 0"
     ['58.0 (-42%) \u2248', 'same'],
   ]);
   assert.match(table.rows[0]!.cells[3]!.detail, /within noise: 95% interval -45% to \+3\.0%/);
-  assert.equal(formatPercent(-2.54), '-2.5%');
-  assert.equal(formatPercent(0), '0.0%');
+  assert.equal(formatPercentChange(-2.54), '-2.5%');
+  assert.equal(formatPercentChange(0), '0.0%');
   assert.equal(formatNumber(1234.4), '1,234');
   assert.equal(formatNumber(0.01234), '0.012');
   assert.equal(formatNumber(null), 'n/a');
@@ -237,7 +249,7 @@ test('side-by-side views share axis maxima per chart', () => {
   assert.equal(niceCeiling(0), 1);
   assert.equal(niceCeiling(100), 100, 'a round maximum is its own ceiling');
   assert.equal(niceCeiling(100.0000000001), 100);
-  assert.equal(chartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
+  assert.equal(resultChartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
 });
 
 test('the compare view overlays both runs, shows each on its own, and lists deltas per matched step with their noise', () => {
