@@ -4,7 +4,7 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingColumns, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
 import { formatLabelsText } from '../views/labels';
 import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
@@ -104,7 +104,7 @@ ${runsTable}
 <h2>Ranking</h2>
 <p>SLO: ${escapeHtml(sloText(model))}. Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).</p>
 ${ranking}
-<p class="muted">${escapeHtml(RANKING_NOISE_NOTE)}</p>
+<p class="muted">${escapeHtml(rankingNoiseNote(model))}</p>
 <h2>Knees</h2>
 ${table(KNEE_COLUMNS, kneeRows(model), ' class="knees"')}
 <p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>

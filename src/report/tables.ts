@@ -4,7 +4,7 @@
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
-import { KNEE_COLUMNS, kneeRows, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 
@@ -172,5 +172,5 @@ export function formatRankingMarkdown(model: ReportModel): string {
     model.knees[r.run]?.step ?? 'none',
   ]);
   const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_TABLE_COLUMNS, type DeltaCell, type DeltaRow, type RepeatRow, t
 import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
 import type { Stats } from '../format/result';
 import { formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
+import { verdictDetail } from './noise';
 import { stepLabel } from './repeats';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
@@ -103,12 +104,6 @@ export interface DeltaTable {
 
 /** Colour is not the only cue: better, worse and within-noise cells also carry a mark. */
 export const VERDICT_MARK: Record<DeltaCell['verdict'], string> = { better: ' \u2713', worse: ' \u2717', same: ' \u2248', unknown: '' };
-const VERDICT_WORDS: Record<DeltaCell['verdict'], string> = { better: 'better', worse: 'worse', same: 'within noise', unknown: 'not comparable' };
-
-function verdictDetail(cell: DeltaCell): string {
-  const interval = cell.interval ? `: 95% interval ${formatPercentChange(cell.interval[0])} to ${formatPercentChange(cell.interval[1])}` : cell.verdict === 'same' ? ' (no interval: a small change of one figure)' : '';
-  return `${VERDICT_WORDS[cell.verdict]}${interval}`;
-}
 
 /** Column heads for figures of a step (a metric, and its statistic for per-request ones). */
 function figureColumns(heads: { metric: MetricKey; statistic?: 'p50' | 'p99' | undefined }[]): { label: string; definition: string }[] {

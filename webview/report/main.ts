@@ -5,7 +5,7 @@
  */
 import '../shared/zod-csp';
 import { HostToReportSchema, ReportPanelStateSchema, ReportToHostSchema, type HostToReport, type ReportPanelState, type ReportToHost } from '../../src/format/messages/report';
-import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingColumns, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, errorBanner, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
@@ -100,7 +100,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ...controls(model),
     el('h2', { text: 'Ranking' }),
     el('div', { className: 'table-scroll' }, [textTable(rankingColumns(model).map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
-    el('p', { className: 'muted', text: RANKING_NOISE_NOTE }),
+    el('p', { className: 'muted', text: rankingNoiseNote(model) }),
     el('h2', { text: 'Knees' }),
     el('div', { className: 'table-scroll' }, [textTable(KNEE_COLUMNS.map((label, i) => ({ label, numeric: i === 2 })), kneeRows(model), 'data-table knees sticky-first')]),
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),

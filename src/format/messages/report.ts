@@ -4,6 +4,7 @@
  * asks for other options, exports and label edits. Both sides parse every message.
  */
 import * as z from 'zod';
+import { NoiseRuleSchema } from './result';
 
 export const LoadAxisSchema = z.enum(['concurrency', 'rate']);
 export const StatChoiceSchema = z.enum(['mean', 'p50', 'p90', 'p99']);
@@ -47,8 +48,10 @@ export const ReportChartSchema = z.object({
 const nullableNumber = z.number().nullable();
 export const RankingRowSchema = z.object({
   rank: z.number().int().positive(),
-  /** Its output tokens per second are within noise of the run ranked above (the compare view's rule): they share a rank. */
+  /** Its output tokens per second are within noise of the run ranked above (src/views/noise.ts): they share a rank. */
   tiedWithAbove: z.boolean(),
+  /** The rule that compared it with the run ranked above; null for the first run, or when either has no figure. */
+  noiseRule: NoiseRuleSchema.nullable().default(null),
   run: z.number().int().nonnegative(),
   name: z.string(),
   group: z.string(),
