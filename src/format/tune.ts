@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { EndpointConfigSchema, LIMITS, RUN_PRESET_IDS, RunConfigSchema } from './config';
 import { RunEventSchema } from './events';
-import { describeZodError, PERCENTILES, type ParseOutcome } from './result';
+import { describeZodError, PERCENTILES, type ParseOutcome, type StepSummary } from './result';
 
 export const TUNE_SCHEMA_VERSION = 1;
 export const TUNE_FILE_SUFFIX = '.llmtune.json';
@@ -161,6 +161,26 @@ export const SloMapSchema = z.record(
   z.number().positive(),
 );
 export type SloMap = z.infer<typeof SloMapSchema>;
+export type SloMetric = (typeof SLO_METRICS)[number];
+export type SloStat = (typeof SLO_STATS)[number];
+
+/**
+ * An SLO key split into the metric and statistic it names (`ttftMs.p99`): the one reader of SLO
+ * keys, for the tuner and the views. A key that is not METRIC.STAT is refused, not guessed at: the
+ * schema lets none into a tune config, so one here is a caller's mistake.
+ */
+export function parseSloKey(key: string): { metric: SloMetric; stat: SloStat } {
+  const match = SLO_KEY_PATTERN.exec(key);
+  if (!match) throw new Error(`'${key}' is not an SLO key: write METRIC.STAT, like "ttftMs.p99"`);
+  return { metric: match[1] as SloMetric, stat: match[2] as SloStat };
+}
+
+/** The figure an SLO key names in a step's summary (`ttftMs.p99` -> summary.ttftMs.p99); null when the step did not measure it. */
+export function sloFigure(summary: StepSummary, key: string): number | null {
+  const { metric, stat } = parseSloKey(key);
+  const value = summary[metric]?.[stat];
+  return typeof value === 'number' ? value : null;
+}
 
 /** For max-load-within-slo: which load is searched, between what bounds, to what precision. */
 export const LoadSearchSchema = z

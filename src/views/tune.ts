@@ -5,9 +5,9 @@
  * for the `*.llmtune.json` editor, the live tune panel's webview for its state.
  */
 import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneRowStatus, TuneView } from '../format/messages/tune';
-import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { METRICS, metricTitle } from '../format/metrics';
 import type { StepSummary } from '../format/result';
-import type { BestTrial, Objective, ParamSpec, ParamValue, Params, Trial, TuneConfig, TuneStatus } from '../format/tune';
+import { parseSloKey, sloFigure, type BestTrial, type Objective, type ParamSpec, type ParamValue, type Params, type Trial, type TuneConfig, type TuneStatus } from '../format/tune';
 import { wantsLogAxis } from './axis';
 import type { ChartSpec } from './chart-spec';
 import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
@@ -29,16 +29,10 @@ export interface StepMeasure {
   throughput: number;
 }
 
-/** An SLO key `ttftMs.p99` split into the metric and statistic it names. */
-export function splitSloKey(key: string): { metric: MetricKey; stat: string } {
-  const [metric = 'ttftMs', stat = 'p99'] = key.split('.');
-  return { metric: metric as MetricKey, stat };
-}
-
 /** "p99 TTFT" */
 export function sloFigureName(key: string): string {
-  const { metric, stat } = splitSloKey(key);
-  return `${stat} ${METRICS[metric]?.label ?? metric}`;
+  const { metric, stat } = parseSloKey(key);
+  return `${stat} ${METRICS[metric].label}`;
 }
 
 /** "p99 TTFT <= 2,000 ms" for each SLO of the objective. */
@@ -100,8 +94,8 @@ function tableColumns(data: TuneData): TuneColumn[] {
     { label: 'status', description: 'complete; refused (a constraint ruled the combination out: no launch); failed to start (the server exited or never got ready); failed (the benchmark failed).' },
     { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: 'The figure maximized, at the best load meeting every SLO; n/a when no step met them.' },
     ...sloKeys.map((key) => {
-      const { metric } = splitSloKey(key);
-      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric]?.definition ?? key} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
+      const { metric } = parseSloKey(key);
+      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric].definition} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
     }),
     ...(sloKeys.length > 0 ? [{ label: 'SLO', description: 'Whether the measured figures met every SLO.' }] : []),
     { label: 'reason', wrap: true, description: 'Why the trial did not complete: the rule it broke, the server\'s last error line, the benchmark\'s failure.' },
@@ -120,7 +114,7 @@ function trialRow(data: TuneData, trial: Trial): TuneRow {
       formatObjective(data.config.objective, trial.objective),
       ...sloKeys.map((key) => {
         const value = trial.slo?.figures[key];
-        return formatMetric(splitSloKey(key).metric, value);
+        return formatMetric(parseSloKey(key).metric, value);
       }),
       ...(sloKeys.length > 0 ? [sloVerdict(trial)] : []),
       trial.reason ?? '',
@@ -238,9 +232,12 @@ export function effectCharts(data: TuneData): TuneChart[] {
   });
 }
 
+/** The figure the Pareto chart is drawn against without an SLO. */
+const PARETO_FIGURE_WITHOUT_SLO = 'latencyMs.p99';
+
 /** The SLO figure the Pareto chart is drawn against: the first SLO's, else p99 latency. */
 export function paretoFigureKey(objective: Objective): string {
-  return Object.keys(objective.slo)[0] ?? 'latencyMs.p99';
+  return Object.keys(objective.slo)[0] ?? PARETO_FIGURE_WITHOUT_SLO;
 }
 
 /** The throughput of the Pareto chart: what is maximized when it is a throughput, else output tokens per second. */
@@ -250,9 +247,7 @@ export function paretoThroughputKey(objective: Objective): 'outputTokensPerSecon
 
 /** A step's point for the Pareto chart, or null when it lacks either figure. */
 export function stepMeasure(trial: number, summary: StepSummary, objective: Objective): StepMeasure | null {
-  const { metric, stat } = splitSloKey(paretoFigureKey(objective));
-  const stats = summary[metric as 'ttftMs'] as Record<string, unknown> | null | undefined;
-  const figure = stats?.[stat];
+  const figure = sloFigure(summary, paretoFigureKey(objective));
   const throughput = summary[paretoThroughputKey(objective)];
   return typeof figure === 'number' && typeof throughput === 'number' ? { trial, figure, throughput } : null;
 }

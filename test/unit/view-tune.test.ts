@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { TuneLiveStateSchema, TuneViewSchema, SERVER_LOG_LINES } from '../../src/format/messages/tune';
 import type { StepSummary } from '../../src/format/result';
-import { buildTuneView, commandLine, paretoFront, stepMeasure, tuneChartSpec, type StepMeasure } from '../../src/views/tune';
+import { SLO_METRICS, SLO_STATS, type Objective } from '../../src/format/tune';
+import { sloFigures } from '../../src/tune/objective';
+import { buildTuneView, commandLine, paretoFront, sloFigureName, stepMeasure, tuneChartSpec, type StepMeasure } from '../../src/views/tune';
 import { applyTuneEvent, newTuneLiveState, tuneEndMessage, tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
 import { concurrencySweep } from '../helpers/result-documents';
 import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
@@ -192,4 +194,22 @@ test('a tune\'s end is told only when it did not complete (a complete tune opens
   assert.equal(tuneEndMessage('complete', 'The budget of 5 launched trials is spent.', 5), null);
   assert.equal(tuneEndMessage('cancelled', 'cancelled by the user', 1), 'LLM Bench: the tune stopped after 1 trial; the tune file keeps every one that finished. cancelled by the user.');
   assert.equal(tuneEndMessage('failed', 'The tune file could not be written.', 3), 'LLM Bench: the tune failed after 3 trials. The tune file could not be written.');
+});
+
+test('an SLO key is read by one parser: the tuner and the views read the same figure of every key, and refuse the same keys', () => {
+  // The views read a key without its statistic ("ttftMs") as p99 TTFT, where the tuner read no figure at all.
+  const summary = concurrencySweep(20).steps[0]!.summary as StepSummary;
+  for (const metric of SLO_METRICS) {
+    for (const stat of SLO_STATS) {
+      const key = `${metric}.${stat}`;
+      const objective: Objective = { mode: 'maximize', maximize: 'outputTokensPerSecond', slo: { [key]: 1 } };
+      const figure = sloFigures(summary, objective.slo)[key];
+      assert.equal(typeof figure, 'number', `${key} is in the summary`);
+      assert.equal(stepMeasure(0, summary, objective)?.figure, figure, key);
+    }
+  }
+  for (const key of ['ttftMs', 'ttftMs.p42', 'speed.p99']) {
+    assert.throws(() => sloFigureName(key), new RegExp(`'${key}' is not an SLO key`));
+    assert.throws(() => sloFigures(summary, { [key]: 1 }), new RegExp(`'${key}' is not an SLO key`));
+  }
 });
