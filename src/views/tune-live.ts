@@ -44,11 +44,11 @@ export function applyTuneEvent(state: TuneLiveState, event: TuneEvent): void {
       }
       return;
     case 'trial-end': {
-      const at = state.trials.findIndex((t) => t.index === event.trial.index);
+      const at = state.trials.findIndex((t) => t.number === event.trial.number);
       if (at >= 0) state.trials[at] = event.trial;
       else state.trials.push(event.trial);
       state.best = event.best;
-      if (state.running?.trial === event.trial.index) state.running = null;
+      if (state.running?.trial === event.trial.number) state.running = null;
       return;
     }
     case 'log':
@@ -81,7 +81,7 @@ export function tuneLiveHeadline(state: TuneLiveState): { text: string; tone: 'o
   }
   if (!state.running) return { text: 'Choosing the next trial...', tone: 'running' };
   const stage = STAGE_TEXT[state.running.stage];
-  return { text: `Trial ${state.running.trial + 1}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+  return { text: `Trial ${state.running.trial}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
 }
 
 /** The live panel's view of the tune so far: the same table and charts as the editor (without the Pareto chart, which needs the result files). */

@@ -105,10 +105,10 @@ function tableColumns(data: TuneData): TuneColumn[] {
 function trialRow(data: TuneData, trial: Trial): TuneRow {
   const sloKeys = Object.keys(data.config.objective.slo);
   return {
-    trial: trial.index,
+    trial: trial.number,
     status: trial.status,
     cells: [
-      String(trial.index + 1),
+      String(trial.number),
       ...Object.keys(data.config.space).map((name) => paramValueText(trial.params[name])),
       STATUS_TEXT[trial.status],
       formatObjective(data.config.objective, trial.objective),
@@ -120,7 +120,7 @@ function trialRow(data: TuneData, trial: Trial): TuneRow {
       trial.reason ?? '',
     ],
     resultFile: trial.resultFile,
-    best: data.best?.trial === trial.index,
+    best: data.best?.trial === trial.number,
   };
 }
 
@@ -131,7 +131,7 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
     trial: running.trial,
     status: 'running',
     cells: [
-      String(running.trial + 1),
+      String(running.trial),
       ...Object.keys(data.config.space).map((name) => paramValueText(running.params[name])),
       running.stage === 'benchmarking' ? 'benchmarking' : 'starting',
       '',
@@ -161,7 +161,7 @@ export function tuneHeadline(data: TuneData): string {
   const of = budget !== undefined ? ` of ${budget}` : '';
   const summary = n === 0 ? `No trial${of.replace(' of', ' of the')} finished yet` : `${n} trial${n === 1 ? '' : 's'}${of}: ${counts(data.trials)}`;
   const best = data.best
-    ? ` Best: ${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)} (trial ${data.best.trial + 1}).`
+    ? ` Best: ${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)} (trial ${data.best.trial}).`
     : n > 0
       ? ' No trial met the SLOs yet.'
       : '';
@@ -170,14 +170,14 @@ export function tuneHeadline(data: TuneData): string {
 
 /** Objective per trial (points) and the best so far (a step line). */
 export function progressChart(data: TuneData): TuneChart {
-  const measured = data.trials.filter((t) => t.objective !== null).map((t): [number, number] => [t.index + 1, t.objective as number]);
+  const measured = data.trials.filter((t) => t.objective !== null).map((t): [number, number] => [t.number, t.objective as number]);
   const bestSoFar: [number, number][] = [];
   let best = -Infinity;
-  for (const trial of [...data.trials].sort((a, b) => a.index - b.index)) {
+  for (const trial of [...data.trials].sort((a, b) => a.number - b.number)) {
     if (trial.objective !== null && trial.objective > best) best = trial.objective;
-    if (best > -Infinity) bestSoFar.push([trial.index + 1, best]);
+    if (best > -Infinity) bestSoFar.push([trial.number, best]);
   }
-  const missed = data.trials.filter((t) => t.objective === null).map((t): [number, number] => [t.index + 1, 0]);
+  const missed = data.trials.filter((t) => t.objective === null).map((t): [number, number] => [t.number, 0]);
   return {
     id: 'objective-per-trial',
     title: 'Objective per trial',
@@ -224,8 +224,8 @@ export function effectCharts(data: TuneData): TuneChart[] {
       x: { title: name, ...(axis.log ? { log: true } : {}), ...(axis.categories ? { categories: axis.categories } : {}) },
       y: { title: objectiveTitle(data.config.objective) },
       series: [
-        { label: 'trial', points: measured.filter((t) => t.index !== data.best?.trial).flatMap(pointOf), color: 0, line: false, pointRadius: 4 },
-        { label: 'best', points: measured.filter((t) => t.index === data.best?.trial).flatMap(pointOf), color: 'success', line: false, pointRadius: 7 },
+        { label: 'trial', points: measured.filter((t) => t.number !== data.best?.trial).flatMap(pointOf), color: 0, line: false, pointRadius: 4 },
+        { label: 'best', points: measured.filter((t) => t.number === data.best?.trial).flatMap(pointOf), color: 'success', line: false, pointRadius: 7 },
       ],
       markers: [],
     };

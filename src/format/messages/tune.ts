@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { PngDataUrlSchema } from './result';
-import { BestTrialSchema, ParamsSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
+import { BestTrialSchema, ParamsSchema, TrialNumberSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
 
 const PointSchema = z.tuple([z.number(), z.number()]);
 
@@ -42,8 +42,8 @@ export const TuneRowStatusSchema = z.union([TrialStatusSchema, z.literal('runnin
 export type TuneRowStatus = z.infer<typeof TuneRowStatusSchema>;
 
 export const TuneRowSchema = z.object({
-  /** The trial's index in the file (shown from 1). */
-  trial: z.number().int().nonnegative(),
+  /** The trial's number. */
+  trial: TrialNumberSchema,
   status: TuneRowStatusSchema,
   /** One text per column of `TuneView.columns`. */
   cells: z.array(z.string()),
@@ -64,7 +64,7 @@ export const TuneColumnSchema = z.object({
 export type TuneColumn = z.infer<typeof TuneColumnSchema>;
 
 export const BestViewSchema = z.object({
-  trial: z.number().int().nonnegative(),
+  trial: TrialNumberSchema,
   objective: z.string(),
   params: z.string(),
   /** The exact argv, quoted for a POSIX shell: what Copy puts on the clipboard. */
@@ -104,8 +104,8 @@ export type HostToTuneMessage = z.infer<typeof HostToTuneMessageSchema>;
 export const TuneToHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('open-as-text') }),
-  /** Opens a trial's result file (by trial index) in the result editor. */
-  z.object({ type: z.literal('open-trial'), trial: z.number().int().nonnegative() }),
+  /** Opens a trial's result file (by its number) in the result editor. */
+  z.object({ type: z.literal('open-trial'), trial: TrialNumberSchema }),
   z.object({ type: z.literal('copy-best-command') }),
   /** A chart's Save PNG button. */
   z.object({ type: z.literal('png'), chartId: z.string(), dataUrl: PngDataUrlSchema }),
@@ -137,7 +137,7 @@ export const TuneLiveStateSchema = z.object({
   /** The trial under way: launching its server, then benchmarking it. */
   running: z
     .object({
-      trial: z.number().int().nonnegative(),
+      trial: TrialNumberSchema,
       params: ParamsSchema,
       command: z.array(z.string()),
       stage: TrialStageSchema,
@@ -148,7 +148,7 @@ export const TuneLiveStateSchema = z.object({
   /** The running (or last) trial's server output, the latest SERVER_LOG_LINES lines. */
   serverLog: z.array(z.string()),
   /** The trial the server log is of. */
-  serverLogTrial: z.number().int().nonnegative().nullable(),
+  serverLogTrial: TrialNumberSchema.nullable(),
 });
 export type TuneLiveState = z.infer<typeof TuneLiveStateSchema>;
 
@@ -162,7 +162,7 @@ export const TuneLiveToHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('cancel'), tuneId: z.string() }),
   z.object({ type: z.literal('open-tune-file'), tuneId: z.string() }),
-  z.object({ type: z.literal('open-trial'), tuneId: z.string(), trial: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('open-trial'), tuneId: z.string(), trial: TrialNumberSchema }),
   z.object({ type: z.literal('show-log') }),
   z.object({ type: z.literal('view-error'), message: z.string().max(2000) }),
 ]);
