@@ -10,7 +10,7 @@ import type { MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
 import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
-import { compareServerFigures } from './server';
+import { compareServerFigures } from './server-views';
 import { STEP_FIGURES } from './repeats';
 
 type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs';

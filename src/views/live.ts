@@ -8,7 +8,7 @@ import type { Stats } from '../format/result';
 import { wantsLogAxis } from './axis';
 import { DECIMATE_ABOVE, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
 import { fixed, isNumber, msToSec } from './number-format';
-import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server';
+import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
 
 export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Benchmark' },

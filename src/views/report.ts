@@ -15,7 +15,7 @@ import { wantsLogAxis } from './axis';
 import type { ChartSpec, SeriesSpec } from './chart-spec';
 import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
 import { definitionNotes } from './result';
-import { markText, serverMarks, KV_CACHE_FULL } from './server';
+import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
 

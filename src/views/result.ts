@@ -21,8 +21,8 @@ import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
 import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
-import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server';
-import { commonSeries, engineOf, runSeries } from './server-metrics';
+import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
+import { commonSeries, engineOf, runSeries } from './server-quantities';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;

@@ -1,6 +1,6 @@
 /**
  * The server's side of the views, from its own /metrics (the common quantities of
- * src/views/server-metrics.ts): the charts over run time of running and waiting requests, KV-cache
+ * src/views/server-quantities.ts): the charts over run time of running and waiting requests, KV-cache
  * usage and server tokens/s (the live panel's strip, the result editor), the table of each step's
  * server figures (result editor, compare), and the report's marks of where the KV cache first filled
  * and where requests first kept waiting. Pure: unit-tested in Node.
@@ -10,7 +10,7 @@ import type { ResultDocument, Step } from '../format/result';
 import type { MetricSeries, ServerEngine } from '../format/server-metrics';
 import { fixed, formatSeconds, NOT_AVAILABLE } from './number-format';
 import type { TableColumn } from './chart-spec';
-import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-metrics';
+import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-quantities';
 
 export const ENGINE_NAMES: Record<ServerEngine, string> = {
   vllm: 'vLLM',
