@@ -8,9 +8,10 @@
  * - a figure without a metric of its own (an SLO limit, a load found by a search): `formatNumber`;
  * - a change in percent (compare's delta table): `formatPercentChange`;
  * - seconds of run time: `formatSeconds`, `formatElapsed`; a file's size: `formatFileSize`; a chart's axis tick: `formatTick`;
- * - the tables laid out as other tools print them (GuideLLM's table, vLLM's "Serving Benchmark
- *   Result" block, EvalScope's columns, the report's ranking): `fixed` and `withUnit`, a fixed
- *   number of decimals without thousands separators, as those tools print theirs.
+ * - a cell of the tables laid out as other tools print theirs (GuideLLM's table in the terminal,
+ *   the live panel and Markdown; vLLM's "Serving Benchmark Result" block; EvalScope's columns) and
+ *   of the exports and ranking in that style (the HTML report's tables, the report's ranking and
+ *   knees): `fixed` and `withUnit`, a fixed number of decimals without thousands separators.
  */
 import { METRICS, type MetricKey } from '../format/metrics';
 
