@@ -116,6 +116,13 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
   },
 };
 
+/**
+ * The "ITL" of GuideLLM-style tables is GuideLLM's definition, which is our TPOT: the mean gap
+ * per output token after the first. vLLM's ITL (every gap between streamed chunks) differs.
+ */
+export const ITL_FOOTNOTE =
+  'ITL = time per output token after the first, (latency - TTFT) / (output tokens - 1), mean over requests: GuideLLM\'s "ITL", vLLM\'s TPOT (not vLLM\'s per-chunk ITL).';
+
 /** The unit to print after a metric's label: none when the label already says it ("req/s"). */
 export function metricUnit(key: MetricKey): string {
   const m = METRICS[key];

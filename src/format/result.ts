@@ -168,7 +168,7 @@ export const StepSchema = z.object({
   /**
    * Server and GPU samples taken since the previous step ended, up to this step's end (written with
    * its summary, so that appending a record stays one small write). Whole-run series:
-   * `runSeries` in src/views/server-metrics.ts.
+   * `runSeries` in src/views/server-quantities.ts.
    */
   sampled: z.array(MetricSeriesSchema).optional(),
 });
