@@ -213,7 +213,7 @@ export class RunGather {
   }
 
   /** Writes, judges and counts one record of a step (its times rounded, its error redacted). */
-  take(raw: RequestRecord): RequestRecord {
+  addRecord(raw: RequestRecord): RequestRecord {
     const r = roundRecordTimes(raw);
     if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
     this.writer.addRecord(r);
@@ -239,7 +239,7 @@ export class RunGather {
   }
 
   /** A step's start instant on the run's clock. */
-  runClock(ms: number): number {
+  onRunClock(ms: number): number {
     return roundMs(ms - this.clockOrigin);
   }
 
@@ -362,7 +362,7 @@ export class StepGather {
     this.startMs = startMs;
     const progress = new StepProgress(this.stepIndex, startMs, step.requests, step.durationSec, this.executors);
     this.progress = progress;
-    run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.runClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
+    run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
     if (durationSec !== null) {
       const firstRound = stepConnections(step);
@@ -393,7 +393,7 @@ export class StepGather {
     return {
       inFlight: (count) => progress.setInFlight(executor, count),
       record: (raw) => {
-        const r = run.take(raw);
+        const r = run.addRecord(raw);
         progress.add(r);
         if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
           run.log('warn', `${step.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);

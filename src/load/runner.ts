@@ -28,7 +28,10 @@ import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_S
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
-/** Executors a step runs on in this thread: one (worker threads are the next step, issue 23). */
+/**
+ * Executors a step runs on in this thread: one (worker threads are the next step, issue 23). They would
+ * share the workload: `request(i)` and `session(i)` do not depend on what was asked before.
+ */
 const EXECUTORS = 1;
 
 function parseConfig(input: RunConfig): RunConfig {
