@@ -30,6 +30,8 @@ export const LIMITS = {
   prefixes: 10_000,
   /** Turns of one session: its whole history is resent with each. */
   turns: 1000,
+  /** Worker threads of one run: each is a thread with its own event loop and connections. */
+  workers: 256,
 } as const;
 
 const between = (min: number, max: number, unit: string) =>
@@ -275,6 +277,13 @@ export const SessionsConfigSchema = z
   .strict();
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
+/**
+ * Worker threads that send a run's requests (docs/architecture.md): a whole number, or `auto`,
+ * which takes more than one only for a load one worker cannot keep easily (src/load/workers.ts).
+ */
+export const WorkersSchema = z.union([z.literal('auto'), between(1, LIMITS.workers, 'workers')]);
+export type Workers = z.infer<typeof WorkersSchema>;
+
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
@@ -290,6 +299,8 @@ export const RunConfigSchema = z
     slo: SloConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
+    /** Unset: `auto`. */
+    workers: WorkersSchema.optional(),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
     /**
      * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per

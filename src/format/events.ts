@@ -4,7 +4,7 @@
  * worker thread relays them across `postMessage`, where they are parsed again.
  */
 import * as z from 'zod';
-import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from './result';
+import { ClientLoadSchema, LoadFiguresSchema, RunStatusSchema, StepProfileSchema, StepSummarySchema, StepWarningSchema, WorkersInfoSchema } from './result';
 import { HardwareSchema, MetricSeriesSchema, ServerEngineSchema, ServerMetricsInfoSchema } from './server-metrics';
 
 /** A rolling snapshot of the current step, emitted a few times per second. */
@@ -25,6 +25,10 @@ export const ProgressSnapshotSchema = z.object({
   /** Latest completed requests' values, for live distributions; may be empty. */
   recentTtftMs: z.array(z.number()),
   recentLatencyMs: z.array(z.number()),
+  /** Each worker with a share of the step: its requests in flight and its send lateness over its last report. */
+  workers: z
+    .array(z.object({ worker: z.number().int().nonnegative(), inFlight: z.number().int().nonnegative(), sendLatenessMs: LoadFiguresSchema.nullable() }))
+    .optional(),
 });
 export type ProgressSnapshot = z.infer<typeof ProgressSnapshotSchema>;
 
@@ -36,6 +40,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     /** Steps the run will run unless it is cut short: the planned ones and a sweep's rate steps, times the repeats. Every front end counts steps by it. */
     stepCount: z.number().int().nonnegative(),
     resultPath: z.string().nullable(),
+    /** Worker threads sending the requests, and why that many. */
+    workers: WorkersInfoSchema.optional(),
     /** Set when the server's metrics are scraped during the run. */
     serverMetrics: ServerMetricsInfoSchema.optional(),
     hardware: HardwareSchema.optional(),
@@ -74,6 +80,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     stepIndex: z.number().int().nonnegative(),
     name: z.string(),
     summary: StepSummarySchema,
+    client: ClientLoadSchema.optional(),
+    warnings: z.array(StepWarningSchema).optional(),
   }),
   z.object({
     type: z.literal('log'),

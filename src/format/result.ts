@@ -92,6 +92,8 @@ export const RequestRecordSchema = z.object({
   /** For a multi-turn run: the session (in order of start) and the turn within it (0-based); null for single requests. */
   session: z.number().int().nonnegative().nullable().optional(),
   turn: z.number().int().nonnegative().nullable().optional(),
+  /** Which worker sent it (0 to workers - 1); absent in files written before workers. */
+  worker: z.number().int().nonnegative().optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
 
@@ -146,6 +148,59 @@ export const StepSummarySchema = z.object({
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
+/** p50, p99 and max of a figure the client measured of itself (milliseconds). */
+export const LoadFiguresSchema = z.object({ p50: z.number(), p99: z.number(), max: z.number() });
+export type LoadFigures = z.infer<typeof LoadFiguresSchema>;
+
+/**
+ * What one thread that stamps tokens went through during a step (docs/metrics.md, "Is the client
+ * the limit?"). Shares are of the step's wall time; null where this system cannot tell (thread CPU
+ * time is read from Linux's /proc).
+ */
+export const ThreadLoadSchema = z.object({
+  /** Event-loop delay: how late a timer ran, which is how long a token's stamp could wait. */
+  loopDelayMs: LoadFiguresSchema.nullable(),
+  /** Share of the step the thread's event loop was working (not waiting for I/O), its waits for a send time left out. */
+  busy: z.number().nonnegative().nullable(),
+  /** Share of the step the thread ran on a core. */
+  cpuShare: z.number().nonnegative().nullable(),
+  /** Share of the step the thread was ready to run but waited for a core (other threads and processes had them). */
+  coreWaitShare: z.number().nonnegative().nullable(),
+  /** From when a request was due (its send time, or when its lane or slot freed) to when it was handed to the client. */
+  sendLatenessMs: LoadFiguresSchema.nullable(),
+  chunksPerSecond: z.number().nonnegative(),
+  bytesPerSecond: z.number().nonnegative(),
+});
+export type ThreadLoad = z.infer<typeof ThreadLoadSchema>;
+
+/** How many worker threads sent a run's requests, and why that many (`workers` in the config: a number, or `auto`'s rule). */
+export const WorkersInfoSchema = z.object({ count: z.number().int().positive(), reason: z.string() });
+export type WorkersInfo = z.infer<typeof WorkersInfoSchema>;
+
+/** The client's side of a step: its worker count, each worker's load and the start skew between them. */
+export const ClientLoadSchema = z.object({
+  workers: z.number().int().positive(),
+  /** Per worker that had a share of the step, by worker number. */
+  threads: z.array(ThreadLoadSchema.extend({ worker: z.number().int().nonnegative() })),
+  /** How much later than the common start instant the last worker began than the first (ms); null for one worker. */
+  startSkewMs: z.number().nonnegative().nullable(),
+});
+export type ClientLoad = z.infer<typeof ClientLoadSchema>;
+
+/**
+ * Something that makes a step's numbers doubtful, with the figure that says so and its threshold
+ * (docs/metrics.md). `client-bound`: the client's own thread was the limit, so latencies are inflated.
+ */
+export const StepWarningSchema = z.object({
+  kind: z.enum(['client-bound']),
+  /** The figure that crossed its threshold, as the step's `client` names it (e.g. `loopDelayMs.p99`). */
+  figure: z.string(),
+  value: z.number(),
+  threshold: z.number(),
+  message: z.string(),
+});
+export type StepWarning = z.infer<typeof StepWarningSchema>;
+
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
@@ -164,6 +219,10 @@ export const StepSchema = z.object({
   summary: StepSummarySchema.nullable(),
   /** Why the step went beyond its configured limits (a sweep step run past its duration to measure a rate). */
   note: z.string().optional(),
+  /** What the client's own threads went through (absent in older and imported files). */
+  client: ClientLoadSchema.optional(),
+  /** Why the step's numbers may be wrong, each naming its figure and threshold. */
+  warnings: z.array(StepWarningSchema).optional(),
   requests: z.array(RequestRecordSchema),
   /**
    * Server and GPU samples taken since the previous step ended, up to this step's end (written with
@@ -209,6 +268,8 @@ export const ResultDocumentSchema = z.object({
   serverMetrics: ServerMetricsInfoSchema.optional(),
   /** The GPUs (or NPUs) of the machine that ran the benchmark, when nvidia-smi or npu-smi was found. */
   hardware: HardwareSchema.optional(),
+  /** Worker threads that sent the requests, and why that many (`workers` in the config); absent in older files. */
+  workers: WorkersInfoSchema.optional(),
   steps: z.array(StepSchema),
   /** Samples taken after the last step ended (the final scrape), written when the run ends. */
   sampledAfterSteps: z.array(MetricSeriesSchema).optional(),
@@ -232,8 +293,10 @@ export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: strin
  * rejects is parsed again with ResultDocumentSchema for the exact reason.
  */
 const finiteNumbers = z.custom<number[]>((value) => Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n)));
+/** RequestRecordSchema with its chunk times checked in one loop: for records read in bulk (files, a worker's batches). */
+export const RequestRecordReadSchema = RequestRecordSchema.extend({ chunkMs: finiteNumbers });
 const ResultDocumentReadSchema = ResultDocumentSchema.extend({
-  steps: z.array(StepSchema.extend({ requests: z.array(RequestRecordSchema.extend({ chunkMs: finiteNumbers })) })),
+  steps: z.array(StepSchema.extend({ requests: z.array(RequestRecordReadSchema) })),
 });
 
 /**

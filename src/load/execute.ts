@@ -10,14 +10,15 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { RunConfig } from '../format/config';
-import type { RequestRecord } from '../format/result';
+import { knownSecrets, redactSecrets, type RunConfig } from '../format/config';
+import type { LoadFigures, RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
 import { sendRequest } from './client';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
 import { sessionDriver } from './sessions';
+import type { ThreadLoadMeter } from './thread-load';
 import type { ClientContext } from './types';
 
 /** Lanes of a closed-loop step started before yielding to the event loop: each prepares its first prompt. */
@@ -33,6 +34,8 @@ export interface ExecutorEnv {
   tokenCounter: TokenCounter;
   /** This executor's connection pool for the step, sized by `partConnections`. */
   dispatcher: Dispatcher;
+  /** The step's load on this executor's thread: lateness, bytes and chunks are noted in it. */
+  meter: ThreadLoadMeter;
 }
 
 /** What stops a step's executors; the gather owns them (gather.ts's StepGather). */
@@ -48,11 +51,36 @@ export interface ExecutorSink {
   /** Requests this executor has in flight, after one went out or ended. */
   inFlight(count: number): void;
   /**
-   * A request ended: its record as the client measured it (times in ms from the step start,
-   * `index` the step-local request index). Throws when the record cannot be kept (the result file
-   * cannot be written): the executor then stops and rethrows once its requests have settled.
+   * A request ended: its record as the client measured it (times in ms from the step start, to the
+   * microsecond; `index` the step-local request index; its error's message without the run's
+   * secrets). Throws when the record cannot be kept (the result file cannot be written): the
+   * executor then stops and rethrows once its requests have settled.
    */
   record(record: RequestRecord): void;
+  /** The executor's send lateness since its previous report (for the live panel), a few times a second. */
+  lateness(recent: LoadFigures | null): void;
+}
+
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+const roundNullable = (ms: number | null): number | null => (ms === null ? null : roundMs(ms));
+
+/**
+ * A record as it is kept: times to the microsecond (all a record needs; it keeps result files
+ * about half the size) and the error's message without the run's secrets, which a server may echo.
+ * Done by the executor, so that with worker threads each does its own. The chunk times are
+ * rounded in place: the client hands its record over, and a copy per request would double the
+ * garbage of the hottest array.
+ */
+export function keptRecord(r: RequestRecord, secrets: readonly string[]): RequestRecord {
+  const chunkMs = r.chunkMs;
+  for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
+  r.scheduledMs = roundMs(r.scheduledMs);
+  r.sentMs = roundMs(r.sentMs);
+  r.queueMs = roundMs(r.queueMs);
+  r.firstTokenMs = roundNullable(r.firstTokenMs);
+  r.endMs = roundNullable(r.endMs);
+  if (r.error !== null) r.error = { kind: r.error.kind, message: redactSecrets(r.error.message, secrets) };
+  return r;
 }
 
 /** Waiters for a free slot under a concurrency cap. */
@@ -61,6 +89,10 @@ class Slots {
   private readonly waiting: (() => void)[] = [];
   constructor(size: number) {
     this.free = size;
+  }
+  /** Whether a slot is free now. */
+  get available(): boolean {
+    return this.free > 0;
   }
   /** Resolves true with a slot, or false when `signal` aborts first. */
   acquire(signal: AbortSignal): Promise<boolean> {
@@ -106,7 +138,9 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (signals.stop.aborted) halt.abort();
   const signal = halt.signal;
   const drain = signals.drain;
-  const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter };
+  const meter = env.meter;
+  const secrets = knownSecrets(config.endpoint, env.apiKey);
+  const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter, received: meter };
 
   const requests = OwnedIndexes.of(part, step.requests ?? Infinity);
   const used: PartUsage = { prompts: 0, sessions: 0 };
@@ -117,12 +151,20 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
 
   let inFlight = 0;
   let engineError: unknown = null;
-  /** Resolves true when the request failed (or could not be recorded). */
-  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
+  /**
+   * Sends one request, due `readyMs` (step time: its send time, or when its lane or slot freed);
+   * `scheduledMs` is what its record says it was scheduled at. Resolves true when the request
+   * failed (or could not be recorded).
+   */
+  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, readyMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
     sink.inFlight(++inFlight);
+    meter.dispatched(performance.now() - startMs - readyMs);
     try {
       const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
-      sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
+      measured.session = turn?.session ?? null;
+      measured.turn = turn?.turn ?? null;
+      meter.recorded(measured.chunkMs.length);
+      sink.record(keptRecord(measured, secrets));
       return measured.error !== null;
     } catch (error) {
       engineError ??= error;
@@ -146,7 +188,11 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
+          (prepared, turn) => {
+            if (!requests.more) return Promise.resolve(true);
+            const readyMs = performance.now() - startMs;
+            return send(prepared, requests.take(), readyMs, readyMs, turn);
+          },
           config.endpoint.api === 'chat',
           env.tokenCounter,
           () => yieldToEventLoop(),
@@ -172,9 +218,10 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     } else if (pacing.kind === 'closed') {
       const lane = async (): Promise<void> => {
         while (!signal.aborted && !drain.aborted && requests.more) {
+          const readyMs = performance.now() - startMs;
           const index = requests.take();
           const prepared = prompt(index);
-          const failed = await send(prepared, index, pacing.dueAtStart ? 0 : performance.now() - startMs);
+          const failed = await send(prepared, index, pacing.dueAtStart ? 0 : readyMs, readyMs);
           // A failure that needed no network I/O (EMFILE, a body that cannot be built) settles
           // without leaving the event loop's current pass: without yielding, the lanes would
           // spin and the duration timer and a cancel would never run.
@@ -199,8 +246,14 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
         const prepared = prompt(index);
         await waitUntil(startMs + scheduledMs, signal);
         if (signal.aborted || drain.aborted) break;
-        if (slots && !(await slots.acquire(signal))) break;
-        const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {
+        // Due at its send time, or when a slot freed if it had to wait for one.
+        let readyMs = scheduledMs;
+        if (slots) {
+          const waited = !slots.available;
+          if (!(await slots.acquire(signal))) break;
+          if (waited) readyMs = Math.max(scheduledMs, performance.now() - startMs);
+        }
+        const sent: Promise<boolean> = send(prepared, index, scheduledMs, readyMs).finally(() => {
           slots?.release();
           pending.delete(sent);
         });

@@ -9,12 +9,14 @@
 import { performance } from 'node:perf_hooks';
 import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
-import type { RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
+import type { ClientLoad, LoadFigures, RequestRecord, ResultDocument, RunStatus, StepSummary, StepWarning, ThreadLoad, WorkersInfo } from '../format/result';
 import { RunMonitor } from '../observe/monitor';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
+import { clientBoundWarnings } from './client-bound';
 import type { ExecutorSink, StepSignals } from './execute';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
+import { maxWorkers } from './workers';
 import type { RunOptions } from './types';
 
 /** The run stops when its first requests all fail this way: retrying cannot help. */
@@ -24,25 +26,6 @@ const PROGRESS_WINDOW_MS = 1000;
 const RECENT_VALUES_LIMIT = 100;
 
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
-const roundNullable = (ms: number | null): number | null => (ms === null ? null : roundMs(ms));
-
-/**
- * Microsecond precision is all a record needs; it keeps result files about half the size.
- * The chunk times are rounded in place: the client hands its record over, and a copy per
- * request would double the garbage of the hottest array.
- */
-function roundRecordTimes(r: RequestRecord): RequestRecord {
-  const chunkMs = r.chunkMs;
-  for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
-  return {
-    ...r,
-    scheduledMs: roundMs(r.scheduledMs),
-    sentMs: roundMs(r.sentMs),
-    queueMs: roundMs(r.queueMs),
-    firstTokenMs: roundNullable(r.firstTokenMs),
-    endMs: roundNullable(r.endMs),
-  };
-}
 
 /** Errors that say the endpoint cannot serve this run at all, whatever the load. */
 function hopelessFailure(r: RequestRecord): string | null {
@@ -59,6 +42,7 @@ class StepProgress {
   completed = 0;
   failed = 0;
   private readonly inFlightBy: number[];
+  private readonly latenessBy: (LoadFigures | null)[];
   private inFlightTotal = 0;
   private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
   private recentTtft: number[] = [];
@@ -72,6 +56,7 @@ class StepProgress {
     executors: number,
   ) {
     this.inFlightBy = new Array<number>(executors).fill(0);
+    this.latenessBy = new Array<LoadFigures | null>(executors).fill(null);
   }
 
   /** Requests in flight, summed over the executors. */
@@ -82,6 +67,10 @@ class StepProgress {
   setInFlight(executor: number, count: number): void {
     this.inFlightTotal += count - (this.inFlightBy[executor] ?? 0);
     this.inFlightBy[executor] = count;
+  }
+
+  setLateness(executor: number, recent: LoadFigures | null): void {
+    this.latenessBy[executor] = recent;
   }
 
   add(r: RequestRecord): void {
@@ -114,6 +103,7 @@ class StepProgress {
       outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
       recentTtftMs: this.recentTtft,
       recentLatencyMs: this.recentLatency,
+      workers: this.inFlightBy.map((inFlight, worker) => ({ worker, inFlight, sendLatenessMs: this.latenessBy[worker] ?? null })),
     };
     this.recentTtft = [];
     this.recentLatency = [];
@@ -132,6 +122,8 @@ export class RunGather {
   private endpointUsable = false;
   private hopelessCount = 0;
   private failure: string | null = null;
+  /** Why the run lost a worker, if it did. */
+  private lost: string | null = null;
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
@@ -147,6 +139,8 @@ export class RunGather {
     private readonly monitor: RunMonitor,
     /** performance.now() at the origin of the run's clock. */
     private readonly clockOrigin: number,
+    /** The workers that send the run's requests. */
+    private readonly workers: WorkersInfo,
   ) {
     this.secrets = knownSecrets(config.endpoint, options.apiKey);
   }
@@ -191,6 +185,7 @@ export class RunGather {
       plannedSteps: plan.steps.map(({ name, profile }) => ({ name, profile })),
       stepCount: plan.stepCount,
       resultPath: this.options.resultPath ?? null,
+      workers: this.workers,
       ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
       ...(this.monitor.hardware ? { hardware: this.monitor.hardware } : {}),
     });
@@ -212,10 +207,9 @@ export class RunGather {
     return new StepGather(this, step, stepIndex, repeat, executors);
   }
 
-  /** Writes, judges and counts one record of a step (its times rounded, its error redacted). */
-  addRecord(raw: RequestRecord): RequestRecord {
-    const r = roundRecordTimes(raw);
-    if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
+  /** Writes, judges and counts one record of a step, as executor `executor` kept it (execute.ts's keptRecord). */
+  addRecord(r: RequestRecord, executor: number): RequestRecord {
+    r.worker = executor;
     this.writer.addRecord(r);
     this.clientTokens.outputTokens += r.outputTokens ?? 0;
     if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
@@ -226,16 +220,35 @@ export class RunGather {
     return r;
   }
 
-  /** Closes a step in the file with its summary, on the run's clock. */
-  endStep(stepIndex: number, name: string, note: string | null, startMs: number): StepSummary {
+  /**
+   * Closes a step in the file with its summary, on the run's clock, with what its client went
+   * through and the warnings that gives (client-bound.ts), which the log says too.
+   */
+  endStep(stepIndex: number, name: string, note: string | null, startMs: number, client: ClientLoad | null): StepSummary {
+    const warnings: StepWarning[] = client === null ? [] : clientBoundWarnings(client, maxWorkers());
+    for (const warning of warnings) this.log('warn', `${name}: ${warning.message}`);
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
+      ...(client !== null ? { client } : {}),
+      warnings,
     });
-    this.emit({ type: 'step-end', stepIndex, name, summary });
+    this.emit({ type: 'step-end', stepIndex, name, summary, ...(client !== null ? { client } : {}), ...(warnings.length > 0 ? { warnings } : {}) });
     return summary;
+  }
+
+  /**
+   * A worker was lost mid-step (its thread crashed or stopped answering): the run stops, its file
+   * says why and ends partial, and everything recorded is kept.
+   */
+  lose(message: string): void {
+    if (this.lost !== null) return;
+    this.lost = message;
+    this.log('error', message);
+    this.writer.addWarning(message);
+    this.cancel();
   }
 
   /** A step's start instant on the run's clock. */
@@ -290,6 +303,7 @@ export class RunGather {
       const summary = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
       return ['failed', `Every measured request failed (${summary}); the first: ${this.firstMeasuredError ?? ''}`];
     }
+    if (this.lost !== null) return ['partial', this.lost];
     if (userCancelled) return ['partial', 'Cancelled before the run finished; every request measured until then is kept.'];
     if (measured === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
     return ['complete', null];
@@ -346,6 +360,10 @@ export class StepGather {
     if (run.stopped) this.stopStep.abort();
   }
 
+  get name(): string {
+    return this.step.name;
+  }
+
   /** What every executor of the step watches: `stop` ends the step and cancels what is in flight, `drain` ends its sending. */
   get signals(): StepSignals {
     return { stop: this.stopStep.signal, drain: this.drainStep.signal };
@@ -356,7 +374,7 @@ export class StepGather {
     this.stopStep.abort();
   }
 
-  /** The step's executors start at `startMs` (performance.now()): the step-start event and its timers. */
+  /** The step's executors start at `startMs` (performance.now(), now or a moment later): the step-start event and its timers. */
   start(startMs: number): void {
     const { step, run } = this;
     this.startMs = startMs;
@@ -378,7 +396,7 @@ export class StepGather {
           run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled.`);
         }
         this.stopStep.abort();
-      }, durationSec * 1000);
+      }, Math.max(0, startMs + durationSec * 1000 - performance.now()));
     }
     this.progressTimer = setInterval(() => run.emit({ type: 'progress', snapshot: progress.snapshot() }), PROGRESS_INTERVAL_MS);
     this.progressTimer.unref();
@@ -392,8 +410,9 @@ export class StepGather {
     const maxErrors = run.maxErrors;
     return {
       inFlight: (count) => progress.setInFlight(executor, count),
-      record: (raw) => {
-        const r = run.addRecord(raw);
+      lateness: (recent) => progress.setLateness(executor, recent),
+      record: (kept) => {
+        const r = run.addRecord(kept, executor);
         progress.add(r);
         if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
           run.log('warn', `${step.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
@@ -410,9 +429,22 @@ export class StepGather {
     this.run.stop.removeEventListener('abort', this.followRun);
   }
 
-  /** The step's last progress, its summary in the file and its step-end event. */
-  end(): StepSummary {
+  /**
+   * The step's last progress, its summary in the file and its step-end event. `loads`: what each
+   * executor that had a share of the step went through, with how late it began after the common
+   * start instant (ms); none when no executor finished its share.
+   */
+  end(loads: readonly { executor: number; load: ThreadLoad; startLateMs: number }[] = []): StepSummary {
     if (this.progress !== null) this.run.emit({ type: 'progress', snapshot: this.progress.snapshot() });
-    return this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs);
+    const starts = loads.map((l) => l.startLateMs);
+    const client: ClientLoad | null =
+      loads.length === 0
+        ? null
+        : {
+            workers: this.executors,
+            threads: loads.map(({ executor, load }) => ({ worker: executor, ...load })),
+            startSkewMs: loads.length > 1 ? Math.max(...starts) - Math.min(...starts) : null,
+          };
+    return this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, client);
   }
 }

@@ -1,38 +1,32 @@
 /**
  * Runs a benchmark: parses the config, plans the run (plan.ts), opens the monitor and the result
- * file, then for each step plans it, has it executed (execute.ts) and gathers its records into the
- * file, its summary and the run's verdict (gather.ts); docs/architecture.md draws the three. The
- * steps run here, in this thread, by one executor; workers and shards differ only in where the
- * executors run and how parts of the plan travel to them and records come back.
+ * file, then for each step plans it, has it executed (execute.ts) by the run's executors
+ * (executors.ts: this thread for one worker, worker threads for more) and gathers its records into
+ * the file, its summary and the run's verdict (gather.ts); docs/architecture.md draws the three.
+ * Workers and shards differ only in where the executors run and how parts of the plan travel to
+ * them and records come back.
  */
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { redactHeaders, redactUrl, RunConfigSchema, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, type StepSummary } from '../format/result';
+import { describeZodError, SCHEMA_VERSION, type StepSummary, type ThreadLoad, type WorkersInfo } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
-import { createDispatcher } from './client';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
 import { probeEngineLabels } from '../observe/probe';
 import { waitUntil } from './schedule';
 import { createTokenCounter } from '../workload/tokenizer';
-import type { TokenCounter, Workload } from '../workload/types';
 import type { RunBenchmark, RunOptions } from './types';
 import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
-import { executePart } from './execute';
+import { InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
 import { RunGather } from './gather';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { resolveWorkers } from './workers';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
-
-/**
- * Executors a step runs on in this thread: one (worker threads are the next step, issue 23). They would
- * share the workload: `request(i)` and `session(i)` do not depend on what was asked before.
- */
-const EXECUTORS = 1;
 
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
@@ -67,7 +61,7 @@ function extraBodyWarnings(config: RunConfig): string[] {
 }
 
 /** The result document's fixed part: what ran against what, with secrets left out. */
-function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
+function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor, workers: WorkersInfo) {
   const { endpoint, serverMetrics } = config;
   const scrapedUrl = serverMetrics.url === undefined || serverMetrics.url === 'off' ? {} : { url: redactUrl(serverMetrics.url) };
   return {
@@ -85,53 +79,47 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
     writer: onThisHost(),
     ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
+    workers,
   } as const;
 }
 
-/** What the steps of a run share, in this thread. */
+/** What the steps of a run share. */
 interface RunParts {
   config: RunConfig;
-  options: RunOptions;
-  workload: Workload;
-  tokenCounter: TokenCounter;
+  executors: ExecutorPool;
   gather: RunGather;
 }
 
 /**
  * One step: opened in the file, split over the executors, executed from one start instant,
- * gathered. Resolves with its summary and where the next step's prompts and sessions start.
+ * gathered. Resolves with its summary and where the next step's prompts and sessions start. A
+ * lost worker ends the step (and the run) with what was gathered; another executor's failure rejects.
  */
 async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
-  const { config, options, workload, tokenCounter, gather } = run;
-  const parts = partition(step, EXECUTORS, cursor);
+  const { executors, gather } = run;
+  const parts = partition(step, executors.count, cursor);
   const stepGather = gather.beginStep(step, repeat, parts.length);
-  const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
-  const startMs = performance.now();
-  stepGather.start(startMs);
+  const loads: { executor: number; load: ThreadLoad; startLateMs: number }[] = [];
   let next = cursor;
   try {
-    const executed = await Promise.allSettled(
-      parts.map((part, i) => {
-        const env = { config, apiKey: options.apiKey, workload, tokenCounter, dispatcher: dispatchers[i] as Dispatcher };
-        return executePart(part, startMs, env, stepGather.signals, stepGather.sinkFor(i)).catch((error: unknown) => {
-          // One executor's engine failure ends the step for all of them.
-          stepGather.stopNow();
-          throw error;
-        });
-      }),
-    );
+    const executed = await executors.execute(parts, stepGather);
     const usages: PartUsage[] = [];
-    for (const e of executed) {
-      if (e.status === 'rejected') throw e.reason;
-      usages.push(e.value);
+    let lost: WorkerLostError | null = null;
+    for (const [executor, e] of executed.entries()) {
+      if (e.status === 'rejected') {
+        if (!(e.reason instanceof WorkerLostError)) throw e.reason;
+        lost ??= e.reason;
+      } else if (e.value !== null) {
+        usages.push(e.value.usage);
+        loads.push({ executor, load: e.value.load, startLateMs: e.value.startLateMs });
+      }
     }
+    if (lost !== null) gather.lose(lost.message);
     next = cursorAfter(cursor, usages);
   } finally {
     stepGather.settled();
-    // Nothing is in flight any more: close the step's sockets without waiting on them.
-    await Promise.all(dispatchers.map((d) => d.destroy()));
   }
-  return { summary: stepGather.end(), cursor: next };
+  return { summary: stepGather.end(loads), cursor: next };
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -175,43 +163,66 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
  * configuration and unreadable datasets or tokenizers reject before anything is sent or
  * written; after that, request failures are recorded, never thrown.
  */
+/** The run's executors: this thread for one worker (with the workload built here), else worker threads. */
+async function startExecutors(config: RunConfig, options: RunOptions, workers: WorkersInfo): Promise<{ executors: ExecutorPool; chatNote: string | null }> {
+  if (workers.count === 1) {
+    const tokenCounter = await createTokenCounter(config.tokenizer);
+    const workload = await createWorkload(config, tokenCounter);
+    return { executors: new InThreadExecutors({ config, apiKey: options.apiKey, workload, tokenCounter }), chatNote: tokenCounter.chatNote };
+  }
+  // Each worker builds its own workload from the config and seed; a config they cannot use rejects here.
+  const script = options.executorScript ?? join(__dirname, 'executor-worker.js');
+  const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey);
+  return { executors, chatNote: config.endpoint.api === 'chat' ? (await createTokenCounter(config.tokenizer)).chatNote : null };
+}
+
+/**
+ * Runs the configured benchmark and resolves with the final document. Bad configuration and
+ * unreadable datasets or tokenizers reject before anything is sent or written; after that, request
+ * failures are recorded, never thrown.
+ */
 export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
-  const tokenCounter = await createTokenCounter(config.tokenizer);
-  const workload = await createWorkload(config, tokenCounter);
   // The plan is made before the file exists so that a bad schedule creates no file.
   const plan = planRun(config);
-  checkFileDescriptors(plan.mostConnections);
-  // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
-  const probed = await probeEngineLabels(config, options);
-  // The run's clock starts here: the first scrape and every step's start are on it.
-  const clockOrigin = performance.now();
-  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
-  let writer: ResultWriter;
+  const workers = resolveWorkers(config, plan);
+  checkFileDescriptors(mostConnections(plan, workers.count));
+  const { executors, chatNote } = await startExecutors(config, options, workers);
   try {
-    // The hardware found fills the hardware/gpus labels the user left empty.
-    writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor), {
-      keepRecords: options.keepRecords !== false,
-    });
-  } catch (error) {
-    await monitor.stop(false);
-    throw error;
-  }
-  const gather = new RunGather(config, options, writer, monitor, clockOrigin);
-  const cancel = (): void => gather.cancel();
-  options.signal?.addEventListener('abort', cancel, { once: true });
-  if (options.signal?.aborted) gather.cancel();
-  try {
-    gather.started(plan);
-    if (probed) gather.log('info', probed.message);
-    if (config.endpoint.api === 'chat' && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
-    for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
-    await runSteps({ config, options, workload, tokenCounter, gather }, plan);
-    return await gather.finish();
-  } catch (error) {
-    await gather.fail(error);
-    throw error;
+    // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
+    const probed = await probeEngineLabels(config, options);
+    // The run's clock starts here: the first scrape and every step's start are on it.
+    const clockOrigin = performance.now();
+    const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
+    let writer: ResultWriter;
+    try {
+      // The hardware found fills the hardware/gpus labels the user left empty.
+      writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor, workers), {
+        keepRecords: options.keepRecords !== false,
+      });
+    } catch (error) {
+      await monitor.stop(false);
+      throw error;
+    }
+    const gather = new RunGather(config, options, writer, monitor, clockOrigin, workers);
+    const cancel = (): void => gather.cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    if (options.signal?.aborted) gather.cancel();
+    try {
+      gather.started(plan);
+      if (probed) gather.log('info', probed.message);
+      if (workers.count > 1 || config.workers !== undefined) gather.log('info', `Workers: ${workers.count} (${workers.reason}).`);
+      if (config.endpoint.api === 'chat' && chatNote !== null) gather.log('info', chatNote);
+      for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
+      await runSteps({ config, executors, gather }, plan);
+      return await gather.finish();
+    } catch (error) {
+      await gather.fail(error);
+      throw error;
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
   } finally {
-    options.signal?.removeEventListener('abort', cancel);
+    await executors.close();
   }
 };

@@ -122,7 +122,7 @@ export function latencySamples(requests: readonly RequestRecord[]): { ttft: numb
 }
 
 /** A column of numbers that grows by doubling: 8 bytes a value, with no object per value. */
-class Column {
+export class Column {
   private data = new Float64Array(64);
   length = 0;
 
@@ -137,6 +137,11 @@ class Column {
 
   at(index: number): number {
     return this.data[index] as number;
+  }
+
+  /** A copy of the values from index `from` on. */
+  slice(from = 0): Float64Array {
+    return this.data.slice(from, this.length);
   }
 
   /** The values that are numbers (NaN stands for "none" in a column). */

@@ -18,11 +18,13 @@ import {
   parseResultDocument,
   type ParseOutcome,
   type RequestRecord,
+  type ClientLoad,
   type ResultDocument,
   type RunStatus,
   type Step,
   type StepProfile,
   type StepSummary,
+  type StepWarning,
 } from '../format/result';
 import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
@@ -40,6 +42,10 @@ export interface StepEnding {
   startMs?: number;
   endMs?: number;
   sampled?: MetricSeries[];
+  /** What the client's threads went through during the step. */
+  client?: ClientLoad;
+  /** Why its numbers may be wrong (none: left out). */
+  warnings?: StepWarning[];
 }
 
 /** Closes an open step whose summary is not known yet. */
@@ -169,7 +175,7 @@ export class ResultWriter {
   /**
    * Ends the open step with its summary and what StepEnding adds.
    */
-  endStep({ note = null, startMs, endMs, sampled }: StepEnding = {}): StepSummary {
+  endStep({ note = null, startMs, endMs, sampled, client, warnings }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
     const summary = open.accumulator.summary();
@@ -178,6 +184,8 @@ export class ResultWriter {
       ...(startMs !== undefined ? { startMs } : {}),
       ...(endMs !== undefined ? { endMs } : {}),
       ...(sampled && sampled.length > 0 ? { sampled } : {}),
+      ...(client !== undefined ? { client } : {}),
+      ...(warnings && warnings.length > 0 ? { warnings } : {}),
     };
     const extraText = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
     this.replaceTail(`],"summary":${JSON.stringify(summary)}${extraText}}`, runTail(this.doc));

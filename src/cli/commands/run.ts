@@ -63,6 +63,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--api-key-env': { kind: 'string' },
   '--extra-body': { kind: 'string' },
   '--seed': { kind: 'string' },
+  '--workers': { kind: 'string' },
   '--server-metrics': { kind: 'string' },
   '--server-metrics-interval': { kind: 'string' },
   '--repeat': { kind: 'string' },
@@ -110,6 +111,10 @@ Load (each value of a list is a step)
   --warmup N             requests per step sent first and left out of the statistics
   --max-errors N         end a step after N failed requests
   --seed N               seed for prompts and arrival times (default 42)
+  --workers N|auto       threads that send the requests, each with its own event loop and
+                         connections (default auto: more than one only for a load one worker
+                         does not keep easily, at most the cores less one); a step whose
+                         client was the bottleneck says so and how many to add
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
   --repeat-pause-sec S   seconds to wait between repeats (default 0)
@@ -172,6 +177,7 @@ const RULES = {
   prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
+  workers: { integer: true, min: 1, hint: "a number of worker threads like --workers 4, or 'auto'" },
   serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
   repeat: { integer: true, min: 1, hint: 'a number of repeats like --repeat 5' },
   turns: { integer: true, min: 1, hint: 'turns per session like --turns 4' },
@@ -234,6 +240,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['slo', '--slo'],
   ['labels', '--label'],
   ['seed', '--seed'],
+  ['workers', '--workers'],
   ['serverMetrics.url', '--server-metrics'],
   ['serverMetrics.intervalMs', '--server-metrics-interval'],
   ['repeat.count', '--repeat'],
@@ -390,6 +397,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   }
   const seed = number('--seed', RULES.seed);
   if (seed !== undefined) settings.seed = seed;
+  const workers = flags.get('--workers');
+  if (workers !== undefined) settings.workers = workers === 'auto' ? 'auto' : parseNumber('--workers', workers, RULES.workers);
   put('serverMetrics', 'url', flags.get('--server-metrics'));
   put('serverMetrics', 'intervalMs', number('--server-metrics-interval', RULES.serverMetricsInterval));
   const repeatPauseSec = number('--repeat-pause-sec', RULES.repeatPause);

@@ -1,0 +1,71 @@
+/**
+ * Whether the client itself was the limit of a step: a thread that stamps tokens and had no time to
+ * spare reads each token late, and the latencies it records grow with the client's load, not the
+ * server's. The rule and its thresholds are docs/metrics.md's ("Is the client the limit?"), measured
+ * with `npm run bench:scale` (docs/performance.md).
+ */
+import type { ClientLoad, StepWarning, ThreadLoad } from '../format/result';
+
+/** A worker whose event loop worked this share of the step (waits for send times left out) had no time to spare. */
+export const BUSY_LIMIT = 0.9;
+/**
+ * Event-loop delay p99 (ms) past which token stamps are late by as much; with the loop that busy
+ * at the same time, the client's own work is the cause.
+ */
+export const LOOP_DELAY_LIMIT_MS = 10;
+/** The busy share that, with a long loop delay, makes the delay the client's own. */
+const BUSY_WITH_DELAY = 0.5;
+/** A thread that waited for a core this share of the step was held up by the machine, not by its own work. */
+const CORE_WAIT_LIMIT = 0.25;
+/** Workers are added until each would be this busy. */
+const BUSY_TARGET = 0.5;
+
+const percent = (share: number): string => `${Math.round(share * 100)}%`;
+
+/** The first figure of a thread that crossed its threshold, or null. */
+function crossed(thread: ThreadLoad): { figure: string; value: number; threshold: number } | null {
+  const busy = thread.busy ?? 0;
+  if (busy >= BUSY_LIMIT) return { figure: 'busy', value: busy, threshold: BUSY_LIMIT };
+  const delay = thread.loopDelayMs?.p99 ?? 0;
+  if (delay >= LOOP_DELAY_LIMIT_MS && busy >= BUSY_WITH_DELAY) return { figure: 'loopDelayMs.p99', value: delay, threshold: LOOP_DELAY_LIMIT_MS };
+  return null;
+}
+
+/**
+ * The workers that would keep each one at BUSY_TARGET, never more than `maxWorkers`: what to suggest.
+ */
+function workersNeeded(load: ClientLoad, maxWorkers: number): number {
+  const busy = load.threads.reduce((sum, t) => sum + (t.busy ?? 0), 0);
+  return Math.min(maxWorkers, Math.max(load.workers + 1, Math.ceil(busy / BUSY_TARGET)));
+}
+
+/**
+ * The step's client-bound warning, if any of its workers crossed a threshold: the worst one's figure,
+ * what it means and what to do. `maxWorkers`: the most workers this machine allows (cores - 1).
+ */
+export function clientBoundWarnings(load: ClientLoad, maxWorkers: number): StepWarning[] {
+  let worst: { worker: number; thread: ThreadLoad; figure: string; value: number; threshold: number } | null = null;
+  for (const thread of load.threads) {
+    const over = crossed(thread);
+    if (over !== null && (worst === null || over.value / over.threshold > worst.value / worst.threshold)) worst = { worker: thread.worker, thread, ...over };
+  }
+  if (worst === null) return [];
+  const { worker, thread, figure, value, threshold } = worst;
+  const who = load.workers === 1 ? 'The client' : `Worker ${worker} of ${load.workers}`;
+  const what =
+    figure === 'busy'
+      ? `${who} was busy ${percent(value)} of the step (limit ${percent(threshold)}): it had no time to spare, so tokens waited to be read and timed`
+      : `${who}'s event loop ran ${value.toFixed(1)} ms late at p99 (limit ${threshold} ms) while busy ${percent(thread.busy ?? 0)} of the step: tokens waited as long to be read and timed`;
+  const waited = thread.coreWaitShare ?? 0;
+  let advice: string;
+  if (waited >= CORE_WAIT_LIMIT) {
+    advice = `it also waited for a core ${percent(waited)} of the step: other processes (the server on this machine?) took the cores, so more workers would not help; run the client where cores are free.`;
+  } else {
+    const needed = workersNeeded(load, maxWorkers);
+    advice =
+      needed > load.workers
+        ? `TTFT and ITL are inflated by the client. Add workers: --workers ${needed}.`
+        : `TTFT and ITL are inflated by the client, and this machine has no free core for another worker: run the client on a machine with more cores.`;
+  }
+  return [{ kind: 'client-bound', figure, value, threshold, message: `${what}; ${advice}` }];
+}
