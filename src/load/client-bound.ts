@@ -8,13 +8,12 @@ import type { ClientLoad, StepWarning, ThreadLoad } from '../format/result';
 
 /** A worker whose event loop worked this share of the step (waits for send times left out) had no time to spare. */
 export const BUSY_LIMIT = 0.9;
-/**
- * Event-loop delay p99 (ms) past which token stamps are late by as much; with the loop that busy
- * at the same time, the client's own work is the cause.
- */
+/** Event-loop delay p99 (ms) past which token stamps are late by as much, whatever held the loop up. */
 export const LOOP_DELAY_LIMIT_MS = 10;
-/** The busy share that, with a long loop delay, makes the delay the client's own. */
-const BUSY_WITH_DELAY = 0.5;
+/** Send lateness p99 (ms) past which the client did not keep its schedule. */
+export const SEND_LATENESS_LIMIT_MS = 10;
+/** With this busy share the thread's own work is what held it up: more workers help. */
+const OWN_WORK_BUSY = 0.5;
 /** A thread that waited for a core this share of the step was held up by the machine, not by its own work. */
 const CORE_WAIT_LIMIT = 0.25;
 /** Workers are added until each would be this busy. */
@@ -27,7 +26,9 @@ function crossed(thread: ThreadLoad): { figure: string; value: number; threshold
   const busy = thread.busy ?? 0;
   if (busy >= BUSY_LIMIT) return { figure: 'busy', value: busy, threshold: BUSY_LIMIT };
   const delay = thread.loopDelayMs?.p99 ?? 0;
-  if (delay >= LOOP_DELAY_LIMIT_MS && busy >= BUSY_WITH_DELAY) return { figure: 'loopDelayMs.p99', value: delay, threshold: LOOP_DELAY_LIMIT_MS };
+  if (delay >= LOOP_DELAY_LIMIT_MS) return { figure: 'loopDelayMs.p99', value: delay, threshold: LOOP_DELAY_LIMIT_MS };
+  const late = thread.sendLatenessMs?.p99 ?? 0;
+  if (late >= SEND_LATENESS_LIMIT_MS) return { figure: 'sendLatenessMs.p99', value: late, threshold: SEND_LATENESS_LIMIT_MS };
   return null;
 }
 
@@ -52,20 +53,25 @@ export function clientBoundWarnings(load: ClientLoad, maxWorkers: number): StepW
   if (worst === null) return [];
   const { worker, thread, figure, value, threshold } = worst;
   const who = load.workers === 1 ? 'The client' : `Worker ${worker} of ${load.workers}`;
+  const busy = thread.busy ?? 0;
   const what =
     figure === 'busy'
       ? `${who} was busy ${percent(value)} of the step (limit ${percent(threshold)}): it had no time to spare, so tokens waited to be read and timed`
-      : `${who}'s event loop ran ${value.toFixed(1)} ms late at p99 (limit ${threshold} ms) while busy ${percent(thread.busy ?? 0)} of the step: tokens waited as long to be read and timed`;
+      : figure === 'loopDelayMs.p99'
+        ? `${who}'s event loop ran ${value.toFixed(1)} ms late at p99 (limit ${threshold} ms): tokens waited as long to be read and timed`
+        : `${who} sent its requests ${value.toFixed(1)} ms after their send times at p99 (limit ${threshold} ms): it did not keep the schedule`;
   const waited = thread.coreWaitShare ?? 0;
   let advice: string;
   if (waited >= CORE_WAIT_LIMIT) {
-    advice = `it also waited for a core ${percent(waited)} of the step: other processes (the server on this machine?) took the cores, so more workers would not help; run the client where cores are free.`;
-  } else {
+    advice = `it waited for a core ${percent(waited)} of the step: other threads and processes (the server on this machine?) held the cores, so more workers would not help; run the client where cores are free.`;
+  } else if (busy >= OWN_WORK_BUSY || figure === 'busy') {
     const needed = workersNeeded(load, maxWorkers);
     advice =
       needed > load.workers
         ? `TTFT and ITL are inflated by the client. Add workers: --workers ${needed}.`
         : `TTFT and ITL are inflated by the client, and this machine has no free core for another worker: run the client on a machine with more cores.`;
+  } else {
+    advice = `it was busy only ${percent(busy)} of the step: something else held its thread (garbage collection, a busy host thread), so TTFT and ITL may be inflated.`;
   }
   return [{ kind: 'client-bound', figure, value, threshold, message: `${what}; ${advice}` }];
 }

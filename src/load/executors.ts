@@ -27,6 +27,11 @@ export const LATENESS_REPORT_MS = 250;
 const START_LEAD_MS = 20;
 /** A worker that has not ended its part this long after the step's stop is taken for hung and ended. */
 const STOP_DEADLINE_MS = 5000;
+/**
+ * A worker running a part reports at least every LATENESS_REPORT_MS; one silent this long has a
+ * blocked event loop and is taken for hung and ended.
+ */
+const SILENCE_LIMIT_MS = 10_000;
 /** A worker thread that cannot say it is ready within this long (a dataset loads in it) is taken for lost. */
 const READY_DEADLINE_MS = 120_000;
 
@@ -135,6 +140,8 @@ class ExecutorThread {
   /** Requests in flight at its last batch, and when that came. */
   private inFlight = 0;
   private reportedAt = performance.now();
+  /** When it last said anything. */
+  private heardAt = performance.now();
   /** Why it was lost, once it was. */
   lost: string | null = null;
 
@@ -181,6 +188,7 @@ class ExecutorThread {
       this.running = { sink: step.sinkFor(this.index), step, resolve, reject, error: null };
       this.inFlight = 0;
       this.reportedAt = performance.now();
+      this.heardAt = this.reportedAt;
       this.thread.send({ type: 'start', atMs });
     });
   }
@@ -191,6 +199,11 @@ class ExecutorThread {
 
   get busy(): boolean {
     return this.running !== null;
+  }
+
+  /** How long a running part's worker has said nothing (0 when it runs none). */
+  get silentMs(): number {
+    return this.running === null ? 0 : performance.now() - this.heardAt;
   }
 
   /** Ends a worker that does not answer: its part is lost. */
@@ -204,6 +217,7 @@ class ExecutorThread {
   }
 
   private onReply(reply: ReturnType<typeof ExecutorReplySchema.parse>): void {
+    this.heardAt = performance.now();
     switch (reply.type) {
       case 'ready':
       case 'armed': {
@@ -316,6 +330,12 @@ export class ThreadExecutors implements ExecutorPool {
     };
     const onStop = forward('stop');
     const onDrain = forward('drain');
+    const watchdog = setInterval(() => {
+      for (const i of active) {
+        const thread = this.threads[i] as ExecutorThread;
+        if (thread.silentMs > SILENCE_LIMIT_MS) thread.abandon(`it said nothing for ${SILENCE_LIMIT_MS / 1000} s: its event loop is blocked`);
+      }
+    }, 1000);
     signals.stop.addEventListener('abort', onStop, { once: true });
     signals.drain.addEventListener('abort', onDrain, { once: true });
     if (signals.stop.aborted) onStop();
@@ -334,6 +354,7 @@ export class ThreadExecutors implements ExecutorPool {
       active.forEach((i, n) => (byPart[i] = settled[n] as PromiseSettledResult<PartOutcome>));
       return byPart;
     } finally {
+      clearInterval(watchdog);
       clearTimeout(deadline);
       signals.stop.removeEventListener('abort', onStop);
       signals.drain.removeEventListener('abort', onDrain);
