@@ -24,6 +24,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
   let stepName = '';
   let liveLineShown = false;
   let lastPipeLineAt = 0;
+  let workers = 1;
 
   const clearLiveLine = () => {
     if (liveLineShown) stream.write('\r\x1b[2K');
@@ -38,7 +39,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
     const done = s.plannedRequests ? `${s.completed + s.failed}/${s.plannedRequests}` : `${s.completed + s.failed}`;
     return (
       `  [${s.stepIndex + 1}/${stepCount}] ${stepName}: ${done} done (${s.failed} failed), ` +
-      `${s.inFlight} in flight, ${formatMetric('requestsPerSecond', s.requestsPerSecond)} req/s, ` +
+      `${s.inFlight} in flight${workers > 1 ? ` over ${workers} workers` : ''}, ${formatMetric('requestsPerSecond', s.requestsPerSecond)} req/s, ` +
       `${formatMetric('outputTokensPerSecond', s.outputTokensPerSecond)} tok/s, ${formatElapsed(s.elapsedSec, s.plannedDurationSec)}`
     );
   };
@@ -48,6 +49,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
       switch (event.type) {
         case 'run-start':
           stepCount = event.stepCount;
+          workers = event.workers?.count ?? 1;
           break;
         case 'step-start':
           stepName = stepLabel(event);
@@ -67,7 +69,8 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
           break;
         }
         case 'step-end':
-          line(`  done: ${describeSummary(event.summary)}`);
+          line(`  done: ${describeSummary(event.summary)}${event.warnings?.length ? ', client-bound (see below)' : ''}`);
+          for (const warning of event.warnings ?? []) line(`  warning: ${warning.message}`);
           break;
         case 'log':
           line(`${event.level === 'info' ? '' : `${event.level}: `}${event.message}`);

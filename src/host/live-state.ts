@@ -21,6 +21,7 @@ export function newLiveState(run: LiveState['run']): LiveState {
     status: null,
     statusReason: null,
     elapsedSec: 0,
+    workers: null,
     steps: [],
     current: null,
     series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [], stride: 1, lastCount: 0 },
@@ -39,6 +40,7 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
       state.run.resultPath = event.resultPath ?? state.run.resultPath;
       // The engine's own count of its steps (a sweep's rates and the repeats included).
       state.run.expectedSteps = event.stepCount > 0 ? event.stepCount : null;
+      state.workers = event.workers ?? null;
       if (event.serverMetrics) state.server = newLiveServer(event.serverMetrics);
       return;
     case 'step-start':
@@ -70,7 +72,10 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
     }
     case 'step-end': {
       const step = state.steps[event.stepIndex];
-      if (step) step.summary = event.summary;
+      if (step) {
+        step.summary = event.summary;
+        if (event.warnings !== undefined && event.warnings.length > 0) step.warnings = event.warnings;
+      }
       for (const [kind, count] of Object.entries(event.summary.errors)) state.errors[kind] = (state.errors[kind] ?? 0) + count;
       if (state.current?.stepIndex === event.stepIndex) state.current = null;
       return;
@@ -112,6 +117,7 @@ export function interruptedState(state: LiveState, file: ResultDocument | null, 
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
     startedAtSec: state.steps[index]?.startedAtSec ?? state.elapsedSec,
     summary: step.summary,
+    ...(step.warnings !== undefined ? { warnings: step.warnings } : {}),
   }));
   const status = file.status === 'running' ? 'partial' : file.status;
   return { ...finished, steps, status, statusReason: status === 'partial' ? reason : (file.statusReason ?? null) };

@@ -1,8 +1,9 @@
 /**
  * The questions of "Run LLM Benchmark": endpoint, model, profile (a preset or a config file) and
- * labels. Each answer is checked where it is typed; the result is a `RunPlan` that the run
+ * labels, with the workers offered beside the labels (`llmBench.workers`, auto by default). Each answer is checked where it is typed; the result is a `RunPlan` that the run
  * session parses like any other run request (command argument, config file).
  */
+import { availableParallelism } from 'node:os';
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { isPlainObject, parseConfigFileText, RunInputError, unreadableConfigFile, type ConfigFile, type Settings } from '../run/prepare';
@@ -12,6 +13,8 @@ import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './e
 import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
 import { formatLabelsText } from '../views/labels';
 import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
+import { WorkersSchema, type Workers } from '../format/config';
+import { maxWorkers } from '../load/workers';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
@@ -209,22 +212,48 @@ export async function showConfigError(message: string, file?: vscode.Uri): Promi
   if (answer === open && file) await vscode.window.showTextDocument(file);
 }
 
-async function editLabels(memento: vscode.Memento, title: string): Promise<Record<string, string> | undefined> {
+/** `llmBench.workers`, or auto when it is not a valid value. */
+function workersSetting(): Workers {
+  const parsed = WorkersSchema.safeParse(settings().get('workers'));
+  return parsed.success ? parsed.data : 'auto';
+}
+
+/** The workers to run with: auto, or a number up to this machine's cores less one (or the setting's, if higher). */
+async function chooseWorkers(title: string, current: Workers): Promise<Workers | undefined> {
+  const most = maxWorkers();
+  const numbers = Array.from({ length: Math.max(most, typeof current === 'number' ? current : 1) }, (_, i) => i + 1);
+  const choices: Choice<Workers>[] = [
+    { label: 'auto', detail: `One worker unless the load needs more; at most ${most} here (${availableParallelism()} cores less one)`, value: 'auto' },
+    ...numbers.map((n) => ({ label: String(n), detail: n === 1 ? "The run's own thread sends every request" : `${n} worker threads split every step`, value: n })),
+  ];
+  // The current choice first, so that Enter keeps it.
+  const ordered = [...choices.filter((c) => c.value === current), ...choices.filter((c) => c.value !== current)];
+  return pick(ordered, `${title}: workers`, 'Threads that send the requests; a step whose client was the bottleneck says so');
+}
+
+/** The last question: labels (remembered) and the workers, until "Start the benchmark". */
+async function editLabels(memento: vscode.Memento, title: string, workers: { value: Workers }): Promise<Record<string, string> | undefined> {
   const defaults = settings().get<Record<string, string>>('defaultLabels', {});
   const labels: Record<string, string> = { ...defaults, ...memento.get<Record<string, string>>(LABELS_KEY, {}) };
   const START = Symbol('start');
+  const WORKERS = Symbol('workers');
   for (;;) {
     const summary = formatLabelsText(cleanLabels(labels));
-    const chosen = await pick<string | typeof START>(
+    const chosen = await pick<string | typeof START | typeof WORKERS>(
       [
-        { label: '$(play) Start the benchmark', detail: summary ? `Labels: ${summary}` : 'No labels', value: START },
+        { label: '$(play) Start the benchmark', detail: `${summary ? `Labels: ${summary}` : 'No labels'} · Workers: ${workers.value}`, value: START },
         ...LABEL_KEYS.map((key) => ({ label: key, description: labels[key] ?? '', detail: LABEL_PROMPTS[key], value: key })),
+        { label: 'Workers', description: String(workers.value), detail: 'Threads that send the requests (auto: more than one only for a load one cannot keep)', value: WORKERS },
       ],
       title,
       'Labels describe what was measured; they are stored in the result and remembered for next time',
     );
     if (chosen === undefined) return undefined;
     if (chosen === START) break;
+    if (chosen === WORKERS) {
+      workers.value = (await chooseWorkers(title, workers.value)) ?? workers.value;
+      continue;
+    }
     const value = await vscode.window.showInputBox({ title: `${title}: ${chosen}`, prompt: LABEL_PROMPTS[chosen as (typeof LABEL_KEYS)[number]], value: labels[chosen] ?? '', ignoreFocusOut: true });
     if (value !== undefined) labels[chosen] = value;
   }
@@ -275,8 +304,13 @@ export async function promptRunPlan(
   } else {
     overrides = { ...profile.config };
   }
-  const labels = await editLabels(memento, `${title} (4/4): labels`);
+  // A config file's own workers stand unless the user picks other ones here.
+  const fileWorkers = file?.settings['workers'];
+  const workers = { value: (fileWorkers === undefined ? workersSetting() : WorkersSchema.safeParse(fileWorkers).data) ?? workersSetting() };
+  const initialWorkers = workers.value;
+  const labels = await editLabels(memento, `${title} (4/4): labels`, workers);
   if (!labels) return undefined;
+  if (workers.value !== initialWorkers) overrides['workers'] = workers.value;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.
   const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
   overrides['labels'] = Object.fromEntries(Object.entries(labels).filter(([key]) => !(key in fileLabels)));

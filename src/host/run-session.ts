@@ -308,6 +308,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       const s = event.summary;
       const errors = Object.entries(s.errors).map(([k, n]) => `${k} ${n}`).join(', ');
       this.log.info(`Run ${id}: step ${event.stepIndex + 1} ${event.name} done: ${s.requests.completed} completed, ${s.requests.failed} failed${errors ? ` (${errors})` : ''}.`);
+      for (const warning of event.warnings ?? []) this.log.warn(`Run ${id}: step ${event.stepIndex + 1} ${event.name}: ${warning.message}`);
     }
   }
 

@@ -222,11 +222,11 @@ export class RunGather {
 
   /**
    * Closes a step in the file with its summary, on the run's clock, with what its client went
-   * through and the warnings that gives (client-bound.ts), which the log says too.
+   * through and the warnings that gives (client-bound.ts): the step-end event carries them to the
+   * front ends, which show them with the step.
    */
   endStep(stepIndex: number, name: string, note: string | null, startMs: number, client: ClientLoad | null): StepSummary {
     const warnings: StepWarning[] = client === null ? [] : clientBoundWarnings(client, maxWorkers());
-    for (const warning of warnings) this.log('warn', `${name}: ${warning.message}`);
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
 import { formatLabelsText } from '../views/labels';
-import { definitionNotes } from '../views/result';
+import { definitionNotes, stepWarningNotes } from '../views/result';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { fixed, msToSec, NOT_AVAILABLE } from '../views/number-format';
@@ -53,7 +53,7 @@ function runTables(run: ReportRun): string {
       fixed(s?.outputTokensPerSecond),
     ];
   });
-  const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const listed = [...stepWarningNotes(run.doc.steps).map((w) => `Warning, ${w}`), ...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
@@ -76,12 +76,13 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
     })
     .join('')}</ul>`;
   const runsTable = table(
-    ['Run', 'Group', 'Status', 'Model', 'Source', 'Labels'],
+    ['Run', 'Group', 'Status', 'Model', 'Workers', 'Source', 'Labels'],
     runs.map((r, i) => [
       r.name,
       model.runs[i]?.group ?? '',
       model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
+      r.doc.workers ? String(r.doc.workers.count) : NOT_AVAILABLE,
       r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
       formatLabelsText(r.doc.labels),
     ]),

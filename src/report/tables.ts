@@ -6,6 +6,7 @@
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { stepWarningNotes } from '../views/result';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 
@@ -39,7 +40,13 @@ export function formatTerminalTable(doc: ResultOverview): string {
   });
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...clientLines(doc)].join('\n') + '\n';
+}
+
+/** Under a table of a run's steps: its workers, when more than one, and each step's warning (the client was the limit). */
+function clientLines(doc: ResultOverview): string[] {
+  const workers = doc.workers && doc.workers.count > 1 ? [`Workers: ${doc.workers.count} (${doc.workers.reason}).`] : [];
+  return [...workers, ...stepWarningNotes(doc.steps).map((w) => `Warning, ${w}`)];
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -69,7 +76,8 @@ export function formatMarkdownTable(doc: ResultOverview): string {
       withUnit(h.outputTokensPerSecond, 'tokens/second'),
     ];
   });
-  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n`;
+  const client = clientLines(doc);
+  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n${client.length ? `\n${client.join('\n\n')}\n` : ''}`;
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */

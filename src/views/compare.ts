@@ -9,7 +9,7 @@ import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, 
 import type { MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
-import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
+import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, stepWarningNotes, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
 import { STEP_FIGURES } from './repeats';
 
@@ -114,7 +114,11 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
     noiseRule: noiseRuleText(deltas, repeated),
-    warnings: differences(readA.document, readB.document),
+    warnings: [
+      ...differences(readA.document, readB.document),
+      ...stepWarningNotes(readA.document.steps).map((w) => `A: ${w}`),
+      ...stepWarningNotes(readB.document.steps).map((w) => `B: ${w}`),
+    ],
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
     server: compareServerFigures(readA.document, readB.document, pairSteps),
   };

@@ -14,7 +14,7 @@ import type { ResultDocument, Stats, Step, StepSummary } from '../format/result'
 import { wantsLogAxis } from './axis';
 import type { ChartSpec, SeriesSpec } from './chart-spec';
 import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
-import { definitionNotes } from './result';
+import { definitionNotes, stepWarningNotes, workersText } from './result';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
@@ -266,6 +266,8 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
       definitionNotes: definitionNotes(run.doc.steps),
+      warnings: stepWarningNotes(run.doc.steps),
+      workers: workersText(run.doc),
       status: runStatus(run),
     })),
     groupBy,

@@ -94,6 +94,7 @@ export function summaryItems(summary: RunSummary): SummaryItem[] {
     { label: 'Finished', value: summary.finishedAt ?? NOT_AVAILABLE },
     { label: 'Tool', value: summary.tool },
   ];
+  if (summary.workers !== null) items.push({ label: 'Workers', value: summary.workers });
   if (summary.importedFrom) items.push({ label: 'Imported from', value: summary.importedFrom });
   return items;
 }

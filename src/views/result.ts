@@ -16,6 +16,7 @@ import type {
   XAxis,
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { stepLabel } from '../format/step-name';
 import { wantsLogAxis } from './axis';
 import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
@@ -45,7 +46,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
-    warnings: doc.warnings ?? [],
+    warnings: [...(doc.warnings ?? []), ...stepWarningNotes(doc.steps)],
     server: serverSection(doc),
   };
 }
@@ -114,6 +115,19 @@ export function definitionNotes(steps: Step[]): string[] {
   return [...stepsByNote].map(([note, names]) => `${note} (steps: ${names.join(', ')})`);
 }
 
+/**
+ * The steps' warnings (the client was the limit, docs/metrics.md), one line each with the step's
+ * label: what every view and export says beside the figures they doubt.
+ */
+export function stepWarningNotes(steps: readonly Pick<Step, 'name' | 'repeat' | 'warnings'>[]): string[] {
+  return steps.flatMap((step) => (step.warnings ?? []).map((warning) => `${stepLabel(step)}: ${warning.message}`));
+}
+
+/** "4 (asked for 4)": the run's workers, for its summary; null for a file that does not say. */
+export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null {
+  return doc.workers ? `${doc.workers.count} (${doc.workers.reason})` : null;
+}
+
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
   return {
@@ -130,6 +144,7 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
       ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
       : null,
     labels: Object.entries(doc.labels),
+    workers: workersText(doc),
     config: JSON.stringify(doc.config, null, 2),
   };
 }

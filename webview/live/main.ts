@@ -11,7 +11,7 @@ import { byId, el, replaceChildren, setText, textTable } from '../shared/dom';
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
-import { errorSummary, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { errorSummary, liveCharts, serverStrip, stepWarnings, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, workersText, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
 
 const host = connectToHost<HostToLiveMessage, LiveRequest, LiveViewState>({ events: HostToLiveMessageSchema, state: LiveViewStateSchema });
@@ -35,6 +35,8 @@ const skeleton = {
   overall: el('progress', { attrs: { id: 'overall-progress', 'aria-label': 'Overall progress' } }),
   stepDetail: el('p', { className: 'muted', attrs: { id: 'step-detail' } }),
   step: el('progress', { attrs: { id: 'step-progress', 'aria-label': 'Current step progress' } }),
+  workers: el('p', { className: 'muted', attrs: { id: 'workers' } }),
+  stepWarnings: el('ul', { attrs: { id: 'step-warnings', 'aria-label': 'Steps whose numbers may be wrong' } }),
   messages: el('div', { attrs: { id: 'messages' } }),
   chartChoice: el('label', { className: 'chart-choice', title: 'Draw the time charts for the latest step only, on a scale of its own' }),
   charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
@@ -54,6 +56,8 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.overall,
   skeleton.stepDetail,
   skeleton.step,
+  skeleton.workers,
+  skeleton.stepWarnings,
   el('div', { className: 'toolbar' }, [cancelButton, openButton, el('span', { className: 'spacer' }), logButton, runButton]),
   skeleton.resultPath,
   skeleton.chartChoice,
@@ -145,6 +149,8 @@ function render(state: LiveState | null): void {
   showProgress(skeleton.step, view.step);
   setText(skeleton.stepDetail, [view.stepDetail, view.eta].filter(Boolean).join(' · '));
   setText(skeleton.resultPath, resultPathText(state));
+  setText(skeleton.workers, workersText(state));
+  replaceChildren(skeleton.stepWarnings, stepWarnings(state).map((warning) => el('li', { className: 'log-warn', text: `warning: ${warning}` })));
   cancelButton.classList.toggle('hidden', !view.canCancel && state.phase !== 'cancelling');
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);

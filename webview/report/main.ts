@@ -65,10 +65,17 @@ function controls(model: ReportModel): HTMLElement[] {
   ];
 }
 
-/** Runs whose figures follow another tool's definition, said once each under the runs table. */
+/**
+ * Runs whose figures follow another tool's definition, and steps whose client was the limit, said
+ * once each under the runs table.
+ */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
-  return notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : [];
+  const warnings = model.runs.flatMap((r) => r.warnings.map((warning) => `${r.name}, ${warning}`));
+  return [
+    ...(warnings.length ? [el('ul', { className: 'notes run-warnings' }, warnings.map((text) => el('li', { className: 'notice notice-warning', text: `warning: ${text}` })))] : []),
+    ...(notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : []),
+  ];
 }
 
 /** Counts draws, so that charts of a model already replaced are never built. */

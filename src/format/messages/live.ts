@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { ProgressSnapshotSchema } from '../events';
-import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from '../result';
+import { RunStatusSchema, StepProfileSchema, StepSummarySchema, StepWarningSchema, WorkersInfoSchema } from '../result';
 import { ServerEngineSchema } from '../server-metrics';
 import { statePanelSchemas } from './protocol';
 
@@ -23,6 +23,8 @@ export const LiveStepSchema = z.object({
   startedAtSec: z.number().nonnegative(),
   /** Null while the step runs. */
   summary: StepSummarySchema.nullable(),
+  /** Why its numbers may be wrong (the client was the limit), once it ended. */
+  warnings: z.array(StepWarningSchema).optional(),
 });
 export type LiveStep = z.infer<typeof LiveStepSchema>;
 
@@ -94,6 +96,8 @@ export const LiveStateSchema = z.object({
   status: RunStatusSchema.nullable(),
   statusReason: z.string().nullable(),
   elapsedSec: z.number().nonnegative(),
+  /** The worker threads sending the requests, once the run said (null before, or a state kept before workers). */
+  workers: WorkersInfoSchema.nullable().default(null),
   steps: z.array(LiveStepSchema),
   /** The running step's latest progress; null between steps. */
   current: ProgressSnapshotSchema.nullable(),

@@ -77,6 +77,10 @@ export const ReportModelSchema = z.object({
       importedFrom: z.string().optional(),
       /** Statistics of the run kept under another tool's definition (GuideLLM 0.4+'s token-weighted TPOT...). */
       definitionNotes: z.array(z.string()),
+      /** Its steps' warnings (the client was the limit), each with the step's label. */
+      warnings: z.array(z.string()).default([]),
+      /** Worker threads that sent its requests, and why; null for a file that does not say. */
+      workers: z.string().nullable().default(null),
       /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
       status: z.string(),
     }),
