@@ -3,7 +3,6 @@
 // light theme land in .test-artifacts/ for review. A config file also runs from its explorer context menu.
 import type { Frame, Page } from 'playwright-core';
 import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, runCommand, saveScreenshot, scenario, waitForFinishedResult, waitForText } from './harness';
-import { startSimulatorRun } from './harness/live-run';
 
 async function waitForRows(live: Frame, count: number, timeoutMs: number): Promise<void> {
   await pollUntil(`${count} rows in the live table`, timeoutMs, async () => ((await live.locator('#steps-table tbody tr').count()) >= count ? true : undefined));
@@ -36,9 +35,16 @@ async function finishAndReturnToLivePanel(page: Page): Promise<Frame> {
 scenario(
   'run from the palette against the simulator: the live panel grows, then the result opens',
   async ({ page }) => {
-    await startSimulatorRun(page, 'Concurrency sweep');
+    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+    await answerQuickPick(page, 'Built-in simulator');
+    await answerQuickPick(page, 'Concurrency sweep');
+    // The Run command offers the workers beside the labels, auto by default.
+    await answerQuickPick(page, 'Workers');
+    await answerQuickPick(page, '1');
+    await answerQuickPick(page, 'Start the benchmark');
     const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'concurrency', timeoutMs: 60_000 });
     await waitForText(live, 'sim-tiny');
+    await waitForText(live, 'Workers: 1 (asked for 1)');
     await waitForRows(live, 2, 60_000);
     await assertChartsDrawn(live);
     await saveScreenshot(page, 'e2e-live-running-dark');
@@ -68,8 +74,18 @@ scenario(
     await answerQuickPick(page, 'Built-in simulator');
     await answerQuickPick(page, 'From a config file…');
     await answerQuickPick(page, 'bench/rate-sweep.json');
+    // The setting asks for 2 workers (more than this 2-core machine's cores less one, so the
+    // choices go up to it); the Workers question keeps it.
+    await answerQuickPick(page, 'Workers');
+    await answerQuickPick(page, '2');
     await answerQuickPick(page, 'Start the benchmark');
     const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'rate', timeoutMs: 60_000 });
+    // Both workers, each with its requests in flight and send lateness while a step runs.
+    await waitForText(live, 'Workers: 2 (asked for 2');
+    await pollUntil('each worker on the live panel', 60_000, async () => {
+      const text = (await live.locator('#workers').textContent()) ?? '';
+      return text.includes('#0:') && text.includes('#1:') ? true : undefined;
+    });
     await waitForRows(live, 2, 60_000);
     await assertChartsDrawn(live);
     await live.locator('#step-progress').waitFor({ state: 'visible' });
@@ -79,7 +95,7 @@ scenario(
   {
     timeoutMs: 180_000,
     workspace: {
-      settings: { 'workbench.colorTheme': 'Default Light Modern', 'llmBench.simulator.preset': 'tiny' },
+      settings: { 'workbench.colorTheme': 'Default Light Modern', 'llmBench.simulator.preset': 'tiny', 'llmBench.workers': 2 },
       files: {
         'bench/rate-sweep.json': JSON.stringify({
           profile: { kind: 'rate', rates: [5, 10, 20], arrival: 'poisson' },
