@@ -84,8 +84,9 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
     assert.ok(result.ok, result.ok ? '' : result.error);
     assert.equal(result.value.status, 'complete');
     assert.equal(result.value.steps[0]!.requests.filter((r) => r.error === null).length, 4);
-    // With workers the run starts executor threads from their own bundle, which the package must hold.
-    run('npx', ['--no-install', 'llmbench', 'run', '--sim', 'tiny', '--requests', '8', '--output-tokens', '8', '--input-tokens', '16', '--workers', '2', '--out', 'workers.llmbench.json'], userDir);
+    // With workers the run starts executor threads from their own bundle, which the package must hold
+    // (4 lanes: 2 for each worker).
+    run('npx', ['--no-install', 'llmbench', 'run', '--sim', 'tiny', '--profile', 'concurrency', '--concurrency', '4', '--requests', '8', '--output-tokens', '8', '--input-tokens', '16', '--workers', '2', '--out', 'workers.llmbench.json'], userDir);
     const split = parseResultDocument(readFileSync(join(userDir, 'workers.llmbench.json'), 'utf8'));
     assert.ok(split.ok, split.ok ? '' : split.error);
     assert.equal(split.value.status, 'complete', split.value.statusReason ?? '');
