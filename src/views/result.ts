@@ -71,11 +71,15 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
     ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
   ];
   const markers = stepMarkers(doc.steps);
+  // One time range for every chart over run time, drawn side by side: the last moment any of them has.
+  const end = Math.max(0, ...charts.flatMap((c) => c.lines.flatMap((line) => line.points.map(([t]) => t))));
   return {
     source,
     table: serverTable(steps),
     charts: charts.map((c) => ({
       ...chart(c.id, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+      timeAxis: true,
+      xMax: end,
       ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
       ...(markers.length ? { markers } : {}),
     })),
@@ -152,7 +156,8 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+/** A step as a row of the result view's tables (and the HTML export's step tables). */
+export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
@@ -287,9 +292,10 @@ function distributionCharts(steps: Step[]): ViewChart[] {
     add(itl, samples.itl);
   });
   const share = 'Share of requests (%)';
+  // A cumulative share ends at 100%: no headroom above it.
   return [
-    chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share),
-    chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'),
+    { ...chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share), yMax: 100 },
+    { ...chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'), yMax: 100 },
   ];
 }
 

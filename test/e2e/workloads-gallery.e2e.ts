@@ -17,7 +17,7 @@ const repeated = (name: string, seed: number): SimRun => ({ name, labels: { run:
 
 /** The Across repeats table fits the view without scrolling sideways. */
 async function repeatTableFits(view: Frame): Promise<boolean> {
-  return view.locator('#repeat-table').evaluate((box: HTMLElement) => box.scrollWidth <= box.clientWidth + 1);
+  return view.locator('#repeat-table .table-scroll').evaluate((box: HTMLElement) => box.scrollWidth <= box.clientWidth + 1);
 }
 
 for (const [theme, themeName] of Object.entries(THEMES)) {
