@@ -56,13 +56,12 @@ export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'laten
 export const KNEE_MIN_GAP = 0.1;
 
 /**
- * How a run's curve is drawn: every run its own colour (a palette index) and, when runs are grouped
- * by a label, its group's dash (solid, dashed, dotted, dash-dot); ungrouped, the dash changes only
- * once the palette's colours run out. So no two runs look alike, and the page's one legend shows both.
+ * How a run's curve is drawn: every run its own colour (a palette index) and its own dash (solid,
+ * dashed, dotted, dash-dot), so that two runs differ without colour too; when runs are grouped by
+ * a label, the dash is its group's, so that a group reads as one. The page's one legend shows both.
  */
 export function curveStyle(runIndex: number, groupIndex: number | null): { color: number; dash: number } {
-  const dash = groupIndex ?? Math.floor(runIndex / PALETTE_SIZE);
-  return { color: runIndex % PALETTE_SIZE, dash: dash % DASH_PATTERNS.length };
+  return { color: runIndex % PALETTE_SIZE, dash: (groupIndex ?? runIndex) % DASH_PATTERNS.length };
 }
 const NO_GROUP = '(no label)';
 

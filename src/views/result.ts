@@ -190,12 +190,15 @@ export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
 
 type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
 
-/** p50, p90 and p99 of one metric, the upper two shading the band to the one below. */
-function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number, prefix = ''): ChartSeries[] {
+/**
+ * p50, p90 and p99 of one metric, the upper two shading the band to the one below; each
+ * percentile in its own colour (the palette's first three, as the live panel draws them) and dash.
+ */
+function percentileBand(rows: StepRow[], metric: StatsMetric): ChartSeries[] {
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
-    label: `${prefix}${p}`,
+    label: p,
     points: pointsOf(rows, (r) => r[metric]?.[p]),
-    colorIndex,
+    colorIndex: i,
     percentile: p,
     fillToPrevious: i > 0,
   }));
@@ -214,9 +217,9 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
   const charts = [
     chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
     chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
-    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', 2)),
-    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', 3)),
-    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', 4)),
+    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
+    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
   ];
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }

@@ -292,8 +292,9 @@ test('the knee table lists the runs in the ranking\'s order, each knee with its 
 
 test('every run has its own colour, each group its own dash; the page legend and the export show both', () => {
   // Runs of a group shared a colour, and the dash that told them apart was in no legend.
-  assert.deepEqual([0, 1, 2, 3].map((i) => curveStyle(i, null)), [0, 1, 2, 3].map((color) => ({ color, dash: 0 })));
-  assert.deepEqual(curveStyle(9, null), { color: 1, dash: 1 }, 'past the palette, the dash tells them apart');
+  assert.deepEqual([0, 1, 2, 3].map((i) => curveStyle(i, null)), [0, 1, 2, 3].map((i) => ({ color: i, dash: i })), 'ungrouped: a colour and a dash each');
+  assert.deepEqual(curveStyle(9, null), { color: 1, dash: 1 });
+  assert.deepEqual(curveStyle(9, 2), { color: 1, dash: 2 }, 'grouped: the group\'s dash');
   const four: ReportRun[] = [runs[0]!, runs[1]!, { ...runs[0]!, name: 'vllm-b' }, { ...runs[1]!, name: 'sglang-b' }];
   const model = buildReportModel(four, { groupBy: 'engine' });
   assert.deepEqual(reportLegend(model), [
