@@ -6,7 +6,7 @@
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { kneeTable, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from '../views/result-tables';
@@ -164,20 +164,15 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
   return lines.join('\n') + '\n';
 }
 
-/** The ranking of a many-run report as a Markdown table. */
+/** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
+function markdownTextTable(table: TextTable): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+}
+
+/**
+ * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
+ * export's tables (the same columns, names and figures), with what they say under them.
+ */
 export function formatRankingMarkdown(model: ReportModel): string {
-  const rows = model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.step ?? 'none',
-    withUnit(r.requestsPerSecond, 'req/sec'),
-    withUnit(r.outputTokensPerSecond, 'tokens/second'),
-    withUnit(r.ttftMs, 'ms'),
-    withUnit(r.tpotMs, 'ms'),
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  const knees = kneeTable(model);
-  const heads = knees.columns.map((c) => (c.unit ? `${c.label} ${c.unit}` : c.label));
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(heads, knees.rows)}\n\n${SERVER_MARKS_NOTE}\n`;
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }

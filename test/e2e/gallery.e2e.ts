@@ -29,7 +29,7 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       await shootAtEachSize(page, live, `live-${theme}`, (frame) => boxFits(frame, '#steps-table .table-scroll', "the live panel's step table"));
       await explorerContextCommand(page, 'benchmarks', 'Open Benchmark Report');
       const report = () => findWebview(page, { title: 'Report', text: 'Ranking', timeoutMs: 60_000 });
-      await shootAtEachSize(page, report, `report-${theme}`, (frame) => boxFits(frame, '.data-table.ranking', 'the ranking', true));
+      await shootAtEachSize(page, report, `report-${theme}`, (frame) => boxFits(frame, '.data-table.ranking', 'the ranking', true), '.report-legend');
     },
     {
       timeoutMs: 180_000,

@@ -150,7 +150,7 @@ scenario(
           return true;
         });
         if (apart) throw new Error('"Export" and its buttons are on different lines');
-      });
+      }, '.report-legend');
     }
 
     // The panel comes back by itself after a reload, on the same runs and grouping.

@@ -7,7 +7,7 @@ import { axisTitle, isLogTickLabelled, LOG_AXIS_SPAN, wantsLogAxis } from '../..
 import { DASH_PATTERNS, type ChartSpec } from '../../src/views/chart-spec';
 import { contrastOf, MARK_CONTRAST } from '../../src/views/contrast';
 import { logScale, svgLineChart } from '../../src/report/svg';
-import { capLegend, chartConfig, LEGEND_LIMIT, MARKER_MIN_GAP_PX, thinMarkers } from '../../webview/shared/charts';
+import { capLegend, chartConfig, LEGEND_LIMIT, MARKER_MIN_GAP_PX, stepTicks, thinMarkers } from '../../webview/shared/charts';
 import type { Theme } from '../../webview/shared/theme';
 
 const THEME: Theme = {
@@ -130,4 +130,15 @@ test('a category axis (a choice, on/off) has one named tick on each category and
   x.afterBuildTicks(scale);
   assert.deepEqual(scale.ticks, [{ value: 0 }, { value: 1 }]);
   assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['off', 'on']);
+});
+
+test('a time axis ticks at its step\'s multiples, whatever room chart.js thinks it has', () => {
+  // chart.js spread 0 to 50 s over three spaces: ticks at 16.7 and 33.3.
+  const time: ChartSpec = { kind: 'line', x: { title: 'Run time (s)', min: 0, max: 50, step: 10 }, y: { title: 'y' }, series: [{ label: 's', data: [{ x: 0, y: 1 }, { x: 47, y: 2 }] }] };
+  const x = (chartConfig(time, THEME).options?.scales?.['x'] ?? {}) as unknown as { afterBuildTicks(scale: { ticks: { value: number }[] }): void };
+  const scale = { ticks: [0, 16.67, 33.33, 50].map((value) => ({ value })) };
+  x.afterBuildTicks(scale);
+  assert.deepEqual(scale.ticks.map((t) => t.value), [0, 10, 20, 30, 40, 50]);
+  assert.deepEqual(stepTicks(2, 5.2, 0.4).slice(0, 3), [2, 2.4, 2.8]);
+  assert.deepEqual(stepTicks(0, 0.3, 0.1), [0, 0.1, 0.2, 0.3], 'no 0.30000000000000004');
 });

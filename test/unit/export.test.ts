@@ -107,7 +107,9 @@ test('ranking: the heaviest step meeting the SLO, ordered by output tokens per s
   const none = buildReportModel(runs, { slo: { ttftMs: 1 } });
   assert.deepEqual(none.ranking.map((r) => r.step), [null, null]);
   const md = formatRankingMarkdown(model).split('\n');
-  assert.equal(md[2], '| 1 | sglang-l20 | concurrency@3 | 2.40 req/sec | 240.00 tokens/second | 96.00 ms | 31.50 ms | none |');
+  // The report view's ranking, in its names and figures (it printed "240.00 tokens/second" beside the view's 240).
+  assert.equal(md[0], '| Rank | Run | Heaviest step within the SLO (and its load) | output tok/s | req/s | TTFT (p90, ms) | TPOT (p90, ms) | latency (p90, ms) |');
+  assert.equal(md[2], '| 1 | sglang-l20 | concurrency@3, 3.0 in flight | 240 | 2.40 | 96.0 | 31.50 | 1,875 |');
 });
 
 test('ranking: runs within noise of the run above (under 5% apart in output tok/s, compare\'s rule) share its rank, marked', () => {

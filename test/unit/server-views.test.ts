@@ -167,7 +167,7 @@ test("the report names the marks beside each run's knee in its ranking, the Mark
   assert.deepEqual(curve.marks, [{ kind: 'kv-cache-full', point: heavier }, { kind: 'queueing', point: heavier }]);
   assert.deepEqual(throughput.curves[1]!.marks, []);
   const markdown = formatRankingMarkdown(model);
-  assert.match(markdown, /\| Run \| Knee and its load \| KV cache first \u2265 95% \| First kept waiting \|/);
+  assert.match(markdown, /\| Run \| Knee \(and its load\) \| KV cache first \u2265 95% \| First kept waiting \|/);
   assert.match(markdown, /\| with server \| none \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
   const html = renderHtmlReport(model, runs, 'Report');
   assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<span class="unit">and its load<\/span><\/th><th>KV cache first \u2265 95%<\/th>/);

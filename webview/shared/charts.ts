@@ -114,6 +114,13 @@ function logTickLabel(value: number | string): string {
   return isLogTickLabelled(n) ? formatTick(n) : '';
 }
 
+/** The ticks of a range at every multiple of `step` from `min` to `max` (both ends included, float noise rounded off). */
+export function stepTicks(min: number, max: number, step: number): number[] {
+  if (!(step > 0) || max < min) return [min, max];
+  const count = Math.round((max - min) / step);
+  return Array.from({ length: count + 1 }, (_, i) => Number((min + i * step).toPrecision(12)));
+}
+
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
 function categoryTicks(categories: string[]) {
   return { autoSkip: false, callback: (value: number | string) => categories[Number(value)] ?? '' };
@@ -144,7 +151,15 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
         }
       : axis.log
         ? {}
-        : { beginAtZero: true, grace: '5%' }),
+        : axis.step !== undefined && axis.min !== undefined && axis.max !== undefined
+          ? {
+              // chart.js divides a fixed range into as many spaces as it thinks fit, ignoring the step
+              // (0 to 50 by 10 came out 0, 16.7, 33.3, 50): the ticks are set to the step's multiples.
+              afterBuildTicks: (scale: { ticks: { value: number }[] }) => {
+                scale.ticks = stepTicks(axis.min as number, axis.max as number, axis.step as number).map((value) => ({ value }));
+              },
+            }
+          : { beginAtZero: true, grace: '5%' }),
     title: { display: axis.title.length > 0, text: axisTitle(axis.title, axis.log === true), color: theme.foreground },
     ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
