@@ -101,8 +101,9 @@ function colorOf(series: SeriesSpec, index: number, theme: Theme): string {
  */
 const PERCENTILE_STYLE = {
   p50: { dash: DASH_PATTERNS[0] as number[], shade: 0 },
-  p90: { dash: DASH_PATTERNS[1] as number[], shade: 0.35 },
-  p99: { dash: DASH_PATTERNS[2] as number[], shade: 0.6 },
+  // Far enough to tell apart, near enough to keep the series' hue (two runs' p99 must not both turn white).
+  p90: { dash: DASH_PATTERNS[1] as number[], shade: 0.25 },
+  p99: { dash: DASH_PATTERNS[2] as number[], shade: 0.45 },
 };
 
 /** At most this many legend entries; the rest are named by count ("+3 more"). */
