@@ -109,7 +109,11 @@ export function placeLabel(text: string, x: number, y: number, plot: Box, placed
 
 const MARK_NAMES = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;
 
-export function svgLineChart(chart: ReportChart, width = 640, height = 320): string {
+/**
+ * A chart as SVG. The page lays two side by side and scales each to half its width: 560 units
+ * wide, so that its 11-unit labels stay about 9 px at a 1000 px window.
+ */
+export function svgLineChart(chart: ReportChart, width = 560, height = 300): string {
   const margin = { left: 64, right: 16, top: 28, bottom: 44 };
   const plotW = width - margin.left - margin.right;
   const plotH = height - margin.top - margin.bottom;
