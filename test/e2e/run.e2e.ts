@@ -3,6 +3,7 @@
 // light theme land in .test-artifacts/ for review. A config file also runs from its explorer context menu.
 import type { Frame, Page } from 'playwright-core';
 import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, runCommand, saveScreenshot, scenario, waitForFinishedResult, waitForText } from './harness';
+import { startSimulatorRun } from './harness/live-run';
 
 async function waitForRows(live: Frame, count: number, timeoutMs: number): Promise<void> {
   await pollUntil(`${count} rows in the live table`, timeoutMs, async () => ((await live.locator('#steps-table tbody tr').count()) >= count ? true : undefined));
@@ -35,13 +36,8 @@ async function finishAndReturnToLivePanel(page: Page): Promise<Frame> {
 scenario(
   'run from the palette against the simulator: the live panel grows, then the result opens',
   async ({ page }) => {
-    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
-    await answerQuickPick(page, 'Built-in simulator');
-    await answerQuickPick(page, 'Concurrency sweep');
     // The Run command offers the workers beside the labels, auto by default.
-    await answerQuickPick(page, 'Workers');
-    await answerQuickPick(page, '1');
-    await answerQuickPick(page, 'Start the benchmark');
+    await startSimulatorRun(page, 'Concurrency sweep', '1');
     const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'concurrency', timeoutMs: 60_000 });
     await waitForText(live, 'sim-tiny');
     await waitForRows(live, 2, 60_000);
