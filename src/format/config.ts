@@ -90,6 +90,12 @@ export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
 export const RequestConfigSchema = z
   .object({
     stream: z.boolean().default(true),
+    /**
+     * Whether a streaming request asks the server for its token counts (`stream_options.include_usage`).
+     * Off for servers and gateways that reject the field (or `extraBody.stream_options.include_usage: false`):
+     * counts then come from the tokenizer or the estimate, and every view marks them as such.
+     */
+    usage: z.boolean().default(true),
     /** Passed through into every request body (ignore_eos, min_tokens, temperature, stop, ...). */
     extraBody: z.record(z.string(), z.unknown()).default({}),
     connectTimeoutMs: timerMs.default(10_000),

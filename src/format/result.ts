@@ -116,6 +116,16 @@ export type StepProfile = z.infer<typeof StepProfileSchema>;
 
 const nullableStats = StatsSchema.nullable();
 
+const requestCount = z.number().int().nonnegative();
+/** How many requests' counts came from each source (TokenSourceSchema); a source none came from is absent. */
+export const SourceCountsSchema = z.object({
+  usage: requestCount.optional(),
+  tokenizer: requestCount.optional(),
+  estimate: requestCount.optional(),
+  chunks: requestCount.optional(),
+});
+export type SourceCounts = z.infer<typeof SourceCountsSchema>;
+
 export const StepSummarySchema = z.object({
   requests: z.object({
     total: z.number().int().nonnegative(),
@@ -140,6 +150,11 @@ export const StepSummarySchema = z.object({
   queueMs: nullableStats,
   inputTokens: nullableStats.optional(),
   outputTokens: nullableStats.optional(),
+  /**
+   * Where the token counts of the step's completed measured requests came from, requests per source:
+   * only `usage` is the server's own count (docs/metrics.md). Absent in older and imported files.
+   */
+  tokenSources: z.object({ input: SourceCountsSchema, output: SourceCountsSchema }).optional(),
   /** Requests per second that met every SLO; null when no SLO was given. */
   goodput: z.number().nonnegative().nullable().optional(),
   errors: z.record(z.string(), z.number().int().nonnegative()),

@@ -44,6 +44,8 @@ interface Endpoint {
   api: RunConfig['endpoint']['api'];
   model: string;
   stream: boolean;
+  /** Whether a stream asks for the server's usage (wantsUsage). */
+  usage: boolean;
   headers: Record<string, string>;
   extraBody: Record<string, unknown>;
   idleTimeoutMs: number;
@@ -66,6 +68,7 @@ function endpointOf(config: RunConfig): Endpoint {
       api: config.endpoint.api,
       model: config.endpoint.model,
       stream: config.request.stream,
+      usage: wantsUsage(config.request),
       headers: {
         ...config.endpoint.headers,
         'content-type': 'application/json',
@@ -89,13 +92,23 @@ function requestBody(endpoint: Endpoint, request: PreparedRequest): string {
   }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   Object.assign(body, endpoint.extraBody);
-  // The measurement depends on these two, so extraBody cannot turn them off.
+  // The measurement depends on streaming, so extraBody cannot turn it off; usage it can (wantsUsage).
   body.stream = endpoint.stream;
-  if (endpoint.stream) {
+  if (endpoint.stream && endpoint.usage) {
     const asked = endpoint.extraBody.stream_options;
     body.stream_options = { ...(isObject(asked) ? asked : {}), include_usage: true };
   }
   return JSON.stringify(body);
+}
+
+/**
+ * Whether streamed requests ask for the server's token counts: unless `request.usage` is false or
+ * the extra body sets `stream_options.include_usage` to false (some servers and gateways reject
+ * the field). Without them the counts are the tokenizer's or the estimate, and say so.
+ */
+export function wantsUsage(request: RequestConfig): boolean {
+  const asked = request.extraBody.stream_options;
+  return request.usage && !(isObject(asked) && asked.include_usage === false);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -11,7 +11,7 @@ import { redactHeaders, redactUrl, RunConfigSchema, type Labels, type RunConfig 
 import { describeZodError, SCHEMA_VERSION, type StepSummary } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
-import { createDispatcher } from './client';
+import { createDispatcher, wantsUsage } from './client';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -206,6 +206,9 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     if (probed) gather.log('info', probed.message);
     if (config.endpoint.api === 'chat' && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
     for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
+    if (config.request.stream && !wantsUsage(config.request)) {
+      gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+    }
     await runSteps({ config, options, workload, tokenCounter, gather }, plan);
     return await gather.finish();
   } catch (error) {

@@ -1,6 +1,7 @@
 /** One CSV row per step of every run, labels as columns: for spreadsheets and scripts. */
 import type { Stats } from '../format/result';
 import type { ReportRun } from '../views/report';
+import { countShares } from '../views/token-counts';
 
 const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
 const METRICS = [
@@ -30,6 +31,8 @@ export function formatStepsCsv(runs: ReportRun[]): string {
     'step', 'profile', 'concurrency', 'rate', 'requests_total', 'requests_completed', 'requests_failed',
     'duration_s', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_req_per_s',
     ...METRICS.flatMap(([name]) => STAT_COLUMNS.map((s) => `${name}_${s}`)),
+    // Shares (0 to 1) of the completed requests whose token count is not the server's; empty when the file does not say.
+    'input_tokens_estimated_share', 'input_tokens_tokenizer_share', 'output_tokens_estimated_share', 'output_tokens_tokenizer_share',
   ];
   const stat = (stats: Stats | null | undefined, key: (typeof STAT_COLUMNS)[number]) => stats?.[key] ?? null;
   const rows = runs.flatMap((run) =>
@@ -42,6 +45,10 @@ export function formatStepsCsv(runs: ReportRun[]): string {
         s?.requests.total ?? null, s?.requests.completed ?? null, s?.requests.failed ?? null,
         s?.durationSec ?? null, s?.requestsPerSecond ?? null, s?.outputTokensPerSecond ?? null, s?.totalTokensPerSecond ?? null, s?.goodput ?? null,
         ...METRICS.flatMap(([, key]) => STAT_COLUMNS.map((c) => stat(s?.[key], c))),
+        ...(['input', 'output'] as const).flatMap((side) => {
+          const shares = countShares(s?.tokenSources?.[side]);
+          return [shares?.estimated ?? null, shares?.tokenizer ?? null];
+        }),
       ];
     }),
   );

@@ -8,6 +8,7 @@ import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
 import { formatLabelsText } from '../views/labels';
 import { definitionNotes } from '../views/result';
+import { localCountsNotes } from '../views/token-counts';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { fixed, msToSec, NOT_AVAILABLE } from '../views/number-format';
@@ -53,7 +54,7 @@ function runTables(run: ReportRun): string {
       fixed(s?.outputTokensPerSecond),
     ];
   });
-  const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const listed = [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported

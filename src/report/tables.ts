@@ -8,6 +8,7 @@ import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { localCountsNotes } from '../views/token-counts';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -39,7 +40,7 @@ export function formatTerminalTable(doc: ResultOverview): string {
   });
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...localCountsNotes(doc.steps, stepLabel)].join('\n') + '\n';
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -69,7 +70,7 @@ export function formatMarkdownTable(doc: ResultOverview): string {
       withUnit(h.outputTokensPerSecond, 'tokens/second'),
     ];
   });
-  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n`;
+  return [markdownTable(header, rows), ITL_FOOTNOTE, ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */

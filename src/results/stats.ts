@@ -4,7 +4,7 @@
  * (summary null). Every definition here is spelled out in docs/metrics.md.
  */
 import type { SloConfig } from '../format/config';
-import { PERCENTILES, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
+import { PERCENTILES, type RequestRecord, type SourceCounts, type Stats, type StepProfile, type StepSummary } from '../format/result';
 
 /**
  * The ranks a q-quantile (0 to 1) of n values lies between, and how far past the lower one:
@@ -164,6 +164,8 @@ export class StepAccumulator {
   private outputTokenSum = 0;
   private inputTokenSum = 0;
   private meetingSlo = 0;
+  /** Completed requests per source of their input and output counts. */
+  private readonly sources: { input: SourceCounts; output: SourceCounts } = { input: {}, output: {} };
   // One entry per successful measured request.
   private readonly ttft = new Column();
   private readonly latency = new Column();
@@ -197,6 +199,8 @@ export class StepAccumulator {
     this.outputTokenSum += r.outputTokens ?? 0;
     this.inputTokenSum += r.inputTokens ?? 0;
     if (hasSlo(this.slo) && meetsSlo(r, this.slo)) this.meetingSlo++;
+    if (r.inputTokensSource !== null) this.sources.input[r.inputTokensSource] = (this.sources.input[r.inputTokensSource] ?? 0) + 1;
+    if (r.outputTokensSource !== null) this.sources.output[r.outputTokensSource] = (this.sources.output[r.outputTokensSource] ?? 0) + 1;
     this.ttft.push(orNaN(ttftOf(r)));
     this.latency.push(orNaN(latencyOf(r)));
     this.tpot.push(orNaN(tpotOf(r)));
@@ -234,6 +238,7 @@ export class StepAccumulator {
       queueMs: computeStats(this.queue.present()),
       inputTokens: computeStats(this.inputTokens.present()),
       outputTokens: computeStats(this.outputTokens.present()),
+      tokenSources: { input: { ...this.sources.input }, output: { ...this.sources.output } },
       goodput: !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(this.meetingSlo),
       errors: { ...this.errors },
     };

@@ -15,6 +15,8 @@ import { wantsLogAxis } from './axis';
 import type { ChartSpec, SeriesSpec } from './chart-spec';
 import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
 import { definitionNotes } from './result';
+import { localCountsNotes } from './token-counts';
+import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
@@ -265,7 +267,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
-      definitionNotes: definitionNotes(run.doc.steps),
+      definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
       status: runStatus(run),
     })),
     groupBy,

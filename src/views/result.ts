@@ -20,6 +20,8 @@ import { wantsLogAxis } from './axis';
 import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
 import { turnCharts } from './turns';
+import { localCountsNotes } from './token-counts';
+import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
 import { commonSeries, engineOf, runSeries } from './server-quantities';
@@ -34,7 +36,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
+  notes.push(...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));

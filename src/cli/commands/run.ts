@@ -35,6 +35,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--api': { kind: 'string' },
   '--stream': { kind: 'boolean' },
   '--no-stream': { kind: 'boolean' },
+  '--no-usage': { kind: 'boolean' },
   '--profile': { kind: 'string' },
   '--concurrency': { kind: 'string' },
   '--rate': { kind: 'string' },
@@ -89,6 +90,9 @@ Endpoint
   --sim [PRESET]         run against the built-in simulator instead of --url
   --api chat|completions /v1/chat/completions (default) or /v1/completions
   --stream, --no-stream  streamed responses (default) or whole bodies (no TTFT, no ITL)
+  --no-usage             do not ask a stream for the server's token counts
+                         (stream_options.include_usage), for servers and gateways that refuse
+                         it: counts are then the --tokenizer's or estimated, and marked so
   --header 'Name: value' extra request header (repeatable)
   --api-key-env VAR      send the key held in environment variable VAR as a Bearer token
   --extra-body JSON      fields added to every request body, e.g. '{"ignore_eos": true}'
@@ -204,6 +208,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['endpoint.headers', '--header'],
   ['endpoint.apiKeyEnv', '--api-key-env'],
   ['request.stream', '--stream'],
+  ['request.usage', '--no-usage'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
   ['workload.inputTokens.rangeRatio', '--input-tokens-range'],
@@ -365,6 +370,7 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (flags.has('--stream') && flags.has('--no-stream')) throw new UsageError('--stream and --no-stream contradict each other; give one');
   if (flags.has('--stream')) put('request', 'stream', true);
   if (flags.has('--no-stream')) put('request', 'stream', false);
+  if (flags.has('--no-usage')) put('request', 'usage', false);
   const extraBody = flags.get('--extra-body');
   if (extraBody !== undefined) put('request', 'extraBody', parseExtraBody(extraBody));
   const timeoutSec = number('--timeout', RULES.timeout);
