@@ -161,6 +161,10 @@ export const StepSummarySchema = z.object({
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
+/** Whether the server's prefix cache was emptied before a step (`cache.resetBeforeStep`), and how, or why not. */
+export const CacheResetSchema = z.object({ done: z.boolean(), how: z.string() });
+export type CacheReset = z.infer<typeof CacheResetSchema>;
+
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
@@ -169,6 +173,8 @@ export const StepSchema = z.object({
   repeat: z.number().int().nonnegative().optional(),
   /** ISO time the step started. */
   startedAt: z.string().optional(),
+  /** Asked for with `cache.resetBeforeStep`: whether the server's prefix cache was emptied before the step. */
+  cacheReset: CacheResetSchema.optional(),
   /**
    * When the step started and ended in milliseconds on the run's clock, the time axis of server
    * and GPU samples; a record's times plus `startMs` are on it too. Absent in older and imported files.

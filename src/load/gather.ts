@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
-import type { RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
+import type { CacheReset, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
 import { RunMonitor } from '../observe/monitor';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
@@ -205,10 +205,17 @@ export class RunGather {
     );
   }
 
-  /** Opens a step in the file; its executors start once `StepGather.start` has said when. */
-  beginStep(step: StepPlan, repeat: number | undefined, executors: number): StepGather {
+  /** Something the run noticed that does not fail it: in the log and, once, in the result's warnings. */
+  warn(message: string): void {
+    const said = this.redact(message);
+    this.log('warn', said);
+    this.writer.addWarning(said);
+  }
+
+  /** Opens a step in the file (with whether the server's cache was emptied first); its executors start once `StepGather.start` has said when. */
+  beginStep(step: StepPlan, repeat: number | undefined, executors: number, cacheReset?: CacheReset): StepGather {
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(step.name, step.profile, repeat);
+    this.writer.startStep(step.name, step.profile, repeat, cacheReset);
     return new StepGather(this, step, stepIndex, repeat, executors);
   }
 

@@ -8,10 +8,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { redactHeaders, redactUrl, RunConfigSchema, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, type StepSummary } from '../format/result';
+import { describeZodError, SCHEMA_VERSION, type CacheReset, type StepSummary } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
+import { randomBytes } from 'node:crypto';
 import { createDispatcher, wantsUsage } from './client';
+import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -37,7 +39,16 @@ const EXECUTORS = 1;
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
   if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
-  return parsed.data;
+  return withRunSalt(parsed.data);
+}
+
+/**
+ * The run's own salt (config `cache`, docs/workloads.md): drawn here, once per run, unless the run
+ * reuses prompts or was given one. It goes into the result's config with the rest.
+ */
+function withRunSalt(config: RunConfig): RunConfig {
+  if (config.cache.reusePrompts || config.cache.salt !== undefined) return config;
+  return { ...config, cache: { ...config.cache, salt: randomBytes(3).toString('hex') } };
 }
 
 /**
@@ -95,6 +106,8 @@ interface RunParts {
   workload: Workload;
   tokenCounter: TokenCounter;
   gather: RunGather;
+  /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
+  cacheResetter: CacheResetter | null;
 }
 
 /**
@@ -104,7 +117,8 @@ interface RunParts {
 async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
   const { config, options, workload, tokenCounter, gather } = run;
   const parts = partition(step, EXECUTORS, cursor);
-  const stepGather = gather.beginStep(step, repeat, parts.length);
+  const cacheReset = await resetCache(run, step);
+  const stepGather = gather.beginStep(step, repeat, parts.length, cacheReset);
   const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
   const startMs = performance.now();
   stepGather.start(startMs);
@@ -132,6 +146,18 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
     await Promise.all(dispatchers.map((d) => d.destroy()));
   }
   return { summary: stepGather.end(), cursor: next };
+}
+
+/** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
+async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
+  if (run.cacheResetter === null) return undefined;
+  const reset = await run.cacheResetter.reset();
+  if (reset.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${reset.how}).`);
+  else if (!run.cacheResetter.said) {
+    run.cacheResetter.said = true;
+    run.gather.warn(`The prefix cache could not be reset before the steps: ${reset.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  }
+  return reset;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -209,7 +235,8 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     if (config.request.stream && !wantsUsage(config.request)) {
       gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
     }
-    await runSteps({ config, options, workload, tokenCounter, gather }, plan);
+    const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+    await runSteps({ config, options, workload, tokenCounter, gather, cacheResetter }, plan);
     return await gather.finish();
   } catch (error) {
     await gather.fail(error);

@@ -12,6 +12,7 @@ import { redactUrl } from '../format/config';
 import { recogniseEngine, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { errorCode } from '../format/errors';
 import { parsePrometheusText, withoutSampleSuffix } from './prometheus';
+import { serverRoute } from './probe-core';
 
 /** A larger exposition is not read (the biggest engines' pages are a few hundred kB). */
 export const METRICS_BODY_LIMIT = 8 * 1024 * 1024;
@@ -22,9 +23,7 @@ const FINAL_SCRAPE_TIMEOUT_MS = 3000;
 
 /** The /metrics URL of an endpoint: its server root (the base URL without /v1) plus /metrics. */
 export function defaultMetricsUrl(baseUrl: string): string {
-  const base = new URL(baseUrl);
-  const root = base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return `${base.origin}${root}/metrics${base.search}`;
+  return serverRoute(baseUrl, '/metrics');
 }
 
 export interface ScraperOptions {

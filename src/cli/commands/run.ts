@@ -71,6 +71,8 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--think-time': { kind: 'string' },
   '--concurrency-unit': { kind: 'string' },
   '--multi-turn': { kind: 'boolean' },
+  '--reuse-prompts': { kind: 'boolean' },
+  '--reset-cache': { kind: 'boolean' },
   '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
@@ -132,6 +134,11 @@ Workload
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
+  --reuse-prompts        send the prompts every run of this seed sends: without it, each run's
+                         prompts open with a salt of their own (in the result), so that a
+                         long-lived server's prefix cache cannot serve one run's prompts to the next
+  --reset-cache          empty the server's prefix cache before each step (vLLM with
+                         VLLM_SERVER_DEV_MODE=1: /reset_prefix_cache; SGLang: /flush_cache)
 
 Server metrics (docs/server-metrics.md)
   --server-metrics URL|off        the server's Prometheus metrics to scrape during the run
@@ -220,6 +227,8 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
+  ['cache.reusePrompts', '--reuse-prompts'],
+  ['cache.resetBeforeStep', '--reset-cache'],
   ['profile.kind', '--profile'],
   ['profile.levels', '--concurrency'],
   ['profile.maxConcurrency', '--concurrency'],
@@ -380,6 +389,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (workload) settings.workload = workload;
   const tokenizer = flags.get('--tokenizer');
   if (tokenizer !== undefined) settings.tokenizer = tokenizer;
+  if (flags.has('--reuse-prompts')) put('cache', 'reusePrompts', true);
+  if (flags.has('--reset-cache')) put('cache', 'resetBeforeStep', true);
 
   const profile = profileFromFlags(flags, fileSettings);
   if (profile) settings.profile = profile;
