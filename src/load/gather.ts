@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import type { CacheReset, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
-import { RunMonitor } from '../observe/monitor';
+import { RunMonitor, type ClientOutputTokens } from '../observe/monitor';
+import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import type { ExecutorSink, StepSignals } from './execute';
@@ -135,7 +136,9 @@ export class RunGather {
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
-  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
+  private readonly clientTokens: ClientOutputTokens = { counted: 0, estimated: { requests: 0, atLeast: 0, atMost: 0 }, failed: 0 };
+  /** The most output tokens one request may ask for; null when nothing bounds it. */
+  private readonly outputBound: number | null;
   /** Echoed back by a server, these would reach the file and the terminal. */
   private readonly secrets: string[];
 
@@ -149,6 +152,7 @@ export class RunGather {
     private readonly clockOrigin: number,
   ) {
     this.secrets = knownSecrets(config.endpoint, options.apiKey);
+    this.outputBound = outputTokensBound(config);
   }
 
   /** A step ends once this many of its requests have failed (`limits.maxErrors`). */
@@ -224,9 +228,7 @@ export class RunGather {
     const r = roundRecordTimes(raw);
     if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
     this.writer.addRecord(r);
-    this.clientTokens.outputTokens += r.outputTokens ?? 0;
-    if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
-    if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+    this.countOutput(r);
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
     this.judgeEndpoint(r);
     this.judgeClient(r);
@@ -243,6 +245,25 @@ export class RunGather {
     });
     this.emit({ type: 'step-end', stepIndex, name, summary });
     return summary;
+  }
+
+  /**
+   * Adds a record's output to the client's side of the cross-check. A count the server reported
+   * (or the tokenizer made of the whole text) is counted; an estimate (usage off, or a stream cut
+   * before its usage came) only bounds what the server generated: at least one token per content
+   * chunk received, at most the request's max_tokens.
+   */
+  private countOutput(r: RequestRecord): void {
+    const tokens = this.clientTokens;
+    if (r.error !== null && r.error.kind !== 'cancelled') tokens.failed++;
+    const estimated = r.outputTokensSource === 'estimate' || r.outputTokensSource === 'chunks';
+    if (!estimated) {
+      tokens.counted += r.outputTokens ?? 0;
+      return;
+    }
+    tokens.estimated.requests++;
+    tokens.estimated.atLeast += r.chunkMs.length > 0 ? r.chunkMs.length : Math.min(1, r.outputTokens ?? 0);
+    tokens.estimated.atMost += this.outputBound ?? Infinity;
   }
 
   /** A step's start instant on the run's clock. */

@@ -137,6 +137,23 @@ export function sampleCount(spec: TokenCount, random: Random): number {
   return Math.max(1, spec.min ?? 1, Math.min(spec.max ?? Infinity, drawn));
 }
 
+/**
+ * The most output tokens any request of the run may ask for (its max_tokens), or null when nothing
+ * bounds it: the extra body's max_tokens or max_completion_tokens, else the workload's output
+ * length at its largest (a range's top, a normal draw's max), else none (a dataset's replies, or
+ * no output length: the server decides).
+ */
+export function outputTokensBound(config: Pick<RunConfig, 'workload' | 'request'>): number | null {
+  const extra = config.request.extraBody;
+  const fromBody = [extra.max_tokens, extra.max_completion_tokens].find((n): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  if (fromBody !== undefined) return fromBody;
+  const spec = config.workload.outputTokens;
+  if (spec === undefined || spec === 'reply') return null;
+  if (typeof spec === 'number') return spec;
+  if ('rangeRatio' in spec) return rangeBounds(spec.mean, spec.rangeRatio).high;
+  return spec.max ?? null;
+}
+
 /** vLLM's `--random-range-ratio` bounds: [floor(mean * (1 - r)), ceil(mean * (1 + r))], the lower at least 1. */
 export function rangeBounds(mean: number, ratio: number): { low: number; high: number } {
   return { low: Math.max(1, Math.floor(mean * (1 - ratio))), high: Math.max(1, Math.ceil(mean * (1 + ratio))) };

@@ -1,10 +1,13 @@
 // Token counts a user can trust (issue 21, items 2 and 5): the server's usage can be turned off
 // (a flag, a config field, or the extra body's own stream_options), and then every count that is
 // not the server's says so, with its share, wherever a step's figures are read: the command line's
-// step line and final table, the result view, the Markdown, HTML and CSV exports.
+// step line and final table, the result view, the Markdown, HTML and CSV exports. The token
+// cross-check compares what both sides can count, estimated counts by their bounds only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
@@ -18,7 +21,7 @@ import { formatStepsCsv } from '../../src/report/csv';
 import { buildReportModel } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
 import { repoRoot } from '../helpers/limited-child';
-import { startRunnerServer } from '../helpers/runner-server';
+import { startRunnerServer, vllmMetrics } from '../helpers/runner-server';
 
 const OUTPUT_TOKENS = 32;
 
@@ -110,4 +113,63 @@ test('usage off against the simulator: every count is estimated, and the step li
   const column = (name: string) => (header ?? []).indexOf(name);
   assert.deepEqual([offRow?.[column('output_tokens_estimated_share')], offRow?.[column('input_tokens_estimated_share')], offRow?.[column('output_tokens_tokenizer_share')]], ['1', '1', '0']);
   assert.deepEqual([onRow?.[column('output_tokens_estimated_share')], onRow?.[column('input_tokens_estimated_share')]], ['0', '0']);
+});
+
+test('a step cut by its duration leaves a stream with an estimated count: the cross-check still runs, on what both sides can count', async (t) => {
+  // Requests 0-2 answer at once with usage; request 3 streams slowly without usage and is cut by the 1 s duration.
+  const answer = (index: number) => (index < 3 ? { tokens: 4 } : { tokens: 40, gapMs: 100, usage: false });
+  const run = async (extra: number) => {
+    // The other client's tokens show from the first request on, as its requests run beside ours.
+    let sent = (): number => 0;
+    const server = await startRunnerServer(answer, (counts) => vllmMetrics({ ...counts, generatedTokens: counts.generatedTokens + (sent() > 0 ? extra : 0) }));
+    sent = () => server.arrivals.length;
+    t.after(() => server.close());
+    const doc = ResultDocumentSchema.parse(
+      await runBenchmark(
+        RunConfigSchema.parse({
+          endpoint: { baseUrl: server.baseUrl, model: 'm' },
+          workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 40 },
+          profile: { kind: 'concurrency', levels: [2] },
+          limits: { requests: 4, durationSec: 1 },
+          serverMetrics: { intervalMs: 200 },
+        }),
+        {},
+      ),
+    );
+    const cut = doc.steps[0]?.requests.find((r) => r.index === 3);
+    assert.equal(cut?.error?.kind, 'cancelled');
+    assert.equal(cut?.outputTokensSource, 'estimate');
+    assert.ok((cut?.chunkMs.length ?? 0) >= 2, 'the cut stream had begun');
+    return (doc.warnings ?? []).filter((w) => w.includes('cross-check'));
+  };
+  // The server generated what the client received, the cut stream's share included: nothing to say.
+  assert.deepEqual(await run(0), []);
+  // Another client's 100 tokens: beyond even the most the cut stream could have had (its max_tokens, 40).
+  const [warning, ...more] = await run(100);
+  console.log(warning);
+  assert.deepEqual(more, []);
+  assert.match(warning ?? '', /the client received 12 counted and between \d+ and 40 more in 1 requests whose counts are estimates \(tolerance 16\); the server generated \d+ more: another client on the same server/);
+});
+
+test('with usage off and no bound on the output, the cross-check says which side it could not check', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 6, usage: false }));
+  t.after(() => server.close());
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-cross-check-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dataset = join(dir, 'prompts.txt');
+  writeFileSync(dataset, 'one prompt\nanother prompt\n');
+  const doc = await runBenchmark(
+    RunConfigSchema.parse({
+      endpoint: { baseUrl: server.baseUrl, model: 'm' },
+      workload: { kind: 'dataset', path: dataset },
+      request: { usage: false },
+      limits: { requests: 3 },
+      serverMetrics: { intervalMs: 200 },
+    }),
+    {},
+  );
+  assert.equal(doc.status, 'complete');
+  const warnings = (doc.warnings ?? []).filter((w) => w.includes('cross-check'));
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0] ?? '', /the server counted 18 generated tokens during the run, the client received 0 counted and at least 18 more in 3 requests whose counts are estimates .*only its lower side was checked/);
 });
