@@ -109,6 +109,8 @@ export const StepProfileSchema = z.object({
       startRate: z.number().positive(),
       endRate: z.number().positive(),
       targetRates: z.array(z.object({ atSec: z.number().nonnegative(), rate: z.number().positive() })),
+      /** The mean target over the step: its planned requests after the first over the span of its schedule (the summary's targetRate). */
+      meanRate: z.number().positive().optional(),
     })
     .optional(),
 });
@@ -141,6 +143,7 @@ export const StepSummarySchema = z.object({
   peakOutputTokensPerSecond: z.number().nonnegative().nullable().optional(),
   /** Mean number of requests in flight over the step. */
   achievedConcurrency: z.number().nonnegative().nullable().optional(),
+  /** The step's configured rate; a ramp's mean target (its target over time is `profile.ramp.targetRates`). */
   targetRate: z.number().positive().nullable().optional(),
   achievedRate: z.number().nonnegative().nullable().optional(),
   ttftMs: nullableStats,

@@ -165,6 +165,15 @@ function rateStep(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
   return openStep(config, name, profile, schedule, maxConcurrency);
 }
 
+/**
+ * The mean rate a schedule asks for: its sends after the first over the time to its last (what an
+ * achieved send rate is measured against); a schedule of one send asks for `single`.
+ */
+function meanScheduleRate(schedule: ArrivalSchedule, single: number): number {
+  const span = schedule[schedule.length - 1] ?? 0;
+  return schedule.length > 1 && span > 0 ? (schedule.length - 1) / span : single;
+}
+
 /** An open-loop step whose target rate moves from the ramp's start to its end over the step's requests. */
 function rampStep(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
   const { strategy, startRate, endRate } = ramp;
@@ -175,7 +184,7 @@ function rampStep(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstin
     arrival,
     ...(arrival === 'gamma' ? { burstiness } : {}),
     ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
-    ramp: { strategy, startRate, endRate, targetRates },
+    ramp: { strategy, startRate, endRate, targetRates, meanRate: roundMs(meanScheduleRate(schedule, startRate)) },
   };
   return openStep(config, stepName(profile, arrival), profile, schedule, maxConcurrency);
 }

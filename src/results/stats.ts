@@ -229,7 +229,8 @@ export class StepAccumulator {
       totalTokensPerSecond: perSecond(this.inputTokenSum + this.outputTokenSum),
       peakOutputTokensPerSecond: this.peakOutputTokensPerSecond(),
       achievedConcurrency: windowMs === null ? null : this.busyMs / windowMs,
-      targetRate: this.profile.rate ?? null,
+      // A ramp's target is its mean over the step; how it moved is in its profile's targetRates.
+      targetRate: this.profile.rate ?? this.profile.ramp?.meanRate ?? null,
       achievedRate: this.achievedSendRate(),
       ttftMs: computeStats(ttft),
       itlMs: computeStats(this.chunkGaps()),
