@@ -20,6 +20,7 @@
 import type { Arrival, RampConfig, RunConfig } from '../format/config';
 import type { StepProfile, StepSummary } from '../format/result';
 import { stepName } from '../format/step-name';
+import { mixSeed } from '../workload/sources';
 import { absoluteSchedule, arrivalSchedule, rampTargets, type ArrivalSchedule } from './schedule';
 
 /** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
@@ -240,6 +241,20 @@ export function stepConnections(step: StepPlan): number {
 }
 
 /**
+ * The seed a repeat draws its arrival schedules with: the run's own for the first repeat, and for
+ * each later one a seed of its own, so that the repeats' intervals hold the variance of arrivals
+ * as well as that of the server (their prompts already differ: they continue across repeats).
+ */
+export function repeatSeed(seed: number, repeat: number): number {
+  return repeat === 0 ? seed : mixSeed(seed, -1_000_000 - repeat);
+}
+
+/** The steps of repeat `repeat` known before it starts: the plan's own for the first, drawn again with the repeat's seed for the others. */
+export function stepsOfRepeat(config: RunConfig, plan: RunPlan, repeat: number): StepPlan[] {
+  return repeat === 0 ? plan.steps : initialSteps({ ...config, seed: repeatSeed(config.seed, repeat) });
+}
+
+/**
  * The plan of a run before it starts. Throws on a schedule that cannot be (times that are not
  * ascending, say): nothing has been sent or written then.
  */
@@ -269,9 +284,10 @@ export function sweepRates(synchronousRate: number, throughputRate: number, rate
 /**
  * A sweep's rate steps, placed between the request rates its synchronous and throughput steps
  * measured (`summaries`: those two, in order, as gathered), with what the log should say about
- * them. None when those rates were not measured; none for a profile that is no sweep.
+ * them. None when those rates were not measured; none for a profile that is no sweep. Every repeat
+ * places them from the first repeat's summaries, drawing its schedules with its own seed.
  */
-export function planSweepRates(config: RunConfig, summaries: readonly StepSummary[]): { steps: StepPlan[]; notes: PlanNote[] } {
+export function planSweepRates(config: RunConfig, summaries: readonly StepSummary[], repeat = 0): { steps: StepPlan[]; notes: PlanNote[] } {
   const profile = config.profile;
   if (profile.kind !== 'sweep') return { steps: [], notes: [] };
   const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
@@ -288,8 +304,9 @@ export function planSweepRates(config: RunConfig, summaries: readonly StepSummar
   }
   const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
   notes.push({ level: 'info', message: `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s` });
+  const seeded = { ...config, seed: repeatSeed(config.seed, repeat) };
   const steps = rates.map((rate, i) =>
-    rateStep(config, {
+    rateStep(seeded, {
       name: stepName({ kind: 'rate', rate }),
       rate,
       arrival: profile.arrival,

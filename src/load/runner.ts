@@ -26,7 +26,7 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { executePart } from './execute';
 import { RunGather } from './gather';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -172,24 +172,23 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
-  let sweepSteps: StepPlan[] | null = null;
+  let sweepFrom: StepSummary[] | null = null;
   for (let repeat = 0; repeat < plan.repeats && !gather.stopped; repeat++) {
     if (repeat > 0) await pauseBetweenRepeats(config, gather, repeat);
     const repeatIndex = config.repeat === undefined ? undefined : repeat;
     const summaries: StepSummary[] = [];
-    for (const step of plan.steps) {
+    // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
+    for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
       const ran = await runStep(run, step, repeatIndex, cursor);
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
     if (config.profile.kind !== 'sweep' || gather.stopped) continue;
-    if (sweepSteps === null) {
-      const placed = planSweepRates(config, summaries);
-      for (const note of placed.notes) gather.log(note.level, note.message);
-      sweepSteps = placed.steps;
-    }
-    for (const step of sweepSteps) {
+    const placed = planSweepRates(config, sweepFrom ?? summaries, repeat);
+    if (sweepFrom === null) for (const note of placed.notes) gather.log(note.level, note.message);
+    sweepFrom ??= summaries;
+    for (const step of placed.steps) {
       if (gather.stopped) break;
       cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
     }
