@@ -186,7 +186,7 @@ export const StepSchema = z.object({
   endMs: z.number().nonnegative().optional(),
   /** Null while the step is still running (a partial file). */
   summary: StepSummarySchema.nullable(),
-  /** Why the step went beyond its configured limits (a sweep step run past its duration to measure a rate). */
+  /** How the step ran other than planned: a sweep step run past its duration to measure a rate, an open loop's turns spent before its schedule. */
   note: z.string().optional(),
   requests: z.array(RequestRecordSchema),
   /**

@@ -431,6 +431,12 @@ export class StepGather {
     };
   }
 
+  /** Adds to what the step's record says about how it ran (its note), and says it in the log. */
+  addNote(text: string): void {
+    this.overrun = this.overrun === null ? text : `${this.overrun} ${text}`;
+    this.run.log('warn', `${this.step.name}: ${text}`);
+  }
+
   /** Every executor has returned: the timers stop and the step no longer follows the run's stop. */
   settled(): void {
     clearTimeout(this.durationTimer);

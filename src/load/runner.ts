@@ -26,7 +26,7 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { executePart } from './execute';
 import { RunGather } from './gather';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -140,6 +140,8 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
       usages.push(e.value);
     }
     next = cursorAfter(cursor, usages);
+    const cut = scheduleCutNote(step, usages);
+    if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
     // Nothing is in flight any more: close the step's sockets without waiting on them.

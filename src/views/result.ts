@@ -36,6 +36,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
+  notes.push(...doc.steps.flatMap((step) => (step.note ? [`Step "${stepLabel(step)}": ${step.note}`] : [])));
   notes.push(...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc));
   const xAxis = axis ?? chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
