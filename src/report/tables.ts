@@ -1,14 +1,49 @@
 /**
  * Text tables of a result in the layouts people already read and publish: a terminal table in
  * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
- * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
+ * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`. A run
+ * that repeated its profile gets one row (or column) per step, each figure the mean across its
+ * repeats ± the half-width of its 95% interval (src/views/repeats.ts); `perRepeat` lists every
+ * repeat on its own instead.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, rankedStepText, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 import { localCountsNotes } from '../views/token-counts';
+import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
+
+/** How the tables lay out a run that repeated its profile. */
+export interface TableOptions {
+  /** One row per repeat, as the steps are stored, instead of one per step with means across repeats. */
+  perRepeat?: boolean;
+}
+
+/** The rows of a table: each step alone, or a repeated step's repeats together under its name. */
+function rowGroups<S extends Omit<Step, 'requests'>>(steps: readonly S[], options: TableOptions): { label: string; steps: S[] }[] {
+  if (options.perRepeat || !hasRepeats(steps)) return steps.map((step) => ({ label: stepLabel(step), steps: [step] }));
+  return groupByName(steps).map(([name, group]) => ({ label: group.length > 1 ? `${name} (${group.length} repeats)` : stepLabel(group[0] as S), steps: group }));
+}
+
+/**
+ * A figure of a row: its one step's value, or the repeats' mean ± the half-width of its 95%
+ * interval (a repeat without the value is left out of it). `unit`: written after the number(s).
+ */
+function figureOf(values: readonly (number | null | undefined)[], unit?: string, digits = 2): string {
+  const shown = (value: number | null | undefined): string => (unit === undefined ? fixed(value, digits) : withUnit(value, unit, digits));
+  if (values.length === 1) return shown(values[0]);
+  const interval = meanInterval(values.filter(isNumber));
+  if (interval === null) return NOT_AVAILABLE;
+  return interval.halfWidth === null ? shown(interval.mean) : `${fixed(interval.mean, digits)} ± ${shown(interval.halfWidth)}`;
+}
+
+/** What a table of a repeated run says under it about its ± figures. */
+function repeatsNote(steps: readonly Omit<Step, 'requests'>[], options: TableOptions): string[] {
+  return !options.perRepeat && hasRepeats(steps)
+    ? ["A repeated step's figures are the mean of its repeats' values ± the half-width of its 95% Student's t interval (--per-repeat lists each repeat)."]
+    : [];
+}
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -32,15 +67,29 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
-export function formatTerminalTable(doc: ResultOverview): string {
-  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
+/** The GuideLLM-style headline figures of each row: one step's, or its repeats' values for figureOf. */
+function headlineRows(doc: ResultOverview, options: TableOptions) {
+  return rowGroups(doc.steps, options).map(({ label, steps }) => {
+    const headlines = steps.map((step) => headlineOf(step.summary));
+    const values = <K extends keyof ReturnType<typeof headlineOf>>(key: K) => headlines.map((h) => h[key]);
+    return { label, values };
   });
+}
+
+export function formatTerminalTable(doc: ResultOverview, options: TableOptions = {}): string {
+  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
+  const rows = headlineRows(doc, options).map(({ label, values }) => [
+    label,
+    figureOf(values('requestsPerSecond')),
+    figureOf(values('latencySec')),
+    figureOf(values('ttftMs')),
+    figureOf(values('itlMs')),
+    figureOf(values('outputTokensPerSecond')),
+  ]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...localCountsNotes(doc.steps, stepLabel)].join('\n') + '\n';
+  const notes = ['Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)];
+  return [headerLine, rule, ...bodyLines, rule, ...notes].join('\n') + '\n';
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -50,7 +99,7 @@ function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
-export function formatMarkdownTable(doc: ResultOverview): string {
+export function formatMarkdownTable(doc: ResultOverview, options: TableOptions = {}): string {
   const header = [
     'Benchmark',
     'Requests per Second',
@@ -59,18 +108,15 @@ export function formatMarkdownTable(doc: ResultOverview): string {
     'Inter Token Latency',
     'Output Token Throughput',
   ];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [
-      stepLabel(step),
-      withUnit(h.requestsPerSecond, 'req/sec'),
-      withUnit(h.latencySec, 'sec'),
-      withUnit(h.ttftMs, 'ms'),
-      withUnit(h.itlMs, 'ms'),
-      withUnit(h.outputTokensPerSecond, 'tokens/second'),
-    ];
-  });
-  return [markdownTable(header, rows), ITL_FOOTNOTE, ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
+  const rows = headlineRows(doc, options).map(({ label, values }) => [
+    label,
+    figureOf(values('requestsPerSecond'), 'req/sec'),
+    figureOf(values('latencySec'), 'sec'),
+    figureOf(values('ttftMs'), 'ms'),
+    figureOf(values('itlMs'), 'ms'),
+    figureOf(values('outputTokensPerSecond'), 'tokens/second'),
+  ]);
+  return [markdownTable(header, rows), ITL_FOOTNOTE, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -82,19 +128,20 @@ export function loadLevelLabel(step: Omit<Step, 'requests'>): string {
   return step.name;
 }
 
-export function formatConcurrencyColumnsMarkdown(doc: ResultOverview): string {
-  const summaries = doc.steps.map((step) => step.summary);
-  const row = (label: string, cell: (s: StepSummary | null) => string) => [label, ...summaries.map(cell)];
+export function formatConcurrencyColumnsMarkdown(doc: ResultOverview, options: TableOptions = {}): string {
+  const columns = rowGroups(doc.steps, options).map(({ steps }) => ({ heading: steps.length > 1 ? `${loadLevelLabel(steps[0] as Omit<Step, 'requests'>)} (${steps.length} repeats)` : loadLevelLabel(steps[0] as Omit<Step, 'requests'>), summaries: steps.map((step) => step.summary) }));
+  const row = (label: string, value: (s: StepSummary | null) => number | null | undefined, unit: string, digits = 2) => [label, ...columns.map((c) => figureOf(c.summaries.map(value), unit, digits))];
+  const count = (summaries: (StepSummary | null)[], pick: (s: StepSummary) => number) => summaries.reduce((n, s) => n + (s ? pick(s) : 0), 0);
   const rows = [
-    row('Time taken', (s) => withUnit(s?.durationSec, 's')),
-    row('QPS', (s) => withUnit(s?.requestsPerSecond, 'req/s')),
-    row('Average latency', (s) => withUnit(msToSec(s?.latencyMs?.mean), 's', 3)),
-    row('Output throughput', (s) => withUnit(s?.outputTokensPerSecond, 'tok/s')),
-    row('Latency p50', (s) => withUnit(msToSec(s?.latencyMs?.p50), 's', 3)),
-    row('Latency p90', (s) => withUnit(msToSec(s?.latencyMs?.p90), 's', 3)),
-    row('Failures', (s) => (s ? `${s.requests.failed} of ${s.requests.total}` : NOT_AVAILABLE)),
+    row('Time taken', (s) => s?.durationSec, 's'),
+    row('QPS', (s) => s?.requestsPerSecond, 'req/s'),
+    row('Average latency', (s) => msToSec(s?.latencyMs?.mean), 's', 3),
+    row('Output throughput', (s) => s?.outputTokensPerSecond, 'tok/s'),
+    row('Latency p50', (s) => msToSec(s?.latencyMs?.p50), 's', 3),
+    row('Latency p90', (s) => msToSec(s?.latencyMs?.p90), 's', 3),
+    ['Failures', ...columns.map((c) => (c.summaries.every((s) => s === null) ? NOT_AVAILABLE : `${count(c.summaries, (s) => s.requests.failed)} of ${count(c.summaries, (s) => s.requests.total)}`))],
   ];
-  return markdownTable(['Concurrency', ...doc.steps.map(loadLevelLabel)], rows) + '\n';
+  return markdownTable(['Concurrency', ...columns.map((c) => c.heading)], rows) + '\n';
 }
 
 // vLLM prints `{:<40} {:<10}`-formatted lines under 50-character centred headings.
@@ -166,9 +213,9 @@ export function formatRankingMarkdown(model: ReportModel): string {
   const rows = model.ranking.map((r) => [
     rankText(r),
     r.name,
-    r.step ?? 'none',
+    rankedStepText(r),
     withUnit(r.requestsPerSecond, 'req/sec'),
-    withUnit(r.outputTokensPerSecond, 'tokens/second'),
+    r.outputTokensPerSecondHalfWidth === undefined ? withUnit(r.outputTokensPerSecond, 'tokens/second') : `${fixed(r.outputTokensPerSecond)} ± ${withUnit(r.outputTokensPerSecondHalfWidth, 'tokens/second')}`,
     withUnit(r.ttftMs, 'ms'),
     withUnit(r.tpotMs, 'ms'),
     model.knees[r.run]?.step ?? 'none',

@@ -15,11 +15,12 @@ const config = (input: Partial<RunConfigInput>) =>
 const scheduleOf = (step: StepPlan | undefined): number[] => (step?.pacing.kind === 'open' ? [...step.pacing.schedule] : []);
 
 test('every repeat draws its own seeded schedule: rates, ramps and a sweep\'s rates, the same again when planned again', () => {
-  for (const profile of [
+  const profiles: RunConfigInput['profile'][] = [
     { kind: 'rate', rates: [4, 9], arrival: 'poisson' },
     { kind: 'rate', rates: [4], arrival: 'gamma', burstiness: 0.5 },
     { kind: 'rate', arrival: 'poisson', ramp: { strategy: 'linear', startRate: 2, endRate: 20 } },
-  ] as const) {
+  ];
+  for (const profile of profiles) {
     const c = config({ profile });
     const plan = planRun(c);
     const repeats = [0, 1, 2].map((r) => stepsOfRepeat(c, plan, r));

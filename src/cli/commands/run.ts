@@ -77,6 +77,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
+  '--per-repeat': { kind: 'boolean' },
   '--sim': { kind: 'optional' },
   '--dry-run': { kind: 'boolean' },
 };
@@ -157,6 +158,8 @@ Output
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
   --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
   --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
+  --per-repeat           with --repeat, a row per repeat in the final table instead of one per
+                         step with each figure's mean ± half-width of its 95% interval
   --config FILE          JSON run settings (the schema of the extension's settings); flags win;
                          relative paths in the file are read from the file's folder
   --dry-run              print the run configuration as prepared (defaults, paths, endpoint), or
@@ -303,7 +306,7 @@ export async function runCommand(argv: readonly string[], command: string): Prom
     if (flags.has('--dry-run')) return dryRun(request);
     const prepared = prepareOrExplain(request);
     const resultPath = chooseResultPath(flags.get('--out'), prepared.config);
-    return await execute(prepared, { resultPath, format });
+    return await execute(prepared, { resultPath, format, perRepeat: flags.has('--per-repeat') });
   } finally {
     await sim?.close();
   }
@@ -607,7 +610,7 @@ function isExistingDirectory(path: string): boolean {
 
 async function execute(
   { config, apiKey, warnings }: PreparedRun,
-  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
+  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
@@ -646,7 +649,7 @@ async function execute(
   }
   progress.finish();
 
-  process.stdout.write(`\n${formatTerminalTable(doc)}`);
+  process.stdout.write(`\n${formatTerminalTable(doc, { perRepeat: options.perRepeat })}`);
   if (options.format === 'vllm') {
     doc.steps.forEach((_, index) => process.stdout.write(`\n${formatVllmBlock(doc, index)}`));
   }
