@@ -166,8 +166,9 @@ describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
     console.log(`llama.cpp prefix cache over the run: ${cached} prompt tokens from the cache, ${computed} computed: hit rate ${((whole.prefixCacheHitRate ?? 0) * 100).toFixed(1)}%`);
     const rate = commonSeries(series, 'llama.cpp').promptTokens ?? [];
     assert.ok(rate.length > 0);
-    // Prompt tokens/s counts every prompt token: over the run, its integral is what both counters gained.
-    const promptTokens = rate.reduce((n, p, i) => n + (p.value * (p.tMs - (i === 0 ? (doc.steps[0]?.startMs ?? 0) : (rate[i - 1]?.tMs ?? 0)))) / 1000, 0);
+    // Prompt tokens/s counts every prompt token: over the run, its integral (each rate over the time since the scrape before) is what both counters gained.
+    const scrapedAt = [series.find((s) => s.name === 'llamacpp:prompt_tokens_total')?.samples[0]?.[0] ?? NaN, ...rate.map((p) => p.tMs)];
+    const promptTokens = rate.reduce((n, p, i) => n + (p.value * (p.tMs - (scrapedAt[i] ?? NaN))) / 1000, 0);
     assert.ok(Math.abs(promptTokens - (cached + computed)) < 1, `${promptTokens} against ${cached + computed}`);
     // llama.cpp has no prefix-cache reset: the step records that, and the run warns once.
     assert.deepEqual(step.cacheReset?.done, false);
