@@ -25,17 +25,18 @@ type Tried = string[];
 export class CacheResetter {
   /** Set once no route worked: the server has none, and the later steps are not delayed asking again. */
   private unavailable: Tried | null = null;
-  /** Whether the run has said that the server has none (once per run). */
-  said = false;
 
   constructor(
     private readonly config: RunConfig,
     private readonly apiKey: string | undefined,
   ) {}
 
-  /** Empties the server's prefix cache now; the outcome for the step's record, never thrown. */
-  async reset(): Promise<CacheReset> {
-    if (this.unavailable !== null) return { done: false, how: `the server offers no prefix-cache reset (${this.unavailable.join('; ')})` };
+  /**
+   * Empties the server's prefix cache now: the outcome for the step's record, never thrown, and
+   * whether this was the first time it found none (for the run to say once).
+   */
+  async reset(): Promise<{ outcome: CacheReset; foundNone: boolean }> {
+    if (this.unavailable !== null) return { outcome: noReset(this.unavailable), foundNone: false };
     const tried: Tried = [];
     const agent = new Agent({ connections: 1, connectTimeout: RESET_TIMEOUT_MS });
     try {
@@ -50,7 +51,7 @@ export class CacheResetter {
             bodyTimeout: RESET_TIMEOUT_MS,
           });
           await answer.body.dump();
-          if (answer.statusCode >= 200 && answer.statusCode < 300) return { done: true, how: `POST ${route} answered ${answer.statusCode}` };
+          if (answer.statusCode >= 200 && answer.statusCode < 300) return { outcome: { done: true, how: `POST ${route} answered ${answer.statusCode}` }, foundNone: false };
           tried.push(`${route} answered ${answer.statusCode}`);
         } catch (error) {
           tried.push(`${route}: ${errorCode(error) ?? (error instanceof Error ? error.message : String(error))}`);
@@ -60,6 +61,8 @@ export class CacheResetter {
       await agent.close().catch(() => undefined);
     }
     this.unavailable = tried;
-    return { done: false, how: `the server offers no prefix-cache reset (${tried.join('; ')})` };
+    return { outcome: noReset(tried), foundNone: true };
   }
 }
+
+const noReset = (tried: Tried): CacheReset => ({ done: false, how: `the server offers no prefix-cache reset (${tried.join('; ')})` });

@@ -153,13 +153,10 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
 /** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
 async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
   if (run.cacheResetter === null) return undefined;
-  const reset = await run.cacheResetter.reset();
-  if (reset.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${reset.how}).`);
-  else if (!run.cacheResetter.said) {
-    run.cacheResetter.said = true;
-    run.gather.warn(`The prefix cache could not be reset before the steps: ${reset.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
-  }
-  return reset;
+  const { outcome, foundNone } = await run.cacheResetter.reset();
+  if (outcome.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${outcome.how}).`);
+  if (foundNone) run.gather.warn(`The prefix cache could not be reset before the steps: ${outcome.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  return outcome;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
