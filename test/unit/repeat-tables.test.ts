@@ -102,6 +102,12 @@ test('the final table and the Markdown export: one row per step, mean ± half-wi
     const stepRows = text.split('\n').filter((line) => /^\| concurrency@\d/.test(line) && line.includes('req/sec |') && !line.includes('(mean of'));
     assert.equal(stepRows.length, rowsWanted, text);
   }
+  // `llmbench run`'s final table, and its --per-repeat.
+  for (const [flags, rowsWanted] of [[[], ['concurrency@1 (2 repeats)']], [['--per-repeat'], ['concurrency@1 #1', 'concurrency@1 #2']]] as const) {
+    const cli = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'run', '--sim', 'tiny', '--concurrency', '1', '--requests', '3', '--repeat', '2', '--out', join(dir, `run${flags.length}.llmbench.json`), ...flags], { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.deepEqual(cli.stdout.split('\n').filter((line) => line.startsWith('concurrency@')).map((line) => line.split('|')[0]?.trim()), rowsWanted, cli.stdout);
+  }
 });
 
 test('compare pairs by name and repeat in both tables; a repeated step meets a single one as its interval against that value', async (t) => {
