@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
+import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, takesMessages, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -21,6 +21,7 @@ import {
 } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
+import { cancelDelayMs } from './cancel';
 import { createDispatcher, sendRequest } from './client';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
@@ -250,6 +251,7 @@ const roundNullable = (ms: number | null): number | null => (ms === null ? null 
 function roundRecordTimes(r: RequestRecord): RequestRecord {
   const chunkMs = r.chunkMs;
   for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
+  const reasoning = r.reasoning;
   return {
     ...r,
     scheduledMs: roundMs(r.scheduledMs),
@@ -257,6 +259,9 @@ function roundRecordTimes(r: RequestRecord): RequestRecord {
     queueMs: roundMs(r.queueMs),
     firstTokenMs: roundNullable(r.firstTokenMs),
     endMs: roundNullable(r.endMs),
+    ...(reasoning !== undefined
+      ? { reasoning: { ...reasoning, firstMs: roundNullable(reasoning.firstMs), answerFirstMs: roundNullable(reasoning.answerFirstMs), durationMs: roundNullable(reasoning.durationMs) } }
+      : {}),
   };
 }
 
@@ -420,7 +425,7 @@ class BenchmarkRun {
         },
       );
       if (this.engineNote !== null) this.log('info', this.engineNote);
-      if (this.config.endpoint.api === 'chat' && this.tokenCounter.chatNote !== null) this.log('info', this.tokenCounter.chatNote);
+      if (takesMessages(this.config.endpoint.api) && this.tokenCounter.chatNote !== null) this.log('info', this.tokenCounter.chatNote);
       for (const warning of extraBodyWarnings(this.config)) this.log('warn', warning);
       const repeats = this.config.repeat?.count ?? 1;
       // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
@@ -448,6 +453,11 @@ class BenchmarkRun {
       if (crossCheck !== null) {
         this.log('warn', crossCheck);
         this.writer.addWarning(crossCheck);
+      }
+      const aborts = this.stopped ? null : this.monitor.abortCheck(this.clientTokens.cancelled);
+      if (aborts !== null) {
+        this.log(aborts.level, aborts.message);
+        if (aborts.level === 'warn') this.writer.addWarning(aborts.message);
       }
       const [status, reason] = this.outcome();
       const doc = this.writer.finish(status, reason, this.monitor.take());
@@ -509,7 +519,7 @@ class BenchmarkRun {
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
-  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
+  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0, cancelled: 0 };
 
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
     if (this.failure) return ['failed', this.failure];
@@ -609,6 +619,8 @@ class BenchmarkRun {
       this.clientTokens.outputTokens += r.outputTokens ?? 0;
       if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
       if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+      // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
+      if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.clientTokens.cancelled++;
       if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
       this.judgeEndpoint(r);
       this.judgeClient(r);
@@ -626,7 +638,9 @@ class BenchmarkRun {
     const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
       progress.inFlight++;
       try {
-        const measured = await sendRequest(prepared, { index, warmup: index < config.limits.warmup, scheduledMs }, context);
+        const warmup = index < config.limits.warmup;
+        const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, stepIndex, index, warmup);
+        const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, context);
         record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
         return measured.error !== null;
       } catch (error) {
@@ -646,7 +660,7 @@ class BenchmarkRun {
             config.sessions,
             () => new Conversation(this.nextSession, (this.workload.session as (index: number) => SessionPlan)(this.nextSession++)),
             (prepared, turn) => (claimedTurns < sends ? send(prepared, claimedTurns++, performance.now() - stepStartMs, turn) : Promise.resolve(true)),
-            config.endpoint.api === 'chat',
+            takesMessages(config.endpoint.api),
             this.tokenCounter,
             () => yieldToEventLoop(),
           )
