@@ -183,8 +183,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
        * i opens with prefix i mod prefixCount, so each is used equally often.
        */
       prefixCount: between(1, LIMITS.prefixes, 'prefixes').default(1),
-      /** Inputs per /v1/embeddings request (api embeddings), each of inputTokens tokens. */
-      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').default(1),
+      /** Inputs per /v1/embeddings request (api embeddings), each of inputTokens tokens; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
   z
@@ -200,8 +200,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       outputTokens: z.union([TokenCountSchema, z.literal('reply')]).optional(),
       minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
       maxPromptTokens: tokenCount.optional(),
-      /** Inputs per /v1/embeddings request (api embeddings): this many prompts of the file in turn. */
-      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').default(1),
+      /** Inputs per /v1/embeddings request (api embeddings): this many prompts of the file in turn; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
 ]);
@@ -381,7 +381,7 @@ export const RunConfigSchema = z
     message: 'embeddings have no conversation: sessions need api chat, completions or responses',
     path: ['sessions'],
   })
-  .refine((c) => c.workload.embeddingBatch === 1 || c.endpoint.api === 'embeddings', {
+  .refine((c) => c.workload.embeddingBatch === undefined || c.endpoint.api === 'embeddings', {
     message: 'an embedding batch applies to api embeddings only',
     path: ['workload', 'embeddingBatch'],
   })

@@ -32,7 +32,7 @@ export function guessDatasetFormat(path: string): DatasetFormat | undefined {
 
 export async function createWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
   const prompts = await promptWorkload(config, counter);
-  return config.endpoint.api === 'embeddings' ? embeddingBatches(prompts, config.workload.embeddingBatch) : prompts;
+  return config.endpoint.api === 'embeddings' ? embeddingBatches(prompts, config.workload.embeddingBatch ?? 1) : prompts;
 }
 
 /**
