@@ -259,8 +259,16 @@ function roundRecordTimes(r: RequestRecord): RequestRecord {
     queueMs: roundMs(r.queueMs),
     firstTokenMs: roundNullable(r.firstTokenMs),
     endMs: roundNullable(r.endMs),
+    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
     ...(reasoning !== undefined
-      ? { reasoning: { ...reasoning, firstMs: roundNullable(reasoning.firstMs), answerFirstMs: roundNullable(reasoning.answerFirstMs), durationMs: roundNullable(reasoning.durationMs) } }
+      ? {
+          reasoning: {
+            ...reasoning,
+            firstMs: roundNullable(reasoning.firstMs),
+            answerFirstMs: roundNullable(reasoning.answerFirstMs),
+            durationMs: reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs)),
+          },
+        }
       : {}),
   };
 }
