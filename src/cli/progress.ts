@@ -6,6 +6,7 @@
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import type { StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
+import { formatElapsed, formatMetric } from '../views/number-format';
 
 const PIPE_INTERVAL_MS = 10_000;
 
@@ -35,11 +36,10 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
 
   const describeProgress = (s: ProgressSnapshot): string => {
     const done = s.plannedRequests ? `${s.completed + s.failed}/${s.plannedRequests}` : `${s.completed + s.failed}`;
-    const time = s.plannedDurationSec ? `${s.elapsedSec.toFixed(0)}/${s.plannedDurationSec}s` : `${s.elapsedSec.toFixed(1)}s`;
     return (
       `  [${s.stepIndex + 1}/${stepCount}] ${stepName}: ${done} done (${s.failed} failed), ` +
-      `${s.inFlight} in flight, ${s.requestsPerSecond.toFixed(1)} req/s, ` +
-      `${s.outputTokensPerSecond.toFixed(0)} tok/s, ${time}`
+      `${s.inFlight} in flight, ${formatMetric('requestsPerSecond', s.requestsPerSecond)} req/s, ` +
+      `${formatMetric('outputTokensPerSecond', s.outputTokensPerSecond)} tok/s, ${formatElapsed(s.elapsedSec, s.plannedDurationSec)}`
     );
   };
 
@@ -85,9 +85,9 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
 function describeSummary(summary: StepSummary): string {
   const { completed, failed } = summary.requests;
   const parts = [`${completed} ok, ${failed} failed`];
-  if (summary.requestsPerSecond !== null) parts.push(`${summary.requestsPerSecond.toFixed(2)} req/s`);
-  if (summary.ttftMs) parts.push(`TTFT mean ${summary.ttftMs.mean.toFixed(1)} ms`);
-  if (summary.latencyMs) parts.push(`latency mean ${summary.latencyMs.mean.toFixed(0)} ms`);
+  if (summary.requestsPerSecond !== null) parts.push(`${formatMetric('requestsPerSecond', summary.requestsPerSecond)} req/s`);
+  if (summary.ttftMs) parts.push(`TTFT mean ${formatMetric('ttftMs', summary.ttftMs.mean)} ms`);
+  if (summary.latencyMs) parts.push(`latency mean ${formatMetric('latencyMs', summary.latencyMs.mean)} ms`);
   const errors = Object.entries(summary.errors);
   if (errors.length) parts.push(`errors: ${errors.map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   return parts.join(', ');

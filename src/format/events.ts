@@ -52,7 +52,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   }),
   /**
    * New server and GPU samples, one event per scrape: each series carries only the samples taken
-   * since the previous event (merge with `mergeSeries` from src/views/server-metrics.ts).
+   * since the previous event (merge with `mergeSeries` from src/views/server-quantities.ts).
    */
   z.object({
     type: z.literal('sampled'),

@@ -211,6 +211,13 @@ export const StepSummarySchema = z.object({
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
+/**
+ * A step's TTFO: its own figure when a response reasoned, else its TTFT, which is the same thing
+ * when nothing reasoned (and all an older file has). A step whose responses reasoned but never
+ * answered has none (null), not its TTFT.
+ */
+export const ttfoStatsOf = (summary: StepSummary): Stats | null => (summary.ttfoMs === undefined ? summary.ttftMs : summary.ttfoMs);
+
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
@@ -233,7 +240,7 @@ export const StepSchema = z.object({
   /**
    * Server and GPU samples taken since the previous step ended, up to this step's end (written with
    * its summary, so that appending a record stays one small write). Whole-run series:
-   * `runSeries` in src/views/server-metrics.ts.
+   * `runSeries` in src/views/server-quantities.ts.
    */
   sampled: z.array(MetricSeriesSchema).optional(),
 });

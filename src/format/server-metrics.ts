@@ -1,7 +1,7 @@
 /**
  * What a run records of the server's own Prometheus metrics and of the GPUs beside it: the shapes
  * stored in a result file (see ResultDocumentSchema) and carried by live events, and the table of
- * metric names per engine that the scraper keeps and the views read (src/views/server-metrics.ts).
+ * metric names per engine that the scraper keeps and the views read (src/views/server-quantities.ts).
  */
 import * as z from 'zod';
 

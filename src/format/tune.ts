@@ -7,9 +7,10 @@
 import * as z from 'zod';
 import { EndpointConfigSchema, LIMITS, RUN_PRESET_IDS, RunConfigSchema } from './config';
 import { RunEventSchema } from './events';
-import { describeZodError, PERCENTILES, type ParseOutcome } from './result';
+import { describeZodError, PERCENTILES, ttfoStatsOf, type ParseOutcome, type StepSummary } from './result';
 
-export const TUNE_SCHEMA_VERSION = 1;
+/** 2: trials numbered from 1 (`number`); schema 1 numbered them from 0 (`index`), read by `parseTuneFile` all the same. */
+export const TUNE_SCHEMA_VERSION = 2;
 export const TUNE_FILE_SUFFIX = '.llmtune.json';
 export const TUNE_CONFIG_FILE_SUFFIX = '.llmtune-config.json';
 
@@ -152,7 +153,7 @@ export const OBJECTIVE_FIGURES = ['outputTokensPerSecond', 'requestsPerSecond', 
 export const ObjectiveFigureSchema = z.enum(OBJECTIVE_FIGURES);
 export type ObjectiveFigure = z.infer<typeof ObjectiveFigureSchema>;
 
-export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'latencyMs', 'queueMs'] as const;
+export const SLO_METRICS = ['ttftMs', 'ttfoMs', 'tpotMs', 'itlMs', 'latencyMs', 'queueMs'] as const;
 export const SLO_STATS = ['mean', ...PERCENTILES.map((p) => `p${p}` as const), 'max'] as const;
 export const SLO_KEY_PATTERN = new RegExp(`^(${SLO_METRICS.join('|')})\\.(${SLO_STATS.join('|')})$`);
 /** `{"ttftMs.p99": 2000, "tpotMs.p95": 50}`: each figure of a step's summary at most this many ms. */
@@ -161,6 +162,26 @@ export const SloMapSchema = z.record(
   z.number().positive(),
 );
 export type SloMap = z.infer<typeof SloMapSchema>;
+export type SloMetric = (typeof SLO_METRICS)[number];
+export type SloStat = (typeof SLO_STATS)[number];
+
+/**
+ * An SLO key split into the metric and statistic it names (`ttftMs.p99`): the one reader of SLO
+ * keys, for the tuner and the views. A key that is not METRIC.STAT is refused, not guessed at: the
+ * schema lets none into a tune config, so one here is a caller's mistake.
+ */
+export function parseSloKey(key: string): { metric: SloMetric; stat: SloStat } {
+  const match = SLO_KEY_PATTERN.exec(key);
+  if (!match) throw new Error(`'${key}' is not an SLO key: write METRIC.STAT, like "ttftMs.p99"`);
+  return { metric: match[1] as SloMetric, stat: match[2] as SloStat };
+}
+
+/** The figure an SLO key names in a step's summary (`ttftMs.p99` -> summary.ttftMs.p99); null when the step did not measure it. */
+export function sloFigure(summary: StepSummary, key: string): number | null {
+  const { metric, stat } = parseSloKey(key);
+  const value = (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.[stat];
+  return typeof value === 'number' ? value : null;
+}
 
 /** For max-load-within-slo: which load is searched, between what bounds, to what precision. */
 export const LoadSearchSchema = z
@@ -241,8 +262,11 @@ export const TrialSloSchema = z.object({
 });
 export type TrialSlo = z.infer<typeof TrialSloSchema>;
 
+/** A trial's number: from 1, in the order the trials ran, as the command line, the trial files (NAME.trial-N.*) and the views name it. */
+export const TrialNumberSchema = z.number().int().positive();
+
 export const TrialSchema = z.object({
-  index: z.number().int().nonnegative(),
+  number: TrialNumberSchema,
   params: ParamsSchema,
   /** The server's argv as launched (or as it would have been, for a refused trial). */
   command: z.array(z.string()),
@@ -268,7 +292,8 @@ export const TrialSchema = z.object({
 export type Trial = z.infer<typeof TrialSchema>;
 
 export const BestTrialSchema = z.object({
-  trial: z.number().int().nonnegative(),
+  /** The best trial's number. */
+  trial: TrialNumberSchema,
   params: ParamsSchema,
   objective: z.number(),
   command: z.array(z.string()),
@@ -289,12 +314,15 @@ export const TuneFileSchema = z.object({
   finishedAt: z.string().nullable(),
   status: TuneStatusSchema,
   statusReason: z.string().nullable(),
-  /** The process writing a running tune: a reader tells a live tune from a crashed one by it. */
+  /**
+   * The process writing a running tune, removed when it finishes. Nothing reads it yet: it is kept
+   * so that a later version can refuse to resume a tune whose writer is still alive.
+   */
   writer: z.object({ pid: z.number().int().positive(), host: z.string() }).optional(),
   trials: z.array(TrialSchema),
   best: BestTrialSchema.nullable(),
   /** The server of the trial under way (its process group): a resumed tune stops it if a crashed tuner left it running. */
-  runningServer: z.object({ trial: z.number().int().nonnegative(), pid: z.number().int().positive(), port: z.number().int() }).nullable().default(null),
+  runningServer: z.object({ trial: TrialNumberSchema, pid: z.number().int().positive(), port: z.number().int() }).nullable().default(null),
 });
 export type TuneFile = z.infer<typeof TuneFileSchema>;
 
@@ -305,7 +333,7 @@ export type TrialStage = z.infer<typeof TrialStageSchema>;
 export const TuneEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('trial-start'),
-    trial: z.number().int().nonnegative(),
+    trial: TrialNumberSchema,
     params: ParamsSchema,
     command: z.array(z.string()),
     port: z.number().int().nullable(),
@@ -314,13 +342,13 @@ export const TuneEventSchema = z.discriminatedUnion('type', [
   /** One line the trial's server wrote. */
   z.object({
     type: z.literal('server-log'),
-    trial: z.number().int().nonnegative(),
+    trial: TrialNumberSchema,
     stream: z.enum(['stdout', 'stderr']),
     line: z.string(),
   }),
-  z.object({ type: z.literal('trial-stage'), trial: z.number().int().nonnegative(), stage: TrialStageSchema }),
+  z.object({ type: z.literal('trial-stage'), trial: TrialNumberSchema, stage: TrialStageSchema }),
   /** The trial's benchmark as it goes (progress, steps), as `llmbench run` reports it. */
-  z.object({ type: z.literal('benchmark'), trial: z.number().int().nonnegative(), event: RunEventSchema }),
+  z.object({ type: z.literal('benchmark'), trial: TrialNumberSchema, event: RunEventSchema }),
   z.object({ type: z.literal('trial-end'), trial: TrialSchema, best: BestTrialSchema.nullable() }),
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string() }),
   z.object({ type: z.literal('done'), status: TuneStatusSchema, reason: z.string().nullable(), best: BestTrialSchema.nullable(), trials: z.number().int().nonnegative() }),
@@ -338,11 +366,31 @@ export function parseTuneFile(text: string): ParseOutcome<TuneFile> {
   } catch (e) {
     return { ok: false, error: `The file is not valid JSON (${e instanceof Error ? e.message : String(e)}). It may be truncated or hand-edited.` };
   }
-  const version = typeof raw === 'object' && raw !== null ? (raw as { schemaVersion?: unknown }).schemaVersion : undefined;
+  const version = isRecord(raw) ? raw['schemaVersion'] : undefined;
   if (typeof version === 'number' && version > TUNE_SCHEMA_VERSION) {
     return { ok: false, error: `The file has schemaVersion ${version}, newer than this version of LLM Bench understands (${TUNE_SCHEMA_VERSION}). Update LLM Bench to open it.` };
   }
-  const parsed = TuneFileSchema.safeParse(raw);
+  const parsed = TuneFileSchema.safeParse(isRecord(raw) && version === 1 ? fromSchema1(raw) : raw);
   if (!parsed.success) return { ok: false, error: `The file is not an LLM Bench tune file: ${describeZodError(parsed.error)}` };
   return { ok: true, value: parsed.data };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A tune file of schema 1, whose trials were numbered from 0 (`index`), in schema 2's terms: each
+ * trial's number is its index + 1, and so are the best trial's and the running server's. Its trial
+ * files keep the names they were written under (NAME.trial-0.*), which its trials still give.
+ */
+function fromSchema1(raw: Record<string, unknown>): Record<string, unknown> {
+  const shifted = (value: unknown): unknown => (typeof value === 'number' ? value + 1 : value);
+  const renumbered = (holder: unknown): unknown => (isRecord(holder) ? { ...holder, trial: shifted(holder['trial']) } : holder);
+  const trials = Array.isArray(raw['trials'])
+    ? raw['trials'].map((trial: unknown) => {
+        if (!isRecord(trial)) return trial;
+        const { index, ...rest } = trial;
+        return { ...rest, number: shifted(index) };
+      })
+    : raw['trials'];
+  return { ...raw, schemaVersion: TUNE_SCHEMA_VERSION, trials, best: renumbered(raw['best']), runningServer: renumbered(raw['runningServer']) };
 }

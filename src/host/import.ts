@@ -10,7 +10,7 @@ import { selectedOrChosen } from './explorer-selection';
 import * as z from 'zod';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
 import { importPastedText, importRuns, runFileName, runSource } from '../import';
-import { formatLabelsText, parseLabelsText } from '../report/labels';
+import { formatLabelsText, parseLabelsText } from '../views/labels';
 
 export const IMPORT_COMMANDS = {
   importResults: 'llmBench.importResults',

@@ -9,7 +9,7 @@ import type { RunEvent } from '../format/events';
 import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveServer, type LiveState } from '../format/messages/live';
 import type { ResultDocument } from '../format/result';
 import type { MetricSeries, ServerMetricsInfo } from '../format/server-metrics';
-import { commonSeries, mergeSeries } from '../views/server-metrics';
+import { commonSeries, mergeSeries } from '../views/server-quantities';
 
 export const MAX_SERIES_POINTS = 1500;
 const MAX_LOGS = 30;

@@ -13,7 +13,7 @@ import type { HostToReport } from '../format/messages/report';
 import { ReportOptionsSchema, ReportPanelStateSchema, ReportRequestSchema, type ReportRequest } from '../format/messages/from-views';
 import { formatStepsCsv } from '../report/csv';
 import { renderHtmlReport } from '../report/html';
-import { formatLabelsText, parseLabelsText, withLabels } from '../report/labels';
+import { formatLabelsText, parseLabelsText, withLabels } from '../views/labels';
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';

@@ -10,6 +10,7 @@ import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
 import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
+import { formatLabelsText } from '../views/labels';
 import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
 import type { RunArgs } from './run-arguments';
 
@@ -213,7 +214,7 @@ async function editLabels(memento: vscode.Memento, title: string): Promise<Recor
   const labels: Record<string, string> = { ...defaults, ...memento.get<Record<string, string>>(LABELS_KEY, {}) };
   const START = Symbol('start');
   for (;;) {
-    const summary = Object.entries(cleanLabels(labels)).map(([k, v]) => `${k}=${v}`).join(', ');
+    const summary = formatLabelsText(cleanLabels(labels));
     const chosen = await pick<string | typeof START>(
       [
         { label: '$(play) Start the benchmark', detail: summary ? `Labels: ${summary}` : 'No labels', value: START },

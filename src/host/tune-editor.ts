@@ -20,11 +20,11 @@ export function trialResultUri(tuneFile: vscode.Uri, resultFile: string): vscode
   return /^(\/|[A-Za-z]:[\\/])/.test(resultFile) ? vscode.Uri.file(resultFile) : vscode.Uri.joinPath(tuneFile, '..', resultFile);
 }
 
-/** Opens trial `index`'s result in the result editor, or says why it cannot. */
-export async function openTrialResult(tuneFile: vscode.Uri, doc: Pick<TuneFile, 'trials'>, index: number): Promise<void> {
-  const trial = doc.trials.find((t) => t.index === index);
+/** Opens trial `number`'s result in the result editor, or says why it cannot. */
+export async function openTrialResult(tuneFile: vscode.Uri, doc: Pick<TuneFile, 'trials'>, number: number): Promise<void> {
+  const trial = doc.trials.find((t) => t.number === number);
   if (!trial?.resultFile) {
-    void vscode.window.showInformationMessage(`LLM Bench: trial ${index + 1} has no result file (it ${trial ? `was ${trial.status}` : 'is not in the file'}).`);
+    void vscode.window.showInformationMessage(`LLM Bench: trial ${number} has no result file (it ${trial ? `was ${trial.status}` : 'is not in the file'}).`);
     return;
   }
   await vscode.commands.executeCommand('vscode.openWith', trialResultUri(tuneFile, trial.resultFile), RESULT_VIEW_TYPE);
@@ -37,7 +37,7 @@ async function stepMeasures(file: vscode.Uri, doc: TuneFile): Promise<{ measures
   const measures = loaded.flatMap((result, i) =>
     result.ok
       ? result.read.document.steps.flatMap((step) => {
-          const measure = step.summary ? stepMeasure((trials[i] as TuneFile['trials'][number]).index, step.summary, doc.config.objective) : null;
+          const measure = step.summary ? stepMeasure((trials[i] as TuneFile['trials'][number]).number, step.summary, doc.config.objective) : null;
           return measure ? [measure] : [];
         })
       : [],

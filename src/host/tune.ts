@@ -229,11 +229,11 @@ export class TuneController implements vscode.Disposable {
             this.panel.changed();
             if (event.type === 'log') this.log[event.level](`Tune ${state.tune.id}: ${event.message}`);
             if (event.type === 'trial-start') {
-              this.log.info(`Tune ${state.tune.id}: trial ${event.trial + 1} launches ${JSON.stringify(event.command)}`);
-              progress.report({ message: `trial ${event.trial + 1}${budget !== undefined ? ` of ${budget}` : ''}`, ...(budget ? { increment: 100 / budget } : {}) });
+              this.log.info(`Tune ${state.tune.id}: trial ${event.trial} launches ${JSON.stringify(event.command)}`);
+              progress.report({ message: `trial ${event.trial}${budget !== undefined ? ` of ${budget}` : ''}`, ...(budget ? { increment: 100 / budget } : {}) });
             }
             if (event.type === 'trial-end') {
-              this.log.info(`Tune ${state.tune.id}: trial ${event.trial.index + 1} ${event.trial.status}${event.trial.reason ? ` (${event.trial.reason})` : ''}, objective ${event.trial.objective ?? 'n/a'}.`);
+              this.log.info(`Tune ${state.tune.id}: trial ${event.trial.number} ${event.trial.status}${event.trial.reason ? ` (${event.trial.reason})` : ''}, objective ${event.trial.objective ?? 'n/a'}.`);
             }
           },
         });

@@ -51,18 +51,8 @@ function loadingSkeleton(page: WebviewPage): string {
   return `<section class="loading-skeleton"><h1>${escapeXml(page.title)}</h1><p class="muted">${escapeXml(page.loading)}</p><div class="loading-bar" role="progressbar" aria-label="${escapeXml(page.loading)}"></div></section>`;
 }
 
-/** "812 bytes", "3.6 MB": a file's size for a loading line. */
-export function formatFileSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value >= 10 ? 0 : 1)} ${units[unit]}`;
-}
+/** A file's size for a loading line (the one formatter of sizes, src/views/number-format.ts). */
+export { formatFileSize } from '../views/number-format';
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
   const nonce = randomBytes(16).toString('base64');

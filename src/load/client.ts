@@ -275,8 +275,19 @@ class Exchange implements Dispatcher.DispatchHandler {
   private armCancel(): void {
     const after = this.meta.cancelAfterMs;
     if (after === undefined) return;
+    const cancelAt = performance.now() + after;
+    // Node's timers run on a millisecond clock and may fire up to a millisecond early: never cancel before the delay.
+    const check = (): void => {
+      const left = cancelAt - performance.now();
+      if (left > 0) {
+        this.cancelTimer = setTimeout(check, Math.ceil(left));
+        this.cancelTimer.unref();
+        return;
+      }
+      this.fail('cancelled', `cancelled by design ${after} ms after it was sent (cancel in the run configuration)${this.progress()}`);
+    };
     clearTimeout(this.cancelTimer);
-    this.cancelTimer = setTimeout(() => this.fail('cancelled', `cancelled by design ${after} ms after it was sent (cancel in the run configuration)${this.progress()}`), after);
+    this.cancelTimer = setTimeout(check, after);
     this.cancelTimer.unref();
   }
 

@@ -5,11 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { formatLabelsText } from '../views/labels';
 import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
 import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
-import { fixed, msToSec, NOT_AVAILABLE } from './units';
+import { fixed, msToSec, NOT_AVAILABLE } from '../views/number-format';
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
@@ -82,12 +83,12 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
       model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
       r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
-      Object.entries(r.doc.labels).map(([k, v]) => `${k}=${v}`).join(', '),
+      formatLabelsText(r.doc.labels),
     ]),
     ' class="runs"',
   );
   const ranking = table(
-    ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'],
+    rankingColumns(model),
     rankingRows(model),
     ' class="ranking"',
   );
@@ -104,7 +105,7 @@ ${runsTable}
 <h2>Ranking</h2>
 <p>SLO: ${escapeHtml(sloText(model))}. Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).</p>
 ${ranking}
-<p class="muted">${escapeHtml(RANKING_NOISE_NOTE)}</p>
+<p class="muted">${escapeHtml(rankingNoiseNote(model))}</p>
 <h2>Knees</h2>
 ${table(KNEE_COLUMNS, kneeRows(model), ' class="knees"')}
 <p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>

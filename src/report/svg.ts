@@ -2,6 +2,7 @@
  * Line charts drawn as SVG text: the exported HTML report needs no script and no network to show
  * them, and any browser (or a mail client) renders them as they were saved.
  */
+import { formatTick } from '../views/number-format';
 import type { ReportChart } from '../views/report';
 
 /** Eight colours distinguishable on white and in common colour-vision deficiencies (Okabe-Ito, darkened yellow). */
@@ -46,7 +47,6 @@ function logScale(values: number[], length: number): Scale {
   return { ticks, at: (v) => ((Math.log10(Math.max(v, 10 ** lo)) - lo) / (hi - lo)) * length };
 }
 
-const tickLabel = (v: number) => (Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 0 }) : String(Number(v.toPrecision(4))));
 
 export function svgLineChart(chart: ReportChart, width = 640, height = 320): string {
   const margin = { left: 64, right: 16, top: 28, bottom: 44 };
@@ -67,10 +67,10 @@ export function svgLineChart(chart: ReportChart, width = 640, height = 320): str
   ];
   for (const t of yTicks) {
     parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${f(sy(t))}" y2="${f(sy(t))}" class="grid"/>`);
-    parts.push(`<text x="${margin.left - 6}" y="${f(sy(t) + 4)}" text-anchor="end" class="tick">${tickLabel(t)}</text>`);
+    parts.push(`<text x="${margin.left - 6}" y="${f(sy(t) + 4)}" text-anchor="end" class="tick">${formatTick(t)}</text>`);
   }
   for (const t of xTicks) {
-    parts.push(`<text x="${f(sx(t))}" y="${margin.top + plotH + 16}" text-anchor="middle" class="tick">${tickLabel(t)}</text>`);
+    parts.push(`<text x="${f(sx(t))}" y="${margin.top + plotH + 16}" text-anchor="middle" class="tick">${formatTick(t)}</text>`);
   }
   parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${margin.top + plotH}" y2="${margin.top + plotH}" class="axis"/>`);
   parts.push(`<line x1="${margin.left}" x2="${margin.left}" y1="${margin.top}" y2="${margin.top + plotH}" class="axis"/>`);
@@ -86,7 +86,7 @@ export function svgLineChart(chart: ReportChart, width = 640, height = 320): str
     parts.push(
       `<g class="curve" data-run="${curve.run}"><title>${escapeXml(curve.name)}</title>` +
         `<path d="${path}" fill="none" stroke="${color}" stroke-width="2"${curve.dashed ? ' stroke-dasharray="6 4"' : ''}/>` +
-        curve.points.map((p) => `<circle cx="${f(sx(p.x))}" cy="${f(sy(p.y))}" r="3" fill="${color}"><title>${escapeXml(`${curve.name}: ${p.step} (${tickLabel(p.x)}, ${tickLabel(p.y)})`)}</title></circle>`).join('') +
+        curve.points.map((p) => `<circle cx="${f(sx(p.x))}" cy="${f(sy(p.y))}" r="3" fill="${color}"><title>${escapeXml(`${curve.name}: ${p.step} (${formatTick(p.x)}, ${formatTick(p.y)})`)}</title></circle>`).join('') +
         '</g>',
     );
     for (const mark of curve.marks) {

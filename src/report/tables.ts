@@ -5,15 +5,9 @@
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
-import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from './units';
-
-/**
- * The "ITL" of GuideLLM-style tables is GuideLLM's definition, which is our TPOT: the mean gap
- * per output token after the first. vLLM's ITL (every gap between streamed chunks) differs.
- */
-export const ITL_FOOTNOTE =
-  'ITL = time per output token after the first, (latency - TTFT) / (output tokens - 1), mean over requests: GuideLLM\'s "ITL", vLLM\'s TPOT (not vLLM\'s per-chunk ITL).';
+import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { ITL_FOOTNOTE } from '../format/metrics';
+import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -179,5 +173,5 @@ export function formatRankingMarkdown(model: ReportModel): string {
     model.knees[r.run]?.step ?? 'none',
   ]);
   const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }

@@ -7,8 +7,29 @@ import type { SloConfig } from '../format/config';
 import { PERCENTILES, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
 
 /**
- * Count, mean, population standard deviation, min, max and the percentiles of PERCENTILES,
- * interpolated linearly between the two nearest ranks (numpy's default method). Null for no values.
+ * The ranks a q-quantile (0 to 1) of n values lies between, and how far past the lower one:
+ * rank q·(n - 1), interpolated linearly between its two neighbours (numpy's default method).
+ */
+export function quantileRanks(n: number, q: number): { below: number; above: number; fraction: number } {
+  const rank = q * (n - 1);
+  const below = Math.floor(rank);
+  return { below, above: Math.ceil(rank), fraction: rank - below };
+}
+
+/**
+ * The q-quantile (0 to 1) of values in ascending order, by `quantileRanks`: the one percentile rule
+ * of every figure, curve and interval LLM Bench reports. It reads only the two ranks around q, so
+ * values with just those ranks in place (after a selection rather than a sort) serve as well.
+ */
+export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
+  const { below, above, fraction } = quantileRanks(sorted.length, q);
+  const low = sorted[below] ?? Number.NaN;
+  return low + ((sorted[above] ?? Number.NaN) - low) * fraction;
+}
+
+/**
+ * Count, mean, population standard deviation, min, max and the percentiles of PERCENTILES
+ * (`quantileOfSorted`). Null for no values.
  */
 export function computeStats(values: ArrayLike<number>): Stats | null {
   const n = values.length;
@@ -20,13 +41,7 @@ export function computeStats(values: ArrayLike<number>): Stats | null {
   let squares = 0;
   for (const v of sorted) squares += (v - mean) * (v - mean);
   const at = (i: number): number => sorted[i] ?? Number.NaN;
-  const percentile = (p: number): number => {
-    const rank = (p / 100) * (n - 1);
-    const below = Math.floor(rank);
-    const above = Math.ceil(rank);
-    return at(below) + (at(above) - at(below)) * (rank - below);
-  };
-  const [p50, p66, p75, p80, p90, p95, p98, p99] = PERCENTILES.map(percentile) as [
+  const [p50, p66, p75, p80, p90, p95, p98, p99] = PERCENTILES.map((p) => quantileOfSorted(sorted, p / 100)) as [
     number, number, number, number, number, number, number, number,
   ];
   return { count: n, mean, std: Math.sqrt(squares / n), min: at(0), max: at(n - 1), p50, p66, p75, p80, p90, p95, p98, p99 };

@@ -116,12 +116,12 @@ export function benchmarkSource(config: TuneConfig, configDir: string, shownAs: 
   }
   const source = { settings, dir: fileDir, shownAs: `${shownAs}: benchmark`, env };
   // Checked once now, against a stand-in endpoint, so that a bad benchmark fails before any launch.
-  benchmarkRun(source, 'http://127.0.0.1:1/v1', 'model');
+  prepareBenchmark(source, 'http://127.0.0.1:1/v1', 'model');
   return source;
 }
 
-/** The prepared run of a trial's benchmark against the server at baseUrl (the model: the benchmark's, else the server's). */
-export function benchmarkRun(source: BenchmarkSource, baseUrl: string, model: string, overrides: Settings = {}): PreparedRun {
+/** A trial's benchmark prepared (not run) against the server at baseUrl (the model: the benchmark's, else the server's). */
+export function prepareBenchmark(source: BenchmarkSource, baseUrl: string, model: string, overrides: Settings = {}): PreparedRun {
   const endpoint = isPlainObject(source.settings.endpoint) ? source.settings.endpoint : {};
   try {
     return prepareRun({

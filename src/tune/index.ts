@@ -13,7 +13,7 @@ import { parseTuneFile, TUNE_FILE_SUFFIX, TUNE_SCHEMA_VERSION, type BestTrial, t
 import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
 import { onThisHost } from '../processes/alive';
 import { writeAtomically } from '../results/writer';
-import { benchmarkRun, benchmarkSource, TuneConfigError, type BenchmarkSource } from './config';
+import { benchmarkSource, prepareBenchmark, TuneConfigError, type BenchmarkSource } from './config';
 import { checkConstraints } from './constraints';
 import { readGpuMemoryUsedMiB } from './gpu';
 import { scoreRun, sloFigures, sloMet, type Score } from './objective';
@@ -51,18 +51,18 @@ const REFUSALS_IN_A_ROW_LIMIT = 1000;
 /** How long a stopped server's port may take to be free again. */
 const PORT_RELEASE_MS = 5000;
 
-/** Trial files beside the tune file: `NAME.trial-3.log`, `NAME.trial-3.llmbench.json`. */
-function trialPath(outPath: string, index: number, suffix: string): string {
+/** Trial files beside the tune file, by the trial's number: `NAME.trial-3.log`, `NAME.trial-3.llmbench.json`. */
+function trialPath(outPath: string, trial: number, suffix: string): string {
   const name = basename(outPath);
   const stem = name.endsWith(TUNE_FILE_SUFFIX) ? name.slice(0, -TUNE_FILE_SUFFIX.length) : name.replace(/\.json$/, '');
-  return join(dirname(outPath), `${stem}.trial-${index}${suffix}`);
+  return join(dirname(outPath), `${stem}.trial-${trial}${suffix}`);
 }
 
 function bestOf(trials: readonly Trial[]): BestTrial | null {
   let best: BestTrial | null = null;
   for (const t of trials) {
     if (t.status === 'complete' && t.objective !== null && (best === null || t.objective > best.objective)) {
-      best = { trial: t.index, params: t.params, objective: t.objective, command: t.command };
+      best = { trial: t.number, params: t.params, objective: t.objective, command: t.command };
     }
   }
   return best;
@@ -169,20 +169,20 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
 
       const params = search.propose(file.trials.map((t) => ({ params: t.params, score: t.objective })));
       if (params === undefined) return finish('complete', 'Every combination the constraints allow has been tried.');
-      const index = file.trials.length;
+      const number = (file.trials.at(-1)?.number ?? 0) + 1;
       const startedAt = new Date().toISOString();
       const refusal = checkConstraints(config.constraints, params, constraintArgv(params));
       let trial: Trial | 'cancelled' | 'declined';
       if (refusal) {
-        trial = { ...emptyTrial(index, params, constraintArgv(params), startedAt), status: 'refused', reason: `refused by rule ${refusal.rule}: ${refusal.message}` };
-        emit({ type: 'trial-start', trial: index, params, command: trial.command, port: null, logFile: null });
+        trial = { ...failedTrial(number, params, constraintArgv(params), startedAt), status: 'refused', reason: `refused by rule ${refusal.rule}: ${refusal.message}` };
+        emit({ type: 'trial-start', trial: number, params, command: trial.command, port: null, logFile: null });
         if (++refusalsInARow >= REFUSALS_IN_A_ROW_LIMIT) {
           file.trials.push(trial);
           return finish('failed', `The constraints refused ${REFUSALS_IN_A_ROW_LIMIT} combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.`);
         }
       } else {
         refusalsInARow = 0;
-        trial = await runTrial(context, index, params);
+        trial = await runTrial(context, number, params);
       }
       if (trial === 'cancelled') return finish('cancelled', 'Cancelled: the running server was stopped. Continue with --resume.');
       if (trial === 'declined') return finish('cancelled', 'The first launch was not confirmed: nothing was started.');
@@ -213,9 +213,10 @@ interface TrialContext {
   setRunningServer: (server: TuneFile['runningServer']) => void;
 }
 
-function emptyTrial(index: number, params: Params, command: string[], startedAt: string): Trial {
+/** Trial `number` as failed with nothing measured: what a trial is recorded as until it shows otherwise. */
+function failedTrial(number: number, params: Params, command: string[], startedAt: string): Trial {
   return {
-    index,
+    number,
     params,
     command,
     status: 'failed',
@@ -235,7 +236,7 @@ function emptyTrial(index: number, params: Params, command: string[], startedAt:
 /** What a benchmark gave: a score with its result file, a failure, or a cancel. */
 type Measured = (Score & { resultFile: string }) | { failed: string } | 'cancelled';
 
-async function runTrial(context: TrialContext, index: number, params: Params): Promise<Trial | 'cancelled' | 'declined'> {
+async function runTrial(context: TrialContext, number: number, params: Params): Promise<Trial | 'cancelled' | 'declined'> {
   const { options, emit } = context;
   const { config, signal } = options;
   const startedAt = new Date().toISOString();
@@ -246,44 +247,44 @@ async function runTrial(context: TrialContext, index: number, params: Params): P
     context.confirmed = true;
   }
   const outDir = dirname(context.outPath);
-  const logPath = trialPath(context.outPath, index, '.log');
+  const logPath = trialPath(context.outPath, number, '.log');
   const logFile = relative(outDir, logPath);
-  emit({ type: 'trial-start', trial: index, params, command, port, logFile });
-  emit({ type: 'trial-stage', trial: index, stage: 'launching' });
+  emit({ type: 'trial-start', trial: number, params, command, port, logFile });
+  emit({ type: 'trial-stage', trial: number, stage: 'launching' });
   writeAtomically(logPath, '', 'server log');
   const server = launchServer(command, {
     env: context.env,
     cwd: resolve(options.configDir, config.server.cwd ?? '.'),
     logPath,
-    onLine: (stream, line) => emit({ type: 'server-log', trial: index, stream, line }),
+    onLine: (stream, line) => emit({ type: 'server-log', trial: number, stream, line }),
   });
-  if (server.pid !== undefined) context.setRunningServer({ trial: index, pid: server.pid, port });
-  const base = { ...emptyTrial(index, params, command, startedAt), logFile, port };
+  if (server.pid !== undefined) context.setRunningServer({ trial: number, pid: server.pid, port });
+  const base = { ...failedTrial(number, params, command, startedAt), logFile, port };
   const ended = (fields: Partial<Trial>): Trial => ({ ...base, ...fields, endedAt: new Date().toISOString() });
 
   let measured: Measured;
   let gpuMemoryUsedMiB: number | null = null;
   let portNote = '';
   try {
-    emit({ type: 'trial-stage', trial: index, stage: 'waiting-ready' });
+    emit({ type: 'trial-stage', trial: number, stage: 'waiting-ready' });
     const readiness = await waitReady(`http://127.0.0.1:${port}${config.server.readyPath}`, server, config.server.startTimeoutSec * 1000, signal);
     if (!readiness.ready) {
       if (signal?.aborted) return 'cancelled';
       return ended({ status: 'failed-to-start', reason: readiness.reason });
     }
-    emit({ type: 'trial-stage', trial: index, stage: 'benchmarking' });
+    emit({ type: 'trial-stage', trial: number, stage: 'benchmarking' });
     const model = await servedModel(port);
     measured =
       config.objective.mode === 'max-load-within-slo'
-        ? await highestLoadWithinSlo(context, index, port, model, config.objective)
-        : await measure(context, trialPath(context.outPath, index, '.llmbench.json'), index, port, model, {}, (run) => scoreRun(run, config.objective as Extract<Objective, { maximize: unknown }>));
+        ? await highestLoadWithinSlo(context, number, port, model, config.objective)
+        : await measure(context, trialPath(context.outPath, number, '.llmbench.json'), number, port, model, {}, (run) => scoreRun(run, config.objective as Extract<Objective, { maximize: unknown }>));
     gpuMemoryUsedMiB = await readGpuMemoryUsedMiB();
   } finally {
-    emit({ type: 'trial-stage', trial: index, stage: 'stopping' });
+    emit({ type: 'trial-stage', trial: number, stage: 'stopping' });
     await server.stop(config.server.stopGraceSec * 1000);
     if (!(await waitPortFree(port, PORT_RELEASE_MS))) {
       portNote = ` Port ${port} was still taken ${PORT_RELEASE_MS / 1000} s after the server stopped.`;
-      emit({ type: 'log', level: 'warn', message: `Trial ${index}:${portNote}` });
+      emit({ type: 'log', level: 'warn', message: `Trial ${number}:${portNote}` });
     }
     context.setRunningServer(null);
   }
@@ -314,16 +315,16 @@ async function servedModel(port: number): Promise<string> {
   return 'default';
 }
 
-async function measure(context: TrialContext, resultPath: string, index: number, port: number, model: string, overrides: Record<string, unknown>, score: (run: RunOverview) => Score): Promise<Measured> {
+async function measure(context: TrialContext, resultPath: string, trial: number, port: number, model: string, overrides: Record<string, unknown>, score: (run: RunOverview) => Score): Promise<Measured> {
   const { options, emit } = context;
-  const prepared = benchmarkRun(context.bench, `http://127.0.0.1:${port}/v1`, model, overrides);
+  const prepared = prepareBenchmark(context.bench, `http://127.0.0.1:${port}/v1`, model, overrides);
   let run: RunOverview;
   try {
     run = await runBenchmarkInWorker(prepared.config, {
       workerScript: options.engineWorkerScript ?? join(__dirname, 'engine-worker.js'),
       ...(options.signal ? { signal: options.signal } : {}),
       resultPath,
-      onEvent: (event) => emit({ type: 'benchmark', trial: index, event }),
+      onEvent: (event) => emit({ type: 'benchmark', trial, event }),
       ...(prepared.apiKey !== undefined ? { apiKey: prepared.apiKey } : {}),
     });
   } catch (error) {
@@ -340,13 +341,13 @@ async function measure(context: TrialContext, resultPath: string, index: number,
  * doubling until one misses (or the highest is met), then halving the bracket until it is
  * narrower than the stated precision. The objective is the highest load met.
  */
-async function highestLoadWithinSlo(context: TrialContext, index: number, port: number, model: string, objective: Extract<Objective, { mode: 'max-load-within-slo' }>): Promise<Measured> {
+async function highestLoadWithinSlo(context: TrialContext, trial: number, port: number, model: string, objective: Extract<Objective, { mode: 'max-load-within-slo' }>): Promise<Measured> {
   const { load } = objective;
   const whole = load.kind === 'concurrency';
   const profileAt = (value: number) => (whole ? { kind: 'concurrency', levels: [value] } : { kind: 'rate', rates: [value] });
   let probes = 0;
   const probe = async (value: number): Promise<Measured> =>
-    measure(context, trialPath(context.outPath, index, `.load-${++probes}.llmbench.json`), index, port, model, { profile: profileAt(value) }, (run) => {
+    measure(context, trialPath(context.outPath, trial, `.load-${++probes}.llmbench.json`), trial, port, model, { profile: profileAt(value) }, (run) => {
       const summary = run.steps.find((s) => s.summary)?.summary ?? undefined;
       const figures = summary ? sloFigures(summary, objective.slo) : Object.fromEntries(Object.keys(objective.slo).map((k) => [k, null]));
       const met = summary !== undefined && summary.requests.completed > 0 && sloMet(figures, objective.slo);

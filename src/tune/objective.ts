@@ -3,7 +3,7 @@
  * limit; the objective is the best figure among the steps that meet every SLO (the server's best
  * operating point within the SLOs), null when none does.
  */
-import type { Objective, SloMap, TrialSlo } from '../format/tune';
+import { sloFigure, type Objective, type SloMap, type TrialSlo } from '../format/tune';
 import type { StepSummary } from '../format/result';
 import type { RunOverview } from '../load/worker-host';
 
@@ -15,14 +15,7 @@ export interface Score {
 
 /** Each SLO key's value in a step's summary (`ttftMs.p99` -> summary.ttftMs.p99). */
 export function sloFigures(summary: StepSummary, slo: SloMap): Record<string, number | null> {
-  return Object.fromEntries(
-    Object.keys(slo).map((key) => {
-      const [metric, stat] = key.split('.') as [string, string];
-      const stats = summary[metric as 'ttftMs'] as Record<string, unknown> | null | undefined;
-      const value = stats?.[stat];
-      return [key, typeof value === 'number' ? value : null];
-    }),
-  );
+  return Object.fromEntries(Object.keys(slo).map((key) => [key, sloFigure(summary, key)]));
 }
 
 /** Met when every figure is measured and within its limit. */

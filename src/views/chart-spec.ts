@@ -1,8 +1,9 @@
 /**
  * Charts and tables described as plain data: what a view model (this folder) computes and the
- * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen: types, and the one
- * threshold every time chart is decimated at.
+ * webview's drawing layer (webview/shared/charts.ts, dom.ts) puts on screen: types, the one
+ * threshold every time chart is decimated at, and the result view's compact charts as specs.
  */
+import type { ViewChart } from '../format/messages/result';
 
 /** Time series lines with more points than this are drawn decimated (LTTB). */
 export const DECIMATE_ABOVE = 600;
@@ -70,4 +71,40 @@ export interface TableColumn {
   numeric?: boolean;
   /** Shown on hover over the header: what the metric means. */
   description?: string;
+}
+
+/** The view's chart (compact [x, y] pairs) as a shared chart spec. */
+export function resultChartSpec(chart: ViewChart): ChartSpec {
+  return {
+    kind: 'line',
+    x: {
+      title: chart.xLabel,
+      ...(chart.xLog ? { log: true } : {}),
+      // A log axis ends at its last level; a linear one at a round number past it.
+      ...(chart.xMax !== undefined ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) } : {}),
+    },
+    y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
+    ...(chart.markers ? { markers: chart.markers } : {}),
+    // A series over a long run's time has thousands of scrapes: drawn decimated, as the live panel's are.
+    ...(chart.series.some((s) => s.points.length > DECIMATE_ABOVE) ? { decimateAbove: DECIMATE_ABOVE } : {}),
+    series: chart.series.map((s, i) => ({
+      label: s.label,
+      data: s.points.map(([x, y]) => ({ x, y })),
+      color: s.colorIndex,
+      ...(s.dashed ? { dashed: true } : {}),
+      ...(s.percentile ? { percentile: s.percentile } : {}),
+      // A load curve has a handful of points: show them; a distribution curve is a line.
+      pointRadius: s.points.length <= 20 ? 3 : 0,
+      ...(s.fillToPrevious && i > 0 ? { fillTo: i - 1 } : {}),
+    })),
+  };
+}
+
+/** A round axis maximum at or above `value` (1, 2, 2.5, 5 times a power of ten), as chart.js would pick. */
+export function niceCeiling(value: number): number {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  // A round value is its own ceiling (KV-cache usage ends at 100%, not 200%); float noise just above one is not.
+  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 - 1e-9)) ?? 10;
+  return step * power;
 }

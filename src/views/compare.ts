@@ -1,29 +1,17 @@
 /**
  * Two runs -> the compare view: both on the same charts, each on its own side by side, and a table
- * of B's change against A per step that tells a change from noise. Pure (no `vscode`): unit tested.
- *
- * Noise: for figures with a sample per request (TTFT, TPOT, latency and the chunk gaps of ITL), the
- * 95% interval of the change of the p50 or p99 comes from a seeded bootstrap over both steps' samples;
- * a change whose interval spans zero is "within noise". Figures without samples (requests and
- * tokens per second, failures) have no interval: changes under NO_INTERVAL_NOISE_PERCENT count as
- * noise, a rule the view states.
+ * of B's change against A per step that tells a change from noise (src/views/noise.ts decides, cell
+ * by cell, and the view states the rules that did). Pure (no `vscode`): unit tested.
  */
 import type { ReadResult } from '../results/read-result';
-import { createRandom } from '../workload/random';
 import { latencySamples } from '../results/stats';
 import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
-import { METRICS, type MetricKey } from '../format/metrics';
+import type { MetricKey } from '../format/metrics';
 import type { ResultDocument, Step } from '../format/result';
+import { judgeChange, noiseRulesText } from './noise';
 import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
-import { compareServerFigures } from './server';
-import { overlapDifference, STEP_FIGURES } from './repeats';
-
-/** Figures without per-request samples: a smaller change than this (percent) is not called better or worse. */
-export const NO_INTERVAL_NOISE_PERCENT = 5;
-const RESAMPLES = 1000;
-/** Bootstrap resamples at most this many samples per side: the interval barely narrows past it. */
-const MAX_SAMPLES = 2000;
-const CONFIDENCE = 0.95;
+import { compareServerFigures } from './server-views';
+import { STEP_FIGURES } from './repeats';
 
 type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs';
 const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl' };
@@ -33,68 +21,6 @@ const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 
 /** The columns of the delta table: the result table's default columns, in its order. */
 export const DELTA_METRICS = STEP_FIGURES;
-
-/** The q-quantile of sorted values, interpolated between neighbours (the rule of src/results/stats.ts). */
-function quantileOf(sorted: Float64Array, q: number): number {
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.min(low + 1, sorted.length - 1);
-  return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (at - low);
-}
-
-/** Every `step`-th value, so that a big step costs what MAX_SAMPLES does. */
-function thinned(values: readonly number[]): number[] {
-  if (values.length <= MAX_SAMPLES) return [...values];
-  const step = values.length / MAX_SAMPLES;
-  return Array.from({ length: MAX_SAMPLES }, (_, i) => values[Math.floor(i * step)] as number);
-}
-
-/**
- * The 95% interval of quantile(b) - quantile(a) by the percentile bootstrap: resample each side with
- * replacement, take the difference of the q-quantiles, keep the middle 95%. Null with fewer than 5
- * samples a side. For a tail quantile of few samples the interval is wide, as it should be.
- */
-export function quantileDifferenceInterval(a: readonly number[], b: readonly number[], q = 0.5, seed = 1): [number, number] | null {
-  if (a.length < 5 || b.length < 5) return null;
-  const random = createRandom(seed);
-  const sides = [thinned(a), thinned(b)];
-  const buffers = sides.map((side) => new Float64Array(side.length));
-  const differences = new Float64Array(RESAMPLES);
-  for (let i = 0; i < RESAMPLES; i++) {
-    const quantiles = sides.map((side, s) => {
-      const buffer = buffers[s] as Float64Array;
-      for (let j = 0; j < side.length; j++) buffer[j] = side[random.int(0, side.length - 1)] as number;
-      return quantileOf(buffer.sort(), q);
-    });
-    differences[i] = (quantiles[1] as number) - (quantiles[0] as number);
-  }
-  differences.sort();
-  const tail = (1 - CONFIDENCE) / 2;
-  return [differences[Math.floor(tail * (RESAMPLES - 1))] as number, differences[Math.ceil((1 - tail) * (RESAMPLES - 1))] as number];
-}
-
-/** A change of `metric` (its `statistic`, for a per-request one) from a to b, called better or worse only when it is not noise (see the module comment). */
-export function deltaCell(
-  metric: MetricKey,
-  a: number | null | undefined,
-  b: number | null | undefined,
-  interval?: [number, number] | null,
-  statistic?: Statistic,
-): DeltaCell {
-  const av = typeof a === 'number' && Number.isFinite(a) ? a : null;
-  const bv = typeof b === 'number' && Number.isFinite(b) ? b : null;
-  const cell = (judged: Pick<DeltaCell, 'percent' | 'interval' | 'verdict'>): DeltaCell => ({ metric, ...(statistic ? { statistic } : {}), a: av, b: bv, ...judged });
-  if (av === null || bv === null) return cell({ percent: null, verdict: 'unknown' });
-  const percent = av === 0 ? (bv === 0 ? 0 : null) : ((bv - av) / Math.abs(av)) * 100;
-  const improved = METRICS[metric].better === 'higher' ? bv > av : bv < av;
-  if (interval) {
-    const inPercent: [number, number] = av === 0 ? interval : [(interval[0] / Math.abs(av)) * 100, (interval[1] / Math.abs(av)) * 100];
-    const spansZero = interval[0] <= 0 && interval[1] >= 0;
-    return cell({ percent, interval: inPercent, verdict: spansZero || bv === av ? 'same' : improved ? 'better' : 'worse' });
-  }
-  const change = percent ?? Math.sign(bv - av) * Infinity;
-  return cell({ percent, verdict: Math.abs(change) < NO_INTERVAL_NOISE_PERCENT ? 'same' : improved ? 'better' : 'worse' });
-}
 
 /**
  * Pairs the steps of two runs: by name (concurrency@8 with concurrency@8), or, when no name
@@ -125,17 +51,15 @@ export function deltaRows(a: StepRow[], b: StepRow[], samples?: { a: StepSamples
       const key = SAMPLE_OF[metric as SampleMetric];
       const sa = key ? samples?.a.get(ra.name)?.[key] : undefined;
       const sb = key ? samples?.b.get(rb.name)?.[key] : undefined;
-      const quantile = QUANTILE[statistic ?? 'p50'];
-      const interval = sa && sb ? quantileDifferenceInterval(sa, sb, quantile, 1 + stepIndex * 31 + metricIndex) : null;
-      return deltaCell(metric, value(ra), value(rb), interval, statistic);
+      const evidence = sa && sb ? { samples: { a: sa, b: sb, quantile: QUANTILE[statistic ?? 'p50'], seed: 1 + stepIndex * 31 + metricIndex } } : null;
+      return judgeChange(metric, value(ra), value(rb), evidence, statistic);
     }),
   }));
 }
 
 /**
  * B against A for runs that both repeated their profile: each figure is its mean across repeats,
- * and a change is within noise when the two 95% intervals overlap (src/views/repeats.ts); a figure
- * with one repeat on a side has no interval and falls back to the one-figure rule.
+ * judged by the two runs' intervals across repeats (a figure with one repeat on a side has none).
  */
 export function repeatDeltaRows(a: RepeatRow[], b: RepeatRow[]): DeltaRow[] {
   return pairSteps(a, b).map(([ra, rb]) => ({
@@ -143,19 +67,17 @@ export function repeatDeltaRows(a: RepeatRow[], b: RepeatRow[]): DeltaRow[] {
     stepB: rb.name,
     cells: ra.cells.map((ca, i) => {
       const cb = rb.cells[i];
-      const interval = ca.mean !== null && cb?.mean != null ? overlapDifference({ ...ca, mean: ca.mean }, { ...cb, mean: cb.mean }) : null;
-      return deltaCell(ca.metric, ca.mean, cb?.mean, interval, ca.statistic);
+      const evidence = ca.mean !== null && cb?.mean != null ? { repeats: { a: { ...ca, mean: ca.mean }, b: { ...cb, mean: cb.mean } } } : null;
+      return judgeChange(ca.metric, ca.mean, cb?.mean, evidence, ca.statistic);
     }),
   }));
 }
 
-/** How the repeat deltas were judged, for the reader. */
-function repeatNoiseRule(a: RepeatRow[], b: RepeatRow[]): string {
+/** How the deltas were judged, for the reader: the rules that decided them, and the repeats behind them. */
+function noiseRuleText(deltas: DeltaRow[], repeated: { a: RepeatRow[]; b: RepeatRow[] } | null): string {
   const counts = (rows: RepeatRow[]) => [...new Set(rows.map((r) => r.repeats))].join('/');
-  return (
-    `Both runs repeated their profile (A ${counts(a)}, B ${counts(b)} repeats): each figure is the mean across repeats with its ${CONFIDENCE * 100}% Student's t interval; ` +
-    `a difference is "within noise" when the two runs' intervals overlap. A figure with a single repeat has no interval: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`
-  );
+  const repeats = repeated ? `Both runs repeated their profile (A ${counts(repeated.a)}, B ${counts(repeated.b)} repeats). ` : '';
+  return repeats + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)));
 }
 
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
@@ -191,10 +113,7 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     charts: overlayCharts(a, b),
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
-    noiseRule: repeated
-      ? repeatNoiseRule(repeated.a, repeated.b)
-      : `Latency, TTFT, TPOT and ITL: the change of the p50 or p99, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; ` +
-      `"within noise" when the interval spans zero. Requests/s, tokens/s and failures have one figure per step: changes under ${NO_INTERVAL_NOISE_PERCENT}% count as noise.`,
+    noiseRule: noiseRuleText(deltas, repeated),
     warnings: differences(readA.document, readB.document),
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
     server: compareServerFigures(readA.document, readB.document, pairSteps),

@@ -3,14 +3,13 @@
  * specs. No DOM here, so all of it is unit-tested in Node; webview/live/main.ts only puts the results on screen.
  */
 import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveState, type LiveStep } from '../format/messages/live';
-import { METRICS } from '../format/metrics';
+import { ITL_FOOTNOTE, METRICS } from '../format/metrics';
 import type { Stats } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { ITL_FOOTNOTE } from '../report/tables';
-import { fixed, isNumber, msToSec } from '../report/units';
 import { wantsLogAxis } from './axis';
 import { DECIMATE_ABOVE, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
-import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server';
+import { fixed, isNumber, msToSec } from './number-format';
+import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
 
 export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Benchmark' },

@@ -4,6 +4,7 @@
  */
 import type { LiveState } from '../format/messages/live';
 import { stepLabel } from '../format/step-name';
+import { formatElapsed, formatSeconds } from './number-format';
 
 export interface Progress {
   value: number;
@@ -86,13 +87,13 @@ export function progressView(state: LiveState): ProgressView {
         `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''} requests done`,
         `${c.failed} failed`,
         `${c.inFlight} in flight`,
-        `${c.elapsedSec.toFixed(1)}${c.plannedDurationSec !== null ? ` / ${c.plannedDurationSec}` : ''} s`,
+        formatElapsed(c.elapsedSec, c.plannedDurationSec),
       ].join(' · ')
     : '';
   if (state.phase === 'finished') {
     const failedSteps = state.status === 'failed';
     return {
-      headline: `Finished (${state.status ?? 'unknown'}) after ${done} step${done === 1 ? '' : 's'} in ${state.elapsedSec.toFixed(1)} s${state.statusReason ? `: ${state.statusReason}` : ''}`,
+      headline: `Finished (${state.status ?? 'unknown'}) after ${done} step${done === 1 ? '' : 's'} in ${formatSeconds(state.elapsedSec)}${state.statusReason ? `: ${state.statusReason}` : ''}`,
       overall: { value: done, max: Math.max(done, 1) },
       step: null,
       stepDetail: '',

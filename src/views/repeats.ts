@@ -1,8 +1,8 @@
 /**
  * Runs that repeat their profile (`repeat` in the config): the steps of one name, one per repeat,
  * become one figure each, the mean across repeats with its 95% confidence interval by Student's t
- * (AIPerf's multi-run confidence intervals). Two runs' figures differ beyond noise only when their
- * intervals do not overlap. Pure: unit tested against values computed by hand.
+ * (AIPerf's multi-run confidence intervals); two runs' figures differ beyond noise only when their
+ * intervals do not overlap (src/views/noise.ts). Pure: unit tested against values computed by hand.
  */
 import type { RepeatRow, StepRow } from '../format/messages/result';
 import type { MetricKey } from '../format/metrics';
@@ -47,16 +47,6 @@ export function meanInterval(values: readonly number[]): MeanInterval | null {
   if (n === 1) return { n, mean, halfWidth: null };
   const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (n - 1);
   return { n, mean, halfWidth: (tQuantile975(n - 1) * Math.sqrt(variance)) / Math.sqrt(n) };
-}
-
-/**
- * The interval of b - a implied by both runs' intervals: from b's low end minus a's high end to b's
- * high end minus a's low end. It spans zero exactly when the two intervals overlap: the difference
- * is then within noise. Null when either side has no interval.
- */
-export function overlapDifference(a: MeanInterval, b: MeanInterval): [number, number] | null {
-  if (a.halfWidth === null || b.halfWidth === null) return null;
-  return [b.mean - b.halfWidth - (a.mean + a.halfWidth), b.mean + b.halfWidth - (a.mean - a.halfWidth)];
 }
 
 /** Steps of each name in order of first appearance: a run with repeats holds one per repeat. */

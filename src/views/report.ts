@@ -11,12 +11,13 @@
  */
 import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
-import { fixed, isNumber, NOT_AVAILABLE } from '../report/units';
 import { wantsLogAxis } from './axis';
-import { deltaCell, NO_INTERVAL_NOISE_PERCENT } from './compare';
+import type { ChartSpec, SeriesSpec } from './chart-spec';
+import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
 import { definitionNotes } from './result';
-import { markText, serverMarks, KV_CACHE_FULL } from './server';
-import { meanInterval, overlapDifference } from './repeats';
+import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
+import { judgeChange, NOISE_RULE_TEXT } from './noise';
+import { meanInterval, type MeanInterval } from './repeats';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -217,13 +218,16 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     curves: styled.map((entry) => curve(entry, (s) => ({ x: statOf(s.summary.latencyMs, stat), y: s.summary.outputTokensPerSecond }))),
   };
 
+  /** Each run's figure across its repeats, when it repeated its profile: what the ranking judges noise by. */
+  const acrossRepeatsOf = new Map<number, MeanInterval>();
   const ranking = styled
-    .map(({ run, index, group, steps }): Omit<RankingRow, 'rank' | 'tiedWithAbove'> => {
+    .map(({ run, index, group, steps }): Omit<RankingRow, 'rank' | 'tiedWithAbove' | 'noiseRule'> => {
       const meeting = hasSlo(slo) ? steps.filter((s) => meetsSlo(s.summary, slo, stat)) : steps;
       const best = meeting.at(-1);
       // A run that repeated its profile is judged by that step's mean across its repeats, with its interval.
       const repeats = best ? steps.filter((s) => s.step.name === best.step.name && isNumber(s.summary.outputTokensPerSecond)) : [];
       const acrossRepeats = repeats.length > 1 ? meanInterval(repeats.map((s) => s.summary.outputTokensPerSecond as number)) : null;
+      if (acrossRepeats) acrossRepeatsOf.set(index, acrossRepeats);
       const withGoodput = steps.filter((s) => isNumber(s.summary.goodput));
       const bestGoodput = withGoodput.sort((a, b) => (b.summary.goodput ?? 0) - (a.summary.goodput ?? 0))[0];
       return {
@@ -246,8 +250,11 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     .sort((a, b) => (b.outputTokensPerSecond ?? -1) - (a.outputTokensPerSecond ?? -1) || (b.load ?? -1) - (a.load ?? -1))
     .reduce<RankingRow[]>((ranked, row, i) => {
       const above = ranked[i - 1];
-      const tiedWithAbove = above !== undefined && deltaCell('outputTokensPerSecond', above.outputTokensPerSecond, row.outputTokensPerSecond, repeatInterval(above, row)).verdict === 'same';
-      return [...ranked, { ...row, tiedWithAbove, rank: tiedWithAbove && above ? above.rank : i + 1 }];
+      if (above === undefined) return [{ ...row, tiedWithAbove: false, noiseRule: null, rank: 1 }];
+      const [a, b] = [acrossRepeatsOf.get(above.run), acrossRepeatsOf.get(row.run)];
+      const judged = judgeChange('outputTokensPerSecond', above.outputTokensPerSecond, row.outputTokensPerSecond, a && b ? { repeats: { a, b } } : null);
+      const tiedWithAbove = judged.verdict === 'same';
+      return [...ranked, { ...row, tiedWithAbove, noiseRule: judged.rule, rank: tiedWithAbove ? above.rank : i + 1 }];
     }, []);
 
   return {
@@ -275,26 +282,34 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   };
 }
 
-/** The interval of b - a from both rows' intervals across repeats, when both runs repeated their profile. */
-function repeatInterval(a: Omit<RankingRow, 'rank' | 'tiedWithAbove'>, b: Omit<RankingRow, 'rank' | 'tiedWithAbove'>): [number, number] | null {
-  if (a.outputTokensPerSecondHalfWidth === undefined || b.outputTokensPerSecondHalfWidth === undefined || a.outputTokensPerSecond === null || b.outputTokensPerSecond === null) return null;
-  return overlapDifference({ n: 2, mean: a.outputTokensPerSecond, halfWidth: a.outputTokensPerSecondHalfWidth }, { n: 2, mean: b.outputTokensPerSecond, halfWidth: b.outputTokensPerSecondHalfWidth });
-}
-
 /** A run's default display name: its model and the name of its file. */
 export function runName(doc: ResultDocument, source: string | undefined): string {
   const file = source?.split(/[\\/]/).pop()?.replace(/\.llmbench\.json$|\.json$/, '');
   return file ? `${doc.endpoint.model} · ${file}` : doc.endpoint.model;
 }
 
-/** What a shared rank means, under the ranking table in the report view and the HTML export. */
-export const RANKING_NOISE_NOTE =
-  `Runs rank by output tokens per second at their heaviest load within the SLO. \u2248 marks a run within noise of the one above ` +
-  `(under ${NO_INTERVAL_NOISE_PERCENT}% apart, the compare view's rule for one figure per step): they share a rank. ` +
-  `Runs that repeated their profile rank by the mean across repeats (shown ± its 95% interval), and two of them are within noise when their intervals overlap.`;
+/**
+ * What a shared rank means, under the ranking table in the report view and the HTML and Markdown
+ * exports: the ranking, then the rules that judged these runs against the one above.
+ */
+export function rankingNoiseNote(model: ReportModel): string {
+  const rules = new Set(model.ranking.map((r) => r.noiseRule));
+  const repeats = rules.has('repeat-intervals') ? ' A run that repeated its profile ranks by the mean across repeats, shown ± its 95% interval.' : '';
+  const judged = [...rules].flatMap((rule) => (rule === 'repeat-intervals' || rule === 'small-change' ? [NOISE_RULE_TEXT[rule]] : []));
+  return (
+    'Runs rank by output tokens per second at their heaviest load within the SLO; \u2248 marks a run within noise of the one above, and they share a rank.' +
+    repeats +
+    (judged.length ? ` Each run against the one above: ${judged.join(' ')}` : '')
+  );
+}
 
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
+
+/** The heads of the ranking table, over `rankingRows`: the same in the HTML export and the extension's report view. */
+export function rankingColumns(model: ReportModel): string[] {
+  return ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'];
+}
 
 /** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
 export function rankingRows(model: ReportModel): string[][] {
@@ -327,3 +342,34 @@ export const SERVER_MARKS_NOTE =
 export function kneeRows(model: ReportModel): string[][] {
   return model.knees.map((knee) => [knee.name, knee.step ?? 'none', fixed(knee.load), markText(knee.kvCacheFull), markText(knee.queueing)]);
 }
+
+/** A report chart as the shared chart spec: each run's curve, its knee a ringed point, its server marks outlined. */
+export function reportChartSpec(chart: ReportChart): ChartSpec {
+  const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {
+    const line: SeriesSpec = {
+      label: curve.name,
+      data: curve.points.map(({ x, y }) => ({ x, y })),
+      color: curve.color,
+      dashed: curve.dashed,
+      pointRadius: 3,
+    };
+    const knee: SeriesSpec[] = curve.knee
+      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 8, hideInLegend: true }]
+      : [];
+    const marks = curve.marks.map((mark): SeriesSpec => ({
+      label: `${curve.name} ${MARK_WORDS[mark.kind]} (${mark.point.step})`,
+      data: [{ x: mark.point.x, y: mark.point.y }],
+      color: curve.color,
+      showLine: false,
+      // Outlines larger than the knee's point, which may sit on the same step.
+      pointRadius: mark.kind === 'kv-cache-full' ? 13 : 11,
+      pointStyle: mark.kind === 'kv-cache-full' ? 'triangle' : 'rect',
+      hollow: true,
+      hideInLegend: true,
+    }));
+    return [line, ...knee, ...marks];
+  });
+  return { kind: 'line', x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+}
+
+const MARK_WORDS = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;

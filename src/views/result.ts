@@ -5,7 +5,7 @@
  * fixed-size distribution curve.
  */
 import type { ReadResult } from '../results/read-result';
-import { latencySamples } from '../results/stats';
+import { latencySamples, quantileOfSorted, quantileRanks } from '../results/stats';
 import type {
   ChartSeries,
   ViewChart,
@@ -17,11 +17,12 @@ import type {
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
+import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
 import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
-import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server';
-import { commonSeries, engineOf, runSeries } from './server-metrics';
+import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
+import { commonSeries, engineOf, runSeries } from './server-quantities';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -95,7 +96,7 @@ function unreachedConcurrencyNotes(steps: Step[]): string[] {
     const mean = step.summary?.achievedConcurrency;
     if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
     const requests = step.summary?.requests.total ?? step.requests.length;
-    return [`Step "${step.name}" averaged ${mean.toFixed(1)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${mean.toFixed(1)}.`];
+    return [`Step "${step.name}" averaged ${formatMetric('achievedConcurrency', mean)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${formatMetric('achievedConcurrency', mean)}.`];
   });
 }
 
@@ -216,18 +217,22 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
 }
 
 /**
- * The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles:
- * the values a sort would put at those ranks, found without sorting (a big run's chunk gaps are a
- * quarter of a million per step, and sorting them was most of building its view).
+ * The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles by
+ * the one percentile rule (src/results/stats.ts), so the curve passes through the table's p50 and
+ * p99: the values a sort would put at the ranks each quantile reads, found without sorting (a big
+ * run's chunk gaps are a quarter of a million per step, and sorting them was most of building its view).
  */
 export function distributionCurve(samples: readonly number[], points = DISTRIBUTION_POINTS): [number, number][] {
   if (samples.length === 0) return [];
   const values = Float64Array.from(samples);
-  const last = values.length - 1;
   const quantiles = Array.from({ length: points }, (_, i) => i / (points - 1));
-  const ranks = quantiles.map((q) => Math.round(q * last));
-  placeRanks(values, [...new Set(ranks)], 0, last);
-  return quantiles.map((q, i) => [values[ranks[i] as number] as number, q * 100]);
+  const ranks = new Set<number>();
+  for (const q of quantiles) {
+    const { below, above } = quantileRanks(values.length, q);
+    ranks.add(below).add(above);
+  }
+  placeRanks(values, [...ranks].sort((a, b) => a - b), 0, values.length - 1);
+  return quantiles.map((q) => [quantileOfSorted(values, q), q * 100]);
 }
 
 /**
@@ -324,4 +329,3 @@ export function alignAxes(a: ResultView, b: ResultView): [ResultView, ResultView
   });
   return [apply(a), apply(b)];
 }
-

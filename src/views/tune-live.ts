@@ -7,13 +7,13 @@ import { SERVER_LOG_LINES, type TuneLiveState, type TuneView } from '../format/m
 import type { TuneConfig, TuneEvent, TuneStatus } from '../format/tune';
 import { buildTuneView, paramsText, type TuneData } from './tune';
 import type { ProgressSnapshot } from '../format/events';
-import { formatNumber } from './number-format';
+import { formatMetric } from './number-format';
 import { endSentence } from './progress';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
 function benchmarkDetail(snapshot: ProgressSnapshot): string {
   const planned = snapshot.plannedRequests !== null ? ` / ${snapshot.plannedRequests}` : '';
-  return `step ${snapshot.stepIndex + 1}: ${snapshot.completed}${planned} requests, ${formatNumber(snapshot.outputTokensPerSecond)} output tok/s`;
+  return `step ${snapshot.stepIndex + 1}: ${snapshot.completed}${planned} requests, ${formatMetric('outputTokensPerSecond', snapshot.outputTokensPerSecond)} output tok/s`;
 }
 
 export function newTuneLiveState(tune: TuneLiveState['tune'], config: TuneConfig): TuneLiveState {
@@ -44,11 +44,11 @@ export function applyTuneEvent(state: TuneLiveState, event: TuneEvent): void {
       }
       return;
     case 'trial-end': {
-      const at = state.trials.findIndex((t) => t.index === event.trial.index);
+      const at = state.trials.findIndex((t) => t.number === event.trial.number);
       if (at >= 0) state.trials[at] = event.trial;
       else state.trials.push(event.trial);
       state.best = event.best;
-      if (state.running?.trial === event.trial.index) state.running = null;
+      if (state.running?.trial === event.trial.number) state.running = null;
       return;
     }
     case 'log':
@@ -81,7 +81,7 @@ export function tuneLiveHeadline(state: TuneLiveState): { text: string; tone: 'o
   }
   if (!state.running) return { text: 'Choosing the next trial...', tone: 'running' };
   const stage = STAGE_TEXT[state.running.stage];
-  return { text: `Trial ${state.running.trial + 1}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+  return { text: `Trial ${state.running.trial}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
 }
 
 /** The live panel's view of the tune so far: the same table and charts as the editor (without the Pareto chart, which needs the result files). */

@@ -5,13 +5,13 @@
  * for the `*.llmtune.json` editor, the live tune panel's webview for its state.
  */
 import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneRowStatus, TuneView } from '../format/messages/tune';
-import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { METRICS, metricTitle } from '../format/metrics';
 import type { StepSummary } from '../format/result';
-import type { BestTrial, Objective, ParamSpec, ParamValue, Params, Trial, TuneConfig, TuneStatus } from '../format/tune';
+import { parseSloKey, sloFigure, type BestTrial, type Objective, type ParamSpec, type ParamValue, type Params, type Trial, type TuneConfig, type TuneStatus } from '../format/tune';
 import { wantsLogAxis } from './axis';
 import { commandLine } from './command-line';
 import type { ChartSpec } from './chart-spec';
-import { formatMetric, formatNumber } from './number-format';
+import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
 
 /** What the views need of a tune: a tune file has it all, a running tune's state too. */
 export interface TuneData {
@@ -30,16 +30,10 @@ export interface StepMeasure {
   throughput: number;
 }
 
-/** An SLO key `ttftMs.p99` split into the metric and statistic it names. */
-export function splitSloKey(key: string): { metric: MetricKey; stat: string } {
-  const [metric = 'ttftMs', stat = 'p99'] = key.split('.');
-  return { metric: metric as MetricKey, stat };
-}
-
 /** "p99 TTFT" */
 export function sloFigureName(key: string): string {
-  const { metric, stat } = splitSloKey(key);
-  return `${stat} ${METRICS[metric]?.label ?? metric}`;
+  const { metric, stat } = parseSloKey(key);
+  return `${stat} ${METRICS[metric].label}`;
 }
 
 /** "p99 TTFT <= 2,000 ms" for each SLO of the objective. */
@@ -55,8 +49,9 @@ export function objectiveTitle(objective: Objective): string {
   return metricTitle(objective.maximize);
 }
 
-function formatObjective(objective: Objective, value: number | null): string {
-  if (value === null) return 'n/a';
+/** An objective's value: a throughput at its metric's precision, a load found as a plain number. */
+export function formatObjective(objective: Objective, value: number | null): string {
+  if (value === null) return NOT_AVAILABLE;
   return objective.mode === 'maximize' ? formatMetric(objective.maximize, value) : formatNumber(value);
 }
 
@@ -83,7 +78,7 @@ const STATUS_TEXT: Record<TuneRowStatus, string> = {
 };
 
 function sloVerdict(trial: Trial): string {
-  if (!trial.slo) return 'n/a';
+  if (!trial.slo) return NOT_AVAILABLE;
   return trial.slo.met ? 'met' : 'missed';
 }
 
@@ -95,8 +90,8 @@ function tableColumns(data: TuneData): TuneColumn[] {
     { label: 'status', description: 'complete; refused (a constraint ruled the combination out: no launch); failed to start (the server exited or never got ready); failed (the benchmark failed).' },
     { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: 'The figure maximized, at the best load meeting every SLO; n/a when no step met them.' },
     ...sloKeys.map((key) => {
-      const { metric } = splitSloKey(key);
-      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric]?.definition ?? key} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
+      const { metric } = parseSloKey(key);
+      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric].definition} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
     }),
     ...(sloKeys.length > 0 ? [{ label: 'SLO', description: 'Whether the measured figures met every SLO.' }] : []),
     { label: 'reason', wrap: true, description: 'Why the trial did not complete: the rule it broke, the server\'s last error line, the benchmark\'s failure.' },
@@ -106,22 +101,22 @@ function tableColumns(data: TuneData): TuneColumn[] {
 function trialRow(data: TuneData, trial: Trial): TuneRow {
   const sloKeys = Object.keys(data.config.objective.slo);
   return {
-    trial: trial.index,
+    trial: trial.number,
     status: trial.status,
     cells: [
-      String(trial.index + 1),
+      String(trial.number),
       ...Object.keys(data.config.space).map((name) => paramValueText(trial.params[name])),
       STATUS_TEXT[trial.status],
       formatObjective(data.config.objective, trial.objective),
       ...sloKeys.map((key) => {
         const value = trial.slo?.figures[key];
-        return value === undefined || value === null ? 'n/a' : formatMetric(splitSloKey(key).metric, value);
+        return formatMetric(parseSloKey(key).metric, value);
       }),
       ...(sloKeys.length > 0 ? [sloVerdict(trial)] : []),
       trial.reason ?? '',
     ],
     resultFile: trial.resultFile,
-    best: data.best?.trial === trial.index,
+    best: data.best?.trial === trial.number,
   };
 }
 
@@ -132,7 +127,7 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
     trial: running.trial,
     status: 'running',
     cells: [
-      String(running.trial + 1),
+      String(running.trial),
       ...Object.keys(data.config.space).map((name) => paramValueText(running.params[name])),
       running.stage === 'benchmarking' ? 'benchmarking' : 'starting',
       '',
@@ -162,7 +157,7 @@ export function tuneHeadline(data: TuneData): string {
   const of = budget !== undefined ? ` of ${budget}` : '';
   const summary = n === 0 ? `No trial${of.replace(' of', ' of the')} finished yet` : `${n} trial${n === 1 ? '' : 's'}${of}: ${counts(data.trials)}`;
   const best = data.best
-    ? ` Best: ${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)} (trial ${data.best.trial + 1}).`
+    ? ` Best: ${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)} (trial ${data.best.trial}).`
     : n > 0
       ? ' No trial met the SLOs yet.'
       : '';
@@ -171,14 +166,14 @@ export function tuneHeadline(data: TuneData): string {
 
 /** Objective per trial (points) and the best so far (a step line). */
 export function progressChart(data: TuneData): TuneChart {
-  const measured = data.trials.filter((t) => t.objective !== null).map((t): [number, number] => [t.index + 1, t.objective as number]);
+  const measured = data.trials.filter((t) => t.objective !== null).map((t): [number, number] => [t.number, t.objective as number]);
   const bestSoFar: [number, number][] = [];
   let best = -Infinity;
-  for (const trial of [...data.trials].sort((a, b) => a.index - b.index)) {
+  for (const trial of [...data.trials].sort((a, b) => a.number - b.number)) {
     if (trial.objective !== null && trial.objective > best) best = trial.objective;
-    if (best > -Infinity) bestSoFar.push([trial.index + 1, best]);
+    if (best > -Infinity) bestSoFar.push([trial.number, best]);
   }
-  const missed = data.trials.filter((t) => t.objective === null).map((t): [number, number] => [t.index + 1, 0]);
+  const missed = data.trials.filter((t) => t.objective === null).map((t): [number, number] => [t.number, 0]);
   return {
     id: 'objective-per-trial',
     title: 'Objective per trial',
@@ -225,17 +220,20 @@ export function effectCharts(data: TuneData): TuneChart[] {
       x: { title: name, ...(axis.log ? { log: true } : {}), ...(axis.categories ? { categories: axis.categories } : {}) },
       y: { title: objectiveTitle(data.config.objective) },
       series: [
-        { label: 'trial', points: measured.filter((t) => t.index !== data.best?.trial).flatMap(pointOf), color: 0, line: false, pointRadius: 4 },
-        { label: 'best', points: measured.filter((t) => t.index === data.best?.trial).flatMap(pointOf), color: 'success', line: false, pointRadius: 7 },
+        { label: 'trial', points: measured.filter((t) => t.number !== data.best?.trial).flatMap(pointOf), color: 0, line: false, pointRadius: 4 },
+        { label: 'best', points: measured.filter((t) => t.number === data.best?.trial).flatMap(pointOf), color: 'success', line: false, pointRadius: 7 },
       ],
       markers: [],
     };
   });
 }
 
+/** The figure the Pareto chart is drawn against without an SLO. */
+const PARETO_FIGURE_WITHOUT_SLO = 'latencyMs.p99';
+
 /** The SLO figure the Pareto chart is drawn against: the first SLO's, else p99 latency. */
 export function paretoFigureKey(objective: Objective): string {
-  return Object.keys(objective.slo)[0] ?? 'latencyMs.p99';
+  return Object.keys(objective.slo)[0] ?? PARETO_FIGURE_WITHOUT_SLO;
 }
 
 /** The throughput of the Pareto chart: what is maximized when it is a throughput, else output tokens per second. */
@@ -245,9 +243,7 @@ export function paretoThroughputKey(objective: Objective): 'outputTokensPerSecon
 
 /** A step's point for the Pareto chart, or null when it lacks either figure. */
 export function stepMeasure(trial: number, summary: StepSummary, objective: Objective): StepMeasure | null {
-  const { metric, stat } = splitSloKey(paretoFigureKey(objective));
-  const stats = summary[metric as 'ttftMs'] as Record<string, unknown> | null | undefined;
-  const figure = stats?.[stat];
+  const figure = sloFigure(summary, paretoFigureKey(objective));
   const throughput = summary[paretoThroughputKey(objective)];
   return typeof figure === 'number' && typeof throughput === 'number' ? { trial, figure, throughput } : null;
 }

@@ -49,9 +49,9 @@ async function startTune(page: Page, from: 'palette' | 'explorer'): Promise<Fram
 /** Clicks the first trial row that has a result; answers that trial's result file name. */
 async function openTrial(page: Page, editor: Frame, tune: TuneFile): Promise<void> {
   const row = editor.locator('tr.opens').first();
-  const index = Number(await row.getAttribute('data-trial'));
-  const resultFile = tune.trials.find((t) => t.index === index)?.resultFile;
-  if (!resultFile) throw new Error(`the row of trial ${index + 1} opens a result, but the file names none`);
+  const number = Number(await row.getAttribute('data-trial'));
+  const resultFile = tune.trials.find((t) => t.number === number)?.resultFile;
+  if (!resultFile) throw new Error(`the row of trial ${number} opens a result, but the file names none`);
   await row.click();
   const result = await findWebview(page, { title: basename(resultFile), text: 'concurrency@', timeoutMs: 60_000 });
   await waitForText(result, 'Steps');

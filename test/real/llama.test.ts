@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { parseResultDocument, type ResultDocument, type Step } from '../../src/format/result';
 import { runBenchmark } from '../../src/load/runner';
-import { commonSeries, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-metrics';
+import { commonSeries, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-quantities';
 import { LLAMA_MODEL_ID, LLAMA_STARTUP_LIMIT_MS, startLlamaServer, type LlamaServer } from '../helpers/llama-server';
 
 const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');

@@ -60,9 +60,9 @@ test('the simulator\'s embeddings latency grows with the batch\'s tokens (prefil
     };
     const one = await latency(1);
     const sixteen = await latency(16);
-    assert.ok(one > 12 && one < 60, `one input: ${one} ms`);
-    assert.ok(sixteen > 195, `sixteen inputs: ${sixteen} ms`);
-    assert.ok(sixteen > 8 * one, `sixteen inputs (${sixteen} ms) take far longer than one (${one} ms)`);
+    assert.ok(one > 12, `one input: ${one} ms`);
+    // 15 more inputs are 3,840 more tokens: 192 ms more of prefill at 20,000 tokens/s (a busy machine only adds).
+    assert.ok(sixteen - one > 0.8 * 192, `sixteen inputs (${sixteen} ms) against one (${one} ms)`);
   } finally {
     await sim.close();
   }

@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
 import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
-import { buildReportModel, findKnee, RANKING_NOISE_NOTE, rankingRows, type ReportRun } from '../../src/views/report';
+import { buildReportModel, findKnee, rankingNoiseNote, rankingRows, reportChartSpec, type ReportRun } from '../../src/views/report';
 import { formatRankingMarkdown } from '../../src/report/tables';
-import { formatLabelsText, parseLabelsText, withLabels } from '../../src/report/labels';
-import { chartSpec } from '../../webview/report/view';
+import { formatLabelsText, parseLabelsText, withLabels } from '../../src/views/labels';
 
 const flat = (v: number, count = 50): Stats => ({ count, mean: v, std: 0, min: v, max: v, p50: v, p66: v, p75: v, p80: v, p90: v * 1.5, p95: v * 1.6, p98: v * 1.7, p99: v * 2 });
 
@@ -120,7 +119,19 @@ test('ranking: runs within noise of the run above (under 5% apart in output tok/
   );
   assert.deepEqual(rankingRows(model).map((row) => row[0]), ['1', '\u22481', '3', '4']);
   assert.match(formatRankingMarkdown(model), /\| \u22481 \| h20 \|/);
-  assert.match(RANKING_NOISE_NOTE, /under 5% apart/);
+  assert.deepEqual(model.ranking.map((r) => r.noiseRule), [null, 'small-change', 'small-change', 'small-change']);
+  assert.match(rankingNoiseNote(model), /a change under 5% counts as noise/);
+});
+
+test('the Markdown and HTML exports say which rule gave runs a shared rank, as the report view does', () => {
+  // The Markdown ranking marked \u2248 ranks without a word of the rule behind them.
+  const close = sweep({ model: 'qwen', gpu: 'H20' }, [[1, 1, 100, 1000, 50, 0], [3, 2.3, 232, 1200, 60, 0]]);
+  const model = buildReportModel([...runs, { name: 'h20', doc: close }], { slo: { ttftMs: 100 }, stat: 'p90' });
+  const markdown = formatRankingMarkdown(model);
+  assert.match(markdown, /\| \u22481 \| h20 \|/);
+  assert.match(markdown, /\u2248 marks a run within noise of the one above/);
+  assert.match(markdown, /a change under 5% counts as noise/);
+  assert.ok(renderHtmlReport(model, [...runs, { name: 'h20', doc: close }], 'r').includes('a change under 5% counts as noise'));
 });
 
 test('CSV: a header, one row per step, labels as columns, cells as numbers or empty', () => {
@@ -229,7 +240,7 @@ test('editing labels rewrites only the labels: every measurement stays as it was
 
 test('report webview specs: one line per run, the knee as a ringed point left out of the legend', () => {
   const model = buildReportModel(runs, { groupBy: 'gpu' });
-  const spec = chartSpec(model.charts[1]!);
+  const spec = reportChartSpec(model.charts[1]!);
   assert.deepEqual(spec.series.map((s) => [s.label, s.data.length, s.hideInLegend ?? false]), [
     ['vllm-a100', 5, false],
     ['vllm-a100 knee (concurrency@4)', 1, true],

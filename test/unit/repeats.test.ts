@@ -9,10 +9,11 @@ import { RunConfigSchema } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ResultDocumentSchema, type ResultDocument } from '../../src/format/result';
 import { buildCompareView } from '../../src/views/compare';
-import { hasRepeats, meanInterval, overlapDifference, tQuantile975 } from '../../src/views/repeats';
-import { buildReportModel, rankingRows } from '../../src/views/report';
+import { overlapDifference } from '../../src/views/noise';
+import { hasRepeats, meanInterval, tQuantile975 } from '../../src/views/repeats';
+import { buildReportModel, rankingNoiseNote, rankingRows } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
-import { repeatTable, stepTable } from '../../webview/result/model';
+import { deltaTable, repeatTable, stepTable } from '../../src/views/result-tables';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
 import { startRunnerServer } from '../helpers/runner-server';
 import { createProgressPrinter } from '../../src/cli/progress';
@@ -88,9 +89,9 @@ test('--repeat: each repeat of the profile is its own step with its repeat index
 
 const shape = (name: string, concurrency: number, ttftMs: number, requests = 20): StepShape => ({ name, profile: { kind: 'concurrency', concurrency }, requests, ttftMs, gapMs: 10, chunks: 8 });
 
-/** A run of `repeatTtfts.length` repeats of concurrency@4, repeat r with its TTFT. */
-function repeatedRun(repeatTtfts: number[]): ResultDocument {
-  const doc = makeDocument(repeatTtfts.map((ttft) => shape('concurrency@4', 4, ttft)));
+/** A run of `repeatTtfts.length` repeats of concurrency@4, repeat r with its TTFT (every `failEvery`-th request failing). */
+function repeatedRun(repeatTtfts: number[], failEvery = 0): ResultDocument {
+  const doc = makeDocument(repeatTtfts.map((ttft) => ({ ...shape('concurrency@4', 4, ttft), failEvery })));
   doc.steps = doc.steps.map((step, repeat) => ({ ...step, repeat }));
   doc.config = { ...doc.config, repeat: { count: repeatTtfts.length, pauseSec: 0 } };
   return doc;
@@ -158,6 +159,17 @@ test('compare with repeats on both sides: within noise when the intervals overla
   assert.ok(single.notes.some((n) => /Only A repeated its profile/.test(n)));
 });
 
+test('a delta cell of two repeated runs says its verdict came from their intervals across repeats, in the figure\'s own terms', () => {
+  // The cell said "95% interval" of the change for every rule, as if a bootstrap had found it, and
+  // showed the failures of a side at zero as a percent ("+4.0% to +4.0%" for 4 more failed requests).
+  const view = buildCompareView(forReading(repeatedRun([100, 110, 120])), forReading(repeatedRun([105, 115, 125], 5)), 'a', 'b');
+  const cells = view.deltas[0]?.cells ?? [];
+  const detail = (metric: string, statistic?: string) => deltaTable(view.deltas).rows[0]?.cells[cells.findIndex((c) => c.metric === metric && c.statistic === statistic)]?.detail;
+  assert.equal(cells.find((c) => c.metric === 'ttftMs' && c.statistic === 'p50')?.rule, 'repeat-intervals');
+  assert.match(detail('ttftMs', 'p50') ?? '', /: within noise: the two runs' 95% intervals across repeats overlap \(the change lies within -\d+% to \+\d+%\)$/);
+  assert.equal(detail('failures'), 'A 0 -> B 4: worse: the two runs\' 95% intervals across repeats do not overlap');
+});
+
 test('the report ranks repeated runs by their mean across repeats and ties them when the intervals overlap', () => {
   const withThroughput = (doc: ResultDocument, rates: number[]) => {
     doc.steps.forEach((step, i) => {
@@ -176,4 +188,7 @@ test('the report ranks repeated runs by their mean across repeats and ties them 
   // s = 10 over 3 repeats: half-width 4.3027 * 10 / sqrt(3) = 24.84.
   near(model.ranking[0]?.outputTokensPerSecondHalfWidth, 24.84, 0.01);
   assert.match(rankingRows(model)[0]?.[6] ?? '', /±/);
+  assert.deepEqual(model.ranking.map((r) => r.noiseRule), [null, 'repeat-intervals', 'repeat-intervals']);
+  assert.match(rankingNoiseNote(model), /the two runs' intervals overlap/);
+  assert.doesNotMatch(rankingNoiseNote(model), /under 5%/, 'no run was judged by the small-change rule');
 });

@@ -12,7 +12,7 @@ import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { parseResultDocument, type ResultDocument } from '../../src/format/result';
 import { runBenchmark } from '../../src/load/runner';
 import { startSimServer } from '../../src/sim/index';
-import { commonSeries, engineOf, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-metrics';
+import { commonSeries, engineOf, runSeries, stepServerFigures, stepWindow } from '../../src/views/server-quantities';
 import { repoRoot } from '../helpers/limited-child';
 import { startRunnerServer, vllmMetrics, type MetricsAnswer, type ServerCounts } from '../helpers/runner-server';
 

@@ -1,5 +1,5 @@
 /**
- * The server's side of the views (src/views/server.ts and its users: the live strip, the result
+ * The server's side of the views (src/views/server-views.ts and its users: the live strip, the result
  * editor's server section, compare, the report's marks beside the knee), on the hand-made run of
  * test/helpers/server-samples.ts, whose expected figures are worked out here by hand.
  */
@@ -14,7 +14,7 @@ import { buildCompareView } from '../../src/views/compare';
 import { runTimeAxis, serverStrip, timeTicks } from '../../src/views/live';
 import { buildReportModel, kneeRows } from '../../src/views/report';
 import { buildResultView, serverSection } from '../../src/views/result';
-import { compareServerTable, markText, serverMarks, serverSourceText, serverTable, serverTimeCharts, stepMarkers } from '../../src/views/server';
+import { compareServerTable, markText, serverMarks, serverSourceText, serverTable, serverTimeCharts, stepMarkers } from '../../src/views/server-views';
 import { concurrencySweep } from '../helpers/result-documents';
 import { METRICS_INFO, runWithServerMetrics, VLLM_VALUES, vllmSeries } from '../helpers/server-samples';
 

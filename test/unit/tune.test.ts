@@ -14,12 +14,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTuneFile, TuneConfigSchema, type Params, type TuneConfigInput, type TuneEvent, type TuneFile } from '../../src/format/tune';
 import { checkConstraints, parseTuneConfigText, runTune, TuneConfigError } from '../../src/tune/index';
-import { benchmarkRun, benchmarkSource } from '../../src/tune/config';
+import { benchmarkSource, prepareBenchmark } from '../../src/tune/config';
 import { RUN_PRESET_IDS } from '../../src/format/config';
 import { isPortFree } from '../../src/tune/server';
 import { isAlive, onThisHost } from '../../src/processes/alive';
 import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
+import { formatObjective } from '../../src/views/tune';
 import { cliPath, repoRoot } from '../helpers/limited-child';
 
 const llmbenchCommand = [process.execPath, cliPath];
@@ -153,7 +154,7 @@ test('bad tune configs are refused with what to do', () => {
 test("benchmark: one of the extension's presets, with run config fields over it; a bad preset or field is named", () => {
   const prepare = (benchmark: unknown) => {
     const config = parseTuneConfigText(JSON.stringify({ ...vllmLikeConfig(), benchmark }), 'tune.json');
-    return benchmarkRun(benchmarkSource(config, repoRoot, 'tune.json', {}), 'http://127.0.0.1:9/v1', 'm').config;
+    return prepareBenchmark(benchmarkSource(config, repoRoot, 'tune.json', {}), 'http://127.0.0.1:9/v1', 'm').config;
   };
   // The concurrency preset at the settings' defaults: levels 1..64, 100 requests a step, 512 in / 128 out.
   const preset = prepare({ preset: 'concurrency' });
@@ -247,7 +248,7 @@ test('refused combinations are recorded with their rule and cost no launch', asy
     assert.match(trial.reason ?? '', /^refused by rule vllm\/batched-tokens-cover-model-len: max_num_batched_tokens \((512|1024)\) is smaller than max_model_len \(4096\)/);
     assert.equal(trial.port, null);
     assert.equal(trial.logFile, null);
-    assert.ok(!existsSync(join(dir, `refusals.trial-${trial.index}.log`)), 'a refused trial has a server log');
+    assert.ok(!existsSync(join(dir, `refusals.trial-${trial.number}.log`)), 'a refused trial has a server log');
   }
   // One server log per launch, and as many launches as trials that were not refused.
   const logs = readdirSync(dir).filter((f) => f.endsWith('.log'));
@@ -338,8 +339,8 @@ test('max-load-within-slo: per trial, the highest concurrency within the SLO, fo
     assert.equal(trial.slo?.met, true);
     assert.ok(trial.slo!.figures['ttftMs.p50']! <= 20);
     // Its result file is one of the probes, each a single step at one concurrency.
-    assert.match(trial.resultFile ?? '', new RegExp(`^load\\.trial-${trial.index}\\.load-\\d+\\.llmbench\\.json$`));
-    const probes = readdirSync(dir).filter((f) => f.startsWith(`load.trial-${trial.index}.load-`));
+    assert.match(trial.resultFile ?? '', new RegExp(`^load\\.trial-${trial.number}\\.load-\\d+\\.llmbench\\.json$`));
+    const probes = readdirSync(dir).filter((f) => f.startsWith(`load.trial-${trial.number}.load-`));
     assert.ok(probes.length >= 3, `only ${probes.length} probes`);
   }
   assert.ok(bySeqs.get(16)!.objective! > bySeqs.get(4)!.objective!, `16 slots held ${bySeqs.get(16)!.objective}, 4 slots ${bySeqs.get(4)!.objective}`);
@@ -385,7 +386,7 @@ test('kill -9 of the tuner, then --resume: finished trials are kept, not rerun, 
   assert.equal(done.status, 'complete');
   assert.equal(done.trials.filter((t) => t.status !== 'refused').length, 4);
   assert.deepEqual(done.trials.slice(0, crashed.trials.length), crashed.trials, 'finished trials were rerun or changed');
-  assert.deepEqual(done.trials.map((t) => t.index), done.trials.map((_, i) => i));
+  assert.deepEqual(done.trials.map((t) => t.number), done.trials.map((_, i) => i + 1));
   assert.equal(groupAlive(left.pid), false);
   assert.deepEqual(liveSimulators(dir), []);
 });
@@ -404,14 +405,14 @@ test('--resume stops a left server only on the host whose tuner launched it: fro
   const pid = bystander.pid!;
   try {
     const file = readTune(outPath);
-    writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', statusReason: null, finishedAt: null, writer: { pid: 4242, host: 'gpu-box-elsewhere' }, runningServer: { trial: 0, pid, port: 8000 } }));
+    writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', statusReason: null, finishedAt: null, writer: { pid: 4242, host: 'gpu-box-elsewhere' }, runningServer: { trial: 1, pid, port: 8000 } }));
     const events: TuneEvent[] = [];
     const resumed = await runTune({ ...options, resume: true, onEvent: (e) => events.push(e) });
     assert.equal(resumed.status, 'cancelled');
     await sleep(300); // time for a kill's exit to be seen: a killed child of this process lingers as a zombie, which a signal 0 still finds
     assert.ok(bystander.signalCode === null && groupAlive(pid), `process group ${pid} of this host was killed (${bystander.signalCode}) for a server that runs on another host`);
     const said = events.flatMap((e) => (e.type === 'log' ? [e.message] : [])).join('\n');
-    assert.match(said, new RegExp(`trial 0 \\(process group ${pid}\\) .*gpu-box-elsewhere`));
+    assert.match(said, new RegExp(`trial 1 \\(process group ${pid}\\) .*gpu-box-elsewhere`));
   } finally {
     try {
       process.kill(-pid, 'SIGKILL');
@@ -419,6 +420,55 @@ test('--resume stops a left server only on the host whose tuner launched it: fro
       // already gone (the old resume killed it)
     }
   }
+});
+
+test('trials are numbered from 1 wherever a person reads them: the command line, the trial files, the tune file', async () => {
+  // The command line said "trial 0" and wrote NAME.trial-0.llmbench.json for what the views call trial 1.
+  const dir = tempDir();
+  const config = vllmLikeConfig({
+    space: { max_num_seqs: { type: 'choice', values: [8, 16] }, max_num_batched_tokens: { type: 'choice', values: [8192] }, enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' } },
+    budget: { trials: 2 },
+  });
+  writeFileSync(join(dir, 'tune.json'), JSON.stringify(config));
+  const child = startCli(['tune', '--config', 'tune.json', '--out', 'count.llmtune.json'], dir, { LLMBENCH_TUNE_TEST: dir });
+  assert.equal(await exited(child), 0, child.output());
+  const file = readTune(join(dir, 'count.llmtune.json'));
+  assert.deepEqual(file.trials.map((t) => t.number), [1, 2]);
+  assert.deepEqual(file.trials.map((t) => [t.resultFile, t.logFile]), [['count.trial-1.llmbench.json', 'count.trial-1.log'], ['count.trial-2.llmbench.json', 'count.trial-2.log']]);
+  assert.ok(!readdirSync(dir).some((name) => name.includes('trial-0')), readdirSync(dir).join(', '));
+  assert.match(child.output(), /^trial 1: \[/m);
+  assert.match(child.output(), /^trial 2: max_num_seqs=\d+, max_num_batched_tokens=8192, enable_chunked_prefill=(on|off): /m);
+  assert.match(child.output(), new RegExp(`^Best: trial ${file.best!.trial}, objective `, 'm'));
+  // The objective as the tune views print it (the command line printed 2682.09 where they show 2,682).
+  assert.match(child.output(), new RegExp(`^trial 1: .*: objective ${formatObjective(file.config.objective, file.trials[0]!.objective)} output tok/s`, 'm'));
+  assert.ok([1, 2].includes(file.best!.trial));
+  assert.deepEqual(liveSimulators(dir), []);
+});
+
+test('--resume of a tune file written before trials were numbered from 1: its trials keep their files and are renumbered, the next one follows', async () => {
+  const dir = tempDir();
+  const input = vllmLikeConfig({ budget: { trials: 2 } });
+  writeFileSync(join(dir, 'tune.json'), JSON.stringify(input));
+  const config = TuneConfigSchema.parse(input);
+  const params = { max_num_seqs: 8, max_num_batched_tokens: 8192, enable_chunked_prefill: true };
+  const command = commandFor(config.server, config.space, params, 41000, llmbenchCommand);
+  const oldTrial = {
+    index: 0, params, command, status: 'complete', reason: null, objective: 123, slo: { met: true, figures: { 'ttftMs.p99': 50 } }, load: { kind: 'concurrency', value: 8 },
+    resultFile: 'old.trial-0.llmbench.json', logFile: 'old.trial-0.log', port: 41000, gpuMemoryUsedMiB: null, startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-01T00:00:01.000Z',
+  };
+  writeFileSync(join(dir, 'old.llmtune.json'), JSON.stringify({
+    schemaVersion: 1, tool: { name: 'llm-bench', version: '0.1.0' }, config, configDir: dir, createdAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
+    status: 'cancelled', statusReason: 'Cancelled', trials: [oldTrial], best: { trial: 0, params, objective: 123, command }, runningServer: null,
+  }));
+  const read = readTune(join(dir, 'old.llmtune.json'));
+  assert.deepEqual([read.trials[0]?.number, read.trials[0]?.resultFile, read.best?.trial], [1, 'old.trial-0.llmbench.json', 1]);
+  const child = startCli(['tune', '--config', 'tune.json', '--out', 'old.llmtune.json', '--resume'], dir, { LLMBENCH_TUNE_TEST: dir });
+  assert.equal(await exited(child), 0, child.output());
+  const file = readTune(join(dir, 'old.llmtune.json'));
+  assert.equal(file.schemaVersion, 2);
+  assert.deepEqual(file.trials.map((t) => [t.number, t.logFile]), [[1, 'old.trial-0.log'], [2, 'old.trial-2.log']]);
+  assert.match(child.output(), /^trial 2: /m);
+  assert.deepEqual(liveSimulators(dir), []);
 });
 
 test('Ctrl-C (SIGINT) to llmbench tune stops the running server gracefully and ends the file cancelled', async () => {
@@ -442,7 +492,7 @@ test('Ctrl-C (SIGINT) to llmbench tune stops the running server gracefully and e
   assert.equal(groupAlive(running.pid), false);
   assert.equal(await isPortFree(running.port), true);
   // Stopped with SIGTERM first: the simulator had time to say so in its log.
-  assert.match(readFileSync(join(dir, 'sigint.trial-0.log'), 'utf8'), /Simulator stopped\./);
+  assert.match(readFileSync(join(dir, 'sigint.trial-1.log'), 'utf8'), /Simulator stopped\./);
   assert.deepEqual(liveSimulators(dir), []);
 });
 

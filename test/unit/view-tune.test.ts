@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { TuneLiveStateSchema, TuneViewSchema, SERVER_LOG_LINES } from '../../src/format/messages/tune';
 import type { StepSummary } from '../../src/format/result';
-import { buildTuneView, commandLine, paretoFront, stepMeasure, tuneChartSpec, type StepMeasure } from '../../src/views/tune';
+import { SLO_METRICS, SLO_STATS, type Objective } from '../../src/format/tune';
+import { sloFigures } from '../../src/tune/objective';
+import { buildTuneView, commandLine, paretoFront, sloFigureName, stepMeasure, tuneChartSpec, type StepMeasure } from '../../src/views/tune';
 import { applyTuneEvent, newTuneLiveState, tuneEndMessage, tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
 import { concurrencySweep } from '../helpers/result-documents';
 import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
@@ -42,10 +44,10 @@ test('the trials table: one row per trial with its parameters, status, objective
 test('the best trial: its objective, parameters and exact command line', () => {
   const view = buildTuneView(sampleTuneFile(), 'sim.llmtune.json', []);
   assert.deepEqual(view.best, {
-    trial: 2,
+    trial: 3,
     objective: '1,500 output tok/s',
     params: 'max_num_seqs=64, max_num_batched_tokens=4096, enable_chunked_prefill=on',
-    commandLine: '/usr/bin/node /ext/dist/cli.js sim --preset tiny --port 41002 --max-num-seqs 64 --max-num-batched-tokens 4096 --max-model-len 4096 --enable-chunked-prefill',
+    commandLine: '/usr/bin/node /ext/dist/cli.js sim --preset tiny --port 41003 --max-num-seqs 64 --max-num-batched-tokens 4096 --max-model-len 4096 --enable-chunked-prefill',
   });
   const none = buildTuneView(sampleTuneFile({ best: null, status: 'cancelled', statusReason: 'cancelled by the user' }), 'x.llmtune.json', []);
   assert.equal(none.best, null);
@@ -92,7 +94,7 @@ test('parameter effects: one chart per parameter; a log range on a log axis, a c
 test('string choices are categories in the order of the space', () => {
   const config = issueTuneConfig();
   config.space = { scheduler: { type: 'choice', values: ['fcfs', 'priority'] } };
-  const trial = { ...makeTrial(0, { seqs: 1, batched: 1, chunked: false, objective: 10, ttftP99: 5 }), params: { scheduler: 'priority' } };
+  const trial = { ...makeTrial(1, { seqs: 1, batched: 1, chunked: false, objective: 10, ttftP99: 5 }), params: { scheduler: 'priority' } };
   const view = buildTuneView({ config, trials: [trial], best: null, status: 'complete', statusReason: null }, 'x.llmtune.json', []);
   assert.deepEqual(view.effects[0]?.x.categories, ['fcfs', 'priority']);
   assert.deepEqual(view.columns.map((c) => c.label), ['#', 'scheduler', 'status', 'objective', 'p99 TTFT', 'SLO'], 'no reason column when no trial has a reason');
@@ -142,16 +144,16 @@ function liveState() {
 test('the live state from the tuner\'s events: confirming, a trial launching then benchmarking, its server log, its end, the tune\'s end', () => {
   const state = liveState();
   assert.equal(tuneLiveHeadline(state).text, 'Waiting for you to confirm the first server launch.');
-  const trial = makeTrial(0, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
-  applyTuneEvent(state, { type: 'trial-start', trial: 0, params: trial.params, command: trial.command, port: 41000, logFile: null });
+  const trial = makeTrial(1, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
+  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: trial.params, command: trial.command, port: 41000, logFile: null });
   assert.equal(state.phase, 'running');
   assert.equal(tuneLiveHeadline(state).text, 'Trial 1: launching its server (max_num_seqs=16, max_num_batched_tokens=2048, enable_chunked_prefill=off)');
-  applyTuneEvent(state, { type: 'server-log', trial: 0, stream: 'stderr', line: 'INFO: Started server process' });
+  applyTuneEvent(state, { type: 'server-log', trial: 1, stream: 'stderr', line: 'INFO: Started server process' });
   applyTuneEvent(state, { type: 'server-log', trial: 7, stream: 'stderr', line: 'a line of another trial' });
-  applyTuneEvent(state, { type: 'trial-stage', trial: 0, stage: 'benchmarking' });
+  applyTuneEvent(state, { type: 'trial-stage', trial: 1, stage: 'benchmarking' });
   applyTuneEvent(state, {
     type: 'benchmark',
-    trial: 0,
+    trial: 1,
     event: { type: 'progress', snapshot: { stepIndex: 0, elapsedSec: 1, completed: 12, failed: 0, inFlight: 32, plannedRequests: 64, plannedDurationSec: null, requestsPerSecond: 10, outputTokensPerSecond: 830, recentTtftMs: [], recentLatencyMs: [] } },
   });
   assert.deepEqual(state.serverLog, ['INFO: Started server process']);
@@ -162,7 +164,7 @@ test('the live state from the tuner\'s events: confirming, a trial launching the
   assert.equal(view.rows[0]?.cells.at(-1), 'step 1: 12 / 64 requests, 830 output tok/s');
   assert.deepEqual(view.notes, []);
 
-  applyTuneEvent(state, { type: 'trial-end', trial, best: { trial: 0, params: trial.params, objective: 900, command: trial.command } });
+  applyTuneEvent(state, { type: 'trial-end', trial, best: { trial: 1, params: trial.params, objective: 900, command: trial.command } });
   assert.equal(state.running, null);
   view = tuneLiveView(state);
   assert.deepEqual(view.rows.map((r) => r.status), ['complete']);
@@ -177,19 +179,37 @@ test('the live state from the tuner\'s events: confirming, a trial launching the
 
 test('the server log keeps the running trial\'s last lines only, and starts over with each trial', () => {
   const state = liveState();
-  const trial = makeTrial(0, { seqs: 16, batched: 2048, chunked: false });
-  applyTuneEvent(state, { type: 'trial-start', trial: 0, params: trial.params, command: trial.command, port: 1, logFile: null });
-  for (let i = 0; i < SERVER_LOG_LINES + 50; i++) applyTuneEvent(state, { type: 'server-log', trial: 0, stream: 'stdout', line: `line ${i}` });
+  const trial = makeTrial(1, { seqs: 16, batched: 2048, chunked: false });
+  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: trial.params, command: trial.command, port: 1, logFile: null });
+  for (let i = 0; i < SERVER_LOG_LINES + 50; i++) applyTuneEvent(state, { type: 'server-log', trial: 1, stream: 'stdout', line: `line ${i}` });
   assert.equal(state.serverLog.length, SERVER_LOG_LINES);
   assert.equal(state.serverLog[0], 'line 50');
   assert.equal(state.serverLog.at(-1), `line ${SERVER_LOG_LINES + 49}`);
-  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: trial.params, command: trial.command, port: 2, logFile: null });
+  applyTuneEvent(state, { type: 'trial-start', trial: 2, params: trial.params, command: trial.command, port: 2, logFile: null });
   assert.deepEqual(state.serverLog, []);
-  assert.equal(state.serverLogTrial, 1);
+  assert.equal(state.serverLogTrial, 2);
 });
 
 test('a tune\'s end is told only when it did not complete (a complete tune opens its file)', () => {
   assert.equal(tuneEndMessage('complete', 'The budget of 5 launched trials is spent.', 5), null);
   assert.equal(tuneEndMessage('cancelled', 'cancelled by the user', 1), 'LLM Bench: the tune stopped after 1 trial; the tune file keeps every one that finished. cancelled by the user.');
   assert.equal(tuneEndMessage('failed', 'The tune file could not be written.', 3), 'LLM Bench: the tune failed after 3 trials. The tune file could not be written.');
+});
+
+test('an SLO key is read by one parser: the tuner and the views read the same figure of every key, and refuse the same keys', () => {
+  // The views read a key without its statistic ("ttftMs") as p99 TTFT, where the tuner read no figure at all.
+  const summary = concurrencySweep(20).steps[0]!.summary as StepSummary;
+  for (const metric of SLO_METRICS) {
+    for (const stat of SLO_STATS) {
+      const key = `${metric}.${stat}`;
+      const objective: Objective = { mode: 'maximize', maximize: 'outputTokensPerSecond', slo: { [key]: 1 } };
+      const figure = sloFigures(summary, objective.slo)[key];
+      assert.equal(typeof figure, 'number', `${key} is in the summary`);
+      assert.equal(stepMeasure(0, summary, objective)?.figure, figure, key);
+    }
+  }
+  for (const key of ['ttftMs', 'ttftMs.p42', 'speed.p99']) {
+    assert.throws(() => sloFigureName(key), new RegExp(`'${key}' is not an SLO key`));
+    assert.throws(() => sloFigures(summary, { [key]: 1 }), new RegExp(`'${key}' is not an SLO key`));
+  }
 });

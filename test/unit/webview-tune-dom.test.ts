@@ -35,10 +35,10 @@ test('the tune editor: headline, best command with Copy, a row per trial; a meas
   assert.equal(page.document.querySelector('img'), null, 'a reason is text, never markup');
   assert.match(rows[1]?.textContent ?? '', /<img src=x/);
   assert.ok(rows[2]?.classList.contains('best-trial'));
-  page.click('.trials-table tbody tr[data-trial="1"]');
   page.click('.trials-table tbody tr[data-trial="2"]');
+  page.click('.trials-table tbody tr[data-trial="3"]');
   page.click('#copy-best-command');
-  assert.deepEqual(page.posted.slice(1), [{ type: 'open-trial', trial: 2 }, { type: 'copy-best-command' }]);
+  assert.deepEqual(page.posted.slice(1), [{ type: 'open-trial', trial: 3 }, { type: 'copy-best-command' }]);
   // The table paints first, the charts on the next frame.
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.ok(page.document.querySelector('[data-chart="objective-per-trial"]'), 'the objective per trial is drawn');
@@ -55,12 +55,12 @@ test('a tune file that cannot be read shows why and opens as text', () => {
 
 test('the live tune panel: the running trial, its command and server log, Cancel; the state kept for a reload and shown from it', () => {
   const state = newTuneLiveState({ id: 't1', outPath: '/w/benchmarks/sim.llmtune.json', configPath: '/w/sim.llmtune-config.json', startedAt: '2026-11-25T08:00:00.000Z' }, issueTuneConfig());
-  const first = makeTrial(0, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
-  applyTuneEvent(state, { type: 'trial-start', trial: 0, params: first.params, command: first.command, port: 41000, logFile: null });
-  applyTuneEvent(state, { type: 'trial-end', trial: first, best: { trial: 0, params: first.params, objective: 900, command: first.command } });
-  const second = makeTrial(1, { seqs: 64, batched: 4096, chunked: true });
-  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: second.params, command: second.command, port: 41001, logFile: null });
-  applyTuneEvent(state, { type: 'server-log', trial: 1, stream: 'stderr', line: 'INFO:     Application startup complete.' });
+  const first = makeTrial(1, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
+  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: first.params, command: first.command, port: 41001, logFile: null });
+  applyTuneEvent(state, { type: 'trial-end', trial: first, best: { trial: 1, params: first.params, objective: 900, command: first.command } });
+  const second = makeTrial(2, { seqs: 64, batched: 4096, chunked: true });
+  applyTuneEvent(state, { type: 'trial-start', trial: 2, params: second.params, command: second.command, port: 41002, logFile: null });
+  applyTuneEvent(state, { type: 'server-log', trial: 2, stream: 'stderr', line: 'INFO:     Application startup complete.' });
 
   const page = openView('tune-live');
   assert.match(page.document.body.textContent ?? '', /No tune has run in this window yet/);

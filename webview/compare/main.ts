@@ -7,7 +7,7 @@ import '../shared/zod-csp';
 import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { VERDICT_MARK } from '../result/model';
+import { VERDICT_MARK } from '../../src/views/result-tables';
 import { type ChartBoard, deltaTableElement, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 

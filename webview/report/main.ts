@@ -6,14 +6,13 @@
 import '../shared/zod-csp';
 import { HostToReportSchema, type HostToReport } from '../../src/format/messages/report';
 import { ReportPanelStateSchema, type ReportPanelState, type ReportRequest } from '../../src/format/messages/from-views';
-import { KNEE_COLUMNS, kneeRows, RANKING_NOISE_NOTE, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
-import { formatLabelsText } from '../../src/report/labels';
-import { chartSpec, RANKING_COLUMNS } from './view';
+import { formatLabelsText } from '../../src/views/labels';
 
 const host = connectToHost<HostToReport, ReportRequest, ReportPanelState>({ events: HostToReportSchema, state: ReportPanelStateSchema });
 const app = byId('app');
@@ -99,8 +98,8 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
     ...controls(model),
     el('h2', { text: 'Ranking' }),
-    el('div', { className: 'table-scroll' }, [textTable(RANKING_COLUMNS.map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
-    el('p', { className: 'muted', text: RANKING_NOISE_NOTE }),
+    el('div', { className: 'table-scroll' }, [textTable(rankingColumns(model).map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
+    el('p', { className: 'muted', text: rankingNoiseNote(model) }),
     el('h2', { text: 'Knees' }),
     el('div', { className: 'table-scroll' }, [textTable(KNEE_COLUMNS.map((label, i) => ({ label, numeric: i === 2 })), kneeRows(model), 'data-table knees sticky-first')]),
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
@@ -123,7 +122,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const generation = ++drawn;
   requestAnimationFrame(() => {
     if (generation !== drawn) return;
-    charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, chartSpec(chart), theme));
+    charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, reportChartSpec(chart), theme));
     chartIds = cards.map(({ chart }) => chart.id);
   });
 }

@@ -8,9 +8,10 @@ import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
-import type { ChartSpec } from '../../src/views/chart-spec';
+import { resultChartSpec, type ChartSpec } from '../../src/views/chart-spec';
 import { badge, button } from '../shared/toolkit';
-import { chartSpec, deltaTable, repeatTable, stepTable, summaryItems } from './model';
+import { deltaTable, repeatTable, stepTable, summaryItems } from '../../src/views/result-tables';
+
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
 const COMPACT_ITEMS = new Set(['Model', 'Endpoint', 'Status', 'Imported from']);
@@ -150,7 +151,7 @@ export interface BoardChart {
 
 /** A result view's chart as a board's card: the metric's definition on hover. */
 function resultBoardChart(chart: ViewChart): BoardChart {
-  return { id: chart.id, title: chart.title, ...(chart.metric ? { hint: METRICS[chart.metric].definition } : {}), spec: chartSpec(chart) };
+  return { id: chart.id, title: chart.title, ...(chart.metric ? { hint: METRICS[chart.metric].definition } : {}), spec: resultChartSpec(chart) };
 }
 
 /**

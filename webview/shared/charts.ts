@@ -24,6 +24,7 @@ import {
 } from 'chart.js';
 import { isLogTickLabelled } from '../../src/views/axis';
 import type { AxisSpec, ChartSpec, Point, SeriesSpec } from '../../src/views/chart-spec';
+import { formatTick } from '../../src/views/number-format';
 import { seriesColor, withAlpha, type Theme } from './theme';
 
 Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
@@ -82,12 +83,10 @@ const PERCENTILE_STYLE = {
 /** At most this many legend entries; the rest are named by count ("+3 more"). */
 export const LEGEND_LIMIT = 6;
 
-const tickNumber = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-
 /** A log axis labels 1, 2 and 5 times each power of ten only; its other grid lines stay unlabelled. */
 function logTickLabel(value: number | string): string {
   const n = Number(value);
-  return isLogTickLabelled(n) ? tickNumber.format(n) : '';
+  return isLogTickLabelled(n) ? formatTick(n) : '';
 }
 
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
@@ -175,7 +174,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
         },
         llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
         tooltip: {
-          ...(spec.x.unit ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => `${tickNumber.format(items[0]?.parsed.x ?? 0)} ${spec.x.unit}` } } : {}),
+          ...(spec.x.unit ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => `${formatTick(items[0]?.parsed.x ?? 0)} ${spec.x.unit}` } } : {}),
           backgroundColor: theme.background,
           titleColor: theme.foreground,
           bodyColor: theme.foreground,

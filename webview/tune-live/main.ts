@@ -78,7 +78,7 @@ function render(state: TuneLiveState | null): void {
   replaceChildren(parts.charts, charts.sections(view));
   charts.show(view, false);
   const logOf = state.serverLogTrial;
-  setText(parts.logTitle, logOf === null ? 'Server log' : `Server log: trial ${logOf + 1}${state.running?.trial === logOf ? '' : ' (ended)'}`);
+  setText(parts.logTitle, logOf === null ? 'Server log' : `Server log: trial ${logOf}${state.running?.trial === logOf ? '' : ' (ended)'}`);
   setText(parts.command, state.running ? `$ ${commandLine(state.running.command)}` : '');
   parts.command.classList.toggle('hidden', !state.running);
   const stick = parts.log.scrollTop + parts.log.clientHeight >= parts.log.scrollHeight - 4;

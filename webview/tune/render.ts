@@ -34,7 +34,7 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
       {
         className: [`trial-${row.status}`, row.best ? 'best-trial' : '', opens ? 'opens' : ''].filter(Boolean).join(' '),
         attrs: { 'data-trial': String(row.trial), ...(opens ? { tabindex: '0', role: 'link' } : {}) },
-        ...(opens ? { title: `Open trial ${row.trial + 1}'s result` } : {}),
+        ...(opens ? { title: `Open trial ${row.trial}'s result` } : {}),
       },
       cells,
     );
@@ -53,7 +53,7 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
 export function bestSection(best: BestView | null, onCopy?: () => void): HTMLElement {
   if (!best) return el('section', { className: 'best', attrs: { id: 'best' } }, [el('h2', { text: 'Best' }), el('p', { className: 'muted', text: 'No trial has met the SLOs yet.' })]);
   return el('section', { className: 'best', attrs: { id: 'best' } }, [
-    el('h2', { text: `Best: trial ${best.trial + 1}` }),
+    el('h2', { text: `Best: trial ${best.trial}` }),
     el('p', {}, [el('strong', { text: best.objective }), ` with ${best.params}`]),
     el('div', { className: 'command-line' }, [
       el('pre', { attrs: { id: 'best-command' } }, [el('code', { text: best.commandLine })]),

@@ -4,7 +4,9 @@
  * every trial. Exit 0 complete, 1 failed or cancelled (continue with --resume), 2 bad input.
  */
 import { relative, resolve } from 'node:path';
-import type { Trial, TuneEvent } from '../../format/tune';
+import { parseSloKey, type BestTrial, type Objective, type Trial, type TuneEvent } from '../../format/tune';
+import { formatMetric } from '../../views/number-format';
+import { formatObjective, objectiveTitle, paramsText, sloFigureName } from '../../views/tune';
 import { readTuneConfigFile, runTune, TuneConfigError } from '../../tune/index';
 import { parseFlags, UsageError, type FlagSpec } from '../args';
 
@@ -35,16 +37,20 @@ Exit status: 0 complete, 1 failed or cancelled (continue with --resume), 2 bad i
 Ctrl-C cancels: the running server is stopped and the tune file says where it ended.
 `;
 
-function describeTrial(trial: Trial): string {
-  const params = Object.entries(trial.params).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+/** A trial's line, in the words and figures of the tune views: its parameters, then its objective or why it has none. */
+export function describeTrial(trial: Trial, objective: Objective): string {
+  const missed = Object.entries(trial.slo?.figures ?? {}).map(([key, value]) => `${sloFigureName(key)} ${formatMetric(parseSloKey(key).metric, value)} ms`);
   const outcome =
     trial.status === 'complete'
       ? trial.objective === null
-        ? `missed the SLOs (${Object.entries(trial.slo?.figures ?? {}).map(([k, v]) => `${k} ${v === null ? '-' : v.toFixed(1)}`).join(', ')})`
-        : `objective ${trial.objective.toFixed(2)}`
+        ? `missed the SLOs (${missed.join(', ')})`
+        : `objective ${formatObjective(objective, trial.objective)} ${objectiveTitle(objective)}`
       : `${trial.status}: ${trial.reason ?? ''}`;
-  return `trial ${trial.index}: ${params}: ${outcome}`;
+  return `trial ${trial.number}: ${paramsText(trial.params)}: ${outcome}`;
 }
+
+/** The best trial so far, as the tune views word it. */
+const bestText = (best: BestTrial, objective: Objective): string => `trial ${best.trial}, objective ${formatObjective(objective, best.objective)} ${objectiveTitle(objective)}`;
 
 export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, COMMAND);
@@ -66,14 +72,15 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const onEvent = (event: TuneEvent) => {
-    if (event.type === 'trial-start') process.stderr.write(`trial ${event.trial}: ${JSON.stringify(event.command)}\n`);
-    else if (event.type === 'trial-end') process.stderr.write(`${describeTrial(event.trial)}${event.best ? `   (best so far: trial ${event.best.trial}, ${event.best.objective.toFixed(2)})` : ''}\n`);
-    else if (event.type === 'server-log' && verbose) process.stderr.write(`  | ${event.line}\n`);
-    else if (event.type === 'log') process.stderr.write(`${event.level}: ${event.message}\n`);
-  };
   try {
     const { config, configDir } = readTuneConfigFile(configPath, `--config ${configPath}`);
+    const { objective } = config;
+    const onEvent = (event: TuneEvent) => {
+      if (event.type === 'trial-start') process.stderr.write(`trial ${event.trial}: ${JSON.stringify(event.command)}\n`);
+      else if (event.type === 'trial-end') process.stderr.write(`${describeTrial(event.trial, objective)}${event.best ? `   (best so far: ${bestText(event.best, objective)})` : ''}\n`);
+      else if (event.type === 'server-log' && verbose) process.stderr.write(`  | ${event.line}\n`);
+      else if (event.type === 'log') process.stderr.write(`${event.level}: ${event.message}\n`);
+    };
     const file = await runTune({
       config,
       configDir,
@@ -85,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     });
     const shown = relative(process.cwd(), resolve(out)) || out;
     if (file.best) {
-      process.stdout.write(`\nBest: trial ${file.best.trial}, objective ${file.best.objective.toFixed(2)}\n  ${JSON.stringify(file.best.params)}\n  ${JSON.stringify(file.best.command)}\n`);
+      process.stdout.write(`\nBest: ${bestText(file.best, objective)}\n  ${JSON.stringify(file.best.params)}\n  ${JSON.stringify(file.best.command)}\n`);
     } else {
       process.stdout.write('\nNo trial met the objective.\n');
     }

@@ -7,6 +7,8 @@
  */
 import * as z from 'zod';
 import { SavePngRequestSchema } from './protocol';
+/** A trial's number, from 1: format/tune.ts's TrialNumberSchema, not imported, since that module would bring the tune schemas (5 KB) into the host bundle. */
+const TrialNumberSchema = z.number().int().positive();
 
 // The result and compare views.
 
@@ -86,8 +88,8 @@ export type LiveRequest = z.infer<typeof LiveRequestSchema>;
 /** What the tune editor asks of the host (its buttons). */
 export const TuneRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open-as-text') }),
-  /** Opens a trial's result file (by trial index) in the result editor. */
-  z.object({ type: z.literal('open-trial'), trial: z.number().int().nonnegative() }),
+  /** Opens a trial's result file (by its number, from 1) in the result editor. */
+  z.object({ type: z.literal('open-trial'), trial: TrialNumberSchema }),
   z.object({ type: z.literal('copy-best-command') }),
   SavePngRequestSchema,
 ]);
@@ -97,7 +99,7 @@ export type TuneRequest = z.infer<typeof TuneRequestSchema>;
 export const TuneLiveRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel'), tuneId: z.string() }),
   z.object({ type: z.literal('open-tune-file'), tuneId: z.string() }),
-  z.object({ type: z.literal('open-trial'), tuneId: z.string(), trial: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('open-trial'), tuneId: z.string(), trial: TrialNumberSchema }),
   z.object({ type: z.literal('show-log') }),
 ]);
 export type TuneLiveRequest = z.infer<typeof TuneLiveRequestSchema>;

@@ -50,7 +50,7 @@ export const LiveLineSchema = z.object({
 });
 export type LiveLine = z.infer<typeof LiveLineSchema>;
 
-/** The quantities of the server strip (src/views/server-metrics.ts names), each present once the engine gave a value. */
+/** The quantities of the server strip (src/views/server-quantities.ts names), each present once the engine gave a value. */
 export const LIVE_SERVER_QUANTITIES = ['runningRequests', 'waitingRequests', 'kvCacheUsage', 'generatedTokens'] as const;
 export type LiveServerQuantity = (typeof LIVE_SERVER_QUANTITIES)[number];
 

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { LoadAxisSchema, ReportPanelStateSchema, ReportSloSchema, StatChoiceSchema } from './from-views';
 import { keepStateEvent } from './protocol';
+import { NoiseRuleSchema } from './result';
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
@@ -42,8 +43,10 @@ export const ReportChartSchema = z.object({
 const nullableNumber = z.number().nullable();
 export const RankingRowSchema = z.object({
   rank: z.number().int().positive(),
-  /** Its output tokens per second are within noise of the run ranked above (the compare view's rule): they share a rank. */
+  /** Its output tokens per second are within noise of the run ranked above (src/views/noise.ts): they share a rank. */
   tiedWithAbove: z.boolean(),
+  /** The rule that compared it with the run ranked above; null for the first run, or when either has no figure. */
+  noiseRule: NoiseRuleSchema.nullable().default(null),
   run: z.number().int().nonnegative(),
   name: z.string(),
   group: z.string(),

@@ -4,23 +4,13 @@
  * draws. Both sides parse every message with these schemas.
  */
 import * as z from 'zod';
+import { METRICS, type MetricKey } from '../metrics';
 import { RunStatusSchema, StatsSchema } from '../result';
 import { ComparePanelStateSchema, TableColumnsSchema } from './from-views';
 import { keepStateEvent } from './protocol';
 
-const MetricKeySchema = z.enum([
-  'requestsPerSecond',
-  'outputTokensPerSecond',
-  'totalTokensPerSecond',
-  'latencyMs',
-  'ttftMs',
-  'itlMs',
-  'tpotMs',
-  'queueMs',
-  'failures',
-  'achievedConcurrency',
-  'goodput',
-]);
+/** Every metric of src/format/metrics.ts: its definitions are the one list. */
+const MetricKeySchema = z.enum(Object.keys(METRICS) as [MetricKey, ...MetricKey[]]);
 
 export const ChartSeriesSchema = z.object({
   label: z.string(),
@@ -150,6 +140,11 @@ export const ResultViewSchema = z.object({
 });
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
+/** Which rule decided whether a change is within noise (src/views/noise.ts). */
+export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'small-change'] as const;
+export const NoiseRuleSchema = z.enum(NOISE_RULES);
+export type NoiseRule = z.infer<typeof NoiseRuleSchema>;
+
 export const DeltaCellSchema = z.object({
   metric: MetricKeySchema,
   /** Which statistic of a per-request metric is compared; absent for one-figure metrics (and read as p50 for times). */
@@ -158,10 +153,12 @@ export const DeltaCellSchema = z.object({
   b: z.number().nullable(),
   /** (b - a) / |a| in percent; null when a is missing or zero (and b is not). */
   percent: z.number().nullable(),
-  /** 95% interval of that change in percent, from the requests' samples (src/views/compare.ts); absent without samples. */
+  /** The interval of that change in percent of A that decided the verdict (bootstrap or across repeats); absent without one, or when A is 0. */
   interval: z.tuple([z.number(), z.number()]).optional(),
   /** `same`: the change is within noise (its interval spans zero, or it is small where there is no interval). */
   verdict: z.enum(['better', 'worse', 'same', 'unknown']),
+  /** The rule that decided the verdict; null when there was nothing to compare. */
+  rule: NoiseRuleSchema.nullable().default(null),
 });
 export type DeltaCell = z.infer<typeof DeltaCellSchema>;
 

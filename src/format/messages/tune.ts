@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { statePanelSchemas } from './protocol';
-import { BestTrialSchema, ParamsSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
+import { BestTrialSchema, ParamsSchema, TrialNumberSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
 
 const PointSchema = z.tuple([z.number(), z.number()]);
 
@@ -43,8 +43,8 @@ export const TuneRowStatusSchema = z.union([TrialStatusSchema, z.literal('runnin
 export type TuneRowStatus = z.infer<typeof TuneRowStatusSchema>;
 
 export const TuneRowSchema = z.object({
-  /** The trial's index in the file (shown from 1). */
-  trial: z.number().int().nonnegative(),
+  /** The trial's number. */
+  trial: TrialNumberSchema,
   status: TuneRowStatusSchema,
   /** One text per column of `TuneView.columns`. */
   cells: z.array(z.string()),
@@ -65,7 +65,7 @@ export const TuneColumnSchema = z.object({
 export type TuneColumn = z.infer<typeof TuneColumnSchema>;
 
 export const BestViewSchema = z.object({
-  trial: z.number().int().nonnegative(),
+  trial: TrialNumberSchema,
   objective: z.string(),
   params: z.string(),
   /** The exact argv, quoted for a POSIX shell: what Copy puts on the clipboard. */
@@ -127,7 +127,7 @@ export const TuneLiveStateSchema = z.object({
   /** The trial under way: launching its server, then benchmarking it. */
   running: z
     .object({
-      trial: z.number().int().nonnegative(),
+      trial: TrialNumberSchema,
       params: ParamsSchema,
       command: z.array(z.string()),
       stage: TrialStageSchema,
@@ -138,7 +138,7 @@ export const TuneLiveStateSchema = z.object({
   /** The running (or last) trial's server output, the latest SERVER_LOG_LINES lines. */
   serverLog: z.array(z.string()),
   /** The trial the server log is of. */
-  serverLogTrial: z.number().int().nonnegative().nullable(),
+  serverLogTrial: TrialNumberSchema.nullable(),
 });
 export type TuneLiveState = z.infer<typeof TuneLiveStateSchema>;
 

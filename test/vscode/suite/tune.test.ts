@@ -101,7 +101,7 @@ suite('tune server flags', () => {
     await waitFor('the tune editor', () =>
       allTabs().find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === TUNE_VIEW_TYPE && t.input.uri.toString() === tuneUri.toString()),
     );
-    for (const trial of tune.trials) if (trial.port !== null) assert.equal(await isPortFree(trial.port), true, `trial ${trial.index + 1}'s port ${trial.port} is free again`);
+    for (const trial of tune.trials) if (trial.port !== null) assert.equal(await isPortFree(trial.port), true, `trial ${trial.number}'s port ${trial.port} is free again`);
     assert.deepEqual(ourCliProcesses(cliPath), [], 'no server left running');
   });
 

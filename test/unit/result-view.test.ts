@@ -1,4 +1,4 @@
-import { latencySamples } from '../../src/results/stats';
+import { computeStats, latencySamples, quantileOfSorted } from '../../src/results/stats';
 import { forReading } from '../../src/results/read-result';
 import { createRandom } from '../../src/workload/random';
 import { test } from 'node:test';
@@ -9,11 +9,15 @@ import {
   chooseXAxis,
   distributionCurve,
 } from '../../src/views/result';
-import { buildCompareView, deltaCell, deltaRows, quantileDifferenceInterval, NO_INTERVAL_NOISE_PERCENT, pairSteps } from '../../src/views/compare';
+import { buildCompareView, deltaRows, pairSteps } from '../../src/views/compare';
+import { judgeChange, NO_INTERVAL_NOISE_PERCENT, quantileDifferenceInterval } from '../../src/views/noise';
 import { ResultViewSchema, CompareViewSchema, type StepRow } from '../../src/format/messages/result';
 import { TableColumnsSchema } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
-import { chartSpec, deltaTable, formatMetric, formatNumber, formatPercent, niceCeiling, stepTable } from '../../webview/result/model';
+import { PERCENTILES } from '../../src/format/result';
+import { niceCeiling, resultChartSpec } from '../../src/views/chart-spec';
+import { formatMetric, formatNumber, formatPercentChange } from '../../src/views/number-format';
+import { deltaTable, stepTable } from '../../src/views/result-tables';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
@@ -101,7 +105,7 @@ test('latency charts carry p50, p90 and p99 as a band; chart specs fill each ban
   const measured = view.rows.map((r) => r.x);
   assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), measured);
   assert.equal(ttft.series[0]?.points[1]?.[1], 80);
-  const spec = chartSpec(ttft);
+  const spec = resultChartSpec(ttft);
   assert.equal(spec.series[0]?.fillTo, undefined);
   assert.equal(spec.series[1]?.fillTo, 0);
   assert.equal(spec.series[2]?.fillTo, 1);
@@ -118,7 +122,7 @@ test('distribution curves have a fixed number of points whatever the sample coun
   assert.deepEqual(curve[25], [51, 50]);
   assert.deepEqual(curve[50], [101, 100]);
   assert.deepEqual(distributionCurve([]), []);
-  // The curve picks the values a full sort would put at its ranks, whatever the input order or ties.
+  // The curve reads the quantiles a full sort would give, whatever the input order or ties.
   const random = createRandom(7);
   const inputs = [
     Array.from({ length: 5000 }, () => Math.round(random.next() * 300) / 10),
@@ -129,11 +133,20 @@ test('distribution curves have a fixed number of points whatever the sample coun
   ];
   for (const values of inputs) {
     const sorted = [...values].sort((a, b) => a - b);
-    const expected = Array.from({ length: 51 }, (_, i) => [sorted[Math.round((i / 50) * (values.length - 1))], (i / 50) * 100]);
+    const expected = Array.from({ length: 51 }, (_, i) => [quantileOfSorted(sorted, i / 50), (i / 50) * 100]);
     assert.deepEqual(distributionCurve(values), expected);
   }
   const big = buildResultView(forReading(concurrencySweep(2000)), 'big.llmbench.json');
   for (const chart of big.charts) for (const s of chart.series) assert.ok(s.points.length <= 51, `${chart.id} has ${s.points.length} points`);
+});
+
+test('the distribution curve passes through the step table\'s percentiles: one percentile rule', () => {
+  // It read the nearest rank: at 50% of 1, 2, 3, 4 it drew 3 where the table said p50 2.5.
+  for (const values of [[1, 2, 3, 4], [60, 10, 40, 20, 30, 50], [5, 1, 3], [7]]) {
+    const stats = computeStats(values)!;
+    const curve = distributionCurve(values, 101);
+    for (const p of PERCENTILES) assert.deepEqual(curve[p], [stats[`p${p}`], p], `p${p} of ${values.join(', ')}`);
+  }
 });
 
 test('distribution samples take TTFT and chunk gaps of successful measured requests only', () => {
@@ -148,25 +161,34 @@ test('distribution samples take TTFT and chunk gaps of successful measured reque
 });
 
 test('delta cells without an interval: percent of B against A, better or worse by the metric direction past the noise threshold', () => {
-  assert.deepEqual(deltaCell('requestsPerSecond', 10, 12), { metric: 'requestsPerSecond', a: 10, b: 12, percent: 20, verdict: 'better' });
-  assert.deepEqual(deltaCell('latencyMs', 200, 150), { metric: 'latencyMs', a: 200, b: 150, percent: -25, verdict: 'better' });
-  assert.deepEqual(deltaCell('ttftMs', 200, 250), { metric: 'ttftMs', a: 200, b: 250, percent: 25, verdict: 'worse' });
-  assert.equal(deltaCell('outputTokensPerSecond', 1000, 900).percent, -10);
-  assert.equal(deltaCell('outputTokensPerSecond', 1000, 900).verdict, 'worse');
-  assert.equal(deltaCell('latencyMs', 100, 100.5).verdict, 'same');
-  assert.deepEqual(deltaCell('failures', 0, 3), { metric: 'failures', a: 0, b: 3, percent: null, verdict: 'worse' });
-  assert.deepEqual(deltaCell('failures', 0, 0), { metric: 'failures', a: 0, b: 0, percent: 0, verdict: 'same' });
-  assert.equal(deltaCell('failures', 4, 1).verdict, 'better');
-  assert.deepEqual(deltaCell('itlMs', null, 3), { metric: 'itlMs', a: null, b: 3, percent: null, verdict: 'unknown' });
+  const small = 'small-change';
+  assert.deepEqual(judgeChange('requestsPerSecond', 10, 12), { metric: 'requestsPerSecond', a: 10, b: 12, percent: 20, verdict: 'better', rule: small });
+  assert.deepEqual(judgeChange('latencyMs', 200, 150), { metric: 'latencyMs', a: 200, b: 150, percent: -25, verdict: 'better', rule: small });
+  assert.deepEqual(judgeChange('ttftMs', 200, 250), { metric: 'ttftMs', a: 200, b: 250, percent: 25, verdict: 'worse', rule: small });
+  assert.equal(judgeChange('outputTokensPerSecond', 1000, 900).percent, -10);
+  assert.equal(judgeChange('outputTokensPerSecond', 1000, 900).verdict, 'worse');
+  assert.equal(judgeChange('latencyMs', 100, 100.5).verdict, 'same');
+  assert.deepEqual(judgeChange('failures', 0, 3), { metric: 'failures', a: 0, b: 3, percent: null, verdict: 'worse', rule: small });
+  assert.deepEqual(judgeChange('failures', 0, 0), { metric: 'failures', a: 0, b: 0, percent: 0, verdict: 'same', rule: small });
+  assert.equal(judgeChange('failures', 4, 1).verdict, 'better');
+  assert.deepEqual(judgeChange('itlMs', null, 3), { metric: 'itlMs', a: null, b: 3, percent: null, verdict: 'unknown', rule: null });
   assert.equal(NO_INTERVAL_NOISE_PERCENT, 5);
-  assert.equal(deltaCell('requestsPerSecond', 100, 104).verdict, 'same', 'a 4% change of a single figure is noise');
+  assert.equal(judgeChange('requestsPerSecond', 100, 104).verdict, 'same', 'a 4% change of a single figure is noise');
+  // Too few samples for a bootstrap, or one repeat a side: no interval, and the small-change rule decides.
+  assert.equal(judgeChange('ttftMs', 100, 104, { samples: { a: [100, 100], b: [104, 104], quantile: 0.5, seed: 1 } }).rule, small);
+  assert.equal(judgeChange('ttftMs', 100, 104, { repeats: { a: { n: 1, mean: 100, halfWidth: null }, b: { n: 3, mean: 104, halfWidth: 1 } } }).rule, small);
 });
 
 test('delta cells with an interval: within noise when it spans zero, else better or worse; the interval shown in percent', () => {
-  assert.deepEqual(deltaCell('ttftMs', 100, 60, [-50, -30]), { metric: 'ttftMs', a: 100, b: 60, percent: -40, interval: [-50, -30], verdict: 'better' });
-  assert.equal(deltaCell('ttftMs', 100, 58, [-45, 3]).verdict, 'same', 'a large change whose interval spans zero is noise');
-  assert.equal(deltaCell('latencyMs', 200, 202, [1, 3]).verdict, 'worse', 'a small change outside noise is a change');
-  assert.deepEqual(deltaCell('latencyMs', 200, 202, [1, 3]).interval, [0.5, 1.5]);
+  const repeats = (a: number, aHalf: number, b: number, bHalf: number) => ({ repeats: { a: { n: 3, mean: a, halfWidth: aHalf }, b: { n: 3, mean: b, halfWidth: bHalf } } });
+  assert.deepEqual(judgeChange('ttftMs', 100, 60, repeats(100, 5, 60, 5)), { metric: 'ttftMs', a: 100, b: 60, percent: -40, interval: [-50, -30], verdict: 'better', rule: 'repeat-intervals' });
+  assert.equal(judgeChange('ttftMs', 100, 58, repeats(100, 24, 58, 24)).verdict, 'same', 'a large change whose interval spans zero is noise');
+  assert.equal(judgeChange('latencyMs', 200, 202, repeats(200, 0.5, 202, 0.5)).verdict, 'worse', 'a small change outside noise is a change');
+  assert.deepEqual(judgeChange('latencyMs', 200, 202, repeats(200, 0.5, 202, 0.5)).interval, [0.5, 1.5]);
+  const shifted = Array.from({ length: 50 }, (_, i) => 100 + (i % 7));
+  const bootstrap = judgeChange('ttftMs', 103, 153, { samples: { a: shifted, b: shifted.map((v) => v + 50), quantile: 0.5, seed: 3 } }, 'p50');
+  assert.deepEqual([bootstrap.verdict, bootstrap.rule, bootstrap.statistic], ['worse', 'bootstrap', 'p50']);
+  assert.equal(judgeChange('failures', 0, 4, repeats(0, 0, 4, 0)).interval, undefined, 'a change from 0 has no interval in percent');
 });
 
 test('the bootstrap interval of a median difference: seeded, wide for the same distribution, clear of zero for a shift', () => {
@@ -183,7 +205,7 @@ test('the bootstrap interval of a median difference: seeded, wide for the same d
 
 test('delta table text shows B with its change; failures from zero read "from 0"', () => {
   const table = deltaTable([
-    { stepA: 'c@4', stepB: 'c@4', cells: [deltaCell('requestsPerSecond', 10, 12), deltaCell('failures', 0, 3), deltaCell('latencyMs', 200, 203), deltaCell('ttftMs', 100, 58, [-45, 3])] },
+    { stepA: 'c@4', stepB: 'c@4', cells: [judgeChange('requestsPerSecond', 10, 12), judgeChange('failures', 0, 3), judgeChange('latencyMs', 200, 203), judgeChange('ttftMs', 100, 58, { repeats: { a: { n: 3, mean: 100, halfWidth: 22 }, b: { n: 3, mean: 58, halfWidth: 23 } } })] },
   ]);
   assert.deepEqual(table.columns.map((c) => c.label), ['req/s', 'failures', 'latency p50', 'TTFT p50']);
   assert.match(table.columns[0]?.definition ?? '', /Higher is better\.$/);
@@ -193,9 +215,11 @@ test('delta table text shows B with its change; failures from zero read "from 0"
     ['203 (+1.5%) \u2248', 'same'],
     ['58.0 (-42%) \u2248', 'same'],
   ]);
-  assert.match(table.rows[0]!.cells[3]!.detail, /within noise: 95% interval -45% to \+3\.0%/);
-  assert.equal(formatPercent(-2.54), '-2.5%');
-  assert.equal(formatPercent(0), '0.0%');
+  assert.equal(table.rows[0]!.cells[0]!.detail, 'A 10.00 -> B 12.00: better: at least 5% apart, with one value a side and no interval');
+  assert.equal(table.rows[0]!.cells[2]!.detail, 'A 200 -> B 203: within noise: under 5% apart, with one value a side and no interval');
+  assert.equal(table.rows[0]!.cells[3]!.detail, "A 100.0 -> B 58.0: within noise: the two runs' 95% intervals across repeats overlap (the change lies within -87% to +3.0%)");
+  assert.equal(formatPercentChange(-2.54), '-2.5%');
+  assert.equal(formatPercentChange(0), '0.0%');
   assert.equal(formatNumber(1234.4), '1,234');
   assert.equal(formatNumber(0.01234), '0.012');
   assert.equal(formatNumber(null), 'n/a');
@@ -238,7 +262,7 @@ test('side-by-side views share axis maxima per chart', () => {
   assert.equal(niceCeiling(0), 1);
   assert.equal(niceCeiling(100), 100, 'a round maximum is its own ceiling');
   assert.equal(niceCeiling(100.0000000001), 100);
-  assert.equal(chartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
+  assert.equal(resultChartSpec(a.charts.find((c) => c.id === 'ttft')!).y.max, 1000);
 });
 
 test('the compare view overlays both runs, shows each on its own, and lists deltas per matched step with their noise', () => {
@@ -255,6 +279,10 @@ test('the compare view overlays both runs, shows each on its own, and lists delt
   assert.equal(ttft?.percent, 100); // 80 ms -> 160 ms
   assert.equal(ttft?.verdict, 'worse');
   assert.ok(ttft?.interval && ttft.interval[0] > 50, `the doubling is far outside noise: ${String(ttft?.interval)}`);
+  assert.equal(ttft?.rule, 'bootstrap');
+  assert.match(deltaTable(view.deltas).rows[1]?.cells[view.deltas[1]!.cells.indexOf(ttft!)]?.detail ?? '', /: worse: the 95% bootstrap interval of the change, \+\d+% to \+\d+%, clears zero$/);
+  assert.match(view.noiseRule, /bootstrap over the requests/);
+  assert.match(view.noiseRule, /a change under 5% counts as noise/, 'requests/s and tokens/s have one value a side');
   assert.deepEqual(
     deltaTable(view.deltas).columns.map((c) => c.label),
     ['req/s', 'output tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'latency p50', 'latency p99', 'ITL p50', 'failures'],

@@ -1,23 +1,15 @@
 /**
- * The result and compare views' pure parts: view model -> table cells and chart specs. Tested
- * without a browser (test/unit/webview-result*.test.ts).
+ * The result and compare views' tables as text: the step table, the run's summary items, the table
+ * across repeats and compare's delta table, from the view model (src/views/result.ts, compare.ts).
+ * The webview only puts the cells on screen; tested without a browser (test/unit/result-view.test.ts).
  */
-import { stepLabel } from '../../src/format/step-name';
-import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow, ViewChart } from '../../src/format/messages/result';
-import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
-import { METRICS, metricUnit, type MetricKey } from '../../src/format/metrics';
-import type { Stats } from '../../src/format/result';
-import { NOT_AVAILABLE } from '../../src/report/units';
-import { formatMetric } from '../../src/views/number-format';
-import { DECIMATE_ABOVE, type ChartSpec } from '../../src/views/chart-spec';
-
-export { formatMetric, formatNumber } from '../../src/views/number-format';
-
-export function formatPercent(value: number | null): string {
-  if (value === null) return NOT_AVAILABLE;
-  const rounded = Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(1);
-  return `${value > 0 ? '+' : ''}${rounded}%`;
-}
+import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow } from '../format/messages/result';
+import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../format/messages/from-views';
+import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
+import type { Stats } from '../format/result';
+import { formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
+import { verdictDetail } from './noise';
+import { stepLabel } from '../format/step-name';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -87,42 +79,6 @@ function failureText(row: StepRow): string {
   return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;
 }
 
-/** The view's chart (compact [x, y] pairs) as a shared chart spec. */
-export function chartSpec(chart: ViewChart): ChartSpec {
-  return {
-    kind: 'line',
-    x: {
-      title: chart.xLabel,
-      ...(chart.xLog ? { log: true } : {}),
-      // A log axis ends at its last level; a linear one at a round number past it.
-      ...(chart.xMax !== undefined ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) } : {}),
-    },
-    y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
-    ...(chart.markers ? { markers: chart.markers } : {}),
-    // A series over a long run's time has thousands of scrapes: drawn decimated, as the live panel's are.
-    ...(chart.series.some((s) => s.points.length > DECIMATE_ABOVE) ? { decimateAbove: DECIMATE_ABOVE } : {}),
-    series: chart.series.map((s, i) => ({
-      label: s.label,
-      data: s.points.map(([x, y]) => ({ x, y })),
-      color: s.colorIndex,
-      ...(s.dashed ? { dashed: true } : {}),
-      ...(s.percentile ? { percentile: s.percentile } : {}),
-      // A load curve has a handful of points: show them; a distribution curve is a line.
-      pointRadius: s.points.length <= 20 ? 3 : 0,
-      ...(s.fillToPrevious && i > 0 ? { fillTo: i - 1 } : {}),
-    })),
-  };
-}
-
-/** A round axis maximum at or above `value` (1, 2, 2.5, 5 times a power of ten), as chart.js would pick. */
-export function niceCeiling(value: number): number {
-  if (!(value > 0)) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  // A round value is its own ceiling (KV-cache usage ends at 100%, not 200%); float noise just above one is not.
-  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 - 1e-9)) ?? 10;
-  return step * power;
-}
-
 export interface SummaryItem {
   label: string;
   value: string;
@@ -149,12 +105,6 @@ export interface DeltaTable {
 
 /** Colour is not the only cue: better, worse and within-noise cells also carry a mark. */
 export const VERDICT_MARK: Record<DeltaCell['verdict'], string> = { better: ' \u2713', worse: ' \u2717', same: ' \u2248', unknown: '' };
-const VERDICT_WORDS: Record<DeltaCell['verdict'], string> = { better: 'better', worse: 'worse', same: 'within noise', unknown: 'not comparable' };
-
-function verdictDetail(cell: DeltaCell): string {
-  const interval = cell.interval ? `: 95% interval ${formatPercent(cell.interval[0])} to ${formatPercent(cell.interval[1])}` : cell.verdict === 'same' ? ' (no interval: a small change of one figure)' : '';
-  return `${VERDICT_WORDS[cell.verdict]}${interval}`;
-}
 
 /** Column heads for figures of a step (a metric, and its statistic for per-request ones). */
 function figureColumns(heads: { metric: MetricKey; statistic?: 'p50' | 'p99' | undefined }[]): { label: string; definition: string }[] {
@@ -192,7 +142,7 @@ export function deltaTable(deltas: DeltaRow[]): DeltaTable {
     rows: deltas.map((row) => ({
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
       cells: row.cells.map((cell) => ({
-        text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercent(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
+        text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
         detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
         verdict: cell.verdict,
       })),

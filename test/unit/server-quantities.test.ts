@@ -1,4 +1,4 @@
-// src/views/server-metrics.ts: any engine's names mapped to the common quantities, rates derived
+// src/views/server-quantities.ts: any engine's names mapped to the common quantities, rates derived
 // from raw counters (restarts included), per-step figures over a window of the run's clock, and
 // the marks the report draws. Series are built from the engines' real expositions
 // (test/fixtures/server-metrics) read twice, a second apart, with their counters advanced.
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePrometheusText } from '../../src/observe/prometheus';
 import { recogniseEngine, viewFamilies, type MetricSeries } from '../../src/format/server-metrics';
-import { commonSeries, firstReached, firstSustainedAbove, mergeSeries, runSeries, stepAt, stepServerFigures, type ServerPoint } from '../../src/views/server-metrics';
+import { commonSeries, firstReached, firstSustainedAbove, mergeSeries, runSeries, stepAt, stepServerFigures, type ServerPoint } from '../../src/views/server-quantities';
 import { repoRoot } from '../helpers/limited-child';
 
 const fixture = (name: string): string => readFileSync(join(repoRoot, 'test', 'fixtures', 'server-metrics', name), 'utf8');

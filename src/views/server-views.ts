@@ -1,6 +1,6 @@
 /**
  * The server's side of the views, from its own /metrics (the common quantities of
- * src/views/server-metrics.ts): the charts over run time of running and waiting requests, KV-cache
+ * src/views/server-quantities.ts): the charts over run time of running and waiting requests, KV-cache
  * usage and server tokens/s (the live panel's strip, the result editor), the table of each step's
  * server figures (result editor, compare), and the report's marks of where the KV cache first filled
  * and where requests first kept waiting. Pure: unit-tested in Node.
@@ -8,9 +8,9 @@
 import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step } from '../format/result';
 import type { MetricSeries, ServerEngine } from '../format/server-metrics';
-import { fixed, NOT_AVAILABLE } from '../report/units';
+import { fixed, formatSeconds, NOT_AVAILABLE } from './number-format';
 import type { TableColumn } from './chart-spec';
-import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-metrics';
+import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-quantities';
 
 export const ENGINE_NAMES: Record<ServerEngine, string> = {
   vllm: 'vLLM',
@@ -255,5 +255,5 @@ export function serverMarks(doc: ResultDocument): ServerMarks {
 export function markText(mark: MarkState | undefined): string {
   if (mark === null || mark === undefined) return NOT_AVAILABLE;
   if (mark === 'never') return 'not seen';
-  return `${mark.step ?? 'between steps'} at ${mark.atSec.toFixed(1)} s`;
+  return `${mark.step ?? 'between steps'} at ${formatSeconds(mark.atSec)}`;
 }
