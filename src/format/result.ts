@@ -216,7 +216,7 @@ export type StepSummary = z.infer<typeof StepSummarySchema>;
  * when nothing reasoned (and all an older file has). A step whose responses reasoned but never
  * answered has none (null), not its TTFT.
  */
-export const ttfoStatsOf = (summary: StepSummary): Stats | null => (summary.ttfoMs === undefined ? summary.ttftMs : summary.ttfoMs);
+export const ttfoStatsOf = (summary: Pick<StepSummary, 'ttfoMs' | 'ttftMs'>): Stats | null => (summary.ttfoMs === undefined ? summary.ttftMs : summary.ttfoMs);
 
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */

@@ -3,7 +3,7 @@
  * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
  * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
  */
-import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
@@ -11,15 +11,44 @@ import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/numb
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
-/** The per-step values shared by the GuideLLM-style tables. */
-function headlineOf(summary: StepSummary | null) {
-  return {
-    requestsPerSecond: summary?.requestsPerSecond ?? null,
-    latencySec: msToSec(mean(summary?.latencyMs)),
-    ttftMs: mean(summary?.ttftMs),
-    itlMs: mean(summary?.tpotMs),
-    outputTokensPerSecond: summary?.outputTokensPerSecond ?? null,
-  };
+/**
+ * A column of the GuideLLM-style tables: its head in the terminal and in Markdown, the unit Markdown
+ * puts after each value, and the value from a step's summary.
+ */
+interface HeadlineColumn {
+  terminal: string;
+  markdown: string;
+  unit: string;
+  value: (summary: StepSummary | null) => number | null;
+}
+
+const HEADLINE: Record<'requests' | 'latency' | 'ttft' | 'ttfo' | 'reasoningTokens' | 'itl' | 'output' | 'embeddings' | 'input', HeadlineColumn> = {
+  requests: { terminal: 'Requests/s', markdown: 'Requests per Second', unit: 'req/sec', value: (s) => s?.requestsPerSecond ?? null },
+  latency: { terminal: 'Latency (s)', markdown: 'Request Latency', unit: 'sec', value: (s) => msToSec(mean(s?.latencyMs)) },
+  ttft: { terminal: 'TTFT (ms)', markdown: 'Time to First Token', unit: 'ms', value: (s) => mean(s?.ttftMs) },
+  ttfo: { terminal: 'TTFO (ms)', markdown: 'Time to First Output Token', unit: 'ms', value: (s) => (s ? mean(ttfoStatsOf(s)) : null) },
+  reasoningTokens: { terminal: 'Reasoning tok', markdown: 'Reasoning Tokens', unit: 'tokens', value: (s) => mean(s?.reasoningTokens) ?? (s?.outputTokens ? 0 : null) },
+  itl: { terminal: 'ITL (ms)', markdown: 'Inter Token Latency', unit: 'ms', value: (s) => mean(s?.tpotMs) },
+  output: { terminal: 'Output tok/s', markdown: 'Output Token Throughput', unit: 'tokens/second', value: (s) => s?.outputTokensPerSecond ?? null },
+  embeddings: { terminal: 'Embeddings/s', markdown: 'Embeddings per Second', unit: 'embeddings/second', value: (s) => s?.embeddingsPerSecond ?? null },
+  input: { terminal: 'Input tok/s', markdown: 'Input Token Throughput', unit: 'tokens/second', value: (s) => s?.inputTokensPerSecond ?? null },
+};
+
+/**
+ * The columns for these steps: GuideLLM's (with TTFO and the mean reasoning tokens when a step
+ * reasoned), or, for embeddings, the figures an embeddings run has (no stream, no output).
+ */
+function headlineColumns(doc: ResultOverview): { columns: HeadlineColumn[]; footnote: string; markdownFootnote: string } {
+  const summaries = doc.steps.map((step) => step.summary);
+  if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
+    const footnote = 'Latency is the mean over successful requests. Embeddings have no stream: no TTFT, ITL or output tokens.';
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.embeddings, HEADLINE.input], footnote, markdownFootnote: footnote };
+  }
+  if (!summaries.some((s) => s?.ttfoMs !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.itl, HEADLINE.output], footnote: `Latency, TTFT and ITL are means over successful requests. ${ITL_FOOTNOTE}`, markdownFootnote: ITL_FOOTNOTE };
+  }
+  const footnote = `Latency, TTFT, TTFO (the first answer token, reasoning left out), reasoning tokens and ITL are means over successful requests. ${ITL_FOOTNOTE}`;
+  return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.ttfo, HEADLINE.reasoningTokens, HEADLINE.itl, HEADLINE.output], footnote, markdownFootnote: footnote };
 }
 
 /** Pads each column to its widest cell: the first column left-aligned, numbers right-aligned. */
@@ -32,14 +61,12 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
 }
 
 export function formatTerminalTable(doc: ResultOverview): string {
-  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
-  });
+  const { columns, footnote } = headlineColumns(doc);
+  const header = ['Benchmark', ...columns.map((c) => c.terminal)];
+  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => fixed(c.value(step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote].join('\n') + '\n';
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -50,26 +77,10 @@ function markdownTable(header: string[], rows: string[][]): string {
 }
 
 export function formatMarkdownTable(doc: ResultOverview): string {
-  const header = [
-    'Benchmark',
-    'Requests per Second',
-    'Request Latency',
-    'Time to First Token',
-    'Inter Token Latency',
-    'Output Token Throughput',
-  ];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [
-      stepLabel(step),
-      withUnit(h.requestsPerSecond, 'req/sec'),
-      withUnit(h.latencySec, 'sec'),
-      withUnit(h.ttftMs, 'ms'),
-      withUnit(h.itlMs, 'ms'),
-      withUnit(h.outputTokensPerSecond, 'tokens/second'),
-    ];
-  });
-  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n`;
+  const { columns, markdownFootnote } = headlineColumns(doc);
+  const header = ['Benchmark', ...columns.map((c) => c.markdown)];
+  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => withUnit(c.value(step.summary), c.unit))]);
+  return `${markdownTable(header, rows)}\n\n${markdownFootnote}\n`;
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */

@@ -144,15 +144,18 @@ export function errorCounts(requests: readonly RequestRecord[]): Record<string, 
  * content chunks of those requests, pooled (vLLM's definition); each one's latency and TPOT. The
  * viewers' distributions and compare's noise intervals are drawn from these samples.
  */
-export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[]; latency: number[]; tpot: number[] } {
+export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[]; latency: number[]; tpot: number[]; ttfo: number[] } {
   const ttft: number[] = [];
   const itl: number[] = [];
   const latency: number[] = [];
   const tpot: number[] = [];
+  const ttfo: number[] = [];
   for (const r of requests) {
     if (!isMeasured(r) || !succeeded(r)) continue;
     const first = ttftOf(r);
     if (first !== null) ttft.push(first);
+    const answer = ttfoOf(r);
+    if (answer !== null) ttfo.push(answer);
     const whole = latencyOf(r);
     if (whole !== null) latency.push(whole);
     const perToken = tpotOf(r);
@@ -160,7 +163,7 @@ export function latencySamples(requests: readonly RequestRecord[]): { ttft: numb
     const chunks = r.chunkMs;
     for (let i = 1; i < chunks.length; i++) itl.push((chunks[i] as number) - (chunks[i - 1] as number));
   }
-  return { ttft, itl, latency, tpot };
+  return { ttft, itl, latency, tpot, ttfo };
 }
 
 /** A column of numbers that grows by doubling: 8 bytes a value, with no object per value. */
@@ -191,7 +194,7 @@ const orNaN = (value: number | null): number => value ?? Number.NaN;
 
 /**
  * A step's summary, built one request record at a time: what the step's numbers need is kept in
- * typed columns (about 80 bytes per successful request and 8 per content chunk), never the records
+ * typed columns (about 150 bytes per successful request and 8 per content chunk), never the records
  * themselves, so a run of millions of requests keeps its memory flat while its file holds every record.
  * Every definition is that of docs/metrics.md; `summarizeStep` gives the same numbers from records.
  */

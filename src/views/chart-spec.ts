@@ -52,7 +52,9 @@ export interface SeriesSpec {
 }
 
 export interface ChartSpec {
-  kind: 'line' | 'scatter';
+  /** `bar`: one bar a category of the x axis (x is its index), a segment a series when `stacked`. */
+  kind: 'line' | 'scatter' | 'bar';
+  stacked?: boolean;
   x: AxisSpec;
   y: AxisSpec;
   y2?: AxisSpec;
@@ -75,6 +77,15 @@ export interface TableColumn {
 
 /** The view's chart (compact [x, y] pairs) as a shared chart spec. */
 export function resultChartSpec(chart: ViewChart): ChartSpec {
+  if (chart.kind === 'stacked-bar') {
+    return {
+      kind: 'bar',
+      stacked: true,
+      x: { title: chart.xLabel, categories: chart.categories ?? [] },
+      y: { title: chart.yLabel },
+      series: chart.series.map((s) => ({ label: s.label, data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
+    };
+  }
   return {
     kind: 'line',
     x: {

@@ -10,7 +10,7 @@
  * rises almost linearly (largest gap under KNEE_MIN_GAP), have no knee.
  */
 import type { z } from 'zod';
-import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultDocument, type Stats, type Step, type StepSummary } from '../format/result';
 import { wantsLogAxis } from './axis';
 import type { ChartSpec, SeriesSpec } from './chart-spec';
 import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
@@ -50,20 +50,27 @@ export type Curve = z.infer<typeof CurveSchema>;
 export type ReportChart = z.infer<typeof ReportChartSchema>;
 export type RankingRow = z.infer<typeof RankingRowSchema>;
 export type ReportModel = z.infer<typeof ReportModelSchema>;
-export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
+export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'ttfoMs' | 'itlMs' | 'tpotMs' | 'failures' | 'embeddingsPerSecond';
 
 export const KNEE_MIN_GAP = 0.1;
 const NO_GROUP = '(no label)';
 
-const CURVES: { metric: CurveMetric; title: string; unit: string }[] = [
+/** The curves every report draws; `when` names the runs that add one (some run reasoned, or embedded). */
+const CURVES: { metric: CurveMetric; title: string; unit: string; when?: 'reasoning' | 'embeddings' }[] = [
   { metric: 'requestsPerSecond', title: 'Requests per second', unit: 'req/s' },
   { metric: 'outputTokensPerSecond', title: 'Output tokens per second', unit: 'tok/s' },
+  { metric: 'embeddingsPerSecond', title: 'Embeddings per second', unit: 'embeddings/s', when: 'embeddings' },
   { metric: 'latencyMs', title: 'Request latency', unit: 'ms' },
   { metric: 'ttftMs', title: 'Time to first token', unit: 'ms' },
+  { metric: 'ttfoMs', title: 'Time to first output token (the answer, reasoning left out)', unit: 'ms', when: 'reasoning' },
   { metric: 'itlMs', title: 'Inter-token latency (per chunk)', unit: 'ms' },
   { metric: 'tpotMs', title: 'Time per output token', unit: 'ms' },
   { metric: 'failures', title: 'Failed requests', unit: 'requests' },
 ];
+
+/** Whether any of the runs' steps reasoned, or returned embeddings. */
+const runsReasoned = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.ttfoMs !== undefined));
+const runsEmbedded = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.embeddingsPerSecond !== undefined));
 
 export function statOf(stats: Stats | null | undefined, stat: StatChoice): number | null {
   const value = stats?.[stat];
@@ -75,8 +82,12 @@ export function metricOf(summary: StepSummary, metric: CurveMetric, stat: StatCh
     case 'requestsPerSecond':
     case 'outputTokensPerSecond':
       return summary[metric];
+    case 'embeddingsPerSecond':
+      return summary.embeddingsPerSecond ?? null;
     case 'failures':
       return summary.requests.total > 0 ? summary.requests.failed : null;
+    case 'ttfoMs':
+      return statOf(ttfoStatsOf(summary), stat);
     default:
       return statOf(summary[metric], stat);
   }
@@ -141,6 +152,7 @@ export function findKnee(points: readonly { x: number; y: number }[]): number | 
 function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boolean {
   const checks: [number | undefined, Stats | null | undefined][] = [
     [slo.ttftMs, summary.ttftMs],
+    [slo.ttfoMs, ttfoStatsOf(summary)],
     [slo.tpotMs, summary.tpotMs],
     [slo.e2eMs, summary.latencyMs],
   ];
@@ -148,7 +160,7 @@ function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boole
   return checks.every(([limit, stats]) => limit === undefined || (statOf(stats, stat) ?? Infinity) <= limit);
 }
 
-const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
+const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
 
 export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}): ReportModel {
   const axis = options.axis ?? chooseAxis(runs);
@@ -199,7 +211,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const xTitle = axis === 'concurrency' ? 'Concurrency (measured mean in flight)' : 'Achieved request rate (completed req/s)';
   const xLog = wantsLogAxis(styled.flatMap((entry) => entry.steps.map((s) => s.load)));
   const statLabel = stat === 'mean' ? 'mean' : stat;
-  const charts = CURVES.map(({ metric, title, unit }) => {
+  const reasoning = runsReasoned(runs);
+  const present = { reasoning, embeddings: runsEmbedded(runs) };
+  const charts = CURVES.filter((c) => c.when === undefined || present[c.when]).map(({ metric, title, unit }) => {
     const latencyLike = metric.endsWith('Ms');
     return {
       id: metric,
@@ -240,6 +254,13 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
         outputTokensPerSecond: acrossRepeats?.mean ?? best?.summary.outputTokensPerSecond ?? null,
         ...(acrossRepeats?.halfWidth != null ? { outputTokensPerSecondHalfWidth: acrossRepeats.halfWidth } : {}),
         ttftMs: best ? statOf(best.summary.ttftMs, stat) : null,
+        ...(reasoning
+          ? {
+              ttfoMs: best ? statOf(ttfoStatsOf(best.summary), stat) : null,
+              reasoningTokens: best?.summary.reasoningTokens?.mean ?? (best ? 0 : null),
+              answerTokens: best?.summary.answerTokens?.mean ?? best?.summary.outputTokens?.mean ?? null,
+            }
+          : {}),
         tpotMs: best ? statOf(best.summary.tpotMs, stat) : null,
         latencyMs: best ? statOf(best.summary.latencyMs, stat) : null,
         goodput: bestGoodput?.summary.goodput ?? null,
@@ -275,6 +296,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     offAxis: styled.filter((entry) => entry.steps.length === 0).map((entry) => entry.run.name),
     stat,
     slo,
+    reasoning,
     charts,
     tradeoff,
     knees,
@@ -308,7 +330,8 @@ export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u224
 
 /** The heads of the ranking table, over `rankingRows`: the same in the HTML export and the extension's report view. */
 export function rankingColumns(model: ReportModel): string[] {
-  return ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'];
+  const reasoning = model.reasoning ? [`TTFO ${model.stat} (ms)`, 'Reasoning tok (mean)', 'Answer tok (mean)'] : [];
+  return ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, ...reasoning, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'];
 }
 
 /** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
@@ -322,6 +345,7 @@ export function rankingRows(model: ReportModel): string[][] {
     fixed(r.requestsPerSecond),
     r.outputTokensPerSecondHalfWidth === undefined ? fixed(r.outputTokensPerSecond) : `${fixed(r.outputTokensPerSecond)} ± ${fixed(r.outputTokensPerSecondHalfWidth)}`,
     fixed(r.ttftMs),
+    ...(model.reasoning ? [fixed(r.ttfoMs ?? null), fixed(r.reasoningTokens ?? null, 0), fixed(r.answerTokens ?? null, 0)] : []),
     fixed(r.tpotMs),
     fixed(r.latencyMs),
     r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,

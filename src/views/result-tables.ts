@@ -3,7 +3,7 @@
  * across repeats and compare's delta table, from the view model (src/views/result.ts, compare.ts).
  * The webview only puts the cells on screen; tested without a browser (test/unit/result-view.test.ts).
  */
-import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow } from '../format/messages/result';
+import { rowsEmbedded, rowsReasoned, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow } from '../format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../format/messages/from-views';
 import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
 import type { Stats } from '../format/result';
@@ -49,34 +49,60 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
 /**
  * The step table: Benchmark | req/s | output tok/s | TTFT | TPOT | latency | (ITL) | failures, each
  * distribution at p50 and p99 and, when chosen, its mean, p90 and p95. Throughput comes first, as in
- * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling.
+ * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling. Steps that reasoned
+ * add TTFO beside TTFT and the mean reasoning and answer tokens (and, with ITL, each phase's ITL);
+ * an embeddings run shows embeddings/s and input tok/s instead of the stream's figures. A run
+ * without reasoning has none of those columns, not empty ones.
  */
 export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
   const stat = statColumns(columns);
-  const distributions: MetricKey[] = ['ttftMs', 'tpotMs', 'latencyMs', ...(columns.itl ? (['itlMs'] as const) : [])];
+  const benchmark: ColumnGroup = { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] };
+  const name = (row: StepRow): string => `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`;
+  if (rowsEmbedded(rows)) {
+    const rates: MetricKey[] = ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond'];
+    return {
+      groups: [benchmark, ...rates.map((metric) => group(metric, [''])), group('latencyMs', stat), group('failures', [''])],
+      rows: rows.map((row) => [name(row), ...rates.map((metric) => formatMetric(metric, row[metric as 'requestsPerSecond'])), ...statCells('latencyMs', row.latencyMs, stat), failureText(row)]),
+    };
+  }
+  const reasoned = rowsReasoned(rows);
+  const distributions: MetricKey[] = [
+    'ttftMs',
+    ...(reasoned ? (['ttfoMs'] as const) : []),
+    'tpotMs',
+    'latencyMs',
+    ...(columns.itl ? (['itlMs'] as const) : []),
+    ...(columns.itl && reasoned ? (['reasoningItlMs', 'answerItlMs'] as const) : []),
+  ];
+  // Token counts are read as means: how much a response thought, how much it answered.
+  const counts: MetricKey[] = reasoned ? ['reasoningTokens', 'answerTokens'] : [];
   const groups: ColumnGroup[] = [
-    { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] },
+    benchmark,
     group('requestsPerSecond', ['']),
     group('outputTokensPerSecond', ['']),
     ...distributions.map((metric) => group(metric, stat)),
+    ...counts.map((metric) => group(metric, ['mean'])),
     group('failures', ['']),
   ];
   return {
     groups,
     rows: rows.map((row) => [
-      `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`,
+      name(row),
       formatMetric('requestsPerSecond', row.requestsPerSecond),
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
-      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),
+      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'] ?? null, stat)),
+      ...counts.map((metric) => formatMetric(metric, row[metric as 'reasoningTokens']?.mean)),
       failureText(row),
     ]),
   };
 }
 
 function failureText(row: StepRow): string {
-  if (row.failed === 0) return `0 of ${row.total}`;
+  // Requests the run cut on purpose are no failures: said apart, after them.
+  const cut = row.cancelledByDesign ? `; ${row.cancelledByDesign} cancelled by design` : '';
+  if (row.failed === 0) return `0 of ${row.total}${cut}`;
   const kinds = row.errors.map(([kind, n]) => `${kind} ${n}`).join(', ');
-  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;
+  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}${cut}`;
 }
 
 export interface SummaryItem {

@@ -28,6 +28,10 @@ export type ChartSeries = z.infer<typeof ChartSeriesSchema>;
 
 export const ViewChartSchema = z.object({
   id: z.string(),
+  /** `stacked-bar`: each series a segment of one bar per category (x is the category's index). Default: lines. */
+  kind: z.enum(['line', 'stacked-bar']).optional(),
+  /** The bars' names, for a stacked-bar chart. */
+  categories: z.array(z.string()).optional(),
   title: z.string(),
   /** The metric whose definition the chart's title shows on hover. */
   metric: MetricKeySchema.nullable(),
@@ -64,8 +68,24 @@ export const StepRowSchema = z.object({
   failed: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   errors: z.array(z.tuple([z.string(), z.number()])),
+  /** A step where a response reasoned (its summary has them; absent otherwise, so that no empty column shows). */
+  ttfoMs: nullableStats.optional(),
+  reasoningMs: nullableStats.optional(),
+  reasoningTokens: nullableStats.optional(),
+  answerTokens: nullableStats.optional(),
+  reasoningItlMs: nullableStats.optional(),
+  answerItlMs: nullableStats.optional(),
+  /** An embeddings step. */
+  embeddingsPerSecond: z.number().nullable().optional(),
+  inputTokensPerSecond: z.number().nullable().optional(),
+  /** Requests the run cut on purpose (`cancel`), apart from `failed`. */
+  cancelledByDesign: z.number().int().nonnegative().optional(),
 });
 export type StepRow = z.infer<typeof StepRowSchema>;
+
+/** Whether steps reasoned (TTFO and the reasoning figures apply) and whether they embedded (no stream figures apply). */
+export const rowsReasoned = (rows: readonly StepRow[]): boolean => rows.some((row) => row.ttfoMs !== undefined);
+export const rowsEmbedded = (rows: readonly StepRow[]): boolean => rows.some((row) => row.embeddingsPerSecond !== undefined);
 
 export const XAxisSchema = z.object({ kind: z.enum(['concurrency', 'rate']), label: z.string() });
 export type XAxis = z.infer<typeof XAxisSchema>;
