@@ -354,26 +354,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
       return tokens;
     });
     const index = nextIndex++;
-    const trace: RequestTrace = {
-      index,
-      id: `embd-sim-${index}`,
-      api: 'embeddings',
-      stream: false,
-      status: 200,
-      fault: null,
-      promptTokens: inputTokens.reduce((a, b) => a + b, 0),
-      cachedTokens: 0,
-      targetTokens: 0,
-      outputTokens: 0,
-      inputs: inputTokens.length,
-      finishReason: null,
-      preemptions: 0,
-      arrivalMs: epochOf(arrivalMs),
-      scheduledMs: null,
-      tokenMs: [],
-      writeMs: [],
-      closedMs: null,
-    };
+    const trace = openTrace({ index, id: `embd-sim-${index}`, api: 'embeddings', stream: false, status: 200, fault: null, promptTokens: inputTokens.reduce((a, b) => a + b, 0), targetTokens: 0, inputs: inputTokens.length }, arrivalMs);
     new EmbeddingJob(inputTokens, res, trace, request.base64).submit(arrivalMs + config.hardware.requestOverheadMs / config.speedup);
   }
 
@@ -427,26 +408,10 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     const stream = request.stream;
     const fault = drawFault(random, stream, targetTokens);
     const id = `${{ chat: 'chatcmpl', completions: 'cmpl', responses: 'resp' }[api]}-sim-${index}`;
-    const trace: RequestTrace = {
-      index,
-      id,
-      api,
-      stream,
-      status: fault?.kind === 'error' ? fault.status : 200,
-      fault: fault?.kind ?? null,
-      promptTokens,
-      cachedTokens: 0,
-      targetTokens,
-      outputTokens: 0,
-      ...(config.reasoning !== null ? { reasoningTokens } : {}),
-      finishReason: null,
-      preemptions: 0,
-      arrivalMs: epochOf(arrivalMs),
-      scheduledMs: null,
-      tokenMs: [],
-      writeMs: [],
-      closedMs: null,
-    };
+    const trace = openTrace(
+      { index, id, api, stream, status: fault?.kind === 'error' ? fault.status : 200, fault: fault?.kind ?? null, promptTokens, targetTokens, ...(config.reasoning !== null ? { reasoningTokens } : {}) },
+      arrivalMs,
+    );
     if (fault?.kind === 'error') {
       res.on('close', () => {
         trace.closedMs = epochOf(performance.now());
@@ -585,6 +550,14 @@ function sendNow(res: ServerResponse, text: string): void {
   res.cork();
   res.write(text);
   res.uncork();
+}
+
+/** A request's trace as it arrives: what it is, and nothing measured yet. */
+function openTrace(
+  head: Pick<RequestTrace, 'index' | 'id' | 'api' | 'stream' | 'status' | 'fault' | 'promptTokens' | 'targetTokens'> & Partial<Pick<RequestTrace, 'reasoningTokens' | 'inputs'>>,
+  arrivalMs: number,
+): RequestTrace {
+  return { ...head, cachedTokens: 0, outputTokens: 0, finishReason: null, preemptions: 0, arrivalMs: epochOf(arrivalMs), scheduledMs: null, tokenMs: [], writeMs: [], closedMs: null };
 }
 
 /** A vector of `dim` floats of length 1, from `random`. */

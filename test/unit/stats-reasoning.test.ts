@@ -4,25 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StepSummarySchema, type RequestRecord, type StepSummary } from '../../src/format/result';
 import { summarizeStep } from '../../src/results/stats';
+import { requestRecord } from '../helpers/result-documents';
 
+/** A streamed record: its first token, end and output tokens (one a chunk) from its chunks, unless given. */
 function record(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentMs'>): RequestRecord {
-  return {
-    index: 0,
-    warmup: false,
-    scheduledMs: fields.sentMs,
-    queueMs: 0,
-    firstTokenMs: fields.chunkMs?.[0] ?? null,
-    chunkMs: [],
-    endMs: fields.chunkMs?.at(-1) ?? null,
-    inputTokens: 10,
-    inputTokensSource: 'usage',
-    outputTokens: fields.chunkMs?.length ?? null,
-    outputTokensSource: 'usage',
-    finishReason: 'stop',
-    httpStatus: 200,
-    error: null,
-    ...fields,
-  };
+  const chunks = fields.chunkMs ?? [];
+  return requestRecord({ firstTokenMs: chunks[0] ?? null, endMs: chunks.at(-1) ?? null, inputTokens: 10, inputTokensSource: 'usage', outputTokens: fields.chunkMs ? chunks.length : null, ...fields });
 }
 
 const PROFILE = { kind: 'concurrency' as const, concurrency: 3 };

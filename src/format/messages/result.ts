@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { METRICS, type MetricKey } from '../metrics';
-import { RunStatusSchema, StatsSchema } from '../result';
+import { RunStatusSchema, StatsSchema, StepSummarySchema } from '../result';
 import { ComparePanelStateSchema, TableColumnsSchema } from './from-views';
 import { keepStateEvent } from './protocol';
 
@@ -68,16 +68,8 @@ export const StepRowSchema = z.object({
   failed: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   errors: z.array(z.tuple([z.string(), z.number()])),
-  /** A step where a response reasoned (its summary has them; absent otherwise, so that no empty column shows). */
-  ttfoMs: nullableStats.optional(),
-  reasoningMs: nullableStats.optional(),
-  reasoningTokens: nullableStats.optional(),
-  answerTokens: nullableStats.optional(),
-  reasoningItlMs: nullableStats.optional(),
-  answerItlMs: nullableStats.optional(),
-  /** An embeddings step. */
-  embeddingsPerSecond: z.number().nullable().optional(),
-  inputTokensPerSecond: z.number().nullable().optional(),
+  /** A step where a response reasoned, or an embeddings step: as its summary has them (absent otherwise, so that no empty column shows). */
+  ...StepSummarySchema.pick({ ttfoMs: true, reasoningMs: true, reasoningTokens: true, answerTokens: true, reasoningItlMs: true, answerItlMs: true, embeddingsPerSecond: true, inputTokensPerSecond: true }).shape,
   /** Requests the run cut on purpose (`cancel`), apart from `failed`. */
   cancelledByDesign: z.number().int().nonnegative().optional(),
 });
