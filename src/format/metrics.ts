@@ -207,6 +207,20 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
 export const ITL_FOOTNOTE =
   'ITL = time per output token after the first, (latency - TTFT) / (output tokens - 1), mean over requests: GuideLLM\'s "ITL", vLLM\'s TPOT (not vLLM\'s per-chunk ITL).';
 
+/**
+ * What a reader of reasoning and answer token counts must know when the server's usage did not
+ * count the reasoning: `estimated` responses were split by the rough estimate, `counted` by the
+ * run's tokenizer. Said in the terminal at the end of a run and in the result view.
+ */
+export function reasoningCountNotes(estimated: number, counted: number): string[] {
+  const notes: string[] = [];
+  if (estimated > 0) {
+    notes.push(`Reasoning and answer tokens of ${estimated} responses are estimates (characters / 4): the server's usage did not count the reasoning and no tokenizer was given. Give --tokenizer for exact counts.`);
+  }
+  if (counted > 0) notes.push(`Reasoning and answer tokens of ${counted} responses were counted with the run's tokenizer: the server's usage did not count the reasoning.`);
+  return notes;
+}
+
 /** The unit to print after a metric's label: none when the label already says it ("req/s"). */
 export function metricUnit(key: MetricKey): string {
   const m = METRICS[key];

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
+import { reasoningCountNotes } from '../format/metrics';
 import type { RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
 import { RunMonitor } from '../observe/monitor';
 import { isMeasured } from '../results/stats';
@@ -148,6 +149,8 @@ export class RunGather {
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
   private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0, cancelled: 0 };
+  /** Measured responses whose reasoning the server's usage did not count: split here by the estimate, or by the tokenizer. */
+  private readonly reasoningCounted = { estimate: 0, tokenizer: 0 };
   /** Echoed back by a server, these would reach the file and the terminal. */
   private readonly secrets: string[];
 
@@ -235,6 +238,8 @@ export class RunGather {
     // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
     if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.clientTokens.cancelled++;
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
+    const reasoningSource = r.reasoning?.tokensSource;
+    if (r.error === null && isMeasured(r) && (reasoningSource === 'estimate' || reasoningSource === 'tokenizer')) this.reasoningCounted[reasoningSource]++;
     this.judgeEndpoint(r);
     this.judgeClient(r);
     return r;
@@ -273,6 +278,9 @@ export class RunGather {
       this.log(aborts.level, aborts.message);
       if (aborts.level === 'warn') this.writer.addWarning(aborts.message);
     }
+    // The terminal's table shows mean reasoning tokens; the result view says the same from the records.
+    for (const note of reasoningCountNotes(this.reasoningCounted.estimate, 0)) this.log('warn', note);
+    for (const note of reasoningCountNotes(0, this.reasoningCounted.tokenizer)) this.log('info', note);
     const [status, reason] = this.outcome();
     const doc = this.writer.finish(status, reason, this.monitor.take());
     this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });

@@ -17,7 +17,7 @@ import {
   type StepRow,
   type XAxis,
 } from '../format/messages/result';
-import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { METRICS, metricTitle, reasoningCountNotes, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
 import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
@@ -121,11 +121,7 @@ function reasoningNotes(steps: Step[]): string[] {
       if (reasoning.firstMs === null && reasoning.answerFirstMs !== null) hidden++;
     }
   }
-  const notes: string[] = [];
-  if (estimated > 0) {
-    notes.push(`Reasoning and answer tokens of ${estimated} responses are estimates (characters / 4): the server's usage did not count the reasoning and no tokenizer was given. Give --tokenizer for exact counts.`);
-  }
-  if (counted > 0) notes.push(`Reasoning and answer tokens of ${counted} responses were counted with the run's tokenizer: the server's usage did not count the reasoning.`);
+  const notes = reasoningCountNotes(estimated, counted);
   if (hidden > 0) {
     notes.push(`The server counted reasoning tokens in ${hidden} responses without streaming the reasoning: their TTFT includes the time spent reasoning, and their TTFO equals it.`);
   }

@@ -73,6 +73,7 @@ test('a known split against the simulator\'s trace: TTFO, reasoning duration, pe
   const N = 8;
   const M = 6;
   const sim = await startSimServer({ preset: 'tiny', hardware, reasoning: { tokens: N }, inWorker: true, workerScript });
+  const logs: string[] = [];
   try {
     const doc = ResultDocumentSchema.parse(
       await runBenchmark(
@@ -84,9 +85,10 @@ test('a known split against the simulator\'s trace: TTFO, reasoning duration, pe
           limits: { requests: 6 },
           serverMetrics: { url: 'off' },
         }),
-        {},
+        { onEvent: (e) => e.type === 'log' && logs.push(e.message) },
       ),
     );
+    assert.ok(!logs.some((m) => /Reasoning and answer tokens/.test(m)), 'the server counted the thoughts: no note on the counts');
     const step = doc.steps[0]!;
     const traces = (await sim.trace()).sort((x, y) => x.index - y.index);
     const records = [...step.requests].sort((x, y) => x.index - y.index);
@@ -135,7 +137,13 @@ test('phases at different paces (a scripted server: thoughts every 10 ms, the an
   const server = await startScriptedServer(() => ({ steps }));
   try {
     const config: RunConfigInput = { endpoint: { baseUrl: server.baseUrl, model: 'm' }, workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 14 }, limits: { requests: 3 }, serverMetrics: { url: 'off' } };
-    const summary = (await runBenchmark(RunConfigSchema.parse(config), {})).steps[0]!.summary!;
+    const logs: { level: string; message: string }[] = [];
+    const summary = (await runBenchmark(RunConfigSchema.parse(config), { onEvent: (e) => e.type === 'log' && logs.push(e) })).steps[0]!.summary!;
+    // No usage came: the split was estimated, and the run says so where its table is printed.
+    assert.ok(
+      logs.some((l) => l.level === 'warn' && l.message.startsWith('Reasoning and answer tokens of 3 responses are estimates (characters / 4)')),
+      JSON.stringify(logs),
+    );
     assert.ok(Math.abs((summary.reasoningItlMs?.p50 as number) - 10) < 4, `reasoning ITL p50 ${summary.reasoningItlMs?.p50}`);
     assert.ok(Math.abs((summary.answerItlMs?.p50 as number) - 30) < 4, `answer ITL p50 ${summary.answerItlMs?.p50}`);
     assert.ok((summary.ttfoMs?.p50 as number) - (summary.ttftMs?.p50 as number) >= 8 * 10 + 20 - 4, 'TTFO waits for the thoughts');
