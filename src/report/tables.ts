@@ -1,54 +1,52 @@
 /**
- * Text tables of a result in the layouts people already read and publish: a terminal table in
- * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
- * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
+ * Text tables of a result: the command line's table of means (the live panel's), and the layouts
+ * people already read and publish: the Markdown table of GuideLLM sweeps, EvalScope-style
+ * concurrency columns, and vLLM's "Serving Benchmark Result" block (these keep their tools' names,
+ * units and fixed decimals, and import reads them back). Values the document lacks print as `n/a`.
  */
 import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { meansTable } from '../views/result-tables';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
-/**
- * A column of the GuideLLM-style tables: its head in the terminal and in Markdown, the unit Markdown
- * puts after each value, and the value from a step's summary.
- */
+/** A column of the GuideLLM-style Markdown table: its head, the unit after each value, and the value from a step's summary. */
 interface HeadlineColumn {
-  terminal: string;
   markdown: string;
   unit: string;
   value: (summary: StepSummary | null) => number | null;
 }
 
 const HEADLINE: Record<'requests' | 'latency' | 'ttft' | 'ttfo' | 'reasoningTokens' | 'itl' | 'output' | 'embeddings' | 'input', HeadlineColumn> = {
-  requests: { terminal: 'Requests/s', markdown: 'Requests per Second', unit: 'req/sec', value: (s) => s?.requestsPerSecond ?? null },
-  latency: { terminal: 'Latency (s)', markdown: 'Request Latency', unit: 'sec', value: (s) => msToSec(mean(s?.latencyMs)) },
-  ttft: { terminal: 'TTFT (ms)', markdown: 'Time to First Token', unit: 'ms', value: (s) => mean(s?.ttftMs) },
-  ttfo: { terminal: 'TTFO (ms)', markdown: 'Time to First Output Token', unit: 'ms', value: (s) => (s ? mean(ttfoStatsOf(s)) : null) },
-  reasoningTokens: { terminal: 'Reasoning tok', markdown: 'Reasoning Tokens', unit: 'tokens', value: (s) => mean(s?.reasoningTokens) ?? (s?.outputTokens ? 0 : null) },
-  itl: { terminal: 'ITL (ms)', markdown: 'Inter Token Latency', unit: 'ms', value: (s) => mean(s?.tpotMs) },
-  output: { terminal: 'Output tok/s', markdown: 'Output Token Throughput', unit: 'tokens/second', value: (s) => s?.outputTokensPerSecond ?? null },
-  embeddings: { terminal: 'Embeddings/s', markdown: 'Embeddings per Second', unit: 'embeddings/second', value: (s) => s?.embeddingsPerSecond ?? null },
-  input: { terminal: 'Input tok/s', markdown: 'Input Token Throughput', unit: 'tokens/second', value: (s) => s?.inputTokensPerSecond ?? null },
+  requests: { markdown: 'Requests per Second', unit: 'req/sec', value: (s) => s?.requestsPerSecond ?? null },
+  latency: { markdown: 'Request Latency', unit: 'sec', value: (s) => msToSec(mean(s?.latencyMs)) },
+  ttft: { markdown: 'Time to First Token', unit: 'ms', value: (s) => mean(s?.ttftMs) },
+  ttfo: { markdown: 'Time to First Output Token', unit: 'ms', value: (s) => (s ? mean(ttfoStatsOf(s)) : null) },
+  reasoningTokens: { markdown: 'Reasoning Tokens', unit: 'tokens', value: (s) => mean(s?.reasoningTokens) ?? (s?.outputTokens ? 0 : null) },
+  itl: { markdown: 'Inter Token Latency', unit: 'ms', value: (s) => mean(s?.tpotMs) },
+  output: { markdown: 'Output Token Throughput', unit: 'tokens/second', value: (s) => s?.outputTokensPerSecond ?? null },
+  embeddings: { markdown: 'Embeddings per Second', unit: 'embeddings/second', value: (s) => s?.embeddingsPerSecond ?? null },
+  input: { markdown: 'Input Token Throughput', unit: 'tokens/second', value: (s) => s?.inputTokensPerSecond ?? null },
 };
 
 /**
- * The columns for these steps: GuideLLM's (with TTFO and the mean reasoning tokens when a step
- * reasoned), or, for embeddings, the figures an embeddings run has (no stream, no output).
+ * The Markdown table's columns for these steps: GuideLLM's (with TTFO and the mean reasoning
+ * tokens when a step reasoned), or, for embeddings, the figures an embeddings run has (no stream,
+ * no output).
  */
-function headlineColumns(doc: ResultOverview): { columns: HeadlineColumn[]; footnote: string; markdownFootnote: string } {
+function headlineColumns(doc: ResultOverview): { columns: HeadlineColumn[]; footnote: string } {
   const summaries = doc.steps.map((step) => step.summary);
   if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
-    const footnote = 'Latency is the mean over successful requests. Embeddings have no stream: no TTFT, ITL or output tokens.';
-    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.embeddings, HEADLINE.input], footnote, markdownFootnote: footnote };
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.embeddings, HEADLINE.input], footnote: 'Latency is the mean over successful requests. Embeddings have no stream: no TTFT, ITL or output tokens.' };
   }
   if (!summaries.some((s) => s?.ttfoMs !== undefined)) {
-    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.itl, HEADLINE.output], footnote: `Latency, TTFT and ITL are means over successful requests. ${ITL_FOOTNOTE}`, markdownFootnote: ITL_FOOTNOTE };
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.itl, HEADLINE.output], footnote: ITL_FOOTNOTE };
   }
   const footnote = `Latency, TTFT, TTFO (the first answer token, reasoning left out), reasoning tokens and ITL are means over successful requests. ${ITL_FOOTNOTE}`;
-  return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.ttfo, HEADLINE.reasoningTokens, HEADLINE.itl, HEADLINE.output], footnote, markdownFootnote: footnote };
+  return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.ttfo, HEADLINE.reasoningTokens, HEADLINE.itl, HEADLINE.output], footnote };
 }
 
 /** Pads each column to its widest cell: the first column left-aligned, numbers right-aligned. */
@@ -60,27 +58,32 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
+/**
+ * The table of means the command line prints after a run or an import: the live panel's table
+ * (src/views/result-tables.ts meansTable: with TTFO when a step reasoned), in the same names, units and figures, aligned as text.
+ */
 export function formatTerminalTable(doc: ResultOverview): string {
-  const { columns, footnote } = headlineColumns(doc);
-  const header = ['Benchmark', ...columns.map((c) => c.terminal)];
-  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => fixed(c.value(step.summary)))]);
+  const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
+  const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
+  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => (step.summary ? c.cell(step.summary) : NOT_AVAILABLE))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
   return [headerLine, rule, ...bodyLines, rule, footnote].join('\n') + '\n';
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
-const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+// A cell's stacked lines (a step over its load) are one line in Markdown, joined by a comma.
+const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ', ')).join(' | ')} |`;
 
 function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
 export function formatMarkdownTable(doc: ResultOverview): string {
-  const { columns, markdownFootnote } = headlineColumns(doc);
+  const { columns, footnote } = headlineColumns(doc);
   const header = ['Benchmark', ...columns.map((c) => c.markdown)];
   const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => withUnit(c.value(step.summary), c.unit))]);
-  return `${markdownTable(header, rows)}\n\n${markdownFootnote}\n`;
+  return `${markdownTable(header, rows)}\n\n${footnote}\n`;
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -171,18 +174,15 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
   return lines.join('\n') + '\n';
 }
 
-/** The ranking of a many-run report as a Markdown table. */
+/** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
+function markdownTextTable(table: TextTable): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+}
+
+/**
+ * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
+ * export's tables (the same columns, names and figures), with what they say under them.
+ */
 export function formatRankingMarkdown(model: ReportModel): string {
-  const rows = model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.step ?? 'none',
-    withUnit(r.requestsPerSecond, 'req/sec'),
-    withUnit(r.outputTokensPerSecond, 'tokens/second'),
-    withUnit(r.ttftMs, 'ms'),
-    withUnit(r.tpotMs, 'ms'),
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }

@@ -14,7 +14,7 @@ import { formatMarkdownTable, formatTerminalTable } from '../../src/report/table
 import { startSimServer, type SimOptionsInput } from '../../src/sim';
 import { resultChartSpec } from '../../src/views/chart-spec';
 import { buildCompareView } from '../../src/views/compare';
-import { buildReportModel, rankingColumns, rankingRows } from '../../src/views/report';
+import { buildReportModel, rankingTable } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
 import { deltaTable, stepTable } from '../../src/views/result-tables';
 import { repeatRows } from '../../src/views/repeats';
@@ -94,9 +94,12 @@ test('a run without reasoning has no reasoning chart, column or figure; the text
   assert.deepEqual(groups(plain), ['Benchmark', 'req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'failures']);
   assert.deepEqual(groups(plain, true).slice(-2), ['ITL', 'failures']);
   assert.ok(view.rows.every((row) => !('ttfoMs' in row) && !('reasoningTokens' in row)));
-  assert.match(formatTerminalTable(plain).split('\n')[0]!, /^Benchmark\s+\| Requests\/s \| Latency \(s\) \| TTFT \(ms\) \| ITL \(ms\) \| Output tok\/s$/);
+  assert.match(formatTerminalTable(plain).split('\n')[0]!, /^Benchmark\s+\| req\/s \| output tok\/s \| TTFT \(mean, ms\) \| TPOT \(mean, ms\) \| latency \(mean, ms\) \| requests \(ok \/ failed\)$/);
+  assert.doesNotMatch(formatTerminalTable(plain), /TTFO|reasoning/);
   assert.doesNotMatch(formatMarkdownTable(plain), /Output Token\b.*First Output|Reasoning/);
-  assert.match(formatTerminalTable(thinking).split('\n')[0]!, /TTFT \(ms\) \| TTFO \(ms\) \| Reasoning tok \| ITL \(ms\)/);
+  const thinkingTable = formatTerminalTable(thinking).split('\n');
+  assert.match(thinkingTable[0]!, /TTFT \(mean, ms\) \| TTFO \(mean, ms\) \| reasoning tok \(mean, tokens\) \| TPOT \(mean, ms\)/);
+  assert.match(thinkingTable.at(-2)!, /TTFO: the first answer token, the reasoning left out\./);
   assert.match(formatMarkdownTable(thinking), /\| Time to First Token \| Time to First Output Token \| Reasoning Tokens \|/);
 });
 
@@ -106,8 +109,8 @@ test('an embeddings run shows its figures (embeddings/s, input tok/s, latency) a
   const drawn = view.charts.filter((c) => c.series.some((s) => s.points.length > 0)).map((c) => c.id);
   assert.deepEqual(drawn, ['embeddings-throughput', 'requests', 'input-throughput', 'latency']);
   const header = formatTerminalTable(embedding).split('\n')[0]!;
-  assert.match(header, /Requests\/s \| Latency \(s\) \| Embeddings\/s \| Input tok\/s$/);
-  assert.doesNotMatch(header, /TTFT/);
+  assert.match(header, /req\/s \| embeddings\/s \| input tok\/s \| latency \(mean, ms\) \| requests \(ok \/ failed\)$/);
+  assert.doesNotMatch(header, /TTFT|TPOT|output/);
   assert.deepEqual(repeatRows(view.rows)[0]?.cells.map((c) => c.metric), ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond', 'latencyMs', 'latencyMs', 'failures']);
 });
 
@@ -132,10 +135,12 @@ test('the report offers TTFO (curve, ranking columns, SLO) and the reasoning and
   const model = buildReportModel(runs, { stat: 'p50' });
   assert.equal(model.reasoning, true);
   assert.ok(model.charts.some((c) => c.id === 'ttfoMs'));
-  const columns = rankingColumns(model);
-  assert.deepEqual(columns.slice(7, 10), ['TTFT p50 (ms)', 'TTFO p50 (ms)', 'Reasoning tok (mean)']);
-  const row = rankingRows(model).find((r) => r[1] === 'thinking')!;
-  assert.equal(row[9], '10', 'the thinking run\'s mean reasoning tokens');
+  const ranking = rankingTable(model);
+  const heads = ranking.columns.map((c) => `${c.label} (${c.unit ?? ''})`);
+  const ttft = heads.indexOf('TTFT (p50, ms)');
+  assert.deepEqual(heads.slice(ttft, ttft + 4), ['TTFT (p50, ms)', 'TTFO (p50, ms)', 'reasoning tok (mean)', 'answer tok (mean)']);
+  const row = ranking.rows.find((r) => r[1] === 'thinking')!;
+  assert.equal(row[ttft + 2], '10', 'the thinking run\'s mean reasoning tokens');
   // An SLO on TTFO: the thinking run's TTFO p50 is above its TTFT p50, so a limit between them leaves it no step.
   const limit = ((thinking.steps[0]!.summary!.ttfoMs!.p50 as number) + (thinking.steps[0]!.summary!.ttftMs!.p50 as number)) / 2;
   const held = buildReportModel(runs, { stat: 'p50', slo: { ttfoMs: limit } });
@@ -143,7 +148,7 @@ test('the report offers TTFO (curve, ranking columns, SLO) and the reasoning and
   assert.notEqual(held.ranking.find((r) => r.name === 'plain')?.step, null);
   const plainOnly = buildReportModel([{ name: 'plain', doc: plain }], { stat: 'p50' });
   assert.equal(plainOnly.reasoning, false);
-  assert.ok(!rankingColumns(plainOnly).some((c) => c.startsWith('TTFO')));
+  assert.ok(!rankingTable(plainOnly).columns.some((c) => /TTFO|reasoning|answer/.test(c.label)));
   const csv = formatStepsCsv(runs).split('\r\n');
   const header = csv[0]!.split(',');
   const thinkingRow = csv.find((line) => line.startsWith('thinking'))!.split(',');
