@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StepSummarySchema, type RequestRecord, type StepSummary } from '../../src/format/result';
 import { summarizeStep } from '../../src/results/stats';
+import { sloFigure, SloMapSchema } from '../../src/format/tune';
 import { requestRecord } from '../helpers/result-documents';
 
 /** A streamed record: its first token, end and output tokens (one a chunk) from its chunks, unless given. */
@@ -65,6 +66,16 @@ test('reasoning figures: a step where nothing reasoned has none of them (not emp
   // A TTFO objective cannot be judged without streaming: no goodput rather than a guess.
   const whole = summarizeStep([record({ sentMs: 0, endMs: 40, outputTokens: 3 })], PROFILE, { ttfoMs: 40 });
   assert.equal(whole.goodput, null);
+});
+
+test('the tuner\'s SLO keys take TTFO: a step that reasoned is held to its TTFO, one that did not to its TTFT', () => {
+  assert.doesNotThrow(() => SloMapSchema.parse({ 'ttfoMs.p99': 500, 'ttfoMs.mean': 200 }));
+  const reasoned = summarizeStep([a, b, c], PROFILE);
+  assert.equal(sloFigure(reasoned, 'ttfoMs.max'), 80, 'a\'s first answer chunk, not its first thought (50)');
+  assert.equal(sloFigure(reasoned, 'ttftMs.max'), 50);
+  const plain = summarizeStep([b, record({ sentMs: 30, chunkMs: [35, 36] })], PROFILE);
+  assert.equal(sloFigure(plain, 'ttfoMs.max'), sloFigure(plain, 'ttftMs.max'));
+  assert.equal(sloFigure(plain, 'ttfoMs.max'), 30);
 });
 
 test('embeddings: vectors and input tokens per second; no TTFT, ITL, TPOT or output rate (null, never 0)', () => {
