@@ -9,6 +9,11 @@ const METRICS = [
   ['tpot_ms', 'tpotMs'],
   ['itl_ms', 'itlMs'],
   ['latency_ms', 'latencyMs'],
+  // Reasoning models (empty for a step without reasoning; TTFO is then the TTFT above).
+  ['ttfo_ms', 'ttfoMs'],
+  ['reasoning_ms', 'reasoningMs'],
+  ['reasoning_tokens', 'reasoningTokens'],
+  ['answer_tokens', 'answerTokens'],
 ] as const;
 
 /** A spreadsheet reads a cell starting with one of these as a formula (`=HYPERLINK(...)`, `@SUM(...)`). */
@@ -33,6 +38,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
     ...METRICS.flatMap(([name]) => STAT_COLUMNS.map((s) => `${name}_${s}`)),
     // Shares (0 to 1) of the completed requests whose token count is not the server's; empty when the file does not say.
     'input_tokens_estimated_share', 'input_tokens_tokenizer_share', 'output_tokens_estimated_share', 'output_tokens_tokenizer_share',
+    'embeddings_per_s', 'input_tokens_per_s', 'cancelled_by_design',
   ];
   const stat = (stats: Stats | null | undefined, key: (typeof STAT_COLUMNS)[number]) => stats?.[key] ?? null;
   const rows = runs.flatMap((run) =>
@@ -49,6 +55,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
           const shares = countShares(s?.tokenSources?.[side]);
           return [shares?.estimated ?? null, shares?.tokenizer ?? null];
         }),
+        s?.embeddingsPerSecond ?? null, s?.inputTokensPerSecond ?? null, s?.cancelledByDesign?.requests ?? null,
       ];
     }),
   );

@@ -1,17 +1,19 @@
 /**
- * Text tables of a result in the layouts people already read and publish: a terminal table in
- * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
- * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`. A run
- * that repeated its profile gets one row (or column) per step, each figure the mean across its
- * repeats ± the half-width of its 95% interval (src/views/repeats.ts); `perRepeat` lists every
+ * Text tables of a result: the command line's table of means (the live panel's), and the layouts
+ * people already read and publish: the Markdown table of GuideLLM sweeps, EvalScope-style
+ * concurrency columns, and vLLM's "Serving Benchmark Result" block (these keep their tools' names,
+ * units and fixed decimals, and import reads them back). Values the document lacks print as `n/a`.
+ * A run that repeated its profile gets one row (or column) per step, each figure the mean across
+ * its repeats ± the half-width of its 95% interval (src/views/repeats.ts); `perRepeat` lists every
  * repeat on its own instead.
  */
-import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankedStepText, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
-import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 import { localCountsNotes } from '../views/token-counts';
+import { meansTable, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
 
 /** How the tables lay out a run that repeated its profile. */
@@ -47,15 +49,40 @@ function repeatsNote(steps: readonly Omit<Step, 'requests'>[], options: TableOpt
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
-/** The per-step values shared by the GuideLLM-style tables. */
-function headlineOf(summary: StepSummary | null) {
-  return {
-    requestsPerSecond: summary?.requestsPerSecond ?? null,
-    latencySec: msToSec(mean(summary?.latencyMs)),
-    ttftMs: mean(summary?.ttftMs),
-    itlMs: mean(summary?.tpotMs),
-    outputTokensPerSecond: summary?.outputTokensPerSecond ?? null,
-  };
+/** A column of the GuideLLM-style Markdown table: its head, the unit after each value, and the value from a step's summary. */
+interface HeadlineColumn {
+  markdown: string;
+  unit: string;
+  value: (summary: StepSummary | null) => number | null;
+}
+
+const HEADLINE: Record<'requests' | 'latency' | 'ttft' | 'ttfo' | 'reasoningTokens' | 'itl' | 'output' | 'embeddings' | 'input', HeadlineColumn> = {
+  requests: { markdown: 'Requests per Second', unit: 'req/sec', value: (s) => s?.requestsPerSecond ?? null },
+  latency: { markdown: 'Request Latency', unit: 'sec', value: (s) => msToSec(mean(s?.latencyMs)) },
+  ttft: { markdown: 'Time to First Token', unit: 'ms', value: (s) => mean(s?.ttftMs) },
+  ttfo: { markdown: 'Time to First Output Token', unit: 'ms', value: (s) => (s ? mean(ttfoStatsOf(s)) : null) },
+  reasoningTokens: { markdown: 'Reasoning Tokens', unit: 'tokens', value: (s) => mean(s?.reasoningTokens) ?? (s?.outputTokens ? 0 : null) },
+  itl: { markdown: 'Inter Token Latency', unit: 'ms', value: (s) => mean(s?.tpotMs) },
+  output: { markdown: 'Output Token Throughput', unit: 'tokens/second', value: (s) => s?.outputTokensPerSecond ?? null },
+  embeddings: { markdown: 'Embeddings per Second', unit: 'embeddings/second', value: (s) => s?.embeddingsPerSecond ?? null },
+  input: { markdown: 'Input Token Throughput', unit: 'tokens/second', value: (s) => s?.inputTokensPerSecond ?? null },
+};
+
+/**
+ * The Markdown table's columns for these steps: GuideLLM's (with TTFO and the mean reasoning
+ * tokens when a step reasoned), or, for embeddings, the figures an embeddings run has (no stream,
+ * no output).
+ */
+function headlineColumns(doc: ResultOverview): { columns: HeadlineColumn[]; footnote: string } {
+  const summaries = doc.steps.map((step) => step.summary);
+  if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.embeddings, HEADLINE.input], footnote: 'Latency is the mean over successful requests. Embeddings have no stream: no TTFT, ITL or output tokens.' };
+  }
+  if (!summaries.some((s) => s?.ttfoMs !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.itl, HEADLINE.output], footnote: ITL_FOOTNOTE };
+  }
+  const footnote = `Latency, TTFT, TTFO (the first answer token, reasoning left out), reasoning tokens and ITL are means over successful requests. ${ITL_FOOTNOTE}`;
+  return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.ttfo, HEADLINE.reasoningTokens, HEADLINE.itl, HEADLINE.output], footnote };
 }
 
 /** Pads each column to its widest cell: the first column left-aligned, numbers right-aligned. */
@@ -67,56 +94,46 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
-/** The GuideLLM-style headline figures of each row: one step's, or its repeats' values for figureOf. */
-function headlineRows(doc: ResultOverview, options: TableOptions) {
-  return rowGroups(doc.steps, options).map(({ label, steps }) => {
-    const headlines = steps.map((step) => headlineOf(step.summary));
-    const values = <K extends keyof ReturnType<typeof headlineOf>>(key: K) => headlines.map((h) => h[key]);
-    return { label, values };
-  });
+/** A cell of the table of means for a row: its one step's, or its repeats' mean ± the half-width of their 95% interval (requests: summed). */
+function meansCell(column: MeansColumn, summaries: readonly (StepSummary | null)[]): string {
+  const present = summaries.filter((s): s is StepSummary => s !== null);
+  if (summaries.length === 1) return present[0] ? column.cell(present[0]) : NOT_AVAILABLE;
+  if (column.figure === undefined) {
+    return `${present.reduce((n, s) => n + s.requests.completed, 0)} / ${present.reduce((n, s) => n + s.requests.failed, 0)}`;
+  }
+  const { metric, value } = column.figure;
+  const interval = meanInterval(present.map(value).filter(isNumber));
+  if (interval === null) return NOT_AVAILABLE;
+  return interval.halfWidth === null ? formatMetric(metric, interval.mean) : `${formatMetric(metric, interval.mean)} ± ${formatMetric(metric, interval.halfWidth)}`;
 }
 
+/**
+ * The table of means the command line prints after a run or an import: the live panel's table
+ * (src/views/result-tables.ts meansTable: with TTFO when a step reasoned), in the same names, units
+ * and figures, aligned as text; a repeated step's row gives the means across its repeats.
+ */
 export function formatTerminalTable(doc: ResultOverview, options: TableOptions = {}): string {
-  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
-  const rows = headlineRows(doc, options).map(({ label, values }) => [
-    label,
-    figureOf(values('requestsPerSecond')),
-    figureOf(values('latencySec')),
-    figureOf(values('ttftMs')),
-    figureOf(values('itlMs')),
-    figureOf(values('outputTokensPerSecond')),
-  ]);
+  const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
+  const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  const notes = ['Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)];
-  return [headerLine, rule, ...bodyLines, rule, ...notes].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n') + '\n';
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
-const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+// A cell's stacked lines (a step over its load) are one line in Markdown, joined by a comma.
+const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ', ')).join(' | ')} |`;
 
 function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
 export function formatMarkdownTable(doc: ResultOverview, options: TableOptions = {}): string {
-  const header = [
-    'Benchmark',
-    'Requests per Second',
-    'Request Latency',
-    'Time to First Token',
-    'Inter Token Latency',
-    'Output Token Throughput',
-  ];
-  const rows = headlineRows(doc, options).map(({ label, values }) => [
-    label,
-    figureOf(values('requestsPerSecond'), 'req/sec'),
-    figureOf(values('latencySec'), 'sec'),
-    figureOf(values('ttftMs'), 'ms'),
-    figureOf(values('itlMs'), 'ms'),
-    figureOf(values('outputTokensPerSecond'), 'tokens/second'),
-  ]);
-  return [markdownTable(header, rows), ITL_FOOTNOTE, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
+  const { columns, footnote } = headlineColumns(doc);
+  const header = ['Benchmark', ...columns.map((c) => c.markdown)];
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
+  return [markdownTable(header, rows), footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -208,18 +225,15 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
   return lines.join('\n') + '\n';
 }
 
-/** The ranking of a many-run report as a Markdown table. */
+/** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
+function markdownTextTable(table: TextTable): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+}
+
+/**
+ * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
+ * export's tables (the same columns, names and figures), with what they say under them.
+ */
 export function formatRankingMarkdown(model: ReportModel): string {
-  const rows = model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    rankedStepText(r),
-    withUnit(r.requestsPerSecond, 'req/sec'),
-    r.outputTokensPerSecondHalfWidth === undefined ? withUnit(r.outputTokensPerSecond, 'tokens/second') : `${fixed(r.outputTokensPerSecond)} ± ${withUnit(r.outputTokensPerSecondHalfWidth, 'tokens/second')}`,
-    withUnit(r.ttftMs, 'ms'),
-    withUnit(r.tpotMs, 'ms'),
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }
