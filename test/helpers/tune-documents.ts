@@ -75,6 +75,7 @@ export function makeTrial(number: number, shape: TrialShape): Trial {
     logFile: status === 'refused' ? null : `tune-trials/trial-${number}.log`,
     port: status === 'refused' ? null : 41000 + number,
     gpuMemoryUsedMiB: null,
+    gpuMemoryNote: null,
     startedAt: `2026-11-25T08:0${number - 1}:00.000Z`,
     endedAt: `2026-11-25T08:0${number - 1}:30.000Z`,
   };
