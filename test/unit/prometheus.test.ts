@@ -161,7 +161,7 @@ test('timestamps: the Prometheus text format\'s are integer milliseconds, OpenMe
   assert.deepEqual(openMetrics.problems, []);
   assert.deepEqual(openMetrics.samples.map((s) => s.timestampMs), [1_700_000_000_000, 1_700_000_000_250, 1_700_000_000_000]);
   // The Content-Type decides for a page cut before its # EOF; a text/plain one stays in milliseconds.
-  const served = (text: string, contentType: string) => (parsePrometheusText as (text: string, options: Record<string, unknown>) => ReturnType<typeof parsePrometheusText>)(text, { contentType }).samples[0]?.timestampMs;
+  const served = (text: string, contentType: string) => parsePrometheusText(text, { contentType }).samples[0]?.timestampMs;
   assert.equal(served('up 1 1700000000\n', 'application/openmetrics-text; version=1.0.0; charset=utf-8'), 1_700_000_000_000);
   assert.equal(served('up 1 1700000000123\n', 'text/plain; version=0.0.4; charset=utf-8'), 1_700_000_000_123);
 });

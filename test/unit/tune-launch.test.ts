@@ -38,7 +38,7 @@ function oneCombination(command: string[], overrides: Partial<TuneConfigInput> =
     budget: { trials: 1 },
     remeasure: false,
     ...overrides,
-  } as never);
+  });
 }
 
 /** A script file in `dir`, run with this Node. */
@@ -189,7 +189,7 @@ test('ELECTRON_RUN_AS_NODE reaches only the llmbench command, not another server
   const other = TuneConfigSchema.parse(oneCombination(['sh', '-c', say, 'sh', process.execPath, cliPath, 'sim', '--preset', 'tiny', '--speedup', '50', '--port', '{port}', '--max-num-seqs', '{n}']));
   // As the extension host runs it: its own environment has the variable, and the llmbench command needs it.
   const env = { ...process.env, LLMBENCH_TUNE_TEST: dir, ELECTRON_RUN_AS_NODE: '1' };
-  const first = await runTune({ config: other, configDir: dir, outPath: join(dir, 'other.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env, llmbenchEnv: { ELECTRON_RUN_AS_NODE: '1' } } as never as Parameters<typeof runTune>[0]);
+  const first = await runTune({ config: other, configDir: dir, outPath: join(dir, 'other.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env, llmbenchEnv: { ELECTRON_RUN_AS_NODE: '1' } });
   assert.match(readFileSync(join(dir, first.trials[0]!.logFile!), 'utf8'), /^ELECTRON_RUN_AS_NODE=unset$/m);
 
   const own = TuneConfigSchema.parse(oneCombination(['llmbench', 'sim', '--preset', 'tiny', '--speedup', '50', '--port', '{port}', '--max-num-seqs', '{n}']));
@@ -201,7 +201,7 @@ test('ELECTRON_RUN_AS_NODE reaches only the llmbench command, not another server
       const pid = event.type === 'trial-stage' && event.stage === 'benchmarking' ? readTune(outPath).runningServer?.pid : undefined;
       if (pid !== undefined) seen = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('ELECTRON_RUN_AS_NODE='));
     },
-  } as never as Parameters<typeof runTune>[0]);
+  });
   assert.equal(seen, 'ELECTRON_RUN_AS_NODE=1');
   assert.deepEqual(liveSimulators(dir), []);
 });
@@ -273,7 +273,7 @@ if (command === 'run') {
 test('a docker run server: run gets --rm and a name of its own, the trial stops the container with docker stop, nothing is left and the port is free', { timeout: 90_000 }, async () => {
   const dir = tempDir();
   await withTools(dir, { docker: FAKE_DOCKER(dir) }, async () => {
-    const config = TuneConfigSchema.parse(oneCombination(['docker', 'run', '--gpus', 'all', '-p', '{port}:8000', 'vllm/vllm-openai:v0.11.0', '--model', 'm', '--max-num-seqs', '{n}'], { benchmark: { profile: { kind: 'concurrency', levels: [2] }, limits: { requests: 4, warmup: 0 }, workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 8 } } } as never));
+    const config = TuneConfigSchema.parse(oneCombination(['docker', 'run', '--gpus', 'all', '-p', '{port}:8000', 'vllm/vllm-openai:v0.11.0', '--model', 'm', '--max-num-seqs', '{n}'], { benchmark: { profile: { kind: 'concurrency', levels: [2] }, limits: { requests: 4, warmup: 0 }, workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 8 } } }));
     const file = await runTune({ config, configDir: dir, outPath: join(dir, 'docker.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } });
     const [trial] = file.trials;
     assert.equal(trial?.status, 'complete', trial?.reason ?? '');

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TuneConfigSchema, type Objective, type TuneEvent } from '../../src/format/tune';
+import { TuneConfigSchema, type Objective, type TuneConfigInput, type TuneEvent } from '../../src/format/tune';
 import type { RunOverview } from '../../src/load/worker-host';
 import { parseTuneConfigText, runTune, TuneConfigError } from '../../src/tune/index';
 import { scoreRun } from '../../src/tune/objective';
@@ -21,38 +21,29 @@ import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-docu
 import { engineWorkerScript, exited, liveSimulators, llmbenchCommand, readTune, startCli, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 /** Every combination launches (no rule refuses any): the search's trials all complete. */
-const ALWAYS_ALLOWED_SPACE = {
+const ALWAYS_ALLOWED_SPACE: TuneConfigInput['space'] = {
   max_num_seqs: { type: 'int', min: 4, max: 64, log: true },
   max_num_batched_tokens: { type: 'choice', values: [8192] },
   enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-} as const;
+};
 
 test('re-measurement is on by default (the best 3, 3 rounds each) and can be set or turned off in the tune config', () => {
   const base = vllmLikeConfig();
-  const parsed = parseTuneConfigText(JSON.stringify(base), 'tune.json') as unknown as Record<string, unknown>;
-  assert.deepEqual(parsed['remeasure'], { candidates: 3, rounds: 3 });
-  const set = parseTuneConfigText(JSON.stringify({ ...base, remeasure: { candidates: 2, rounds: 5 } }), 'tune.json') as unknown as Record<string, unknown>;
-  assert.deepEqual(set['remeasure'], { candidates: 2, rounds: 5 });
-  const off = parseTuneConfigText(JSON.stringify({ ...base, remeasure: false }), 'tune.json') as unknown as Record<string, unknown>;
-  assert.equal(off['remeasure'], false);
+  assert.deepEqual(parseTuneConfigText(JSON.stringify(base), 'tune.json').remeasure, { candidates: 3, rounds: 3 });
+  assert.deepEqual(parseTuneConfigText(JSON.stringify({ ...base, remeasure: { candidates: 2, rounds: 5 } }), 'tune.json').remeasure, { candidates: 2, rounds: 5 });
+  assert.equal(parseTuneConfigText(JSON.stringify({ ...base, remeasure: false }), 'tune.json').remeasure, false);
   assert.throws(() => parseTuneConfigText(JSON.stringify({ ...base, remeasure: { candidates: 2, rounds: 1 } }), 'tune.json'), /remeasure\.rounds/);
 });
 
 test('after the search, the best candidates are re-measured interleaved; the winner is the best mean, with its interval; the noise is recorded; the CLI says so and prints the command as written', async () => {
   const dir = tempDir();
-  writeFileSync(join(dir, 'tune.json'), JSON.stringify(vllmLikeConfig({ space: ALWAYS_ALLOWED_SPACE, budget: { trials: 3 }, remeasure: { candidates: 2, rounds: 2 } } as never)));
+  writeFileSync(join(dir, 'tune.json'), JSON.stringify(vllmLikeConfig({ space: ALWAYS_ALLOWED_SPACE, budget: { trials: 3 }, remeasure: { candidates: 2, rounds: 2 } })));
   const child = startCli(['tune', '--config', 'tune.json', '--out', 'noise.llmtune.json'], dir, { LLMBENCH_TUNE_TEST: dir });
   assert.equal(await exited(child), 0, child.output());
-  const file = readTune(join(dir, 'noise.llmtune.json')) as ReturnType<typeof readTune> & { remeasure?: Record<string, unknown> | null };
+  const file = readTune(join(dir, 'noise.llmtune.json'));
   assert.equal(file.status, 'complete', file.statusReason ?? '');
   assert.equal(file.trials.length, 3);
-  const remeasure = file.remeasure as {
-    candidates: number[];
-    rounds: number;
-    runs: { trial: number; round: number; objective: number | null; resultFile: string | null; logFile: string | null }[];
-    summaries: { trial: number; n: number; mean: number | null; halfWidth: number | null }[];
-    noisePercent: number | null;
-  };
+  const { remeasure } = file;
   assert.ok(remeasure, 'the tune file has no re-measurement');
   // The two trials the search scored highest, best first.
   const ranked = [...file.trials].sort((a, b) => (b.objective ?? -1) - (a.objective ?? -1)).slice(0, 2).map((t) => t.number);
@@ -90,11 +81,11 @@ test('after the search, the best candidates are re-measured interleaved; the win
 
 test('remeasure false: no re-measurement; the best is the search\'s figure, said to be one measurement', async () => {
   const dir = tempDir();
-  const config = TuneConfigSchema.parse(vllmLikeConfig({ space: ALWAYS_ALLOWED_SPACE, budget: { trials: 2 }, remeasure: false } as never));
+  const config = TuneConfigSchema.parse(vllmLikeConfig({ space: ALWAYS_ALLOWED_SPACE, budget: { trials: 2 }, remeasure: false }));
   const events: TuneEvent[] = [];
   const file = await runTune({ config, configDir: dir, outPath: join(dir, 'off.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir }, onEvent: (e) => events.push(e) });
   assert.equal(file.status, 'complete');
-  assert.equal((file as unknown as { remeasure?: unknown }).remeasure ?? null, null);
+  assert.equal(file.remeasure, null);
   assert.equal(events.filter((e) => e.type === 'trial-stage' && e.stage === 'launching').length, 2, 'no launch beyond the budget');
   const view = buildTuneView(file, 'off.llmtune.json', []);
   assert.match(view.headline, /one measurement each, not re-measured/);
@@ -112,11 +103,10 @@ test('ties: trials within noise of the best are said to tie, in the editor, the 
   const view = buildTuneView(file, 'ties.llmtune.json', []);
   assert.match(view.headline, /Best: 3,149 output tok\/s \(trial 4\), tied within noise with trials 2 \(3,127\) and 5 \(3,121\)/);
   assert.match(view.headline, /one measurement each, not re-measured/);
-  const best = view.best as unknown as { ties: number[]; tieText: string };
-  assert.deepEqual(best.ties, [2, 5]);
-  assert.match(best.tieText, /under 5% apart with one value each/);
+  assert.deepEqual(view.best?.ties, [2, 5]);
+  assert.match(view.best?.tieText ?? '', /under 5% apart with one value each/);
   // The tied rows are marked, not only the best.
-  assert.deepEqual(view.rows.map((r) => (r as unknown as { tie?: boolean }).tie === true), [false, true, false, false, true]);
+  assert.deepEqual(view.rows.map((r) => r.tie), [false, true, false, false, true]);
 
   const state = newTuneLiveState({ id: 't', outPath: '/w/ties.llmtune.json', configPath: '/w/c.json', startedAt: '2026-11-25T08:00:00.000Z' }, issueTuneConfig());
   for (const trial of trials) applyTuneEvent(state, { type: 'trial-end', trial, best: file.best });
@@ -133,7 +123,7 @@ test('ties after re-measurement: intervals that overlap are a tie; the winner is
     [3, 1, 3100], [2, 1, 3050], [1, 1, 2000],
     [2, 2, 3090], [1, 2, 2050], [3, 2, 3000],
     [1, 3, 2020], [3, 3, 3080], [2, 3, 3120],
-  ].map(([trial, round, objective]) => ({ trial: trial!, round: round!, objective: objective!, status: 'complete', reason: null, slo: null, load: null, resultFile: `t.trial-${trial}.remeasure-${round}.llmbench.json`, logFile: null, port: 1, gpuMemoryUsedMiB: null, gpuMemoryNote: null, startedAt: '2026-11-25T08:10:00.000Z', endedAt: '2026-11-25T08:10:10.000Z' }));
+  ].map(([trial, round, objective]) => ({ trial: trial!, round: round!, objective: objective!, status: 'complete' as const, reason: null, slo: null, load: null, resultFile: `t.trial-${trial}.remeasure-${round}.llmbench.json`, logFile: null, port: 1, gpuMemoryUsedMiB: null, gpuMemoryNote: null, startedAt: '2026-11-25T08:10:00.000Z', endedAt: '2026-11-25T08:10:10.000Z' }));
   const summary = (trial: number) => {
     const values = runs.filter((r) => r.trial === trial).map((r) => r.objective);
     const interval = meanInterval(values)!;
@@ -145,15 +135,14 @@ test('ties after re-measurement: intervals that overlap are a tie; the winner is
     trials,
     best: { trial: winner.trial, params: trials[winner.trial - 1]!.params, objective: winner.mean, command: trials[winner.trial - 1]!.command },
     remeasure: { candidates: [3, 2, 1], rounds: 3, status: 'complete', runs, summaries, noisePercent: 1.5 },
-  } as never);
+  });
   const view = buildTuneView(file, 't.llmtune.json', []);
   // 2 (3,087 ± 87) and 3 (3,060 ± 131) overlap; 1 (2,023 ± 63) does not.
   assert.equal(winner.trial, 2);
   assert.match(view.best?.objective ?? '', /^3,087 ± \d+ output tok\/s$/);
   assert.match(view.headline, /Best: 3,087 ± \d+ output tok\/s \(trial 2, mean of 3 re-measurements, 95% interval\), tied within noise with trial 3 \(3,060 ± \d+\)/);
   assert.match(view.headline, /Noise: one measurement moved by 1\.5%/);
-  const best = view.best as unknown as { ties: number[] };
-  assert.deepEqual(best.ties, [3]);
+  assert.deepEqual(view.best?.ties, [3]);
   const column = view.columns.findIndex((c) => c.label === 're-measured');
   assert.ok(column >= 0, view.columns.map((c) => c.label).join(', '));
   assert.deepEqual(view.rows.map((r) => r.cells[column]), ['2,023 ± 63', '3,087 ± 87', '3,060 ± 131']);
@@ -186,7 +175,7 @@ test('max-load-within-slo on a ramp benchmark (the ramp preset): each probe repl
       objective: { mode: 'max-load-within-slo', slo: { 'ttftMs.p99': 5000 }, load: { kind: 'rate', min: 20, max: 80, precision: 0.5 } },
       budget: { trials: 1 },
       remeasure: false,
-    } as never),
+    }),
   );
   const file = await runTune({ config, configDir: dir, outPath: join(dir, 'ramp.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } });
   const [trial] = file.trials;

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import type { WorkloadNeed } from '../../src/engines/workload-need';
 import { TuneConfigSchema, type Objective } from '../../src/format/tune';
 import type { RunOverview } from '../../src/load/worker-host';
 import { checkConstraints, runTune } from '../../src/tune/index';
@@ -14,7 +15,7 @@ import { scoreRun, sloMet } from '../../src/tune/objective';
 import { engineWorkerScript, liveSimulators, llmbenchCommand, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 const llama = (...flags: string[]) => ['llama-server', '-m', 'model.gguf', ...flags];
-const ruleOf = (argv: string[], need?: unknown) => (checkConstraints as (...args: unknown[]) => ReturnType<typeof checkConstraints>)(['llama.cpp'], {}, argv, need)?.rule;
+const ruleOf = (argv: string[], need?: WorkloadNeed) => checkConstraints(['llama.cpp'], {}, argv, need)?.rule;
 
 test('llama.cpp rules as llama-server 0.7.0 starts: any context splits into slots (rounded), -b must hold every slot and more than one token, -np at least 1, -ub above -b is a repeat', () => {
   // Accepted by llama-server 0.7.0 (each slot: 512, 256 and 256 tokens), refused by the old rules.
@@ -37,9 +38,9 @@ test('llama.cpp rules as llama-server 0.7.0 starts: any context splits into slot
 });
 
 test('llama.cpp: a slot too small for the benchmark\'s largest request is refused, with the slot size llama-server gives and the request\'s count', () => {
-  const need = { tokens: 342, promptTokens: 294, outputTokens: 48, counted: 'the estimate (4 characters a token)' };
+  const need: WorkloadNeed = { tokens: 342, promptTokens: 294, outputTokens: 48, counted: 'the estimate (4 characters a token)' };
   // -c 1024 -np 8: 128 tokens each, which llama-server 0.7.0 raises to 256: too few for 342.
-  const refused = (checkConstraints as (...args: unknown[]) => ReturnType<typeof checkConstraints>)(['llama.cpp'], {}, llama('-c', '1024', '-np', '8'), need);
+  const refused = checkConstraints(['llama.cpp'], {}, llama('-c', '1024', '-np', '8'), need);
   assert.equal(refused?.rule, 'llama.cpp/slot-holds-workload');
   assert.match(refused?.message ?? '', /-c 1024 \/ -np 8 gives each slot 256 tokens .*the benchmark's largest request needs 342 tokens \(294 prompt \+ 48 output, counted by the estimate/);
   // 2048 / 4 = 512 a slot: it fits; a unified KV cache (-kvu) lets one slot use the whole context.
@@ -59,7 +60,7 @@ test('vllm: max_model_len too short for the benchmark\'s largest request is refu
       search: { strategy: 'random', seed: 1 },
       budget: { trials: 2 },
       remeasure: false,
-    } as never),
+    }),
   );
   const file = await runTune({ config, configDir: dir, outPath: join(dir, 'len.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } });
   const short = file.trials.find((t) => t.params.max_model_len === 128);
