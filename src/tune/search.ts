@@ -113,8 +113,11 @@ function spaceFillingDraw(space: Space, seed: number, history: readonly Observat
       const counts = tried[p];
       if (counts) {
         const least = Math.min(...counts.values());
-        // The least tried, by preference the value of this trial's stratum; later candidates sometimes any value.
-        const pool = attempt >= START_CANDIDATES / 2 && random.next() < 0.25 ? [...counts.keys()] : [...counts].filter(([, n]) => n === least).map(([v]) => v);
+        // A least-tried value, by preference the one of this trial's stratum. Later candidates leave
+        // half the parameters free to take any value, so that a value the rules allow only with some
+        // values of another parameter finds them.
+        const free = attempt >= START_CANDIDATES / 2 && random.next() < 0.5;
+        const pool = free ? [...counts.keys()] : [...counts].filter(([, n]) => n === least).map(([v]) => v);
         const preferred = fromUnit(spec, (permutations[p]![index % strata]! + 0.5) / strata);
         const value = attempt === 0 && pool.includes(preferred) ? preferred : pool[random.int(0, pool.length - 1)]!;
         params[name] = value;

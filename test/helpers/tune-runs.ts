@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseTuneFile, type TuneConfigInput, type TuneFile } from '../../src/format/tune';
+import { parseTuneFile, TuneConfigSchema, type TuneConfigInput, type TuneFile } from '../../src/format/tune';
+import { runTune, type TuneOptions } from '../../src/tune/index';
 import { isAlive, onThisHost } from '../../src/processes/alive';
 import { cliPath, repoRoot } from './limited-child';
 
@@ -78,3 +79,33 @@ export function startCli(args: string[], cwd: string, env: Record<string, string
 
 export const exited = (child: ChildProcess): Promise<number | null> =>
   new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+/**
+ * A tune file cancelled before its first trial, with the options that wrote it: the start of a
+ * --resume test, which then makes the file read as a crashed tuner's.
+ */
+export async function cancelledTuneFile(dir: string, name: string, config: TuneConfigInput = vllmLikeConfig()): Promise<{ options: TuneOptions; outPath: string; file: TuneFile }> {
+  const outPath = join(dir, name);
+  const cancelled = new AbortController();
+  cancelled.abort();
+  const options: TuneOptions = { config: TuneConfigSchema.parse(config), configDir: dir, outPath, resume: false, signal: cancelled.signal, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } };
+  assert.equal((await runTune(options)).status, 'cancelled');
+  return { options: { ...options, resume: true }, outPath, file: readTune(outPath) };
+}
+
+/** A process of this host in a process group of its own (a stand-in for a stranger given a recorded pid); `end` kills its group. */
+export function bystander(): { child: ChildProcess; pid: number; end: () => void } {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { detached: true, stdio: 'ignore' });
+  const pid = child.pid!;
+  return {
+    child,
+    pid,
+    end: () => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

@@ -20,7 +20,7 @@ import { runTune, TuneConfigError } from '../../src/tune/index';
 import { isPortFree } from '../../src/tune/server';
 import { cliPath } from '../helpers/limited-child';
 import { processesWhere } from '../helpers/processes';
-import { engineWorkerScript, groupAlive, liveSimulators, llmbenchCommand, readTune, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
+import { bystander, cancelledTuneFile, engineWorkerScript, groupAlive, liveSimulators, llmbenchCommand, readTune, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 /** A process's start time as /proc/PID/stat field 22 gives it (clock ticks since boot). */
 function startTimeOf(pid: number): string {
@@ -60,55 +60,40 @@ server.listen(port, '127.0.0.1', () => { console.log('listening on ' + port); ${
 
 test('--resume does not kill a process of this host that now has the recorded server\'s pid: another start time or command line', async () => {
   const dir = tempDir();
-  const outPath = join(dir, 'stranger.llmtune.json');
-  const cancelled = new AbortController();
-  cancelled.abort();
-  const options = { config: TuneConfigSchema.parse(vllmLikeConfig()), configDir: dir, outPath, signal: cancelled.signal, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } };
-  assert.equal((await runTune({ ...options, resume: false })).status, 'cancelled');
+  const { options, outPath, file } = await cancelledTuneFile(dir, 'stranger.llmtune.json');
   // The tuner that wrote the file is gone (a child that has exited), on this host; its server's
   // pid now belongs to a bystander started later, running something else.
   const gone = spawn(process.execPath, ['-e', '0']);
   await new Promise((resolve) => gone.once('exit', resolve));
-  const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { detached: true, stdio: 'ignore' });
-  const pid = bystander.pid!;
+  const stranger = bystander();
+  const { pid } = stranger;
   try {
-    const file = readTune(outPath);
     writeFileSync(outPath, JSON.stringify({
       ...file, status: 'running', statusReason: null, finishedAt: null,
       writer: { pid: gone.pid, host: hostname() },
       runningServer: { trial: 1, pid, port: 8000, host: hostname(), startTime: String(Number(startTimeOf(pid)) - 500), command: ['vllm', 'serve', 'm', '--port', '8000'] },
     }));
     const events: TuneEvent[] = [];
-    const resumed = await runTune({ ...options, resume: true, onEvent: (e) => events.push(e) });
+    const resumed = await runTune({ ...options, onEvent: (e) => events.push(e) });
     assert.equal(resumed.status, 'cancelled');
     await sleep(300);
-    assert.ok(bystander.signalCode === null && groupAlive(pid), `process group ${pid} was killed (${bystander.signalCode}) though it is not the server the file names`);
+    assert.ok(stranger.child.signalCode === null && groupAlive(pid), `process group ${pid} was killed (${stranger.child.signalCode}) though it is not the server the file names`);
     const said = events.flatMap((e) => (e.type === 'log' ? [e.message] : [])).join('\n');
     assert.match(said, new RegExp(`process ${pid} is not the server of trial 1: it started at another time`));
   } finally {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    stranger.end();
   }
 });
 
 test('--resume refuses a tune file whose writer is still running; a writer whose pid now names another process does not hold it', async () => {
-  const dir = tempDir();
-  const outPath = join(dir, 'busy.llmtune.json');
-  const cancelled = new AbortController();
-  cancelled.abort();
-  const options = { config: TuneConfigSchema.parse(vllmLikeConfig()), configDir: dir, outPath, signal: cancelled.signal, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } };
-  assert.equal((await runTune({ ...options, resume: false })).status, 'cancelled');
-  const file = readTune(outPath);
+  const { options, outPath, file } = await cancelledTuneFile(tempDir(), 'busy.llmtune.json');
   // This test process stands for a tuner still writing the file.
   writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', finishedAt: null, writer: { pid: process.pid, host: hostname(), startTime: startTimeOf(process.pid) } }));
-  await assert.rejects(runTune({ ...options, resume: true }), (error: Error) => error instanceof TuneConfigError && new RegExp(`is being written by a tune still running \\(pid ${process.pid} on ${hostname()}\\)`).test(error.message));
+  await assert.rejects(runTune(options), (error: Error) => error instanceof TuneConfigError && new RegExp(`is being written by a tune still running \\(pid ${process.pid} on ${hostname()}\\)`).test(error.message));
   assert.equal(readTune(outPath).status, 'running', 'the live tune\'s file was not touched');
   // The same pid with another start time is some later process: the writer is gone.
   writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', finishedAt: null, writer: { pid: process.pid, host: hostname(), startTime: '1' } }));
-  assert.equal((await runTune({ ...options, resume: true })).status, 'cancelled');
+  assert.equal((await runTune(options)).status, 'cancelled');
 });
 
 test('a foreign server already answering on the trial\'s port: the trial fails, naming it, and nothing is benchmarked there', async () => {

@@ -7,7 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,7 +19,7 @@ import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
 import { formatObjective } from '../../src/views/tune';
 import { repoRoot } from '../helpers/limited-child';
-import { engineWorkerScript, exited, groupAlive, liveSimulators, llmbenchCommand, readTune, SIM, startCli, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
+import { bystander, cancelledTuneFile, engineWorkerScript, exited, groupAlive, liveSimulators, llmbenchCommand, readTune, SIM, startCli, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 test('the vllm rule set reads the argv by vLLM flag names and names the rule it breaks', () => {
   const argv = (batched: number, chunked: string) => ['vllm', 'serve', 'm', '--max-num-seqs', '64', '--max-num-batched-tokens', String(batched), '--max-model-len=4096', chunked];
@@ -358,33 +357,23 @@ test('kill -9 of the tuner, then --resume: finished trials are kept, not rerun, 
 });
 
 test('--resume stops a left server only on the host whose tuner launched it: from another host it is named, and a process of this host with its number is left alone', async () => {
-  const dir = tempDir();
-  const outPath = join(dir, 'elsewhere.llmtune.json');
-  const cancelled = new AbortController();
-  cancelled.abort();
-  const options = { config: TuneConfigSchema.parse(vllmLikeConfig()), configDir: dir, outPath, signal: cancelled.signal, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } };
   // A tune file, cancelled before its first trial, then made to read as the file of a tuner on
   // another host that crashed while its trial's server ran as process group N...
-  assert.equal((await runTune({ ...options, resume: false })).status, 'cancelled');
+  const { options, outPath, file } = await cancelledTuneFile(tempDir(), 'elsewhere.llmtune.json');
   // ...where N is, on this host, another process group.
-  const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { detached: true, stdio: 'ignore' });
-  const pid = bystander.pid!;
+  const stranger = bystander();
+  const { pid } = stranger;
   try {
-    const file = readTune(outPath);
     writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', statusReason: null, finishedAt: null, writer: { pid: 4242, host: 'gpu-box-elsewhere' }, runningServer: { trial: 1, pid, port: 8000 } }));
     const events: TuneEvent[] = [];
-    const resumed = await runTune({ ...options, resume: true, onEvent: (e) => events.push(e) });
+    const resumed = await runTune({ ...options, onEvent: (e) => events.push(e) });
     assert.equal(resumed.status, 'cancelled');
     await sleep(300); // time for a kill's exit to be seen: a killed child of this process lingers as a zombie, which a signal 0 still finds
-    assert.ok(bystander.signalCode === null && groupAlive(pid), `process group ${pid} of this host was killed (${bystander.signalCode}) for a server that runs on another host`);
+    assert.ok(stranger.child.signalCode === null && groupAlive(pid), `process group ${pid} of this host was killed (${stranger.child.signalCode}) for a server that runs on another host`);
     const said = events.flatMap((e) => (e.type === 'log' ? [e.message] : [])).join('\n');
     assert.match(said, new RegExp(`trial 1 \\(process group ${pid}\\) .*gpu-box-elsewhere`));
   } finally {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone (the old resume killed it)
-    }
+    stranger.end();
   }
 });
 
