@@ -119,15 +119,24 @@ test('a foreign server already answering on the trial\'s port: the trial fails, 
 
 test('a port still taken after the server stopped: the next trial does not start, and the tune says which process holds it', async () => {
   const dir = tempDir();
-  // On SIGTERM the server hands its port to a detached process of its own (a daemon it starts), then exits.
+  // On SIGTERM the server hands its port to a detached process of its own (a daemon it starts), and
+  // exits once the daemon listens.
   const server = script(dir, 'handoff.js', modelsServer(`
     process.on('SIGTERM', () => {
-      server.close();
-      const daemon = require('node:child_process').spawn(process.execPath, ['-e', \`require('node:http').createServer((q, s) => s.end()).listen(\${port}, '127.0.0.1'); setTimeout(() => process.exit(0), 30000)\`, 'llmbench-handoff-daemon', String(port)], { detached: true, stdio: 'ignore' });
-      daemon.unref();
-      setTimeout(() => process.exit(0), 200);
+      server.closeAllConnections();
+      server.close(() => {
+        const daemon = require('node:child_process').spawn(process.execPath, ['-e', \`require('node:http').createServer((q, s) => s.end()).listen(\${port}, '127.0.0.1', () => console.log('listening')); setTimeout(() => process.exit(0), 30000)\`, 'llmbench-handoff-daemon', String(port)], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+        daemon.stdout.once('data', () => process.exit(0));
+      });
     });`));
-  const config = TuneConfigSchema.parse(oneCombination([process.execPath, server, '{port}', '{n}'], { space: { n: { type: 'choice', values: [1, 2] } }, budget: { trials: 2 } }));
+  // A grace long enough for the daemon to start on a loaded machine, so that it holds the port when the tuner looks.
+  const config = TuneConfigSchema.parse(
+    oneCombination([process.execPath, server, '{port}', '{n}'], {
+      server: { command: [process.execPath, server, '{port}', '{n}'], readyPath: '/v1/models', startTimeoutSec: 20, stopGraceSec: 15 },
+      space: { n: { type: 'choice', values: [1, 2] } },
+      budget: { trials: 2 },
+    }),
+  );
   try {
     const file = await runTune({ config, configDir: dir, outPath: join(dir, 'taken.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } });
     assert.equal(file.trials.length, 1, `a trial started after port ${file.trials[0]?.port} stayed taken: ${JSON.stringify(file.trials.map((t) => [t.number, t.status, t.reason]))}`);
