@@ -10,8 +10,8 @@ import { parseTuneFile, type TuneFile } from '../../src/format/tune';
 import { isPortFree } from '../../src/tune/server';
 import { writtenCommand } from '../../src/tune/space';
 import { commandLine } from '../../src/views/tune';
-import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, scenario, waitForText } from './harness';
-import { shootAtEachSize, THEMES } from './harness/layout';
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, saveScreenshot, scenario, waitForText } from './harness';
+import { shootAtEachSize, SIZES, THEMES } from './harness/layout';
 import { processesWhere } from '../helpers/processes';
 import { simulatorTuneConfig } from '../helpers/tune-documents';
 
@@ -91,6 +91,11 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       const best = await (await editor()).locator('#best').innerText();
       if (!/ ± [\d,]+ output tok\/s/.test(best) || !/mean of 3 re-measurements, 95% interval/.test(best)) throw new Error(`the Best section gives no interval: ${best}`);
       await shootAtEachSize(page, editor, `tune-editor-${theme}`);
+      // The trials table too, with its re-measured column and the rows tied with the best, at the narrower size.
+      const [narrow] = SIZES;
+      await page.setViewportSize(narrow!);
+      await (await editor()).locator('.trials-table').evaluate((table) => table.scrollIntoView({ block: 'start' }));
+      await saveScreenshot(page, `gallery-tune-editor-table-${theme}-${narrow!.width}`);
       await tunePanelTab(page).click();
       await shootAtEachSize(page, () => findWebview(page, { title: TUNE_PANEL, text: 'Finished (complete)' }), `tune-live-${theme}`);
       await page.locator('.tabs-container .tab', { hasText: 'sim.llmtune.json' }).click();
