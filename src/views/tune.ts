@@ -206,7 +206,7 @@ function tableColumns(data: TuneData): TuneColumn[] {
     { label: 'status', description: 'complete; refused (a constraint ruled the combination out: no launch); failed to start (the server exited or never got ready); failed (the benchmark failed).' },
     { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: "The figure maximized, at the best load meeting every SLO, as the search measured it once; n/a when no step met them." },
     ...(hasRemeasure(data)
-      ? [{ label: 're-measured', unit: objectiveTitle(data.config.objective), numeric: true, description: "For the best candidates of the search: the mean of their re-measurements after it (not counting the search's figure, picked for being high) \u00b1 the half-width of its 95% Student's t interval." }]
+      ? [{ label: 're-measured', unit: objectiveTitle(data.config.objective), numeric: true, breaks: true, description: "For the best candidates of the search: the mean of their re-measurements after it (not counting the search's figure, picked for being high) \u00b1 the half-width of its 95% Student's t interval." }]
       : []),
     ...sloKeys.map((key) => {
       const { metric } = parseSloKey(key);
@@ -223,7 +223,9 @@ function remeasuredCell(data: TuneData, trial: number): string {
   if (!summary) return '';
   const missed = summary.missed > 0 ? ` (${summary.missed} of ${summary.n + summary.missed} missed)` : '';
   if (summary.mean === null) return summary.missed > 0 ? `none scored${missed}` : '';
-  return `${figureText(data.config.objective, { value: summary.mean, interval: { n: summary.n, mean: summary.mean, halfWidth: summary.halfWidth } })}${missed}`;
+  // The half-width stays with its ±, which may go to a second line in a narrow editor.
+  const figure = figureText(data.config.objective, { value: summary.mean, interval: { n: summary.n, mean: summary.mean, halfWidth: summary.halfWidth } }).replace(' \u00b1 ', ' \u00b1\u00a0');
+  return `${figure}${missed}`;
 }
 
 function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>): TuneRow {

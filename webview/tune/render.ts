@@ -26,7 +26,7 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
   const body = view.rows.map((row) => {
     const cells = row.cells.map((cell, i) => {
       const column = view.columns[i];
-      return el('td', { className: [column?.numeric ? 'num' : '', column?.wrap ? 'wrap' : ''].filter(Boolean).join(' '), text: cell });
+      return el('td', { className: [column?.numeric ? 'num' : '', column?.wrap ? 'wrap' : '', column?.breaks ? 'breaks' : ''].filter(Boolean).join(' '), text: cell });
     });
     const opens = row.resultFile !== null;
     const tr = el(

@@ -63,6 +63,8 @@ export const TuneColumnSchema = z.object({
   description: z.string().optional(),
   /** Long text (the reason) that wraps instead of widening the table. */
   wrap: z.boolean().optional(),
+  /** A figure with its interval ("4,999 ± 4,450") that may break before its ± rather than widen the table. */
+  breaks: z.boolean().optional(),
 });
 export type TuneColumn = z.infer<typeof TuneColumnSchema>;
 
