@@ -13,6 +13,7 @@ import { parseTuneFile, TuneConfigSchema, type TuneConfigInput, type TuneFile } 
 import { runTune, type TuneOptions } from '../../src/tune/index';
 import { isAlive, onThisHost } from '../../src/processes/alive';
 import { cliPath, repoRoot } from './limited-child';
+import { simulatorVllmSpace } from './tune-documents';
 
 export const llmbenchCommand = [process.execPath, cliPath];
 export const engineWorkerScript = join(repoRoot, 'dist', 'engine-worker.js');
@@ -27,11 +28,7 @@ export function vllmLikeConfig(overrides: Partial<TuneConfigInput> = {}): TuneCo
       startTimeoutSec: 30,
       stopGraceSec: 5,
     },
-    space: {
-      max_num_seqs: { type: 'int', min: 4, max: 64, log: true },
-      max_num_batched_tokens: { type: 'choice', values: [512, 1024, 2048, 4096, 8192] },
-      enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-    },
+    space: simulatorVllmSpace(64),
     constraints: ['vllm'],
     benchmark: { profile: { kind: 'concurrency', levels: [8] }, limits: { requests: 16 }, workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 } },
     objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 2000 } },
