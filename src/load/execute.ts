@@ -10,10 +10,11 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { RunConfig } from '../format/config';
+import { takesMessages, type RunConfig } from '../format/config';
 import type { RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { cancelDelayMs } from './cancel';
 import { sendRequest } from './client';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
@@ -121,7 +122,9 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
     sink.inFlight(++inFlight);
     try {
-      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
+      const warmup = index < step.warmup;
+      const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, context);
       sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
       return measured.error !== null;
     } catch (error) {
@@ -147,7 +150,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
           config.sessions,
           () => conversation(sessionStarts.take()),
           (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
-          config.endpoint.api === 'chat',
+          takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
         )

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, redactUrl, RunConfigSchema, type Labels, type RunConfig } from '../format/config';
+import { redactHeaders, redactUrl, RunConfigSchema, takesMessages, type Labels, type RunConfig } from '../format/config';
 import { describeZodError, SCHEMA_VERSION, type StepSummary } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
@@ -204,7 +204,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   try {
     gather.started(plan);
     if (probed) gather.log('info', probed.message);
-    if (config.endpoint.api === 'chat' && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
+    if (takesMessages(config.endpoint.api) && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
     for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
     await runSteps({ config, options, workload, tokenCounter, gather }, plan);
     return await gather.finish();

@@ -44,6 +44,7 @@ function table(columns: TableColumn[], rows: string[][], className: string): str
 function sloText(model: ReportModel): string {
   const parts = [
     model.slo.ttftMs !== undefined ? `TTFT ≤ ${model.slo.ttftMs} ms` : null,
+    model.slo.ttfoMs !== undefined ? `TTFO ≤ ${model.slo.ttfoMs} ms` : null,
     model.slo.tpotMs !== undefined ? `TPOT ≤ ${model.slo.tpotMs} ms` : null,
     model.slo.e2eMs !== undefined ? `latency ≤ ${model.slo.e2eMs} ms` : null,
   ].filter((p): p is string => p !== null);

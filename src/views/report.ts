@@ -10,7 +10,7 @@
  * rises almost linearly (largest gap under KNEE_MIN_GAP), have no knee.
  */
 import type { z } from 'zod';
-import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultDocument, type Stats, type Step, type StepSummary } from '../format/result';
 import { wantsLogAxis } from './axis';
 import { DASH_PATTERNS, PALETTE_SIZE, type ChartSpec, type SeriesSpec, type TableColumn } from './chart-spec';
 import { formatMetric, isNumber, NOT_AVAILABLE } from './number-format';
@@ -51,7 +51,7 @@ export type Curve = z.infer<typeof CurveSchema>;
 export type ReportChart = z.infer<typeof ReportChartSchema>;
 export type RankingRow = z.infer<typeof RankingRowSchema>;
 export type ReportModel = z.infer<typeof ReportModelSchema>;
-export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
+export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'ttfoMs' | 'itlMs' | 'tpotMs' | 'failures' | 'embeddingsPerSecond';
 
 export const KNEE_MIN_GAP = 0.1;
 
@@ -65,15 +65,22 @@ export function curveStyle(runIndex: number, groupIndex: number | null): { color
 }
 const NO_GROUP = '(no label)';
 
-const CURVES: { metric: CurveMetric; title: string; unit: string }[] = [
+/** The curves every report draws; `when` names the runs that add one (some run reasoned, or embedded). */
+const CURVES: { metric: CurveMetric; title: string; unit: string; when?: 'reasoning' | 'embeddings' }[] = [
   { metric: 'requestsPerSecond', title: 'Requests per second', unit: 'req/s' },
   { metric: 'outputTokensPerSecond', title: 'Output tokens per second', unit: 'tok/s' },
+  { metric: 'embeddingsPerSecond', title: 'Embeddings per second', unit: 'embeddings/s', when: 'embeddings' },
   { metric: 'latencyMs', title: 'Request latency', unit: 'ms' },
   { metric: 'ttftMs', title: 'Time to first token', unit: 'ms' },
+  { metric: 'ttfoMs', title: 'Time to first output token (the answer, reasoning left out)', unit: 'ms', when: 'reasoning' },
   { metric: 'itlMs', title: 'Inter-token latency (per chunk)', unit: 'ms' },
   { metric: 'tpotMs', title: 'Time per output token', unit: 'ms' },
   { metric: 'failures', title: 'Failed requests', unit: 'requests' },
 ];
+
+/** Whether any of the runs' steps reasoned, or returned embeddings. */
+const runsReasoned = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.ttfoMs !== undefined));
+const runsEmbedded = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.embeddingsPerSecond !== undefined));
 
 export function statOf(stats: Stats | null | undefined, stat: StatChoice): number | null {
   const value = stats?.[stat];
@@ -85,8 +92,12 @@ export function metricOf(summary: StepSummary, metric: CurveMetric, stat: StatCh
     case 'requestsPerSecond':
     case 'outputTokensPerSecond':
       return summary[metric];
+    case 'embeddingsPerSecond':
+      return summary.embeddingsPerSecond ?? null;
     case 'failures':
       return summary.requests.total > 0 ? summary.requests.failed : null;
+    case 'ttfoMs':
+      return statOf(ttfoStatsOf(summary), stat);
     default:
       return statOf(summary[metric], stat);
   }
@@ -151,6 +162,7 @@ export function findKnee(points: readonly { x: number; y: number }[]): number | 
 function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boolean {
   const checks: [number | undefined, Stats | null | undefined][] = [
     [slo.ttftMs, summary.ttftMs],
+    [slo.ttfoMs, ttfoStatsOf(summary)],
     [slo.tpotMs, summary.tpotMs],
     [slo.e2eMs, summary.latencyMs],
   ];
@@ -158,7 +170,7 @@ function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boole
   return checks.every(([limit, stats]) => limit === undefined || (statOf(stats, stat) ?? Infinity) <= limit);
 }
 
-const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
+const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
 
 export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}): ReportModel {
   const axis = options.axis ?? chooseAxis(runs);
@@ -206,7 +218,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const xTitle = axis === 'concurrency' ? 'Concurrency (measured mean in flight)' : 'Achieved request rate (completed req/s)';
   const xLog = wantsLogAxis(styled.flatMap((entry) => entry.steps.map((s) => s.load)));
   const statLabel = stat === 'mean' ? 'mean' : stat;
-  const charts = CURVES.map(({ metric, title, unit }) => {
+  const reasoning = runsReasoned(runs);
+  const present = { reasoning, embeddings: runsEmbedded(runs) };
+  const charts = CURVES.filter((c) => c.when === undefined || present[c.when]).map(({ metric, title, unit }) => {
     const latencyLike = metric.endsWith('Ms');
     return {
       id: metric,
@@ -247,6 +261,13 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
         outputTokensPerSecond: acrossRepeats?.mean ?? best?.summary.outputTokensPerSecond ?? null,
         ...(acrossRepeats?.halfWidth != null ? { outputTokensPerSecondHalfWidth: acrossRepeats.halfWidth } : {}),
         ttftMs: best ? statOf(best.summary.ttftMs, stat) : null,
+        ...(reasoning
+          ? {
+              ttfoMs: best ? statOf(ttfoStatsOf(best.summary), stat) : null,
+              reasoningTokens: best?.summary.reasoningTokens?.mean ?? (best ? 0 : null),
+              answerTokens: best?.summary.answerTokens?.mean ?? best?.summary.outputTokens?.mean ?? null,
+            }
+          : {}),
         tpotMs: best ? statOf(best.summary.tpotMs, stat) : null,
         latencyMs: best ? statOf(best.summary.latencyMs, stat) : null,
         goodput: bestGoodput?.summary.goodput ?? null,
@@ -283,6 +304,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     offAxis: styled.filter((entry) => entry.steps.length === 0).map((entry) => entry.run.name),
     stat,
     slo,
+    reasoning,
     charts,
     tradeoff,
     knees,
@@ -347,6 +369,8 @@ export function rankingTable(model: ReportModel): TextTable {
       figure('outputTokensPerSecond'),
       figure('requestsPerSecond'),
       figure('ttftMs', `${stat}, ms`),
+      // A reasoning model's wait for its answer, and how much it thought and answered.
+      ...(model.reasoning ? [figure('ttfoMs', `${stat}, ms`), figure('reasoningTokens', 'mean'), figure('answerTokens', 'mean')] : []),
       figure('tpotMs', `${stat}, ms`),
       figure('latencyMs', `${stat}, ms`),
       ...(goodput ? [{ label: 'best goodput', unit: 'req/s, its own SLO', numeric: true, description: METRICS.goodput.definition }] : []),
@@ -360,6 +384,7 @@ export function rankingTable(model: ReportModel): TextTable {
         : `${formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)} ± ${formatMetric('outputTokensPerSecond', r.outputTokensPerSecondHalfWidth)}`,
       formatMetric('requestsPerSecond', r.requestsPerSecond),
       formatMetric('ttftMs', r.ttftMs),
+      ...(model.reasoning ? [formatMetric('ttfoMs', r.ttfoMs ?? null), formatMetric('reasoningTokens', r.reasoningTokens ?? null), formatMetric('answerTokens', r.answerTokens ?? null)] : []),
       formatMetric('tpotMs', r.tpotMs),
       formatMetric('latencyMs', r.latencyMs),
       ...(goodput ? [r.goodput === null ? NOT_AVAILABLE : `${formatMetric('goodput', r.goodput)}\nat ${r.goodputStep ?? '?'}`] : []),

@@ -58,6 +58,10 @@ export const RankingRowSchema = z.object({
   /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
   outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
+  /** TTFO (its TTFT without reasoning), and the step's mean reasoning and answer tokens; set when some run reasoned. */
+  ttfoMs: nullableNumber.optional(),
+  reasoningTokens: nullableNumber.optional(),
+  answerTokens: nullableNumber.optional(),
   tpotMs: nullableNumber,
   latencyMs: nullableNumber,
   /** Highest goodput the run measured itself (its own SLO), with its step. */
@@ -89,6 +93,8 @@ export const ReportModelSchema = z.object({
   axis: LoadAxisSchema,
   stat: StatChoiceSchema,
   slo: ReportSloSchema,
+  /** Some run reasoned: the report adds TTFO and the reasoning and answer tokens. */
+  reasoning: z.boolean().default(false),
   charts: z.array(ReportChartSchema),
   tradeoff: ReportChartSchema,
   /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */
