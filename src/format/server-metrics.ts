@@ -38,6 +38,19 @@ export const MetricSeriesSchema = z.object({
 });
 export type MetricSeries = z.infer<typeof MetricSeriesSchema>;
 
+/**
+ * One series' identity: its source, name and labels, the labels in name order (an exposition may
+ * write them in any order; two orders are one series). The one key of a series, for the scraper
+ * that collects samples and the views that join a file's chunks. JSON keeps every part apart
+ * whatever characters a label value holds.
+ */
+export function seriesKey(series: Pick<MetricSeries, 'source' | 'name' | 'labels'>): string {
+  const labels = Object.keys(series.labels)
+    .sort()
+    .map((name) => [name, series.labels[name]]);
+  return JSON.stringify([series.source, series.name, labels]);
+}
+
 /** Defaults and bounds of the scraper, shared by the config schema, the flags and the settings. */
 export const SERVER_METRICS_INTERVAL = { defaultMs: 1000, minMs: 100, maxMs: 60_000 } as const;
 /** Series kept per run: beyond it (labels exploding, a huge allow-list) new series are dropped, with one warning. */

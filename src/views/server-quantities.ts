@@ -11,6 +11,7 @@ import {
   recogniseEngine,
   SERVER_METRIC_NAMES,
   SGLANG_GENERATION_THROUGHPUT,
+  seriesKey,
   type CommonServerMetric,
   type MetricSample,
   type MetricSeries,
@@ -38,12 +39,6 @@ export const COMMON_UNITS: Record<CommonServerMetric, string> = {
   queueTime: 'ms (mean per interval)',
   prefillTime: 'ms (mean per interval)',
 };
-
-const seriesKey = (s: Pick<MetricSeries, 'source' | 'name' | 'labels'>): string =>
-  `${s.source}\u0000${s.name}\u0000${Object.entries(s.labels)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\u0000')}`;
 
 /**
  * Appends `more`'s samples to the series of `into` with the same source, name and labels (new
