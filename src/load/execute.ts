@@ -10,10 +10,11 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactSecrets, type RunConfig } from '../format/config';
+import { knownSecrets, redactSecrets, takesMessages, type RunConfig } from '../format/config';
 import type { LoadFigures, RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { cancelDelayMs } from './cancel';
 import { sendRequest } from './client';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
@@ -79,6 +80,12 @@ export function keptRecord(r: RequestRecord, secrets: readonly string[]): Reques
   r.queueMs = roundMs(r.queueMs);
   r.firstTokenMs = roundNullable(r.firstTokenMs);
   r.endMs = roundNullable(r.endMs);
+  const reasoning = r.reasoning;
+  if (reasoning !== undefined) {
+    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
+    const durationMs = reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs));
+    r.reasoning = { ...reasoning, firstMs: roundNullable(reasoning.firstMs), answerFirstMs: roundNullable(reasoning.answerFirstMs), durationMs };
+  }
   if (r.error !== null) r.error = { kind: r.error.kind, message: redactSecrets(r.error.message, secrets) };
   return r;
 }
@@ -160,7 +167,9 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     sink.inFlight(++inFlight);
     meter.dispatched(performance.now() - startMs - readyMs);
     try {
-      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
+      const warmup = index < step.warmup;
+      const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, context);
       measured.session = turn?.session ?? null;
       measured.turn = turn?.turn ?? null;
       meter.recorded(measured.chunkMs.length);
@@ -188,12 +197,14 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn) => {
+          // The record is scheduled when the turn was due (a cap's wait is then queue time); the
+          // meter's lateness counts from when the driver handed the turn over, after any slot wait.
+          (prepared, turn, dueAtMs) => {
             if (!requests.more) return Promise.resolve(true);
             const readyMs = performance.now() - startMs;
-            return send(prepared, requests.take(), readyMs, readyMs, turn);
+            return send(prepared, requests.take(), dueAtMs - startMs, readyMs, turn);
           },
-          config.endpoint.api === 'chat',
+          takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
         )
@@ -210,9 +221,15 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       const slots = slotCount === null ? undefined : new Slots(slotCount);
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
-        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, signal);
-        if (signal.aborted || !withinBudget()) break;
-        running.push(sessions.run(conversation(j), withinBudget, signal, slots));
+        const dueAtMs = startMs + (pacing.schedule[j] ?? 0) * 1000;
+        await waitUntil(dueAtMs, signal);
+        if (signal.aborted || drain.aborted) break;
+        if (!requests.more) {
+          // The step's turns are spent before its schedule is: the sessions not started are said (plan.ts, scheduleCutNote).
+          used.firstUnstartedSession = j;
+          break;
+        }
+        running.push(sessions.run(conversation(j), withinBudget, signal, slots, dueAtMs));
       }
       await Promise.all(running);
     } else if (pacing.kind === 'closed') {

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import { RunConfigSchema } from '../format/config';
 import { LoadFiguresSchema, RequestRecordReadSchema, StepProfileSchema, ThreadLoadSchema } from '../format/result';
-import type { ExecutorPart } from './plan';
+import type { ExecutorPart, PartUsage } from './plan';
 
 const count = z.number().int().nonnegative();
 
@@ -37,6 +37,11 @@ export const ExecutorPartSchema = z.object({
 const partFits: z.ZodType<ExecutorPart> = ExecutorPartSchema;
 void partFits;
 
+/** plan.ts's PartUsage, as it travels back. */
+export const PartUsageSchema = z.object({ prompts: count, sessions: count, firstUnstartedSession: count.optional() });
+const usageFits: z.ZodType<PartUsage> = PartUsageSchema;
+void usageFits;
+
 /** Gather -> executor. */
 export const ExecutorCommandSchema = z.discriminatedUnion('type', [
   /** Builds the executor's workload and token counter from the run's config and seed: `ready`, or `failed`. */
@@ -63,7 +68,7 @@ export const ExecutorReplySchema = z.discriminatedUnion('type', [
    */
   z.object({ type: z.literal('batch'), records: z.array(RequestRecordReadSchema), inFlight: count, lateness: LoadFiguresSchema.nullable().optional() }),
   /** The part is over: every request it sent has ended and been in a batch. `startLateMs`: how late it began after `atMs`. */
-  z.object({ type: z.literal('done'), usage: z.object({ prompts: count, sessions: count }), load: ThreadLoadSchema, startLateMs: z.number() }),
+  z.object({ type: z.literal('done'), usage: PartUsageSchema, load: ThreadLoadSchema, startLateMs: z.number() }),
   /** Init or the part failed; `badInput`: the config, a dataset or a tokenizer cannot be used. */
   z.object({ type: z.literal('failed'), message: z.string(), badInput: z.boolean() }),
 ]);

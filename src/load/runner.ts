@@ -8,10 +8,13 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { redactHeaders, redactUrl, RunConfigSchema, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, type StepSummary, type ThreadLoad, type WorkersInfo } from '../format/result';
+import { redactHeaders, redactUrl, RunConfigSchema, takesMessages, type Labels, type RunConfig } from '../format/config';
+import { describeZodError, SCHEMA_VERSION, type CacheReset, type StepSummary, type ThreadLoad, type WorkersInfo } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
+import { randomBytes } from 'node:crypto';
+import { wantsUsage } from './client';
+import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -23,7 +26,7 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
 import { RunGather } from './gather';
-import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 import { resolveWorkers } from './workers';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
@@ -31,7 +34,16 @@ export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates }
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
   if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
-  return parsed.data;
+  return withRunSalt(parsed.data);
+}
+
+/**
+ * The run's own salt (config `cache`, docs/workloads.md): drawn here, once per run, unless the run
+ * reuses prompts or was given one. It goes into the result's config with the rest.
+ */
+function withRunSalt(config: RunConfig): RunConfig {
+  if (config.cache.reusePrompts || config.cache.salt !== undefined) return config;
+  return { ...config, cache: { ...config.cache, salt: randomBytes(3).toString('hex') } };
 }
 
 /**
@@ -88,6 +100,8 @@ interface RunParts {
   config: RunConfig;
   executors: ExecutorPool;
   gather: RunGather;
+  /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
+  cacheResetter: CacheResetter | null;
 }
 
 /**
@@ -98,7 +112,8 @@ interface RunParts {
 async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
   const { executors, gather } = run;
   const parts = partition(step, executors.count, cursor);
-  const stepGather = gather.beginStep(step, repeat, parts.length);
+  const cacheReset = await resetCache(run, step);
+  const stepGather = gather.beginStep(step, repeat, parts.length, cacheReset);
   const loads: { executor: number; load: ThreadLoad; startLateMs: number }[] = [];
   let next = cursor;
   try {
@@ -116,10 +131,21 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
     }
     if (lost !== null) gather.lose(lost.message);
     next = cursorAfter(cursor, usages);
+    const cut = scheduleCutNote(step, usages);
+    if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
   }
   return { summary: stepGather.end(loads), cursor: next };
+}
+
+/** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
+async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
+  if (run.cacheResetter === null) return undefined;
+  const { outcome, foundNone } = await run.cacheResetter.reset();
+  if (outcome.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${outcome.how}).`);
+  if (foundNone) run.gather.warn(`The prefix cache could not be reset before the steps: ${outcome.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  return outcome;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -134,35 +160,29 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
-  let sweepSteps: StepPlan[] | null = null;
+  let sweepFrom: StepSummary[] | null = null;
   for (let repeat = 0; repeat < plan.repeats && !gather.stopped; repeat++) {
     if (repeat > 0) await pauseBetweenRepeats(config, gather, repeat);
     const repeatIndex = config.repeat === undefined ? undefined : repeat;
     const summaries: StepSummary[] = [];
-    for (const step of plan.steps) {
+    // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
+    for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
       const ran = await runStep(run, step, repeatIndex, cursor);
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
     if (config.profile.kind !== 'sweep' || gather.stopped) continue;
-    if (sweepSteps === null) {
-      const placed = planSweepRates(config, summaries);
-      for (const note of placed.notes) gather.log(note.level, note.message);
-      sweepSteps = placed.steps;
-    }
-    for (const step of sweepSteps) {
+    const placed = planSweepRates(config, sweepFrom ?? summaries, repeat);
+    if (sweepFrom === null) for (const note of placed.notes) gather.log(note.level, note.message);
+    sweepFrom ??= summaries;
+    for (const step of placed.steps) {
       if (gather.stopped) break;
       cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
     }
   }
 }
 
-/**
- * Runs the configured benchmark in this thread and resolves with the final document. Bad
- * configuration and unreadable datasets or tokenizers reject before anything is sent or
- * written; after that, request failures are recorded, never thrown.
- */
 /** The run's executors: this thread for one worker (with the workload built here), else worker threads. */
 async function startExecutors(config: RunConfig, options: RunOptions, workers: WorkersInfo): Promise<{ executors: ExecutorPool; chatNote: string | null }> {
   if (workers.count === 1) {
@@ -173,7 +193,7 @@ async function startExecutors(config: RunConfig, options: RunOptions, workers: W
   // Each worker builds its own workload from the config and seed; a config they cannot use rejects here.
   const script = options.executorScript ?? join(__dirname, 'executor-worker.js');
   const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey);
-  return { executors, chatNote: config.endpoint.api === 'chat' ? (await createTokenCounter(config.tokenizer)).chatNote : null };
+  return { executors, chatNote: takesMessages(config.endpoint.api) ? (await createTokenCounter(config.tokenizer)).chatNote : null };
 }
 
 /**
@@ -212,9 +232,13 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
       gather.started(plan);
       if (probed) gather.log('info', probed.message);
       if (workers.count > 1 || config.workers !== undefined) gather.log('info', `Workers: ${workers.count} (${workers.reason}).`);
-      if (config.endpoint.api === 'chat' && chatNote !== null) gather.log('info', chatNote);
+      if (takesMessages(config.endpoint.api) && chatNote !== null) gather.log('info', chatNote);
       for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
-      await runSteps({ config, executors, gather }, plan);
+      if (config.request.stream && !wantsUsage(config.request)) {
+        gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+      }
+      const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+      await runSteps({ config, executors, gather, cacheResetter }, plan);
       return await gather.finish();
     } catch (error) {
       await gather.fail(error);
