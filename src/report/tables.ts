@@ -8,6 +8,8 @@ import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { endpointLines } from '../views/endpoint-figures';
+import { traceNotes, traceTable } from '../views/trace-figures';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -40,6 +42,24 @@ export function formatTerminalTable(doc: ResultOverview): string {
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
   return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+}
+
+/**
+ * What a terminal shows after the step table of a run over several endpoints or of a trace: each
+ * step's figures per endpoint beside its total (and what failover did), and each trace step's
+ * replay (rows left out, send lateness). Empty for other runs.
+ */
+export function formatRunDetails(doc: ResultOverview): string {
+  const lines: string[] = [];
+  const trace = traceTable(doc.steps);
+  if (trace !== null) {
+    const header = trace.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label));
+    const [headerLine = '', ...body] = alignColumns([header, ...trace.rows]);
+    lines.push('Trace replay (send lateness: sent minus recorded time, scaled):', headerLine, '-'.repeat(headerLine.length), ...body, ...traceNotes(doc.steps), '');
+  }
+  const endpoints = endpointLines(doc, (rows) => alignColumns(rows));
+  if (endpoints.length > 0) lines.push(...endpoints, '');
+  return lines.length === 0 ? '' : `\n${lines.join('\n')}`;
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -173,5 +193,8 @@ export function formatRankingMarkdown(model: ReportModel): string {
     model.knees[r.run]?.step ?? 'none',
   ]);
   const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  const endpoints = model.endpoints.map(
+    (run) => `\n## Per endpoint: ${run.name}\n\n${markdownTable(run.table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), run.table.rows)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`,
+  );
+  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
 }

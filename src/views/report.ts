@@ -16,6 +16,7 @@ import type { ChartSpec, SeriesSpec } from './chart-spec';
 import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
 import { definitionNotes } from './result';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
+import { endpointNotes, endpointTable } from './endpoint-figures';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
 
@@ -279,6 +280,10 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     tradeoff,
     knees,
     ranking,
+    endpoints: runs.flatMap((run) => {
+      const table = endpointTable(run.doc);
+      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+    }),
   };
 }
 
