@@ -87,7 +87,7 @@ const badInputs: Array<[what: string, args: string[], message: RegExp]> = [
   ['a zero request count', ['run', ...endpoint, '--requests', '0'], /--requests: '0' must be at least 1/],
   ['a zero duration', ['run', ...endpoint, '--duration', '0'], /--duration: '0' must be greater than 0/],
   ['a fractional concurrency', ['run', ...endpoint, '--requests', '1', '--concurrency', '1,2.5'], /--concurrency: '2\.5' must be a whole number/],
-  ['an unknown profile', ['run', ...endpoint, '--requests', '1', '--profile', 'burst'], /--profile: 'burst' is not one of the choices; choose synchronous, concurrency, rate, throughput or sweep/],
+  ['an unknown profile', ['run', ...endpoint, '--requests', '1', '--profile', 'burst'], /--profile: 'burst' is not one of the choices; choose synchronous, concurrency, rate, throughput, sweep or trace/],
   ['a rate profile without --rate', ['run', ...endpoint, '--requests', '1', '--profile', 'rate'], /--rate is required with --profile rate/],
   ['a flag the profile does not use', ['run', ...endpoint, '--requests', '1', '--profile', 'synchronous', '--rate', '2'], /--rate does not apply to --profile synchronous/],
   ['no request or duration limit', ['run', ...endpoint], /--requests or --duration/],
