@@ -35,7 +35,7 @@ async function writeReplay(folder: string): Promise<void> {
   const workerScript = join(repoRoot, 'dist', 'sim-worker.js');
   const [fast, slow] = await Promise.all([startSimServer({ preset: 'tiny', inWorker: true, workerScript }), startSimServer({ preset: 'llama3.3-70b-fp8-2xh100-nim', inWorker: true, workerScript })]);
   try {
-    const endpoints = [fast, slow].map((server) => ({ baseUrl: server.baseUrl, model: fast.model }));
+    const endpoints = [fast, slow].map((server) => ({ baseUrl: server.baseUrl, model: server.model }));
     const file = join(folder, 'replay.llmbench.json');
     const config = RunConfigSchema.parse({
       endpoint: endpoints[0],
