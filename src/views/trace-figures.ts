@@ -39,6 +39,11 @@ function leftOut(trace: TraceReplay): string {
   return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
+/** The trace's file name without its folders: a table cell (its path is in the run's configuration). */
+function fileName(path: string): string {
+  return path.split(/[\\/]/).at(-1) || path;
+}
+
 /** Requests of a step whose prompt was built late; null when the step has no records to count (an overview). */
 function promptsLate(step: TraceStep): number | null {
   if (step.requests === undefined || (step.requests.length === 0 && (step.summary?.requests.total ?? 0) > 0)) return null;
@@ -57,7 +62,7 @@ export function traceTable(steps: readonly TraceStep[]): TraceTable | null {
       const late = promptsLate(step);
       return [
         stepLabel(step),
-        `${trace.path} (${trace.format}${trace.timeScale !== 1 ? `, ${trace.timeScale}x` : ''}${trace.window ? `, ${trace.window.startSec}-${trace.window.endSec ?? 'end'} s` : ''})`,
+        `${fileName(trace.path)} (${trace.format}${trace.timeScale !== 1 ? `, ${trace.timeScale}x` : ''}${trace.window ? `, ${trace.window.startSec}-${trace.window.endSec ?? 'end'} s` : ''})`,
         String(trace.requests),
         leftOut(trace),
         trace.timeScale === 1 ? fixed(trace.recordedSpanSec, 1) : `${fixed(trace.recordedSpanSec, 1)} → ${fixed(trace.scaledSpanSec, 1)}`,

@@ -15,12 +15,15 @@ import { repoRoot } from '../vscode/harness/tools';
 import { explorerContextCommand, findWebview, openFile, scenario, waitForText } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
 
-/** 60 rows over about 6 s in bursts, each opening with one of 4 shared two-block prefixes, as Mooncake's rows do. */
+/**
+ * 60 rows over about 6 s whose load changes (5, then 20, then 10 requests per second), each opening
+ * with one of 4 shared two-block prefixes, as Mooncake's rows do.
+ */
 function mooncakeTrace(): string {
   const rows: string[] = [];
   let time = 0;
   for (let i = 0; i < 60; i++) {
-    time += i % 5 === 0 ? 400 : 25;
+    if (i > 0) time += i < 15 ? 200 : i < 45 ? 50 : 100;
     const prefix = i % 4;
     rows.push(JSON.stringify({ timestamp: time, input_length: 2 * 512 + 40, output_length: 12, hash_ids: [2 * prefix, 2 * prefix + 1, 100 + i] }));
   }
@@ -57,9 +60,9 @@ async function writeReplay(folder: string): Promise<void> {
 
 /** The tables this issue adds fit the view without scrolling sideways. */
 async function tablesFit(view: Frame): Promise<void> {
-  for (const id of ['endpoint-table', 'trace-table']) {
-    const fits = await view.locator(`#${id}`).evaluate((box: HTMLElement) => box.scrollWidth <= box.clientWidth + 1);
-    if (!fits) throw new Error(`#${id} scrolls sideways at this size`);
+  for (const section of ['endpoint-section', 'trace-section']) {
+    const fits = await view.locator(`#${section} .table-scroll`).first().evaluate((box: HTMLElement) => box.scrollWidth <= box.clientWidth + 1);
+    if (!fits) throw new Error(`the table of #${section} scrolls sideways at this size`);
   }
 }
 
