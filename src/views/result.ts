@@ -23,7 +23,7 @@ import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
 import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-quantities';
-import { endpointNotes, endpointTable } from './endpoint-figures';
+import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
 import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
 import { stepLabel } from '../format/step-name';
 import type { TableSection, TraceSection } from '../format/messages/result';
@@ -157,10 +157,12 @@ export function definitionNotes(steps: Step[]): string[] {
 
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
+  // A run over several endpoints names them all: `endpoint` is only the first.
+  const many = doc.endpoints !== undefined && doc.endpoints.length > 1 ? doc.endpoints : null;
   return {
     fileName,
-    model: doc.endpoint.model,
-    baseUrl: doc.endpoint.baseUrl,
+    model: many ? [...new Set(many.map((e) => e.model))].join(', ') : doc.endpoint.model,
+    baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: doc.statusReason ?? null,

@@ -336,3 +336,19 @@ test('a concurrency step that stayed well below its level says so in the notes',
   assert.match(view.notes[0]!, /^Step "concurrency@16" averaged 5\.2 requests in flight, not 16/);
   assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
 });
+
+test("a run over several endpoints names them all in its summary, with the strategy and each one's model (the summary named the first alone)", () => {
+  const doc = {
+    ...concurrencySweep(20),
+    endpoints: [
+      { baseUrl: 'http://10.0.0.1:8000/v1', api: 'chat' as const, model: 'llama-8b' },
+      { baseUrl: 'http://10.0.0.2:8000/v1', api: 'chat' as const, model: 'llama-8b-fp8' },
+    ],
+    endpointStrategy: 'least-in-flight' as const,
+  };
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  assert.equal(view.summary.baseUrl, '2 endpoints, least-in-flight: #0 http://10.0.0.1:8000/v1, #1 http://10.0.0.2:8000/v1');
+  assert.equal(view.summary.model, 'llama-8b, llama-8b-fp8');
+  const one = buildResultView(forReading(concurrencySweep(20)), 'r.llmbench.json');
+  assert.equal(one.summary.baseUrl, concurrencySweep(20).endpoint.baseUrl, 'one endpoint: as before');
+});
