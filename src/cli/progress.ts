@@ -87,6 +87,7 @@ function describeSummary(summary: StepSummary): string {
   const parts = [`${completed} ok, ${failed} failed`];
   if (summary.requestsPerSecond !== null) parts.push(`${formatMetric('requestsPerSecond', summary.requestsPerSecond)} req/s`);
   if (summary.ttftMs) parts.push(`TTFT mean ${formatMetric('ttftMs', summary.ttftMs.mean)} ms`);
+  if (summary.ttfoMs) parts.push(`TTFO mean ${formatMetric('ttfoMs', summary.ttfoMs.mean)} ms`);
   if (summary.latencyMs) parts.push(`latency mean ${formatMetric('latencyMs', summary.latencyMs.mean)} ms`);
   const errors = Object.entries(summary.errors);
   if (errors.length) parts.push(`errors: ${errors.map(([kind, n]) => `${kind} ${n}`).join(', ')}`);

@@ -49,8 +49,25 @@ export const TokenCountSchema = z.union([
 ]);
 export type TokenCount = z.infer<typeof TokenCountSchema>;
 
-export const ApiKindSchema = z.enum(['chat', 'completions']);
+/**
+ * Which OpenAI-compatible API the run calls: chat completions, completions, the Responses API
+ * (`/v1/responses`, typed events) or embeddings (`/v1/embeddings`, no generation).
+ */
+export const ApiKindSchema = z.enum(['chat', 'completions', 'responses', 'embeddings']);
 export type ApiKind = z.infer<typeof ApiKindSchema>;
+
+/** Whether the API takes chat messages (and the server lays them out with the model's chat template). */
+export const takesMessages = (api: ApiKind): boolean => api === 'chat' || api === 'responses';
+/** Whether the API generates text (embeddings do not: no TTFT, ITL, TPOT or output tokens). */
+export const generatesText = (api: ApiKind): boolean => api !== 'embeddings';
+
+/**
+ * A tag name whose `<name>...</name>` blocks inside a response's text are the model's reasoning:
+ * for servers that run no reasoning parser (the thoughts arrive in `content`).
+ */
+export const ReasoningTagSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'must be a tag name like think (for <think>...</think>): a letter, then letters, digits, _ or -');
 
 export const EndpointConfigSchema = z
   .object({
@@ -62,6 +79,11 @@ export const EndpointConfigSchema = z
     headers: z.record(z.string(), z.string()).default({}),
     /** Name of an environment variable holding the API key (never the key itself). */
     apiKeyEnv: z.string().min(1).optional(),
+    /**
+     * The model writes its reasoning inside `<TAG>...</TAG>` in the text (no reasoning parser on the
+     * server): the client splits it off as it does `reasoning_content` (docs/metrics.md, "Reasoning").
+     */
+    reasoningTags: ReasoningTagSchema.optional(),
   })
   .strict();
 export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
@@ -79,6 +101,38 @@ export const RequestConfigSchema = z
   })
   .strict();
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
+
+/** A delay in milliseconds: fixed, or drawn uniformly between two bounds for each request. */
+export const DelayRangeSchema = z.union([
+  timerMs,
+  z
+    .object({ min: between(0, LIMITS.timerMs, 'ms'), max: timerMs })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'min must not exceed max', path: ['max'] }),
+]);
+export type DelayRange = z.infer<typeof DelayRangeSchema>;
+
+/**
+ * Cancellation by design (AIPerf's `--request-cancellation-rate` and `-delay`): this share of the
+ * measured requests, chosen from the seed, is aborted this long after it was sent, as users who
+ * stop a reply do. Such requests count apart (docs/metrics.md, "Which requests count").
+ */
+export const CancelConfigSchema = z
+  .object({
+    rate: z.number().gt(0, 'must be above 0').max(1, 'must be at most 1 (a share of the requests)'),
+    afterMs: DelayRangeSchema,
+  })
+  .strict();
+export type CancelConfig = z.infer<typeof CancelConfigSchema>;
+
+/** `MS` or `MS-MS` (the flag and setting form of a DelayRange), or null when the text is neither. */
+export function parseDelayRange(text: string): DelayRange | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:-\s*(\d+(?:\.\d+)?)\s*)?$/.exec(text);
+  if (match === null) return null;
+  const low = Math.round(Number(match[1]));
+  if (match[2] === undefined) return low;
+  return { min: low, max: Math.round(Number(match[2])) };
+}
 
 /**
  * vLLM's ShareGPT pruning, applied with `outputTokens: 'reply'`: a pair is dropped when its prompt
@@ -106,6 +160,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
        * i opens with prefix i mod prefixCount, so each is used equally often.
        */
       prefixCount: between(1, LIMITS.prefixes, 'prefixes').default(1),
+      /** Inputs per /v1/embeddings request (api embeddings), each of inputTokens tokens; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
   z
@@ -121,6 +177,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       outputTokens: z.union([TokenCountSchema, z.literal('reply')]).optional(),
       minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
       maxPromptTokens: tokenCount.optional(),
+      /** Inputs per /v1/embeddings request (api embeddings): this many prompts of the file in turn; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
 ]);
@@ -224,6 +282,8 @@ export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
 export const SloConfigSchema = z
   .object({
     ttftMs: z.number().positive().optional(),
+    /** Time to the first answer token (TTFO: reasoning left out; docs/metrics.md). */
+    ttfoMs: z.number().positive().optional(),
     tpotMs: z.number().positive().optional(),
     e2eMs: z.number().positive().optional(),
   })
@@ -313,6 +373,8 @@ export const RunConfigSchema = z
     profile: ProfileConfigSchema.default({ kind: 'synchronous' }),
     limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
     slo: SloConfigSchema.optional(),
+    /** Aborts a share of the requests mid-stream, by design. */
+    cancel: CancelConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
@@ -349,6 +411,14 @@ export const RunConfigSchema = z
   .refine((c) => c.profile.kind !== 'trace' || c.sessions === undefined, {
     message: 'a trace profile replays single requests: it takes no sessions',
     path: ['sessions'],
+  })
+  .refine((c) => c.sessions === undefined || c.endpoint.api !== 'embeddings', {
+    message: 'embeddings have no conversation: sessions need api chat, completions or responses',
+    path: ['sessions'],
+  })
+  .refine((c) => c.workload.embeddingBatch === undefined || c.endpoint.api === 'embeddings', {
+    message: 'an embedding batch applies to api embeddings only',
+    path: ['workload', 'embeddingBatch'],
   })
   .refine((c) => c.sessions === undefined || c.workload.kind === 'dataset' || c.sessions.turns !== undefined, {
     message: 'synthetic sessions need a number of turns (sessions.turns, --turns N)',

@@ -7,6 +7,11 @@ import * as z from 'zod';
 import { HardwareSchema, MetricSeriesSchema, ServerMetricsInfoSchema } from './server-metrics';
 import { ApiKindSchema, ArrivalSchema, LabelsSchema, RampStrategySchema } from './config';
 
+/**
+ * The file format's version. It changes only when a reader of the previous version could no longer
+ * read what is written: new figures are optional fields, which older readers skip and newer ones
+ * do without in older files (reasoning, embeddings and cancellation came so, in version 1).
+ */
 export const SCHEMA_VERSION = 1;
 export const RESULT_FILE_SUFFIX = '.llmbench.json';
 
@@ -64,6 +69,32 @@ export const ErrorKindSchema = z.enum([
 export type ErrorKind = z.infer<typeof ErrorKindSchema>;
 
 /**
+ * How a response that reasoned split into its reasoning and its answer (docs/metrics.md,
+ * "Reasoning"). Times are milliseconds from the step start, like the record's. The content chunks
+ * of `chunkMs` fall in two phases: the reasoning phase is `chunkMs[0 .. chunks)`, every chunk before
+ * the first answer chunk (and that one too when it also carried reasoning); the answer phase is
+ * `chunkMs[answerChunk ..]`. Reasoning that arrives once the answer has begun counts in the answer phase.
+ */
+export const ReasoningRecordSchema = z.object({
+  /** The first chunk that carried reasoning; null without streaming, or when the reasoning was hidden (counted by usage only). */
+  firstMs: z.number().nullable(),
+  /** The first chunk that carried answer text; null without streaming, or when no answer came. */
+  answerFirstMs: z.number().nullable(),
+  /** Content chunks of the reasoning phase (the first `chunks` of `chunkMs`). */
+  chunks: z.number().int().nonnegative(),
+  /** Index in `chunkMs` of the first answer chunk; null when no answer chunk came. */
+  answerChunk: z.number().int().nonnegative().nullable(),
+  /** From the first reasoning chunk to the first answer chunk (to the last chunk when no answer came); null without streaming. */
+  durationMs: z.number().nonnegative().nullable(),
+  /** Tokens of the reasoning, and of the answer (output tokens less the reasoning), from `tokensSource`. */
+  tokens: z.number().int().nonnegative().nullable(),
+  answerTokens: z.number().int().nonnegative().nullable(),
+  /** `usage` when the server counted the reasoning (`completion_tokens_details.reasoning_tokens`), else the local counter. */
+  tokensSource: TokenSourceSchema.nullable(),
+});
+export type ReasoningRecord = z.infer<typeof ReasoningRecordSchema>;
+
+/**
  * One request. Times are milliseconds from the start of its step (`performance.now()` based),
  * so records of a step compare without clock skew.
  */
@@ -107,6 +138,15 @@ export const RequestRecordSchema = z.object({
       promptLate: z.boolean().optional(),
     })
     .optional(),
+  /** Present when the response reasoned (reasoning text, or reasoning tokens in its usage); absent otherwise. */
+  reasoning: ReasoningRecordSchema.optional(),
+  /** Embedding vectors returned (api embeddings). */
+  embeddings: z.number().int().nonnegative().optional(),
+  /**
+   * The run chose to cancel this request this long after it was sent (`cancel` in the config). An
+   * error of kind `cancelled` then means it was cut there; without one it had ended before.
+   */
+  cancelAfterMs: z.number().nonnegative().optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
 
@@ -187,6 +227,31 @@ export const StepSummarySchema = z.object({
   /** Requests per second that met every SLO; null when no SLO was given. */
   goodput: z.number().nonnegative().nullable().optional(),
   errors: z.record(z.string(), z.number().int().nonnegative()),
+  /*
+   * Reasoning (docs/metrics.md, "Reasoning"): written only when a measured response of the step
+   * reasoned, so that a step without reasoning has none of them. A response without reasoning counts
+   * in them as all answer: its TTFO is its TTFT, its reasoning 0 tokens.
+   */
+  /** Time to the first answer token (AIPerf's TTFO, "time to first output token"). */
+  ttfoMs: nullableStats.optional(),
+  /** From the first reasoning token to the first answer token, over the responses that reasoned. */
+  reasoningMs: nullableStats.optional(),
+  reasoningTokens: nullableStats.optional(),
+  answerTokens: nullableStats.optional(),
+  /** ITL within the reasoning phase and within the answer phase (gaps between two chunks of the same phase). */
+  reasoningItlMs: nullableStats.optional(),
+  answerItlMs: nullableStats.optional(),
+  /** TPOT of each phase: reasoning duration / reasoning tokens; (end - first answer token) / (answer tokens - 1). */
+  reasoningTpotMs: nullableStats.optional(),
+  answerTpotMs: nullableStats.optional(),
+  /** Embeddings (api embeddings): vectors and input tokens of completed requests per second. */
+  embeddingsPerSecond: z.number().nonnegative().nullable().optional(),
+  inputTokensPerSecond: z.number().nonnegative().nullable().optional(),
+  /**
+   * Cancellation by design (`cancel` in the config): measured requests the run cut on purpose, also
+   * counted in `errors.cancelled`, and the output tokens they had received by then.
+   */
+  cancelledByDesign: z.object({ requests: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
@@ -202,6 +267,13 @@ export const FailoverEventSchema = z.object({
   reason: z.string(),
 });
 export type FailoverEvent = z.infer<typeof FailoverEventSchema>;
+
+/**
+ * A step's TTFO: its own figure when a response reasoned, else its TTFT, which is the same thing
+ * when nothing reasoned (and all an older file has). A step whose responses reasoned but never
+ * answered has none (null), not its TTFT.
+ */
+export const ttfoStatsOf = (summary: Pick<StepSummary, 'ttfoMs' | 'ttftMs'>): Stats | null => (summary.ttfoMs === undefined ? summary.ttftMs : summary.ttfoMs);
 
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */

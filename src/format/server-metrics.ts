@@ -165,6 +165,15 @@ export const SERVER_METRIC_NAMES: Record<Exclude<ServerEngine, 'unknown'>, Parti
   },
 };
 
+/**
+ * Where an engine counts the requests its clients abandoned mid-response, for the cross-check of a
+ * run's cancellations: vLLM's finish-reason counter with `finished_reason="abort"` (some vLLM
+ * versions leave it at 0, vllm#31503). The other engines expose no such count.
+ */
+export const SERVER_ABORT_COUNTERS: Partial<Record<Exclude<ServerEngine, 'unknown'>, { sample: string; labels: Record<string, string> }>> = {
+  vllm: { sample: 'vllm:request_success_total', labels: { finished_reason: 'abort' } },
+};
+
 /** SGLang reports its own generation throughput as a gauge; used when its token counter is absent. */
 export const SGLANG_GENERATION_THROUGHPUT = 'sglang:gen_throughput';
 
@@ -175,12 +184,15 @@ function namesOf(source: MetricSource): string[] {
 }
 
 /**
- * Every name the views read, per engine: what the scraper keeps without an allow-list. A sample is
- * kept when its name, or its name without a `_total`, `_sum`, `_count` or `_bucket` suffix, is listed.
+ * Every name the views and the run's cross-checks read, per engine: what the scraper keeps without
+ * an allow-list. A sample is kept when its name, or its name without a `_total`, `_sum`, `_count`
+ * or `_bucket` suffix, is listed.
  */
 export function viewFamilies(engine: ServerEngine): string[] {
   const engines = engine === 'unknown' ? Object.values(SERVER_METRIC_NAMES) : [SERVER_METRIC_NAMES[engine]];
   const families = engines.flatMap((names) => Object.values(names).flatMap((sources) => sources.flatMap(namesOf)));
+  const aborts = engine === 'unknown' ? Object.values(SERVER_ABORT_COUNTERS) : [SERVER_ABORT_COUNTERS[engine]];
+  for (const counter of aborts) if (counter !== undefined) families.push(counter.sample);
   if (engine === 'sglang' || engine === 'unknown') families.push(SGLANG_GENERATION_THROUGHPUT);
   return [...new Set(families)];
 }

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { EndpointConfigSchema, LIMITS, RUN_PRESET_IDS, RunConfigSchema } from './config';
 import { RunEventSchema } from './events';
-import { describeZodError, PERCENTILES, type ParseOutcome, type StepSummary } from './result';
+import { describeZodError, PERCENTILES, ttfoStatsOf, type ParseOutcome, type StepSummary } from './result';
 
 /** 2: trials numbered from 1 (`number`); schema 1 numbered them from 0 (`index`), read by `parseTuneFile` all the same. */
 export const TUNE_SCHEMA_VERSION = 2;
@@ -153,7 +153,7 @@ export const OBJECTIVE_FIGURES = ['outputTokensPerSecond', 'requestsPerSecond', 
 export const ObjectiveFigureSchema = z.enum(OBJECTIVE_FIGURES);
 export type ObjectiveFigure = z.infer<typeof ObjectiveFigureSchema>;
 
-export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'latencyMs', 'queueMs'] as const;
+export const SLO_METRICS = ['ttftMs', 'ttfoMs', 'tpotMs', 'itlMs', 'latencyMs', 'queueMs'] as const;
 export const SLO_STATS = ['mean', ...PERCENTILES.map((p) => `p${p}` as const), 'max'] as const;
 export const SLO_KEY_PATTERN = new RegExp(`^(${SLO_METRICS.join('|')})\\.(${SLO_STATS.join('|')})$`);
 /** `{"ttftMs.p99": 2000, "tpotMs.p95": 50}`: each figure of a step's summary at most this many ms. */
@@ -179,7 +179,7 @@ export function parseSloKey(key: string): { metric: SloMetric; stat: SloStat } {
 /** The figure an SLO key names in a step's summary (`ttftMs.p99` -> summary.ttftMs.p99); null when the step did not measure it. */
 export function sloFigure(summary: StepSummary, key: string): number | null {
   const { metric, stat } = parseSloKey(key);
-  const value = summary[metric]?.[stat];
+  const value = (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.[stat];
   return typeof value === 'number' ? value : null;
 }
 

@@ -10,10 +10,11 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { RunConfig } from '../format/config';
+import { takesMessages, type RunConfig } from '../format/config';
 import type { FailoverEvent, RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { cancelDelayMs } from './cancel';
 import { sendRequest } from './client';
 import { EndpointRouter, endpointContexts } from './endpoints';
 import { TraceReplayer, type TraceRowMark } from './trace-pacing';
@@ -149,7 +150,9 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     const endpoint = router.pick();
     router.started(endpoint);
     try {
-      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, router.contexts[endpoint] as ClientContext);
+      const warmup = index < step.warmup;
+      const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, router.contexts[endpoint] as ClientContext);
       router.ended(endpoint, measured);
       sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null, ...(manyEndpoints ? { endpoint } : {}), ...(row ? { trace: row } : {}) });
       return measured.error !== null;
@@ -176,7 +179,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
           config.sessions,
           () => conversation(sessionStarts.take()),
           (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
-          config.endpoint.api === 'chat',
+          takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
         )

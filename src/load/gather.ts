@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { endpointsOf, redactSecrets, redactUrl, runSecrets, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
+import { reasoningCountNotes } from '../format/metrics';
 import type { FailoverEvent, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
 import { RunMonitor } from '../observe/monitor';
 import { isMeasured } from '../results/stats';
@@ -35,6 +36,7 @@ const roundNullable = (ms: number | null): number | null => (ms === null ? null 
 function roundRecordTimes(r: RequestRecord): RequestRecord {
   const chunkMs = r.chunkMs;
   for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
+  const reasoning = r.reasoning;
   return {
     ...r,
     scheduledMs: roundMs(r.scheduledMs),
@@ -42,6 +44,17 @@ function roundRecordTimes(r: RequestRecord): RequestRecord {
     queueMs: roundMs(r.queueMs),
     firstTokenMs: roundNullable(r.firstTokenMs),
     endMs: roundNullable(r.endMs),
+    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
+    ...(reasoning !== undefined
+      ? {
+          reasoning: {
+            ...reasoning,
+            firstMs: roundNullable(reasoning.firstMs),
+            answerFirstMs: roundNullable(reasoning.answerFirstMs),
+            durationMs: reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs)),
+          },
+        }
+      : {}),
   };
 }
 
@@ -144,7 +157,9 @@ export class RunGather {
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
-  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
+  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0, cancelled: 0 };
+  /** Measured responses whose reasoning the server's usage did not count: split here by the estimate, or by the tokenizer. */
+  private readonly reasoningCounted = { estimate: 0, tokenizer: 0 };
   /** Echoed back by a server, these would reach the file and the terminal. */
   private readonly secrets: string[];
 
@@ -237,7 +252,11 @@ export class RunGather {
     this.clientTokens.outputTokens += r.outputTokens ?? 0;
     if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
     if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+    // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
+    if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.clientTokens.cancelled++;
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
+    const reasoningSource = r.reasoning?.tokensSource;
+    if (r.error === null && isMeasured(r) && (reasoningSource === 'estimate' || reasoningSource === 'tokenizer')) this.reasoningCounted[reasoningSource]++;
     this.judgeEndpoint(r);
     this.judgeClient(r);
     return r;
@@ -272,6 +291,14 @@ export class RunGather {
       this.log('warn', crossCheck);
       this.writer.addWarning(crossCheck);
     }
+    const aborts = this.stopped ? null : this.monitor.abortCheck(this.clientTokens.cancelled);
+    if (aborts !== null) {
+      this.log(aborts.level, aborts.message);
+      if (aborts.level === 'warn') this.writer.addWarning(aborts.message);
+    }
+    // The terminal's table shows mean reasoning tokens; the result view says the same from the records.
+    for (const note of reasoningCountNotes(this.reasoningCounted.estimate, 0)) this.log('warn', note);
+    for (const note of reasoningCountNotes(0, this.reasoningCounted.tokenizer)) this.log('info', note);
     const [status, reason] = this.outcome();
     const doc = this.writer.finish(status, reason, this.monitor.take());
     this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });

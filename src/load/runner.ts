@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, type Labels, type RunConfig } from '../format/config';
+import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, takesMessages, type Labels, type RunConfig } from '../format/config';
 import type { TraceReplay } from '../format/result';
 import { describeLeftOut } from '../workload/trace';
 import { scanTrace } from '../workload/trace-scan';
@@ -240,7 +240,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   try {
     gather.started(plan);
     if (probed) gather.log('info', probed.message);
-    if (config.endpoint.api === 'chat' && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
+    if (takesMessages(config.endpoint.api) && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
     for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
     if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
     await runSteps({ config, options, workload, tokenCounter, gather }, plan);

@@ -7,7 +7,7 @@
  */
 import type { Labels, RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
-import { SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
+import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
 import { withApiKey } from './probe-core';
 import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './metrics-scraper';
@@ -36,6 +36,9 @@ export class RunMonitor {
   /** The server's generated-token counter at the first and the last scrape (summed over label sets). */
   private generatedAtStart: number | null = null;
   private generatedAtEnd: number | null = null;
+  /** The server's count of aborted requests at the first and the last scrape, where it keeps one. */
+  private abortedAtStart: number | null = null;
+  private abortedAtEnd: number | null = null;
   /** Whether the last scrape, after the last request, read the metrics: the cross-check needs its counter. */
   private finalRead = false;
   private emit: Emit = () => undefined;
@@ -62,6 +65,7 @@ export class RunMonitor {
     this.gpuIntervalMs = Math.max(settings.intervalMs, SERVER_METRICS_INTERVAL.defaultMs);
     const onSamples = (series: MetricSeries[], engine: ServerEngine): void => {
       this.noteGenerated(series);
+      this.noteAborted(series);
       this.emit({ type: 'sampled', engine, series });
     };
     // Several endpoints, and no one URL named: each endpoint's own /metrics, scraped together.
@@ -145,6 +149,43 @@ export class RunMonitor {
         ? `the server generated ${server - client.outputTokens} more: another client on the same server, or streams this client lost${client.failed > 0 ? ` (${client.failed} requests failed)` : ''}`
         : 'the client counted more than the server generated: its token counts may not be the server\'s (check usage), or the server\'s counter was reset';
     return `Server/client token cross-check: the server counted ${server} generated tokens during the run, the client received ${client.outputTokens} (tolerance ${Math.round(tolerance)}); ${why}.`;
+  }
+
+  /**
+   * The cross-check of cancellations, once the monitor has stopped: the server's count of aborted
+   * requests during the run against the client's requests cancelled mid-response (by design or by
+   * a step's end). A warning when they differ, beyond one request or 2%; an info line when they
+   * agree; null when it cannot be judged (no abort counter, no scrape after the last request,
+   * nothing cancelled and nothing counted).
+   */
+  abortCheck(clientCancelled: number): { level: 'info' | 'warn'; message: string } | null {
+    if (!this.finalRead || this.abortedAtStart === null || this.abortedAtEnd === null) return null;
+    const server = this.abortedAtEnd - this.abortedAtStart;
+    if (server === 0 && clientCancelled === 0) return null;
+    const counter = SERVER_ABORT_COUNTERS[this.scraper?.engine as 'vllm'];
+    const name = counter ? `${counter.sample}{${Object.entries(counter.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : 'its abort counter';
+    const head = `Server/client abort cross-check: the server's ${name} rose by ${server} during the run, the client cancelled ${clientCancelled} requests mid-response`;
+    if (Math.abs(server - clientCancelled) <= Math.max(1, CROSS_CHECK_TOLERANCE * Math.max(server, clientCancelled))) return { level: 'info', message: `${head}: they agree.` };
+    const why =
+      server === 0
+        ? 'some vLLM versions do not count aborts there (vllm#31503), so the server\'s view cannot confirm them'
+        : server > clientCancelled
+          ? 'the server aborted more: another client on the same server, or requests it dropped itself'
+          : 'the server saw fewer: cancels that came before the server read the request, or a counter that misses some';
+    return { level: 'warn', message: `${head}; ${why}.` };
+  }
+
+  /** Follows the engine's count of aborted requests through the scrapes. */
+  private noteAborted(series: MetricSeries[]): void {
+    const engine = this.scraper?.engine ?? 'unknown';
+    if (engine === 'unknown') return;
+    const counter = SERVER_ABORT_COUNTERS[engine];
+    if (counter === undefined) return;
+    const matching = series.filter((s) => s.name === counter.sample && Object.entries(counter.labels).every(([k, v]) => s.labels[k] === v));
+    if (matching.length === 0) return;
+    const total = matching.reduce((sum, s) => sum + (s.samples[0]?.[1] ?? 0), 0);
+    this.abortedAtStart ??= total;
+    this.abortedAtEnd = total;
   }
 
   private warn(source: 'server' | 'gpu', message: string): void {

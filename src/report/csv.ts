@@ -8,6 +8,11 @@ const METRICS = [
   ['tpot_ms', 'tpotMs'],
   ['itl_ms', 'itlMs'],
   ['latency_ms', 'latencyMs'],
+  // Reasoning models (empty for a step without reasoning; TTFO is then the TTFT above).
+  ['ttfo_ms', 'ttfoMs'],
+  ['reasoning_ms', 'reasoningMs'],
+  ['reasoning_tokens', 'reasoningTokens'],
+  ['answer_tokens', 'answerTokens'],
 ] as const;
 
 /** A spreadsheet reads a cell starting with one of these as a formula (`=HYPERLINK(...)`, `@SUM(...)`). */
@@ -30,6 +35,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
     'step', 'profile', 'concurrency', 'rate', 'requests_total', 'requests_completed', 'requests_failed',
     'duration_s', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_req_per_s',
     ...METRICS.flatMap(([name]) => STAT_COLUMNS.map((s) => `${name}_${s}`)),
+    'embeddings_per_s', 'input_tokens_per_s', 'cancelled_by_design',
   ];
   const stat = (stats: Stats | null | undefined, key: (typeof STAT_COLUMNS)[number]) => stats?.[key] ?? null;
   const rows = runs.flatMap((run) =>
@@ -42,6 +48,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
         s?.requests.total ?? null, s?.requests.completed ?? null, s?.requests.failed ?? null,
         s?.durationSec ?? null, s?.requestsPerSecond ?? null, s?.outputTokensPerSecond ?? null, s?.totalTokensPerSecond ?? null, s?.goodput ?? null,
         ...METRICS.flatMap(([, key]) => STAT_COLUMNS.map((c) => stat(s?.[key], c))),
+        s?.embeddingsPerSecond ?? null, s?.inputTokensPerSecond ?? null, s?.cancelledByDesign?.requests ?? null,
       ];
     }),
   );

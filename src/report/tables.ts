@@ -1,27 +1,54 @@
 /**
- * Text tables of a result in the layouts people already read and publish: a terminal table in
- * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
- * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
+ * Text tables of a result: the command line's table of means (the live panel's), and the layouts
+ * people already read and publish: the Markdown table of GuideLLM sweeps, EvalScope-style
+ * concurrency columns, and vLLM's "Serving Benchmark Result" block (these keep their tools' names,
+ * units and fixed decimals, and import reads them back). Values the document lacks print as `n/a`.
  */
-import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 import { endpointLines } from '../views/endpoint-figures';
 import { traceNotes, traceTable } from '../views/trace-figures';
+import { meansTable } from '../views/result-tables';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
-/** The per-step values shared by the GuideLLM-style tables. */
-function headlineOf(summary: StepSummary | null) {
-  return {
-    requestsPerSecond: summary?.requestsPerSecond ?? null,
-    latencySec: msToSec(mean(summary?.latencyMs)),
-    ttftMs: mean(summary?.ttftMs),
-    itlMs: mean(summary?.tpotMs),
-    outputTokensPerSecond: summary?.outputTokensPerSecond ?? null,
-  };
+/** A column of the GuideLLM-style Markdown table: its head, the unit after each value, and the value from a step's summary. */
+interface HeadlineColumn {
+  markdown: string;
+  unit: string;
+  value: (summary: StepSummary | null) => number | null;
+}
+
+const HEADLINE: Record<'requests' | 'latency' | 'ttft' | 'ttfo' | 'reasoningTokens' | 'itl' | 'output' | 'embeddings' | 'input', HeadlineColumn> = {
+  requests: { markdown: 'Requests per Second', unit: 'req/sec', value: (s) => s?.requestsPerSecond ?? null },
+  latency: { markdown: 'Request Latency', unit: 'sec', value: (s) => msToSec(mean(s?.latencyMs)) },
+  ttft: { markdown: 'Time to First Token', unit: 'ms', value: (s) => mean(s?.ttftMs) },
+  ttfo: { markdown: 'Time to First Output Token', unit: 'ms', value: (s) => (s ? mean(ttfoStatsOf(s)) : null) },
+  reasoningTokens: { markdown: 'Reasoning Tokens', unit: 'tokens', value: (s) => mean(s?.reasoningTokens) ?? (s?.outputTokens ? 0 : null) },
+  itl: { markdown: 'Inter Token Latency', unit: 'ms', value: (s) => mean(s?.tpotMs) },
+  output: { markdown: 'Output Token Throughput', unit: 'tokens/second', value: (s) => s?.outputTokensPerSecond ?? null },
+  embeddings: { markdown: 'Embeddings per Second', unit: 'embeddings/second', value: (s) => s?.embeddingsPerSecond ?? null },
+  input: { markdown: 'Input Token Throughput', unit: 'tokens/second', value: (s) => s?.inputTokensPerSecond ?? null },
+};
+
+/**
+ * The Markdown table's columns for these steps: GuideLLM's (with TTFO and the mean reasoning
+ * tokens when a step reasoned), or, for embeddings, the figures an embeddings run has (no stream,
+ * no output).
+ */
+function headlineColumns(doc: ResultOverview): { columns: HeadlineColumn[]; footnote: string } {
+  const summaries = doc.steps.map((step) => step.summary);
+  if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.embeddings, HEADLINE.input], footnote: 'Latency is the mean over successful requests. Embeddings have no stream: no TTFT, ITL or output tokens.' };
+  }
+  if (!summaries.some((s) => s?.ttfoMs !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.itl, HEADLINE.output], footnote: ITL_FOOTNOTE };
+  }
+  const footnote = `Latency, TTFT, TTFO (the first answer token, reasoning left out), reasoning tokens and ITL are means over successful requests. ${ITL_FOOTNOTE}`;
+  return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.ttfo, HEADLINE.reasoningTokens, HEADLINE.itl, HEADLINE.output], footnote };
 }
 
 /** Pads each column to its widest cell: the first column left-aligned, numbers right-aligned. */
@@ -33,15 +60,17 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
+/**
+ * The table of means the command line prints after a run or an import: the live panel's table
+ * (src/views/result-tables.ts meansTable: with TTFO when a step reasoned), in the same names, units and figures, aligned as text.
+ */
 export function formatTerminalTable(doc: ResultOverview): string {
-  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
-  });
+  const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
+  const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
+  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => (step.summary ? c.cell(step.summary) : NOT_AVAILABLE))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote].join('\n') + '\n';
 }
 
 /**
@@ -63,33 +92,18 @@ export function formatRunDetails(doc: ResultOverview): string {
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
-const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+// A cell's stacked lines (a step over its load) are one line in Markdown, joined by a comma.
+const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ', ')).join(' | ')} |`;
 
 function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
 export function formatMarkdownTable(doc: ResultOverview): string {
-  const header = [
-    'Benchmark',
-    'Requests per Second',
-    'Request Latency',
-    'Time to First Token',
-    'Inter Token Latency',
-    'Output Token Throughput',
-  ];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [
-      stepLabel(step),
-      withUnit(h.requestsPerSecond, 'req/sec'),
-      withUnit(h.latencySec, 'sec'),
-      withUnit(h.ttftMs, 'ms'),
-      withUnit(h.itlMs, 'ms'),
-      withUnit(h.outputTokensPerSecond, 'tokens/second'),
-    ];
-  });
-  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n`;
+  const { columns, footnote } = headlineColumns(doc);
+  const header = ['Benchmark', ...columns.map((c) => c.markdown)];
+  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => withUnit(c.value(step.summary), c.unit))]);
+  return `${markdownTable(header, rows)}\n\n${footnote}\n`;
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -180,21 +194,17 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
   return lines.join('\n') + '\n';
 }
 
-/** The ranking of a many-run report as a Markdown table. */
+/** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
+function markdownTextTable(table: TextTable): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+}
+
+/**
+ * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
+ * export's tables (the same columns, names and figures), with what they say under them, then each
+ * run's figures per endpoint for runs over several.
+ */
 export function formatRankingMarkdown(model: ReportModel): string {
-  const rows = model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.step ?? 'none',
-    withUnit(r.requestsPerSecond, 'req/sec'),
-    withUnit(r.outputTokensPerSecond, 'tokens/second'),
-    withUnit(r.ttftMs, 'ms'),
-    withUnit(r.tpotMs, 'ms'),
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  const endpoints = model.endpoints.map(
-    (run) => `\n## Per endpoint: ${run.name}\n\n${markdownTable(run.table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), run.table.rows)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`,
-  );
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
+  const endpoints = model.endpoints.map((run) => `\n## Per endpoint: ${run.name}\n\n${markdownTextTable(run.table)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
 }

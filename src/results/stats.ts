@@ -68,8 +68,43 @@ export function tpotOf(r: RequestRecord): number | null {
 }
 
 /**
+ * Time to the first answer token (AIPerf's TTFO): the first chunk with answer text, reasoning left
+ * out. A response without reasoning has its TTFT; one that reasoned but never answered has none.
+ */
+export function ttfoOf(r: RequestRecord): number | null {
+  if (r.reasoning === undefined) return ttftOf(r);
+  return r.reasoning.answerFirstMs === null ? null : r.reasoning.answerFirstMs - r.sentMs;
+}
+
+/** Answer tokens: the whole output of a response without reasoning. */
+const answerTokensOf = (r: RequestRecord): number | null => (r.reasoning === undefined ? r.outputTokens : r.reasoning.answerTokens);
+/** Reasoning tokens: 0 for a response without reasoning (when its output was counted). */
+const reasoningTokensOf = (r: RequestRecord): number | null => (r.reasoning === undefined ? (r.outputTokens === null ? null : 0) : r.reasoning.tokens);
+
+/**
+ * TPOT of the reasoning: its duration (first reasoning token to first answer token, i.e. one gap
+ * per reasoning token) over its tokens; when no answer came, from the first to the last reasoning
+ * chunk over the tokens less one. Null without streamed reasoning.
+ */
+export function reasoningTpotOf(r: RequestRecord): number | null {
+  const reasoning = r.reasoning;
+  if (reasoning === undefined || reasoning.durationMs === null || reasoning.tokens === null) return null;
+  if (reasoning.answerFirstMs !== null) return reasoning.tokens > 0 ? reasoning.durationMs / reasoning.tokens : null;
+  return reasoning.tokens > 1 ? reasoning.durationMs / (reasoning.tokens - 1) : null;
+}
+
+/** TPOT of the answer: (end - first answer token) / (answer tokens - 1); a response without reasoning has its TPOT. */
+export function answerTpotOf(r: RequestRecord): number | null {
+  if (r.reasoning === undefined) return tpotOf(r);
+  const first = r.reasoning.answerFirstMs;
+  const tokens = r.reasoning.answerTokens;
+  if (first === null || r.endMs === null || tokens === null || tokens <= 1) return null;
+  return (r.endMs - first) / (tokens - 1);
+}
+
+/**
  * Whether a successful request met every SLO. TPOT counts as 0 for a response of at most one
- * token (vLLM's rule). A TTFT or TPOT objective cannot be judged without streaming; the caller
+ * token (vLLM's rule). A TTFT, TTFO or TPOT objective cannot be judged without streaming; the caller
  * reports no goodput at all then rather than guessing.
  */
 function meetsSlo(r: RequestRecord, slo: SloConfig): boolean {
@@ -77,6 +112,10 @@ function meetsSlo(r: RequestRecord, slo: SloConfig): boolean {
   if (slo.e2eMs !== undefined && (latency === null || latency > slo.e2eMs)) return false;
   const ttft = ttftOf(r);
   if (slo.ttftMs !== undefined && (ttft === null || ttft > slo.ttftMs)) return false;
+  if (slo.ttfoMs !== undefined) {
+    const ttfo = ttfoOf(r);
+    if (ttfo === null || ttfo > slo.ttfoMs) return false;
+  }
   if (slo.tpotMs !== undefined) {
     const tpot = r.outputTokens !== null && r.outputTokens <= 1 ? 0 : tpotOf(r);
     if (tpot === null || tpot > slo.tpotMs) return false;
@@ -85,7 +124,10 @@ function meetsSlo(r: RequestRecord, slo: SloConfig): boolean {
 }
 
 const hasSlo = (slo: SloConfig | undefined): slo is SloConfig =>
-  slo !== undefined && (slo.ttftMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined);
+  slo !== undefined && (slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined);
+
+/** Whether the run cut this request on purpose (`cancel` in the config). */
+export const cancelledByDesign = (r: RequestRecord): boolean => r.error?.kind === 'cancelled' && r.cancelAfterMs !== undefined;
 
 /** Failed requests by error kind, warm-up left out (cancelled ones included, as `cancelled`). */
 export function errorCounts(requests: readonly RequestRecord[]): Record<string, number> {
@@ -102,15 +144,18 @@ export function errorCounts(requests: readonly RequestRecord[]): Record<string, 
  * content chunks of those requests, pooled (vLLM's definition); each one's latency and TPOT. The
  * viewers' distributions and compare's noise intervals are drawn from these samples.
  */
-export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[]; latency: number[]; tpot: number[] } {
+export function latencySamples(requests: readonly RequestRecord[]): { ttft: number[]; itl: number[]; latency: number[]; tpot: number[]; ttfo: number[] } {
   const ttft: number[] = [];
   const itl: number[] = [];
   const latency: number[] = [];
   const tpot: number[] = [];
+  const ttfo: number[] = [];
   for (const r of requests) {
     if (!isMeasured(r) || !succeeded(r)) continue;
     const first = ttftOf(r);
     if (first !== null) ttft.push(first);
+    const answer = ttfoOf(r);
+    if (answer !== null) ttfo.push(answer);
     const whole = latencyOf(r);
     if (whole !== null) latency.push(whole);
     const perToken = tpotOf(r);
@@ -118,7 +163,7 @@ export function latencySamples(requests: readonly RequestRecord[]): { ttft: numb
     const chunks = r.chunkMs;
     for (let i = 1; i < chunks.length; i++) itl.push((chunks[i] as number) - (chunks[i - 1] as number));
   }
-  return { ttft, itl, latency, tpot };
+  return { ttft, itl, latency, tpot, ttfo };
 }
 
 /** A column of numbers that grows by doubling: 8 bytes a value, with no object per value. */
@@ -149,7 +194,7 @@ const orNaN = (value: number | null): number => value ?? Number.NaN;
 
 /**
  * A step's summary, built one request record at a time: what the step's numbers need is kept in
- * typed columns (about 80 bytes per successful request and 8 per content chunk), never the records
+ * typed columns (about 150 bytes per successful request and 8 per content chunk), never the records
  * themselves, so a run of millions of requests keeps its memory flat while its file holds every record.
  * Every definition is that of docs/metrics.md; `summarizeStep` gives the same numbers from records.
  */
@@ -162,8 +207,17 @@ export class StepAccumulator {
   private lastEndMs = -Infinity;
   private busyMs = 0;
   private outputTokenSum = 0;
+  /** Successful requests whose output was counted (embeddings have no output count). */
+  private outputCounted = 0;
   private inputTokenSum = 0;
   private meetingSlo = 0;
+  /** Successful measured requests that reasoned; vectors returned (embeddings), and whether any request returned some. */
+  private reasoned = 0;
+  private embeddingSum = 0;
+  private embedded = false;
+  /** Requests the run chose to cancel (warm-up aside), those it cut, and their output tokens by then. */
+  private chosenToCancel = 0;
+  private cancelled = { requests: 0, outputTokens: 0 };
   // One entry per successful measured request.
   private readonly ttft = new Column();
   private readonly latency = new Column();
@@ -174,6 +228,16 @@ export class StepAccumulator {
   private readonly ends = new Column();
   private readonly firstChunk = new Column();
   private readonly chunkCount = new Column();
+  // Reasoning: TTFO, the reasoning's duration, both token counts and both phases' TPOT; each
+  // request's reasoning-phase chunks and first answer chunk (NaN: none).
+  private readonly ttfo = new Column();
+  private readonly reasoningMs = new Column();
+  private readonly reasoningTokens = new Column();
+  private readonly answerTokens = new Column();
+  private readonly reasoningTpot = new Column();
+  private readonly answerTpot = new Column();
+  private readonly reasoningChunks = new Column();
+  private readonly answerChunk = new Column();
   /** Every content chunk's arrival, request after request. */
   private readonly chunks = new Column();
 
@@ -184,6 +248,13 @@ export class StepAccumulator {
 
   add(r: RequestRecord): void {
     if (!r.warmup && r.error !== null) this.errors[r.error.kind] = (this.errors[r.error.kind] ?? 0) + 1;
+    if (!r.warmup && r.cancelAfterMs !== undefined) {
+      this.chosenToCancel++;
+      if (cancelledByDesign(r)) {
+        this.cancelled.requests++;
+        this.cancelled.outputTokens += r.outputTokens ?? 0;
+      }
+    }
     if (!isMeasured(r)) return;
     this.total++;
     this.firstSendMs = Math.min(this.firstSendMs, r.sentMs);
@@ -195,7 +266,22 @@ export class StepAccumulator {
     if (r.error !== null) this.failed++;
     if (!succeeded(r)) return;
     this.outputTokenSum += r.outputTokens ?? 0;
+    if (r.outputTokens !== null) this.outputCounted++;
     this.inputTokenSum += r.inputTokens ?? 0;
+    if (r.embeddings !== undefined) {
+      this.embedded = true;
+      this.embeddingSum += r.embeddings;
+    }
+    const reasoning = r.reasoning;
+    if (reasoning !== undefined) this.reasoned++;
+    this.ttfo.push(orNaN(ttfoOf(r)));
+    this.reasoningMs.push(orNaN(reasoning?.durationMs ?? null));
+    this.reasoningTokens.push(orNaN(reasoningTokensOf(r)));
+    this.answerTokens.push(orNaN(answerTokensOf(r)));
+    this.reasoningTpot.push(orNaN(reasoningTpotOf(r)));
+    this.answerTpot.push(orNaN(answerTpotOf(r)));
+    this.reasoningChunks.push(reasoning?.chunks ?? 0);
+    this.answerChunk.push(reasoning === undefined ? 0 : orNaN(reasoning.answerChunk));
     if (hasSlo(this.slo) && meetsSlo(r, this.slo)) this.meetingSlo++;
     this.ttft.push(orNaN(ttftOf(r)));
     this.latency.push(orNaN(latencyOf(r)));
@@ -216,12 +302,13 @@ export class StepAccumulator {
     const perSecond = (amount: number): number | null => (windowMs === null ? null : (amount * 1000) / windowMs);
     const ttft = this.ttft.present();
     const slo = this.slo;
-    const sloNeedsStreaming = hasSlo(slo) && (slo.ttftMs !== undefined || slo.tpotMs !== undefined);
+    const sloNeedsStreaming = hasSlo(slo) && (slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined);
     return {
       requests: { total: this.total, completed, failed: this.failed },
       durationSec: windowMs === null ? null : windowMs / 1000,
       requestsPerSecond: perSecond(completed),
-      outputTokensPerSecond: perSecond(this.outputTokenSum),
+      // Requests that generate nothing (embeddings) have no output rate, not a rate of 0.
+      outputTokensPerSecond: completed > 0 && this.outputCounted === 0 ? null : perSecond(this.outputTokenSum),
       totalTokensPerSecond: perSecond(this.inputTokenSum + this.outputTokenSum),
       peakOutputTokensPerSecond: this.peakOutputTokensPerSecond(),
       achievedConcurrency: windowMs === null ? null : this.busyMs / windowMs,
@@ -236,6 +323,34 @@ export class StepAccumulator {
       outputTokens: computeStats(this.outputTokens.present()),
       goodput: !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(this.meetingSlo),
       errors: { ...this.errors },
+      ...(this.reasoned > 0 ? this.reasoningFigures() : {}),
+      ...(this.embedded ? { embeddingsPerSecond: perSecond(this.embeddingSum), inputTokensPerSecond: perSecond(this.inputTokenSum) } : {}),
+      ...(this.chosenToCancel > 0 ? { cancelledByDesign: { ...this.cancelled } } : {}),
+    };
+  }
+
+  /** The reasoning figures, for a step where a measured response reasoned (docs/metrics.md, "Reasoning"). */
+  private reasoningFigures(): Partial<StepSummary> {
+    const reasoningGaps: number[] = [];
+    const answerGaps: number[] = [];
+    for (let i = 0; i < this.ttft.length; i++) {
+      const first = this.firstChunk.at(i);
+      const count = this.chunkCount.at(i);
+      const reasoningEnd = first + Math.min(count, this.reasoningChunks.at(i));
+      for (let c = first + 1; c < reasoningEnd; c++) reasoningGaps.push(this.chunks.at(c) - this.chunks.at(c - 1));
+      const answerChunk = this.answerChunk.at(i);
+      if (Number.isNaN(answerChunk)) continue;
+      for (let c = first + answerChunk + 1; c < first + count; c++) answerGaps.push(this.chunks.at(c) - this.chunks.at(c - 1));
+    }
+    return {
+      ttfoMs: computeStats(this.ttfo.present()),
+      reasoningMs: computeStats(this.reasoningMs.present()),
+      reasoningTokens: computeStats(this.reasoningTokens.present()),
+      answerTokens: computeStats(this.answerTokens.present()),
+      reasoningItlMs: computeStats(reasoningGaps),
+      answerItlMs: computeStats(answerGaps),
+      reasoningTpotMs: computeStats(this.reasoningTpot.present()),
+      answerTpotMs: computeStats(this.answerTpot.present()),
     };
   }
 

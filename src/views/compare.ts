@@ -5,22 +5,22 @@
  */
 import type { ReadResult } from '../results/read-result';
 import { latencySamples } from '../results/stats';
-import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
+import { rowsEmbedded, rowsReasoned, type CompareView, type DeltaCell, type DeltaRow, type RepeatRow, type ResultView, type StepRow, type ViewChart } from '../format/messages/result';
 import type { MetricKey } from '../format/metrics';
-import type { ResultDocument, Step } from '../format/result';
+import { ttfoStatsOf, type ResultDocument, type Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
 import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
-import { STEP_FIGURES } from './repeats';
+import { stepFigures } from './repeats';
 
-type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs';
-const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl' };
+type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs' | 'ttfoMs';
+const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl' | 'ttfo'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl', ttfoMs: 'ttfo' };
 
 type Statistic = NonNullable<DeltaCell['statistic']>;
 const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 
-/** The columns of the delta table: the result table's default columns, in its order. */
-export const DELTA_METRICS = STEP_FIGURES;
+/** The columns of the delta table: the result table's default columns, in its order (TTFO too when either run reasoned). */
+export const deltaFigures = (a: readonly StepRow[], b: readonly StepRow[]) => stepFigures([...a, ...b]);
 
 /**
  * Pairs the steps of two runs: by name (concurrency@8 with concurrency@8), or, when no name
@@ -47,7 +47,7 @@ export function deltaRows(a: StepRow[], b: StepRow[], samples?: { a: StepSamples
   return pairSteps(a, b).map(([ra, rb], stepIndex) => ({
     stepA: ra.name,
     stepB: rb.name,
-    cells: DELTA_METRICS.map(({ metric, statistic, value }, metricIndex) => {
+    cells: deltaFigures(a, b).map(({ metric, statistic, value }, metricIndex) => {
       const key = SAMPLE_OF[metric as SampleMetric];
       const sa = key ? samples?.a.get(ra.name)?.[key] : undefined;
       const sb = key ? samples?.b.get(rb.name)?.[key] : undefined;
@@ -171,11 +171,22 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
       ]),
     ),
   );
+  const rows = [...a.rows, ...b.rows];
+  if (rowsEmbedded(rows)) {
+    return [
+      overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      latency,
+      overlay('embeddings-throughput', 'embeddingsPerSecond', 'Embeddings per second', (r) => r.embeddingsPerSecond),
+      overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
+    ];
+  }
   return [
     overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
     latency,
     overlay('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
     overlay('ttft', 'ttftMs', 'TTFT p50', (r) => r.ttftMs?.p50),
+    // TTFO of a run without reasoning is its TTFT: both runs on one chart when either reasoned.
+    ...(rowsReasoned(rows) ? [overlay('ttfo', 'ttfoMs', 'TTFO p50 (first answer token)', (r) => ttfoStatsOf(r)?.p50)] : []),
     overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
   ];
 }

@@ -4,7 +4,8 @@
  * (AIPerf's multi-run confidence intervals); two runs' figures differ beyond noise only when their
  * intervals do not overlap (src/views/noise.ts). Pure: unit tested against values computed by hand.
  */
-import type { RepeatRow, StepRow } from '../format/messages/result';
+import { ttfoStatsOf } from '../format/result';
+import { rowsEmbedded, rowsReasoned, type RepeatRow, type StepRow } from '../format/messages/result';
 import type { MetricKey } from '../format/metrics';
 
 /**
@@ -82,15 +83,40 @@ export const STEP_FIGURES: RepeatFigure[] = [
   { metric: 'failures', value: (r) => r.failed },
 ];
 
-/** The figures across repeats: the result table's default columns (ITL is an optional one there), so that the table fits where that one does. */
-export const REPEAT_FIGURES = STEP_FIGURES.filter((figure) => figure.metric !== 'itlMs');
+/** Steps that reasoned are judged by TTFO too, beside TTFT; a step without reasoning has its TTFT as TTFO (a run compared with a reasoning one). */
+const TTFO_FIGURES: RepeatFigure[] = [
+  { metric: 'ttfoMs', statistic: 'p50', value: (r) => ttfoStatsOf(r)?.p50 },
+  { metric: 'ttfoMs', statistic: 'p99', value: (r) => ttfoStatsOf(r)?.p99 },
+];
 
-/** Each step name's figures across its repeats, in REPEAT_FIGURES order (a repeat without a value is left out of that figure). */
+/** Embeddings are judged by what they do: vectors and input tokens per second, latency, failures (no stream figures). */
+const EMBEDDING_FIGURES: RepeatFigure[] = [
+  { metric: 'requestsPerSecond', value: (r) => r.requestsPerSecond },
+  { metric: 'embeddingsPerSecond', value: (r) => r.embeddingsPerSecond },
+  { metric: 'inputTokensPerSecond', value: (r) => r.inputTokensPerSecond },
+  { metric: 'latencyMs', statistic: 'p50', value: (r) => r.latencyMs?.p50 },
+  { metric: 'latencyMs', statistic: 'p99', value: (r) => r.latencyMs?.p99 },
+  { metric: 'failures', value: (r) => r.failed },
+];
+
+/** The figures steps are judged by: STEP_FIGURES, with TTFO after TTFT when they reasoned; EMBEDDING_FIGURES for embeddings. */
+export function stepFigures(rows: readonly StepRow[]): RepeatFigure[] {
+  if (rowsEmbedded(rows)) return EMBEDDING_FIGURES;
+  if (!rowsReasoned(rows)) return STEP_FIGURES;
+  const afterTtft = STEP_FIGURES.findIndex((figure) => figure.metric === 'tpotMs');
+  return [...STEP_FIGURES.slice(0, afterTtft), ...TTFO_FIGURES, ...STEP_FIGURES.slice(afterTtft)];
+}
+
+/** The figures across repeats: the result table's default columns (ITL is an optional one there), so that the table fits where that one does. */
+export const repeatFigures = (rows: readonly StepRow[]): RepeatFigure[] => stepFigures(rows).filter((figure) => figure.metric !== 'itlMs');
+
+/** Each step name's figures across its repeats, in `repeatFigures` order (a repeat without a value is left out of that figure). */
 export function repeatRows(rows: readonly StepRow[]): RepeatRow[] {
+  const figures = repeatFigures(rows);
   return groupByName(rows).map(([name, group]) => ({
     name,
     repeats: group.length,
-    cells: REPEAT_FIGURES.map(({ metric, statistic, value }) => {
+    cells: figures.map(({ metric, statistic, value }) => {
       const values = group.flatMap((row) => {
         const v = value(row);
         return typeof v === 'number' && Number.isFinite(v) ? [v] : [];

@@ -6,16 +6,18 @@
  */
 import type { ReadResult } from '../results/read-result';
 import { latencySamples, quantileOfSorted, quantileRanks } from '../results/stats';
-import type {
-  ChartSeries,
-  ViewChart,
-  ResultView,
-  RunSummary,
-  ServerSection,
-  StepRow,
-  XAxis,
+import {
+  rowsEmbedded,
+  rowsReasoned,
+  type ChartSeries,
+  type ViewChart,
+  type ResultView,
+  type RunSummary,
+  type ServerSection,
+  type StepRow,
+  type XAxis,
 } from '../format/messages/result';
-import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { METRICS, metricTitle, reasoningCountNotes, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
 import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
@@ -38,7 +40,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
+  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
@@ -47,7 +49,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     xAxis,
     rows,
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
-    charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
+    charts: [...reasoningSplitCharts(rows), ...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: doc.warnings ?? [],
     server: serverSection(doc),
@@ -98,9 +100,13 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
     ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
   ];
   const markers = stepMarkers(doc.steps);
+  // One time range for every chart over run time, drawn side by side: the last moment any of them has.
+  const end = Math.max(0, ...charts.flatMap((c) => c.lines.flatMap((line) => line.points.map(([t]) => t))));
   const viewCharts = (timeCharts: typeof charts, prefix = ''): ViewChart[] =>
     timeCharts.map((c) => ({
       ...chart(`${prefix}${c.id}`, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+      timeAxis: true,
+      xMax: end,
       ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
       ...(markers.length ? { markers } : {}),
     }));
@@ -139,6 +145,32 @@ function unreachedConcurrencyNotes(steps: Step[]): string[] {
     const requests = step.summary?.requests.total ?? step.requests.length;
     return [`Step "${step.name}" averaged ${formatMetric('achievedConcurrency', mean)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${formatMetric('achievedConcurrency', mean)}.`];
   });
+}
+
+/**
+ * What a reader of reasoning figures should know that the figures do not say: token counts of the
+ * reasoning made locally (a tokenizer, or the rough estimate) because the server's usage gave none;
+ * thoughts the server counted but did not stream (hidden reasoning: the TTFT then holds them); a
+ * reply that reasoned without streaming (no times for its phases).
+ */
+function reasoningNotes(steps: Step[]): string[] {
+  let estimated = 0;
+  let counted = 0;
+  let hidden = 0;
+  for (const step of steps) {
+    for (const r of step.requests) {
+      const reasoning = r.reasoning;
+      if (reasoning === undefined || r.warmup || r.error !== null) continue;
+      if (reasoning.tokensSource === 'estimate') estimated++;
+      else if (reasoning.tokensSource === 'tokenizer') counted++;
+      if (reasoning.firstMs === null && reasoning.answerFirstMs !== null) hidden++;
+    }
+  }
+  const notes = reasoningCountNotes(estimated, counted);
+  if (hidden > 0) {
+    notes.push(`The server counted reasoning tokens in ${hidden} responses without streaming the reasoning: their TTFT includes the time spent reasoning, and their TTFO equals it.`);
+  }
+  return notes;
 }
 
 /** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
@@ -195,7 +227,8 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+/** A step as a row of the result view's tables (and the HTML export's step tables). */
+export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
@@ -211,6 +244,16 @@ function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: bool
     failed: summary.requests.failed,
     total: summary.requests.total,
     errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
+    // Only what the step has: a step without reasoning (or embeddings) gets no empty figure.
+    ...(summary.ttfoMs !== undefined ? { ttfoMs: summary.ttfoMs } : {}),
+    ...(summary.reasoningMs !== undefined ? { reasoningMs: summary.reasoningMs } : {}),
+    ...(summary.reasoningTokens !== undefined ? { reasoningTokens: summary.reasoningTokens } : {}),
+    ...(summary.answerTokens !== undefined ? { answerTokens: summary.answerTokens } : {}),
+    ...(summary.reasoningItlMs !== undefined ? { reasoningItlMs: summary.reasoningItlMs } : {}),
+    ...(summary.answerItlMs !== undefined ? { answerItlMs: summary.answerItlMs } : {}),
+    ...(summary.embeddingsPerSecond !== undefined ? { embeddingsPerSecond: summary.embeddingsPerSecond } : {}),
+    ...(summary.inputTokensPerSecond !== undefined ? { inputTokensPerSecond: summary.inputTokensPerSecond } : {}),
+    ...(summary.cancelledByDesign !== undefined ? { cancelledByDesign: summary.cancelledByDesign.requests } : {}),
   };
 }
 
@@ -226,14 +269,17 @@ export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
   return points.sort((p, q) => p[0] - q[0]);
 }
 
-type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
+type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs' | 'ttfoMs';
 
-/** p50, p90 and p99 of one metric, the upper two shading the band to the one below. */
-function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number, prefix = ''): ChartSeries[] {
+/**
+ * p50, p90 and p99 of one metric, the upper two shading the band to the one below; each
+ * percentile in its own colour (the palette's first three, as the live panel draws them) and dash.
+ */
+function percentileBand(rows: StepRow[], metric: StatsMetric): ChartSeries[] {
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
-    label: `${prefix}${p}`,
+    label: p,
     points: pointsOf(rows, (r) => r[metric]?.[p]),
-    colorIndex,
+    colorIndex: i,
     percentile: p,
     fillToPrevious: i > 0,
   }));
@@ -249,15 +295,57 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
     { label: METRICS[metric].label, points: pointsOf(rows, value), colorIndex },
   ];
   const xLog = wantsLogAxis(rows.map((r) => r.x));
-  const charts = [
-    chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
-    chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
-    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', 2)),
-    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', 3)),
-    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', 4)),
-  ];
+  // An embeddings run has no stream: its figures are vectors and input tokens per second, and latency.
+  const charts = rowsEmbedded(rows)
+    ? [
+        chart('embeddings-throughput', 'embeddingsPerSecond', 'Embeddings per second', axis.label, simple('embeddingsPerSecond', (r) => r.embeddingsPerSecond, 0)),
+        chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+        chart('input-throughput', 'inputTokensPerSecond', 'Input tokens per second', axis.label, simple('inputTokensPerSecond', (r) => r.inputTokensPerSecond, 7)),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+      ]
+    : [
+        chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
+        chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+        chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
+        ...(rowsReasoned(rows) ? [chart('ttfo', 'ttfoMs', 'TTFO percentiles (first answer token)', axis.label, percentileBand(rows, 'ttfoMs'))] : []),
+        chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
+      ];
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }
+
+/**
+ * A run whose responses reasoned opens on where each step's time went, one stacked bar a step: to
+ * the first token (mean TTFT), reasoning (mean TTFO - mean TTFT), the answer (mean latency - mean
+ * TTFO). Means add up, so the bar is the step's mean latency. None for a run without reasoning.
+ */
+function reasoningSplitCharts(rows: StepRow[]): ViewChart[] {
+  if (!rowsReasoned(rows)) return [];
+  const parts: { label: string; value: (row: StepRow) => number | null; colorIndex: number }[] = [
+    { label: 'to the first token (TTFT)', value: (row) => row.ttftMs?.mean ?? null, colorIndex: 3 },
+    { label: 'reasoning (TTFO - TTFT)', value: (row) => difference(row.ttfoMs?.mean, row.ttftMs?.mean), colorIndex: 6 },
+    { label: 'answer (latency - TTFO)', value: (row) => difference(row.latencyMs?.mean, row.ttfoMs?.mean), colorIndex: 0 },
+  ];
+  return [
+    {
+      ...chart(
+        'reasoning-split',
+        'reasoningMs',
+        'Where the time went: reasoning and answer (means)',
+        'Step',
+        parts.map((part) => ({ label: part.label, colorIndex: part.colorIndex, points: rows.flatMap((row, i): [number, number][] => {
+          const value = part.value(row);
+          return value === null ? [] : [[i, Math.max(0, value)]];
+        }) })),
+        'Mean time per request (ms)',
+      ),
+      kind: 'stacked-bar',
+      categories: rows.map((row) => (row.repeat !== undefined ? `${row.name} #${row.repeat + 1}` : row.name)),
+    },
+  ];
+}
+
+const difference = (a: number | null | undefined, b: number | null | undefined): number | null => (typeof a === 'number' && typeof b === 'number' ? a - b : null);
 
 /**
  * The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles by
@@ -319,7 +407,9 @@ function selectRank(values: Float64Array, rank: number, lo: number, hi: number):
 
 function distributionCharts(steps: Step[]): ViewChart[] {
   const ttft: ChartSeries[] = [];
+  const ttfo: ChartSeries[] = [];
   const itl: ChartSeries[] = [];
+  const reasoned = steps.some((step) => step.summary?.ttfoMs !== undefined);
   steps.forEach((step, i) => {
     const samples = latencySamples(step.requests);
     const add = (list: ChartSeries[], values: number[]) => {
@@ -327,12 +417,15 @@ function distributionCharts(steps: Step[]): ViewChart[] {
       if (points.length > 0) list.push({ label: step.name, points, colorIndex: i });
     };
     add(ttft, samples.ttft);
+    if (reasoned) add(ttfo, samples.ttfo);
     add(itl, samples.itl);
   });
   const share = 'Share of requests (%)';
+  // A cumulative share ends at 100%: no headroom above it.
   return [
-    chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share),
-    chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'),
+    { ...chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share), yMax: 100 },
+    ...(reasoned ? [{ ...chart('ttfo-distribution', 'ttfoMs', 'TTFO distribution (cumulative)', metricTitle('ttfoMs'), ttfo, share), yMax: 100 }] : []),
+    { ...chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'), yMax: 100 },
   ];
 }
 

@@ -3,7 +3,7 @@
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
 import * as z from 'zod';
-import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
+import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, takesMessages, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
 import { BadInputError, printable } from '../format/errors';
 import { readTextFile } from './files';
@@ -31,9 +31,36 @@ export function guessDatasetFormat(path: string): DatasetFormat | undefined {
 }
 
 export async function createWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
+  const prompts = await promptWorkload(config, counter);
+  return config.endpoint.api === 'embeddings' ? embeddingBatches(prompts, config.workload.embeddingBatch ?? 1) : prompts;
+}
+
+/**
+ * An embeddings request is a batch of `size` inputs: request i carries the prompts i * size to
+ * (i + 1) * size - 1 of the workload, as texts; its input tokens are theirs summed.
+ */
+function embeddingBatches(prompts: Workload, size: number): Workload {
+  return {
+    size: prompts.size === Infinity ? Infinity : Math.ceil(prompts.size / size),
+    request(index: number): PreparedRequest {
+      const inputs: string[] = [];
+      let tokens = 0;
+      let source: PreparedRequest['inputTokens']['source'] = 'estimate';
+      for (let k = 0; k < size; k++) {
+        const one = prompts.request(index * size + k);
+        inputs.push(promptFor(one.prompt, false) as string);
+        tokens += one.inputTokens.count;
+        source = one.inputTokens.source;
+      }
+      return { prompt: inputs[0] ?? '', inputs, inputTokens: { count: tokens, source } };
+    },
+  };
+}
+
+async function promptWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
   const workload = config.workload;
   const rows = workload.kind === 'synthetic' ? null : await loadDataset(workload, counter);
-  const chat = config.endpoint.api === 'chat';
+  const chat = takesMessages(config.endpoint.api);
   const maxTokens = (spec: TokenCount | undefined, random: Random): number | undefined => (spec === undefined ? undefined : sampleCount(spec, random));
 
   if (rows === null) {

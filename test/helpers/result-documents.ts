@@ -19,6 +19,30 @@ export interface StepShape {
   partial?: boolean;
 }
 
+/**
+ * A request record for the statistics tests: a successful one sent at `sentMs` with nothing
+ * measured, and the fields given (chunks, tokens, an error, reasoning...).
+ */
+export function requestRecord(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentMs'>): RequestRecord {
+  return {
+    index: 0,
+    warmup: false,
+    scheduledMs: fields.sentMs,
+    queueMs: 0,
+    firstTokenMs: null,
+    chunkMs: [],
+    endMs: null,
+    inputTokens: null,
+    inputTokensSource: 'estimate',
+    outputTokens: null,
+    outputTokensSource: 'usage',
+    finishReason: 'stop',
+    httpStatus: 200,
+    error: null,
+    ...fields,
+  };
+}
+
 /** Request i of a step: sent every 10 ms, TTFT and gaps varying by a fixed pattern. */
 export function makeRequest(i: number, shape: StepShape): RequestRecord {
   const sentMs = i * 10;

@@ -7,7 +7,7 @@ import '../shared/zod-csp';
 import { HostToLiveMessageSchema, LiveViewStateSchema, type HostToLiveMessage, type LiveState, type LiveViewState } from '../../src/format/messages/live';
 import type { LiveRequest } from '../../src/format/messages/from-views';
 import { SpecChart } from '../shared/charts';
-import { byId, el, replaceChildren, setText, textTable } from '../shared/dom';
+import { byId, el, replaceChildren, scrollBox, setText, textTable } from '../shared/dom';
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
@@ -41,10 +41,10 @@ const skeleton = {
   serverMessage: el('p', { className: 'muted', attrs: { id: 'server-message' } }),
   serverHeading: el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run, on the same time axis as the charts above" }),
   serverChoice: el('label', { className: 'chart-choice hidden', title: 'A run over several endpoints: draw each endpoint\'s own server charts instead of their sum' }),
-  lateness: el('div', { className: 'table-scroll', attrs: { id: 'lateness-table' } }),
+  lateness: el('div', { attrs: { id: 'lateness-table' } }),
   serverCharts: el('div', { className: 'chart-grid', attrs: { id: 'server-charts' } }),
   serverNote: el('p', { className: 'muted', attrs: { id: 'server-note' } }),
-  table: el('div', { className: 'table-scroll', attrs: { id: 'steps-table' } }),
+  table: el('div', { attrs: { id: 'steps-table' } }),
   errors: el('p', { attrs: { id: 'error-summary' } }),
   logs: el('ul', { attrs: { id: 'run-log' } }),
   resultPath: el('p', { className: 'muted', attrs: { id: 'result-path' } }),
@@ -159,9 +159,9 @@ function render(state: LiveState | null): void {
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);
   runButton.classList.toggle('hidden', state.phase !== 'finished');
-  replaceChildren(skeleton.table, [textTable(TABLE_COLUMNS, tableRows(state))]);
+  replaceChildren(skeleton.table, [scrollBox(textTable(TABLE_COLUMNS, tableRows(state), 'data-table sticky-first'))]);
   const lateness = latenessRows(state);
-  replaceChildren(skeleton.lateness, lateness.length > 0 ? [textTable(LATENESS_COLUMNS, lateness)] : []);
+  replaceChildren(skeleton.lateness, lateness.length > 0 ? [scrollBox(textTable(LATENESS_COLUMNS, lateness, 'data-table sticky-first'))] : []);
   setText(skeleton.errors, errorSummary(state));
   replaceChildren(skeleton.logs, state.logs.filter((l) => l.level !== 'info').map((l) => el('li', { className: `log-${l.level}`, text: `${l.level}: ${l.message}` })));
   renderCharts(state);

@@ -20,8 +20,9 @@ Options:
   --out FILE            where to write it
   --format F            html (default: charts and tables in one file that opens offline), md, csv
   --group-by LABEL      colour and group runs by this label (engine, gpu, model, quant, ...)
-  --slo ttft=MS,tpot=MS,e2e=MS
-                        the objective for the ranking table (any of the three)
+  --slo ttft=MS,ttfo=MS,tpot=MS,e2e=MS
+                        the objective for the ranking table (any of them; ttfo: the first
+                        answer token, reasoning left out)
   --stat S              the statistic compared with the SLO and drawn for latencies: mean, p50, p90 (default), p99
   --axis A              concurrency or rate (default: what most steps are defined by)
   --title TEXT          the report's title
@@ -34,9 +35,10 @@ function parseSlo(text: string): ReportSlo {
     const [key, value] = parseKeyValue('--slo', part, 'an objective', 'ttft=200,tpot=50');
     const ms = parseNumber('--slo', value, { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' });
     if (key === 'ttft') slo.ttftMs = ms;
+    else if (key === 'ttfo') slo.ttfoMs = ms;
     else if (key === 'tpot') slo.tpotMs = ms;
     else if (key === 'e2e') slo.e2eMs = ms;
-    else throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+    else throw new UsageError(`--slo: '${key}' is not an objective; use ttft, ttfo, tpot and/or e2e, like --slo ttft=200,tpot=50`);
   }
   return slo;
 }

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, EndpointStrategySchema, ProfileConfigSchema, RampStrategySchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, EndpointStrategySchema, parseDelayRange, ProfileConfigSchema, RampStrategySchema, ReasoningTagSchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
 import { TraceFormatSchema } from '../../format/trace';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
@@ -42,6 +42,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--skip-bad-rows': { kind: 'boolean' },
   '--model': { kind: 'string' },
   '--api': { kind: 'string' },
+  '--reasoning-tags': { kind: 'string' },
   '--stream': { kind: 'boolean' },
   '--no-stream': { kind: 'boolean' },
   '--profile': { kind: 'string' },
@@ -56,12 +57,15 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--duration': { kind: 'string' },
   '--warmup': { kind: 'string' },
   '--max-errors': { kind: 'string' },
+  '--cancel-rate': { kind: 'string' },
+  '--cancel-after': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
   '--output-tokens': { kind: 'string' },
   '--input-tokens-range': { kind: 'string' },
   '--output-tokens-range': { kind: 'string' },
   '--prefix-tokens': { kind: 'string' },
   '--prefix-count': { kind: 'string' },
+  '--embedding-batch': { kind: 'string' },
   '--dataset': { kind: 'string' },
   '--dataset-format': { kind: 'string' },
   '--tokenizer': { kind: 'string' },
@@ -103,7 +107,10 @@ Endpoint
                          its share of the requests fails
   --model NAME           the served model name (see GET /v1/models)
   --sim [PRESET]         run against the built-in simulator instead of --url
-  --api chat|completions /v1/chat/completions (default) or /v1/completions
+  --api API              chat (/v1/chat/completions, default), completions, responses
+                         (/v1/responses, typed events) or embeddings (/v1/embeddings)
+  --reasoning-tags TAG   the model writes its reasoning inside <TAG>...</TAG> in the text
+                         (no reasoning parser on the server), e.g. --reasoning-tags think
   --stream, --no-stream  streamed responses (default) or whole bodies (no TTFT, no ITL)
   --header 'Name: value' extra request header (repeatable)
   --api-key-env VAR      send the key held in environment variable VAR as a Bearer token
@@ -126,6 +133,10 @@ Load (each value of a list is a step)
   --duration SEC         seconds per step (with --requests, whichever ends first)
   --warmup N             requests per step sent first and left out of the statistics
   --max-errors N         end a step after N failed requests
+  --cancel-rate P        abort this share (0..1) of the measured requests, chosen from the seed,
+  --cancel-after MS|MS-MS  this long after each was sent (a range: drawn per request); they
+                         count apart, with the tokens they had received (AIPerf's
+                         --request-cancellation-rate and -delay)
   --seed N               seed for prompts and arrival times (default 42)
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
@@ -154,6 +165,8 @@ Workload
   --output-tokens-range R  the same for --output-tokens
   --prefix-tokens N      every synthetic prompt opens with a shared prefix of N tokens
   --prefix-count K       K distinct shared prefixes, used in turn (default 1)
+  --embedding-batch N    with --api embeddings: N inputs per request, each --input-tokens long
+                         (default 1)
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
@@ -171,7 +184,8 @@ Conversations (multi-turn sessions; each turn resends the history with the repli
                          (requests in flight; a thinking session leaves its slot to another)
 
 Output
-  --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
+  --slo ttft=MS,ttfo=MS,tpot=MS,e2e=MS   service-level objectives for goodput (ttfo: time to
+                         the first answer token, reasoning left out)
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
   --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
   --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
@@ -199,6 +213,8 @@ const RULES = {
   rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
   prefixTokens: { integer: true, min: 0, hint: 'shared prefix tokens like --prefix-tokens 256' },
   prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
+  embeddingBatch: { integer: true, min: 1, hint: 'inputs per embeddings request like --embedding-batch 16' },
+  cancelRate: { min: 0, exclusive: true, hint: 'a share of the requests above 0 and at most 1 like --cancel-rate 0.1' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   timeScale: { min: 0, exclusive: true, hint: 'a speed factor like --time-scale 2 (twice as fast) or 0.5' },
   traceMaxRequests: { integer: true, min: 1, hint: 'a number of rows like --trace-max-requests 1000' },
@@ -227,7 +243,7 @@ const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
   schedule: ['--concurrency'],
   trace: ['--concurrency', ...TRACE_FLAGS],
 };
-const SLO_KEYS = { ttft: 'ttftMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
+const SLO_KEYS = { ttft: 'ttftMs', ttfo: 'ttfoMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Which flag sets which config field, longest path first wins; used to word schema errors. */
@@ -248,6 +264,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['endpoint.api', '--api'],
   ['endpoint.headers', '--header'],
   ['endpoint.apiKeyEnv', '--api-key-env'],
+  ['endpoint.reasoningTags', '--reasoning-tags'],
   ['request.stream', '--stream'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
@@ -257,6 +274,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['workload.outputTokens', '--output-tokens'],
   ['workload.sharedPrefixTokens', '--prefix-tokens'],
   ['workload.prefixCount', '--prefix-count'],
+  ['workload.embeddingBatch', '--embedding-batch'],
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
@@ -277,6 +295,9 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['limits.maxErrors', '--max-errors'],
   ['limits', '--requests or --duration'],
   ['slo', '--slo'],
+  ['cancel.rate', '--cancel-rate'],
+  ['cancel.afterMs', '--cancel-after'],
+  ['cancel', '--cancel-rate and --cancel-after'],
   ['labels', '--label'],
   ['seed', '--seed'],
   ['serverMetrics.url', '--server-metrics'],
@@ -415,6 +436,12 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ApiKindSchema.options));
   if (flags.has('--header')) put('endpoint', 'headers', Object.fromEntries(flags.all('--header').map(parseHeader)));
   put('endpoint', 'apiKeyEnv', flags.get('--api-key-env'));
+  const tag = flags.get('--reasoning-tags');
+  if (tag !== undefined) {
+    const parsed = ReasoningTagSchema.safeParse(tag.replace(/^<\/?|>$/g, ''));
+    if (!parsed.success) throw new UsageError(`--reasoning-tags: '${tag}' ${parsed.error.issues[0]?.message ?? 'is not a tag name'}`);
+    put('endpoint', 'reasoningTags', parsed.data);
+  }
 
   if (flags.has('--stream') && flags.has('--no-stream')) throw new UsageError('--stream and --no-stream contradict each other; give one');
   if (flags.has('--stream')) put('request', 'stream', true);
@@ -444,6 +471,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
 
   const slo = flags.get('--slo');
   if (slo !== undefined) settings.slo = parseSlo(slo);
+  const cancel = cancelFromFlags(flags, fileSettings, number);
+  if (cancel !== undefined) settings.cancel = cancel;
   if (flags.has('--label')) {
     settings.labels = Object.fromEntries(flags.all('--label').map((l) => parseKeyValue('--label', l, 'a label', 'engine=vllm')));
   }
@@ -489,12 +518,30 @@ function parseExtraBody(text: string): Settings {
   return value;
 }
 
+/** `--cancel-rate P --cancel-after MS|MS-MS`: both, or one over a config file's `cancel`. */
+function cancelFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined, number: (flag: string, rule: NumberRule) => number | undefined): Settings | undefined {
+  const rate = number('--cancel-rate', RULES.cancelRate);
+  const afterText = flags.get('--cancel-after');
+  if (rate === undefined && afterText === undefined) return undefined;
+  if (rate !== undefined && rate > 1) throw new UsageError(`--cancel-rate: '${rate}' must be at most 1; give ${RULES.cancelRate.hint}`);
+  let afterMs: number | Settings | undefined;
+  if (afterText !== undefined) {
+    const range = parseDelayRange(afterText);
+    if (range === null) throw new UsageError(`--cancel-after: '${afterText}' is not a delay; give milliseconds after the send like --cancel-after 500, or a range drawn per request like --cancel-after 200-2000`);
+    afterMs = range;
+  }
+  const fromFile = isPlainObject(fileSettings?.cancel) ? fileSettings.cancel : {};
+  if (rate === undefined && fromFile.rate === undefined) throw new UsageError('--cancel-after needs --cancel-rate P: the share of requests to cancel');
+  if (afterMs === undefined && fromFile.afterMs === undefined) throw new UsageError('--cancel-rate needs --cancel-after MS (or MS-MS): when, after its send, a request is cancelled');
+  return { ...(rate !== undefined ? { rate } : {}), ...(afterMs !== undefined ? { afterMs } : {}) };
+}
+
 function parseSlo(text: string): Settings {
   const slo: Settings = {};
   for (const item of text.split(',')) {
     const [key, value] = parseKeyValue('--slo', item, 'an objective', 'ttft=200,tpot=50,e2e=5000');
     if (!(key in SLO_KEYS)) {
-      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, ttfo, tpot and/or e2e, like --slo ttft=200,tpot=50`);
     }
     slo[SLO_KEYS[key as keyof typeof SLO_KEYS]] = parseNumber(`--slo ${key}`, value, RULES.slo);
   }
@@ -526,6 +573,8 @@ function workloadFromFlags(
   if (formatText !== undefined) workload.format = parseChoice('--dataset-format', formatText, DatasetFormatSchema.options);
   if (inputTokens !== undefined) workload.inputTokens = inputTokens;
   if (outputTokens !== undefined) workload.outputTokens = outputTokens;
+  const embeddingBatch = number('--embedding-batch', RULES.embeddingBatch);
+  if (embeddingBatch !== undefined) workload.embeddingBatch = embeddingBatch;
   const prefixTokens = number('--prefix-tokens', RULES.prefixTokens);
   const prefixCount = number('--prefix-count', RULES.prefixCount);
   if (prefixCount !== undefined && prefixTokens === undefined && !(Number(fileWorkload?.sharedPrefixTokens) > 0)) {

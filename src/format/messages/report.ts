@@ -21,10 +21,10 @@ export const CurveSchema = z.object({
   run: z.number().int().nonnegative(),
   name: z.string(),
   group: z.string(),
-  /** Palette index: runs of one group share it. */
+  /** Palette index: each run its own (src/views/report.ts curveStyle). */
   color: z.number().int().nonnegative(),
-  /** The second, fourth ... run of a group is dashed. */
-  dashed: z.boolean(),
+  /** Index into the dash patterns (src/views/chart-spec.ts DASH_PATTERNS): each group its own. */
+  dash: z.number().int().nonnegative(),
   points: z.array(CurvePointSchema),
   knee: CurvePointSchema.nullable(),
   marks: z.array(CurveMarkSchema).default([]),
@@ -58,6 +58,10 @@ export const RankingRowSchema = z.object({
   /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
   outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
+  /** TTFO (its TTFT without reasoning), and the step's mean reasoning and answer tokens; set when some run reasoned. */
+  ttfoMs: nullableNumber.optional(),
+  reasoningTokens: nullableNumber.optional(),
+  answerTokens: nullableNumber.optional(),
   tpotMs: nullableNumber,
   latencyMs: nullableNumber,
   /** Highest goodput the run measured itself (its own SLO), with its step. */
@@ -71,6 +75,7 @@ export const ReportModelSchema = z.object({
       name: z.string(),
       group: z.string(),
       color: z.number().int().nonnegative(),
+      dash: z.number().int().nonnegative(),
       source: z.string().optional(),
       labels: z.record(z.string(), z.string()),
       /** The tool (and its version, when the file has it) whose output this run was imported from. */
@@ -88,6 +93,8 @@ export const ReportModelSchema = z.object({
   axis: LoadAxisSchema,
   stat: StatChoiceSchema,
   slo: ReportSloSchema,
+  /** Some run reasoned: the report adds TTFO and the reasoning and answer tokens. */
+  reasoning: z.boolean().default(false),
   charts: z.array(ReportChartSchema),
   tradeoff: ReportChartSchema,
   /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */
