@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseResultDocument, type ResultDocument } from '../../src/format/result';
+import { readResultFile } from '../helpers/result-documents';
 import { closedPort, TOKEN_SERVER_MODEL, startTokenServer } from '../helpers/cli-server';
 
 const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
@@ -50,11 +50,7 @@ function runCli(
   });
 }
 
-function readResult(path: string): ResultDocument {
-  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
-  if (!parsed.ok) assert.fail(parsed.error);
-  return parsed.value;
-}
+const readResult = readResultFile;
 
 /** The one result file a run wrote under `dir/benchmarks/`. */
 function onlyResultIn(dir: string): string {

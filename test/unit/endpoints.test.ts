@@ -4,14 +4,13 @@
 // routing rule itself on a clock of its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunConfigSchema } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
 import { ENDPOINT_LABEL } from '../../src/format/server-metrics';
-import { parseResultDocument, type FailoverEvent, type RequestRecord, type ResultDocument } from '../../src/format/result';
+import type { FailoverEvent, RequestRecord, ResultDocument } from '../../src/format/result';
 import { EndpointRouter } from '../../src/load/endpoints';
 import { runBenchmark } from '../../src/load/runner';
 import type { ClientContext } from '../../src/load/types';
@@ -22,34 +21,15 @@ import { buildCompareView } from '../../src/views/compare';
 import { buildReportModel } from '../../src/views/report';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { closedPort } from '../helpers/cli-server';
-import { cliPath } from '../helpers/limited-child';
+import { runCliLimited } from '../helpers/limited-child';
+import { readResultFile } from '../helpers/result-documents';
 import { startSimProcess, type SimProcess } from '../helpers/sim-process';
 import { JSON_HEADERS, startScriptedServer } from '../helpers/sse-server';
 
-function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 90_000): Promise<{ code: number | null; stdout: string; stderr: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'llmbench-endpoints-'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`llmbench ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, dir });
-    });
-  });
-}
+/** `llmbench ...args` in a folder of its own, with `env` added. */
+const runCli = (args: string[], env: Record<string, string> = {}) => runCliLimited(args, { env, timeoutMs: 90_000 });
 
-function readResult(path: string): ResultDocument {
-  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
-  if (!parsed.ok) assert.fail(parsed.error);
-  return parsed.value;
-}
+const readResult = readResultFile;
 
 /** The two replicas: a small fast engine (1 ms steps), and a 70B model on two H100s (18.5 ms steps). */
 async function twoSimulators(t: { after(fn: () => Promise<void>): void }): Promise<[SimProcess, SimProcess]> {

@@ -4,13 +4,12 @@
 // shared blocks in the simulator's prefix cache, and the plan of a trace step split over executors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/format/config';
-import { parseResultDocument, type RequestRecord, type ResultDocument } from '../../src/format/result';
+import type { RequestRecord } from '../../src/format/result';
 import { TraceSourceSchema } from '../../src/format/trace';
 import { runBenchmark } from '../../src/load/runner';
 import { executePart, preparePart } from '../../src/load/execute';
@@ -23,40 +22,16 @@ import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { latenessRows, liveCharts } from '../../src/views/live';
 import { buildResultView } from '../../src/views/result';
 import { promptKey, startTokenServer, TOKEN_SERVER_MODEL, type TokenServer } from '../helpers/cli-server';
-import { cliPath, repoRoot } from '../helpers/limited-child';
+import { repoRoot, runCliLimited } from '../helpers/limited-child';
+import { readResultFile } from '../helpers/result-documents';
 import { counterValue, startSimProcess } from '../helpers/sim-process';
 
 const fixture = (name: string): string => join(repoRoot, 'test', 'fixtures', 'traces', name);
 
-interface CliOutcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** `llmbench ...args` in `cwd` (a new folder by default). */
+const runCli = (args: string[], cwd?: string, timeoutMs = 60_000) => runCliLimited(args, { ...(cwd !== undefined ? { cwd } : {}), timeoutMs });
 
-function runCli(args: string[], cwd = mkdtempSync(join(tmpdir(), 'llmbench-trace-cli-')), timeoutMs = 60_000): Promise<CliOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`llmbench ${args.join(' ')} did not exit within ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function readResult(path: string): ResultDocument {
-  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
-  if (!parsed.ok) assert.fail(parsed.error);
-  return parsed.value;
-}
+const readResult = readResultFile;
 
 async function entriesOf(path: string, extra: Record<string, unknown> = {}): Promise<TraceEntry[]> {
   const reader = await openTrace(TraceSourceSchema.parse({ path, ...extra }));
