@@ -11,7 +11,7 @@ import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
 import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
 import { formatLabelsText } from '../views/labels';
-import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
+import { PresetSettingsSchema, presetFieldSetting, presets, tracePreset } from '../run/presets';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
@@ -155,6 +155,19 @@ async function pickModel(
 }
 
 const CONFIG_FILE = Symbol('config file');
+const TRACE_FILE = Symbol('trace file');
+
+/** A trace file to replay, picked in the file dialog. */
+async function pickTraceFile(title: string): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    openLabel: 'Replay this trace',
+    filters: { 'Traces (JSONL, CSV)': ['jsonl', 'csv', 'json'], 'All files': ['*'] },
+    ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
+  });
+  return picked?.[0]?.fsPath;
+}
 
 async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/*.json', '{**/node_modules/**,**/*.llmbench.json,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
@@ -274,9 +287,10 @@ export async function promptRunPlan(
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
   if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');
-  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE>(
+  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE | typeof TRACE_FILE>(
     [
       ...choices.map((p) => ({ label: p.label, detail: p.detail, value: p })),
+      { label: '$(history) Replay a trace…', detail: 'A production trace (Mooncake JSONL, Azure or BurstGPT CSV), each request at its recorded time (settings llmBench.traceTimeScale, llmBench.traceSkipBadRows)', value: TRACE_FILE },
       { label: '$(file) From a config file…', detail: 'A JSON run configuration in the workspace', value: CONFIG_FILE },
     ],
     `${title} (3/4): profile`,
@@ -290,6 +304,10 @@ export async function promptRunPlan(
     if (!uri) return undefined;
     file = await readConfigFile(uri);
     if (!file) return undefined;
+  } else if (profile === TRACE_FILE) {
+    const path = await pickTraceFile(`${title} (3/4): trace file`);
+    if (!path) return undefined;
+    overrides = { ...tracePreset(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}), path).config };
   } else {
     overrides = { ...profile.config };
   }
