@@ -106,6 +106,8 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (signals.stop.aborted) halt.abort();
   const signal = halt.signal;
   const drain = signals.drain;
+  // A wait for the next send ends at the drain too: nothing more will go out.
+  const pacingSignal = AbortSignal.any([signal, drain]);
   const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter };
 
   const requests = OwnedIndexes.of(part, step.requests ?? Infinity);
@@ -121,7 +123,9 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
     sink.inFlight(++inFlight);
     try {
-      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
+      // Warm-up: the step's first requests, and what goes out within its warm-up seconds.
+      const warmup = index < step.warmup || (step.warmupSec !== null && performance.now() - startMs < step.warmupSec * 1000);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs }, context);
       sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
       return measured.error !== null;
     } catch (error) {
@@ -164,7 +168,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       const slots = slotCount === null ? undefined : new Slots(slotCount);
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
-        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, signal);
+        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, pacingSignal);
         if (signal.aborted || !withinBudget()) break;
         running.push(sessions.run(conversation(j), withinBudget, signal, slots));
       }
@@ -197,7 +201,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
         const scheduledMs = (times[index] ?? 0) * 1000;
         // Prepared before the wait, so that the send happens on time.
         const prepared = prompt(index);
-        await waitUntil(startMs + scheduledMs, signal);
+        await waitUntil(startMs + scheduledMs, pacingSignal);
         if (signal.aborted || drain.aborted) break;
         if (slots && !(await slots.acquire(signal))) break;
         const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {

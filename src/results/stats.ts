@@ -5,6 +5,7 @@
  */
 import type { SloConfig } from '../format/config';
 import { PERCENTILES, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
+import { Column, tooShortWarning, WindowCollector } from './window';
 
 /**
  * The ranks a q-quantile (0 to 1) of n values lies between, and how far past the lower one:
@@ -121,37 +122,17 @@ export function latencySamples(requests: readonly RequestRecord[]): { ttft: numb
   return { ttft, itl, latency, tpot };
 }
 
-/** A column of numbers that grows by doubling: 8 bytes a value, with no object per value. */
-class Column {
-  private data = new Float64Array(64);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Float64Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.length++] = value;
-  }
-
-  at(index: number): number {
-    return this.data[index] as number;
-  }
-
-  /** The values that are numbers (NaN stands for "none" in a column). */
-  present(): Float64Array {
-    return this.data.subarray(0, this.length).filter((v) => !Number.isNaN(v));
-  }
-}
-
 const orNaN = (value: number | null): number => value ?? Number.NaN;
+
+/** How a step's rates are taken: over its steady window (our runs), or over its span (a tool's records imported as that tool defined them). */
+export type RateDefinition = 'steady' | 'span';
 
 /**
  * A step's summary, built one request record at a time: what the step's numbers need is kept in
- * typed columns (about 80 bytes per successful request and 8 per content chunk), never the records
- * themselves, so a run of millions of requests keeps its memory flat while its file holds every record.
- * Every definition is that of docs/metrics.md; `summarizeStep` gives the same numbers from records.
+ * typed columns (about 80 bytes per successful request, 80 per record for its steady window and
+ * 8 per content chunk), never the records themselves, so a run of millions of requests keeps its
+ * memory flat while its file holds every record. Every definition is that of docs/metrics.md;
+ * `summarizeStep` gives the same numbers from records.
  */
 export class StepAccumulator {
   private total = 0;
@@ -159,11 +140,6 @@ export class StepAccumulator {
   private readonly errors: Record<string, number> = {};
   private firstSendMs = Infinity;
   private lastSendMs = -Infinity;
-  private lastEndMs = -Infinity;
-  private busyMs = 0;
-  private outputTokenSum = 0;
-  private inputTokenSum = 0;
-  private meetingSlo = 0;
   // One entry per successful measured request.
   private readonly ttft = new Column();
   private readonly latency = new Column();
@@ -174,29 +150,26 @@ export class StepAccumulator {
   private readonly ends = new Column();
   private readonly firstChunk = new Column();
   private readonly chunkCount = new Column();
-  /** Every content chunk's arrival, request after request. */
-  private readonly chunks = new Column();
+  /** Every record, for the window the rates are taken over; it holds the chunk times. */
+  private readonly window = new WindowCollector();
 
   constructor(
     private readonly profile: StepProfile,
     private readonly slo?: SloConfig,
+    private readonly rates: RateDefinition = 'steady',
   ) {}
 
   add(r: RequestRecord): void {
     if (!r.warmup && r.error !== null) this.errors[r.error.kind] = (this.errors[r.error.kind] ?? 0) + 1;
-    if (!isMeasured(r)) return;
+    const measured = isMeasured(r);
+    const ok = succeeded(r);
+    const chunksAt = this.window.add(r, measured, ok, ok && hasSlo(this.slo) && meetsSlo(r, this.slo));
+    if (!measured) return;
     this.total++;
     this.firstSendMs = Math.min(this.firstSendMs, r.sentMs);
     this.lastSendMs = Math.max(this.lastSendMs, r.sentMs);
-    if (r.endMs !== null) {
-      this.lastEndMs = Math.max(this.lastEndMs, r.endMs);
-      this.busyMs += r.endMs - r.sentMs;
-    }
     if (r.error !== null) this.failed++;
-    if (!succeeded(r)) return;
-    this.outputTokenSum += r.outputTokens ?? 0;
-    this.inputTokenSum += r.inputTokens ?? 0;
-    if (hasSlo(this.slo) && meetsSlo(r, this.slo)) this.meetingSlo++;
+    if (!ok) return;
     this.ttft.push(orNaN(ttftOf(r)));
     this.latency.push(orNaN(latencyOf(r)));
     this.tpot.push(orNaN(tpotOf(r)));
@@ -204,49 +177,54 @@ export class StepAccumulator {
     this.inputTokens.push(orNaN(r.inputTokens));
     this.outputTokens.push(orNaN(r.outputTokens));
     this.ends.push(orNaN(r.endMs));
-    this.firstChunk.push(this.chunks.length);
+    this.firstChunk.push(chunksAt);
     this.chunkCount.push(r.chunkMs.length);
-    for (const t of r.chunkMs) this.chunks.push(t);
   }
 
   summary(): StepSummary {
     const completed = this.ttft.length;
-    // The step's window: first measured send to last measured completion.
-    const windowMs = this.lastEndMs > this.firstSendMs ? this.lastEndMs - this.firstSendMs : null;
-    const perSecond = (amount: number): number | null => (windowMs === null ? null : (amount * 1000) / windowMs);
+    const counted = this.window.counts(this.rates);
+    const lengthMs = counted === null || !(counted.lengthMs > 0) ? null : counted.lengthMs;
+    const perSecond = (amount: number): number | null => (lengthMs === null ? null : (amount * 1000) / lengthMs);
     const ttft = this.ttft.present();
+    const latency = computeStats(this.latency.present());
     const slo = this.slo;
     const sloNeedsStreaming = hasSlo(slo) && (slo.ttftMs !== undefined || slo.tpotMs !== undefined);
+    const lastSend = this.window.lastSendMs();
+    const tooShort = this.rates === 'steady' ? tooShortWarning(lastSend === null ? null : lastSend / 1000, latency?.p50) : null;
     return {
       requests: { total: this.total, completed, failed: this.failed },
-      durationSec: windowMs === null ? null : windowMs / 1000,
-      requestsPerSecond: perSecond(completed),
-      outputTokensPerSecond: perSecond(this.outputTokenSum),
-      totalTokensPerSecond: perSecond(this.inputTokenSum + this.outputTokenSum),
+      durationSec: lengthMs === null ? null : lengthMs / 1000,
+      requestsPerSecond: counted === null ? null : perSecond(counted.window.completed),
+      outputTokensPerSecond: counted === null ? null : perSecond(counted.window.outputTokens),
+      totalTokensPerSecond: counted === null ? null : perSecond(counted.inputTokens + counted.window.outputTokens),
       peakOutputTokensPerSecond: this.peakOutputTokensPerSecond(),
-      achievedConcurrency: windowMs === null ? null : this.busyMs / windowMs,
+      achievedConcurrency: counted === null || lengthMs === null ? null : counted.busyMs / lengthMs,
       targetRate: this.profile.rate ?? null,
       achievedRate: this.achievedSendRate(),
       ttftMs: computeStats(ttft),
       itlMs: computeStats(this.chunkGaps()),
       tpotMs: computeStats(this.tpot.present()),
-      latencyMs: computeStats(this.latency.present()),
+      latencyMs: latency,
       queueMs: computeStats(this.queue.present()),
       inputTokens: computeStats(this.inputTokens.present()),
       outputTokens: computeStats(this.outputTokens.present()),
-      goodput: !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(this.meetingSlo),
+      goodput: counted === null || !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(counted.meetingSlo),
       errors: { ...this.errors },
+      ...(this.rates === 'steady' && counted !== null ? { rateWindow: counted.window } : {}),
+      ...(tooShort ? { warnings: [tooShort] } : {}),
     };
   }
 
   /** ITL: every gap between consecutive content chunks of one request, pooled (vLLM's definition). */
   private chunkGaps(): Float64Array {
-    const gaps = new Float64Array(this.chunks.length);
+    const chunks = this.window.chunks;
+    const gaps = new Float64Array(chunks.length);
     let n = 0;
     for (let i = 0; i < this.ttft.length; i++) {
       const first = this.firstChunk.at(i);
       const count = this.chunkCount.at(i);
-      for (let c = first + 1; c < first + count; c++) gaps[n++] = this.chunks.at(c) - this.chunks.at(c - 1);
+      for (let c = first + 1; c < first + count; c++) gaps[n++] = chunks.at(c) - chunks.at(c - 1);
     }
     return gaps.subarray(0, n);
   }
@@ -257,6 +235,7 @@ export class StepAccumulator {
    * content chunks (a chunk may carry several); a non-streamed response's land at its end.
    */
   private peakOutputTokensPerSecond(): number | null {
+    const chunks = this.window.chunks;
     const buckets = new Map<number, number>();
     const add = (atMs: number, tokens: number): void => {
       const bucket = Math.max(0, Math.floor((atMs - this.firstSendMs) / 1000));
@@ -269,7 +248,7 @@ export class StepAccumulator {
       const first = this.firstChunk.at(i);
       const count = this.chunkCount.at(i);
       if (count === 0) add(end, tokens);
-      else for (let c = first; c < first + count; c++) add(this.chunks.at(c), tokens / count);
+      else for (let c = first; c < first + count; c++) add(chunks.at(c), tokens / count);
     }
     return buckets.size === 0 ? null : Math.max(...buckets.values());
   }
@@ -285,8 +264,8 @@ export class StepAccumulator {
 }
 
 /** A step's summary from its records (a file cut short, an import): the accumulator's numbers. */
-export function summarizeStep(requests: readonly RequestRecord[], profile: StepProfile, slo?: SloConfig): StepSummary {
-  const accumulator = new StepAccumulator(profile, slo);
+export function summarizeStep(requests: readonly RequestRecord[], profile: StepProfile, slo?: SloConfig, rates: RateDefinition = 'steady'): StepSummary {
+  const accumulator = new StepAccumulator(profile, slo, rates);
   for (const r of requests) accumulator.add(r);
   return accumulator.summary();
 }

@@ -23,6 +23,7 @@ import {
   type Step,
   type StepProfile,
   type StepSummary,
+  type StepWarning,
 } from '../format/result';
 import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
@@ -40,6 +41,8 @@ export interface StepEnding {
   startMs?: number;
   endMs?: number;
   sampled?: MetricSeries[];
+  /** What the run saw about the step (a busy server at its start, a stop guard that ended it), added to what its records show (too short). */
+  warnings?: StepWarning[];
 }
 
 /** Closes an open step whose summary is not known yet. */
@@ -127,10 +130,13 @@ export class ResultWriter {
     return this.doc;
   }
 
-  /** `repeat`: which repeat of the profile the step belongs to, for a run that repeats it. */
-  startStep(name: string, profile: StepProfile, repeat?: number): void {
+  /**
+   * `repeat`: which repeat of the profile the step belongs to, for a run that repeats it;
+   * `startedOn`: the server's state when it began and the wait for it.
+   */
+  startStep(name: string, profile: StepProfile, repeat?: number, startedOn?: Step['startedOn']): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString() };
+    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString(), ...(startedOn ? { startedOn } : {}) };
     const step: Step = { ...head, summary: null, requests: [] };
     const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"requests":[`;
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));
@@ -169,10 +175,12 @@ export class ResultWriter {
   /**
    * Ends the open step with its summary and what StepEnding adds.
    */
-  endStep({ note = null, startMs, endMs, sampled }: StepEnding = {}): StepSummary {
+  endStep({ note = null, startMs, endMs, sampled, warnings = [] }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
-    const summary = open.accumulator.summary();
+    const measured = open.accumulator.summary();
+    const allWarnings = [...warnings, ...(measured.warnings ?? [])];
+    const summary: StepSummary = { ...measured, ...(allWarnings.length > 0 ? { warnings: allWarnings } : {}) };
     const extra = {
       ...(note !== null ? { note } : {}),
       ...(startMs !== undefined ? { startMs } : {}),
