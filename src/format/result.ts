@@ -118,19 +118,22 @@ const nullableStats = StatsSchema.nullable();
 
 /**
  * The span a step's rates are taken over (docs/metrics.md, "The steady window"), on the step's
- * clock (ms from its start). `steady`: from the later of the end of warm-up (the first measured
- * send) and the first completion, to the last send; its rates count the completions and the tokens
- * received inside it, whichever request they belong to. `span`: a step without such a window (all
- * sent before anything completed, a single request) falls back to the first measured send to the
- * last measured end. A summary without this field was written before steady windows: its rates
+ * clock (ms from its start). `steady` (an open loop: rate, sweep rates, schedule): from the later
+ * of the end of warm-up (the first measured send) and the end of the fill-up (every request sent
+ * before the first completion has ended), to the last send; its rates count the completions and
+ * the tokens received inside it, whichever request they belong to. `span`: the first measured send
+ * to the last measured end, over the measured requests: a closed loop's (synchronous, concurrency,
+ * throughput: its load lasts until its last request ends, and the drain lets every round finish),
+ * and an open loop's without a steady window (all sent before anything completed, too few
+ * completions inside). A summary without this field was written before steady windows: its rates
  * are over that span too, and a step cut by its duration left out the requests it cancelled.
  */
 export const RateWindowSchema = z.object({
   definition: z.enum(['steady', 'span']),
   startMs: z.number(),
   endMs: z.number(),
-  /** What opened the window: the first measured send (after a warm-up), or the first completion (the end of the fill-up). */
-  opensAt: z.enum(['first-send', 'first-completion']),
+  /** What opened the window: the end of warm-up (the first measured send), or the end of the fill-up. */
+  opensAt: z.enum(['warm-up', 'fill-up']),
   /** Successful completions inside the window (warm-up requests included). */
   completed: z.number().int().nonnegative(),
   /** Output tokens received inside the window, in-flight and cancelled requests included: each content chunk carries its request's tokens divided by its chunks. */

@@ -14,7 +14,7 @@ import { RunMonitor, type ServerLoad } from '../observe/monitor';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import type { ExecutorSink, StepSignals } from './execute';
-import { errorRateStop, SAMPLE_INTERVAL_MS, SaturationGuard } from './guards';
+import { errorRateStop, sampleIntervalMs, SaturationGuard } from './guards';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
 import type { RunOptions } from './types';
 
@@ -268,6 +268,8 @@ export class RunGather {
       sampled: this.monitor.take(),
       warnings,
     });
+    // What the records themselves show (too short) is said here; the run's own warnings were said when they happened.
+    for (const warning of summary.warnings ?? []) if (!warnings.includes(warning)) this.log('warn', `${name}: ${warning.message}`);
     this.emit({ type: 'step-end', stepIndex, name, summary });
     return summary;
   }
@@ -354,8 +356,12 @@ export class RunGather {
   }
 }
 
-/** Latencies kept for the over-saturation guard's idea of "filled up" (the most recent ones). */
-const RECENT_LATENCIES = 256;
+/**
+ * The step's first completions, whose median latency says when it has filled up (the
+ * over-saturation guard's start). The first ones, not the latest: past the knee the latest grow
+ * with the queue, and a start that moved with them would never come.
+ */
+const FIRST_LATENCIES = 32;
 
 /**
  * One step's gathering, over all its executors: their signals (stop, drain), a sink for each,
@@ -381,8 +387,7 @@ export class StepGather {
   /** Records of the step, of every kind: the backlog is what is due and not among them. */
   private recordsEnded = 0;
   private firstCompletionSec = Infinity;
-  private readonly recentLatenciesMs: number[] = [];
-  private recentAt = 0;
+  private readonly firstLatenciesMs: number[] = [];
 
   constructor(
     private readonly run: RunGather,
@@ -481,9 +486,9 @@ export class StepGather {
       guard.addBacklog(nowSec, dueBy(nowSec) - this.recordsEnded);
       const load = run.serverLoad;
       if (load !== null && load.tMs >= stepOnRunClock) guard.addWaiting((load.tMs - stepOnRunClock) / 1000, load.waiting);
-      const verdict = guard.check(nowSec, Math.max(this.firstCompletionSec, (2 * medianOf(this.recentLatenciesMs)) / 1000));
+      const verdict = guard.check(nowSec, Math.max(this.firstCompletionSec, (2 * medianOf(this.firstLatenciesMs)) / 1000));
       if (verdict) this.stopFor(verdict);
-    }, SAMPLE_INTERVAL_MS);
+    }, sampleIntervalMs(windowSec));
     this.guardTimer.unref();
   }
 
@@ -501,9 +506,7 @@ export class StepGather {
     this.recordsEnded++;
     if (r.error !== null || r.endMs === null) return;
     this.firstCompletionSec = Math.min(this.firstCompletionSec, r.endMs / 1000);
-    const latency = r.endMs - r.sentMs;
-    if (this.recentLatenciesMs.length < RECENT_LATENCIES) this.recentLatenciesMs.push(latency);
-    else this.recentLatenciesMs[this.recentAt++ % RECENT_LATENCIES] = latency;
+    if (this.firstLatenciesMs.length < FIRST_LATENCIES) this.firstLatenciesMs.push(r.endMs - r.sentMs);
   }
 
   /** Where executor `executor` sends its records and in-flight counts. A record that cannot be written throws. */

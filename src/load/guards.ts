@@ -7,14 +7,21 @@
  * server completes requests as fast as they come, so the backlog (requests due by the schedule and
  * not ended yet: queued at the client for a free slot, or in flight) stays level around rate x
  * latency; past it the backlog grows by (offered - served) requests every second, without bound.
- * The guard samples the backlog every SAMPLE_INTERVAL_MS, and the server's waiting requests at each
+ * The guard samples the backlog every sampleIntervalMs(window), and the server's waiting requests at each
  * scrape, and ends the step when either rose over a sustained window (`rose`, twice in a row).
  */
 import type { StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
 
-/** How often the gather samples the backlog. */
-export const SAMPLE_INTERVAL_MS = 500;
+/** How often the gather samples the backlog, at most. */
+const SAMPLE_INTERVAL_MS = 500;
+/** Samples per window, at least: each quarter of it then holds three, above MIN_QUARTER_SAMPLES with a timer's jitter. */
+const SAMPLES_PER_WINDOW = 12;
+
+/** The backlog's sampling interval for a sustained window of `windowSec`: every 0.5 s, more often for a window under 6 s. */
+export function sampleIntervalMs(windowSec: number): number {
+  return Math.min(SAMPLE_INTERVAL_MS, (windowSec * 1000) / SAMPLES_PER_WINDOW);
+}
 /** A rise must exceed this many standard deviations of a Poisson-like level (its square root). */
 const NOISE_SIGMAS = 3;
 /** ... and this share of the requests due in the window: completions fall 10% short of arrivals. */
@@ -71,7 +78,7 @@ export interface SaturationOptions {
  * over-saturated when its backlog, or the server's waiting requests, rose (riseOver) over the
  * window (t - W, t] and over the window half a window earlier, (t - 1.5 W, t - 0.5 W]: a rise
  * sustained for one and a half windows. It is judged only once the step has filled up: from twice
- * the median latency of its requests completed so far, and never before its first completion, so
+ * the median latency of its first completions, and never before its first completion, so
  * that the backlog's climb to its level (rate x latency) is not taken for a queue.
  */
 export class SaturationGuard {

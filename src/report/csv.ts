@@ -1,6 +1,7 @@
 /** One CSV row per step of every run, labels as columns: for spreadsheets and scripts. */
-import type { Stats } from '../format/result';
+import type { Stats, StepSummary } from '../format/result';
 import type { ReportRun } from '../views/report';
+import { stepWarnings } from '../views/step-warnings';
 
 const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
 const METRICS = [
@@ -23,6 +24,15 @@ export function csvField(value: string | number | null | undefined): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * What a step's rates are over: `steady` (its steady window), `span` (first send to last completion,
+ * a step without a steady window or a file written before them), or the importing tool's name.
+ */
+function rateWindowOf(run: ReportRun, summary: StepSummary | null): string {
+  if (run.doc.importedFrom) return run.doc.importedFrom.tool;
+  return summary?.rateWindow?.definition ?? 'span';
+}
+
 export function formatStepsCsv(runs: ReportRun[]): string {
   const labelKeys = [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))].sort();
   const header = [
@@ -30,6 +40,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
     'step', 'profile', 'concurrency', 'rate', 'requests_total', 'requests_completed', 'requests_failed',
     'duration_s', 'requests_per_s', 'output_tokens_per_s', 'total_tokens_per_s', 'goodput_req_per_s',
     ...METRICS.flatMap(([name]) => STAT_COLUMNS.map((s) => `${name}_${s}`)),
+    'rate_window', 'warnings',
   ];
   const stat = (stats: Stats | null | undefined, key: (typeof STAT_COLUMNS)[number]) => stats?.[key] ?? null;
   const rows = runs.flatMap((run) =>
@@ -42,6 +53,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
         s?.requests.total ?? null, s?.requests.completed ?? null, s?.requests.failed ?? null,
         s?.durationSec ?? null, s?.requestsPerSecond ?? null, s?.outputTokensPerSecond ?? null, s?.totalTokensPerSecond ?? null, s?.goodput ?? null,
         ...METRICS.flatMap(([, key]) => STAT_COLUMNS.map((c) => stat(s?.[key], c))),
+        rateWindowOf(run, s), stepWarnings(step, run.doc.importedFrom !== undefined).map((w) => `${w.kind}: ${w.message}`).join(' | '),
       ];
     }),
   );

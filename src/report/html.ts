@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, runStepWarnings, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { markedName, stepWarnings, WARNING_MARK } from '../views/step-warnings';
 import { formatLabelsText } from '../views/labels';
 import { definitionNotes } from '../views/result';
 import { htmlPage } from './page';
@@ -42,7 +43,7 @@ function runTables(run: ReportRun): string {
   const steps = run.doc.steps.map((step) => {
     const s = step.summary;
     return [
-      stepLabel(step),
+      markedName(stepLabel(step), stepWarnings(step, run.doc.importedFrom !== undefined)),
       s ? `${s.requests.completed} / ${s.requests.failed}` : NOT_AVAILABLE,
       fixed(s?.requestsPerSecond),
       fixed(msToSec(s?.latencyMs?.mean)),
@@ -55,6 +56,8 @@ function runTables(run: ReportRun): string {
   });
   const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
+  const warned = runStepWarnings(run);
+  const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
     ? `<p class="muted">Imported from ${escapeHtml(imported.tool)}${imported.version ? ` ${escapeHtml(imported.version)}` : ''} (${escapeHtml(imported.file)}):</p>${list}`
@@ -62,6 +65,7 @@ function runTables(run: ReportRun): string {
   return (
     `<h3>${escapeHtml(run.name)}</h3>` +
     table(['Step', 'OK / failed', 'Requests/s', 'Latency mean (s)', 'TTFT mean (ms)', 'TTFT p99 (ms)', 'TPOT mean (ms)', 'ITL mean (ms)', 'Output tok/s'], steps, ' class="steps"') +
+    warnings +
     notes
   );
 }

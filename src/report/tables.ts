@@ -8,6 +8,7 @@ import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -33,13 +34,24 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
 
 export function formatTerminalTable(doc: ResultOverview): string {
   const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
+  const imported = doc.importedFrom !== undefined;
   const rows = doc.steps.map((step) => {
     const h = headlineOf(step.summary);
-    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
+    return [markedName(stepLabel(step), stepWarnings(step, imported)), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
   });
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...warningLines(doc)].join('\n') + '\n';
+}
+
+/** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
+function warningLines(doc: ResultOverview): string[] {
+  const imported = doc.importedFrom !== undefined;
+  const rates = olderRatesNote(doc.steps, imported);
+  return [
+    ...(rates ? [rates] : []),
+    ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${line}`),
+  ];
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -58,10 +70,11 @@ export function formatMarkdownTable(doc: ResultOverview): string {
     'Inter Token Latency',
     'Output Token Throughput',
   ];
+  const imported = doc.importedFrom !== undefined;
   const rows = doc.steps.map((step) => {
     const h = headlineOf(step.summary);
     return [
-      stepLabel(step),
+      markedName(stepLabel(step), stepWarnings(step, imported)),
       withUnit(h.requestsPerSecond, 'req/sec'),
       withUnit(h.latencySec, 'sec'),
       withUnit(h.ttftMs, 'ms'),
@@ -69,7 +82,8 @@ export function formatMarkdownTable(doc: ResultOverview): string {
       withUnit(h.outputTokensPerSecond, 'tokens/second'),
     ];
   });
-  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n`;
+  const warnings = warningLines(doc);
+  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n${warnings.length ? `\n${warnings.map((w) => `- ${w}`).join('\n')}\n` : ''}`;
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -156,6 +170,7 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
       lines.push(vllmLine(`P99 ${metric.short} (ms):`, fixed(stats?.p99)));
     }
   }
+  for (const warning of stepWarnings(step, doc.importedFrom !== undefined)) lines.push(`${WARNING_MARK} ${warning.message}`);
   lines.push('='.repeat(VLLM_WIDTH));
   return lines.join('\n') + '\n';
 }

@@ -4,7 +4,7 @@
  * (summary null). Every definition here is spelled out in docs/metrics.md.
  */
 import type { SloConfig } from '../format/config';
-import { PERCENTILES, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
+import { PERCENTILES, type RequestRecord, type Stats, type StepProfile, type StepSummary, type StepWarning } from '../format/result';
 import { Column, tooShortWarning, WindowCollector } from './window';
 
 /**
@@ -124,8 +124,20 @@ export function latencySamples(requests: readonly RequestRecord[]): { ttft: numb
 
 const orNaN = (value: number | null): number => value ?? Number.NaN;
 
-/** How a step's rates are taken: over its steady window (our runs), or over its span (a tool's records imported as that tool defined them). */
+/**
+ * How a step's rates are taken: as our runs take them (an open loop over its steady window, a
+ * closed loop over its span), or over its span (a tool's records imported as that tool defined them).
+ */
 export type RateDefinition = 'steady' | 'span';
+
+/**
+ * A closed loop (synchronous, concurrency, throughput) keeps its load until its last request ends:
+ * each lane sends its next request as the previous one ends, and a step that starts its lanes
+ * together completes them in rounds. Its rates are over its span, first measured send to last
+ * measured end, which the drain lets hold every round whole; a window closing at the last send
+ * would cut a round in two (docs/metrics.md, "The steady window").
+ */
+export const isClosedLoop = (profile: StepProfile): boolean => profile.kind === 'synchronous' || profile.kind === 'concurrency' || profile.kind === 'throughput';
 
 /**
  * A step's summary, built one request record at a time: what the step's numbers need is kept in
@@ -183,15 +195,13 @@ export class StepAccumulator {
 
   summary(): StepSummary {
     const completed = this.ttft.length;
-    const counted = this.window.counts(this.rates);
+    const counted = this.window.counts(this.rates === 'steady' && !isClosedLoop(this.profile) ? 'steady' : 'span');
     const lengthMs = counted === null || !(counted.lengthMs > 0) ? null : counted.lengthMs;
     const perSecond = (amount: number): number | null => (lengthMs === null ? null : (amount * 1000) / lengthMs);
     const ttft = this.ttft.present();
     const latency = computeStats(this.latency.present());
     const slo = this.slo;
     const sloNeedsStreaming = hasSlo(slo) && (slo.ttftMs !== undefined || slo.tpotMs !== undefined);
-    const lastSend = this.window.lastSendMs();
-    const tooShort = this.rates === 'steady' ? tooShortWarning(lastSend === null ? null : lastSend / 1000, latency?.p50) : null;
     return {
       requests: { total: this.total, completed, failed: this.failed },
       durationSec: lengthMs === null ? null : lengthMs / 1000,
@@ -211,9 +221,18 @@ export class StepAccumulator {
       outputTokens: computeStats(this.outputTokens.present()),
       goodput: counted === null || !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(counted.meetingSlo),
       errors: { ...this.errors },
+      // Our own runs say what their rates are over; an import's are its tool's.
       ...(this.rates === 'steady' && counted !== null ? { rateWindow: counted.window } : {}),
-      ...(tooShort ? { warnings: [tooShort] } : {}),
     };
+  }
+
+  /**
+   * The too-short warning of the step a run just ended (window.ts): it sent from its start to its
+   * last send. Said by the run, not by a reader re-summarizing a step cut short (marked partial).
+   */
+  tooShort(summary: StepSummary): StepWarning | null {
+    const lastSend = this.window.lastSendMs();
+    return tooShortWarning(lastSend === null ? null : lastSend / 1000, summary.latencyMs?.p50);
   }
 
   /** ITL: every gap between consecutive content chunks of one request, pooled (vLLM's definition). */

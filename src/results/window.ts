@@ -1,9 +1,10 @@
 /**
  * A step's steady window (docs/metrics.md, "The steady window"): the span its rates are taken
  * over, and what happened inside it. The window opens at the later of the end of warm-up (the first
- * measured send) and the step's first completion (before it, requests are only being admitted:
- * nothing is delivered yet), and closes at the last send (after it, the load the step offered is no
- * longer there). Inside it, requests/s counts completions, output tokens/s every token received,
+ * measured send) and the end of the step's fill-up: once every request sent before the first
+ * completion has ended, the step has served its first cohort, and completions come as fast as the
+ * server delivers them rather than as fast as the first requests happen to finish. It closes at the
+ * last send (after it, the load the step offered is no longer there). Inside it, requests/s counts completions, output tokens/s every token received,
  * of requests still in flight at its end as well. Only the records are needed: the same numbers
  * come out in the run, from a file cut short, and after a merge of several executors' records.
  */
@@ -46,6 +47,9 @@ export interface WindowCounts {
   /** Sum over all requests of their time in flight inside the window: the mean in flight is this over the length (Little's law). */
   busyMs: number;
 }
+
+/** A steady window with fewer completions than this has no rate to give: the span is used instead. */
+export const MIN_WINDOW_COMPLETIONS = 2;
 
 /** Token sources that are not the server's count or a tokenizer's. */
 const ESTIMATED_SOURCES = new Set(['estimate', 'chunks']);
@@ -109,23 +113,42 @@ export class WindowCollector {
 
   /**
    * The window and what it holds; null without a measured request. A step whose last send comes no
-   * later than its window's opening (everything sent before anything completed, one request) has no
-   * steady window: its rates fall back to the span from the first measured send to the last measured
-   * end, as they are for `definition` span.
+   * later than its window's opening (everything sent before anything completed, one request), or
+   * whose window holds fewer than MIN_WINDOW_COMPLETIONS completions, has no steady window: its rates
+   * fall back to the span from the first measured send to the last measured end, as they are for
+   * `definition` span.
    */
   counts(definition: RateWindow['definition'] = 'steady'): WindowCounts | null {
     if (!Number.isFinite(this.firstMeasuredSendMs)) return null;
     const spanMs = this.spanEndMs > this.firstMeasuredSendMs ? this.spanEndMs - this.firstMeasuredSendMs : null;
-    let firstCompletion = Infinity;
-    for (let i = 0; i < this.sent.length; i++) if (this.ok.at(i) === 1) firstCompletion = Math.min(firstCompletion, this.end.at(i));
+    const filledUp = this.fillUpEndMs();
     const lastSend = this.lastSendMs() ?? -Infinity;
-    const opensAtCompletion = firstCompletion > this.firstMeasuredSendMs;
-    const steadyStart = opensAtCompletion ? firstCompletion : this.firstMeasuredSendMs;
+    const opensAtFillUp = filledUp > this.firstMeasuredSendMs;
+    const steadyStart = opensAtFillUp ? filledUp : this.firstMeasuredSendMs;
     if (definition === 'steady' && Number.isFinite(steadyStart) && lastSend > steadyStart) {
-      return this.within(steadyStart, lastSend, { definition: 'steady', opensAt: opensAtCompletion ? 'first-completion' : 'first-send', spanMs });
+      const steady = this.within(steadyStart, lastSend, { definition: 'steady', opensAt: opensAtFillUp ? 'fill-up' : 'warm-up', spanMs });
+      if (steady.window.completed >= MIN_WINDOW_COMPLETIONS) return steady;
     }
     if (spanMs === null) return null;
-    return this.within(this.firstMeasuredSendMs, this.spanEndMs, { definition: 'span', opensAt: 'first-send', spanMs });
+    return this.within(this.firstMeasuredSendMs, this.spanEndMs, { definition: 'span', opensAt: 'warm-up', spanMs });
+  }
+
+  /**
+   * The end of the step's fill-up: the latest end among the requests sent before its first completion
+   * (its first cohort: a closed loop's first round, an open loop's sends until something came back).
+   * Infinity when nothing completed.
+   */
+  private fillUpEndMs(): number {
+    let firstCompletion = Infinity;
+    for (let i = 0; i < this.sent.length; i++) if (this.ok.at(i) === 1) firstCompletion = Math.min(firstCompletion, this.end.at(i));
+    if (!Number.isFinite(firstCompletion)) return Infinity;
+    let cohortEnd = firstCompletion;
+    for (let i = 0; i < this.sent.length; i++) {
+      if (this.sent.at(i) >= firstCompletion) continue;
+      const end = this.end.at(i);
+      cohortEnd = Math.max(cohortEnd, Number.isNaN(end) ? Infinity : end);
+    }
+    return cohortEnd;
   }
 
   /**
@@ -151,8 +174,8 @@ export class WindowCollector {
         completed++;
         if (this.slo.at(i) === 1) meetingSlo++;
       }
-      const until = Number.isNaN(end) ? endMs : end;
-      busyMs += Math.max(0, Math.min(until, endMs) - Math.max(sent, startMs));
+      // A record without an end (an import's) is in flight for an unknown time: it adds none.
+      if (!Number.isNaN(end)) busyMs += Math.max(0, Math.min(end, endMs) - Math.max(sent, startMs));
       const tokens = this.outputTokens.at(i);
       const count = this.chunkCount.at(i);
       let received = 0;
@@ -205,15 +228,15 @@ export const TOO_SHORT_MESSAGE = 'this step is too short for its latency: its ra
 /**
  * The too-short warning of a step that offered load for `sendingSec` (from its start to its last
  * send) while its median request took `medianLatencyMs`: null when it is long enough, or either
- * is unknown.
+ * is unknown. `ran` words the span measured, for a file that has another.
  */
-export function tooShortWarning(sendingSec: number | null, medianLatencyMs: number | null | undefined): StepWarning | null {
+export function tooShortWarning(sendingSec: number | null, medianLatencyMs: number | null | undefined, ran = 'it sent for'): StepWarning | null {
   if (sendingSec === null || medianLatencyMs === null || medianLatencyMs === undefined || !(medianLatencyMs > 0)) return null;
   const latencySec = medianLatencyMs / 1000;
   if (sendingSec >= TOO_SHORT_LATENCIES * latencySec) return null;
   return {
     kind: STEP_WARNING_KINDS.tooShort,
-    message: `${TOO_SHORT_MESSAGE} (it sent for ${sendingSec.toFixed(1)} s; its median request took ${latencySec.toFixed(2)} s, and a step needs about ${TOO_SHORT_LATENCIES} times that).`,
+    message: `${TOO_SHORT_MESSAGE} (${ran} ${sendingSec.toFixed(1)} s; its median request took ${latencySec.toFixed(2)} s, and a step needs about ${TOO_SHORT_LATENCIES} times that).`,
     figures: { sendingSec: Math.round(sendingSec * 1000) / 1000, medianLatencyMs: Math.round(medianLatencyMs * 1000) / 1000 },
   };
 }

@@ -179,7 +179,8 @@ export class ResultWriter {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
     const measured = open.accumulator.summary();
-    const allWarnings = [...warnings, ...(measured.warnings ?? [])];
+    const tooShort = open.accumulator.tooShort(measured);
+    const allWarnings = [...warnings, ...(tooShort ? [tooShort] : [])];
     const summary: StepSummary = { ...measured, ...(allWarnings.length > 0 ? { warnings: allWarnings } : {}) };
     const extra = {
       ...(note !== null ? { note } : {}),

@@ -10,6 +10,7 @@ import { wantsLogAxis } from './axis';
 import { DECIMATE_ABOVE, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
 import { fixed, isNumber, msToSec } from './number-format';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
+import { markedName, stepWarnings, WARNING_MARK } from './step-warnings';
 
 export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Benchmark' },
@@ -22,7 +23,7 @@ export const TABLE_COLUMNS: TableColumn[] = [
   { label: 'Failed', numeric: true, description: METRICS.failures.definition },
 ];
 
-export const TABLE_FOOTNOTE = `Means over successful requests; * marks the running step's rate over the last second. ${ITL_FOOTNOTE}`;
+export const TABLE_FOOTNOTE = `Means over successful requests; * marks the running step's rate over the last second; ${WARNING_MARK} a step with a warning (in the log below). ${ITL_FOOTNOTE}`;
 
 /** One row per step in GuideLLM's layout; the running step shows its live throughput. */
 export function tableRows(state: LiveState): string[][] {
@@ -30,7 +31,7 @@ export function tableRows(state: LiveState): string[][] {
     const s = step.summary;
     if (s) {
       return [
-        stepLabel(step),
+        markedName(stepLabel(step), stepWarnings(step)),
         fixed(s.requestsPerSecond),
         fixed(msToSec(s.latencyMs?.mean)),
         fixed(s.ttftMs?.mean),

@@ -18,6 +18,8 @@ import { definitionNotes } from './result';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
+import { olderRatesNote, stepWarningLines } from './step-warnings';
+import { stepLabel } from '../format/step-name';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -266,6 +268,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
       definitionNotes: definitionNotes(run.doc.steps),
+      stepWarnings: runStepWarnings(run),
       status: runStatus(run),
     })),
     groupBy,
@@ -280,6 +283,13 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     knees,
     ranking,
   };
+}
+
+/** A run's step warnings as the report lists them, `step: message`, after a run written before steady windows says so. */
+export function runStepWarnings(run: ReportRun): string[] {
+  const imported = run.doc.importedFrom !== undefined;
+  const rates = olderRatesNote(run.doc.steps, imported);
+  return [...(rates ? [rates] : []), ...stepWarningLines(run.doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)];
 }
 
 /** A run's default display name: its model and the name of its file. */

@@ -10,6 +10,7 @@ import type { Stats } from '../format/result';
 import { formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail } from './noise';
 import { stepLabel } from '../format/step-name';
+import { markedName } from './step-warnings';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -64,7 +65,7 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
   return {
     groups,
     rows: rows.map((row) => [
-      `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`,
+      `${markedName(stepLabel(row), row.warnings)}${row.partial ? ' (partial)' : ''}`,
       formatMetric('requestsPerSecond', row.requestsPerSecond),
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
       ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),

@@ -23,6 +23,8 @@ import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
 import { commonSeries, engineOf, runSeries } from './server-quantities';
+import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
+import { stepLabel } from '../format/step-name';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -34,10 +36,12 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
+  const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
+  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
+  const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
-  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
+  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
   return {
     summary: runSummary(doc, fileName),
     xAxis,
@@ -45,7 +49,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
-    warnings: doc.warnings ?? [],
+    warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc),
   };
 }
@@ -152,7 +156,7 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean, imported: boolean): StepRow {
   return {
     name: step.name,
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
@@ -168,6 +172,7 @@ function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: bool
     failed: summary.requests.failed,
     total: summary.requests.total,
     errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
+    warnings: stepWarnings({ ...step, summary }, imported).map((w) => w.message),
   };
 }
 

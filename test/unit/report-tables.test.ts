@@ -80,7 +80,9 @@ test('terminal table: aligned columns with units in the header and the ITL defin
   // Aligned: every column separator sits at the same offset on every table line.
   const separators = (line: string) => [...line.matchAll(/ \| /g)].map((m) => m.index);
   for (const line of [lines[2], lines[3], lines[4]]) assert.deepEqual(separators(line ?? ''), separators(lines[0] ?? ''));
-  assert.match(lines.at(-1) ?? '', /GuideLLM's "ITL", vLLM's TPOT/);
+  assert.match(lines[6] ?? '', /GuideLLM's "ITL", vLLM's TPOT/);
+  // A file written before steady windows says how its rates were taken, under the table.
+  assert.match(lines[7] ?? '', /^This file was written before steady windows: its rates are over each step's first send to its last completion/);
 });
 
 test('concurrency-as-columns table: one column per level, rows checked cell by cell', () => {

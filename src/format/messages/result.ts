@@ -74,6 +74,8 @@ export const StepRowSchema = z.object({
   failed: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   errors: z.array(z.tuple([z.string(), z.number()])),
+  /** What is wrong with the step's figures (too short, a busy server at its start, a stop guard), each in words (src/views/step-warnings.ts). */
+  warnings: z.array(z.string()).default([]),
 });
 export type StepRow = z.infer<typeof StepRowSchema>;
 
@@ -143,7 +145,7 @@ export const ResultViewSchema = z.object({
   charts: z.array(ViewChartSchema),
   /** Things a reader should know (partial steps, imported metrics that differ). */
   notes: z.array(z.string()),
-  /** What the run itself warned of, each once: /metrics failing, the server's token count disagreeing with the client's. */
+  /** What the run itself warned of, each once (/metrics failing, the server's token count disagreeing with the client's), then each step's warnings as `step: message`. */
   warnings: z.array(z.string()).default([]),
   /** Null when the run has no server metrics (scraping off, an older or imported file). */
   server: ServerSectionSchema.nullable().default(null),
