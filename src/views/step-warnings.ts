@@ -35,9 +35,9 @@ export function stepWarningLines(steps: readonly (StepLike & { label?: string })
   return steps.flatMap((step) => stepWarnings(step, imported).map((w) => `${step.label ?? step.name}: ${w.message}`));
 }
 
-/** A step's name with the warning mark when it has warnings. */
+/** A step's name with the warning mark when it has warnings; a no-break space keeps the mark on its name's line in a narrow table cell. */
 export function markedName(name: string, warnings: readonly unknown[]): string {
-  return warnings.length > 0 ? `${name} ${WARNING_MARK}` : name;
+  return warnings.length > 0 ? `${name}\u00a0${WARNING_MARK}` : name;
 }
 
 export const SPAN_RATES_NOTE =
