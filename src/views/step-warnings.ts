@@ -35,9 +35,12 @@ export function stepWarningLines(steps: readonly (StepLike & { label?: string })
   return steps.flatMap((step) => stepWarnings(step, imported).map((w) => `${step.label ?? step.name}: ${w.message}`));
 }
 
-/** A step's name with the warning mark when it has warnings; a no-break space keeps the mark on its name's line in a narrow table cell. */
-export function markedName(name: string, warnings: readonly unknown[]): string {
-  return warnings.length > 0 ? `${name}\u00a0${WARNING_MARK}` : name;
+/** Joins a mark to its name in a view's table cell, so that a narrow column does not wrap the mark onto a line of its own. */
+export const NO_BREAK = '\u00a0';
+
+/** A step's name with the warning mark when it has warnings: after a space in text, after NO_BREAK in a view's table. */
+export function markedName(name: string, warnings: readonly unknown[], separator = ' '): string {
+  return warnings.length > 0 ? `${name}${separator}${WARNING_MARK}` : name;
 }
 
 export const SPAN_RATES_NOTE =

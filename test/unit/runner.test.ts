@@ -205,8 +205,8 @@ test('at the duration limit without a drain requests in flight are cancelled and
 
 test('at the duration limit the requests in flight finish within the drain: they count toward latency, not toward the steady window', async (t) => {
   const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 300 }));
-  // An open loop: a request every 100 ms for 1 s, each taking 300 ms; the last ones are still in flight at 1 s.
-  const { doc, events } = await run(configFor(server, { profile: { kind: 'rate', rates: [10], arrival: 'constant' }, limits: { durationSec: 1 } }));
+  // An open loop: a request every 100 ms for 2 s, each taking 300 ms; the last ones are still in flight at 2 s.
+  const { doc, events } = await run(configFor(server, { profile: { kind: 'rate', rates: [10], arrival: 'constant' }, limits: { durationSec: 2 } }));
   const step = doc.steps[0];
   const summary = step?.summary;
   assert.equal(step?.requests.filter((r) => r.error !== null).length, 0, 'nothing cancelled: the default drain (30 s) lets them finish');

@@ -56,7 +56,7 @@ test('a too-short step is warned about in the log, the live panel, the result ed
   // The command line: said in the log when the step ends, and marked in its table.
   assert.ok(written.join('').includes(`${step?.name}: ${warning?.message}`), written.join(''));
   const terminal = formatTerminalTable(doc);
-  assert.match(terminal, new RegExp(`^${label}\u00a0\u26a0 +\\|`, 'm'));
+  assert.match(terminal, new RegExp(`^${label} \u26a0 +\\|`, 'm'));
   assert.ok(terminal.includes(`\u26a0 ${label}: ${warning?.message}`), terminal);
 
   // The live panel: the mark in its table, the message in its log.
@@ -66,7 +66,7 @@ test('a too-short step is warned about in the log, the live panel, the result ed
   // The result editor: the step's row, its table and the view's warnings.
   const view = buildResultView(forReading(doc), 'run.llmbench.json');
   assert.deepEqual(view.rows[0]?.warnings, [warning?.message]);
-  assert.match(stepTable(view.rows).rows[0]?.[0] ?? '', /\u26a0/);
+  assert.equal(stepTable(view.rows).rows[0]?.[0], `${label}\u00a0\u26a0`, 'the mark kept on its name\'s line');
   assert.ok(view.warnings.includes(`${label}: ${warning?.message}`), JSON.stringify(view.warnings));
 
   // Compare: each side's warnings, named by side.
@@ -80,7 +80,7 @@ test('a too-short step is warned about in the log, the live panel, the result ed
   const html = renderHtmlReport(model, runs, 'r');
   assert.ok(html.includes('class="notes step-warnings"') && html.includes(`${label}: this step is too short`), 'HTML report');
   const markdown = formatMarkdownTable(doc);
-  assert.match(markdown, new RegExp(`^\\| ${label}\u00a0\u26a0 +\\|`, 'm'));
+  assert.match(markdown, new RegExp(`^\\| ${label} \u26a0 +\\|`, 'm'));
   assert.ok(markdown.includes(`- \u26a0 ${label}: ${warning?.message}`), markdown);
   assert.ok(formatVllmBlock(doc, 0).includes(`\u26a0 ${warning?.message}`));
   const [header, row] = formatStepsCsv(runs).trimEnd().split('\r\n');
