@@ -352,3 +352,14 @@ test('a sweep whose requests outlast its duration still measures both rates and 
   assert.ok(!events.some((e) => e.type === 'log' && /cannot place its rates/.test(e.message)));
   assert.ok(events.some((e) => e.type === 'log' && e.level === 'warn' && /throughput: 0 requests had ended at the 0.2 s duration, fewer than the 256 in flight at once/.test(e.message)));
 });
+
+test('--warmup-sec: the requests sent in a step\'s first seconds are warm-up, left out of its figures and its window', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 20 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'rate', rates: [20], arrival: 'constant' }, limits: { requests: 20, warmupSec: 0.3 } }));
+  const step = doc.steps[0];
+  const warm = step?.requests.filter((r) => r.warmup) ?? [];
+  assert.ok(warm.length >= 5 && warm.length <= 7, `a request every 50 ms for 0.3 s: ${warm.length} warm-up requests`);
+  assert.ok(warm.every((r) => r.sentMs < 300) && (step?.requests.filter((r) => !r.warmup) ?? []).every((r) => r.sentMs >= 290));
+  assert.equal(step?.summary?.latencyMs?.count, (step?.requests.length ?? 0) - warm.length, 'left out of the statistics');
+  assert.ok((step?.summary?.rateWindow?.startMs ?? 0) >= Math.min(...(step?.requests.filter((r) => !r.warmup).map((r) => r.sentMs) ?? [])), 'the window opens after the warm-up');
+});
