@@ -30,6 +30,8 @@ export const LIMITS = {
   prefixes: 10_000,
   /** Turns of one session: its whole history is resent with each. */
   turns: 1000,
+  /** Inputs of one embeddings request (OpenAI allows 2,048). */
+  embeddingBatch: 2048,
 } as const;
 
 const between = (min: number, max: number, unit: string) =>
@@ -74,8 +76,25 @@ export const TokenCountSchema = z.union([
 ]);
 export type TokenCount = z.infer<typeof TokenCountSchema>;
 
-export const ApiKindSchema = z.enum(['chat', 'completions']);
+/**
+ * Which OpenAI-compatible API the run calls: chat completions, completions, the Responses API
+ * (`/v1/responses`, typed events) or embeddings (`/v1/embeddings`, no generation).
+ */
+export const ApiKindSchema = z.enum(['chat', 'completions', 'responses', 'embeddings']);
 export type ApiKind = z.infer<typeof ApiKindSchema>;
+
+/** Whether the API takes chat messages (and the server lays them out with the model's chat template). */
+export const takesMessages = (api: ApiKind): boolean => api === 'chat' || api === 'responses';
+/** Whether the API generates text (embeddings do not: no TTFT, ITL, TPOT or output tokens). */
+export const generatesText = (api: ApiKind): boolean => api !== 'embeddings';
+
+/**
+ * A tag name whose `<name>...</name>` blocks inside a response's text are the model's reasoning:
+ * for servers that run no reasoning parser (the thoughts arrive in `content`).
+ */
+export const ReasoningTagSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'must be a tag name like think (for <think>...</think>): a letter, then letters, digits, _ or -');
 
 export const EndpointConfigSchema = z
   .object({
@@ -87,6 +106,11 @@ export const EndpointConfigSchema = z
     headers: z.record(z.string(), z.string()).default({}),
     /** Name of an environment variable holding the API key (never the key itself). */
     apiKeyEnv: z.string().min(1).optional(),
+    /**
+     * The model writes its reasoning inside `<TAG>...</TAG>` in the text (no reasoning parser on the
+     * server): the client splits it off as it does `reasoning_content` (docs/metrics.md, "Reasoning").
+     */
+    reasoningTags: ReasoningTagSchema.optional(),
   })
   .strict();
 export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
@@ -94,6 +118,12 @@ export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
 export const RequestConfigSchema = z
   .object({
     stream: z.boolean().default(true),
+    /**
+     * Whether a streaming request asks the server for its token counts (`stream_options.include_usage`).
+     * Off for servers and gateways that reject the field (or `extraBody.stream_options.include_usage: false`):
+     * counts then come from the tokenizer or the estimate, and every view marks them as such.
+     */
+    usage: z.boolean().default(true),
     /** Passed through into every request body (ignore_eos, min_tokens, temperature, stop, ...). */
     extraBody: z.record(z.string(), z.unknown()).default({}),
     connectTimeoutMs: timerMs.default(10_000),
@@ -104,6 +134,38 @@ export const RequestConfigSchema = z
   })
   .strict();
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
+
+/** A delay in milliseconds: fixed, or drawn uniformly between two bounds for each request. */
+export const DelayRangeSchema = z.union([
+  timerMs,
+  z
+    .object({ min: between(0, LIMITS.timerMs, 'ms'), max: timerMs })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'min must not exceed max', path: ['max'] }),
+]);
+export type DelayRange = z.infer<typeof DelayRangeSchema>;
+
+/**
+ * Cancellation by design (AIPerf's `--request-cancellation-rate` and `-delay`): this share of the
+ * measured requests, chosen from the seed, is aborted this long after it was sent, as users who
+ * stop a reply do. Such requests count apart (docs/metrics.md, "Which requests count").
+ */
+export const CancelConfigSchema = z
+  .object({
+    rate: z.number().gt(0, 'must be above 0').max(1, 'must be at most 1 (a share of the requests)'),
+    afterMs: DelayRangeSchema,
+  })
+  .strict();
+export type CancelConfig = z.infer<typeof CancelConfigSchema>;
+
+/** `MS` or `MS-MS` (the flag and setting form of a DelayRange), or null when the text is neither. */
+export function parseDelayRange(text: string): DelayRange | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:-\s*(\d+(?:\.\d+)?)\s*)?$/.exec(text);
+  if (match === null) return null;
+  const low = Math.round(Number(match[1]));
+  if (match[2] === undefined) return low;
+  return { min: low, max: Math.round(Number(match[2])) };
+}
 
 /**
  * vLLM's ShareGPT pruning, applied with `outputTokens: 'reply'`: a pair is dropped when its prompt
@@ -131,6 +193,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
        * i opens with prefix i mod prefixCount, so each is used equally often.
        */
       prefixCount: between(1, LIMITS.prefixes, 'prefixes').default(1),
+      /** Inputs per /v1/embeddings request (api embeddings), each of inputTokens tokens; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
   z
@@ -146,6 +210,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       outputTokens: z.union([TokenCountSchema, z.literal('reply')]).optional(),
       minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
       maxPromptTokens: tokenCount.optional(),
+      /** Inputs per /v1/embeddings request (api embeddings): this many prompts of the file in turn; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
 ]);
@@ -277,6 +343,8 @@ export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
 export const SloConfigSchema = z
   .object({
     ttftMs: z.number().positive().optional(),
+    /** Time to the first answer token (TTFO: reasoning left out; docs/metrics.md). */
+    ttfoMs: z.number().positive().optional(),
     tpotMs: z.number().positive().optional(),
     e2eMs: z.number().positive().optional(),
   })
@@ -322,6 +390,29 @@ export const SessionsConfigSchema = z
   .strict();
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
+/** A run's salt: a few letters and digits, far shorter than a KV-cache block (16 tokens) in any tokenizer. */
+export const PROMPT_SALT_PATTERN = /^[a-z0-9]{1,8}$/;
+
+/**
+ * A server's prefix cache across runs (docs/workloads.md, "Warm caches"). By default each run's
+ * prompts open with a salt of their own, so that a second run against a long-lived server is not
+ * served from the first run's cache.
+ */
+export const CacheConfigSchema = z
+  .object({
+    /** Send the prompts every run of this seed sends, with no salt: a long-lived server's prefix cache then serves them again. */
+    reusePrompts: z.boolean().default(false),
+    /**
+     * The text every prompt of the run opens with (then a space). Drawn for each run when unset,
+     * and written into the result's config; give one to send again exactly the prompts of a run.
+     */
+    salt: z.string().regex(PROMPT_SALT_PATTERN, 'must be 1 to 8 lowercase letters and digits, like "k3f9a2"').optional(),
+    /** Ask the server to empty its prefix cache before each step, where it offers a way (vLLM, SGLang). */
+    resetBeforeStep: z.boolean().default(false),
+  })
+  .strict();
+export type CacheConfig = z.infer<typeof CacheConfigSchema>;
+
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
@@ -335,9 +426,12 @@ export const RunConfigSchema = z
     profile: ProfileConfigSchema.default({ kind: 'synchronous' }),
     limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
     slo: SloConfigSchema.optional(),
+    /** Aborts a share of the requests mid-stream, by design. */
+    cancel: CancelConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
+    cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
     /**
      * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per
      * repeat, `pauseSec` apart; views give each figure as a mean with a 95% interval across repeats.
@@ -359,6 +453,14 @@ export const RunConfigSchema = z
   .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {
     message: 'limits needs requests or durationSec, or a step would never end',
     path: ['limits'],
+  })
+  .refine((c) => c.sessions === undefined || c.endpoint.api !== 'embeddings', {
+    message: 'embeddings have no conversation: sessions need api chat, completions or responses',
+    path: ['sessions'],
+  })
+  .refine((c) => c.workload.embeddingBatch === undefined || c.endpoint.api === 'embeddings', {
+    message: 'an embedding batch applies to api embeddings only',
+    path: ['workload', 'embeddingBatch'],
   })
   .refine((c) => c.sessions === undefined || c.workload.kind === 'dataset' || c.sessions.turns !== undefined, {
     message: 'synthetic sessions need a number of turns (sessions.turns, --turns N)',

@@ -7,6 +7,11 @@ import * as z from 'zod';
 import { HardwareSchema, MetricSeriesSchema, ServerMetricsInfoSchema } from './server-metrics';
 import { ApiKindSchema, ArrivalSchema, LabelsSchema, RampStrategySchema } from './config';
 
+/**
+ * The file format's version. It changes only when a reader of the previous version could no longer
+ * read what is written: new figures are optional fields, which older readers skip and newer ones
+ * do without in older files (reasoning, embeddings and cancellation came so, in version 1).
+ */
 export const SCHEMA_VERSION = 1;
 export const RESULT_FILE_SUFFIX = '.llmbench.json';
 
@@ -64,6 +69,32 @@ export const ErrorKindSchema = z.enum([
 export type ErrorKind = z.infer<typeof ErrorKindSchema>;
 
 /**
+ * How a response that reasoned split into its reasoning and its answer (docs/metrics.md,
+ * "Reasoning"). Times are milliseconds from the step start, like the record's. The content chunks
+ * of `chunkMs` fall in two phases: the reasoning phase is `chunkMs[0 .. chunks)`, every chunk before
+ * the first answer chunk (and that one too when it also carried reasoning); the answer phase is
+ * `chunkMs[answerChunk ..]`. Reasoning that arrives once the answer has begun counts in the answer phase.
+ */
+export const ReasoningRecordSchema = z.object({
+  /** The first chunk that carried reasoning; null without streaming, or when the reasoning was hidden (counted by usage only). */
+  firstMs: z.number().nullable(),
+  /** The first chunk that carried answer text; null without streaming, or when no answer came. */
+  answerFirstMs: z.number().nullable(),
+  /** Content chunks of the reasoning phase (the first `chunks` of `chunkMs`). */
+  chunks: z.number().int().nonnegative(),
+  /** Index in `chunkMs` of the first answer chunk; null when no answer chunk came. */
+  answerChunk: z.number().int().nonnegative().nullable(),
+  /** From the first reasoning chunk to the first answer chunk (to the last chunk when no answer came); null without streaming. */
+  durationMs: z.number().nonnegative().nullable(),
+  /** Tokens of the reasoning, and of the answer (output tokens less the reasoning), from `tokensSource`. */
+  tokens: z.number().int().nonnegative().nullable(),
+  answerTokens: z.number().int().nonnegative().nullable(),
+  /** `usage` when the server counted the reasoning (`completion_tokens_details.reasoning_tokens`), else the local counter. */
+  tokensSource: TokenSourceSchema.nullable(),
+});
+export type ReasoningRecord = z.infer<typeof ReasoningRecordSchema>;
+
+/**
  * One request. Times are milliseconds from the start of its step (`performance.now()` based),
  * so records of a step compare without clock skew.
  */
@@ -92,6 +123,15 @@ export const RequestRecordSchema = z.object({
   /** For a multi-turn run: the session (in order of start) and the turn within it (0-based); null for single requests. */
   session: z.number().int().nonnegative().nullable().optional(),
   turn: z.number().int().nonnegative().nullable().optional(),
+  /** Present when the response reasoned (reasoning text, or reasoning tokens in its usage); absent otherwise. */
+  reasoning: ReasoningRecordSchema.optional(),
+  /** Embedding vectors returned (api embeddings). */
+  embeddings: z.number().int().nonnegative().optional(),
+  /**
+   * The run chose to cancel this request this long after it was sent (`cancel` in the config). An
+   * error of kind `cancelled` then means it was cut there; without one it had ended before.
+   */
+  cancelAfterMs: z.number().nonnegative().optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
 
@@ -109,6 +149,8 @@ export const StepProfileSchema = z.object({
       startRate: z.number().positive(),
       endRate: z.number().positive(),
       targetRates: z.array(z.object({ atSec: z.number().nonnegative(), rate: z.number().positive() })),
+      /** The mean target over the step: its planned requests after the first over the span of its schedule (the summary's targetRate). */
+      meanRate: z.number().positive().optional(),
     })
     .optional(),
 });
@@ -169,9 +211,18 @@ export const STEP_WARNING_KINDS = {
   errorRate: 'error-rate',
   /** Ended early: --max-errors requests failed. */
   maxErrors: 'max-errors',
-  /** Ran past its duration to measure a rate (a sweep's synchronous and throughput steps). */
-  ranPastDuration: 'ran-past-duration',
+  /** Ran other than planned, as its note says: past its duration to measure a rate (a sweep's synchronous and throughput steps), or out of turns before its schedule ended (an open loop of sessions). */
+  ranOtherThanPlanned: 'ran-other-than-planned',
 } as const;
+const requestCount = z.number().int().nonnegative();
+/** How many requests' counts came from each source (TokenSourceSchema); a source none came from is absent. */
+export const SourceCountsSchema = z.object({
+  usage: requestCount.optional(),
+  tokenizer: requestCount.optional(),
+  estimate: requestCount.optional(),
+  chunks: requestCount.optional(),
+});
+export type SourceCounts = z.infer<typeof SourceCountsSchema>;
 
 export const StepSummarySchema = z.object({
   requests: z.object({
@@ -188,6 +239,7 @@ export const StepSummarySchema = z.object({
   peakOutputTokensPerSecond: z.number().nonnegative().nullable().optional(),
   /** Mean number of requests in flight over the step. */
   achievedConcurrency: z.number().nonnegative().nullable().optional(),
+  /** The step's configured rate; a ramp's mean target (its target over time is `profile.ramp.targetRates`). */
   targetRate: z.number().positive().nullable().optional(),
   achievedRate: z.number().nonnegative().nullable().optional(),
   ttftMs: nullableStats,
@@ -197,6 +249,11 @@ export const StepSummarySchema = z.object({
   queueMs: nullableStats,
   inputTokens: nullableStats.optional(),
   outputTokens: nullableStats.optional(),
+  /**
+   * Where the token counts of the step's completed measured requests came from, requests per source:
+   * only `usage` is the server's own count (docs/metrics.md). Absent in older and imported files.
+   */
+  tokenSources: z.object({ input: SourceCountsSchema, output: SourceCountsSchema }).optional(),
   /** Requests per second that met every SLO; null when no SLO was given. */
   goodput: z.number().nonnegative().nullable().optional(),
   errors: z.record(z.string(), z.number().int().nonnegative()),
@@ -204,8 +261,44 @@ export const StepSummarySchema = z.object({
   rateWindow: RateWindowSchema.optional(),
   /** What is wrong with these figures, each with its own figures; absent when nothing is. */
   warnings: z.array(StepWarningSchema).optional(),
+  /*
+   * Reasoning (docs/metrics.md, "Reasoning"): written only when a measured response of the step
+   * reasoned, so that a step without reasoning has none of them. A response without reasoning counts
+   * in them as all answer: its TTFO is its TTFT, its reasoning 0 tokens.
+   */
+  /** Time to the first answer token (AIPerf's TTFO, "time to first output token"). */
+  ttfoMs: nullableStats.optional(),
+  /** From the first reasoning token to the first answer token, over the responses that reasoned. */
+  reasoningMs: nullableStats.optional(),
+  reasoningTokens: nullableStats.optional(),
+  answerTokens: nullableStats.optional(),
+  /** ITL within the reasoning phase and within the answer phase (gaps between two chunks of the same phase). */
+  reasoningItlMs: nullableStats.optional(),
+  answerItlMs: nullableStats.optional(),
+  /** TPOT of each phase: reasoning duration / reasoning tokens; (end - first answer token) / (answer tokens - 1). */
+  reasoningTpotMs: nullableStats.optional(),
+  answerTpotMs: nullableStats.optional(),
+  /** Embeddings (api embeddings): vectors and input tokens of completed requests per second. */
+  embeddingsPerSecond: z.number().nonnegative().nullable().optional(),
+  inputTokensPerSecond: z.number().nonnegative().nullable().optional(),
+  /**
+   * Cancellation by design (`cancel` in the config): measured requests the run cut on purpose, also
+   * counted in `errors.cancelled`, and the output tokens they had received by then.
+   */
+  cancelledByDesign: z.object({ requests: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
+
+/** Whether the server's prefix cache was emptied before a step (`cache.resetBeforeStep`), and how, or why not. */
+export const CacheResetSchema = z.object({ done: z.boolean(), how: z.string() });
+export type CacheReset = z.infer<typeof CacheResetSchema>;
+
+/**
+ * A step's TTFO: its own figure when a response reasoned, else its TTFT, which is the same thing
+ * when nothing reasoned (and all an older file has). A step whose responses reasoned but never
+ * answered has none (null), not its TTFT.
+ */
+export const ttfoStatsOf = (summary: Pick<StepSummary, 'ttfoMs' | 'ttftMs'>): Stats | null => (summary.ttfoMs === undefined ? summary.ttftMs : summary.ttfoMs);
 
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
@@ -215,6 +308,8 @@ export const StepSchema = z.object({
   repeat: z.number().int().nonnegative().optional(),
   /** ISO time the step started. */
   startedAt: z.string().optional(),
+  /** Asked for with `cache.resetBeforeStep`: whether the server's prefix cache was emptied before the step. */
+  cacheReset: CacheResetSchema.optional(),
   /**
    * When the step started and ended in milliseconds on the run's clock, the time axis of server
    * and GPU samples; a record's times plus `startMs` are on it too. Absent in older and imported files.
@@ -223,7 +318,7 @@ export const StepSchema = z.object({
   endMs: z.number().nonnegative().optional(),
   /** Null while the step is still running (a partial file). */
   summary: StepSummarySchema.nullable(),
-  /** Why the step went beyond its configured limits (a sweep step run past its duration to measure a rate). */
+  /** How the step ran other than planned: a sweep step run past its duration to measure a rate, an open loop's turns spent before its schedule. */
   note: z.string().optional(),
   /**
    * Whether the server was idle when the step began, and how long the run waited for it (the

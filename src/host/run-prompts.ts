@@ -234,8 +234,26 @@ async function editLabels(memento: vscode.Memento, title: string): Promise<Recor
 }
 
 function endpointConfig(choice: Extract<EndpointChoice, { kind: 'server' }>, model: string): Record<string, unknown> {
-  const { baseUrl, api, headers } = choice.endpoint;
-  return { baseUrl, api, headers, model };
+  const { baseUrl, api, headers, reasoningTags } = choice.endpoint;
+  return { baseUrl, api, headers, model, ...(reasoningTags !== undefined ? { reasoningTags } : {}) };
+}
+
+/**
+ * What an endpoint's API adds to a preset's run: embeddings take `llmBench.embeddingBatch` inputs
+ * per request (the presets' workload is every API's).
+ */
+function workloadForApi(overrides: Settings, api: string | undefined): Settings {
+  if (api !== 'embeddings') return overrides;
+  const batch = settings().get<number>('embeddingBatch');
+  const workload = isPlainObject(overrides['workload']) ? overrides['workload'] : undefined;
+  return workload && typeof batch === 'number' && batch > 1 ? { ...overrides, workload: { ...workload, embeddingBatch: batch } } : overrides;
+}
+
+/** The simulator as the settings describe it: its preset, and its reasoning when asked for. */
+function simulatorOptions(preset: PresetName): Record<string, unknown> {
+  const tokens = settings().get<number>('simulator.reasoningTokens');
+  const field = settings().get<string>('simulator.reasoningField');
+  return { preset, ...(typeof tokens === 'number' && tokens > 0 ? { reasoning: { tokens, ...(field ? { field } : {}) } } : {}) };
 }
 
 /** The whole interactive flow; undefined when the user stops at any question. */
@@ -281,8 +299,8 @@ export async function promptRunPlan(
   const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
   overrides['labels'] = Object.fromEntries(Object.entries(labels).filter(([key]) => !(key in fileLabels)));
   const plan = { file, openResult: true, ownInput: 'the run settings', nameOf: presetFieldSetting };
-  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: { preset: endpoint.preset } };
-  return { ...plan, overrides: { ...overrides, endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
+  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: simulatorOptions(endpoint.preset) };
+  return { ...plan, overrides: { ...workloadForApi(overrides, endpoint.endpoint.api), endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
 }
 
 /** From a config file's context menu: runs it as is, asking only for an endpoint it lacks. */
@@ -298,7 +316,7 @@ export async function planFromConfigFile(
   if (config.settings['endpoint'] !== undefined) return { ...plan, overrides: {} };
   const endpoint = await pickEndpoint(memento, `Run ${config.shownAs}: endpoint (the file names none)`);
   if (!endpoint) return undefined;
-  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: { preset: endpoint.preset } };
+  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: simulatorOptions(endpoint.preset) };
   const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${config.shownAs}: model`, log));
   if (!model) return undefined;
   return { ...plan, overrides: { endpoint: endpointConfig(endpoint, model) } };

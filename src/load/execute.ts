@@ -10,10 +10,11 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { RunConfig } from '../format/config';
+import { takesMessages, type RunConfig } from '../format/config';
 import type { RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { cancelDelayMs } from './cancel';
 import { sendRequest } from './client';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
@@ -125,7 +126,8 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     try {
       // Warm-up: the step's first requests, and what goes out within its warm-up seconds.
       const warmup = index < step.warmup || (step.warmupSec !== null && performance.now() - startMs < step.warmupSec * 1000);
-      const measured = await sendRequest(prepared, { index, warmup, scheduledMs }, context);
+      const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, context);
       sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
       return measured.error !== null;
     } catch (error) {
@@ -150,8 +152,8 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
-          config.endpoint.api === 'chat',
+          (prepared, turn, dueAtMs) => (requests.more ? send(prepared, requests.take(), dueAtMs - startMs, turn) : Promise.resolve(true)),
+          takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
         )
@@ -168,9 +170,15 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       const slots = slotCount === null ? undefined : new Slots(slotCount);
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
-        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, pacingSignal);
-        if (signal.aborted || !withinBudget()) break;
-        running.push(sessions.run(conversation(j), withinBudget, signal, slots));
+        const dueAtMs = startMs + (pacing.schedule[j] ?? 0) * 1000;
+        await waitUntil(dueAtMs, pacingSignal);
+        if (signal.aborted || drain.aborted) break;
+        if (!requests.more) {
+          // The step's turns are spent before its schedule is: the sessions not started are said (plan.ts, scheduleCutNote).
+          used.firstUnstartedSession = j;
+          break;
+        }
+        running.push(sessions.run(conversation(j), withinBudget, signal, slots, dueAtMs));
       }
       await Promise.all(running);
     } else if (pacing.kind === 'closed') {

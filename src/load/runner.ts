@@ -7,11 +7,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, redactUrl, RunConfigSchema, STEP_END_DEFAULTS, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type StepSummary, type StepWarning } from '../format/result';
+import { redactHeaders, redactUrl, RunConfigSchema, STEP_END_DEFAULTS, takesMessages, type Labels, type RunConfig } from '../format/config';
+import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
-import { createDispatcher } from './client';
+import { randomBytes } from 'node:crypto';
+import { createDispatcher, wantsUsage } from './client';
+import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -25,7 +27,7 @@ import { ResultWriter } from '../results/writer';
 import { executePart } from './execute';
 import { RunGather } from './gather';
 import { waitForIdleServer, type StepLeftovers } from './cooldown';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -38,7 +40,16 @@ const EXECUTORS = 1;
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
   if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
-  return parsed.data;
+  return withRunSalt(parsed.data);
+}
+
+/**
+ * The run's own salt (config `cache`, docs/workloads.md): drawn here, once per run, unless the run
+ * reuses prompts or was given one. It goes into the result's config with the rest.
+ */
+function withRunSalt(config: RunConfig): RunConfig {
+  if (config.cache.reusePrompts || config.cache.salt !== undefined) return config;
+  return { ...config, cache: { ...config.cache, salt: randomBytes(3).toString('hex') } };
 }
 
 /**
@@ -96,6 +107,8 @@ interface RunParts {
   workload: Workload;
   tokenCounter: TokenCounter;
   gather: RunGather;
+  /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
+  cacheResetter: CacheResetter | null;
 }
 
 /** What a step that ran leaves for the run: its summary, where the next step starts, and the stop guard that ended it early. */
@@ -115,7 +128,8 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
   const cooldownSec = config.limits.cooldownSec ?? STEP_END_DEFAULTS.cooldownSec;
   const idle = await waitForIdleServer(() => gather.readServerLoad(), cooldownSec, previous, gather.stop);
   const parts = partition(step, EXECUTORS, cursor);
-  const stepGather = gather.beginStep(step, repeat, parts.length, idle);
+  const cacheReset = await resetCache(run, step);
+  const stepGather = gather.beginStep(step, repeat, parts.length, idle, cacheReset);
   const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
   const startMs = performance.now();
   stepGather.start(startMs);
@@ -137,6 +151,8 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
       usages.push(e.value);
     }
     next = cursorAfter(cursor, usages);
+    const cut = scheduleCutNote(step, usages);
+    if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
     // Nothing is in flight any more: close the step's sockets without waiting on them.
@@ -176,9 +192,17 @@ class StepSequence {
   finish(): void {
     if (this.skipped.length === 0) return;
     const message = `Skipped ${this.skipped.length} step${this.skipped.length === 1 ? '' : 's'} at rates above ${this.saturatedAt.toFixed(2)} req/s, where the server was over-saturated: ${this.skipped.join(', ')}.`;
-    this.run.gather.log('warn', message);
     this.run.gather.warn(message);
   }
+}
+
+/** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
+async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
+  if (run.cacheResetter === null) return undefined;
+  const { outcome, foundNone } = await run.cacheResetter.reset();
+  if (outcome.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${outcome.how}).`);
+  if (foundNone) run.gather.warn(`The prefix cache could not be reset before the steps: ${outcome.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  return outcome;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -194,12 +218,13 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const sequence = new StepSequence(run);
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
-  let sweepSteps: StepPlan[] | null = null;
+  let sweepFrom: StepSummary[] | null = null;
   for (let repeat = 0; repeat < plan.repeats && !gather.stopped; repeat++) {
     if (repeat > 0) await pauseBetweenRepeats(config, gather, repeat);
     const repeatIndex = config.repeat === undefined ? undefined : repeat;
     const summaries: StepSummary[] = [];
-    for (const step of plan.steps) {
+    // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
+    for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
       const ran = await sequence.next(step, repeatIndex, cursor);
       if (ran === null) continue;
@@ -207,12 +232,10 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
       cursor = ran.cursor;
     }
     if (config.profile.kind !== 'sweep' || gather.stopped) continue;
-    if (sweepSteps === null) {
-      const placed = planSweepRates(config, summaries);
-      for (const note of placed.notes) gather.log(note.level, note.message);
-      sweepSteps = placed.steps;
-    }
-    for (const step of sweepSteps) {
+    const placed = planSweepRates(config, sweepFrom ?? summaries, repeat);
+    if (sweepFrom === null) for (const note of placed.notes) gather.log(note.level, note.message);
+    sweepFrom ??= summaries;
+    for (const step of placed.steps) {
       if (gather.stopped) break;
       const ran = await sequence.next(step, repeatIndex, cursor);
       if (ran !== null) cursor = ran.cursor;
@@ -255,9 +278,13 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   try {
     gather.started(plan);
     if (probed) gather.log('info', probed.message);
-    if (config.endpoint.api === 'chat' && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
+    if (takesMessages(config.endpoint.api) && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
     for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
-    await runSteps({ config, options, workload, tokenCounter, gather }, plan);
+    if (config.request.stream && !wantsUsage(config.request)) {
+      gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+    }
+    const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+    await runSteps({ config, options, workload, tokenCounter, gather, cacheResetter }, plan);
     return await gather.finish();
   } catch (error) {
     await gather.fail(error);

@@ -7,7 +7,7 @@
  */
 import type { Labels, RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
-import { SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerMetricsInfo } from '../format/server-metrics';
+import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
 import { withApiKey } from './probe-core';
 import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './metrics-scraper';
@@ -29,6 +29,19 @@ export interface ServerLoad {
   waiting: number;
 }
 
+/**
+ * The client's side of the cross-check: output tokens it can count (the server's usage, or the
+ * tokenizer over the whole text), and the bounds of those it only estimated (usage off, or a
+ * stream cut before its usage came): at least a token per content chunk, at most max_tokens
+ * (Infinity when nothing bounds a request's output).
+ */
+export interface ClientOutputTokens {
+  counted: number;
+  estimated: { requests: number; atLeast: number; atMost: number };
+  /** Requests that failed (not cancelled): streams the client lost. */
+  failed: number;
+}
+
 export class RunMonitor {
   private readonly scraper: ServerMetricsScraper | null;
   private readonly gpuStore = new SeriesStore();
@@ -42,6 +55,9 @@ export class RunMonitor {
   /** The server's generated-token counter at the first and the last scrape (summed over label sets). */
   private generatedAtStart: number | null = null;
   private generatedAtEnd: number | null = null;
+  /** The server's count of aborted requests at the first and the last scrape, where it keeps one. */
+  private abortedAtStart: number | null = null;
+  private abortedAtEnd: number | null = null;
   /** Whether the last scrape, after the last request, read the metrics: the cross-check needs its counter. */
   private finalRead = false;
   private emit: Emit = () => undefined;
@@ -79,6 +95,7 @@ export class RunMonitor {
             onSamples: (series, engine) => {
               this.noteGenerated(series);
               this.noteLoad(series);
+              this.noteAborted(series);
               this.emit({ type: 'sampled', engine, series });
             },
           });
@@ -128,20 +145,71 @@ export class RunMonitor {
 
   /**
    * The cross-check, once the monitor has stopped: a warning when the server counted more or fewer
-   * generated tokens during the run than the client received, beyond the tolerance. Null when it
-   * agrees, or cannot be judged (no counter, no scrape after the last request, the client's counts
-   * estimated).
+   * generated tokens during the run than the client received, beyond the tolerance. The client's
+   * estimated counts are not compared as counts: only their bounds are (docs/server-metrics.md), and
+   * a side the bounds leave open is said to be unchecked. Null when it agrees, or when there is
+   * nothing to compare (no counter, no scrape after the last request).
    */
-  crossCheck(client: { outputTokens: number; estimated: boolean; failed: number }): string | null {
-    if (client.estimated || !this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
+  crossCheck(client: ClientOutputTokens): string | null {
+    if (!this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
     const server = this.generatedAtEnd - this.generatedAtStart;
-    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, client.outputTokens), CROSS_CHECK_MIN_TOKENS);
-    if (Math.abs(server - client.outputTokens) <= tolerance) return null;
+    const { counted, estimated, failed } = client;
+    const low = counted + estimated.atLeast;
+    const high = counted + estimated.atMost;
+    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, low), CROSS_CHECK_MIN_TOKENS);
+    const received =
+      estimated.requests === 0
+        ? `the client received ${counted}`
+        : `the client received ${counted} counted${estimated.atMost === Infinity ? ` and at least ${estimated.atLeast}` : ` and between ${estimated.atLeast} and ${estimated.atMost}`} more in ${estimated.requests} requests whose counts are estimates`;
+    const head = `Server/client token cross-check: the server counted ${server} generated tokens during the run, ${received} (tolerance ${Math.round(tolerance)})`;
+    if (server > high + tolerance) {
+      const lost = failed > 0 ? ` (${failed} requests failed)` : '';
+      return `${head}; the server generated ${server - high} more: another client on the same server, or streams this client lost${lost}.`;
+    }
+    if (server < low - tolerance) {
+      return `${head}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.`;
+    }
+    if (high === Infinity) {
+      return `${head}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.`;
+    }
+    return null;
+  }
+
+  /**
+   * The cross-check of cancellations, once the monitor has stopped: the server's count of aborted
+   * requests during the run against the client's requests cancelled mid-response (by design or by
+   * a step's end). A warning when they differ, beyond one request or 2%; an info line when they
+   * agree; null when it cannot be judged (no abort counter, no scrape after the last request,
+   * nothing cancelled and nothing counted).
+   */
+  abortCheck(clientCancelled: number): { level: 'info' | 'warn'; message: string } | null {
+    if (!this.finalRead || this.abortedAtStart === null || this.abortedAtEnd === null) return null;
+    const server = this.abortedAtEnd - this.abortedAtStart;
+    if (server === 0 && clientCancelled === 0) return null;
+    const counter = SERVER_ABORT_COUNTERS[this.scraper?.engine as 'vllm'];
+    const name = counter ? `${counter.sample}{${Object.entries(counter.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : 'its abort counter';
+    const head = `Server/client abort cross-check: the server's ${name} rose by ${server} during the run, the client cancelled ${clientCancelled} requests mid-response`;
+    if (Math.abs(server - clientCancelled) <= Math.max(1, CROSS_CHECK_TOLERANCE * Math.max(server, clientCancelled))) return { level: 'info', message: `${head}: they agree.` };
     const why =
-      server > client.outputTokens
-        ? `the server generated ${server - client.outputTokens} more: another client on the same server, or streams this client lost${client.failed > 0 ? ` (${client.failed} requests failed)` : ''}`
-        : 'the client counted more than the server generated: its token counts may not be the server\'s (check usage), or the server\'s counter was reset';
-    return `Server/client token cross-check: the server counted ${server} generated tokens during the run, the client received ${client.outputTokens} (tolerance ${Math.round(tolerance)}); ${why}.`;
+      server === 0
+        ? 'some vLLM versions do not count aborts there (vllm#31503), so the server\'s view cannot confirm them'
+        : server > clientCancelled
+          ? 'the server aborted more: another client on the same server, or requests it dropped itself'
+          : 'the server saw fewer: cancels that came before the server read the request, or a counter that misses some';
+    return { level: 'warn', message: `${head}; ${why}.` };
+  }
+
+  /** Follows the engine's count of aborted requests through the scrapes. */
+  private noteAborted(series: MetricSeries[]): void {
+    const engine = this.scraper?.engine ?? 'unknown';
+    if (engine === 'unknown') return;
+    const counter = SERVER_ABORT_COUNTERS[engine];
+    if (counter === undefined) return;
+    const matching = series.filter((s) => s.name === counter.sample && Object.entries(counter.labels).every(([k, v]) => s.labels[k] === v));
+    if (matching.length === 0) return;
+    const total = matching.reduce((sum, s) => sum + (s.samples[0]?.[1] ?? 0), 0);
+    this.abortedAtStart ??= total;
+    this.abortedAtEnd = total;
   }
 
   /** The server's running and waiting requests at the latest scrape; null when no scrape has read both (off, failing, an engine without them). */

@@ -8,6 +8,8 @@ import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, runStepWarning
 import { WARNING_MARK } from '../views/step-warnings';
 import { formatLabelsText } from '../views/labels';
 import { chooseXAxis, definitionNotes, stepRow } from '../views/result';
+import { localCountsNotes } from '../views/token-counts';
+import { stepLabel } from '../format/step-name';
 import { htmlPage } from './page';
 import { colorOf, dashAttribute, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { formatLocalTime } from '../views/number-format';
@@ -45,6 +47,7 @@ function table(columns: TableColumn[], rows: string[][], className: string): str
 function sloText(model: ReportModel): string {
   const parts = [
     model.slo.ttftMs !== undefined ? `TTFT ≤ ${model.slo.ttftMs} ms` : null,
+    model.slo.ttfoMs !== undefined ? `TTFO ≤ ${model.slo.ttfoMs} ms` : null,
     model.slo.tpotMs !== undefined ? `TPOT ≤ ${model.slo.tpotMs} ms` : null,
     model.slo.e2eMs !== undefined ? `latency ≤ ${model.slo.e2eMs} ms` : null,
   ].filter((p): p is string => p !== null);
@@ -59,7 +62,7 @@ function runTables(run: ReportRun): string {
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
     g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
-  const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const listed = [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const warned = runStepWarnings(run);
   const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';

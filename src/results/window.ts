@@ -44,6 +44,8 @@ export interface WindowCounts {
   inputTokens: number;
   /** Completions inside the window that met every SLO. */
   meetingSlo: number;
+  /** Embedding vectors returned by the completions inside the window (api embeddings). */
+  embeddings: number;
   /** Sum over all requests of their time in flight inside the window: the mean in flight is this over the length (Little's law). */
   busyMs: number;
 }
@@ -55,7 +57,7 @@ export const MIN_WINDOW_COMPLETIONS = 2;
 const ESTIMATED_SOURCES = new Set(['estimate', 'chunks']);
 
 /**
- * Every record of a step, warm-up, failed and cancelled ones included, kept as columns (about 80
+ * Every record of a step, warm-up, failed and cancelled ones included, kept as columns (about 90
  * bytes a record and 8 a content chunk): the window's ends are known only once the last record is in.
  */
 export class WindowCollector {
@@ -66,6 +68,8 @@ export class WindowCollector {
   private readonly ok = new Column();
   private readonly outputTokens = new Column();
   private readonly inputTokens = new Column();
+  /** Embedding vectors returned (NaN: not an embeddings request). */
+  private readonly embeddings = new Column();
   /** 1 when its output count is an estimate. */
   private readonly estimated = new Column();
   /** 1 when it met every SLO. */
@@ -91,6 +95,7 @@ export class WindowCollector {
     this.ok.push(succeeded ? 1 : 0);
     this.outputTokens.push(r.outputTokens ?? Number.NaN);
     this.inputTokens.push(r.inputTokens ?? Number.NaN);
+    this.embeddings.push(r.embeddings ?? Number.NaN);
     this.estimated.push(r.outputTokensSource !== null && ESTIMATED_SOURCES.has(r.outputTokensSource) ? 1 : 0);
     this.slo.push(metSlo ? 1 : 0);
     this.measured.push(measured ? 1 : 0);
@@ -161,6 +166,7 @@ export class WindowCollector {
     const inside = span ? (t: number): boolean => t >= startMs && t <= endMs : (t: number): boolean => t > startMs && t <= endMs;
     let completed = 0;
     let meetingSlo = 0;
+    let embeddings = 0;
     let outputTokens = 0;
     let inputTokens = 0;
     let tokensEstimated = false;
@@ -173,6 +179,8 @@ export class WindowCollector {
       if (ok && inside(end)) {
         completed++;
         if (this.slo.at(i) === 1) meetingSlo++;
+        const vectors = this.embeddings.at(i);
+        if (!Number.isNaN(vectors)) embeddings += vectors;
       }
       // A record without an end (an import's) is in flight for an unknown time: it adds none.
       if (!Number.isNaN(end)) busyMs += Math.max(0, Math.min(end, endMs) - Math.max(sent, startMs));
@@ -214,6 +222,7 @@ export class WindowCollector {
       lengthMs,
       inputTokens,
       meetingSlo,
+      embeddings,
       busyMs,
     };
   }

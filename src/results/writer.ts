@@ -16,6 +16,7 @@ import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, renameS
 import { SloConfigSchema, type ProfileConfig } from '../format/config';
 import {
   parseResultDocument,
+  type CacheReset,
   type ParseOutcome,
   type RequestRecord,
   type ResultDocument,
@@ -132,11 +133,19 @@ export class ResultWriter {
 
   /**
    * `repeat`: which repeat of the profile the step belongs to, for a run that repeats it;
-   * `startedOn`: the server's state when it began and the wait for it.
+   * `startedOn`: the server's state when it began and the wait for it; `cacheReset`: how the
+   * server's prefix cache was reset before it.
    */
-  startStep(name: string, profile: StepProfile, repeat?: number, startedOn?: Step['startedOn']): void {
+  startStep(name: string, profile: StepProfile, repeat?: number, startedOn?: Step['startedOn'], cacheReset?: CacheReset): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString(), ...(startedOn ? { startedOn } : {}) };
+    const head = {
+      name,
+      profile,
+      ...(repeat !== undefined ? { repeat } : {}),
+      startedAt: new Date().toISOString(),
+      ...(startedOn ? { startedOn } : {}),
+      ...(cacheReset ? { cacheReset } : {}),
+    };
     const step: Step = { ...head, summary: null, requests: [] };
     const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"requests":[`;
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));

@@ -3,7 +3,7 @@
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
 import * as z from 'zod';
-import { ConcurrencyUnitSchema, RampStrategySchema, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
+import { ConcurrencyUnitSchema, parseDelayRange, RampStrategySchema, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
@@ -27,6 +27,9 @@ export const PresetSettingsSchema = z.object({
   sessionTurns: z.number().int().positive().default(1),
   thinkTimeMs: z.number().int().nonnegative().default(0),
   concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
+  /** Share of the measured requests cancelled on purpose, `cancelAfterMs` after each was sent (`MS` or `MS-MS`); 0: none. */
+  cancelRate: z.number().min(0).max(1).default(0),
+  cancelAfterMs: z.string().refine((text) => parseDelayRange(text) !== null, 'must be milliseconds like 1000, or a range like 200-2000').default('1000'),
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
@@ -54,9 +57,11 @@ export function presets(settings: PresetSettings): Preset[] {
     prefixCount: settings.prefixCount,
   };
   const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
+  const cancelAfterMs = parseDelayRange(settings.cancelAfterMs);
   const repeat = {
     ...(settings.repeatCount > 1 ? { repeat: { count: settings.repeatCount, pauseSec: settings.repeatPauseSec } } : {}),
     ...(settings.sessionTurns > 1 ? { sessions: { turns: settings.sessionTurns, thinkTimeMs: settings.thinkTimeMs, concurrencyUnit: settings.concurrencyUnit } } : {}),
+    ...(settings.cancelRate > 0 && cancelAfterMs !== null ? { cancel: { rate: settings.cancelRate, afterMs: cancelAfterMs } } : {}),
   };
   const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
   return [
@@ -138,6 +143,11 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'sessions.turns': 'llmBench.sessionTurns',
   'sessions.thinkTimeMs': 'llmBench.thinkTimeMs',
   'sessions.concurrencyUnit': 'llmBench.concurrencyUnit',
+  'cancel.rate': 'llmBench.cancelRate',
+  'cancel.afterMs': 'llmBench.cancelAfterMs',
+  'workload.embeddingBatch': 'llmBench.embeddingBatch',
+  'endpoint.api': 'llmBench.endpoints (api)',
+  'endpoint.reasoningTags': 'llmBench.endpoints (reasoningTags)',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
   'serverMetrics.url': 'llmBench.serverMetrics.url',

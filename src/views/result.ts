@@ -6,25 +6,28 @@
  */
 import type { ReadResult } from '../results/read-result';
 import { latencySamples, quantileOfSorted, quantileRanks } from '../results/stats';
-import type {
-  ChartSeries,
-  ViewChart,
-  ResultView,
-  RunSummary,
-  ServerSection,
-  StepRow,
-  XAxis,
+import {
+  rowsEmbedded,
+  rowsReasoned,
+  type ChartSeries,
+  type ViewChart,
+  type ResultView,
+  type RunSummary,
+  type ServerSection,
+  type StepRow,
+  type XAxis,
 } from '../format/messages/result';
-import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { METRICS, metricTitle, reasoningCountNotes, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
-import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
 import { turnCharts } from './turns';
+import { localCountsNotes } from './token-counts';
+import { unreachedConcurrencyNotes } from './unreached-concurrency';
+import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
 import { commonSeries, engineOf, runSeries } from './server-quantities';
 import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
-import { stepLabel } from '../format/step-name';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -37,7 +40,8 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
   const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
-  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
+  // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
+  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
   const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
@@ -47,7 +51,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     xAxis,
     rows,
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
-    charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
+    charts: [...reasoningSplitCharts(rows), ...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc),
@@ -91,21 +95,30 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
   };
 }
 
-/** Below this share of its level, a concurrency step is said not to have reached it. */
-const REACHED_CONCURRENCY = 0.75;
-
 /**
- * A concurrency step whose requests in flight stayed well below its level (too few requests for
- * it, a slow ramp, failures) measured a lighter load than its name says; its point sits where it was.
+ * What a reader of reasoning figures should know that the figures do not say: token counts of the
+ * reasoning made locally (a tokenizer, or the rough estimate) because the server's usage gave none;
+ * thoughts the server counted but did not stream (hidden reasoning: the TTFT then holds them); a
+ * reply that reasoned without streaming (no times for its phases).
  */
-function unreachedConcurrencyNotes(steps: Step[]): string[] {
-  return steps.flatMap((step) => {
-    const level = step.profile.kind === 'concurrency' ? step.profile.concurrency : undefined;
-    const mean = step.summary?.achievedConcurrency;
-    if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
-    const requests = step.summary?.requests.total ?? step.requests.length;
-    return [`Step "${step.name}" averaged ${formatMetric('achievedConcurrency', mean)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${formatMetric('achievedConcurrency', mean)}.`];
-  });
+function reasoningNotes(steps: Step[]): string[] {
+  let estimated = 0;
+  let counted = 0;
+  let hidden = 0;
+  for (const step of steps) {
+    for (const r of step.requests) {
+      const reasoning = r.reasoning;
+      if (reasoning === undefined || r.warmup || r.error !== null) continue;
+      if (reasoning.tokensSource === 'estimate') estimated++;
+      else if (reasoning.tokensSource === 'tokenizer') counted++;
+      if (reasoning.firstMs === null && reasoning.answerFirstMs !== null) hidden++;
+    }
+  }
+  const notes = reasoningCountNotes(estimated, counted);
+  if (hidden > 0) {
+    notes.push(`The server counted reasoning tokens in ${hidden} responses without streaming the reasoning: their TTFT includes the time spent reasoning, and their TTFO equals it.`);
+  }
+  return notes;
 }
 
 /** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
@@ -178,6 +191,16 @@ export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinishe
     total: summary.requests.total,
     errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
     warnings: stepWarnings({ ...step, summary }, imported).map((w) => w.message),
+    // Only what the step has: a step without reasoning (or embeddings) gets no empty figure.
+    ...(summary.ttfoMs !== undefined ? { ttfoMs: summary.ttfoMs } : {}),
+    ...(summary.reasoningMs !== undefined ? { reasoningMs: summary.reasoningMs } : {}),
+    ...(summary.reasoningTokens !== undefined ? { reasoningTokens: summary.reasoningTokens } : {}),
+    ...(summary.answerTokens !== undefined ? { answerTokens: summary.answerTokens } : {}),
+    ...(summary.reasoningItlMs !== undefined ? { reasoningItlMs: summary.reasoningItlMs } : {}),
+    ...(summary.answerItlMs !== undefined ? { answerItlMs: summary.answerItlMs } : {}),
+    ...(summary.embeddingsPerSecond !== undefined ? { embeddingsPerSecond: summary.embeddingsPerSecond } : {}),
+    ...(summary.inputTokensPerSecond !== undefined ? { inputTokensPerSecond: summary.inputTokensPerSecond } : {}),
+    ...(summary.cancelledByDesign !== undefined ? { cancelledByDesign: summary.cancelledByDesign.requests } : {}),
   };
 }
 
@@ -193,7 +216,7 @@ export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
   return points.sort((p, q) => p[0] - q[0]);
 }
 
-type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
+type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs' | 'ttfoMs';
 
 /**
  * p50, p90 and p99 of one metric, the upper two shading the band to the one below; each
@@ -219,15 +242,57 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
     { label: METRICS[metric].label, points: pointsOf(rows, value), colorIndex },
   ];
   const xLog = wantsLogAxis(rows.map((r) => r.x));
-  const charts = [
-    chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
-    chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
-    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
-    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
-    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
-  ];
+  // An embeddings run has no stream: its figures are vectors and input tokens per second, and latency.
+  const charts = rowsEmbedded(rows)
+    ? [
+        chart('embeddings-throughput', 'embeddingsPerSecond', 'Embeddings per second', axis.label, simple('embeddingsPerSecond', (r) => r.embeddingsPerSecond, 0)),
+        chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+        chart('input-throughput', 'inputTokensPerSecond', 'Input tokens per second', axis.label, simple('inputTokensPerSecond', (r) => r.inputTokensPerSecond, 7)),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+      ]
+    : [
+        chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
+        chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+        chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
+        ...(rowsReasoned(rows) ? [chart('ttfo', 'ttfoMs', 'TTFO percentiles (first answer token)', axis.label, percentileBand(rows, 'ttfoMs'))] : []),
+        chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
+      ];
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }
+
+/**
+ * A run whose responses reasoned opens on where each step's time went, one stacked bar a step: to
+ * the first token (mean TTFT), reasoning (mean TTFO - mean TTFT), the answer (mean latency - mean
+ * TTFO). Means add up, so the bar is the step's mean latency. None for a run without reasoning.
+ */
+function reasoningSplitCharts(rows: StepRow[]): ViewChart[] {
+  if (!rowsReasoned(rows)) return [];
+  const parts: { label: string; value: (row: StepRow) => number | null; colorIndex: number }[] = [
+    { label: 'to the first token (TTFT)', value: (row) => row.ttftMs?.mean ?? null, colorIndex: 3 },
+    { label: 'reasoning (TTFO - TTFT)', value: (row) => difference(row.ttfoMs?.mean, row.ttftMs?.mean), colorIndex: 6 },
+    { label: 'answer (latency - TTFO)', value: (row) => difference(row.latencyMs?.mean, row.ttfoMs?.mean), colorIndex: 0 },
+  ];
+  return [
+    {
+      ...chart(
+        'reasoning-split',
+        'reasoningMs',
+        'Where the time went: reasoning and answer (means)',
+        'Step',
+        parts.map((part) => ({ label: part.label, colorIndex: part.colorIndex, points: rows.flatMap((row, i): [number, number][] => {
+          const value = part.value(row);
+          return value === null ? [] : [[i, Math.max(0, value)]];
+        }) })),
+        'Mean time per request (ms)',
+      ),
+      kind: 'stacked-bar',
+      categories: rows.map((row) => (row.repeat !== undefined ? `${row.name} #${row.repeat + 1}` : row.name)),
+    },
+  ];
+}
+
+const difference = (a: number | null | undefined, b: number | null | undefined): number | null => (typeof a === 'number' && typeof b === 'number' ? a - b : null);
 
 /**
  * The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles by
@@ -289,7 +354,9 @@ function selectRank(values: Float64Array, rank: number, lo: number, hi: number):
 
 function distributionCharts(steps: Step[]): ViewChart[] {
   const ttft: ChartSeries[] = [];
+  const ttfo: ChartSeries[] = [];
   const itl: ChartSeries[] = [];
+  const reasoned = steps.some((step) => step.summary?.ttfoMs !== undefined);
   steps.forEach((step, i) => {
     const samples = latencySamples(step.requests);
     const add = (list: ChartSeries[], values: number[]) => {
@@ -297,12 +364,14 @@ function distributionCharts(steps: Step[]): ViewChart[] {
       if (points.length > 0) list.push({ label: step.name, points, colorIndex: i });
     };
     add(ttft, samples.ttft);
+    if (reasoned) add(ttfo, samples.ttfo);
     add(itl, samples.itl);
   });
   const share = 'Share of requests (%)';
   // A cumulative share ends at 100%: no headroom above it.
   return [
     { ...chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share), yMax: 100 },
+    ...(reasoned ? [{ ...chart('ttfo-distribution', 'ttfoMs', 'TTFO distribution (cumulative)', metricTitle('ttfoMs'), ttfo, share), yMax: 100 }] : []),
     { ...chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'), yMax: 100 },
   ];
 }

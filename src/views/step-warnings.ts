@@ -15,13 +15,13 @@ type StepLike = Pick<Step, 'summary' | 'note'> & { name: string };
 
 /**
  * A step's warnings, in the order said: those stored with its summary, then its note (a step run
- * past its duration) as a warning of that kind. A summary written before steady windows (no
+ * past its duration, an open loop whose turns ran out before its schedule) as a warning of that kind. A summary written before steady windows (no
  * `rateWindow`) gets the too-short check on what it has: its first send to last completion against
  * its median latency, so that an old file's short steps are flagged too.
  */
 export function stepWarnings(step: StepLike, imported = false): StepWarning[] {
   const stored = step.summary?.warnings ?? [];
-  const note = step.note ? [{ kind: STEP_WARNING_KINDS.ranPastDuration, message: step.note, figures: {} }] : [];
+  const note = step.note ? [{ kind: STEP_WARNING_KINDS.ranOtherThanPlanned, message: step.note, figures: {} }] : [];
   const summary = step.summary;
   const older =
     !imported && summary && summary.rateWindow === undefined && !stored.some((w) => w.kind === STEP_WARNING_KINDS.tooShort)

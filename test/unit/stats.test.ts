@@ -3,30 +3,13 @@ import assert from 'node:assert/strict';
 import type { RequestRecord, Stats } from '../../src/format/result';
 import { StepSummarySchema } from '../../src/format/result';
 import { computeStats, StepAccumulator, summarizeStep } from '../../src/results/stats';
+import { requestRecord } from '../helpers/result-documents';
 
 function near(actual: number | null | undefined, expected: number, what: string): void {
   assert.ok(actual !== null && actual !== undefined && Math.abs(actual - expected) < 1e-9, `${what}: ${actual}, expected ${expected}`);
 }
 
-function record(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentMs'>): RequestRecord {
-  return {
-    index: 0,
-    warmup: false,
-    scheduledMs: fields.sentMs,
-    queueMs: 0,
-    firstTokenMs: null,
-    chunkMs: [],
-    endMs: null,
-    inputTokens: null,
-    inputTokensSource: 'estimate',
-    outputTokens: null,
-    outputTokensSource: 'usage',
-    finishReason: 'stop',
-    httpStatus: 200,
-    error: null,
-    ...fields,
-  };
-}
+const record = requestRecord;
 
 test('computeStats: mean, population std and linearly interpolated percentiles (numpy default)', () => {
   const s = computeStats([4, 1, 3, 2]) as Stats;

@@ -41,13 +41,17 @@ function controls(model: ReportModel): HTMLElement[] {
   const stat = dropdown(['mean', 'p50', 'p90', 'p99'].map((s) => ({ value: s, label: s })), model.stat, (value) => send({ stat: value }), 'Statistic');
   const axis = dropdown([{ value: 'concurrency', label: 'concurrency' }, { value: 'rate', label: 'rate' }], model.axis, (value) => send({ axis: value }), 'Load axis');
   const ttft = sloInput('TTFT ≤ ms', model.slo.ttftMs, 'slo-ttft');
+  // TTFO is offered where it means something else than TTFT: when some run reasoned (or an SLO on it is set).
+  const ttfo = model.reasoning || model.slo.ttfoMs !== undefined ? sloInput('TTFO ≤ ms', model.slo.ttfoMs, 'slo-ttfo') : null;
   const tpot = sloInput('TPOT ≤ ms', model.slo.tpotMs, 'slo-tpot');
   const e2e = sloInput('Latency ≤ ms', model.slo.e2eMs, 'slo-e2e');
   const applySlo = () => {
     const slo: ReportSlo = {};
     const read = (input: HTMLInputElement) => (Number(input.value) > 0 ? Number(input.value) : undefined);
     const [t, p, e] = [read(ttft), read(tpot), read(e2e)];
+    const o = ttfo ? read(ttfo) : undefined;
     if (t) slo.ttftMs = t;
+    if (o) slo.ttfoMs = o;
     if (p) slo.tpotMs = p;
     if (e) slo.e2eMs = e;
     send({ slo });
@@ -68,7 +72,7 @@ function controls(model: ReportModel): HTMLElement[] {
         button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
       ),
     ]),
-    el('div', { className: 'toolbar' }, [group('SLO', ttft, tpot, e2e), button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
+    el('div', { className: 'toolbar' }, [group('SLO', ttft, ttfo, tpot, e2e), button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
   ];
 }
 

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, parseDelayRange, ProfileConfigSchema, RampStrategySchema, ReasoningTagSchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError } from '../../format/errors';
@@ -33,8 +33,10 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--url': { kind: 'string' },
   '--model': { kind: 'string' },
   '--api': { kind: 'string' },
+  '--reasoning-tags': { kind: 'string' },
   '--stream': { kind: 'boolean' },
   '--no-stream': { kind: 'boolean' },
+  '--no-usage': { kind: 'boolean' },
   '--profile': { kind: 'string' },
   '--concurrency': { kind: 'string' },
   '--rate': { kind: 'string' },
@@ -55,12 +57,15 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--max-error-rate-scope': { kind: 'string' },
   '--no-saturation-stop': { kind: 'boolean' },
   '--saturation-window-sec': { kind: 'string' },
+  '--cancel-rate': { kind: 'string' },
+  '--cancel-after': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
   '--output-tokens': { kind: 'string' },
   '--input-tokens-range': { kind: 'string' },
   '--output-tokens-range': { kind: 'string' },
   '--prefix-tokens': { kind: 'string' },
   '--prefix-count': { kind: 'string' },
+  '--embedding-batch': { kind: 'string' },
   '--dataset': { kind: 'string' },
   '--dataset-format': { kind: 'string' },
   '--tokenizer': { kind: 'string' },
@@ -78,10 +83,13 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--think-time': { kind: 'string' },
   '--concurrency-unit': { kind: 'string' },
   '--multi-turn': { kind: 'boolean' },
+  '--reuse-prompts': { kind: 'boolean' },
+  '--reset-cache': { kind: 'boolean' },
   '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
+  '--per-repeat': { kind: 'boolean' },
   '--sim': { kind: 'optional' },
   '--dry-run': { kind: 'boolean' },
 };
@@ -95,8 +103,14 @@ Endpoint
   --url URL              base URL up to /v1, e.g. http://127.0.0.1:8000/v1
   --model NAME           the served model name (see GET /v1/models)
   --sim [PRESET]         run against the built-in simulator instead of --url
-  --api chat|completions /v1/chat/completions (default) or /v1/completions
+  --api API              chat (/v1/chat/completions, default), completions, responses
+                         (/v1/responses, typed events) or embeddings (/v1/embeddings)
+  --reasoning-tags TAG   the model writes its reasoning inside <TAG>...</TAG> in the text
+                         (no reasoning parser on the server), e.g. --reasoning-tags think
   --stream, --no-stream  streamed responses (default) or whole bodies (no TTFT, no ITL)
+  --no-usage             do not ask a stream for the server's token counts
+                         (stream_options.include_usage), for servers and gateways that refuse
+                         it: counts are then the --tokenizer's or estimated, and marked so
   --header 'Name: value' extra request header (repeatable)
   --api-key-env VAR      send the key held in environment variable VAR as a Bearer token
   --extra-body JSON      fields added to every request body, e.g. '{"ignore_eos": true}'
@@ -130,6 +144,10 @@ Load (each value of a list is a step)
   --no-saturation-stop   let open-loop steps (rate, sweep) run their full length past the knee;
                          by default a step whose queue keeps growing for --saturation-window-sec
                          S (default 10) ends early, and a sweep skips its higher rates
+  --cancel-rate P        abort this share (0..1) of the measured requests, chosen from the seed,
+  --cancel-after MS|MS-MS  this long after each was sent (a range: drawn per request); they
+                         count apart, with the tokens they had received (AIPerf's
+                         --request-cancellation-rate and -delay)
   --seed N               seed for prompts and arrival times (default 42)
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
@@ -146,9 +164,16 @@ Workload
   --output-tokens-range R  the same for --output-tokens
   --prefix-tokens N      every synthetic prompt opens with a shared prefix of N tokens
   --prefix-count K       K distinct shared prefixes, used in turn (default 1)
+  --embedding-batch N    with --api embeddings: N inputs per request, each --input-tokens long
+                         (default 1)
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
+  --reuse-prompts        send the prompts every run of this seed sends: without it, each run's
+                         prompts open with a salt of their own (in the result), so that a
+                         long-lived server's prefix cache cannot serve one run's prompts to the next
+  --reset-cache          empty the server's prefix cache before each step (vLLM with
+                         VLLM_SERVER_DEV_MODE=1: /reset_prefix_cache; SGLang: /flush_cache)
 
 Server metrics (docs/server-metrics.md)
   --server-metrics URL|off        the server's Prometheus metrics to scrape during the run
@@ -163,10 +188,13 @@ Conversations (multi-turn sessions; each turn resends the history with the repli
                          (requests in flight; a thinking session leaves its slot to another)
 
 Output
-  --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
+  --slo ttft=MS,ttfo=MS,tpot=MS,e2e=MS   service-level objectives for goodput (ttfo: time to
+                         the first answer token, reasoning left out)
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
   --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
   --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
+  --per-repeat           with --repeat, a row per repeat in the final table instead of one per
+                         step with each figure's mean ± half-width of its 95% interval
   --config FILE          JSON run settings (the schema of the extension's settings); flags win;
                          relative paths in the file are read from the file's folder
   --dry-run              print the run configuration as prepared (defaults, paths, endpoint), or
@@ -195,6 +223,8 @@ const RULES = {
   rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
   prefixTokens: { integer: true, min: 0, hint: 'shared prefix tokens like --prefix-tokens 256' },
   prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
+  embeddingBatch: { integer: true, min: 1, hint: 'inputs per embeddings request like --embedding-batch 16' },
+  cancelRate: { min: 0, exclusive: true, hint: 'a share of the requests above 0 and at most 1 like --cancel-rate 0.1' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
   serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
@@ -218,7 +248,7 @@ const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
   sweep: ['--rate', '--arrival', '--burstiness'],
   schedule: ['--concurrency'],
 };
-const SLO_KEYS = { ttft: 'ttftMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
+const SLO_KEYS = { ttft: 'ttftMs', ttfo: 'ttfoMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Which flag sets which config field, longest path first wins; used to word schema errors. */
@@ -228,7 +258,9 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['endpoint.api', '--api'],
   ['endpoint.headers', '--header'],
   ['endpoint.apiKeyEnv', '--api-key-env'],
+  ['endpoint.reasoningTags', '--reasoning-tags'],
   ['request.stream', '--stream'],
+  ['request.usage', '--no-usage'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
   ['workload.inputTokens.rangeRatio', '--input-tokens-range'],
@@ -237,9 +269,12 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['workload.outputTokens', '--output-tokens'],
   ['workload.sharedPrefixTokens', '--prefix-tokens'],
   ['workload.prefixCount', '--prefix-count'],
+  ['workload.embeddingBatch', '--embedding-batch'],
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
+  ['cache.reusePrompts', '--reuse-prompts'],
+  ['cache.resetBeforeStep', '--reset-cache'],
   ['profile.kind', '--profile'],
   ['profile.levels', '--concurrency'],
   ['profile.maxConcurrency', '--concurrency'],
@@ -265,6 +300,9 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['limits.saturationWindowSec', '--saturation-window-sec'],
   ['limits', '--requests or --duration'],
   ['slo', '--slo'],
+  ['cancel.rate', '--cancel-rate'],
+  ['cancel.afterMs', '--cancel-after'],
+  ['cancel', '--cancel-rate and --cancel-after'],
   ['labels', '--label'],
   ['seed', '--seed'],
   ['serverMetrics.url', '--server-metrics'],
@@ -322,7 +360,7 @@ export async function runCommand(argv: readonly string[], command: string): Prom
     if (flags.has('--dry-run')) return dryRun(request);
     const prepared = prepareOrExplain(request);
     const resultPath = chooseResultPath(flags.get('--out'), prepared.config);
-    return await execute(prepared, { resultPath, format });
+    return await execute(prepared, { resultPath, format, perRepeat: flags.has('--per-repeat') });
   } finally {
     await sim?.close();
   }
@@ -394,10 +432,17 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ApiKindSchema.options));
   if (flags.has('--header')) put('endpoint', 'headers', Object.fromEntries(flags.all('--header').map(parseHeader)));
   put('endpoint', 'apiKeyEnv', flags.get('--api-key-env'));
+  const tag = flags.get('--reasoning-tags');
+  if (tag !== undefined) {
+    const parsed = ReasoningTagSchema.safeParse(tag.replace(/^<\/?|>$/g, ''));
+    if (!parsed.success) throw new UsageError(`--reasoning-tags: '${tag}' ${parsed.error.issues[0]?.message ?? 'is not a tag name'}`);
+    put('endpoint', 'reasoningTags', parsed.data);
+  }
 
   if (flags.has('--stream') && flags.has('--no-stream')) throw new UsageError('--stream and --no-stream contradict each other; give one');
   if (flags.has('--stream')) put('request', 'stream', true);
   if (flags.has('--no-stream')) put('request', 'stream', false);
+  if (flags.has('--no-usage')) put('request', 'usage', false);
   const extraBody = flags.get('--extra-body');
   if (extraBody !== undefined) put('request', 'extraBody', parseExtraBody(extraBody));
   const timeoutSec = number('--timeout', RULES.timeout);
@@ -407,6 +452,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (workload) settings.workload = workload;
   const tokenizer = flags.get('--tokenizer');
   if (tokenizer !== undefined) settings.tokenizer = tokenizer;
+  if (flags.has('--reuse-prompts')) put('cache', 'reusePrompts', true);
+  if (flags.has('--reset-cache')) put('cache', 'resetBeforeStep', true);
 
   const profile = profileFromFlags(flags, fileSettings);
   if (profile) settings.profile = profile;
@@ -427,6 +474,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
 
   const slo = flags.get('--slo');
   if (slo !== undefined) settings.slo = parseSlo(slo);
+  const cancel = cancelFromFlags(flags, fileSettings, number);
+  if (cancel !== undefined) settings.cancel = cancel;
   if (flags.has('--label')) {
     settings.labels = Object.fromEntries(flags.all('--label').map((l) => parseKeyValue('--label', l, 'a label', 'engine=vllm')));
   }
@@ -472,12 +521,30 @@ function parseExtraBody(text: string): Settings {
   return value;
 }
 
+/** `--cancel-rate P --cancel-after MS|MS-MS`: both, or one over a config file's `cancel`. */
+function cancelFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined, number: (flag: string, rule: NumberRule) => number | undefined): Settings | undefined {
+  const rate = number('--cancel-rate', RULES.cancelRate);
+  const afterText = flags.get('--cancel-after');
+  if (rate === undefined && afterText === undefined) return undefined;
+  if (rate !== undefined && rate > 1) throw new UsageError(`--cancel-rate: '${rate}' must be at most 1; give ${RULES.cancelRate.hint}`);
+  let afterMs: number | Settings | undefined;
+  if (afterText !== undefined) {
+    const range = parseDelayRange(afterText);
+    if (range === null) throw new UsageError(`--cancel-after: '${afterText}' is not a delay; give milliseconds after the send like --cancel-after 500, or a range drawn per request like --cancel-after 200-2000`);
+    afterMs = range;
+  }
+  const fromFile = isPlainObject(fileSettings?.cancel) ? fileSettings.cancel : {};
+  if (rate === undefined && fromFile.rate === undefined) throw new UsageError('--cancel-after needs --cancel-rate P: the share of requests to cancel');
+  if (afterMs === undefined && fromFile.afterMs === undefined) throw new UsageError('--cancel-rate needs --cancel-after MS (or MS-MS): when, after its send, a request is cancelled');
+  return { ...(rate !== undefined ? { rate } : {}), ...(afterMs !== undefined ? { afterMs } : {}) };
+}
+
 function parseSlo(text: string): Settings {
   const slo: Settings = {};
   for (const item of text.split(',')) {
     const [key, value] = parseKeyValue('--slo', item, 'an objective', 'ttft=200,tpot=50,e2e=5000');
     if (!(key in SLO_KEYS)) {
-      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, ttfo, tpot and/or e2e, like --slo ttft=200,tpot=50`);
     }
     slo[SLO_KEYS[key as keyof typeof SLO_KEYS]] = parseNumber(`--slo ${key}`, value, RULES.slo);
   }
@@ -509,6 +576,8 @@ function workloadFromFlags(
   if (formatText !== undefined) workload.format = parseChoice('--dataset-format', formatText, DatasetFormatSchema.options);
   if (inputTokens !== undefined) workload.inputTokens = inputTokens;
   if (outputTokens !== undefined) workload.outputTokens = outputTokens;
+  const embeddingBatch = number('--embedding-batch', RULES.embeddingBatch);
+  if (embeddingBatch !== undefined) workload.embeddingBatch = embeddingBatch;
   const prefixTokens = number('--prefix-tokens', RULES.prefixTokens);
   const prefixCount = number('--prefix-count', RULES.prefixCount);
   if (prefixCount !== undefined && prefixTokens === undefined && !(Number(fileWorkload?.sharedPrefixTokens) > 0)) {
@@ -632,7 +701,7 @@ function isExistingDirectory(path: string): boolean {
 
 async function execute(
   { config, apiKey, warnings }: PreparedRun,
-  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
+  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
@@ -671,7 +740,7 @@ async function execute(
   }
   progress.finish();
 
-  process.stdout.write(`\n${formatTerminalTable(doc)}`);
+  process.stdout.write(`\n${formatTerminalTable(doc, { perRepeat: options.perRepeat })}`);
   if (options.format === 'vllm') {
     doc.steps.forEach((_, index) => process.stdout.write(`\n${formatVllmBlock(doc, index)}`));
   }

@@ -52,12 +52,18 @@ export const RankingRowSchema = z.object({
   group: z.string(),
   /** The heaviest step that met the SLO, or null when none did. */
   step: z.string().nullable(),
+  /** For a run that repeated its profile: how many repeats every figure of the row is the mean of (absent: one step's figures). */
+  repeats: z.number().int().positive().optional(),
   load: nullableNumber,
   requestsPerSecond: nullableNumber,
   outputTokensPerSecond: nullableNumber,
-  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
+  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (the mean across the step's repeats, as every figure of the row). */
   outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
+  /** TTFO (its TTFT without reasoning), and the step's mean reasoning and answer tokens; set when some run reasoned. */
+  ttfoMs: nullableNumber.optional(),
+  reasoningTokens: nullableNumber.optional(),
+  answerTokens: nullableNumber.optional(),
   tpotMs: nullableNumber,
   latencyMs: nullableNumber,
   /** Highest goodput the run measured itself (its own SLO), with its step. */
@@ -91,6 +97,8 @@ export const ReportModelSchema = z.object({
   axis: LoadAxisSchema,
   stat: StatChoiceSchema,
   slo: ReportSloSchema,
+  /** Some run reasoned: the report adds TTFO and the reasoning and answer tokens. */
+  reasoning: z.boolean().default(false),
   charts: z.array(ReportChartSchema),
   tradeoff: ReportChartSchema,
   /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */

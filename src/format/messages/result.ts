@@ -4,23 +4,13 @@
  * draws. Both sides parse every message with these schemas.
  */
 import * as z from 'zod';
-import { RunStatusSchema, StatsSchema } from '../result';
+import { METRICS, type MetricKey } from '../metrics';
+import { RunStatusSchema, StatsSchema, StepSummarySchema } from '../result';
 import { ComparePanelStateSchema, TableColumnsSchema } from './from-views';
 import { keepStateEvent } from './protocol';
 
-const MetricKeySchema = z.enum([
-  'requestsPerSecond',
-  'outputTokensPerSecond',
-  'totalTokensPerSecond',
-  'latencyMs',
-  'ttftMs',
-  'itlMs',
-  'tpotMs',
-  'queueMs',
-  'failures',
-  'achievedConcurrency',
-  'goodput',
-]);
+/** Every metric of src/format/metrics.ts: its definitions are the one list. */
+const MetricKeySchema = z.enum(Object.keys(METRICS) as [MetricKey, ...MetricKey[]]);
 
 export const ChartSeriesSchema = z.object({
   label: z.string(),
@@ -38,6 +28,10 @@ export type ChartSeries = z.infer<typeof ChartSeriesSchema>;
 
 export const ViewChartSchema = z.object({
   id: z.string(),
+  /** `stacked-bar`: each series a segment of one bar per category (x is the category's index). Default: lines. */
+  kind: z.enum(['line', 'stacked-bar']).optional(),
+  /** The bars' names, for a stacked-bar chart. */
+  categories: z.array(z.string()).optional(),
   title: z.string(),
   /** The metric whose definition the chart's title shows on hover. */
   metric: MetricKeySchema.nullable(),
@@ -78,8 +72,16 @@ export const StepRowSchema = z.object({
   errors: z.array(z.tuple([z.string(), z.number()])),
   /** What is wrong with the step's figures (too short, a busy server at its start, a stop guard), each in words (src/views/step-warnings.ts). */
   warnings: z.array(z.string()).default([]),
+  /** A step where a response reasoned, or an embeddings step: as its summary has them (absent otherwise, so that no empty column shows). */
+  ...StepSummarySchema.pick({ ttfoMs: true, reasoningMs: true, reasoningTokens: true, answerTokens: true, reasoningItlMs: true, answerItlMs: true, embeddingsPerSecond: true, inputTokensPerSecond: true }).shape,
+  /** Requests the run cut on purpose (`cancel`), apart from `failed`. */
+  cancelledByDesign: z.number().int().nonnegative().optional(),
 });
 export type StepRow = z.infer<typeof StepRowSchema>;
+
+/** Whether steps reasoned (TTFO and the reasoning figures apply) and whether they embedded (no stream figures apply). */
+export const rowsReasoned = (rows: readonly StepRow[]): boolean => rows.some((row) => row.ttfoMs !== undefined);
+export const rowsEmbedded = (rows: readonly StepRow[]): boolean => rows.some((row) => row.embeddingsPerSecond !== undefined);
 
 export const XAxisSchema = z.object({ kind: z.enum(['concurrency', 'rate']), label: z.string() });
 export type XAxis = z.infer<typeof XAxisSchema>;
@@ -155,7 +157,7 @@ export const ResultViewSchema = z.object({
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
 /** Which rule decided whether a change is within noise (src/views/noise.ts). */
-export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'small-change'] as const;
+export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'repeat-interval-single', 'small-change'] as const;
 export const NoiseRuleSchema = z.enum(NOISE_RULES);
 export type NoiseRule = z.infer<typeof NoiseRuleSchema>;
 
