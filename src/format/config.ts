@@ -21,6 +21,10 @@ const timerMs = between(1, LIMITS.timerMs, 'ms, the longest timer Node.js keeps 
 const tokenCount = between(1, LIMITS.tokens, 'tokens');
 const concurrency = between(1, LIMITS.concurrency, 'requests in flight');
 const requestCount = between(1, LIMITS.requests, 'requests');
+const stepSeconds = z
+  .number()
+  .nonnegative()
+  .max(LIMITS.durationSec, `must be at most ${LIMITS.durationSec.toLocaleString('en-US')} s, the longest timer Node.js keeps`);
 
 /** A token count: fixed, or drawn from a clipped normal distribution. */
 export const TokenCountSchema = z.union([
@@ -279,10 +283,53 @@ export const LimitsConfigSchema = z
       .optional(),
     /** Requests sent at the start of each step and left out of its statistics. */
     warmup: between(0, LIMITS.requests, 'requests').default(0),
+    /** Seconds from each step's start whose sends are warm-up too: left out of every figure, as `warmup` requests are. */
+    warmupSec: stepSeconds.optional(),
     /** The step ends once this many requests have failed. */
     maxErrors: positiveInt.optional(),
+    /**
+     * A step cut by `durationSec` stops sending, then lets the requests in flight finish for up to
+     * this long before cancelling them; they count toward latency, not toward the step's rates.
+     * Default STEP_END_DEFAULTS.drainSec.
+     */
+    drainSec: stepSeconds.optional(),
+    /**
+     * Before each step, the longest wait for the server's running and waiting gauges to read 0.
+     * Without gauges, the pause after a step that cancelled requests (an estimate of how long the
+     * server takes to finish them, at most this). 0: no wait. Default STEP_END_DEFAULTS.cooldownSec.
+     */
+    cooldownSec: stepSeconds.optional(),
+    /** A step ends once more than this share of its ended requests failed (once `maxErrorRateMin` have ended). */
+    maxErrorRate: z.number().gt(0, 'must be above 0 (a share of failed requests, like 0.1 for 10%)').max(1, 'must be at most 1 (a share, like 0.1 for 10%)').optional(),
+    /** Requests that must have ended before `maxErrorRate` judges. Default STEP_END_DEFAULTS.maxErrorRateMin. */
+    maxErrorRateMin: requestCount.optional(),
+    /** What too high an error rate ends: the step (the run goes on) or the run. Default `step`. */
+    maxErrorRateScope: z.enum(['step', 'run']).optional(),
+    /**
+     * Open-loop steps (rate, sweep, ramp, schedule) end early when their queue grows without bound
+     * (docs/metrics.md, "Stop guards"), and a sweep or a list of rates skips the higher rates.
+     * Default true.
+     */
+    saturationStop: z.boolean().optional(),
+    /** The sustained window the over-saturation guard judges, seconds. Default STEP_END_DEFAULTS.saturationWindowSec. */
+    saturationWindowSec: z.number().min(2, 'must be at least 2 s (the guard needs several samples)').max(3600, 'must be at most 3,600 s').optional(),
   })
   .strict();
+
+/**
+ * Defaults of the limits that shape a step's start and end (docs/metrics.md says why each):
+ * - drainSec 30: a reply of 1,000 tokens at a loaded 30 ms per token finishes within it, so a step
+ *   cut by its duration keeps the slow tail of its latencies instead of cancelling it; a sweep of
+ *   ten steps spends at most five minutes more.
+ * - cooldownSec 30: a wait ends as soon as the server reads idle (vLLM and SGLang abort what a
+ *   client abandons, so usually at once); 30 s finishes a backlog like llama.cpp's eight queued
+ *   requests (4.65 s) several times over, and a server busy longer than that is serving someone
+ *   else or is past saving: the step is warned about rather than waited for.
+ * - maxErrorRateMin 20: one failure in the first few requests is not a rate.
+ * - saturationWindowSec 10: ten 0.5 s samples per half-window, long enough to tell a queue that
+ *   keeps growing from the Poisson noise of an open loop.
+ */
+export const STEP_END_DEFAULTS = { drainSec: 30, cooldownSec: 30, maxErrorRateMin: 20, saturationWindowSec: 10 } as const;
 export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
 
 export const SloConfigSchema = z

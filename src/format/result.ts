@@ -202,6 +202,62 @@ export type StepProfile = z.infer<typeof StepProfileSchema>;
 
 const nullableStats = StatsSchema.nullable();
 
+/**
+ * The span a step's rates are taken over (docs/metrics.md, "The steady window"), on the step's
+ * clock (ms from its start). `steady` (an open loop: rate, sweep rates, schedule): from the later
+ * of the end of warm-up (the first measured send) and the end of the fill-up (every request sent
+ * before the first completion has ended), to the last send; its rates count the completions and
+ * the tokens received inside it, whichever request they belong to. `span`: the first measured send
+ * to the last measured end, over the measured requests: a closed loop's (synchronous, concurrency,
+ * throughput: its load lasts until its last request ends, and the drain lets every round finish),
+ * and an open loop's without a steady window (all sent before anything completed, too few
+ * completions inside). A summary without this field was written before steady windows: its rates
+ * are over that span too, and a step cut by its duration left out the requests it cancelled.
+ */
+export const RateWindowSchema = z.object({
+  definition: z.enum(['steady', 'span']),
+  startMs: z.number(),
+  endMs: z.number(),
+  /** What opened the window: the end of warm-up (the first measured send), or the end of the fill-up. */
+  opensAt: z.enum(['warm-up', 'fill-up']),
+  /** Successful completions inside the window (warm-up requests included). */
+  completed: z.number().int().nonnegative(),
+  /** Output tokens received inside the window, in-flight and cancelled requests included: each content chunk carries its request's tokens divided by its chunks. */
+  outputTokens: z.number().nonnegative(),
+  /** Some of those tokens were counted by the estimate or by chunks, not by the server or a tokenizer. */
+  tokensEstimated: z.boolean(),
+  /** First measured send to last measured end, seconds: the duration vLLM and GuideLLM divide by. */
+  spanSec: z.number().nonnegative().nullable(),
+});
+export type RateWindow = z.infer<typeof RateWindowSchema>;
+
+/**
+ * Something a reader of a step's figures must know, with the figures that decided it: a step too
+ * short for its latency, a step that began on a busy server, a step ended by a stop guard, ... The
+ * kinds LLM Bench writes are STEP_WARNING_KINDS; a reader shows any kind by its message, so a file
+ * from a newer version with a kind this one does not know still opens.
+ */
+export const StepWarningSchema = z.object({
+  kind: z.string().min(1),
+  message: z.string(),
+  figures: z.record(z.string(), z.number()).default({}),
+});
+export type StepWarning = z.infer<typeof StepWarningSchema>;
+
+export const STEP_WARNING_KINDS = {
+  /** Sent for less than about 3x its median latency: its rates are mostly ramp-up. */
+  tooShort: 'too-short',
+  /** Began while the server still ran or queued requests (of the step before, or of another client). */
+  busyStart: 'busy-start',
+  /** Ended early by the over-saturation guard: its queue grew for a sustained window. */
+  overSaturated: 'over-saturated',
+  /** Ended early: the share of failed requests passed --max-error-rate. */
+  errorRate: 'error-rate',
+  /** Ended early: --max-errors requests failed. */
+  maxErrors: 'max-errors',
+  /** Ran other than planned, as its note says: past its duration to measure a rate (a sweep's synchronous and throughput steps), or out of turns before its schedule ended (an open loop of sessions). */
+  ranOtherThanPlanned: 'ran-other-than-planned',
+} as const;
 const requestCount = z.number().int().nonnegative();
 /** How many requests' counts came from each source (TokenSourceSchema); a source none came from is absent. */
 export const SourceCountsSchema = z.object({
@@ -245,6 +301,10 @@ export const StepSummarySchema = z.object({
   /** Requests per second that met every SLO; null when no SLO was given. */
   goodput: z.number().nonnegative().nullable().optional(),
   errors: z.record(z.string(), z.number().int().nonnegative()),
+  /** What the rates are over; absent in files written before steady windows (and in imports): first send to last completion. */
+  rateWindow: RateWindowSchema.optional(),
+  /** What is wrong with these figures, each with its own figures; absent when nothing is. */
+  warnings: z.array(StepWarningSchema).optional(),
   /*
    * Reasoning (docs/metrics.md, "Reasoning"): written only when a measured response of the step
    * reasoned, so that a step without reasoning has none of them. A response without reasoning counts
@@ -321,6 +381,21 @@ export const StepSchema = z.object({
   endpoints: z.array(z.object({ endpoint: z.number().int().nonnegative(), summary: StepSummarySchema })).optional(),
   /** Endpoints taken out and back by failover during the step (times in ms from the step start). */
   failovers: z.array(FailoverEventSchema).optional(),
+  /**
+   * Whether the server was idle when the step began, and how long the run waited for it (the
+   * server goes on with requests queued by the step before, which the client cancelled). Absent in
+   * older and imported files.
+   */
+  startedOn: z
+    .object({
+      /** `idle`: its running and waiting gauges read 0; `busy`: they did not within the cool-down; `unknown`: no gauge to read (a fixed cool-down, or none, was waited). */
+      server: z.enum(['idle', 'busy', 'unknown']),
+      waitedSec: z.number().nonnegative(),
+      /** The gauges at the start, when read. */
+      running: z.number().nonnegative().nullable(),
+      waiting: z.number().nonnegative().nullable(),
+    })
+    .optional(),
   requests: z.array(RequestRecordSchema),
   /**
    * Server and GPU samples taken since the previous step ended, up to this step's end (written with

@@ -130,6 +130,8 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (signals.stop.aborted) halt.abort();
   const signal = halt.signal;
   const drain = signals.drain;
+  // A wait for the next send ends at the drain too: nothing more will go out.
+  const pacingSignal = AbortSignal.any([signal, drain]);
   const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter };
   // One endpoint unless the config has several; each request goes where the router says.
   const router = new EndpointRouter(endpointContexts(context, env.apiKeys), config.endpointStrategy ?? 'round-robin', config.failover, () => performance.now() - startMs, (event) => sink.failover?.(event));
@@ -150,7 +152,8 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     const endpoint = router.pick();
     router.started(endpoint);
     try {
-      const warmup = index < step.warmup;
+      // Warm-up: the step's first requests, and what goes out within its warm-up seconds.
+      const warmup = index < step.warmup || (step.warmupSec !== null && performance.now() - startMs < step.warmupSec * 1000);
       const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
       const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, router.contexts[endpoint] as ClientContext);
       router.ended(endpoint, measured);
@@ -201,7 +204,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
         const dueAtMs = startMs + (pacing.schedule[j] ?? 0) * 1000;
-        await waitUntil(dueAtMs, signal);
+        await waitUntil(dueAtMs, pacingSignal);
         if (signal.aborted || drain.aborted) break;
         if (!requests.more) {
           // The step's turns are spent before its schedule is: the sessions not started are said (plan.ts, scheduleCutNote).
@@ -239,7 +242,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
         const scheduledMs = (times[index] ?? 0) * 1000;
         // Prepared before the wait, so that the send happens on time.
         const prepared = prompt(index);
-        await waitUntil(startMs + scheduledMs, signal);
+        await waitUntil(startMs + scheduledMs, pacingSignal);
         if (signal.aborted || drain.aborted) break;
         if (slots && !(await slots.acquire(signal))) break;
         const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {

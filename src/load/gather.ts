@@ -7,15 +7,16 @@
  * knows nothing of how executors pace their requests (execute.ts) or where they run.
  */
 import { performance } from 'node:perf_hooks';
-import { endpointsOf, redactSecrets, redactUrl, runSecrets, type RunConfig } from '../format/config';
+import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
-import type { CacheReset, FailoverEvent, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
-import { RunMonitor, type ClientOutputTokens } from '../observe/monitor';
+import { STEP_WARNING_KINDS, type CacheReset, type FailoverEvent, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning } from '../format/result';
+import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
 import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import type { ExecutorSink, StepSignals } from './execute';
+import { errorRateStop, sampleIntervalMs, SaturationGuard } from './guards';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
 import { SendCounter, traceStepWarnings } from './trace-gather';
 import type { RunOptions } from './types';
@@ -250,11 +251,45 @@ export class RunGather {
     this.writer.addWarning(said);
   }
 
-  /** Opens a step in the file (with whether the server's cache was emptied first); its executors start once `StepGather.start` has said when. */
-  beginStep(step: StepPlan, repeat: number | undefined, executors: number, cacheReset?: CacheReset): StepGather {
+  /**
+   * Opens a step in the file; its executors start once `StepGather.start` has said when. `idle`: the
+   * server's state at its start and the wait for it (cooldown.ts), a busy server's warning included;
+   * `cacheReset`: whether the server's cache was emptied first.
+   */
+  beginStep(
+    step: StepPlan,
+    repeat: number | undefined,
+    executors: number,
+    idle?: { startedOn: Step['startedOn']; warning: StepWarning | null },
+    cacheReset?: CacheReset,
+  ): StepGather {
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(step.name, step.profile, repeat, cacheReset);
-    return new StepGather(this, step, stepIndex, repeat, executors);
+    this.writer.startStep(step.name, step.profile, repeat, idle?.startedOn, cacheReset);
+    if (idle?.warning) this.log('warn', `${step.name}: ${idle.warning.message}`);
+    return new StepGather(this, step, stepIndex, repeat, executors, idle?.warning ? [idle.warning] : []);
+  }
+
+  /** The run's limits (stop guards, drain). */
+  get limits(): RunConfig['limits'] {
+    return this.config.limits;
+  }
+
+  /** The server's running and waiting requests at the latest scrape (null when they cannot be read). */
+  get serverLoad(): ServerLoad | null {
+    return this.monitor.latestLoad;
+  }
+
+  /** Scrapes the server's running and waiting requests now (null when they cannot be read). */
+  readServerLoad(): Promise<ServerLoad | null> {
+    return this.monitor.readLoad();
+  }
+
+  /** Stops the run for a reason that fails it (a stop guard whose scope is the run). */
+  stopRunFor(reason: string): void {
+    if (this.failure !== null) return;
+    this.failure = reason;
+    this.log('error', reason);
+    this.cancel();
   }
 
   /** Writes, judges and counts one record of a step (its times rounded, its error redacted). */
@@ -273,15 +308,18 @@ export class RunGather {
     return r;
   }
 
-  /** Closes a step in the file with its summary, on the run's clock. */
-  endStep(stepIndex: number, name: string, note: string | null, startMs: number, failovers: FailoverEvent[] = []): StepSummary {
+  /** Closes a step in the file with its summary (what the run saw about it among its warnings), on the run's clock. */
+  endStep(stepIndex: number, name: string, note: string | null, startMs: number, warnings: StepWarning[] = [], failovers: FailoverEvent[] = []): StepSummary {
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
+      warnings,
       failovers,
     });
+    // What the records themselves show (too short) is said here; the run's own warnings were said when they happened.
+    for (const warning of summary.warnings ?? []) if (!warnings.includes(warning)) this.log('warn', `${name}: ${warning.message}`);
     this.emit({ type: 'step-end', stepIndex, name, summary });
     return summary;
   }
@@ -411,8 +449,16 @@ export class RunGather {
 }
 
 /**
+ * The step's first completions, whose median latency says when it has filled up (the
+ * over-saturation guard's start). The first ones, not the latest: past the knee the latest grow
+ * with the queue, and a start that moved with them would never come.
+ */
+const FIRST_LATENCIES = 32;
+
+/**
  * One step's gathering, over all its executors: their signals (stop, drain), a sink for each,
- * progress summed over them, the step's timers (its duration, progress events) and its end.
+ * progress summed over them, the step's timers (its duration and drain, progress events, the stop
+ * guards) and its end.
  */
 export class StepGather {
   private readonly stopStep = new AbortController();
@@ -421,13 +467,23 @@ export class StepGather {
   private progress: StepProgress | null = null;
   private startMs = 0;
   private durationTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
+  private guardTimer: NodeJS.Timeout | undefined;
   /** Set when the duration ended with no rate measured: nothing more is sent, what is in flight finishes. */
   private overrun: string | null = null;
   /** What failover did during the step. */
   private readonly failovers: FailoverEvent[] = [];
   /** Trace steps: requests whose prompt was built after their send time. */
   private promptsLate = 0;
+  /** The step's warnings so far: a busy server at its start, the stop that ended it. */
+  private readonly warnings: StepWarning[];
+  /** The stop guard (or maxErrors) that ended the step early, if one did. */
+  stoppedBy: StepWarning | null = null;
+  /** Records of the step, of every kind: the backlog is what is due and not among them. */
+  private recordsEnded = 0;
+  private firstCompletionSec = Infinity;
+  private readonly firstLatenciesMs: number[] = [];
 
   constructor(
     private readonly run: RunGather,
@@ -435,7 +491,9 @@ export class StepGather {
     readonly stepIndex: number,
     private readonly repeat: number | undefined,
     private readonly executors: number,
+    warnings: StepWarning[] = [],
   ) {
+    this.warnings = [...warnings];
     run.stop.addEventListener('abort', this.followRun, { once: true });
     if (run.stopped) this.stopStep.abort();
   }
@@ -458,48 +516,130 @@ export class StepGather {
     this.progress = progress;
     run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
-    if (durationSec !== null) {
-      const firstRound = stepConnections(step);
-      this.durationTimer = setTimeout(() => {
-        const ended = progress.completed + progress.failed;
-        if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
-          this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
-          run.log('warn', `${step.name}: ${this.overrun}`);
-          this.drainStep.abort();
-          return;
-        }
-        if (progress.inFlight > 0) {
-          run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled.`);
-        }
-        this.stopStep.abort();
-      }, durationSec * 1000);
-    }
+    if (durationSec !== null) this.durationTimer = setTimeout(() => this.durationReached(progress, durationSec), durationSec * 1000);
     this.progressTimer = setInterval(() => run.emit({ type: 'progress', snapshot: progress.snapshot() }), PROGRESS_INTERVAL_MS);
     this.progressTimer.unref();
+    this.startSaturationGuard();
+  }
+
+  /**
+   * The duration ran out. A rate-measuring step whose first round has not ended sends no more and
+   * lets its requests finish (gather's overrun note); any other step stops sending and lets what is
+   * in flight finish for up to `drainSec` (their latencies count; their completions fall after the
+   * steady window, so not in its rates), then cancels what is left.
+   */
+  private durationReached(progress: StepProgress, durationSec: number): void {
+    const { step, run } = this;
+    const ended = progress.completed + progress.failed;
+    const firstRound = stepConnections(step);
+    if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
+      this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
+      run.log('warn', `${step.name}: ${this.overrun}`);
+      this.drainStep.abort();
+      return;
+    }
+    const drainSec = run.limits.drainSec ?? STEP_END_DEFAULTS.drainSec;
+    if (progress.inFlight === 0 || drainSec <= 0) {
+      if (progress.inFlight > 0) run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled (--drain-sec 0).`);
+      this.stopStep.abort();
+      return;
+    }
+    run.log('info', `${step.name}: duration of ${durationSec} s reached; sending stopped, the ${progress.inFlight} requests in flight may finish within ${drainSec} s (--drain-sec).`);
+    this.drainStep.abort();
+    this.drainTimer = setTimeout(() => {
+      if (progress.inFlight > 0) run.log('info', `${step.name}: the ${drainSec} s drain ended; ${progress.inFlight} requests still in flight are cancelled.`);
+      this.stopStep.abort();
+    }, drainSec * 1000);
+  }
+
+  /**
+   * The over-saturation guard (guards.ts) of an open-loop step: its schedule says what is due, its
+   * records what has ended, the server's latest scrape what waits there.
+   */
+  private startSaturationGuard(): void {
+    const { step, run } = this;
+    const pacing = step.pacing;
+    if (pacing.kind !== 'open' || step.sessions || run.limits.saturationStop === false) return;
+    const schedule = pacing.schedule;
+    const limit = Math.min(schedule.length, step.requests ?? Infinity);
+    /** Requests due by tSec: the schedule is ascending. */
+    const dueBy = (tSec: number): number => {
+      let low = 0;
+      let high = limit;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if ((schedule[middle] as number) <= tSec) low = middle + 1;
+        else high = middle;
+      }
+      return low;
+    };
+    const windowSec = run.limits.saturationWindowSec ?? STEP_END_DEFAULTS.saturationWindowSec;
+    const guard = new SaturationGuard({ windowSec, dueBetween: (from, to) => dueBy(to) - dueBy(Math.max(0, from)) });
+    const stepOnRunClock = run.onRunClock(this.startMs);
+    this.guardTimer = setInterval(() => {
+      if (this.stopStep.signal.aborted || this.drainStep.signal.aborted) return;
+      const nowSec = (performance.now() - this.startMs) / 1000;
+      guard.addBacklog(nowSec, dueBy(nowSec) - this.recordsEnded);
+      const load = run.serverLoad;
+      if (load !== null && load.tMs >= stepOnRunClock) guard.addWaiting((load.tMs - stepOnRunClock) / 1000, load.waiting);
+      const verdict = guard.check(nowSec, Math.max(this.firstCompletionSec, (2 * medianOf(this.firstLatenciesMs)) / 1000));
+      if (verdict) this.stopFor(verdict);
+    }, sampleIntervalMs(windowSec));
+    this.guardTimer.unref();
+  }
+
+  /** A guard ends the step: said in the log and kept with the step; what is in flight is cancelled. */
+  private stopFor(warning: StepWarning): void {
+    if (this.stoppedBy !== null) return;
+    this.stoppedBy = warning;
+    this.warnings.push(warning);
+    this.run.log('warn', `${this.step.name}: ${warning.message}`);
+    this.stopStep.abort();
+  }
+
+  /** Notes what the guards read of a record: its end, and a success's latency. */
+  private noteEnded(r: RequestRecord): void {
+    this.recordsEnded++;
+    if (r.error !== null || r.endMs === null) return;
+    this.firstCompletionSec = Math.min(this.firstCompletionSec, r.endMs / 1000);
+    if (this.firstLatenciesMs.length < FIRST_LATENCIES) this.firstLatenciesMs.push(r.endMs - r.sentMs);
   }
 
   /** Where executor `executor` sends its records and in-flight counts. A record that cannot be written throws. */
   sinkFor(executor: number): ExecutorSink {
     const progress = this.progress;
     if (progress === null) throw new Error('A step takes records once it has started.');
-    const { run, step } = this;
-    const maxErrors = run.maxErrors;
+    const { run } = this;
+    const limits = run.limits;
     return {
       inFlight: (count) => progress.setInFlight(executor, count),
       record: (raw) => {
         const r = run.addRecord(raw);
         progress.add(r);
         if (r.trace?.promptLate) this.promptsLate++;
-        if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
-          run.log('warn', `${step.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
-          this.stopStep.abort();
+        this.noteEnded(r);
+        if (r.error === null || r.error.kind === 'cancelled') return;
+        if (limits.maxErrors !== undefined && progress.failed === limits.maxErrors) {
+          this.stopFor({
+            kind: STEP_WARNING_KINDS.maxErrors,
+            message: `Ended early: ${progress.failed} requests failed (maxErrors, --max-errors ${limits.maxErrors}).`,
+            figures: { failed: progress.failed, maxErrors: limits.maxErrors },
+          });
+        }
+        if (limits.maxErrorRate !== undefined && this.stoppedBy === null) {
+          const scope = limits.maxErrorRateScope ?? 'step';
+          const stop = errorRateStop(progress.failed, progress.completed + progress.failed, limits.maxErrorRate, limits.maxErrorRateMin ?? STEP_END_DEFAULTS.maxErrorRateMin, scope);
+          if (stop) {
+            this.stopFor(stop);
+            if (scope === 'run') run.stopRunFor(`${this.step.name}: ${stop.message}`);
+          }
         }
       },
       failover: (event) => {
         const url = redactUrl(endpointsOf(run.config)[event.endpoint]?.baseUrl ?? '');
         const said = { ...event, reason: run.redact(event.reason) };
         this.failovers.push(said);
-        run.log('warn', `${step.name}: endpoint ${event.endpoint} (${url}) ${event.event === 'out' ? 'is out' : 'is back'} at ${(event.atMs / 1000).toFixed(1)} s: ${said.reason}.`);
+        run.log('warn', `${this.step.name}: endpoint ${event.endpoint} (${url}) ${event.event === 'out' ? 'is out' : 'is back'} at ${(event.atMs / 1000).toFixed(1)} s: ${said.reason}.`);
       },
     };
   }
@@ -513,15 +653,25 @@ export class StepGather {
   /** Every executor has returned: the timers stop and the step no longer follows the run's stop. */
   settled(): void {
     clearTimeout(this.durationTimer);
+    clearTimeout(this.drainTimer);
     clearInterval(this.progressTimer);
+    clearInterval(this.guardTimer);
     this.run.stop.removeEventListener('abort', this.followRun);
   }
 
-  /** The step's last progress, its summary in the file and its step-end event. */
+  /** The step's last progress, its summary in the file (with its warnings) and its step-end event. */
   end(): StepSummary {
     if (this.progress !== null) this.run.emit({ type: 'progress', snapshot: this.progress.snapshot() });
-    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, this.failovers);
+    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, this.warnings, this.failovers);
     if (this.step.pacing.kind === 'trace') for (const message of traceStepWarnings(this.step.name, summary, this.promptsLate)) this.run.note({ level: 'warn', message });
     return summary;
   }
+}
+
+/** The median of some values (0 for none). */
+function medianOf(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

@@ -61,6 +61,8 @@ export interface StepPlan {
   requests: number | null;
   /** Requests 0 .. warmup - 1 of the step are warm-up, left out of its statistics. */
   warmup: number;
+  /** Requests sent within this many seconds of the step start are warm-up too; null: none. */
+  warmupSec: number | null;
   /** The step ends after this long, whatever is in flight (unless `needsRate` keeps it). */
   durationSec: number | null;
   /** Requests are sessions' turns (`sessions` in the config): an open loop's schedule starts sessions. */
@@ -133,10 +135,11 @@ function plannedSends(config: RunConfig): number {
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 /** A step's fields that come from the run's limits and its sessions. */
-function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests' | 'warmup' | 'durationSec' | 'sessions' | 'needsRate'> {
+function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests' | 'warmup' | 'warmupSec' | 'durationSec' | 'sessions' | 'needsRate'> {
   return {
     requests: Number.isFinite(sends) ? sends : null,
     warmup: config.limits.warmup,
+    warmupSec: config.limits.warmupSec ?? null,
     durationSec: config.limits.durationSec ?? null,
     sessions: config.sessions !== undefined,
     needsRate: false,
@@ -286,6 +289,7 @@ function traceStep(config: RunConfig, profile: Extract<RunConfig['profile'], { k
     pacing: { kind: 'trace', source: traceSourceOf(profile), count: trace.requests, maxConcurrency: profile.maxConcurrency ?? null },
     requests: trace.requests,
     warmup: config.limits.warmup,
+    warmupSec: config.limits.warmupSec ?? null,
     durationSec: config.limits.durationSec ?? null,
     sessions: false,
     needsRate: false,

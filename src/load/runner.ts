@@ -7,11 +7,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, takesMessages, type Labels, type RunConfig } from '../format/config';
+import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, STEP_END_DEFAULTS, takesMessages, type Labels, type RunConfig } from '../format/config';
 import type { TraceReplay } from '../format/result';
 import { describeLeftOut } from '../workload/trace';
 import { scanTrace } from '../workload/trace-scan';
-import { describeZodError, SCHEMA_VERSION, type CacheReset, type StepSummary } from '../format/result';
+import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +29,7 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { executePart, preparePart } from './execute';
 import { RunGather } from './gather';
+import { waitForIdleServer, type StepLeftovers } from './cooldown';
 import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
@@ -142,17 +143,27 @@ interface RunParts {
   cacheResetter: CacheResetter | null;
 }
 
+/** What a step that ran leaves for the run: its summary, where the next step starts, and the stop guard that ended it early. */
+interface StepRan {
+  summary: StepSummary;
+  cursor: RunCursor;
+  stoppedBy: StepWarning | null;
+}
+
 /**
- * One step: opened in the file, split over the executors, executed from one start instant,
- * gathered. Resolves with its summary and where the next step's prompts and sessions start.
+ * One step: begun once the server is idle (cooldown.ts), opened in the file, split over the
+ * executors, executed from one start instant, gathered. Resolves with its summary, where the next
+ * step's prompts and sessions start, and the guard that stopped it.
  */
-async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
+async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor, previous: StepLeftovers | null): Promise<StepRan> {
   const { config, options, workload, tokenCounter, gather } = run;
+  const cooldownSec = config.limits.cooldownSec ?? STEP_END_DEFAULTS.cooldownSec;
+  const idle = await waitForIdleServer(() => gather.readServerLoad(), cooldownSec, previous, gather.stop);
   const parts = partition(step, EXECUTORS, cursor);
   const cacheReset = await resetCache(run, step);
   // Readied before the step opens: a trace's first prompts are built, not timed.
   const prepared = await Promise.all(parts.map((part) => preparePart(part, { config, tokenCounter })));
-  const stepGather = gather.beginStep(step, repeat, parts.length, cacheReset);
+  const stepGather = gather.beginStep(step, repeat, parts.length, idle, cacheReset);
   const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
   const startMs = performance.now();
   stepGather.start(startMs);
@@ -181,7 +192,42 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
     // Nothing is in flight any more: close the step's sockets without waiting on them.
     await Promise.all(dispatchers.map((d) => d.destroy()));
   }
-  return { summary: stepGather.end(), cursor: next };
+  return { summary: stepGather.end(), cursor: next, stoppedBy: stepGather.stoppedBy };
+}
+
+/** What a step left behind for the next one's wait: requests it cancelled, and how fast it was served. */
+const leftoversOf = (summary: StepSummary): StepLeftovers => ({ cancelled: summary.errors['cancelled'] ?? 0, requestsPerSecond: summary.requestsPerSecond });
+
+/**
+ * The steps of a run in order, skipping every open-loop step at a rate above one the over-saturation
+ * guard stopped: a server that cannot keep up with a rate cannot with a higher one (a sweep's, or a
+ * list of rates'). The skipped steps are said once, in the log and the result's warnings.
+ */
+class StepSequence {
+  private saturatedAt = Infinity;
+  private readonly skipped: string[] = [];
+  private previous: StepLeftovers | null = null;
+
+  constructor(private readonly run: RunParts) {}
+
+  async next(step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<StepRan | null> {
+    const rate = step.profile.rate;
+    if (rate !== undefined && rate > this.saturatedAt) {
+      this.skipped.push(step.name);
+      return null;
+    }
+    const ran = await runStep(this.run, step, repeat, cursor, this.previous);
+    this.previous = leftoversOf(ran.summary);
+    if (ran.stoppedBy?.kind === STEP_WARNING_KINDS.overSaturated && rate !== undefined) this.saturatedAt = Math.min(this.saturatedAt, rate);
+    return ran;
+  }
+
+  /** Says which steps were skipped, if any. */
+  finish(): void {
+    if (this.skipped.length === 0) return;
+    const message = `Skipped ${this.skipped.length} step${this.skipped.length === 1 ? '' : 's'} at rates above ${this.saturatedAt.toFixed(2)} req/s, where the server was over-saturated: ${this.skipped.join(', ')}.`;
+    this.run.gather.warn(message);
+  }
 }
 
 /** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
@@ -203,6 +249,7 @@ async function pauseBetweenRepeats(config: RunConfig, gather: RunGather, repeat:
 /** Every step of every repeat, in order, until done or stopped; a sweep's rate steps planned from its first repeat. */
 async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
+  const sequence = new StepSequence(run);
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
   let sweepFrom: StepSummary[] | null = null;
@@ -213,7 +260,8 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
     // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
     for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
-      const ran = await runStep(run, step, repeatIndex, cursor);
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran === null) continue;
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
@@ -223,9 +271,11 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
     sweepFrom ??= summaries;
     for (const step of placed.steps) {
       if (gather.stopped) break;
-      cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran !== null) cursor = ran.cursor;
     }
   }
+  sequence.finish();
 }
 
 /**

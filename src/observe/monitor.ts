@@ -23,6 +23,13 @@ export const CROSS_CHECK_MIN_TOKENS = 16;
 
 type Emit = (event: RunEvent) => void;
 
+/** The server's running and waiting requests at one scrape (summed over label sets), on the run's clock. */
+export interface ServerLoad {
+  tMs: number;
+  running: number;
+  waiting: number;
+}
+
 /**
  * The client's side of the cross-check: output tokens it can count (the server's usage, or the
  * tokenizer over the whole text), and the bounds of those it only estimated (usage off, or a
@@ -55,6 +62,8 @@ export class RunMonitor {
   /** Whether the last scrape, after the last request, read the metrics: the cross-check needs its counter. */
   private finalRead = false;
   private emit: Emit = () => undefined;
+  /** The gauges at the latest scrape that had both. */
+  private load: ServerLoad | null = null;
 
   /**
    * Looks at what can be watched: one scrape of /metrics (it names the engine and tells whether the
@@ -78,6 +87,7 @@ export class RunMonitor {
     this.gpuIntervalMs = Math.max(settings.intervalMs, SERVER_METRICS_INTERVAL.defaultMs);
     const onSamples = (series: MetricSeries[], engine: ServerEngine): void => {
       this.noteGenerated(series);
+      this.noteLoad(series);
       this.noteAborted(series);
       this.emit({ type: 'sampled', engine, series });
     };
@@ -215,9 +225,42 @@ export class RunMonitor {
     this.abortedAtEnd = total;
   }
 
+  /** The server's running and waiting requests at the latest scrape; null when no scrape has read both (off, failing, an engine without them). */
+  get latestLoad(): ServerLoad | null {
+    return this.load;
+  }
+
+  /**
+   * Scrapes /metrics now (or joins the scrape under way) and answers the server's running and
+   * waiting requests then; null when they cannot be read (scraping off or failing, no such gauges).
+   */
+  async readLoad(): Promise<ServerLoad | null> {
+    if (!this.scraper) return null;
+    const before = this.load;
+    const read = await this.scraper.scrapeOnce();
+    return read && this.load !== before ? this.load : null;
+  }
+
   private warn(source: 'server' | 'gpu', message: string): void {
     if (this.sink) this.sink(source, message);
     else this.early.push({ source, message });
+  }
+
+  /** Follows the engine's running and waiting gauges through the scrapes. */
+  private noteLoad(series: MetricSeries[]): void {
+    const engine = this.scraper?.engine ?? 'unknown';
+    if (engine === 'unknown') return;
+    const names = SERVER_METRIC_NAMES[engine];
+    const sum = (sources: typeof names.runningRequests): { tMs: number; value: number } | null => {
+      const gauge = sources?.find((source) => source.kind === 'gauge');
+      if (gauge?.kind !== 'gauge') return null;
+      const samples = series.filter((s) => s.name === gauge.family).map((s) => s.samples[0]);
+      if (samples.length === 0 || samples.some((p) => p === undefined || p[1] === null)) return null;
+      return { tMs: (samples[0] as [number, number])[0], value: samples.reduce((total, p) => total + ((p as [number, number])[1]), 0) };
+    };
+    const running = sum(names.runningRequests);
+    const waiting = sum(names.waitingRequests);
+    if (running && waiting) this.load = { tMs: running.tMs, running: running.value, waiting: waiting.value };
   }
 
   /** Follows the engine's generated-token counter through the scrapes. */

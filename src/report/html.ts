@@ -4,7 +4,8 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, runStepWarnings, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { WARNING_MARK } from '../views/step-warnings';
 import { formatLabelsText } from '../views/labels';
 import { chooseXAxis, definitionNotes, stepRow } from '../views/result';
 import { localCountsNotes } from '../views/token-counts';
@@ -57,17 +58,19 @@ function sloText(model: ReportModel): string {
 function runTables(run: ReportRun): string {
   const axis = chooseXAxis(run.doc.steps);
   // The reader gave every step a summary (an unfinished one from its records, marked partial).
-  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true)] : [])));
+  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true, run.doc.importedFrom !== undefined)] : [])));
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
     g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
   const listed = [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
+  const warned = runStepWarnings(run);
+  const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
     ? `<p class="muted">Imported from ${escapeHtml(imported.tool)}${imported.version ? ` ${escapeHtml(imported.version)}` : ''} (${escapeHtml(imported.file)}):</p>${list}`
     : list;
-  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps') + notes;
+  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps') + warnings + notes;
 }
 
 export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date()): string {

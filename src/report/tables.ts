@@ -15,6 +15,7 @@ import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from 
 import { localCountsNotes } from '../views/token-counts';
 import { endpointLines } from '../views/endpoint-figures';
 import { traceNotes, traceTable } from '../views/trace-figures';
+import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
 import { meansTable, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
 
@@ -117,10 +118,26 @@ function meansCell(column: MeansColumn, summaries: readonly (StepSummary | null)
 export function formatTerminalTable(doc: ResultOverview, options: TableOptions = {}): string {
   const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
   const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
-  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...warningLines(doc)].join('\n') + '\n';
+}
+
+/** A row's label with the warning mark when one of its steps (one of a repeated step's repeats) has warnings. */
+function markedLabel(doc: ResultOverview, label: string, steps: readonly Omit<Step, 'requests'>[]): string {
+  const imported = doc.importedFrom !== undefined;
+  return markedName(label, steps.flatMap((step) => stepWarnings(step, imported)));
+}
+
+/** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
+function warningLines(doc: ResultOverview): string[] {
+  const imported = doc.importedFrom !== undefined;
+  const rates = olderRatesNote(doc.steps, imported);
+  return [
+    ...(rates ? [rates] : []),
+    ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${line}`),
+  ];
 }
 
 /**
@@ -152,8 +169,15 @@ function markdownTable(header: string[], rows: string[][]): string {
 export function formatMarkdownTable(doc: ResultOverview, options: TableOptions = {}): string {
   const { columns, footnote } = headlineColumns(doc);
   const header = ['Benchmark', ...columns.map((c) => c.markdown)];
-  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
-  return [markdownTable(header, rows), footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
+  const warnings = warningLines(doc);
+  return [
+    markdownTable(header, rows),
+    footnote,
+    ...repeatsNote(doc.steps, options),
+    ...localCountsNotes(doc.steps, stepLabel),
+    ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
+  ].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -241,6 +265,7 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
       lines.push(vllmLine(`P99 ${metric.short} (ms):`, fixed(stats?.p99)));
     }
   }
+  for (const warning of stepWarnings(step, doc.importedFrom !== undefined)) lines.push(`${WARNING_MARK} ${warning.message}`);
   lines.push('='.repeat(VLLM_WIDTH));
   return lines.join('\n') + '\n';
 }

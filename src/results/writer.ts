@@ -25,6 +25,7 @@ import {
   type StepProfile,
   type StepSummary,
   type FailoverEvent,
+  type StepWarning,
 } from '../format/result';
 import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
@@ -44,6 +45,8 @@ export interface StepEnding {
   sampled?: MetricSeries[];
   /** What failover did during the step (a run over several endpoints). */
   failovers?: FailoverEvent[];
+  /** What the run saw about the step (a busy server at its start, a stop guard that ended it), added to what its records show (too short). */
+  warnings?: StepWarning[];
 }
 
 /** Closes an open step whose summary is not known yet. */
@@ -131,10 +134,21 @@ export class ResultWriter {
     return this.doc;
   }
 
-  /** `repeat`: which repeat of the profile the step belongs to, for a run that repeats it. */
-  startStep(name: string, profile: StepProfile, repeat?: number, cacheReset?: CacheReset): void {
+  /**
+   * `repeat`: which repeat of the profile the step belongs to, for a run that repeats it;
+   * `startedOn`: the server's state when it began and the wait for it; `cacheReset`: how the
+   * server's prefix cache was reset before it.
+   */
+  startStep(name: string, profile: StepProfile, repeat?: number, startedOn?: Step['startedOn'], cacheReset?: CacheReset): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString(), ...(cacheReset ? { cacheReset } : {}) };
+    const head = {
+      name,
+      profile,
+      ...(repeat !== undefined ? { repeat } : {}),
+      startedAt: new Date().toISOString(),
+      ...(startedOn ? { startedOn } : {}),
+      ...(cacheReset ? { cacheReset } : {}),
+    };
     const step: Step = { ...head, summary: null, requests: [] };
     const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"requests":[`;
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));
@@ -178,10 +192,13 @@ export class ResultWriter {
   /**
    * Ends the open step with its summary and what StepEnding adds.
    */
-  endStep({ note = null, startMs, endMs, sampled, failovers }: StepEnding = {}): StepSummary {
+  endStep({ note = null, startMs, endMs, sampled, warnings = [], failovers }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
-    const summary = open.accumulator.summary();
+    const measured = open.accumulator.summary();
+    const tooShort = open.accumulator.tooShort(measured);
+    const allWarnings = [...warnings, ...(tooShort ? [tooShort] : [])];
+    const summary: StepSummary = { ...measured, ...(allWarnings.length > 0 ? { warnings: allWarnings } : {}) };
     const endpoints = [...open.byEndpoint].sort(([a], [b]) => a - b).map(([endpoint, accumulator]) => ({ endpoint, summary: accumulator.summary() }));
     const extra = {
       ...(note !== null ? { note } : {}),

@@ -11,16 +11,17 @@ import { DECIMATE_ABOVE, timeTicks, type ChartSpec, type Point, type SeriesSpec,
 import { fixed, formatMetric, isNumber } from './number-format';
 import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from './result-tables';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
+import { markedName, NO_BREAK, stepWarnings, WARNING_MARK } from './step-warnings';
 
 /** The live panel's step table: the table of means (src/views/result-tables.ts), the running step's throughput so far in it. */
 export const TABLE_COLUMNS: TableColumn[] = MEANS_COLUMNS;
 
-export const TABLE_FOOTNOTE = `${MEANS_FOOTNOTE} * marks the running step's rate over the last second.`;
+export const TABLE_FOOTNOTE = `${MEANS_FOOTNOTE} * marks the running step's rate over the last second; ${WARNING_MARK} a step with a warning (in the log below).`;
 
 /** One row per step; the running step shows its live throughput. */
 export function tableRows(state: LiveState): string[][] {
   return state.steps.map((step, index) => {
-    if (step.summary) return [stepLabel(step), ...meansCells(step.summary)];
+    if (step.summary) return [markedName(stepLabel(step), stepWarnings(step), NO_BREAK), ...meansCells(step.summary)];
     // A run that ended (its host went away) without the step's figures: no longer running, nothing to show.
     if (state.phase === 'finished') return [`${stepLabel(step)} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
     const c = state.current?.stepIndex === index ? state.current : null;

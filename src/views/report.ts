@@ -22,6 +22,7 @@ import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { endpointNotes, endpointTable } from './endpoint-figures';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
+import { olderRatesNote, stepWarningLines } from './step-warnings';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -343,6 +344,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
       definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
+      stepWarnings: runStepWarnings(run),
       status: runStatus(run),
     })),
     groupBy,
@@ -362,6 +364,13 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
     }),
   };
+}
+
+/** A run's step warnings as the report lists them, `step: message`, after a run written before steady windows says so. */
+export function runStepWarnings(run: ReportRun): string[] {
+  const imported = run.doc.importedFrom !== undefined;
+  const rates = olderRatesNote(run.doc.steps, imported);
+  return [...(rates ? [rates] : []), ...stepWarningLines(run.doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)];
 }
 
 /** A run's default display name: its model and the name of its file. */

@@ -30,6 +30,7 @@ import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-qu
 import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
 import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
 import type { TableSection, TraceSection } from '../format/messages/result';
+import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -41,11 +42,13 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...doc.steps.flatMap((step) => (step.note ? [`Step "${stepLabel(step)}": ${step.note}`] : [])));
-  notes.push(...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
+  const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
+  // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
+  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
+  const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
-  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
+  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
   return {
     summary: runSummary(doc, fileName),
     xAxis,
@@ -53,7 +56,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     charts: [...reasoningSplitCharts(rows), ...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
-    warnings: doc.warnings ?? [],
+    warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc),
     endpoints: endpointSection(doc),
     trace: traceSection(doc),
@@ -212,8 +215,8 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-/** A step as a row of the result view's tables (and the HTML export's step tables). */
-export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+/** A step as a row of the result view's tables (and the HTML export's step tables); `imported`: its file came from another tool, whose definitions its warnings keep. */
+export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean, imported = false): StepRow {
   return {
     name: step.name,
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
@@ -229,6 +232,7 @@ export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinishe
     failed: summary.requests.failed,
     total: summary.requests.total,
     errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
+    warnings: stepWarnings({ ...step, summary }, imported).map((w) => w.message),
     // Only what the step has: a step without reasoning (or embeddings) gets no empty figure.
     ...(summary.ttfoMs !== undefined ? { ttfoMs: summary.ttfoMs } : {}),
     ...(summary.reasoningMs !== undefined ? { reasoningMs: summary.reasoningMs } : {}),

@@ -76,10 +76,14 @@ function controls(model: ReportModel): HTMLElement[] {
   ];
 }
 
-/** Runs whose figures follow another tool's definition, said once each under the runs table. */
+/** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps. */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
-  return notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : [];
+  const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${warning}`));
+  return [
+    ...(notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : []),
+    ...(warnings.length ? [el('ul', { className: 'notes step-warnings tone-warning' }, warnings.map((text) => el('li', { text })))] : []),
+  ];
 }
 
 /** A line in a run's colour and dash, as its curves are drawn (SVG attributes, not a style: the CSP allows them). */

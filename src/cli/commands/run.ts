@@ -58,6 +58,14 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--duration': { kind: 'string' },
   '--warmup': { kind: 'string' },
   '--max-errors': { kind: 'string' },
+  '--warmup-sec': { kind: 'string' },
+  '--drain-sec': { kind: 'string' },
+  '--cooldown-sec': { kind: 'string' },
+  '--max-error-rate': { kind: 'string' },
+  '--max-error-rate-min': { kind: 'string' },
+  '--max-error-rate-scope': { kind: 'string' },
+  '--no-saturation-stop': { kind: 'boolean' },
+  '--saturation-window-sec': { kind: 'string' },
   '--cancel-rate': { kind: 'string' },
   '--cancel-after': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
@@ -139,7 +147,20 @@ Load (each value of a list is a step)
   --requests N           measured requests per step
   --duration SEC         seconds per step (with --requests, whichever ends first)
   --warmup N             requests per step sent first and left out of the statistics
+  --warmup-sec S         requests sent in the first S seconds of each step are warm-up too
+  --drain-sec S          a step cut by --duration stops sending and lets its requests in flight
+                         finish for up to S seconds before cancelling them (default 30); they
+                         count toward latency, not toward the step's rates
+  --cooldown-sec S       before each step, wait up to S seconds for the server's running and
+                         waiting requests to read 0 on /metrics (default 30; 0: do not wait); a
+                         step that starts on a busy server carries a warning
   --max-errors N         end a step after N failed requests
+  --max-error-rate R     end a step once more than the share R (0.1 = 10%) of its requests failed,
+                         judged from --max-error-rate-min N ended requests on (default 20)
+  --max-error-rate-scope step|run   what too many failures end (default step)
+  --no-saturation-stop   let open-loop steps (rate, sweep) run their full length past the knee;
+                         by default a step whose queue keeps growing for --saturation-window-sec
+                         S (default 10) ends early, and a sweep skips its higher rates
   --cancel-rate P        abort this share (0..1) of the measured requests, chosen from the seed,
   --cancel-after MS|MS-MS  this long after each was sent (a range: drawn per request); they
                          count apart, with the tokens they had received (AIPerf's
@@ -222,6 +243,10 @@ const RULES = {
   duration: { min: 0, exclusive: true, hint: 'seconds per step like --duration 30' },
   warmup: { integer: true, min: 0, hint: 'a number of warm-up requests like --warmup 5' },
   maxErrors: { integer: true, min: 1, hint: 'a number of failed requests like --max-errors 10' },
+  seconds: { min: 0, hint: 'seconds like 30' },
+  maxErrorRate: { min: 0, exclusive: true, hint: 'a share of failed requests above 0 and at most 1 like --max-error-rate 0.1' },
+  maxErrorRateMin: { integer: true, min: 1, hint: 'a number of ended requests like --max-error-rate-min 20' },
+  saturationWindow: { min: 2, hint: 'seconds, at least 2, like --saturation-window-sec 10' },
   inputTokens: { integer: true, min: 1, hint: 'prompt tokens like --input-tokens 512' },
   outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
   rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
@@ -310,6 +335,14 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['limits.durationSec', '--duration'],
   ['limits.warmup', '--warmup'],
   ['limits.maxErrors', '--max-errors'],
+  ['limits.warmupSec', '--warmup-sec'],
+  ['limits.drainSec', '--drain-sec'],
+  ['limits.cooldownSec', '--cooldown-sec'],
+  ['limits.maxErrorRate', '--max-error-rate'],
+  ['limits.maxErrorRateMin', '--max-error-rate-min'],
+  ['limits.maxErrorRateScope', '--max-error-rate-scope'],
+  ['limits.saturationStop', '--no-saturation-stop'],
+  ['limits.saturationWindowSec', '--saturation-window-sec'],
   ['limits', '--requests or --duration'],
   ['slo', '--slo'],
   ['cancel.rate', '--cancel-rate'],
@@ -488,6 +521,15 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   put('limits', 'durationSec', number('--duration', RULES.duration));
   put('limits', 'warmup', number('--warmup', RULES.warmup));
   put('limits', 'maxErrors', number('--max-errors', RULES.maxErrors));
+  put('limits', 'warmupSec', number('--warmup-sec', { ...RULES.seconds, hint: 'seconds like --warmup-sec 10' }));
+  put('limits', 'drainSec', number('--drain-sec', { ...RULES.seconds, hint: 'seconds like --drain-sec 30 (0: cancel at once)' }));
+  put('limits', 'cooldownSec', number('--cooldown-sec', { ...RULES.seconds, hint: 'seconds like --cooldown-sec 30 (0: do not wait)' }));
+  put('limits', 'maxErrorRate', number('--max-error-rate', RULES.maxErrorRate));
+  put('limits', 'maxErrorRateMin', number('--max-error-rate-min', RULES.maxErrorRateMin));
+  const errorScope = flags.get('--max-error-rate-scope');
+  if (errorScope !== undefined) put('limits', 'maxErrorRateScope', parseChoice('--max-error-rate-scope', errorScope, ['step', 'run'] as const));
+  if (flags.has('--no-saturation-stop')) put('limits', 'saturationStop', false);
+  put('limits', 'saturationWindowSec', number('--saturation-window-sec', RULES.saturationWindow));
 
   const slo = flags.get('--slo');
   if (slo !== undefined) settings.slo = parseSlo(slo);

@@ -70,6 +70,8 @@ export const StepRowSchema = z.object({
   failed: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   errors: z.array(z.tuple([z.string(), z.number()])),
+  /** What is wrong with the step's figures (too short, a busy server at its start, a stop guard), each in words (src/views/step-warnings.ts). */
+  warnings: z.array(z.string()).default([]),
   /** A step where a response reasoned, or an embeddings step: as its summary has them (absent otherwise, so that no empty column shows). */
   ...StepSummarySchema.pick({ ttfoMs: true, reasoningMs: true, reasoningTokens: true, answerTokens: true, reasoningItlMs: true, answerItlMs: true, embeddingsPerSecond: true, inputTokensPerSecond: true }).shape,
   /** Requests the run cut on purpose (`cancel`), apart from `failed`. */
@@ -160,7 +162,7 @@ export const ResultViewSchema = z.object({
   charts: z.array(ViewChartSchema),
   /** Things a reader should know (partial steps, imported metrics that differ). */
   notes: z.array(z.string()),
-  /** What the run itself warned of, each once: /metrics failing, the server's token count disagreeing with the client's. */
+  /** What the run itself warned of, each once (/metrics failing, the server's token count disagreeing with the client's), then each step's warnings as `step: message`. */
   warnings: z.array(z.string()).default([]),
   /** Null when the run has no server metrics (scraping off, an older or imported file). */
   server: ServerSectionSchema.nullable().default(null),
