@@ -85,7 +85,7 @@ export function hostWebview<Show, Ask extends { type: string }>(
   const { pngUri } = options;
   return new WebviewSession(panel, {
     ...options,
-    onFailure: (message) => void vscode.window.showErrorMessage(`LLM Bench: ${message}`),
+    onFailure: (message) => void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message)),
     ...(pngUri ? { savePng: (chartId: string, dataUrl: string) => savePng(dataUrl, pngUri(chartId)) } : {}),
   });
 }

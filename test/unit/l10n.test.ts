@@ -5,11 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { repoRoot } from '../vscode/harness/tools';
 
-const readJson = (path: string): unknown => JSON.parse(readFileSync(join(repoRoot, path), 'utf8'));
+const readJson = (path: string): unknown => JSON.parse(readFileSync(isAbsolute(path) ? path : join(repoRoot, path), 'utf8'));
 
 function manifestKeys(value: unknown, into = new Set<string>()): Set<string> {
   if (typeof value === 'string') {
@@ -58,4 +60,72 @@ test('the zh-cn manifest strings are Chinese where the English is prose', () => 
   // Product names and bare API routes stay; every sentence gets a translation.
   const untranslated = Object.keys(english).filter((key) => /[a-z]{3,} [a-z]{3,}/i.test(english[key]!.replace(/POST \/v1\/\S+|LLM Bench/g, '')) && !/[\u4e00-\u9fff]/.test(chinese[key]!));
   assert.deepEqual(untranslated, []);
+});
+
+const placeholders = (text: string): string[] => [...new Set(text.match(/\{\d+\}/g) ?? [])].sort();
+
+test('l10n/bundle.l10n.zh-cn.json has every key of bundle.l10n.json and no other, with the same {n} placeholders', () => {
+  const english = stringTable('l10n/bundle.l10n.json');
+  const chinese = stringTable('l10n/bundle.l10n.zh-cn.json');
+  assert.ok(Object.keys(english).length > 100, 'the default bundle is nearly empty: run npm run l10n:export');
+  assert.deepEqual(sorted(Object.keys(chinese)), sorted(Object.keys(english)));
+  for (const key of Object.keys(english)) assert.deepEqual(placeholders(chinese[key]!), placeholders(key), `placeholders of "${key}"`);
+  // The extension's name stays as is; everything else reads in Chinese.
+  const untranslated = Object.keys(english).filter((key) => /[a-z]{2,}/i.test(key.replace(/LLM Bench|\{\d+\}/g, '')) && !/[\u4e00-\u9fff]/.test(chinese[key]!));
+  assert.deepEqual(untranslated, []);
+});
+
+test('l10n/bundle.l10n.json is what @vscode/l10n-dev extracts from the host now (npm run l10n:export)', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'llmbench-l10n-'));
+  try {
+    const result = spawnSync(process.execPath, [join(repoRoot, 'node_modules', '@vscode', 'l10n-dev', 'dist', 'cli.js'), 'export', '--outDir', outDir, join(repoRoot, 'src', 'host')], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(sorted(Object.keys(stringTable(join(outDir, 'bundle.l10n.json')))), sorted(Object.keys(stringTable('l10n/bundle.l10n.json'))));
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * What a person reads from the host: the text of notifications, quick picks, input boxes, dialogs,
+ * progress and the status bar, and the loading text of the webview pages. Each place is found by the
+ * call or property that shows it; a string literal there that holds words must be `l10n.t`'s first
+ * argument. Identifiers (view types, command ids, settings keys) have no capitalised word or space.
+ */
+export function bypassingStrings(source: string): string[] {
+  const code = source
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+    // A literal l10n.t translates is fine: blank it out, keeping the call.
+    .replace(/l10n\.t\(\s*(['"`])(?:\\.|(?!\1)[\s\S])*?\1/g, 'l10n.t(""');
+  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write)\s*=/g;
+  const found: string[] = [];
+  for (const site of code.matchAll(shown)) {
+    const line = code.slice(site.index, code.indexOf('\n', site.index));
+    for (const literal of line.matchAll(/(['"`])((?:\\.|(?!\1).)*)\1/g)) {
+      const text = literal[2]!.replace(/\$\{[^}]*\}|\$\([a-z-]+\)/g, ' ').trim();
+      // The product's name, URLs and bits of code stay as they are in every language.
+      if (text === '' || text === 'LLM Bench' || /^[a-z]+:\/\/\S+$/.test(text) || /^\{.*\}$/.test(text)) continue;
+      if (/[A-Za-z]{2,}[ ,.:?][ ]?[A-Za-z]{2,}|\b[A-Z][a-z]+\b/.test(text)) found.push(`${line.trim()}  <-  ${literal[0]}`);
+    }
+  }
+  return [...new Set(found)];
+}
+
+test('no text the host shows bypasses vscode.l10n.t (a scan of src/host)', () => {
+  const dir = join(repoRoot, 'src', 'host');
+  const offenders = readdirSync(dir)
+    .filter((name) => name.endsWith('.ts'))
+    .flatMap((name) => bypassingStrings(readFileSync(join(dir, name), 'utf8')).map((hit) => `${name}: ${hit}`));
+  assert.deepEqual(offenders, []);
+});
+
+test('the scan finds a plain string in a notification, a quick pick and a button, and passes the translated ones', () => {
+  assert.equal(bypassingStrings("void vscode.window.showErrorMessage('LLM Bench: no benchmark is running.');").length, 1);
+  assert.equal(bypassingStrings('    title: `Compare ${fileNameOf(exclude)} with...`,').length, 1);
+  assert.equal(bypassingStrings("  const open = 'Open Result';").length, 1);
+  assert.equal(bypassingStrings("{ label: '$(output) Show Log', run: () => this.showLog() },").length, 1);
+  assert.deepEqual(bypassingStrings("void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: no benchmark is running.'));"), []);
+  assert.deepEqual(bypassingStrings("{ label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => this.showLog() },"), []);
+  assert.deepEqual(bypassingStrings("await vscode.commands.executeCommand('vscode.openWith', uri, RESULT_VIEW_TYPE);"), []);
 });
