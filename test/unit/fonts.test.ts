@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CJK_FONTS, fontStack } from '../../src/views/fonts';
 import { renderHtmlReport } from '../../src/report/html';
+import { htmlPage } from '../../src/report/page';
 import { buildReportModel } from '../../src/views/report';
 import { concurrencySweep } from '../helpers/result-documents';
 
@@ -30,4 +31,11 @@ test("the HTML report's text and chart SVG (which inherits the body font) name t
   assert.deepEqual(families(body).slice(0, 3), ['system-ui', '-apple-system', 'Segoe UI']);
   for (const cjk of CJK_FONTS) assert.ok(families(body).includes(cjk), `${cjk} missing from the report's font: ${body}`);
   assert.doesNotMatch(html, /svg text\{[^}]*font-family/, 'the SVG sets its own font and loses the stack');
+});
+
+test("a page's lang is the display language (Simplified Chinese glyph forms), anything not a language tag falls back to en", () => {
+  const page = (lang: string | undefined) => /<html lang="([^"]*)">/.exec(htmlPage({ contentSecurityPolicy: "default-src 'none'", title: 't', head: '', body: '', ...(lang === undefined ? {} : { lang }) }))?.[1];
+  assert.equal(page('zh-cn'), 'zh-cn');
+  assert.equal(page(undefined), 'en');
+  assert.equal(page('"><script>'), 'en');
 });
