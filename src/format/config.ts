@@ -114,6 +114,12 @@ export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
 export const RequestConfigSchema = z
   .object({
     stream: z.boolean().default(true),
+    /**
+     * Whether a streaming request asks the server for its token counts (`stream_options.include_usage`).
+     * Off for servers and gateways that reject the field (or `extraBody.stream_options.include_usage: false`):
+     * counts then come from the tokenizer or the estimate, and every view marks them as such.
+     */
+    usage: z.boolean().default(true),
     /** Passed through into every request body (ignore_eos, min_tokens, temperature, stop, ...). */
     extraBody: z.record(z.string(), z.unknown()).default({}),
     connectTimeoutMs: timerMs.default(10_000),
@@ -337,6 +343,29 @@ export const SessionsConfigSchema = z
   .strict();
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
+/** A run's salt: a few letters and digits, far shorter than a KV-cache block (16 tokens) in any tokenizer. */
+export const PROMPT_SALT_PATTERN = /^[a-z0-9]{1,8}$/;
+
+/**
+ * A server's prefix cache across runs (docs/workloads.md, "Warm caches"). By default each run's
+ * prompts open with a salt of their own, so that a second run against a long-lived server is not
+ * served from the first run's cache.
+ */
+export const CacheConfigSchema = z
+  .object({
+    /** Send the prompts every run of this seed sends, with no salt: a long-lived server's prefix cache then serves them again. */
+    reusePrompts: z.boolean().default(false),
+    /**
+     * The text every prompt of the run opens with (then a space). Drawn for each run when unset,
+     * and written into the result's config; give one to send again exactly the prompts of a run.
+     */
+    salt: z.string().regex(PROMPT_SALT_PATTERN, 'must be 1 to 8 lowercase letters and digits, like "k3f9a2"').optional(),
+    /** Ask the server to empty its prefix cache before each step, where it offers a way (vLLM, SGLang). */
+    resetBeforeStep: z.boolean().default(false),
+  })
+  .strict();
+export type CacheConfig = z.infer<typeof CacheConfigSchema>;
+
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
@@ -355,6 +384,7 @@ export const RunConfigSchema = z
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
+    cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
     /**
      * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per
      * repeat, `pauseSec` apart; views give each figure as a mean with a 95% interval across repeats.

@@ -149,12 +149,24 @@ export const StepProfileSchema = z.object({
       startRate: z.number().positive(),
       endRate: z.number().positive(),
       targetRates: z.array(z.object({ atSec: z.number().nonnegative(), rate: z.number().positive() })),
+      /** The mean target over the step: its planned requests after the first over the span of its schedule (the summary's targetRate). */
+      meanRate: z.number().positive().optional(),
     })
     .optional(),
 });
 export type StepProfile = z.infer<typeof StepProfileSchema>;
 
 const nullableStats = StatsSchema.nullable();
+
+const requestCount = z.number().int().nonnegative();
+/** How many requests' counts came from each source (TokenSourceSchema); a source none came from is absent. */
+export const SourceCountsSchema = z.object({
+  usage: requestCount.optional(),
+  tokenizer: requestCount.optional(),
+  estimate: requestCount.optional(),
+  chunks: requestCount.optional(),
+});
+export type SourceCounts = z.infer<typeof SourceCountsSchema>;
 
 export const StepSummarySchema = z.object({
   requests: z.object({
@@ -171,6 +183,7 @@ export const StepSummarySchema = z.object({
   peakOutputTokensPerSecond: z.number().nonnegative().nullable().optional(),
   /** Mean number of requests in flight over the step. */
   achievedConcurrency: z.number().nonnegative().nullable().optional(),
+  /** The step's configured rate; a ramp's mean target (its target over time is `profile.ramp.targetRates`). */
   targetRate: z.number().positive().nullable().optional(),
   achievedRate: z.number().nonnegative().nullable().optional(),
   ttftMs: nullableStats,
@@ -180,6 +193,11 @@ export const StepSummarySchema = z.object({
   queueMs: nullableStats,
   inputTokens: nullableStats.optional(),
   outputTokens: nullableStats.optional(),
+  /**
+   * Where the token counts of the step's completed measured requests came from, requests per source:
+   * only `usage` is the server's own count (docs/metrics.md). Absent in older and imported files.
+   */
+  tokenSources: z.object({ input: SourceCountsSchema, output: SourceCountsSchema }).optional(),
   /** Requests per second that met every SLO; null when no SLO was given. */
   goodput: z.number().nonnegative().nullable().optional(),
   errors: z.record(z.string(), z.number().int().nonnegative()),
@@ -211,6 +229,10 @@ export const StepSummarySchema = z.object({
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
+/** Whether the server's prefix cache was emptied before a step (`cache.resetBeforeStep`), and how, or why not. */
+export const CacheResetSchema = z.object({ done: z.boolean(), how: z.string() });
+export type CacheReset = z.infer<typeof CacheResetSchema>;
+
 /**
  * A step's TTFO: its own figure when a response reasoned, else its TTFT, which is the same thing
  * when nothing reasoned (and all an older file has). A step whose responses reasoned but never
@@ -226,6 +248,8 @@ export const StepSchema = z.object({
   repeat: z.number().int().nonnegative().optional(),
   /** ISO time the step started. */
   startedAt: z.string().optional(),
+  /** Asked for with `cache.resetBeforeStep`: whether the server's prefix cache was emptied before the step. */
+  cacheReset: CacheResetSchema.optional(),
   /**
    * When the step started and ended in milliseconds on the run's clock, the time axis of server
    * and GPU samples; a record's times plus `startMs` are on it too. Absent in older and imported files.
@@ -234,7 +258,7 @@ export const StepSchema = z.object({
   endMs: z.number().nonnegative().optional(),
   /** Null while the step is still running (a partial file). */
   summary: StepSummarySchema.nullable(),
-  /** Why the step went beyond its configured limits (a sweep step run past its duration to measure a rate). */
+  /** How the step ran other than planned: a sweep step run past its duration to measure a rate, an open loop's turns spent before its schedule. */
   note: z.string().optional(),
   requests: z.array(RequestRecordSchema),
   /**

@@ -38,6 +38,19 @@ export const MetricSeriesSchema = z.object({
 });
 export type MetricSeries = z.infer<typeof MetricSeriesSchema>;
 
+/**
+ * One series' identity: its source, name and labels, the labels in name order (an exposition may
+ * write them in any order; two orders are one series). The one key of a series, for the scraper
+ * that collects samples and the views that join a file's chunks. JSON keeps every part apart
+ * whatever characters a label value holds.
+ */
+export function seriesKey(series: Pick<MetricSeries, 'source' | 'name' | 'labels'>): string {
+  const labels = Object.keys(series.labels)
+    .sort()
+    .map((name) => [name, series.labels[name]]);
+  return JSON.stringify([series.source, series.name, labels]);
+}
+
 /** Defaults and bounds of the scraper, shared by the config schema, the flags and the settings. */
 export const SERVER_METRICS_INTERVAL = { defaultMs: 1000, minMs: 100, maxMs: 60_000 } as const;
 /** Series kept per run: beyond it (labels exploding, a huge allow-list) new series are dropped, with one warning. */
@@ -95,7 +108,9 @@ export type CommonServerMetric = (typeof COMMON_SERVER_METRICS)[number];
  * - `gauge`: a level, aggregated over label sets by `across` (requests add up over data-parallel
  *   ranks; a usage fraction is averaged);
  * - `counter`: a raw cumulative count, turned into a rate or a per-step increase by the views;
- * - `ratio`: two counters, increase of `hits` over increase of `queries`;
+ *   `plus`: further counters whose counts add to it (llama.cpp counts prompt tokens served from its
+ *   cache apart from those it computed);
+ * - `ratio`: two counters, increase of `hits` over increase of `queries` (plus those of `queriesPlus`);
  * - `histogram`: a family whose `_sum` and `_count` give a mean per interval (seconds), optionally
  *   only its series with the given labels (TGI's prefill batches).
  * Alternatives are tried in order: the first with samples wins (vLLM's `kv_cache_usage_perc`
@@ -103,8 +118,8 @@ export type CommonServerMetric = (typeof COMMON_SERVER_METRICS)[number];
  */
 export type MetricSource =
   | { kind: 'gauge'; family: string; across: 'sum' | 'mean' }
-  | { kind: 'counter'; sample: string }
-  | { kind: 'ratio'; hits: string; queries: string }
+  | { kind: 'counter'; sample: string; plus?: readonly string[] }
+  | { kind: 'ratio'; hits: string; queries: string; queriesPlus?: readonly string[] }
   | { kind: 'histogram'; family: string; labels?: Record<string, string> };
 
 const gauge = (family: string, across: 'sum' | 'mean' = 'sum'): MetricSource => ({ kind: 'gauge', family, across });
@@ -113,8 +128,8 @@ const counter = (sample: string): MetricSource => ({ kind: 'counter', sample });
 
 /**
  * The names each engine exposes for the common quantities, checked against their sources (see
- * docs/server-metrics.md for the versions). llama.cpp and TGI have no preemption or prefix-cache
- * counters; TGI counts tokens only in histograms of finished requests.
+ * docs/server-metrics.md for the versions). llama.cpp and TGI have no preemption counters, TGI no
+ * prefix-cache counters; TGI counts tokens only in histograms of finished requests.
  */
 export const SERVER_METRIC_NAMES: Record<Exclude<ServerEngine, 'unknown'>, Partial<Record<CommonServerMetric, MetricSource[]>>> = {
   vllm: {
@@ -144,8 +159,11 @@ export const SERVER_METRIC_NAMES: Record<Exclude<ServerEngine, 'unknown'>, Parti
     runningRequests: [gauge('llamacpp:requests_processing')],
     waitingRequests: [gauge('llamacpp:requests_deferred')],
     kvCacheUsage: [gauge('llamacpp:kv_cache_usage_ratio', 'mean')],
+    // `prompt_tokens_total` counts only the prompt tokens llama.cpp computed; those its cache
+    // served are in `prompt_tokens_cached_total` (Debian's 0.7.0 build b11669 has both).
+    prefixCacheHitRate: [{ kind: 'ratio', hits: 'llamacpp:prompt_tokens_cached_total', queries: 'llamacpp:prompt_tokens_total', queriesPlus: ['llamacpp:prompt_tokens_cached_total'] }],
     generatedTokens: [counter('llamacpp:tokens_predicted_total')],
-    promptTokens: [counter('llamacpp:prompt_tokens_total')],
+    promptTokens: [{ kind: 'counter', sample: 'llamacpp:prompt_tokens_total', plus: ['llamacpp:prompt_tokens_cached_total'] }],
   },
   tgi: {
     runningRequests: [gauge('tgi_batch_current_size')],
@@ -171,8 +189,8 @@ export const SGLANG_GENERATION_THROUGHPUT = 'sglang:gen_throughput';
 
 /** The names a source reads: sample names for counters, family names for gauges and histograms. */
 function namesOf(source: MetricSource): string[] {
-  if (source.kind === 'ratio') return [source.hits, source.queries];
-  return [source.kind === 'counter' ? source.sample : source.family];
+  if (source.kind === 'ratio') return [source.hits, source.queries, ...(source.queriesPlus ?? [])];
+  return source.kind === 'counter' ? [source.sample, ...(source.plus ?? [])] : [source.family];
 }
 
 /**

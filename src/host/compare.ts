@@ -10,73 +10,18 @@
 import * as vscode from 'vscode';
 import { ComparePanelStateSchema, ResultRequestSchema } from '../format/messages/from-views';
 import { RESULT_FILE_SUFFIX } from '../format/result';
+import { compareTarget, compareUri } from './compare-files';
+import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
+import { COMPARE_COMMANDS, COMPARE_VIEW_TYPE } from './view-ids';
 import { buildCompareView } from '../views/compare';
 import type { ResultSession } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { hostWebview, webviewOptions } from './webview-html';
 
-export const COMPARE_SCHEME = 'llmbench-compare';
-export const COMPARE_VIEW_TYPE = 'llmBench.compare';
-export const COMPARE_COMMANDS = {
-  compareWith: 'llmBench.compareWith',
-  compareSelected: 'llmBench.compareSelected',
-} as const;
-
-/** A URI showing `file` aligned with `partner`; its path stays the file's, so titles and patterns match. */
-export function compareUri(file: vscode.Uri, partner: vscode.Uri): vscode.Uri {
-  const query = new URLSearchParams({ of: file.toString(), with: partner.toString() }).toString();
-  return file.with({ scheme: COMPARE_SCHEME, query });
-}
-
-/** The real file and partner behind a compare URI; undefined for any other URI. */
-export function compareTarget(uri: vscode.Uri): { file: vscode.Uri; partner: vscode.Uri } | undefined {
-  if (uri.scheme !== COMPARE_SCHEME) return undefined;
-  const query = new URLSearchParams(uri.query);
-  const of = query.get('of');
-  const partner = query.get('with');
-  if (!of || !partner) return undefined;
-  return { file: vscode.Uri.parse(of, true), partner: vscode.Uri.parse(partner, true) };
-}
-
-function realUri(uri: vscode.Uri): vscode.Uri {
-  const target = compareTarget(uri);
-  if (!target) throw vscode.FileSystemError.FileNotFound(uri);
-  return target.file;
-}
-
-/** Read-only view of the real files behind compare URIs (the diff editor resolves its sides through it). */
-class CompareFileSystem implements vscode.FileSystemProvider {
-  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changes.event;
-
-  watch(): vscode.Disposable {
-    // The editors watch the real files themselves (results-source.ts).
-    return new vscode.Disposable(() => undefined);
-  }
-  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    return { ...(await vscode.workspace.fs.stat(realUri(uri))), permissions: vscode.FilePermission.Readonly };
-  }
-  readFile(uri: vscode.Uri): Thenable<Uint8Array> {
-    return vscode.workspace.fs.readFile(realUri(uri));
-  }
-  readDirectory(): never {
-    throw vscode.FileSystemError.NoPermissions('compare views show single files');
-  }
-  createDirectory(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-  writeFile(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-  delete(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-  rename(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-}
+export { COMPARE_COMMANDS, COMPARE_SCHEME, COMPARE_VIEW_TYPE } from './view-ids';
+export { compareTarget, compareUri } from './compare-files';
 
 const compareTitle = (a: vscode.Uri, b: vscode.Uri) => `Compare: ${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
 
@@ -179,7 +124,7 @@ export interface CompareViews {
   compareWith(a?: unknown, b?: unknown): Promise<void>;
 }
 
-export function registerCompareViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): CompareViews {
+export function registerCompareViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, registrar: Registrar): CompareViews {
   const panels = new Set<ComparePanel>();
 
   function track(a: vscode.Uri, b: vscode.Uri, panel: vscode.WebviewPanel): void {
@@ -226,12 +171,14 @@ export function registerCompareViews(context: vscode.ExtensionContext, log: vsco
 
   context.subscriptions.push(
     // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
-    registerPanelRestorer(COMPARE_VIEW_TYPE, ComparePanelStateSchema, (panel, files) =>
-      files ? track(vscode.Uri.parse(files.a, true), vscode.Uri.parse(files.b, true), panel) : panel.dispose(),
+    registerPanelRestorer(
+      COMPARE_VIEW_TYPE,
+      ComparePanelStateSchema,
+      (panel, files) => (files ? track(vscode.Uri.parse(files.a, true), vscode.Uri.parse(files.b, true), panel) : panel.dispose()),
+      registrar,
     ),
-    vscode.workspace.registerFileSystemProvider(COMPARE_SCHEME, new CompareFileSystem(), { isReadonly: true, isCaseSensitive: true }),
-    vscode.commands.registerCommand(COMPARE_COMMANDS.compareWith, compareWith),
-    vscode.commands.registerCommand(COMPARE_COMMANDS.compareSelected, compareSelected),
+    registrar.registerCommand(COMPARE_COMMANDS.compareWith, compareWith),
+    registrar.registerCommand(COMPARE_COMMANDS.compareSelected, compareSelected),
   );
   return { compareWith };
 }

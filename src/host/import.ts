@@ -7,16 +7,15 @@
 import * as vscode from 'vscode';
 import { reportingErrors } from './command-errors';
 import { selectedOrChosen } from './explorer-selection';
+import type { Registrar } from './feature-loader';
+import { IMPORT_COMMANDS, REPORT_COMMANDS } from './view-ids';
 import * as z from 'zod';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
 import { importPastedText, importRuns, runFileName, runSource } from '../import';
 import { formatLabelsText, parseLabelsText } from '../views/labels';
 
-export const IMPORT_COMMANDS = {
-  importResults: 'llmBench.importResults',
-  importFromClipboard: 'llmBench.importFromClipboard',
-} as const;
-const OPEN_REPORT_COMMAND = 'llmBench.openReport';
+export { IMPORT_COMMANDS } from './view-ids';
+const OPEN_REPORT_COMMAND = REPORT_COMMANDS.open;
 
 /** How pasted text is named in messages and in each run's `importedFrom.file`. */
 const CLIPBOARD_NAME = 'clipboard';
@@ -164,9 +163,9 @@ async function finishImport(found: ResultDocument[], source: vscode.Uri | undefi
   return files;
 }
 
-export function registerImportCommands(context: vscode.ExtensionContext): void {
+export function registerImportCommands(context: vscode.ExtensionContext, registrar: Registrar): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
+    registrar.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
       reportingErrors(async () => {
         const sources = await selectedOrChosen(uri, uris, { openLabel: vscode.l10n.t('Import'), title: vscode.l10n.t('Result files of other tools, their folders, or logs and notes holding their printouts') });
         if (!sources?.length) return undefined;
@@ -176,7 +175,7 @@ export function registerImportCommands(context: vscode.ExtensionContext): void {
       }),
     ),
     // `text` is for scripts and tests; from the palette the clipboard is read.
-    vscode.commands.registerCommand(IMPORT_COMMANDS.importFromClipboard, async (target?: unknown, text?: unknown) =>
+    registrar.registerCommand(IMPORT_COMMANDS.importFromClipboard, async (target?: unknown, text?: unknown) =>
       reportingErrors(async () => {
         const pasted = PastedTextSchema.safeParse(text).data ?? (await vscode.env.clipboard.readText());
         if (!pasted.trim()) throw new Error('the clipboard is empty: copy a vLLM, EvalScope or GuideLLM printout (or a page of notes holding them) first.');

@@ -17,16 +17,14 @@ import { formatLabelsText, parseLabelsText, withLabels } from '../views/labels';
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
+import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
+import { REPORT_COMMANDS, REPORT_VIEW_TYPE } from './view-ids';
 import { saveWithDialog } from './save-file';
 import { hostWebview, webviewOptions } from './webview-html';
 import type { WebviewSession } from './webview-session';
 
-export const REPORT_VIEW_TYPE = 'llmBench.report';
-export const REPORT_COMMANDS = {
-  open: 'llmBench.openReport',
-  editLabels: 'llmBench.editLabels',
-} as const;
+export { REPORT_COMMANDS, REPORT_VIEW_TYPE } from './view-ids';
 
 /** What the open command answers (for scripts and tests): the report as first shown. */
 export interface OpenedReport {
@@ -163,18 +161,21 @@ async function openReport(context: vscode.ExtensionContext, log: vscode.LogOutpu
 }
 
 
-export function registerReportViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+export function registerReportViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, registrar: Registrar): void {
   context.subscriptions.push(
     // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
-    registerPanelRestorer(REPORT_VIEW_TYPE, ReportPanelStateSchema, (panel, saved) =>
-      saved ? void reportingErrors(() => showReport(context, log, panel, saved.paths, saved.options)) : panel.dispose(),
+    registerPanelRestorer(
+      REPORT_VIEW_TYPE,
+      ReportPanelStateSchema,
+      (panel, saved) => (saved ? void reportingErrors(() => showReport(context, log, panel, saved.paths, saved.options)) : panel.dispose()),
+      registrar,
     ),
     // `options` (a grouping label, ...) comes from the import's "Open Report" offer and from scripts.
-    vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
+    registrar.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
       const targets = await selectedOrChosen(uri, uris, { openLabel: vscode.l10n.t('Open Report'), title: vscode.l10n.t('Result files or folders to compare') });
       return targets?.length ? reportingErrors(() => openReport(context, log, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
     }),
-    vscode.commands.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
+    registrar.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
       const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
       const file = uri instanceof vscode.Uri ? uri : active instanceof vscode.TabInputCustom ? active.uri : undefined;
       if (!file) {

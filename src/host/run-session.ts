@@ -22,7 +22,7 @@ import { notificationText, progressView, runEndMessage, statusBarText } from '..
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, interruptedState, newLiveState } from './live-state';
-import { RESULT_VIEW_TYPE } from './results';
+import { RESULT_VIEW_TYPE } from './results-view-type';
 import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
 import { describeProfile, runDefaultsFromSettings } from '../run/presets';
 import { resultsDirectory, settings, showConfigError, type RunPlan } from './run-prompts';

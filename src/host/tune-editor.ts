@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { HostToTuneMessage } from '../format/messages/tune';
 import { TuneRequestSchema, type TuneRequest } from '../format/messages/from-views';
 import { parseTuneFile, type TuneFile } from '../format/tune';
-import { buildTuneView, commandLine, stepMeasure, type StepMeasure } from '../views/tune';
+import { buildTuneView, stepMeasure, type StepMeasure } from '../views/tune';
 import { siblingUri } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
@@ -110,11 +110,14 @@ class TuneEditor implements vscode.Disposable {
       case 'open-trial':
         if (this.doc) await openTrialResult(this.file, this.doc, request.trial);
         return;
-      case 'copy-best-command':
-        if (!this.doc?.best) return;
-        await vscode.env.clipboard.writeText(commandLine(this.doc.best.command));
+      case 'copy-best-command': {
+        // The command as the view shows it: as the user wrote it (`llmbench`, no trial port), to paste.
+        const best = this.doc ? buildTuneView(this.doc, fileNameOf(this.file), []).best : null;
+        if (!best) return;
+        await vscode.env.clipboard.writeText(best.commandLine);
         void vscode.window.setStatusBarMessage('LLM Bench: best command line copied', 3000);
         return;
+      }
     }
   }
 }

@@ -222,8 +222,9 @@ export class TuneController implements vscode.Disposable {
           signal: abort.signal,
           llmbenchCommand: [process.execPath, this.context.asAbsolutePath(join('dist', 'cli.js'))],
           engineWorkerScript: this.context.asAbsolutePath(join('dist', 'engine-worker.js')),
-          // Under VS Code the runtime is Electron: this makes it Node (code-server's Node ignores it).
-          env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+          // Under VS Code the runtime is Electron: this makes it Node for the llmbench command
+          // (code-server's Node ignores it); other servers must not get it (an Electron app among them would start as Node).
+          llmbenchEnv: { ELECTRON_RUN_AS_NODE: '1' },
           confirmFirstLaunch: (argv) => this.confirmLaunch(state, argv, request.confirmLaunch),
           onEvent: (event) => {
             applyTuneEvent(state, event);

@@ -57,9 +57,9 @@ export function chatProtocol(api: 'chat' | 'completions'): ApiProtocol {
       return body;
     },
 
-    fixBody(body, stream, asked) {
+    fixBody(body, stream, usage, asked) {
       body.stream = stream;
-      if (stream) body.stream_options = { ...(isObject(asked.stream_options) ? asked.stream_options : {}), include_usage: true };
+      if (stream && usage) body.stream_options = { ...(isObject(asked.stream_options) ? asked.stream_options : {}), include_usage: true };
     },
 
     readEvent(event, type, output, now): EventOutcome {

@@ -49,6 +49,8 @@ interface Endpoint {
   protocol: ApiProtocol;
   model: string;
   stream: boolean;
+  /** Whether a stream asks for the server's usage (wantsUsage). */
+  usage: boolean;
   headers: Record<string, string>;
   extraBody: Record<string, unknown>;
   idleTimeoutMs: number;
@@ -88,6 +90,7 @@ function endpointOf(config: RunConfig): Endpoint {
       protocol,
       model: config.endpoint.model,
       stream,
+      usage: wantsUsage(config.request),
       headers: {
         ...config.endpoint.headers,
         'content-type': 'application/json',
@@ -106,9 +109,19 @@ function endpointOf(config: RunConfig): Endpoint {
 function requestBody(endpoint: Endpoint, request: PreparedRequest): string {
   const body = endpoint.protocol.body(request, endpoint.model);
   Object.assign(body, endpoint.extraBody);
-  // The measurement depends on streaming and on usage in the stream, so extraBody cannot turn them off.
-  endpoint.protocol.fixBody(body, endpoint.stream, endpoint.extraBody);
+  // The measurement depends on streaming, so extraBody cannot turn it off; usage it can (wantsUsage).
+  endpoint.protocol.fixBody(body, endpoint.stream, endpoint.usage, endpoint.extraBody);
   return JSON.stringify(body);
+}
+
+/**
+ * Whether streamed requests ask for the server's token counts: unless `request.usage` is false or
+ * the extra body sets `stream_options.include_usage` to false (some servers and gateways reject
+ * the field). Without them the counts are the tokenizer's or the estimate, and say so.
+ */
+export function wantsUsage(request: RequestConfig): boolean {
+  const asked = request.extraBody.stream_options;
+  return request.usage && !(isObject(asked) && asked.include_usage === false);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

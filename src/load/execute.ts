@@ -149,7 +149,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
+          (prepared, turn, dueAtMs) => (requests.more ? send(prepared, requests.take(), dueAtMs - startMs, turn) : Promise.resolve(true)),
           takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
@@ -167,9 +167,15 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       const slots = slotCount === null ? undefined : new Slots(slotCount);
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
-        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, signal);
-        if (signal.aborted || !withinBudget()) break;
-        running.push(sessions.run(conversation(j), withinBudget, signal, slots));
+        const dueAtMs = startMs + (pacing.schedule[j] ?? 0) * 1000;
+        await waitUntil(dueAtMs, signal);
+        if (signal.aborted || drain.aborted) break;
+        if (!requests.more) {
+          // The step's turns are spent before its schedule is: the sessions not started are said (plan.ts, scheduleCutNote).
+          used.firstUnstartedSession = j;
+          break;
+        }
+        running.push(sessions.run(conversation(j), withinBudget, signal, slots, dueAtMs));
       }
       await Promise.all(running);
     } else if (pacing.kind === 'closed') {

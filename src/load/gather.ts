@@ -10,8 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
-import type { RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
-import { RunMonitor } from '../observe/monitor';
+import type { CacheReset, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
+import { RunMonitor, type ClientOutputTokens } from '../observe/monitor';
+import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import type { ExecutorSink, StepSignals } from './execute';
@@ -148,7 +149,11 @@ export class RunGather {
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
-  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0, cancelled: 0 };
+  private readonly clientTokens: ClientOutputTokens = { counted: 0, estimated: { requests: 0, atLeast: 0, atMost: 0 }, failed: 0 };
+  /** The most output tokens one request may ask for; null when nothing bounds it. */
+  private readonly outputBound: number | null;
+  /** Requests cancelled once the server had them: what its abort counter should see. */
+  private cancelledOnServer = 0;
   /** Measured responses whose reasoning the server's usage did not count: split here by the estimate, or by the tokenizer. */
   private readonly reasoningCounted = { estimate: 0, tokenizer: 0 };
   /** Echoed back by a server, these would reach the file and the terminal. */
@@ -164,6 +169,7 @@ export class RunGather {
     private readonly clockOrigin: number,
   ) {
     this.secrets = knownSecrets(config.endpoint, options.apiKey);
+    this.outputBound = outputTokensBound(config);
   }
 
   /** A step ends once this many of its requests have failed (`limits.maxErrors`). */
@@ -220,10 +226,17 @@ export class RunGather {
     );
   }
 
-  /** Opens a step in the file; its executors start once `StepGather.start` has said when. */
-  beginStep(step: StepPlan, repeat: number | undefined, executors: number): StepGather {
+  /** Something the run noticed that does not fail it: in the log and, once, in the result's warnings. */
+  warn(message: string): void {
+    const said = this.redact(message);
+    this.log('warn', said);
+    this.writer.addWarning(said);
+  }
+
+  /** Opens a step in the file (with whether the server's cache was emptied first); its executors start once `StepGather.start` has said when. */
+  beginStep(step: StepPlan, repeat: number | undefined, executors: number, cacheReset?: CacheReset): StepGather {
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(step.name, step.profile, repeat);
+    this.writer.startStep(step.name, step.profile, repeat, cacheReset);
     return new StepGather(this, step, stepIndex, repeat, executors);
   }
 
@@ -232,11 +245,9 @@ export class RunGather {
     const r = roundRecordTimes(raw);
     if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
     this.writer.addRecord(r);
-    this.clientTokens.outputTokens += r.outputTokens ?? 0;
-    if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
-    if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+    this.countOutput(r);
     // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
-    if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.clientTokens.cancelled++;
+    if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.cancelledOnServer++;
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
     const reasoningSource = r.reasoning?.tokensSource;
     if (r.error === null && isMeasured(r) && (reasoningSource === 'estimate' || reasoningSource === 'tokenizer')) this.reasoningCounted[reasoningSource]++;
@@ -257,6 +268,25 @@ export class RunGather {
     return summary;
   }
 
+  /**
+   * Adds a record's output to the client's side of the cross-check. A count the server reported
+   * (or the tokenizer made of the whole text) is counted; an estimate (usage off, or a stream cut
+   * before its usage came) only bounds what the server generated: at least one token per content
+   * chunk received, at most the request's max_tokens.
+   */
+  private countOutput(r: RequestRecord): void {
+    const tokens = this.clientTokens;
+    if (r.error !== null && r.error.kind !== 'cancelled') tokens.failed++;
+    const estimated = r.outputTokensSource === 'estimate' || r.outputTokensSource === 'chunks';
+    if (!estimated) {
+      tokens.counted += r.outputTokens ?? 0;
+      return;
+    }
+    tokens.estimated.requests++;
+    tokens.estimated.atLeast += r.chunkMs.length > 0 ? r.chunkMs.length : Math.min(1, r.outputTokens ?? 0);
+    tokens.estimated.atMost += this.outputBound ?? Infinity;
+  }
+
   /** A step's start instant on the run's clock. */
   onRunClock(ms: number): number {
     return roundMs(ms - this.clockOrigin);
@@ -273,7 +303,7 @@ export class RunGather {
       this.log('warn', crossCheck);
       this.writer.addWarning(crossCheck);
     }
-    const aborts = this.stopped ? null : this.monitor.abortCheck(this.clientTokens.cancelled);
+    const aborts = this.stopped ? null : this.monitor.abortCheck(this.cancelledOnServer);
     if (aborts !== null) {
       this.log(aborts.level, aborts.message);
       if (aborts.level === 'warn') this.writer.addWarning(aborts.message);
@@ -428,6 +458,12 @@ export class StepGather {
         }
       },
     };
+  }
+
+  /** Adds to what the step's record says about how it ran (its note), and says it in the log. */
+  addNote(text: string): void {
+    this.overrun = this.overrun === null ? text : `${this.overrun} ${text}`;
+    this.run.log('warn', `${this.step.name}: ${text}`);
   }
 
   /** Every executor has returned: the timers stop and the step no longer follows the run's stop. */

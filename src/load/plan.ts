@@ -20,7 +20,8 @@
 import type { Arrival, RampConfig, RunConfig } from '../format/config';
 import type { StepProfile, StepSummary } from '../format/result';
 import { stepName } from '../format/step-name';
-import { absoluteSchedule, arrivalSchedule, rampTargets, type ArrivalSchedule } from './schedule';
+import { mixSeed } from '../workload/sources';
+import { absoluteSchedule, arrivalSchedule, rampRate, rampTargets, type ArrivalSchedule } from './schedule';
 
 /** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
@@ -103,6 +104,8 @@ export interface ExecutorPart {
 export interface PartUsage {
   prompts: number;
   sessions: number;
+  /** An open loop's first scheduled session (step-local) this executor did not start because the step's turns were spent. */
+  firstUnstartedSession?: number;
 }
 
 /** A note a plan has for the run's log (a sweep that cannot place its rates, say). */
@@ -149,11 +152,16 @@ interface RateStep {
   seedOffset: number;
 }
 
-/** An open-loop step: as many requests as the limits allow, on a precomputed schedule. */
+/**
+ * An open-loop step: as many requests as the limits allow, on a precomputed schedule; with
+ * sessions, as many session starts as its turns fill (sessionStartsFor), its turns limited by the
+ * request limit alone.
+ */
 function rateStep(config: RunConfig, { name, rate, arrival, burstiness, maxConcurrency, seedOffset }: RateStep): StepPlan {
   const { durationSec, warmup } = config.limits;
   const byDuration = durationSec === undefined ? Infinity : warmup + Math.ceil(rate * durationSec);
-  const count = Math.min(plannedSends(config), byDuration);
+  const sends = plannedSends(config);
+  const count = Math.min(sessionStartsFor(config, sends), byDuration);
   const schedule = arrivalSchedule({ count, rate, arrival, burstiness, seed: config.seed + seedOffset });
   const profile: StepProfile = {
     kind: 'rate',
@@ -162,22 +170,48 @@ function rateStep(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
     ...(arrival === 'gamma' ? { burstiness } : {}),
     ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
   };
-  return openStep(config, name, profile, schedule, maxConcurrency);
+  const step = openStep(config, name, profile, schedule, maxConcurrency);
+  return config.sessions === undefined ? step : { ...step, ...stepLimits(config, sends) };
 }
 
-/** An open-loop step whose target rate moves from the ramp's start to its end over the step's requests. */
+/**
+ * The mean rate a schedule asks for: its sends after the first over the time to its last (what an
+ * achieved send rate is measured against); a schedule of one send asks for `single`.
+ */
+function meanScheduleRate(schedule: ArrivalSchedule, single: number): number {
+  const span = schedule[schedule.length - 1] ?? 0;
+  return schedule.length > 1 && span > 0 ? (schedule.length - 1) / span : single;
+}
+
+/**
+ * The sessions an open loop starts for `sends` turns: as many as those turns fill when every
+ * session has the same number of turns (synthetic sessions), else one per turn (a dataset's
+ * conversations differ in length: the turns run out first, and the step says so, scheduleCutNote).
+ */
+function sessionStartsFor(config: RunConfig, sends: number): number {
+  const turns = config.sessions !== undefined && config.workload.kind === 'synthetic' ? config.sessions.turns : undefined;
+  return turns === undefined ? sends : Math.ceil(sends / turns);
+}
+
+/**
+ * An open-loop step whose target rate moves from the ramp's start to its end over the step's
+ * requests; with sessions, over its session starts, as many as its turns fill: the whole ramp is
+ * sent, and its recorded target over time is the one the step follows.
+ */
 function rampStep(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
   const { strategy, startRate, endRate } = ramp;
-  const schedule = arrivalSchedule({ count: plannedSends(config), rate: ramp, arrival, burstiness, seed: config.seed });
+  const sends = plannedSends(config);
+  const schedule = arrivalSchedule({ count: sessionStartsFor(config, sends), rate: ramp, arrival, burstiness, seed: config.seed });
   const targetRates = rampTargets(schedule, ramp).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
   const profile: StepProfile = {
     kind: 'rate',
     arrival,
     ...(arrival === 'gamma' ? { burstiness } : {}),
     ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
-    ramp: { strategy, startRate, endRate, targetRates },
+    ramp: { strategy, startRate, endRate, targetRates, meanRate: roundMs(meanScheduleRate(schedule, startRate)) },
   };
-  return openStep(config, stepName(profile, arrival), profile, schedule, maxConcurrency);
+  // The step's request limit counts turns, whatever its number of session starts.
+  return { ...openStep(config, stepName(profile, arrival), profile, schedule, maxConcurrency), ...stepLimits(config, sends) };
 }
 
 function throughputStep(config: RunConfig, maxConcurrency: number | undefined): StepPlan {
@@ -231,6 +265,20 @@ export function stepConnections(step: StepPlan): number {
 }
 
 /**
+ * The seed a repeat draws its arrival schedules with: the run's own for the first repeat, and for
+ * each later one a seed of its own, so that the repeats' intervals hold the variance of arrivals
+ * as well as that of the server (their prompts already differ: they continue across repeats).
+ */
+export function repeatSeed(seed: number, repeat: number): number {
+  return repeat === 0 ? seed : mixSeed(seed, -1_000_000 - repeat);
+}
+
+/** The steps of repeat `repeat` known before it starts: the plan's own for the first, drawn again with the repeat's seed for the others. */
+export function stepsOfRepeat(config: RunConfig, plan: RunPlan, repeat: number): StepPlan[] {
+  return repeat === 0 ? plan.steps : initialSteps({ ...config, seed: repeatSeed(config.seed, repeat) });
+}
+
+/**
  * The plan of a run before it starts. Throws on a schedule that cannot be (times that are not
  * ascending, say): nothing has been sent or written then.
  */
@@ -260,9 +308,10 @@ export function sweepRates(synchronousRate: number, throughputRate: number, rate
 /**
  * A sweep's rate steps, placed between the request rates its synchronous and throughput steps
  * measured (`summaries`: those two, in order, as gathered), with what the log should say about
- * them. None when those rates were not measured; none for a profile that is no sweep.
+ * them. None when those rates were not measured; none for a profile that is no sweep. Every repeat
+ * places them from the first repeat's summaries, drawing its schedules with its own seed.
  */
-export function planSweepRates(config: RunConfig, summaries: readonly StepSummary[]): { steps: StepPlan[]; notes: PlanNote[] } {
+export function planSweepRates(config: RunConfig, summaries: readonly StepSummary[], repeat = 0): { steps: StepPlan[]; notes: PlanNote[] } {
   const profile = config.profile;
   if (profile.kind !== 'sweep') return { steps: [], notes: [] };
   const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
@@ -279,8 +328,9 @@ export function planSweepRates(config: RunConfig, summaries: readonly StepSummar
   }
   const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
   notes.push({ level: 'info', message: `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s` });
+  const seeded = { ...config, seed: repeatSeed(config.seed, repeat) };
   const steps = rates.map((rate, i) =>
-    rateStep(config, {
+    rateStep(seeded, {
       name: stepName({ kind: 'rate', rate }),
       rate,
       arrival: profile.arrival,
@@ -460,6 +510,24 @@ export function partConnections(part: ExecutorPart): number {
   const scheduled = step.pacing.schedule.length;
   const owned = part.executor < Math.min(used, scheduled) ? Math.ceil((scheduled - part.executor) / used) : 0;
   return Math.min(partSlots(part) ?? UNCAPPED_CONNECTION_LIMIT, Math.max(owned, 1));
+}
+
+/**
+ * What the step's record says when its turns ran out before its schedule did (an open loop's
+ * sessions, PartUsage.firstUnstartedSession): how many of its scheduled session starts were sent,
+ * and for a ramp, the rate it reached. Null when the schedule was sent to its end, or the step is
+ * no open loop of sessions.
+ */
+export function scheduleCutNote(step: StepPlan, usages: readonly PartUsage[]): string | null {
+  const pacing = step.pacing;
+  const started = Math.min(...usages.map((u) => u.firstUnstartedSession ?? Infinity));
+  if (pacing.kind !== 'open' || !Number.isFinite(started)) return null;
+  const planned = pacing.schedule.length;
+  const ramp = step.profile.ramp;
+  const reached = ramp
+    ? `: its ramp reached ${rampRate(Math.max(started - 1, 0), planned, ramp.strategy, ramp.startRate, ramp.endRate).toFixed(2)} req/s, not ${ramp.endRate.toFixed(2)}, and its recorded target rates go on past what was sent`
+    : '';
+  return `Its ${step.requests ?? 'allowed'} turns were spent after ${started} of its ${planned} scheduled session starts (its sessions had more turns than planned)${reached}.`;
 }
 
 /** Where the next step starts: after the highest prompt and session any executor of this step took. */

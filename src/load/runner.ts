@@ -8,10 +8,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { redactHeaders, redactUrl, RunConfigSchema, takesMessages, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, type StepSummary } from '../format/result';
+import { describeZodError, SCHEMA_VERSION, type CacheReset, type StepSummary } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
-import { createDispatcher } from './client';
+import { randomBytes } from 'node:crypto';
+import { createDispatcher, wantsUsage } from './client';
+import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -24,7 +26,7 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { executePart } from './execute';
 import { RunGather } from './gather';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -37,7 +39,16 @@ const EXECUTORS = 1;
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
   if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
-  return parsed.data;
+  return withRunSalt(parsed.data);
+}
+
+/**
+ * The run's own salt (config `cache`, docs/workloads.md): drawn here, once per run, unless the run
+ * reuses prompts or was given one. It goes into the result's config with the rest.
+ */
+function withRunSalt(config: RunConfig): RunConfig {
+  if (config.cache.reusePrompts || config.cache.salt !== undefined) return config;
+  return { ...config, cache: { ...config.cache, salt: randomBytes(3).toString('hex') } };
 }
 
 /**
@@ -95,6 +106,8 @@ interface RunParts {
   workload: Workload;
   tokenCounter: TokenCounter;
   gather: RunGather;
+  /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
+  cacheResetter: CacheResetter | null;
 }
 
 /**
@@ -104,7 +117,8 @@ interface RunParts {
 async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
   const { config, options, workload, tokenCounter, gather } = run;
   const parts = partition(step, EXECUTORS, cursor);
-  const stepGather = gather.beginStep(step, repeat, parts.length);
+  const cacheReset = await resetCache(run, step);
+  const stepGather = gather.beginStep(step, repeat, parts.length, cacheReset);
   const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
   const startMs = performance.now();
   stepGather.start(startMs);
@@ -126,12 +140,23 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
       usages.push(e.value);
     }
     next = cursorAfter(cursor, usages);
+    const cut = scheduleCutNote(step, usages);
+    if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
     // Nothing is in flight any more: close the step's sockets without waiting on them.
     await Promise.all(dispatchers.map((d) => d.destroy()));
   }
   return { summary: stepGather.end(), cursor: next };
+}
+
+/** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
+async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
+  if (run.cacheResetter === null) return undefined;
+  const { outcome, foundNone } = await run.cacheResetter.reset();
+  if (outcome.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${outcome.how}).`);
+  if (foundNone) run.gather.warn(`The prefix cache could not be reset before the steps: ${outcome.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  return outcome;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -146,24 +171,23 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
-  let sweepSteps: StepPlan[] | null = null;
+  let sweepFrom: StepSummary[] | null = null;
   for (let repeat = 0; repeat < plan.repeats && !gather.stopped; repeat++) {
     if (repeat > 0) await pauseBetweenRepeats(config, gather, repeat);
     const repeatIndex = config.repeat === undefined ? undefined : repeat;
     const summaries: StepSummary[] = [];
-    for (const step of plan.steps) {
+    // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
+    for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
       const ran = await runStep(run, step, repeatIndex, cursor);
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
     if (config.profile.kind !== 'sweep' || gather.stopped) continue;
-    if (sweepSteps === null) {
-      const placed = planSweepRates(config, summaries);
-      for (const note of placed.notes) gather.log(note.level, note.message);
-      sweepSteps = placed.steps;
-    }
-    for (const step of sweepSteps) {
+    const placed = planSweepRates(config, sweepFrom ?? summaries, repeat);
+    if (sweepFrom === null) for (const note of placed.notes) gather.log(note.level, note.message);
+    sweepFrom ??= summaries;
+    for (const step of placed.steps) {
       if (gather.stopped) break;
       cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
     }
@@ -206,7 +230,11 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     if (probed) gather.log('info', probed.message);
     if (takesMessages(config.endpoint.api) && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
     for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
-    await runSteps({ config, options, workload, tokenCounter, gather }, plan);
+    if (config.request.stream && !wantsUsage(config.request)) {
+      gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+    }
+    const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+    await runSteps({ config, options, workload, tokenCounter, gather, cacheResetter }, plan);
     return await gather.finish();
   } catch (error) {
     await gather.fail(error);

@@ -71,8 +71,8 @@ export interface ApiProtocol {
   needsTerminalEvent: boolean;
   /** The request body before `extraBody`. */
   body(request: PreparedRequest, model: string): Record<string, unknown>;
-  /** Sets over `extraBody` what the measurement depends on (streaming, usage in the stream). */
-  fixBody(body: Record<string, unknown>, stream: boolean, asked: Record<string, unknown>): void;
+  /** Sets over `extraBody` what the measurement depends on: streaming, and usage in the stream unless the run turned it off (`usage` false). */
+  fixBody(body: Record<string, unknown>, stream: boolean, usage: boolean, asked: Record<string, unknown>): void;
   /** One streamed event's JSON (its SSE `event:` type beside it); chunks go to `output` at `now`. */
   readEvent(event: Record<string, unknown>, type: string, output: ResponseOutput, now: number): EventOutcome;
   /** A whole JSON body (no streaming), the answer to `request`. */

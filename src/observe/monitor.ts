@@ -22,6 +22,19 @@ export const CROSS_CHECK_MIN_TOKENS = 16;
 
 type Emit = (event: RunEvent) => void;
 
+/**
+ * The client's side of the cross-check: output tokens it can count (the server's usage, or the
+ * tokenizer over the whole text), and the bounds of those it only estimated (usage off, or a
+ * stream cut before its usage came): at least a token per content chunk, at most max_tokens
+ * (Infinity when nothing bounds a request's output).
+ */
+export interface ClientOutputTokens {
+  counted: number;
+  estimated: { requests: number; atLeast: number; atMost: number };
+  /** Requests that failed (not cancelled): streams the client lost. */
+  failed: number;
+}
+
 export class RunMonitor {
   private readonly scraper: ServerMetricsScraper | null;
   private readonly gpuStore = new SeriesStore();
@@ -122,20 +135,34 @@ export class RunMonitor {
 
   /**
    * The cross-check, once the monitor has stopped: a warning when the server counted more or fewer
-   * generated tokens during the run than the client received, beyond the tolerance. Null when it
-   * agrees, or cannot be judged (no counter, no scrape after the last request, the client's counts
-   * estimated).
+   * generated tokens during the run than the client received, beyond the tolerance. The client's
+   * estimated counts are not compared as counts: only their bounds are (docs/server-metrics.md), and
+   * a side the bounds leave open is said to be unchecked. Null when it agrees, or when there is
+   * nothing to compare (no counter, no scrape after the last request).
    */
-  crossCheck(client: { outputTokens: number; estimated: boolean; failed: number }): string | null {
-    if (client.estimated || !this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
+  crossCheck(client: ClientOutputTokens): string | null {
+    if (!this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
     const server = this.generatedAtEnd - this.generatedAtStart;
-    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, client.outputTokens), CROSS_CHECK_MIN_TOKENS);
-    if (Math.abs(server - client.outputTokens) <= tolerance) return null;
-    const why =
-      server > client.outputTokens
-        ? `the server generated ${server - client.outputTokens} more: another client on the same server, or streams this client lost${client.failed > 0 ? ` (${client.failed} requests failed)` : ''}`
-        : 'the client counted more than the server generated: its token counts may not be the server\'s (check usage), or the server\'s counter was reset';
-    return `Server/client token cross-check: the server counted ${server} generated tokens during the run, the client received ${client.outputTokens} (tolerance ${Math.round(tolerance)}); ${why}.`;
+    const { counted, estimated, failed } = client;
+    const low = counted + estimated.atLeast;
+    const high = counted + estimated.atMost;
+    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, low), CROSS_CHECK_MIN_TOKENS);
+    const received =
+      estimated.requests === 0
+        ? `the client received ${counted}`
+        : `the client received ${counted} counted${estimated.atMost === Infinity ? ` and at least ${estimated.atLeast}` : ` and between ${estimated.atLeast} and ${estimated.atMost}`} more in ${estimated.requests} requests whose counts are estimates`;
+    const head = `Server/client token cross-check: the server counted ${server} generated tokens during the run, ${received} (tolerance ${Math.round(tolerance)})`;
+    if (server > high + tolerance) {
+      const lost = failed > 0 ? ` (${failed} requests failed)` : '';
+      return `${head}; the server generated ${server - high} more: another client on the same server, or streams this client lost${lost}.`;
+    }
+    if (server < low - tolerance) {
+      return `${head}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.`;
+    }
+    if (high === Infinity) {
+      return `${head}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.`;
+    }
+    return null;
   }
 
   /**

@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
 import { formatLabelsText } from '../views/labels';
 import { chooseXAxis, definitionNotes, stepRow } from '../views/result';
+import { localCountsNotes } from '../views/token-counts';
+import { stepLabel } from '../format/step-name';
 import { htmlPage } from './page';
 import { colorOf, dashAttribute, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { formatLocalTime } from '../views/number-format';
@@ -63,7 +65,7 @@ function runTables(run: ReportRun): string {
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
     g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
-  const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const listed = [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported

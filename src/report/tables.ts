@@ -3,13 +3,49 @@
  * people already read and publish: the Markdown table of GuideLLM sweeps, EvalScope-style
  * concurrency columns, and vLLM's "Serving Benchmark Result" block (these keep their tools' names,
  * units and fixed decimals, and import reads them back). Values the document lacks print as `n/a`.
+ * A run that repeated its profile gets one row (or column) per step, each figure the mean across
+ * its repeats ± the half-width of its 95% interval (src/views/repeats.ts); `perRepeat` lists every
+ * repeat on its own instead.
  */
 import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
-import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
-import { meansTable } from '../views/result-tables';
+import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { localCountsNotes } from '../views/token-counts';
+import { meansTable, type MeansColumn } from '../views/result-tables';
+import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
+
+/** How the tables lay out a run that repeated its profile. */
+export interface TableOptions {
+  /** One row per repeat, as the steps are stored, instead of one per step with means across repeats. */
+  perRepeat?: boolean;
+}
+
+/** The rows of a table: each step alone, or a repeated step's repeats together under its name. */
+function rowGroups<S extends Omit<Step, 'requests'>>(steps: readonly S[], options: TableOptions): { label: string; steps: S[] }[] {
+  if (options.perRepeat || !hasRepeats(steps)) return steps.map((step) => ({ label: stepLabel(step), steps: [step] }));
+  return groupByName(steps).map(([name, group]) => ({ label: group.length > 1 ? `${name} (${group.length} repeats)` : stepLabel(group[0] as S), steps: group }));
+}
+
+/**
+ * A figure of a row: its one step's value, or the repeats' mean ± the half-width of its 95%
+ * interval (a repeat without the value is left out of it). `unit`: written after the number(s).
+ */
+function figureOf(values: readonly (number | null | undefined)[], unit?: string, digits = 2): string {
+  const shown = (value: number | null | undefined): string => (unit === undefined ? fixed(value, digits) : withUnit(value, unit, digits));
+  if (values.length === 1) return shown(values[0]);
+  const interval = meanInterval(values.filter(isNumber));
+  if (interval === null) return NOT_AVAILABLE;
+  return interval.halfWidth === null ? shown(interval.mean) : `${fixed(interval.mean, digits)} ± ${shown(interval.halfWidth)}`;
+}
+
+/** What a table of a repeated run says under it about its ± figures. */
+function repeatsNote(steps: readonly Omit<Step, 'requests'>[], options: TableOptions): string[] {
+  return !options.perRepeat && hasRepeats(steps)
+    ? ["A repeated step's figures are the mean of its repeats' values ± the half-width of its 95% Student's t interval (--per-repeat lists each repeat)."]
+    : [];
+}
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -58,17 +94,31 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
+/** A cell of the table of means for a row: its one step's, or its repeats' mean ± the half-width of their 95% interval (requests: summed). */
+function meansCell(column: MeansColumn, summaries: readonly (StepSummary | null)[]): string {
+  const present = summaries.filter((s): s is StepSummary => s !== null);
+  if (summaries.length === 1) return present[0] ? column.cell(present[0]) : NOT_AVAILABLE;
+  if (column.figure === undefined) {
+    return `${present.reduce((n, s) => n + s.requests.completed, 0)} / ${present.reduce((n, s) => n + s.requests.failed, 0)}`;
+  }
+  const { metric, value } = column.figure;
+  const interval = meanInterval(present.map(value).filter(isNumber));
+  if (interval === null) return NOT_AVAILABLE;
+  return interval.halfWidth === null ? formatMetric(metric, interval.mean) : `${formatMetric(metric, interval.mean)} ± ${formatMetric(metric, interval.halfWidth)}`;
+}
+
 /**
  * The table of means the command line prints after a run or an import: the live panel's table
- * (src/views/result-tables.ts meansTable: with TTFO when a step reasoned), in the same names, units and figures, aligned as text.
+ * (src/views/result-tables.ts meansTable: with TTFO when a step reasoned), in the same names, units
+ * and figures, aligned as text; a repeated step's row gives the means across its repeats.
  */
-export function formatTerminalTable(doc: ResultOverview): string {
+export function formatTerminalTable(doc: ResultOverview, options: TableOptions = {}): string {
   const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
   const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
-  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => (step.summary ? c.cell(step.summary) : NOT_AVAILABLE))]);
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, footnote].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n') + '\n';
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -79,11 +129,11 @@ function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
-export function formatMarkdownTable(doc: ResultOverview): string {
+export function formatMarkdownTable(doc: ResultOverview, options: TableOptions = {}): string {
   const { columns, footnote } = headlineColumns(doc);
   const header = ['Benchmark', ...columns.map((c) => c.markdown)];
-  const rows = doc.steps.map((step) => [stepLabel(step), ...columns.map((c) => withUnit(c.value(step.summary), c.unit))]);
-  return `${markdownTable(header, rows)}\n\n${footnote}\n`;
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
+  return [markdownTable(header, rows), footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -95,19 +145,20 @@ export function loadLevelLabel(step: Omit<Step, 'requests'>): string {
   return step.name;
 }
 
-export function formatConcurrencyColumnsMarkdown(doc: ResultOverview): string {
-  const summaries = doc.steps.map((step) => step.summary);
-  const row = (label: string, cell: (s: StepSummary | null) => string) => [label, ...summaries.map(cell)];
+export function formatConcurrencyColumnsMarkdown(doc: ResultOverview, options: TableOptions = {}): string {
+  const columns = rowGroups(doc.steps, options).map(({ steps }) => ({ heading: steps.length > 1 ? `${loadLevelLabel(steps[0] as Omit<Step, 'requests'>)} (${steps.length} repeats)` : loadLevelLabel(steps[0] as Omit<Step, 'requests'>), summaries: steps.map((step) => step.summary) }));
+  const row = (label: string, value: (s: StepSummary | null) => number | null | undefined, unit: string, digits = 2) => [label, ...columns.map((c) => figureOf(c.summaries.map(value), unit, digits))];
+  const count = (summaries: (StepSummary | null)[], pick: (s: StepSummary) => number) => summaries.reduce((n, s) => n + (s ? pick(s) : 0), 0);
   const rows = [
-    row('Time taken', (s) => withUnit(s?.durationSec, 's')),
-    row('QPS', (s) => withUnit(s?.requestsPerSecond, 'req/s')),
-    row('Average latency', (s) => withUnit(msToSec(s?.latencyMs?.mean), 's', 3)),
-    row('Output throughput', (s) => withUnit(s?.outputTokensPerSecond, 'tok/s')),
-    row('Latency p50', (s) => withUnit(msToSec(s?.latencyMs?.p50), 's', 3)),
-    row('Latency p90', (s) => withUnit(msToSec(s?.latencyMs?.p90), 's', 3)),
-    row('Failures', (s) => (s ? `${s.requests.failed} of ${s.requests.total}` : NOT_AVAILABLE)),
+    row('Time taken', (s) => s?.durationSec, 's'),
+    row('QPS', (s) => s?.requestsPerSecond, 'req/s'),
+    row('Average latency', (s) => msToSec(s?.latencyMs?.mean), 's', 3),
+    row('Output throughput', (s) => s?.outputTokensPerSecond, 'tok/s'),
+    row('Latency p50', (s) => msToSec(s?.latencyMs?.p50), 's', 3),
+    row('Latency p90', (s) => msToSec(s?.latencyMs?.p90), 's', 3),
+    ['Failures', ...columns.map((c) => (c.summaries.every((s) => s === null) ? NOT_AVAILABLE : `${count(c.summaries, (s) => s.requests.failed)} of ${count(c.summaries, (s) => s.requests.total)}`))],
   ];
-  return markdownTable(['Concurrency', ...doc.steps.map(loadLevelLabel)], rows) + '\n';
+  return markdownTable(['Concurrency', ...columns.map((c) => c.heading)], rows) + '\n';
 }
 
 // vLLM prints `{:<40} {:<10}`-formatted lines under 50-character centred headings.

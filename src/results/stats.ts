@@ -4,7 +4,7 @@
  * (summary null). Every definition here is spelled out in docs/metrics.md.
  */
 import type { SloConfig } from '../format/config';
-import { PERCENTILES, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
+import { PERCENTILES, type RequestRecord, type SourceCounts, type Stats, type StepProfile, type StepSummary } from '../format/result';
 
 /**
  * The ranks a q-quantile (0 to 1) of n values lies between, and how far past the lower one:
@@ -211,6 +211,8 @@ export class StepAccumulator {
   private outputCounted = 0;
   private inputTokenSum = 0;
   private meetingSlo = 0;
+  /** Completed requests per source of their input and output counts. */
+  private readonly sources: { input: SourceCounts; output: SourceCounts } = { input: {}, output: {} };
   /** Successful measured requests that reasoned; vectors returned (embeddings), and whether any request returned some. */
   private reasoned = 0;
   private embeddingSum = 0;
@@ -283,6 +285,8 @@ export class StepAccumulator {
     this.reasoningChunks.push(reasoning?.chunks ?? 0);
     this.answerChunk.push(reasoning === undefined ? 0 : orNaN(reasoning.answerChunk));
     if (hasSlo(this.slo) && meetsSlo(r, this.slo)) this.meetingSlo++;
+    if (r.inputTokensSource !== null) this.sources.input[r.inputTokensSource] = (this.sources.input[r.inputTokensSource] ?? 0) + 1;
+    if (r.outputTokensSource !== null) this.sources.output[r.outputTokensSource] = (this.sources.output[r.outputTokensSource] ?? 0) + 1;
     this.ttft.push(orNaN(ttftOf(r)));
     this.latency.push(orNaN(latencyOf(r)));
     this.tpot.push(orNaN(tpotOf(r)));
@@ -312,7 +316,8 @@ export class StepAccumulator {
       totalTokensPerSecond: perSecond(this.inputTokenSum + this.outputTokenSum),
       peakOutputTokensPerSecond: this.peakOutputTokensPerSecond(),
       achievedConcurrency: windowMs === null ? null : this.busyMs / windowMs,
-      targetRate: this.profile.rate ?? null,
+      // A ramp's target is its mean over the step; how it moved is in its profile's targetRates.
+      targetRate: this.profile.rate ?? this.profile.ramp?.meanRate ?? null,
       achievedRate: this.achievedSendRate(),
       ttftMs: computeStats(ttft),
       itlMs: computeStats(this.chunkGaps()),
@@ -321,6 +326,7 @@ export class StepAccumulator {
       queueMs: computeStats(this.queue.present()),
       inputTokens: computeStats(this.inputTokens.present()),
       outputTokens: computeStats(this.outputTokens.present()),
+      tokenSources: { input: { ...this.sources.input }, output: { ...this.sources.output } },
       goodput: !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(this.meetingSlo),
       errors: { ...this.errors },
       ...(this.reasoned > 0 ? this.reasoningFigures() : {}),
@@ -404,4 +410,63 @@ export function summarizeStep(requests: readonly RequestRecord[], profile: StepP
   const accumulator = new StepAccumulator(profile, slo);
   for (const r of requests) accumulator.add(r);
   return accumulator.summary();
+}
+
+/**
+ * Student's t 0.975 quantiles (two-sided 95%) for 1 to 30 degrees of freedom, from the standard
+ * tables (Abramowitz & Stegun 26.10), to four decimals.
+ */
+const T_975 = [
+  12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.306, 2.2622, 2.2281, 2.201, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.093, 2.086,
+  2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
+];
+/** The standard normal 0.975 quantile. */
+const Z_975 = 1.959963984540054;
+
+/**
+ * t(0.975, df): the table up to 30 degrees of freedom, beyond it the Cornish-Fisher expansion of t
+ * around the normal quantile (Abramowitz & Stegun 26.7.5), within 1e-4 of the exact value there.
+ */
+export function tQuantile975(df: number): number {
+  if (!Number.isInteger(df) || df < 1) throw new Error(`Degrees of freedom must be a whole number of at least 1, got ${df}.`);
+  if (df <= T_975.length) return T_975[df - 1] as number;
+  const z = Z_975;
+  const g1 = (z ** 3 + z) / 4;
+  const g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96;
+  const g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384;
+  return z + g1 / df + g2 / df ** 2 + g3 / df ** 3;
+}
+
+/**
+ * A figure measured several times (a run's repeats, a tuner's re-measurements): the mean and the
+ * half-width of its 95% interval (null with one value).
+ */
+export interface MeanInterval {
+  n: number;
+  mean: number;
+  halfWidth: number | null;
+}
+
+/** The sample standard deviation (n - 1 in the denominator): how far one measurement of the same thing strays; null below two values. */
+export function sampleStdev(values: readonly number[]): number | null {
+  const n = values.length;
+  if (n < 2) return null;
+  const mean = values.reduce((sum, v) => sum + v, 0) / n;
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (n - 1));
+}
+
+/** Mean ± t(0.975, n - 1) · s / √n over the values (s: the sample standard deviation); null without values. */
+export function meanInterval(values: readonly number[]): MeanInterval | null {
+  const n = values.length;
+  if (n === 0) return null;
+  const mean = values.reduce((sum, v) => sum + v, 0) / n;
+  const stdev = sampleStdev(values);
+  return { n, mean, halfWidth: stdev === null ? null : (tQuantile975(n - 1) * stdev) / Math.sqrt(n) };
+}
+
+/** Steps of each name in order of first appearance: a run with repeats holds one per repeat. */
+export function groupByName<T extends { name: string }>(steps: readonly T[]): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const step of steps) groups.set(step.name, [...(groups.get(step.name) ?? []), step]);
+  return [...groups];
 }

@@ -16,6 +16,7 @@ import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, renameS
 import { SloConfigSchema, type ProfileConfig } from '../format/config';
 import {
   parseResultDocument,
+  type CacheReset,
   type ParseOutcome,
   type RequestRecord,
   type ResultDocument,
@@ -128,9 +129,9 @@ export class ResultWriter {
   }
 
   /** `repeat`: which repeat of the profile the step belongs to, for a run that repeats it. */
-  startStep(name: string, profile: StepProfile, repeat?: number): void {
+  startStep(name: string, profile: StepProfile, repeat?: number, cacheReset?: CacheReset): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString() };
+    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString(), ...(cacheReset ? { cacheReset } : {}) };
     const step: Step = { ...head, summary: null, requests: [] };
     const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"requests":[`;
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));

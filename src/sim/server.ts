@@ -440,6 +440,13 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
       if (api === 'embeddings') return handleEmbeddings(raw, arrivalMs, res);
       return handleGeneration(api, raw, arrivalMs, res);
     }
+    if (path === '/reset_prefix_cache') {
+      // vLLM's (with VLLM_SERVER_DEV_MODE=1): an empty POST, answered 200 once the cache is empty.
+      if (method !== 'POST') throw new HttpError(405, 'MethodNotAllowed', `Use POST for ${path}.`);
+      scheduler.kv.resetPrefixCache();
+      res.writeHead(200).end();
+      return;
+    }
     if (method !== 'GET') throw new HttpError(405, 'MethodNotAllowed', `Use GET for ${path}.`);
     switch (path) {
       case '/health':
@@ -470,7 +477,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
       case '/sim/config':
         return sendJson(res, 200, JSON.stringify(config));
       default:
-        throw new HttpError(404, 'NotFoundError', `No route ${path}: this server serves /v1/models, /v1/chat/completions, /v1/completions, /v1/responses, /v1/embeddings, /health, /metrics and /sim/trace.`);
+        throw new HttpError(404, 'NotFoundError', `No route ${path}: this server serves /v1/models, /v1/chat/completions, /v1/completions, /v1/responses, /v1/embeddings, /health, /metrics, /reset_prefix_cache and /sim/trace.`);
     }
   }
 

@@ -11,7 +11,7 @@ import { ttfoStatsOf, type ResultDocument, type Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
 import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
-import { stepFigures } from './repeats';
+import { hasRepeats, repeatFigures, stepFigures } from './repeats';
 
 type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs' | 'ttfoMs';
 const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl' | 'ttfo'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl', ttfoMs: 'ttfo' };
@@ -34,6 +34,61 @@ export function pairSteps<T extends { name: string }>(a: T[], b: T[]): [T, T][] 
   });
   if (named.length > 0 || a.length !== b.length) return named;
   return a.map((row, i) => [row, b[i] as T]);
+}
+
+/**
+ * Pairs the steps of two runs by name and repeat, as step indexes [of A, of B]: the same step of the
+ * same repeat when both or neither repeated their profile (by position when no name matches, as
+ * pairSteps); when only one did, each of its repeats with the other run's step of that name.
+ * The delta table and the server table of compare pair steps this one way.
+ */
+export function pairStepsByRepeat(a: readonly { name: string; repeat?: number | undefined }[], b: readonly { name: string; repeat?: number | undefined }[]): [number, number][] {
+  const indexed = (steps: typeof a) => steps.map((step, index) => ({ name: step.name, repeat: step.repeat, index }));
+  const [ia, ib] = [indexed(a), indexed(b)];
+  const [ra, rb] = [hasRepeats(a), hasRepeats(b)];
+  if (ra === rb) {
+    const key = (s: { name: string; repeat?: number | undefined }) => `${s.name}\u0000${s.repeat ?? ''}`;
+    const byKey = new Map(ib.map((s) => [key(s), s.index]));
+    const named = ia.flatMap((s): [number, number][] => (byKey.has(key(s)) ? [[s.index, byKey.get(key(s)) as number]] : []));
+    if (named.length > 0 || a.length !== b.length) return named;
+    return ia.map((s) => [s.index, s.index]);
+  }
+  const single = new Map((ra ? ib : ia).map((s) => [s.name, s.index]));
+  return (ra ? ia : ib).flatMap((s): [number, number][] => {
+    const other = single.get(s.name);
+    if (other === undefined) return [];
+    return ra ? [[s.index, other]] : [[other, s.index]];
+  });
+}
+
+/**
+ * B against A when only one of them repeated its profile: the repeated run's mean across repeats,
+ * with its interval, against the other's single value of the same step (rule
+ * `repeat-interval-single`: within noise when the value lies inside the interval).
+ */
+export function repeatedAgainstSingleRows(a: { rows: StepRow[]; repeats?: RepeatRow[] | undefined }, b: { rows: StepRow[]; repeats?: RepeatRow[] | undefined }): DeltaRow[] {
+  const repeatedSide = a.repeats ? 'a' : 'b';
+  const repeated = (a.repeats ?? b.repeats) as RepeatRow[];
+  const single = new Map((repeatedSide === 'a' ? b.rows : a.rows).map((row) => [row.name, row]));
+  return repeated.flatMap((row): DeltaRow[] => {
+    const other = single.get(row.name);
+    if (other === undefined) return [];
+    return [
+      {
+        stepA: repeatedSide === 'a' ? `${row.name} (mean of ${row.repeats} repeats)` : other.name,
+        stepB: repeatedSide === 'b' ? `${row.name} (mean of ${row.repeats} repeats)` : other.name,
+        cells: repeatFigures(repeatedSide === 'a' ? a.rows : b.rows).map(({ metric, statistic, value }, i) => {
+          const cell = row.cells[i];
+          const across = cell?.mean != null ? { n: cell.n, mean: cell.mean, halfWidth: cell.halfWidth } : null;
+          const v = value(other);
+          const point = typeof v === 'number' && Number.isFinite(v) ? { n: 1, mean: v, halfWidth: 0 } : null;
+          const [ca, cb] = repeatedSide === 'a' ? [across, point] : [point, across];
+          const evidence = ca && cb ? { repeatedAgainstSingle: { a: ca, b: cb } } : null;
+          return judgeChange(metric, ca?.mean, cb?.mean, evidence, statistic);
+        }),
+      },
+    ];
+  });
 }
 
 /** Per-request samples of each step, by step name. */
@@ -74,10 +129,15 @@ export function repeatDeltaRows(a: RepeatRow[], b: RepeatRow[]): DeltaRow[] {
 }
 
 /** How the deltas were judged, for the reader: the rules that decided them, and the repeats behind them. */
-function noiseRuleText(deltas: DeltaRow[], repeated: { a: RepeatRow[]; b: RepeatRow[] } | null): string {
+function noiseRuleText(deltas: DeltaRow[], repeats: { a?: RepeatRow[] | undefined; b?: RepeatRow[] | undefined }): string {
   const counts = (rows: RepeatRow[]) => [...new Set(rows.map((r) => r.repeats))].join('/');
-  const repeats = repeated ? `Both runs repeated their profile (A ${counts(repeated.a)}, B ${counts(repeated.b)} repeats). ` : '';
-  return repeats + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)));
+  const said =
+    repeats.a && repeats.b
+      ? `Both runs repeated their profile (A ${counts(repeats.a)}, B ${counts(repeats.b)} repeats). `
+      : repeats.a || repeats.b
+        ? `Only ${repeats.a ? 'A' : 'B'} repeated its profile (${counts((repeats.a ?? repeats.b) as RepeatRow[])} repeats): its figures are means across repeats, each against ${repeats.a ? 'B' : 'A'}'s single value of the same step. `
+        : '';
+  return said + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)));
 }
 
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
@@ -101,11 +161,19 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
   if (chooseXAxis(readA.document.steps).kind !== chooseXAxis(readB.document.steps).kind) {
     notes.push(`The runs use different load shapes (one held concurrencies, the other sent at rates): both are drawn against ${axis.label.toLowerCase()}.`);
   }
-  const repeated = a.repeats && b.repeats ? { a: a.repeats, b: b.repeats } : null;
-  const deltas = repeated ? repeatDeltaRows(repeated.a, repeated.b) : deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
+  const deltas =
+    a.repeats && b.repeats
+      ? repeatDeltaRows(a.repeats, b.repeats)
+      : a.repeats || b.repeats
+        ? repeatedAgainstSingleRows(a, b)
+        : deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
   if ((a.repeats === undefined) !== (b.repeats === undefined)) {
-    notes.push(`Only ${a.repeats ? 'A' : 'B'} repeated its profile: the delta table compares single steps by name, without the intervals across repeats.`);
+    notes.push(
+      `Only ${a.repeats ? 'A' : 'B'} repeated its profile: the delta table compares its mean across repeats, with its 95% interval, with ${a.repeats ? 'B' : 'A'}'s single step of the same name; the server table sets each of its repeats beside that step.`,
+    );
   }
+  // One pairing for the server table and the delta table: by name and repeat.
+  const stepPairs = pairStepsByRepeat(readA.document.steps, readB.document.steps);
   if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
   return {
     a: a.summary,
@@ -113,10 +181,13 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     charts: overlayCharts(a, b),
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
-    noiseRule: noiseRuleText(deltas, repeated),
+    noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }),
     warnings: differences(readA.document, readB.document),
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
-    server: compareServerFigures(readA.document, readB.document, pairSteps),
+    server: compareServerFigures(readA.document, readB.document, (stepsA, stepsB) => stepPairs.flatMap(([i, j]): [(typeof stepsA)[number], (typeof stepsB)[number]][] => {
+      const [sa, sb] = [stepsA[i], stepsB[j]];
+      return sa && sb ? [[sa, sb]] : [];
+    })),
   };
 }
 

@@ -106,21 +106,31 @@ function failureText(row: StepRow): string {
   return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}${cut}`;
 }
 
-/** A column of the table of means, and its cell from a finished step's summary. */
-interface MeansColumn {
+/**
+ * A column of the table of means, and its cell from a finished step's summary; a figure's column
+ * also gives its metric and number, so that a repeated step can show the mean of its repeats.
+ */
+export interface MeansColumn {
   column: TableColumn;
   cell: (summary: StepSummary) => string;
+  figure?: { metric: MetricKey; value: (summary: StepSummary) => number | null | undefined };
 }
 
-const rateColumn = (metric: 'requestsPerSecond' | 'outputTokensPerSecond' | 'embeddingsPerSecond' | 'inputTokensPerSecond'): MeansColumn => ({
-  column: { label: METRICS[metric].label, numeric: true, description: METRICS[metric].definition },
-  cell: (summary) => formatMetric(metric, summary[metric]),
+const figureColumn = (column: TableColumn, metric: MetricKey, value: (summary: StepSummary) => number | null | undefined): MeansColumn => ({
+  column,
+  cell: (summary) => formatMetric(metric, value(summary)),
+  figure: { metric, value },
 });
 
-const meanColumn = (metric: 'ttftMs' | 'ttfoMs' | 'tpotMs' | 'latencyMs' | 'reasoningTokens'): MeansColumn => ({
-  column: { label: METRICS[metric].label, unit: `mean, ${METRICS[metric].unit}`, numeric: true, description: METRICS[metric].definition },
-  cell: (summary) => formatMetric(metric, (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.mean),
-});
+const rateColumn = (metric: 'requestsPerSecond' | 'outputTokensPerSecond' | 'embeddingsPerSecond' | 'inputTokensPerSecond'): MeansColumn =>
+  figureColumn({ label: METRICS[metric].label, numeric: true, description: METRICS[metric].definition }, metric, (summary) => summary[metric]);
+
+const meanColumn = (metric: 'ttftMs' | 'ttfoMs' | 'tpotMs' | 'latencyMs' | 'reasoningTokens'): MeansColumn =>
+  figureColumn(
+    { label: METRICS[metric].label, unit: `mean, ${METRICS[metric].unit}`, numeric: true, description: METRICS[metric].definition },
+    metric,
+    (summary) => (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.mean,
+  );
 
 const REQUESTS_COLUMN: MeansColumn = {
   column: { label: 'requests', unit: 'ok / failed', numeric: true, description: METRICS.failures.definition },

@@ -19,9 +19,11 @@ import {
 } from '../format/messages/result';
 import { METRICS, metricTitle, reasoningCountNotes, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
-import { formatMetric } from './number-format';
 import { hasRepeats, repeatRows } from './repeats';
 import { turnCharts } from './turns';
+import { localCountsNotes } from './token-counts';
+import { unreachedConcurrencyNotes } from './unreached-concurrency';
+import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
 import { commonSeries, engineOf, runSeries } from './server-quantities';
@@ -36,7 +38,8 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps), ...reasoningNotes(doc.steps));
+  notes.push(...doc.steps.flatMap((step) => (step.note ? [`Step "${stepLabel(step)}": ${step.note}`] : [])));
+  notes.push(...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
@@ -87,23 +90,6 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
     })),
     notes,
   };
-}
-
-/** Below this share of its level, a concurrency step is said not to have reached it. */
-const REACHED_CONCURRENCY = 0.75;
-
-/**
- * A concurrency step whose requests in flight stayed well below its level (too few requests for
- * it, a slow ramp, failures) measured a lighter load than its name says; its point sits where it was.
- */
-function unreachedConcurrencyNotes(steps: Step[]): string[] {
-  return steps.flatMap((step) => {
-    const level = step.profile.kind === 'concurrency' ? step.profile.concurrency : undefined;
-    const mean = step.summary?.achievedConcurrency;
-    if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
-    const requests = step.summary?.requests.total ?? step.requests.length;
-    return [`Step "${step.name}" averaged ${formatMetric('achievedConcurrency', mean)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${formatMetric('achievedConcurrency', mean)}.`];
-  });
 }
 
 /**

@@ -28,7 +28,10 @@ export interface LlamaServer {
 /** The installed llama-server and its model, as the start of an argv (the tuner's tests add the rest). */
 export const LLAMA_SERVER_ARGV: readonly string[] = ['chroot', chrootDir, 'llama-server', '-m', '/models/test.gguf'];
 
-export const llamaServerInstalled = (): boolean => existsSync(join(chrootDir, 'models', 'test.gguf'));
+/** The model file every llama-server of the tests serves, as this machine sees it (outside the chroot). */
+export const LLAMA_MODEL_FILE = join(chrootDir, 'models', 'test.gguf');
+
+export const llamaServerInstalled = (): boolean => existsSync(LLAMA_MODEL_FILE);
 
 export interface LlamaOptions {
   /** More server flags (a chat template, a reasoning format). */

@@ -115,7 +115,9 @@ test('a repeated step reads alike wherever a person reads it: the command line\'
     },
   });
   assert.deepEqual(written.join('').match(/^Step \d+: .*$/gm), labels.map((label, i) => `Step ${i + 1}: ${label}`));
-  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 6).map((line) => line.split(' | ')[0]?.trim()), labels);
+  // The final table lists each repeat so with --per-repeat; by default one row per step across its repeats, named as the repeat table names it.
+  assert.deepEqual(formatTerminalTable(doc, { perRepeat: true }).split('\n').slice(2, 6).map((line) => line.split(' | ')[0]?.trim()), labels);
+  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 4).map((line) => line.split(' | ')[0]?.trim()), ['concurrency@1 (2 repeats)', 'concurrency@2 (2 repeats)']);
   assert.deepEqual(tableRows(live).map((row) => row[0]), labels);
   assert.deepEqual(headlines, labels.map((label, i) => `Running step ${i + 1} of 4: ${label}`));
 });

@@ -26,6 +26,8 @@ Options:
   --stat S              the statistic compared with the SLO and drawn for latencies: mean, p50, p90 (default), p99
   --axis A              concurrency or rate (default: what most steps are defined by)
   --title TEXT          the report's title
+  --per-repeat          Markdown: a row per repeat of a repeated run, instead of one per step with
+                        each figure's mean ± half-width of its 95% interval across repeats
   --help                this text
 `;
 
@@ -52,6 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     '--stat': { kind: 'string' },
     '--axis': { kind: 'string' },
     '--title': { kind: 'string' },
+    '--per-repeat': { kind: 'boolean' },
     '--help': { kind: 'boolean' },
   } as const;
   const flags = parseFlags(argv, specs, 'llmbench report');
@@ -69,6 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   const sloText = flags.get('--slo');
   const slo = sloText === undefined ? {} : parseSlo(sloText);
   const groupBy = flags.get('--group-by');
+  const tableOptions = { perRepeat: flags.has('--per-repeat') };
 
   const { runs, problems } = await loadRuns(flags.positionals);
   for (const problem of problems) process.stderr.write(`llmbench report: skipped ${problem}\n`);
@@ -87,7 +91,7 @@ export async function run(argv: string[]): Promise<number> {
       ? renderHtmlReport(model, runs, title)
       : format === 'csv'
         ? formatStepsCsv(runs)
-        : [`# ${title}`, formatRankingMarkdown(model), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
+        : [`# ${title}`, formatRankingMarkdown(model), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc, tableOptions)}\n${formatConcurrencyColumnsMarkdown(r.doc, tableOptions)}`)].join('\n\n');
   await writeFile(out, text);
   process.stdout.write(`Wrote ${format} report of ${runs.length} run(s) to ${out}\n`);
   return problems.length > 0 ? 1 : 0;

@@ -36,6 +36,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--reasoning-tags': { kind: 'string' },
   '--stream': { kind: 'boolean' },
   '--no-stream': { kind: 'boolean' },
+  '--no-usage': { kind: 'boolean' },
   '--profile': { kind: 'string' },
   '--concurrency': { kind: 'string' },
   '--rate': { kind: 'string' },
@@ -74,10 +75,13 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--think-time': { kind: 'string' },
   '--concurrency-unit': { kind: 'string' },
   '--multi-turn': { kind: 'boolean' },
+  '--reuse-prompts': { kind: 'boolean' },
+  '--reset-cache': { kind: 'boolean' },
   '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
+  '--per-repeat': { kind: 'boolean' },
   '--sim': { kind: 'optional' },
   '--dry-run': { kind: 'boolean' },
 };
@@ -96,6 +100,9 @@ Endpoint
   --reasoning-tags TAG   the model writes its reasoning inside <TAG>...</TAG> in the text
                          (no reasoning parser on the server), e.g. --reasoning-tags think
   --stream, --no-stream  streamed responses (default) or whole bodies (no TTFT, no ITL)
+  --no-usage             do not ask a stream for the server's token counts
+                         (stream_options.include_usage), for servers and gateways that refuse
+                         it: counts are then the --tokenizer's or estimated, and marked so
   --header 'Name: value' extra request header (repeatable)
   --api-key-env VAR      send the key held in environment variable VAR as a Bearer token
   --extra-body JSON      fields added to every request body, e.g. '{"ignore_eos": true}'
@@ -141,6 +148,11 @@ Workload
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
+  --reuse-prompts        send the prompts every run of this seed sends: without it, each run's
+                         prompts open with a salt of their own (in the result), so that a
+                         long-lived server's prefix cache cannot serve one run's prompts to the next
+  --reset-cache          empty the server's prefix cache before each step (vLLM with
+                         VLLM_SERVER_DEV_MODE=1: /reset_prefix_cache; SGLang: /flush_cache)
 
 Server metrics (docs/server-metrics.md)
   --server-metrics URL|off        the server's Prometheus metrics to scrape during the run
@@ -160,6 +172,8 @@ Output
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
   --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
   --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
+  --per-repeat           with --repeat, a row per repeat in the final table instead of one per
+                         step with each figure's mean ± half-width of its 95% interval
   --config FILE          JSON run settings (the schema of the extension's settings); flags win;
                          relative paths in the file are read from the file's folder
   --dry-run              print the run configuration as prepared (defaults, paths, endpoint), or
@@ -221,6 +235,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['endpoint.apiKeyEnv', '--api-key-env'],
   ['endpoint.reasoningTags', '--reasoning-tags'],
   ['request.stream', '--stream'],
+  ['request.usage', '--no-usage'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
   ['workload.inputTokens.rangeRatio', '--input-tokens-range'],
@@ -233,6 +248,8 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
+  ['cache.reusePrompts', '--reuse-prompts'],
+  ['cache.resetBeforeStep', '--reset-cache'],
   ['profile.kind', '--profile'],
   ['profile.levels', '--concurrency'],
   ['profile.maxConcurrency', '--concurrency'],
@@ -310,7 +327,7 @@ export async function runCommand(argv: readonly string[], command: string): Prom
     if (flags.has('--dry-run')) return dryRun(request);
     const prepared = prepareOrExplain(request);
     const resultPath = chooseResultPath(flags.get('--out'), prepared.config);
-    return await execute(prepared, { resultPath, format });
+    return await execute(prepared, { resultPath, format, perRepeat: flags.has('--per-repeat') });
   } finally {
     await sim?.close();
   }
@@ -392,6 +409,7 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (flags.has('--stream') && flags.has('--no-stream')) throw new UsageError('--stream and --no-stream contradict each other; give one');
   if (flags.has('--stream')) put('request', 'stream', true);
   if (flags.has('--no-stream')) put('request', 'stream', false);
+  if (flags.has('--no-usage')) put('request', 'usage', false);
   const extraBody = flags.get('--extra-body');
   if (extraBody !== undefined) put('request', 'extraBody', parseExtraBody(extraBody));
   const timeoutSec = number('--timeout', RULES.timeout);
@@ -401,6 +419,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (workload) settings.workload = workload;
   const tokenizer = flags.get('--tokenizer');
   if (tokenizer !== undefined) settings.tokenizer = tokenizer;
+  if (flags.has('--reuse-prompts')) put('cache', 'reusePrompts', true);
+  if (flags.has('--reset-cache')) put('cache', 'resetBeforeStep', true);
 
   const profile = profileFromFlags(flags, fileSettings);
   if (profile) settings.profile = profile;
@@ -639,7 +659,7 @@ function isExistingDirectory(path: string): boolean {
 
 async function execute(
   { config, apiKey, warnings }: PreparedRun,
-  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
+  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
@@ -678,7 +698,7 @@ async function execute(
   }
   progress.finish();
 
-  process.stdout.write(`\n${formatTerminalTable(doc)}`);
+  process.stdout.write(`\n${formatTerminalTable(doc, { perRepeat: options.perRepeat })}`);
   if (options.format === 'vllm') {
     doc.steps.forEach((_, index) => process.stdout.write(`\n${formatVllmBlock(doc, index)}`));
   }

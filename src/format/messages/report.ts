@@ -52,10 +52,12 @@ export const RankingRowSchema = z.object({
   group: z.string(),
   /** The heaviest step that met the SLO, or null when none did. */
   step: z.string().nullable(),
+  /** For a run that repeated its profile: how many repeats every figure of the row is the mean of (absent: one step's figures). */
+  repeats: z.number().int().positive().optional(),
   load: nullableNumber,
   requestsPerSecond: nullableNumber,
   outputTokensPerSecond: nullableNumber,
-  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
+  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (the mean across the step's repeats, as every figure of the row). */
   outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
   /** TTFO (its TTFT without reasoning), and the step's mean reasoning and answer tokens; set when some run reasoned. */

@@ -155,7 +155,7 @@ export const ResultViewSchema = z.object({
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
 /** Which rule decided whether a change is within noise (src/views/noise.ts). */
-export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'small-change'] as const;
+export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'repeat-interval-single', 'small-change'] as const;
 export const NoiseRuleSchema = z.enum(NOISE_RULES);
 export type NoiseRule = z.infer<typeof NoiseRuleSchema>;
 
