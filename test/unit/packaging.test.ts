@@ -63,6 +63,8 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
     assert.deepEqual(files, [
       'LICENSE',
       'README.md',
+      // npm packs every README* whatever `files` says: the Chinese one rides along.
+      'README.zh-cn.md',
       'dist/cli.js',
       'dist/engine-worker.js',
       'dist/sim-worker.js',
