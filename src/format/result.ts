@@ -123,6 +123,21 @@ export const RequestRecordSchema = z.object({
   /** For a multi-turn run: the session (in order of start) and the turn within it (0-based); null for single requests. */
   session: z.number().int().nonnegative().nullable().optional(),
   turn: z.number().int().nonnegative().nullable().optional(),
+  /** For a run over several endpoints (`endpoints` in its config): which one it went to, an index into the document's `endpoints`. */
+  endpoint: z.number().int().nonnegative().optional(),
+  /**
+   * For a trace step: the row replayed. `scheduledMs` is its recorded time after the replayed
+   * slice's first row, divided by the time scale; `recordedMs` is the time as the file records it
+   * (ms after the trace's first row, unscaled). `promptLate`: its prompt was built after its send
+   * time (the client could not keep up), so its lateness is the client's.
+   */
+  trace: z
+    .object({
+      line: z.number().int().positive(),
+      recordedMs: z.number(),
+      promptLate: z.boolean().optional(),
+    })
+    .optional(),
   /** Present when the response reasoned (reasoning text, or reasoning tokens in its usage); absent otherwise. */
   reasoning: ReasoningRecordSchema.optional(),
   /** Embedding vectors returned (api embeddings). */
@@ -135,8 +150,35 @@ export const RequestRecordSchema = z.object({
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
 
+/** What the reading of a trace found, by reason, each with the first line it happened at. */
+const LineCountSchema = z.object({ count: z.number().int().nonnegative(), firstLine: z.number().int().positive() });
+
+/** A trace step's source as replayed: the file, the slice, and what reading it found before the step. */
+export const TraceReplaySchema = z.object({
+  path: z.string(),
+  format: z.enum(['mooncake', 'azure', 'burstgpt', 'columns']),
+  timeScale: z.number().positive(),
+  window: z.object({ startSec: z.number().nonnegative(), endSec: z.number().nonnegative().optional() }).optional(),
+  maxRequests: z.number().int().positive().optional(),
+  /** Data rows read, entries replayed (after the window, the bad and failed rows, the limits). */
+  rows: z.number().int().nonnegative(),
+  requests: z.number().int().nonnegative(),
+  /** Bad rows skipped (--skip-bad-rows), by reason. */
+  skipped: z.record(z.string(), LineCountSchema),
+  /** BurstGPT's recorded failures (0 response tokens), left out. */
+  failedRequests: LineCountSchema.nullable(),
+  /** Rows before the window's start. */
+  beforeWindow: z.number().int().nonnegative(),
+  /** The replayed rows' recorded span: seconds from the slice's first row to its last, before and after the time scale. */
+  recordedSpanSec: z.number().nonnegative(),
+  scaledSpanSec: z.number().nonnegative(),
+  /** Requests per second the trace asks for over the step (scaled time, seconds from the step start): up to 200 even buckets. */
+  recordedRates: z.array(z.object({ atSec: z.number().nonnegative(), rate: z.number().nonnegative() })),
+});
+export type TraceReplay = z.infer<typeof TraceReplaySchema>;
+
 export const StepProfileSchema = z.object({
-  kind: z.enum(['synchronous', 'concurrency', 'rate', 'throughput', 'schedule']),
+  kind: z.enum(['synchronous', 'concurrency', 'rate', 'throughput', 'schedule', 'trace']),
   concurrency: z.number().int().positive().optional(),
   /** Target rate in requests per second (open loop). */
   rate: z.number().positive().optional(),
@@ -153,6 +195,8 @@ export const StepProfileSchema = z.object({
       meanRate: z.number().positive().optional(),
     })
     .optional(),
+  /** A trace step's source (profile kind `trace`). */
+  trace: TraceReplaySchema.optional(),
 });
 export type StepProfile = z.infer<typeof StepProfileSchema>;
 
@@ -234,6 +278,19 @@ export const CacheResetSchema = z.object({ done: z.boolean(), how: z.string() })
 export type CacheReset = z.infer<typeof CacheResetSchema>;
 
 /**
+ * Failover moved an endpoint's share of the requests (`out`: after its consecutive failures, for
+ * its cool-off) or gave it back (`back`: a request to it succeeded again after a cool-off).
+ */
+export const FailoverEventSchema = z.object({
+  atMs: z.number(),
+  endpoint: z.number().int().nonnegative(),
+  event: z.enum(['out', 'back']),
+  /** Why: the failures that put it out, or what brought it back. */
+  reason: z.string(),
+});
+export type FailoverEvent = z.infer<typeof FailoverEventSchema>;
+
+/**
  * A step's TTFO: its own figure when a response reasoned, else its TTFT, which is the same thing
  * when nothing reasoned (and all an older file has). A step whose responses reasoned but never
  * answered has none (null), not its TTFT.
@@ -260,6 +317,10 @@ export const StepSchema = z.object({
   summary: StepSummarySchema.nullable(),
   /** How the step ran other than planned: a sweep step run past its duration to measure a rate, an open loop's turns spent before its schedule. */
   note: z.string().optional(),
+  /** In a run over several endpoints: each endpoint's figures over the step (its records alone), beside the step's summary. */
+  endpoints: z.array(z.object({ endpoint: z.number().int().nonnegative(), summary: StepSummarySchema })).optional(),
+  /** Endpoints taken out and back by failover during the step (times in ms from the step start). */
+  failovers: z.array(FailoverEventSchema).optional(),
   requests: z.array(RequestRecordSchema),
   /**
    * Server and GPU samples taken since the previous step ended, up to this step's end (written with
@@ -293,6 +354,12 @@ export const ResultDocumentSchema = z.object({
   createdAt: z.string(),
   finishedAt: z.string().nullable().optional(),
   endpoint: z.object({ baseUrl: z.string(), api: ApiKindSchema, model: z.string() }),
+  /**
+   * A run over several endpoints: each one (URLs redacted), in the order records' `endpoint`
+   * index them, and how requests were spread. `endpoint` above is the first.
+   */
+  endpoints: z.array(z.object({ baseUrl: z.string(), api: ApiKindSchema, model: z.string() })).optional(),
+  endpointStrategy: z.enum(['round-robin', 'least-in-flight']).optional(),
   labels: LabelsSchema,
   /** The run configuration as asked (secret header values redacted); free-form for imports. */
   config: z.record(z.string(), z.unknown()),

@@ -98,7 +98,7 @@ class ReportPanel {
         : format === 'csv'
           ? formatStepsCsv(this.runs)
           : [`# ${this.title}`, formatRankingMarkdown(model), ...this.runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
-    const filters: Record<string, Record<string, string[]>> = { html: { 'HTML report': ['html'] }, csv: { CSV: ['csv'] }, md: { Markdown: ['md'] } };
+    const filters: Record<string, Record<string, string[]>> = { html: { [vscode.l10n.t('HTML report')]: ['html'] }, csv: { CSV: ['csv'] }, md: { Markdown: ['md'] } };
     const saved = await saveWithDialog(encoder.encode(text), defaultUri(`llmbench-report.${format}`), filters[format] ?? {});
     if (saved) void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: report saved to {0}.', vscode.workspace.asRelativePath(saved)));
   }

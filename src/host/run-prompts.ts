@@ -11,7 +11,7 @@ import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
 import { cleanLabels, LABEL_KEYS } from './labels';
 import { formatLabelsText } from '../views/labels';
-import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
+import { PresetSettingsSchema, presetFieldSetting, presets, tracePreset } from '../run/presets';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
@@ -174,6 +174,19 @@ async function pickModel(
 }
 
 const CONFIG_FILE = Symbol('config file');
+const TRACE_FILE = Symbol('trace file');
+
+/** A trace file to replay, picked in the file dialog. */
+async function pickTraceFile(title: string): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    openLabel: vscode.l10n.t('Replay this trace'),
+    filters: { [vscode.l10n.t('Traces (JSONL, CSV)')]: ['jsonl', 'csv', 'json'], [vscode.l10n.t('All files')]: ['*'] },
+    ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
+  });
+  return picked?.[0]?.fsPath;
+}
 
 async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/*.json', '{**/node_modules/**,**/*.llmbench.json,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
@@ -293,9 +306,14 @@ export async function promptRunPlan(
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
   if (!presetSettings.success) void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: some preset settings are invalid; using the defaults for them.'));
-  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE>(
+  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE | typeof TRACE_FILE>(
     [
       ...choices.map((p) => ({ label: p.label, detail: p.detail, value: p })),
+      {
+        label: `$(history) ${vscode.l10n.t('Replay a trace…')}`,
+        detail: vscode.l10n.t('A production trace (Mooncake JSONL, Azure or BurstGPT CSV), each request at its recorded time (settings llmBench.traceTimeScale, llmBench.traceSkipBadRows)'),
+        value: TRACE_FILE,
+      },
       { label: `$(file) ${vscode.l10n.t('From a config file…')}`, detail: vscode.l10n.t('A JSON run configuration in the workspace'), value: CONFIG_FILE },
     ],
     vscode.l10n.t('{0} (3/4): profile', title),
@@ -309,6 +327,10 @@ export async function promptRunPlan(
     if (!uri) return undefined;
     file = await readConfigFile(uri);
     if (!file) return undefined;
+  } else if (profile === TRACE_FILE) {
+    const path = await pickTraceFile(vscode.l10n.t('{0} (3/4): trace file', title));
+    if (!path) return undefined;
+    overrides = { ...tracePreset(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}), path).config };
   } else {
     overrides = { ...profile.config };
   }

@@ -7,16 +7,17 @@
  * knows nothing of how executors pace their requests (execute.ts) or where they run.
  */
 import { performance } from 'node:perf_hooks';
-import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
+import { endpointsOf, redactSecrets, redactUrl, runSecrets, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
-import type { CacheReset, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
+import type { CacheReset, FailoverEvent, RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
 import { RunMonitor, type ClientOutputTokens } from '../observe/monitor';
 import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import type { ExecutorSink, StepSignals } from './execute';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
+import { SendCounter, traceStepWarnings } from './trace-gather';
 import type { RunOptions } from './types';
 
 /** The run stops when its first requests all fail this way: retrying cannot help. */
@@ -77,6 +78,9 @@ class StepProgress {
   private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
   private recentTtft: number[] = [];
   private recentLatency: number[] = [];
+  /** Sends over the last second, and the send lateness of a trace step so far. */
+  readonly sends = new SendCounter();
+  private readonly traceStep: boolean;
 
   constructor(
     private readonly stepIndex: number,
@@ -84,8 +88,10 @@ class StepProgress {
     private readonly plannedRequests: number | null,
     private readonly plannedDurationSec: number | null,
     executors: number,
+    traceStep = false,
   ) {
     this.inFlightBy = new Array<number>(executors).fill(0);
+    this.traceStep = traceStep;
   }
 
   /** Requests in flight, summed over the executors. */
@@ -94,11 +100,14 @@ class StepProgress {
   }
 
   setInFlight(executor: number, count: number): void {
+    // An executor says its count after each send (one more) and each end (one less).
+    if (count > (this.inFlightBy[executor] ?? 0)) this.sends.sent(performance.now());
     this.inFlightTotal += count - (this.inFlightBy[executor] ?? 0);
     this.inFlightBy[executor] = count;
   }
 
   add(r: RequestRecord): void {
+    if (this.traceStep && r.error?.kind !== 'cancelled') this.sends.late(r.sentMs - r.scheduledMs);
     if (r.error === null) {
       this.completed++;
       this.recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
@@ -128,6 +137,7 @@ class StepProgress {
       outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
       recentTtftMs: this.recentTtft,
       recentLatencyMs: this.recentLatency,
+      ...(this.traceStep ? { sentPerSecond: this.sends.perSecond(now, windowSec), sendLatenessMs: this.sends.lateness() } : {}),
     };
     this.recentTtft = [];
     this.recentLatency = [];
@@ -142,9 +152,8 @@ class StepProgress {
  */
 export class RunGather {
   private readonly stopRun = new AbortController();
-  /** Set once any request got an answer that shows the endpoint is usable. */
-  private endpointUsable = false;
-  private hopelessCount = 0;
+  /** Per endpoint (one unless `endpoints`): set once a request got an answer that shows it usable, or its first requests all hopeless. */
+  private readonly judged: { usable: boolean; hopeless: number; verdict: string | null }[];
   private failure: string | null = null;
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
@@ -160,7 +169,7 @@ export class RunGather {
   private readonly secrets: string[];
 
   constructor(
-    private readonly config: RunConfig,
+    readonly config: RunConfig,
     private readonly options: RunOptions,
     private readonly writer: ResultWriter,
     /** The server's metrics and the GPUs, watched on the run's clock. */
@@ -168,8 +177,16 @@ export class RunGather {
     /** performance.now() at the origin of the run's clock. */
     private readonly clockOrigin: number,
   ) {
-    this.secrets = knownSecrets(config.endpoint, options.apiKey);
+    this.secrets = runSecrets(config, options.apiKeys ?? [options.apiKey]);
     this.outputBound = outputTokensBound(config);
+    this.judged = endpointsOf(config).map(() => ({ usable: false, hopeless: 0, verdict: null }));
+  }
+
+  /** Says something of the run in its log; a warning is kept in the file's warnings too. */
+  note({ level, message }: { level: 'info' | 'warn'; message: string }): void {
+    const said = this.redact(message);
+    this.log(level, said);
+    if (level === 'warn') this.writer.addWarning(said);
   }
 
   /** A step ends once this many of its requests have failed (`limits.maxErrors`). */
@@ -257,12 +274,13 @@ export class RunGather {
   }
 
   /** Closes a step in the file with its summary, on the run's clock. */
-  endStep(stepIndex: number, name: string, note: string | null, startMs: number): StepSummary {
+  endStep(stepIndex: number, name: string, note: string | null, startMs: number, failovers: FailoverEvent[] = []): StepSummary {
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
+      failovers,
     });
     this.emit({ type: 'step-end', stepIndex, name, summary });
     return summary;
@@ -352,20 +370,35 @@ export class RunGather {
     return ['complete', null];
   }
 
-  /** Notes the run-level verdict a record gives: the first requests all hopeless end the run. */
+  /**
+   * Notes the verdict a record gives on its endpoint: an endpoint whose first requests all fail
+   * hopelessly cannot serve the run. The run ends when every endpoint is so; while another serves,
+   * it goes on, saying which endpoint failed (its requests fail, or go elsewhere with failover).
+   */
   private judgeEndpoint(record: RequestRecord): void {
-    if (this.endpointUsable || record.error?.kind === 'cancelled') return;
+    const index = record.endpoint ?? 0;
+    const judged = this.judged[index];
+    if (judged === undefined || judged.usable || judged.verdict !== null || record.error?.kind === 'cancelled') return;
     const hopeless = hopelessFailure(record);
     if (hopeless === null) {
-      this.endpointUsable = true;
+      judged.usable = true;
       return;
     }
-    this.hopelessCount++;
-    if (this.hopelessCount >= FAIL_FAST_AFTER && this.failure === null) {
-      this.failure = `The first ${this.hopelessCount} requests to ${redactUrl(this.config.endpoint.baseUrl)} failed: ${hopeless}. The run was stopped rather than send more.`;
-      this.log('error', this.failure);
-      this.cancel();
+    judged.hopeless++;
+    if (judged.hopeless < FAIL_FAST_AFTER) return;
+    const url = redactUrl(endpointsOf(this.config)[index]?.baseUrl ?? this.config.endpoint.baseUrl);
+    judged.verdict = `The first ${judged.hopeless} requests to ${url} failed: ${hopeless}.`;
+    if (this.judged.some((j) => j.verdict === null)) {
+      this.note({
+        level: 'warn',
+        message: `${judged.verdict} The run goes on with the other endpoints; ${this.config.failover ? 'failover sends its requests to them while it fails' : 'its share of the requests fails (add --url-failover to move it to the others)'}.`,
+      });
+      return;
     }
+    if (this.failure !== null) return;
+    this.failure = `${this.judged.map((j) => j.verdict).join(' ')} The run was stopped rather than send more.`;
+    this.log('error', this.failure);
+    this.cancel();
   }
 
   /** A request this machine could not send ends the run: what it measured would be the client's limit, not the server. */
@@ -391,6 +424,10 @@ export class StepGather {
   private progressTimer: NodeJS.Timeout | undefined;
   /** Set when the duration ended with no rate measured: nothing more is sent, what is in flight finishes. */
   private overrun: string | null = null;
+  /** What failover did during the step. */
+  private readonly failovers: FailoverEvent[] = [];
+  /** Trace steps: requests whose prompt was built after their send time. */
+  private promptsLate = 0;
 
   constructor(
     private readonly run: RunGather,
@@ -417,7 +454,7 @@ export class StepGather {
   start(startMs: number): void {
     const { step, run } = this;
     this.startMs = startMs;
-    const progress = new StepProgress(this.stepIndex, startMs, step.requests, step.durationSec, this.executors);
+    const progress = new StepProgress(this.stepIndex, startMs, step.requests, step.durationSec, this.executors, step.pacing.kind === 'trace');
     this.progress = progress;
     run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
@@ -452,10 +489,17 @@ export class StepGather {
       record: (raw) => {
         const r = run.addRecord(raw);
         progress.add(r);
+        if (r.trace?.promptLate) this.promptsLate++;
         if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
           run.log('warn', `${step.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
           this.stopStep.abort();
         }
+      },
+      failover: (event) => {
+        const url = redactUrl(endpointsOf(run.config)[event.endpoint]?.baseUrl ?? '');
+        const said = { ...event, reason: run.redact(event.reason) };
+        this.failovers.push(said);
+        run.log('warn', `${step.name}: endpoint ${event.endpoint} (${url}) ${event.event === 'out' ? 'is out' : 'is back'} at ${(event.atMs / 1000).toFixed(1)} s: ${said.reason}.`);
       },
     };
   }
@@ -476,6 +520,8 @@ export class StepGather {
   /** The step's last progress, its summary in the file and its step-end event. */
   end(): StepSummary {
     if (this.progress !== null) this.run.emit({ type: 'progress', snapshot: this.progress.snapshot() });
-    return this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs);
+    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, this.failovers);
+    if (this.step.pacing.kind === 'trace') for (const message of traceStepWarnings(this.step.name, summary, this.promptsLate)) this.run.note({ level: 'warn', message });
+    return summary;
   }
 }

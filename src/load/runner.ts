@@ -7,7 +7,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { redactHeaders, redactUrl, RunConfigSchema, takesMessages, type Labels, type RunConfig } from '../format/config';
+import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, takesMessages, type Labels, type RunConfig } from '../format/config';
+import type { TraceReplay } from '../format/result';
+import { describeLeftOut } from '../workload/trace';
+import { scanTrace } from '../workload/trace-scan';
 import { describeZodError, SCHEMA_VERSION, type CacheReset, type StepSummary } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
@@ -24,9 +27,9 @@ import type { TokenCounter, Workload } from '../workload/types';
 import type { RunBenchmark, RunOptions } from './types';
 import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
-import { executePart } from './execute';
+import { executePart, preparePart } from './execute';
 import { RunGather } from './gather';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -86,10 +89,17 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
     tool: { name: packageJson.name, version: packageJson.version },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
+    ...(config.endpoints !== undefined
+      ? {
+          endpoints: config.endpoints.map((e) => ({ baseUrl: redactUrl(e.baseUrl), api: e.api, model: e.model })),
+          endpointStrategy: config.endpointStrategy ?? 'round-robin',
+        }
+      : {}),
     labels,
     config: {
       ...config,
       endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
+      ...(config.endpoints !== undefined ? { endpoints: config.endpoints.map(shownEndpoint) } : {}),
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
     // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).
@@ -97,6 +107,28 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
     ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
   } as const;
+}
+
+/** What the run says about its trace before it starts: what it replays, and what it left out (in the log and the file's warnings). */
+function traceNotes(trace: TraceReplay): { level: 'info' | 'warn'; message: string }[] {
+  const notes: { level: 'info' | 'warn'; message: string }[] = [
+    {
+      level: 'info',
+      message: `Trace ${trace.path} (${trace.format}): ${trace.requests} requests over ${trace.recordedSpanSec.toFixed(1)} s as recorded${trace.timeScale !== 1 ? `, replayed in ${trace.scaledSpanSec.toFixed(1)} s (time scale ${trace.timeScale})` : ''}.`,
+    },
+  ];
+  const leftOut = describeLeftOut(trace.path, {
+    format: trace.format,
+    rows: trace.rows,
+    entries: trace.requests,
+    skipped: trace.skipped,
+    failedRequests: trace.failedRequests,
+    beforeWindow: trace.beforeWindow,
+    stoppedAt: null,
+    recordedSpanMs: null,
+  });
+  if (leftOut !== null) notes.push({ level: 'warn', message: leftOut });
+  return notes;
 }
 
 /** What the steps of a run share, in this thread. */
@@ -118,6 +150,8 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
   const { config, options, workload, tokenCounter, gather } = run;
   const parts = partition(step, EXECUTORS, cursor);
   const cacheReset = await resetCache(run, step);
+  // Readied before the step opens: a trace's first prompts are built, not timed.
+  const prepared = await Promise.all(parts.map((part) => preparePart(part, { config, tokenCounter })));
   const stepGather = gather.beginStep(step, repeat, parts.length, cacheReset);
   const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
   const startMs = performance.now();
@@ -126,7 +160,7 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
   try {
     const executed = await Promise.allSettled(
       parts.map((part, i) => {
-        const env = { config, apiKey: options.apiKey, workload, tokenCounter, dispatcher: dispatchers[i] as Dispatcher };
+        const env = { config, apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}), workload, tokenCounter, dispatcher: dispatchers[i] as Dispatcher, ...prepared[i] };
         return executePart(part, startMs, env, stepGather.signals, stepGather.sinkFor(i)).catch((error: unknown) => {
           // One executor's engine failure ends the step for all of them.
           stepGather.stopNow();
@@ -203,14 +237,16 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
   const tokenCounter = await createTokenCounter(config.tokenizer);
   const workload = await createWorkload(config, tokenCounter);
+  // A trace is read once before anything is sent: a bad row stops the run here, with its line.
+  const trace: TraceReplay | undefined = config.profile.kind === 'trace' ? await scanTrace(traceSourceOf(config.profile), traceRequestLimit(config)) : undefined;
   // The plan is made before the file exists so that a bad schedule creates no file.
-  const plan = planRun(config);
+  const plan = planRun(config, trace);
   checkFileDescriptors(plan.mostConnections);
   // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
   const probed = await probeEngineLabels(config, options);
   // The run's clock starts here: the first scrape and every step's start are on it.
   const clockOrigin = performance.now();
-  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
+  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin, options.apiKeys);
   let writer: ResultWriter;
   try {
     // The hardware found fills the hardware/gpus labels the user left empty.
@@ -234,6 +270,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
       gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
     }
     const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+    if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
     await runSteps({ config, options, workload, tokenCounter, gather, cacheResetter }, plan);
     return await gather.finish();
   } catch (error) {

@@ -7,10 +7,11 @@
  */
 import type { Labels, RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
-import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerMetricsInfo } from '../format/server-metrics';
+import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
 import { withApiKey } from './probe-core';
 import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './metrics-scraper';
+import { ReplicaScrapers, type MetricsScraping } from './replica-metrics';
 
 /**
  * The server's and the client's generated-token counts may differ by this share of the larger
@@ -36,7 +37,7 @@ export interface ClientOutputTokens {
 }
 
 export class RunMonitor {
-  private readonly scraper: ServerMetricsScraper | null;
+  private readonly scraper: MetricsScraping | null;
   private readonly gpuStore = new SeriesStore();
   private gpuSampler: GpuSampler | null = null;
   private readonly gpuIntervalMs: number;
@@ -59,8 +60,8 @@ export class RunMonitor {
    * Looks at what can be watched: one scrape of /metrics (it names the engine and tells whether the
    * URL answers) and one reading of the GPU tools, both bounded in time. `now` is the run's clock.
    */
-  static async open(config: RunConfig, apiKey: string | undefined, now: () => number): Promise<RunMonitor> {
-    const monitor = new RunMonitor(config, apiKey, now);
+  static async open(config: RunConfig, apiKey: string | undefined, now: () => number, apiKeys?: readonly (string | undefined)[]): Promise<RunMonitor> {
+    const monitor = new RunMonitor(config, apiKey, now, apiKeys);
     const [detected] = await Promise.all([detectHardware((message) => monitor.warn('gpu', message)), monitor.scraper?.scrapeOnce()]);
     monitor.hardware = detected?.hardware;
     if (detected) for (const series of gpuSamples(detected.readings, now())) monitor.gpuStore.add(series, series.samples[0]!);
@@ -71,23 +72,35 @@ export class RunMonitor {
     config: RunConfig,
     apiKey: string | undefined,
     private readonly now: () => number,
+    apiKeys?: readonly (string | undefined)[],
   ) {
     const settings = config.serverMetrics;
     this.gpuIntervalMs = Math.max(settings.intervalMs, SERVER_METRICS_INTERVAL.defaultMs);
+    const onSamples = (series: MetricSeries[], engine: ServerEngine): void => {
+      this.noteGenerated(series);
+      this.noteAborted(series);
+      this.emit({ type: 'sampled', engine, series });
+    };
+    // Several endpoints, and no one URL named: each endpoint's own /metrics, scraped together.
+    const replicas = config.endpoints !== undefined && settings.url === undefined ? config.endpoints : null;
     this.scraper =
       settings.url === 'off'
         ? null
-        : new ServerMetricsScraper({
+        : replicas !== null
+          ? new ReplicaScrapers(
+              replicas.map((endpoint, i) => ({ url: defaultMetricsUrl(endpoint.baseUrl), headers: withApiKey(endpoint.headers, apiKeys?.[i] ?? (i === 0 ? apiKey : undefined)) })),
+              settings,
+              now,
+              (message) => this.warn('server', message),
+              onSamples,
+            )
+          : new ServerMetricsScraper({
             url: settings.url ?? defaultMetricsUrl(config.endpoint.baseUrl),
             config: settings,
             headers: withApiKey(config.endpoint.headers, apiKey),
             now,
             warn: (message) => this.warn('server', message),
-            onSamples: (series, engine) => {
-              this.noteGenerated(series);
-              this.noteAborted(series);
-              this.emit({ type: 'sampled', engine, series });
-            },
+            onSamples,
           });
   }
 

@@ -115,6 +115,13 @@ ${ranking}
 <h2>Knees</h2>
 ${table(knees.columns, knees.rows, 'knees')}
 <p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>
+${model.endpoints
+  .map(
+    (run) => `<h2>Per endpoint: ${escapeHtml(run.name)}</h2>
+${table(run.table.columns, run.table.rows, 'endpoints')}
+${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}`,
+  )
+  .join('\n')}
 <h2>Curves</h2>
 ${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
 ${legend}

@@ -13,6 +13,8 @@ import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type Repo
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 import { localCountsNotes } from '../views/token-counts';
+import { endpointLines } from '../views/endpoint-figures';
+import { traceNotes, traceTable } from '../views/trace-figures';
 import { meansTable, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
 
@@ -119,6 +121,24 @@ export function formatTerminalTable(doc: ResultOverview, options: TableOptions =
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
   return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel)].join('\n') + '\n';
+}
+
+/**
+ * What a terminal shows after the step table of a run over several endpoints or of a trace: each
+ * step's figures per endpoint beside its total (and what failover did), and each trace step's
+ * replay (rows left out, send lateness). Empty for other runs.
+ */
+export function formatRunDetails(doc: ResultOverview): string {
+  const lines: string[] = [];
+  const trace = traceTable(doc.steps);
+  if (trace !== null) {
+    const header = trace.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label));
+    const [headerLine = '', ...body] = alignColumns([header, ...trace.rows]);
+    lines.push('Trace replay (send lateness: sent minus recorded time, scaled):', headerLine, '-'.repeat(headerLine.length), ...body, ...traceNotes(doc.steps), '');
+  }
+  const endpoints = endpointLines(doc, (rows) => alignColumns(rows));
+  if (endpoints.length > 0) lines.push(...endpoints, '');
+  return lines.length === 0 ? '' : `\n${lines.join('\n')}`;
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -232,8 +252,10 @@ function markdownTextTable(table: TextTable): string {
 
 /**
  * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
- * export's tables (the same columns, names and figures), with what they say under them.
+ * export's tables (the same columns, names and figures), with what they say under them, then each
+ * run's figures per endpoint for runs over several.
  */
 export function formatRankingMarkdown(model: ReportModel): string {
-  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  const endpoints = model.endpoints.map((run) => `\n## Per endpoint: ${run.name}\n\n${markdownTextTable(run.table)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
 }

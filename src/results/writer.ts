@@ -24,6 +24,7 @@ import {
   type Step,
   type StepProfile,
   type StepSummary,
+  type FailoverEvent,
 } from '../format/result';
 import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
@@ -41,6 +42,8 @@ export interface StepEnding {
   startMs?: number;
   endMs?: number;
   sampled?: MetricSeries[];
+  /** What failover did during the step (a run over several endpoints). */
+  failovers?: FailoverEvent[];
 }
 
 /** Closes an open step whose summary is not known yet. */
@@ -106,7 +109,7 @@ export class ResultWriter {
   private fileBytes = 0;
   /** What ends the file now: closes the open step (if any), the steps and the document. */
   private tail = '';
-  private openStep: { step: Step; records: number; accumulator: StepAccumulator } | null = null;
+  private openStep: { step: Step; records: number; accumulator: StepAccumulator; byEndpoint: Map<number, StepAccumulator> } | null = null;
 
   /** Without a path the document is kept in memory only, records included. */
   constructor(
@@ -137,7 +140,7 @@ export class ResultWriter {
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));
     this.doc.steps.push(step);
     // Goodput is judged by the SLOs the document's echoed config asked for.
-    this.openStep = { step, records: 0, accumulator: new StepAccumulator(profile, sloOf(this.doc)) };
+    this.openStep = { step, records: 0, accumulator: new StepAccumulator(profile, sloOf(this.doc)), byEndpoint: new Map() };
     if (this.path !== undefined) this.fd = openSync(this.path, 'r+');
   }
 
@@ -164,18 +167,26 @@ export class ResultWriter {
     }
     open.records++;
     open.accumulator.add(record);
+    if (record.endpoint !== undefined) {
+      let accumulator = open.byEndpoint.get(record.endpoint);
+      if (accumulator === undefined) open.byEndpoint.set(record.endpoint, (accumulator = new StepAccumulator(open.step.profile, sloOf(this.doc))));
+      accumulator.add(record);
+    }
     if (this.keepRecords) open.step.requests.push(record);
   }
 
   /**
    * Ends the open step with its summary and what StepEnding adds.
    */
-  endStep({ note = null, startMs, endMs, sampled }: StepEnding = {}): StepSummary {
+  endStep({ note = null, startMs, endMs, sampled, failovers }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
     const summary = open.accumulator.summary();
+    const endpoints = [...open.byEndpoint].sort(([a], [b]) => a - b).map(([endpoint, accumulator]) => ({ endpoint, summary: accumulator.summary() }));
     const extra = {
       ...(note !== null ? { note } : {}),
+      ...(endpoints.length > 0 ? { endpoints } : {}),
+      ...(failovers && failovers.length > 0 ? { failovers } : {}),
       ...(startMs !== undefined ? { startMs } : {}),
       ...(endMs !== undefined ? { endMs } : {}),
       ...(sampled && sampled.length > 0 ? { sampled } : {}),

@@ -188,6 +188,21 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
       const [sa, sb] = [stepsA[i], stepsB[j]];
       return sa && sb ? [[sa, sb]] : [];
     })),
+    endpoints: compareEndpoints(a, b),
+  };
+}
+
+/** Each run's figures per endpoint, A's rows then B's, the run named in a first column; null when neither ran over several endpoints. */
+function compareEndpoints(a: ResultView, b: ResultView): CompareView['endpoints'] {
+  const runs = [
+    { tag: 'A', section: a.endpoints },
+    { tag: 'B', section: b.endpoints },
+  ];
+  const first = runs.find((r) => r.section !== null)?.section;
+  if (!first) return null;
+  return {
+    table: { columns: [{ label: 'Run' }, ...first.table.columns], rows: runs.flatMap((r) => (r.section ? r.section.table.rows.map((row) => [r.tag, ...row]) : [])) },
+    notes: runs.flatMap((r) => (r.section ? r.section.notes.map((n) => `${r.tag}: ${n}`) : [`${r.tag} ran against one endpoint.`])),
   };
 }
 

@@ -19,6 +19,7 @@ import { definitionNotes } from './result';
 import { localCountsNotes } from './token-counts';
 import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
+import { endpointNotes, endpointTable } from './endpoint-figures';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
 
@@ -356,6 +357,10 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     tradeoff,
     knees,
     ranking,
+    endpoints: runs.flatMap((run) => {
+      const table = endpointTable(run.doc);
+      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+    }),
   };
 }
 

@@ -26,7 +26,10 @@ import { unreachedConcurrencyNotes } from './unreached-concurrency';
 import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
-import { commonSeries, engineOf, runSeries } from './server-quantities';
+import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-quantities';
+import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
+import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
+import type { TableSection, TraceSection } from '../format/messages/result';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -52,7 +55,30 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     notes,
     warnings: doc.warnings ?? [],
     server: serverSection(doc),
+    endpoints: endpointSection(doc),
+    trace: traceSection(doc),
   };
+}
+
+/** Each step's figures per endpoint beside its total, and what stands out; null for a run with one endpoint. */
+export function endpointSection(doc: ResultDocument): TableSection | null {
+  const table = endpointTable(doc);
+  return table === null ? null : { table, notes: endpointNotes(doc) };
+}
+
+/** The trace steps' lateness table, and each one's load over time, recorded against sent; null without a trace step. */
+export function traceSection(doc: ResultDocument): TraceSection | null {
+  const table = traceTable(doc.steps);
+  if (table === null) return null;
+  const charts = doc.steps.filter(isTraceStep).flatMap((step, i) => {
+    const load = loadOverTime(step);
+    if (load === null) return [];
+    const per = load.bucketSec === 1 ? 'per second' : `per ${load.bucketSec} s bucket`;
+    const series: ChartSeries[] = [{ label: 'recorded (scaled)', points: load.recorded, colorIndex: 1, dashed: true }];
+    if (load.sent.length > 0) series.push({ label: 'sent', points: load.sent, colorIndex: 0 });
+    return [chart(`trace-load-${i}`, null, `${stepLabel(step)}: recorded against sent load (requests/s ${per})`, 'Step time (s)', series, 'Requests/s')];
+  });
+  return { table, charts, notes: traceNotes(doc.steps) };
 }
 
 /**
@@ -78,17 +104,31 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
   const markers = stepMarkers(doc.steps);
   // One time range for every chart over run time, drawn side by side: the last moment any of them has.
   const end = Math.max(0, ...charts.flatMap((c) => c.lines.flatMap((line) => line.points.map(([t]) => t))));
-  return {
-    source,
-    table: serverTable(steps),
-    charts: charts.map((c) => ({
-      ...chart(c.id, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+  const viewCharts = (timeCharts: typeof charts, prefix = ''): ViewChart[] =>
+    timeCharts.map((c) => ({
+      ...chart(`${prefix}${c.id}`, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
       timeAxis: true,
       xMax: end,
       ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
       ...(markers.length ? { markers } : {}),
-    })),
+    }));
+  // A run over several endpoints: each replica's own figures, for the view that shows them one by one.
+  const byEndpoint = seriesByEndpoint(series);
+  const replicas =
+    byEndpoint.length > 1
+      ? byEndpoint.map(({ endpoint, series: own }) => ({
+          label: `Endpoint ${endpoint}${doc.endpoints?.[Number(endpoint)] ? ` ${doc.endpoints[Number(endpoint)]!.baseUrl}` : ''}`,
+          table: serverTable(stepFiguresOf(doc.steps, own, engine)),
+          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
+        }))
+      : [];
+  if (replicas.length > 0) notes.push(`Over ${replicas.length} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint's own.`);
+  return {
+    source,
+    table: serverTable(steps),
+    charts: viewCharts(charts),
     notes,
+    ...(replicas.length > 0 ? { replicas } : {}),
   };
 }
 
@@ -134,10 +174,12 @@ export function definitionNotes(steps: Step[]): string[] {
 
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
+  // A run over several endpoints names them all: `endpoint` is only the first.
+  const many = doc.endpoints !== undefined && doc.endpoints.length > 1 ? doc.endpoints : null;
   return {
     fileName,
-    model: doc.endpoint.model,
-    baseUrl: doc.endpoint.baseUrl,
+    model: many ? [...new Set(many.map((e) => e.model))].join(', ') : doc.endpoint.model,
+    baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: doc.statusReason ?? null,

@@ -98,7 +98,7 @@ export function bypassingStrings(source: string): string[] {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
     // A literal l10n.t translates is fine: blank it out, keeping the call.
     .replace(/l10n\.t\(\s*(['"`])(?:\\.|(?!\1)[\s\S])*?\1/g, 'l10n.t(""');
-  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write)\s*=/g;
+  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|filters|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write)\s*=/g;
   const found: string[] = [];
   for (const site of code.matchAll(shown)) {
     const line = code.slice(site.index, code.indexOf('\n', site.index));
@@ -124,6 +124,7 @@ test('the scan finds a plain string in a notification, a quick pick and a button
   assert.equal(bypassingStrings("void vscode.window.showErrorMessage('LLM Bench: no benchmark is running.');").length, 1);
   assert.equal(bypassingStrings('    title: `Compare ${fileNameOf(exclude)} with...`,').length, 1);
   assert.equal(bypassingStrings("  const open = 'Open Result';").length, 1);
+  assert.equal(bypassingStrings("    filters: { 'Traces (JSONL, CSV)': ['jsonl', 'csv'] },").length, 1);
   assert.equal(bypassingStrings("{ label: '$(output) Show Log', run: () => this.showLog() },").length, 1);
   assert.deepEqual(bypassingStrings("void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: no benchmark is running.'));"), []);
   assert.deepEqual(bypassingStrings("{ label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => this.showLog() },"), []);

@@ -338,6 +338,22 @@ test('a concurrency step that stayed well below its level says so in the notes',
   assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
 });
 
+test("a run over several endpoints names them all in its summary, with the strategy and each one's model (the summary named the first alone)", () => {
+  const doc = {
+    ...concurrencySweep(20),
+    endpoints: [
+      { baseUrl: 'http://10.0.0.1:8000/v1', api: 'chat' as const, model: 'llama-8b' },
+      { baseUrl: 'http://10.0.0.2:8000/v1', api: 'chat' as const, model: 'llama-8b-fp8' },
+    ],
+    endpointStrategy: 'least-in-flight' as const,
+  };
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  assert.equal(view.summary.baseUrl, '2 endpoints, least-in-flight: #0 http://10.0.0.1:8000/v1, #1 http://10.0.0.2:8000/v1');
+  assert.equal(view.summary.model, 'llama-8b, llama-8b-fp8');
+  const one = buildResultView(forReading(concurrencySweep(20)), 'r.llmbench.json');
+  assert.equal(one.summary.baseUrl, concurrencySweep(20).endpoint.baseUrl, 'one endpoint: as before');
+});
+
 test("compare's table fits a narrow editor: one column a metric, p50 over p99 in its cells, columns that say nothing left out and named", () => {
   // The table was 1,284 px wide: ten figure columns of "48.3 (+267%) \u2248"; at 1000 px only three metrics showed.
   const row = (stepA: string, itl: [number, number], failures: [number, number]): DeltaRow => ({

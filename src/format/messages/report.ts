@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { LoadAxisSchema, ReportPanelStateSchema, ReportSloSchema, StatChoiceSchema } from './from-views';
 import { keepStateEvent } from './protocol';
-import { NoiseRuleSchema } from './result';
+import { NoiseRuleSchema, TextTableSchema } from './result';
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
@@ -113,6 +113,8 @@ export const ReportModelSchema = z.object({
     }),
   ),
   ranking: z.array(RankingRowSchema),
+  /** Each run over several endpoints: its steps' figures per endpoint beside their totals, and what stands out. */
+  endpoints: z.array(z.object({ name: z.string(), table: TextTableSchema, notes: z.array(z.string()) })).default([]),
 });
 
 export const HostToReportSchema = z.discriminatedUnion('type', [

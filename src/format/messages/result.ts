@@ -122,8 +122,21 @@ export const ServerSectionSchema = z.object({
   charts: z.array(ViewChartSchema),
   /** What is missing and why (quantities the engine does not export, steps without a span on the run's clock). */
   notes: z.array(z.string()),
+  /**
+   * A run over several endpoints: each replica's own table and charts (the section's are their sum,
+   * or mean for a fraction), for a view that shows them one by one. Chart ids are prefixed by `replica-N-`.
+   */
+  replicas: z.array(z.object({ label: z.string(), table: TextTableSchema, charts: z.array(ViewChartSchema) })).optional(),
 });
 export type ServerSection = z.infer<typeof ServerSectionSchema>;
+
+/** A table with the notes that go with it (a run's figures per endpoint). */
+export const TableSectionSchema = z.object({ table: TextTableSchema, notes: z.array(z.string()) });
+export type TableSection = z.infer<typeof TableSectionSchema>;
+
+/** A run's trace steps: what each replayed and how late it sent (a table), and recorded against sent load over each step's time. */
+export const TraceSectionSchema = z.object({ table: TextTableSchema, charts: z.array(ViewChartSchema), notes: z.array(z.string()) });
+export type TraceSection = z.infer<typeof TraceSectionSchema>;
 /** One figure across a run's repeats: the mean and the half-width of its 95% Student's t interval (null with one repeat). */
 export const RepeatCellSchema = z.object({
   metric: MetricKeySchema,
@@ -151,6 +164,10 @@ export const ResultViewSchema = z.object({
   warnings: z.array(z.string()).default([]),
   /** Null when the run has no server metrics (scraping off, an older or imported file). */
   server: ServerSectionSchema.nullable().default(null),
+  /** A run over several endpoints: each step's figures per endpoint beside its total; null otherwise. */
+  endpoints: TableSectionSchema.nullable().default(null),
+  /** A run that replayed a trace: its lateness and load over time; null otherwise. */
+  trace: TraceSectionSchema.nullable().default(null),
 });
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
@@ -194,6 +211,8 @@ export const CompareViewSchema = z.object({
   notes: z.array(z.string()),
   /** Each paired step's server figures, A's then B's; null when neither run has server metrics. */
   server: z.object({ table: TextTableSchema, notes: z.array(z.string()) }).nullable().default(null),
+  /** Each run's figures per endpoint (A's rows, then B's), when either ran over several endpoints; null otherwise. */
+  endpoints: TableSectionSchema.nullable().default(null),
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
 
