@@ -15,9 +15,13 @@ import { colorOf, dashAttribute, escapeXml as escapeHtml, svgLineChart } from '.
 import { formatLocalTime } from '../views/number-format';
 import type { TableColumn } from '../views/chart-spec';
 import { stepTable } from '../views/result-tables';
+import { fontStack } from '../views/fonts';
+
+/** A report opened anywhere: the system UI fonts first, then the CJK faces for Chinese labels (src/views/fonts.ts). */
+const REPORT_FONTS = fontStack('system-ui, -apple-system, "Segoe UI"');
 
 const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
+body{font:14px/1.45 ${REPORT_FONTS};color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
 .table-scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #d0d0d0;padding:3px 8px;vertical-align:top}th{background:#f3f3f3;font-weight:600;text-align:left;vertical-align:bottom}
