@@ -70,8 +70,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
           break;
         }
         case 'step-end':
-          line(`  done: ${describeSummary(event.summary)}${event.warnings?.length ? ', client-bound (see below)' : ''}`);
-          for (const warning of event.warnings ?? []) line(`  warning: ${warning.message}`);
+          line(`  done: ${describeSummary(event.summary)}`);
           break;
         case 'log':
           line(`${event.level === 'info' ? '' : `${event.level}: `}${event.message}`);

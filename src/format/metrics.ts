@@ -47,7 +47,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     better: 'higher',
     decimals: 2,
     definition:
-      'Requests completed successfully per second over the step: successful requests divided by the time from the first measured send to the last measured completion (warm-up excluded).',
+      "Requests completed successfully per second over the step's steady window: from the end of its warm-up or fill-up (every request sent before the first completion has ended) to its last send. Files written before steady windows (and imports) divide by the time from the first measured send to the last measured completion, which a step cut by its duration made too long for what it counted.",
   },
   outputTokensPerSecond: {
     label: 'output tok/s',
@@ -55,14 +55,14 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     better: 'higher',
     decimals: 0,
     definition:
-      'Output tokens of successful requests divided by the step duration (first measured send to last measured completion). Token counts come from the server\'s usage when it sends one, else a tokenizer, else the documented estimate.',
+      "Output tokens received inside the step's steady window (those of requests still in flight at its end included, each chunk carrying its request's tokens divided by its chunks), divided by its length. Token counts come from the server's usage when it sends one, else a tokenizer, else the documented estimate.",
   },
   totalTokensPerSecond: {
     label: 'total tok/s',
     unit: 'tok/s',
     better: 'higher',
     decimals: 0,
-    definition: 'Input plus output tokens of successful requests divided by the step duration.',
+    definition: "Output tokens received inside the step's steady window plus the input tokens of the requests prefilled in it (their first token arrived there), divided by its length.",
   },
   latencyMs: {
     label: 'latency',
@@ -117,14 +117,14 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     unit: 'requests',
     better: 'higher',
     decimals: 1,
-    definition: 'Mean number of requests in flight over the step.',
+    definition: "Mean number of requests in flight over the step's steady window.",
   },
   goodput: {
     label: 'goodput',
     unit: 'req/s',
     better: 'higher',
     decimals: 2,
-    definition: 'Requests per second that met every SLO given in the run configuration (TTFT, TTFO, TPOT, end-to-end latency).',
+    definition: "Requests completed inside the step's steady window that met every SLO given in the run configuration (TTFT, TTFO, TPOT, end-to-end latency), per second.",
   },
   ttfoMs: {
     label: 'TTFO',
@@ -189,14 +189,14 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     unit: 'embeddings/s',
     better: 'higher',
     decimals: 1,
-    definition: 'Embedding vectors returned by successful requests per second over the step (a request of a batch of N inputs returns N).',
+    definition: "Embedding vectors returned by successful requests per second over the step's steady window (a request of a batch of N inputs returns N).",
   },
   inputTokensPerSecond: {
     label: 'input tok/s',
     unit: 'tok/s',
     better: 'higher',
     decimals: 0,
-    definition: 'Input tokens of successful requests per second over the step (the server\'s usage.prompt_tokens when it sends one).',
+    definition: "Input tokens of successful requests per second over the step's steady window (the server's usage.prompt_tokens when it sends one).",
   },
 };
 

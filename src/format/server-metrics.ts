@@ -51,6 +51,9 @@ export function seriesKey(series: Pick<MetricSeries, 'source' | 'name' | 'labels
   return JSON.stringify([series.source, series.name, labels]);
 }
 
+/** The label a run over several endpoints adds to each server series: the endpoint's index ("0", "1", ...). */
+export const ENDPOINT_LABEL = 'llmbench_endpoint';
+
 /** Defaults and bounds of the scraper, shared by the config schema, the flags and the settings. */
 export const SERVER_METRICS_INTERVAL = { defaultMs: 1000, minMs: 100, maxMs: 60_000 } as const;
 /** Series kept per run: beyond it (labels exploding, a huge allow-list) new series are dropped, with one warning. */
@@ -58,8 +61,13 @@ export const DEFAULT_MAX_SERVER_SERIES = 64;
 
 /** How the server's metrics were scraped: fixed when the run starts, written with the document's head. */
 export const ServerMetricsInfoSchema = z.object({
-  /** The scraped URL, credentials and secret query parameters removed. */
+  /** The scraped URL, credentials and secret query parameters removed (the first endpoint's, in a run over several). */
   url: z.string(),
+  /**
+   * A run over several endpoints scrapes each one's /metrics at the same instants: their URLs, in
+   * the endpoints' order; each series carries its endpoint's index in the label ENDPOINT_LABEL.
+   */
+  urls: z.array(z.string()).optional(),
   /** The engine the first scrape's metric names show; `unknown` when none matched (or it failed). */
   engine: ServerEngineSchema,
   intervalMs: z.number().int().positive(),

@@ -45,7 +45,7 @@ class ComparePanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
   ) {
-    this.session = hostWebview(panel, extensionUri, { view: 'compare', title: panel.title, loading: `Reading ${fileNameOf(a)} and ${fileNameOf(b)}...` }, {
+    this.session = hostWebview(panel, extensionUri, { view: 'compare', title: panel.title, loading: vscode.l10n.t('Reading {0} and {1}...', fileNameOf(a), fileNameOf(b)) }, {
       name: 'compare view',
       log,
       requests: ResultRequestSchema,
@@ -98,14 +98,14 @@ function activeResultFile(): vscode.Uri | undefined {
 
 async function pickResultFile(exclude: vscode.Uri): Promise<vscode.Uri | undefined> {
   const found = await vscode.workspace.findFiles(`**/*${RESULT_FILE_SUFFIX}`, '**/node_modules/**', 500);
-  const browse = { label: '$(folder-opened) Browse...', uri: undefined as vscode.Uri | undefined };
+  const browse = { label: `$(folder-opened) ${vscode.l10n.t('Browse...')}`, uri: undefined as vscode.Uri | undefined };
   const items = found
     .filter((uri) => uri.toString() !== exclude.toString())
     .sort((p, q) => q.path.localeCompare(p.path))
     .map((uri) => ({ label: fileNameOf(uri), description: vscode.workspace.asRelativePath(uri, true), uri }));
   const picked = await vscode.window.showQuickPick([...items, browse], {
-    title: `Compare ${fileNameOf(exclude)} with...`,
-    placeHolder: 'A result file to compare with (B against A)',
+    title: vscode.l10n.t('Compare {0} with...', fileNameOf(exclude)),
+    placeHolder: vscode.l10n.t('A result file to compare with (B against A)'),
     matchOnDescription: true,
   });
   if (!picked) return undefined;
@@ -113,8 +113,8 @@ async function pickResultFile(exclude: vscode.Uri): Promise<vscode.Uri | undefin
   const chosen = await vscode.window.showOpenDialog({
     canSelectMany: false,
     defaultUri: vscode.Uri.joinPath(exclude, '..'),
-    filters: { 'LLM Bench results': ['json'] },
-    openLabel: 'Compare',
+    filters: { [vscode.l10n.t('LLM Bench results')]: ['json'] },
+    openLabel: vscode.l10n.t('Compare'),
   });
   return chosen?.[0];
 }
@@ -154,7 +154,7 @@ export function registerCompareViews(context: vscode.ExtensionContext, log: vsco
   async function compareWith(a?: unknown, b?: unknown): Promise<void> {
     const first = a instanceof vscode.Uri ? (compareTarget(a)?.file ?? a) : activeResultFile();
     if (!first) {
-      void vscode.window.showErrorMessage('LLM Bench: open a result file (*.llmbench.json) first, then compare it with another.');
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: open a result file (*.llmbench.json) first, then compare it with another.'));
       return;
     }
     const second = b instanceof vscode.Uri ? b : await pickResultFile(first);
@@ -166,7 +166,7 @@ export function registerCompareViews(context: vscode.ExtensionContext, log: vsco
     const files = chosen.filter((u): u is vscode.Uri => u instanceof vscode.Uri && isResultFile(u));
     if (files.length === 2) return open(files[0] as vscode.Uri, files[1] as vscode.Uri);
     if (files.length === 1) return compareWith(files[0]);
-    void vscode.window.showErrorMessage(`LLM Bench: select two result files (*${RESULT_FILE_SUFFIX}) to compare; ${files.length} selected.`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: select two result files (*{0}) to compare; {1} selected.', RESULT_FILE_SUFFIX, files.length));
   }
 
   context.subscriptions.push(

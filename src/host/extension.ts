@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('llmBench.runConfigFile', (uri?: vscode.Uri) => {
       const file = uri ?? vscode.window.activeTextEditor?.document.uri;
       if (!file) {
-        void vscode.window.showErrorMessage('LLM Bench: choose a JSON config file in the explorer to run it.');
+        void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: choose a JSON config file in the explorer to run it.'));
         return undefined;
       }
       return runCommand(file);

@@ -157,7 +157,7 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
-    const editor = new ResultEditor(document.uri, panel, this.extensionUri, `Reading the result file${size}...`, this.log, {
+    const editor = new ResultEditor(document.uri, panel, this.extensionUri, vscode.l10n.t('Reading the result file{0}...', size), this.log, {
       compareWith: this.compareWith,
       columns: () => {
         const kept = TableColumnsSchema.safeParse(this.workspaceState.get(TABLE_COLUMNS_KEY));

@@ -7,10 +7,10 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
 import { BadInputError } from '../format/errors';
-import { describeZodError, type LoadFigures, type RequestRecord } from '../format/result';
+import { describeZodError, type FailoverEvent, type LoadFigures, type RequestRecord } from '../format/result';
 import { createWorkload } from '../workload/sources';
 import { createTokenCounter } from '../workload/tokenizer';
-import type { ExecutorSink } from './execute';
+import { discardPrepared, preparePart, type ExecutorEnv, type ExecutorSink } from './execute';
 import { ExecutorCommandSchema, type ExecutorReply } from './executor-protocol';
 import { runPart, type ExecutorBase } from './executors';
 import type { ExecutorPart } from './plan';
@@ -45,7 +45,7 @@ function faultHook(): ((sent: number) => void) | null {
 let base: ExecutorBase | null = null;
 let executorIndex = -1;
 /** The part armed or running: its own stop and drain, which the gather's commands abort. */
-let current: { part: ExecutorPart; stop: AbortController; drain: AbortController } | null = null;
+let current: { part: ExecutorPart; prepared: Pick<ExecutorEnv, 'trace'>; stop: AbortController; drain: AbortController } | null = null;
 const fault = faultHook();
 let recordsSent = 0;
 
@@ -54,14 +54,16 @@ function batchingSink(): { sink: ExecutorSink; flush(): void } {
   let records: RequestRecord[] = [];
   let inFlight = 0;
   let lateness: LoadFigures | null | undefined;
+  let failovers: FailoverEvent[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
     clearTimeout(timer);
     timer = undefined;
-    reply({ type: 'batch', records, inFlight, ...(lateness !== undefined ? { lateness } : {}) });
+    reply({ type: 'batch', records, inFlight, ...(lateness !== undefined ? { lateness } : {}), ...(failovers.length > 0 ? { failovers } : {}) });
     recordsSent += records.length;
     records = [];
     lateness = undefined;
+    failovers = [];
     fault?.(recordsSent);
   };
   const later = (): void => {
@@ -82,6 +84,10 @@ function batchingSink(): { sink: ExecutorSink; flush(): void } {
         lateness = recent;
         later();
       },
+      failover(event) {
+        failovers.push(event);
+        later();
+      },
     },
     flush,
   };
@@ -99,7 +105,7 @@ async function start(atMs: number): Promise<void> {
   const startLateMs = performance.now() - startMs;
   const { sink, flush } = batchingSink();
   try {
-    const { usage, load } = await runPart(part.part, startMs, base, { stop: part.stop.signal, drain: part.drain.signal }, sink);
+    const { usage, load } = await runPart(part.part, startMs, base, { stop: part.stop.signal, drain: part.drain.signal }, sink, part.prepared);
     flush();
     reply({ type: 'done', usage, load, startLateMs });
   } catch (error) {
@@ -117,22 +123,35 @@ port.on('message', (raw: unknown) => {
   const command = parsed.data;
   switch (command.type) {
     case 'init': {
-      const { config, apiKey } = command;
+      const { config, apiKey, apiKeys } = command;
       void (async () => {
         const tokenCounter = await createTokenCounter(config.tokenizer);
         const workload = await createWorkload(config, tokenCounter);
-        base = { config, apiKey, workload, tokenCounter };
+        base = { config, apiKey, ...(apiKeys !== undefined ? { apiKeys } : {}), workload, tokenCounter };
       })().then(
         () => reply({ type: 'ready' }),
         (error: unknown) => reply(failure(error)),
       );
       return;
     }
-    case 'part':
+    case 'part': {
       executorIndex = command.part.executor;
-      current = { part: command.part, stop: new AbortController(), drain: new AbortController() };
-      reply({ type: 'armed' });
+      const part = command.part;
+      if (base === null) {
+        reply({ type: 'failed', message: 'The executor was given a part before its init.', badInput: false });
+        return;
+      }
+      const ready = base;
+      void (async () => {
+        // Readied before the start instant (a trace's first prompts built), so that its first sends are on time.
+        if (current !== null) await discardPrepared(current.prepared);
+        current = { part, prepared: await preparePart(part, ready), stop: new AbortController(), drain: new AbortController() };
+      })().then(
+        () => reply({ type: 'armed' }),
+        (error: unknown) => reply(failure(error)),
+      );
       return;
+    }
     case 'start':
       void start(command.atMs);
       return;

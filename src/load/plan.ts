@@ -12,13 +12,17 @@
  *   the step's j-th session, with the history its replies built);
  * - warm-up when k < warmup;
  * - due at `schedule[k]` seconds from the step start (open loop), at the step start (a closed loop
- *   whose queue is ready at once), or when a lane of its executor frees (any other closed loop).
+ *   whose queue is ready at once), or when a lane of its executor frees (any other closed loop);
+ * - a trace step's request k is entry k of its trace slice, read from the file by each executor
+ *   (src/workload/trace.ts): its prompt built from the entry's lengths and hash ids, due at the
+ *   entry's scaled time. The plan holds the source and the slice, never the rows.
  *
  * A step split over N executors (worker threads, shards) gives request k to one executor by
  * `executorOf`, so that N executors send exactly the requests one would.
  */
 import type { Arrival, RampConfig, RunConfig } from '../format/config';
-import type { StepProfile, StepSummary } from '../format/result';
+import type { StepProfile, StepSummary, TraceReplay } from '../format/result';
+import type { TraceSource } from '../format/trace';
 import { stepName } from '../format/step-name';
 import { mixSeed } from '../workload/sources';
 import { absoluteSchedule, arrivalSchedule, rampRate, rampTargets, type ArrivalSchedule } from './schedule';
@@ -38,7 +42,14 @@ export type Pacing =
    */
   | { kind: 'closed'; lanes: number; dueAtStart: boolean }
   /** Requests due at absolute times (seconds from the step start), at most `maxConcurrency` in flight when set. */
-  | { kind: 'open'; schedule: ArrivalSchedule; maxConcurrency: number | null };
+  | { kind: 'open'; schedule: ArrivalSchedule; maxConcurrency: number | null }
+  /**
+   * A trace replayed: request k is the k-th entry (from 0) of `source`'s slice (its window and
+   * maxRequests), due at the entry's scaled time; `count` entries in all (the step's `requests`),
+   * as the scan before the run found them. Each executor reads the file itself and takes its own
+   * entries (k mod N), so the plan stays a few hundred bytes however long the trace.
+   */
+  | { kind: 'trace'; source: TraceSource; count: number; maxConcurrency: number | null };
 
 /** One step of a run, as data. */
 export interface StepPlan {
@@ -50,6 +61,8 @@ export interface StepPlan {
   requests: number | null;
   /** Requests 0 .. warmup - 1 of the step are warm-up, left out of its statistics. */
   warmup: number;
+  /** Requests sent within this many seconds of the step start are warm-up too; null: none. */
+  warmupSec: number | null;
   /** The step ends after this long, whatever is in flight (unless `needsRate` keeps it). */
   durationSec: number | null;
   /** Requests are sessions' turns (`sessions` in the config): an open loop's schedule starts sessions. */
@@ -122,10 +135,11 @@ function plannedSends(config: RunConfig): number {
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 /** A step's fields that come from the run's limits and its sessions. */
-function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests' | 'warmup' | 'durationSec' | 'sessions' | 'needsRate'> {
+function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests' | 'warmup' | 'warmupSec' | 'durationSec' | 'sessions' | 'needsRate'> {
   return {
     requests: Number.isFinite(sends) ? sends : null,
     warmup: config.limits.warmup,
+    warmupSec: config.limits.warmupSec ?? null,
     durationSec: config.limits.durationSec ?? null,
     sessions: config.sessions !== undefined,
     needsRate: false,
@@ -222,7 +236,7 @@ function throughputStep(config: RunConfig, maxConcurrency: number | undefined): 
 const synchronousStep = (config: RunConfig): StepPlan => closedStep(config, 'synchronous', { kind: 'synchronous', concurrency: 1 }, 1, false);
 
 /** The steps of one repeat known before the run starts; a sweep adds its rate steps after measuring. */
-function initialSteps(config: RunConfig): StepPlan[] {
+function initialSteps(config: RunConfig, trace: TraceReplay | undefined): StepPlan[] {
   const profile = config.profile;
   switch (profile.kind) {
     case 'synchronous':
@@ -254,14 +268,47 @@ function initialSteps(config: RunConfig): StepPlan[] {
       return [throughputStep(config, profile.maxConcurrency)];
     case 'sweep':
       return [synchronousStep(config), throughputStep(config, undefined)].map((step) => ({ ...step, needsRate: true }));
+    case 'trace':
+      if (trace === undefined) throw new Error('A trace profile is planned from its scan (scanTrace in src/workload/trace-scan.ts): none was given.');
+      return [traceStep(config, profile, trace)];
   }
 }
+
+/** The source a trace profile replays: its TraceSource fields. */
+export function traceSourceOf(profile: Extract<RunConfig['profile'], { kind: 'trace' }>): TraceSource {
+  const { kind: _kind, maxConcurrency: _cap, ...source } = profile;
+  return source;
+}
+
+/** A trace step: the scanned slice, its first `count` entries (warm-up and request limits applied by the scan). */
+function traceStep(config: RunConfig, profile: Extract<RunConfig['profile'], { kind: 'trace' }>, trace: TraceReplay): StepPlan {
+  const stepProfile: StepProfile = { kind: 'trace', ...(profile.maxConcurrency !== undefined ? { concurrency: profile.maxConcurrency } : {}), trace };
+  return {
+    name: stepName(stepProfile),
+    profile: stepProfile,
+    pacing: { kind: 'trace', source: traceSourceOf(profile), count: trace.requests, maxConcurrency: profile.maxConcurrency ?? null },
+    requests: trace.requests,
+    warmup: config.limits.warmup,
+    warmupSec: config.limits.warmupSec ?? null,
+    durationSec: config.limits.durationSec ?? null,
+    sessions: false,
+    needsRate: false,
+  };
+}
+
+/** The entries a trace step replays at most: warm-up and measured requests when a request limit is set. */
+export const traceRequestLimit = (config: RunConfig): number => plannedSends(config);
 
 /** Connections a step may hold open at once, over all its executors: its lanes, or its cap, or the uncapped limit. */
 export function stepConnections(step: StepPlan): number {
   const pacing = step.pacing;
   if (pacing.kind === 'closed') return pacing.lanes;
-  return Math.min(pacing.maxConcurrency ?? UNCAPPED_CONNECTION_LIMIT, Math.max(pacing.schedule.length, 1));
+  return Math.min(pacing.maxConcurrency ?? UNCAPPED_CONNECTION_LIMIT, Math.max(scheduled(pacing), 1));
+}
+
+/** Requests an open-loop or trace step has due times for. */
+function scheduled(pacing: Exclude<Pacing, { kind: 'closed' }>): number {
+  return pacing.kind === 'open' ? pacing.schedule.length : pacing.count;
 }
 
 /**
@@ -273,17 +320,22 @@ export function repeatSeed(seed: number, repeat: number): number {
   return repeat === 0 ? seed : mixSeed(seed, -1_000_000 - repeat);
 }
 
-/** The steps of repeat `repeat` known before it starts: the plan's own for the first, drawn again with the repeat's seed for the others. */
+/**
+ * The steps of repeat `repeat` known before it starts: the plan's own for the first, drawn again
+ * with the repeat's seed for the others; a trace's send times are the trace's, the same every repeat.
+ */
 export function stepsOfRepeat(config: RunConfig, plan: RunPlan, repeat: number): StepPlan[] {
-  return repeat === 0 ? plan.steps : initialSteps({ ...config, seed: repeatSeed(config.seed, repeat) });
+  if (repeat === 0 || config.profile.kind === 'trace') return plan.steps;
+  return initialSteps({ ...config, seed: repeatSeed(config.seed, repeat) }, undefined);
 }
 
 /**
  * The plan of a run before it starts. Throws on a schedule that cannot be (times that are not
- * ascending, say): nothing has been sent or written then.
+ * ascending, say): nothing has been sent or written then. A trace profile needs `trace`, what the
+ * scan of its file found (src/workload/trace-scan.ts).
  */
-export function planRun(config: RunConfig): RunPlan {
-  const steps = initialSteps(config);
+export function planRun(config: RunConfig, trace?: TraceReplay): RunPlan {
+  const steps = initialSteps(config, trace);
   const sweep = config.profile.kind === 'sweep';
   const repeats = config.repeat?.count ?? 1;
   return {
@@ -397,7 +449,7 @@ export function partLanes(part: ExecutorPart): number {
  */
 export function partSlots(part: ExecutorPart): number | null {
   const pacing = part.step.pacing;
-  if (pacing.kind !== 'open' || pacing.maxConcurrency === null) return null;
+  if (pacing.kind === 'closed' || pacing.maxConcurrency === null) return null;
   const used = executorsUsed(part.step, part.executors);
   if (part.executor >= used) return 0;
   return Math.floor(pacing.maxConcurrency / used) + (part.executor < pacing.maxConcurrency % used ? 1 : 0);
@@ -463,7 +515,7 @@ export interface PlannedRequest {
   index: number;
   /** The workload's prompt index; null for a session's turn (its prompt is its session's). */
   promptIndex: number | null;
-  /** Seconds from the step start; null: when a lane of its executor frees. */
+  /** Seconds from the step start; null: when a lane of its executor frees (or, in a trace step, as its entry says). */
   dueSec: number | null;
   warmup: boolean;
 }
@@ -480,7 +532,8 @@ export function plannedRequests(part: ExecutorPart, cap = Infinity): PlannedRequ
   const owned = OwnedIndexes.of(part, limit);
   const planned: PlannedRequest[] = [];
   for (let k = owned.take(); k !== Infinity; k = owned.take()) {
-    const dueSec = pacing.kind === 'open' ? (pacing.schedule[k] ?? 0) : pacing.dueAtStart ? 0 : null;
+    // A trace entry's due time is in the file, read as the step goes.
+    const dueSec = pacing.kind === 'open' ? (pacing.schedule[k] ?? 0) : pacing.kind === 'closed' && pacing.dueAtStart ? 0 : null;
     planned.push({ index: k, promptIndex: step.sessions ? null : first.prompt + k, dueSec, warmup: k < step.warmup });
   }
   return planned;
@@ -519,8 +572,8 @@ export function partConnections(part: ExecutorPart): number {
   const step = part.step;
   if (step.pacing.kind === 'closed') return partLanes(part);
   const used = executorsUsed(step, part.executors);
-  const scheduled = step.pacing.schedule.length;
-  const owned = part.executor < Math.min(used, scheduled) ? Math.ceil((scheduled - part.executor) / used) : 0;
+  const due = scheduled(step.pacing);
+  const owned = part.executor < Math.min(used, due) ? Math.ceil((due - part.executor) / used) : 0;
   return Math.min(partSlots(part) ?? UNCAPPED_CONNECTION_LIMIT, owned);
 }
 

@@ -8,8 +8,11 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { redactHeaders, redactUrl, RunConfigSchema, takesMessages, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, type CacheReset, type StepSummary, type ThreadLoad, type WorkersInfo } from '../format/result';
+import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, STEP_END_DEFAULTS, takesMessages, type Labels, type RunConfig } from '../format/config';
+import type { TraceReplay } from '../format/result';
+import { describeLeftOut } from '../workload/trace';
+import { scanTrace } from '../workload/trace-scan';
+import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
 import { randomBytes } from 'node:crypto';
@@ -26,7 +29,8 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
 import { RunGather } from './gather';
-import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { waitForIdleServer, type StepLeftovers } from './cooldown';
+import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 import { resolveWorkers } from './workers';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
@@ -81,10 +85,17 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor, wo
     tool: { name: packageJson.name, version: packageJson.version },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
+    ...(config.endpoints !== undefined
+      ? {
+          endpoints: config.endpoints.map((e) => ({ baseUrl: redactUrl(e.baseUrl), api: e.api, model: e.model })),
+          endpointStrategy: config.endpointStrategy ?? 'round-robin',
+        }
+      : {}),
     labels,
     config: {
       ...config,
       endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
+      ...(config.endpoints !== undefined ? { endpoints: config.endpoints.map(shownEndpoint) } : {}),
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
     // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).
@@ -93,6 +104,28 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor, wo
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
     workers,
   } as const;
+}
+
+/** What the run says about its trace before it starts: what it replays, and what it left out (in the log and the file's warnings). */
+function traceNotes(trace: TraceReplay): { level: 'info' | 'warn'; message: string }[] {
+  const notes: { level: 'info' | 'warn'; message: string }[] = [
+    {
+      level: 'info',
+      message: `Trace ${trace.path} (${trace.format}): ${trace.requests} requests over ${trace.recordedSpanSec.toFixed(1)} s as recorded${trace.timeScale !== 1 ? `, replayed in ${trace.scaledSpanSec.toFixed(1)} s (time scale ${trace.timeScale})` : ''}.`,
+    },
+  ];
+  const leftOut = describeLeftOut(trace.path, {
+    format: trace.format,
+    rows: trace.rows,
+    entries: trace.requests,
+    skipped: trace.skipped,
+    failedRequests: trace.failedRequests,
+    beforeWindow: trace.beforeWindow,
+    stoppedAt: null,
+    recordedSpanMs: null,
+  });
+  if (leftOut !== null) notes.push({ level: 'warn', message: leftOut });
+  return notes;
 }
 
 /** What the steps of a run share. */
@@ -104,19 +137,30 @@ interface RunParts {
   cacheResetter: CacheResetter | null;
 }
 
+/** What a step that ran leaves for the run: its summary, where the next step starts, and the stop guard that ended it early. */
+interface StepRan {
+  summary: StepSummary;
+  cursor: RunCursor;
+  stoppedBy: StepWarning | null;
+}
+
 /**
- * One step: opened in the file, split over the executors, executed from one start instant,
- * gathered. Resolves with its summary and where the next step's prompts and sessions start. A
- * lost worker ends the step (and the run) with what was gathered; another executor's failure rejects.
+ * One step: begun once the server is idle (cooldown.ts), opened in the file, split over the
+ * executors, executed from one start instant, gathered. Resolves with its summary, where the next
+ * step's prompts and sessions start, and the guard that stopped it. A lost worker ends the step (and
+ * the run) with what was gathered; another executor's failure rejects.
  */
-async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
-  const { executors, gather } = run;
+async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor, previous: StepLeftovers | null): Promise<StepRan> {
+  const { config, executors, gather } = run;
+  const cooldownSec = config.limits.cooldownSec ?? STEP_END_DEFAULTS.cooldownSec;
+  const idle = await waitForIdleServer(() => gather.readServerLoad(), cooldownSec, previous, gather.stop);
   const parts = partition(step, executors.count, cursor);
   const cacheReset = await resetCache(run, step);
-  const stepGather = gather.beginStep(step, repeat, parts.length, cacheReset);
+  const stepGather = gather.beginStep(step, repeat, parts.length, idle, cacheReset);
   const loads: { executor: number; load: ThreadLoad; startLateMs: number }[] = [];
   let next = cursor;
   try {
+    // Each executor readies its part (a trace's first prompts) before the common start instant.
     const executed = await executors.execute(parts, stepGather);
     const usages: PartUsage[] = [];
     let lost: WorkerLostError | null = null;
@@ -136,7 +180,42 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
   } finally {
     stepGather.settled();
   }
-  return { summary: stepGather.end(loads), cursor: next };
+  return { summary: stepGather.end(loads), cursor: next, stoppedBy: stepGather.stoppedBy };
+}
+
+/** What a step left behind for the next one's wait: requests it cancelled, and how fast it was served. */
+const leftoversOf = (summary: StepSummary): StepLeftovers => ({ cancelled: summary.errors['cancelled'] ?? 0, requestsPerSecond: summary.requestsPerSecond });
+
+/**
+ * The steps of a run in order, skipping every open-loop step at a rate above one the over-saturation
+ * guard stopped: a server that cannot keep up with a rate cannot with a higher one (a sweep's, or a
+ * list of rates'). The skipped steps are said once, in the log and the result's warnings.
+ */
+class StepSequence {
+  private saturatedAt = Infinity;
+  private readonly skipped: string[] = [];
+  private previous: StepLeftovers | null = null;
+
+  constructor(private readonly run: RunParts) {}
+
+  async next(step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<StepRan | null> {
+    const rate = step.profile.rate;
+    if (rate !== undefined && rate > this.saturatedAt) {
+      this.skipped.push(step.name);
+      return null;
+    }
+    const ran = await runStep(this.run, step, repeat, cursor, this.previous);
+    this.previous = leftoversOf(ran.summary);
+    if (ran.stoppedBy?.kind === STEP_WARNING_KINDS.overSaturated && rate !== undefined) this.saturatedAt = Math.min(this.saturatedAt, rate);
+    return ran;
+  }
+
+  /** Says which steps were skipped, if any. */
+  finish(): void {
+    if (this.skipped.length === 0) return;
+    const message = `Skipped ${this.skipped.length} step${this.skipped.length === 1 ? '' : 's'} at rates above ${this.saturatedAt.toFixed(2)} req/s, where the server was over-saturated: ${this.skipped.join(', ')}.`;
+    this.run.gather.warn(message);
+  }
 }
 
 /** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
@@ -158,6 +237,7 @@ async function pauseBetweenRepeats(config: RunConfig, gather: RunGather, repeat:
 /** Every step of every repeat, in order, until done or stopped; a sweep's rate steps planned from its first repeat. */
 async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
+  const sequence = new StepSequence(run);
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
   let sweepFrom: StepSummary[] | null = null;
@@ -168,7 +248,8 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
     // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
     for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
-      const ran = await runStep(run, step, repeatIndex, cursor);
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran === null) continue;
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
@@ -178,9 +259,11 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
     sweepFrom ??= summaries;
     for (const step of placed.steps) {
       if (gather.stopped) break;
-      cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran !== null) cursor = ran.cursor;
     }
   }
+  sequence.finish();
 }
 
 /** The run's executors: this thread for one worker (with the workload built here), else worker threads. */
@@ -188,11 +271,11 @@ async function startExecutors(config: RunConfig, options: RunOptions, workers: W
   if (workers.count === 1) {
     const tokenCounter = await createTokenCounter(config.tokenizer);
     const workload = await createWorkload(config, tokenCounter);
-    return { executors: new InThreadExecutors({ config, apiKey: options.apiKey, workload, tokenCounter }), chatNote: tokenCounter.chatNote };
+    return { executors: new InThreadExecutors({ config, apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}), workload, tokenCounter }), chatNote: tokenCounter.chatNote };
   }
   // Each worker builds its own workload from the config and seed; a config they cannot use rejects here.
   const script = options.executorScript ?? join(__dirname, 'executor-worker.js');
-  const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey);
+  const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey, options.apiKeys);
   return { executors, chatNote: takesMessages(config.endpoint.api) ? (await createTokenCounter(config.tokenizer)).chatNote : null };
 }
 
@@ -203,8 +286,10 @@ async function startExecutors(config: RunConfig, options: RunOptions, workers: W
  */
 export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
+  // A trace is read once before anything is sent: a bad row stops the run here, with its line.
+  const trace: TraceReplay | undefined = config.profile.kind === 'trace' ? await scanTrace(traceSourceOf(config.profile), traceRequestLimit(config)) : undefined;
   // The plan is made before the file exists so that a bad schedule creates no file.
-  const plan = planRun(config);
+  const plan = planRun(config, trace);
   const workers = resolveWorkers(config, plan);
   checkFileDescriptors(mostConnections(plan, workers.count));
   const { executors, chatNote } = await startExecutors(config, options, workers);
@@ -213,7 +298,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     const probed = await probeEngineLabels(config, options);
     // The run's clock starts here: the first scrape and every step's start are on it.
     const clockOrigin = performance.now();
-    const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
+    const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin, options.apiKeys);
     let writer: ResultWriter;
     try {
       // The hardware found fills the hardware/gpus labels the user left empty.
@@ -238,6 +323,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
         gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
       }
       const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+      if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
       await runSteps({ config, executors, gather, cacheResetter }, plan);
       return await gather.finish();
     } catch (error) {

@@ -87,6 +87,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Resolved by the caller (environment variable, SecretStorage); never written anywhere. */
   apiKey?: string;
+  /** A run over several endpoints (`endpoints`): each one's key, in their order (the first is `apiKey`); never written anywhere. */
+  apiKeys?: readonly (string | undefined)[];
   /** Where the result document is written as the run goes; undefined keeps it in memory only. */
   resultPath?: string;
   /**

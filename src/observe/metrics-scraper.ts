@@ -37,6 +37,8 @@ export interface ScraperOptions {
   warn: (message: string) => void;
   /** The new samples of each scrape. */
   onSamples?: (series: MetricSeries[], engine: ServerEngine) => void;
+  /** Added to every series' labels (which endpoint of several a series came from). */
+  labels?: Record<string, string>;
 }
 
 /**
@@ -252,7 +254,7 @@ export class ServerMetricsScraper {
     this.scrapes++;
     const fresh: MetricSeries[] = [];
     for (const sample of samples) {
-      const series = { source: 'server' as const, name: sample.name, kind: sample.kind, labels: sample.labels };
+      const series = { source: 'server' as const, name: sample.name, kind: sample.kind, labels: this.options.labels ? { ...sample.labels, ...this.options.labels } : sample.labels };
       const point: [number, number | null] = [Math.round(tMs * 1000) / 1000, Number.isFinite(sample.value) ? sample.value : null];
       if (!this.store.add(series, point)) {
         this.warnOnce('series', `Server metrics: more than ${this.options.config.maxSeries} series (maxSeries); the first ${this.options.config.maxSeries} are kept, ${sample.name} and later new ones are not.`);

@@ -7,10 +7,11 @@
  */
 import type { Labels, RunConfig } from '../format/config';
 import type { RunEvent } from '../format/events';
-import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerMetricsInfo } from '../format/server-metrics';
+import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
 import { withApiKey } from './probe-core';
 import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './metrics-scraper';
+import { ReplicaScrapers, type MetricsScraping } from './replica-metrics';
 
 /**
  * The server's and the client's generated-token counts may differ by this share of the larger
@@ -21,6 +22,13 @@ export const CROSS_CHECK_TOLERANCE = 0.02;
 export const CROSS_CHECK_MIN_TOKENS = 16;
 
 type Emit = (event: RunEvent) => void;
+
+/** The server's running and waiting requests at one scrape (summed over label sets), on the run's clock. */
+export interface ServerLoad {
+  tMs: number;
+  running: number;
+  waiting: number;
+}
 
 /**
  * The client's side of the cross-check: output tokens it can count (the server's usage, or the
@@ -36,7 +44,7 @@ export interface ClientOutputTokens {
 }
 
 export class RunMonitor {
-  private readonly scraper: ServerMetricsScraper | null;
+  private readonly scraper: MetricsScraping | null;
   private readonly gpuStore = new SeriesStore();
   private gpuSampler: GpuSampler | null = null;
   private readonly gpuIntervalMs: number;
@@ -54,13 +62,15 @@ export class RunMonitor {
   /** Whether the last scrape, after the last request, read the metrics: the cross-check needs its counter. */
   private finalRead = false;
   private emit: Emit = () => undefined;
+  /** The gauges at the latest scrape that had both. */
+  private load: ServerLoad | null = null;
 
   /**
    * Looks at what can be watched: one scrape of /metrics (it names the engine and tells whether the
    * URL answers) and one reading of the GPU tools, both bounded in time. `now` is the run's clock.
    */
-  static async open(config: RunConfig, apiKey: string | undefined, now: () => number): Promise<RunMonitor> {
-    const monitor = new RunMonitor(config, apiKey, now);
+  static async open(config: RunConfig, apiKey: string | undefined, now: () => number, apiKeys?: readonly (string | undefined)[]): Promise<RunMonitor> {
+    const monitor = new RunMonitor(config, apiKey, now, apiKeys);
     const [detected] = await Promise.all([detectHardware((message) => monitor.warn('gpu', message)), monitor.scraper?.scrapeOnce()]);
     monitor.hardware = detected?.hardware;
     if (detected) for (const series of gpuSamples(detected.readings, now())) monitor.gpuStore.add(series, series.samples[0]!);
@@ -71,23 +81,36 @@ export class RunMonitor {
     config: RunConfig,
     apiKey: string | undefined,
     private readonly now: () => number,
+    apiKeys?: readonly (string | undefined)[],
   ) {
     const settings = config.serverMetrics;
     this.gpuIntervalMs = Math.max(settings.intervalMs, SERVER_METRICS_INTERVAL.defaultMs);
+    const onSamples = (series: MetricSeries[], engine: ServerEngine): void => {
+      this.noteGenerated(series);
+      this.noteLoad(series);
+      this.noteAborted(series);
+      this.emit({ type: 'sampled', engine, series });
+    };
+    // Several endpoints, and no one URL named: each endpoint's own /metrics, scraped together.
+    const replicas = config.endpoints !== undefined && settings.url === undefined ? config.endpoints : null;
     this.scraper =
       settings.url === 'off'
         ? null
-        : new ServerMetricsScraper({
+        : replicas !== null
+          ? new ReplicaScrapers(
+              replicas.map((endpoint, i) => ({ url: defaultMetricsUrl(endpoint.baseUrl), headers: withApiKey(endpoint.headers, apiKeys?.[i] ?? (i === 0 ? apiKey : undefined)) })),
+              settings,
+              now,
+              (message) => this.warn('server', message),
+              onSamples,
+            )
+          : new ServerMetricsScraper({
             url: settings.url ?? defaultMetricsUrl(config.endpoint.baseUrl),
             config: settings,
             headers: withApiKey(config.endpoint.headers, apiKey),
             now,
             warn: (message) => this.warn('server', message),
-            onSamples: (series, engine) => {
-              this.noteGenerated(series);
-              this.noteAborted(series);
-              this.emit({ type: 'sampled', engine, series });
-            },
+            onSamples,
           });
   }
 
@@ -202,9 +225,42 @@ export class RunMonitor {
     this.abortedAtEnd = total;
   }
 
+  /** The server's running and waiting requests at the latest scrape; null when no scrape has read both (off, failing, an engine without them). */
+  get latestLoad(): ServerLoad | null {
+    return this.load;
+  }
+
+  /**
+   * Scrapes /metrics now (or joins the scrape under way) and answers the server's running and
+   * waiting requests then; null when they cannot be read (scraping off or failing, no such gauges).
+   */
+  async readLoad(): Promise<ServerLoad | null> {
+    if (!this.scraper) return null;
+    const before = this.load;
+    const read = await this.scraper.scrapeOnce();
+    return read && this.load !== before ? this.load : null;
+  }
+
   private warn(source: 'server' | 'gpu', message: string): void {
     if (this.sink) this.sink(source, message);
     else this.early.push({ source, message });
+  }
+
+  /** Follows the engine's running and waiting gauges through the scrapes. */
+  private noteLoad(series: MetricSeries[]): void {
+    const engine = this.scraper?.engine ?? 'unknown';
+    if (engine === 'unknown') return;
+    const names = SERVER_METRIC_NAMES[engine];
+    const sum = (sources: typeof names.runningRequests): { tMs: number; value: number } | null => {
+      const gauge = sources?.find((source) => source.kind === 'gauge');
+      if (gauge?.kind !== 'gauge') return null;
+      const samples = series.filter((s) => s.name === gauge.family).map((s) => s.samples[0]);
+      if (samples.length === 0 || samples.some((p) => p === undefined || p[1] === null)) return null;
+      return { tMs: (samples[0] as [number, number])[0], value: samples.reduce((total, p) => total + ((p as [number, number])[1]), 0) };
+    };
+    const running = sum(names.runningRequests);
+    const waiting = sum(names.waitingRequests);
+    if (running && waiting) this.load = { tMs: running.tMs, running: running.value, waiting: waiting.value };
   }
 
   /** Follows the engine's generated-token counter through the scrapes. */

@@ -1,6 +1,7 @@
 /** One CSV row per step of every run, labels as columns: for spreadsheets and scripts. */
-import type { Stats } from '../format/result';
+import type { Stats, StepSummary } from '../format/result';
 import type { ReportRun } from '../views/report';
+import { stepWarnings } from '../views/step-warnings';
 import { countShares } from '../views/token-counts';
 
 const STAT_COLUMNS = ['mean', 'p50', 'p90', 'p99'] as const;
@@ -29,6 +30,15 @@ export function csvField(value: string | number | null | undefined): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * What a step's rates are over: `steady` (its steady window), `span` (first send to last completion,
+ * a step without a steady window or a file written before them), or the importing tool's name.
+ */
+function rateWindowOf(run: ReportRun, summary: StepSummary | null): string {
+  if (run.doc.importedFrom) return run.doc.importedFrom.tool;
+  return summary?.rateWindow?.definition ?? 'span';
+}
+
 export function formatStepsCsv(runs: ReportRun[]): string {
   const labelKeys = [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))].sort();
   const header = [
@@ -39,6 +49,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
     // Shares (0 to 1) of the completed requests whose token count is not the server's; empty when the file does not say.
     'input_tokens_estimated_share', 'input_tokens_tokenizer_share', 'output_tokens_estimated_share', 'output_tokens_tokenizer_share',
     'embeddings_per_s', 'input_tokens_per_s', 'cancelled_by_design',
+    'rate_window', 'warnings',
   ];
   const stat = (stats: Stats | null | undefined, key: (typeof STAT_COLUMNS)[number]) => stats?.[key] ?? null;
   const rows = runs.flatMap((run) =>
@@ -56,6 +67,7 @@ export function formatStepsCsv(runs: ReportRun[]): string {
           return [shares?.estimated ?? null, shares?.tokenizer ?? null];
         }),
         s?.embeddingsPerSecond ?? null, s?.inputTokensPerSecond ?? null, s?.cancelledByDesign?.requests ?? null,
+        rateWindowOf(run, s), stepWarnings(step, run.doc.importedFrom !== undefined).map((w) => `${w.kind}: ${w.message}`).join(' | '),
       ];
     }),
   );

@@ -10,10 +10,12 @@
 import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
-import { stepWarningNotes } from '../views/result';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
 import { localCountsNotes } from '../views/token-counts';
+import { endpointLines } from '../views/endpoint-figures';
+import { traceNotes, traceTable } from '../views/trace-figures';
+import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
 import { meansTable, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
 
@@ -116,16 +118,49 @@ function meansCell(column: MeansColumn, summaries: readonly (StepSummary | null)
 export function formatTerminalTable(doc: ResultOverview, options: TableOptions = {}): string {
   const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
   const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
-  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...clientLines(doc)].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...workersLines(doc), ...warningLines(doc)].join('\n') + '\n';
 }
 
-/** Under a table of a run's steps: its workers, when more than one, and each step's warning (the client was the limit). */
-function clientLines(doc: ResultOverview): string[] {
-  const workers = doc.workers && doc.workers.count > 1 ? [`Workers: ${doc.workers.count} (${doc.workers.reason}).`] : [];
-  return [...workers, ...stepWarningNotes(doc.steps).map((w) => `Warning, ${w}`)];
+/** A row's label with the warning mark when one of its steps (one of a repeated step's repeats) has warnings. */
+function markedLabel(doc: ResultOverview, label: string, steps: readonly Omit<Step, 'requests'>[]): string {
+  const imported = doc.importedFrom !== undefined;
+  return markedName(label, steps.flatMap((step) => stepWarnings(step, imported)));
+}
+
+/** Under a table of a run's steps: its workers, when more than one. */
+function workersLines(doc: ResultOverview): string[] {
+  return doc.workers && doc.workers.count > 1 ? [`Workers: ${doc.workers.count} (${doc.workers.reason}).`] : [];
+}
+
+/** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
+function warningLines(doc: ResultOverview): string[] {
+  const imported = doc.importedFrom !== undefined;
+  const rates = olderRatesNote(doc.steps, imported);
+  return [
+    ...(rates ? [rates] : []),
+    ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${line}`),
+  ];
+}
+
+/**
+ * What a terminal shows after the step table of a run over several endpoints or of a trace: each
+ * step's figures per endpoint beside its total (and what failover did), and each trace step's
+ * replay (rows left out, send lateness). Empty for other runs.
+ */
+export function formatRunDetails(doc: ResultOverview): string {
+  const lines: string[] = [];
+  const trace = traceTable(doc.steps);
+  if (trace !== null) {
+    const header = trace.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label));
+    const [headerLine = '', ...body] = alignColumns([header, ...trace.rows]);
+    lines.push('Trace replay (send lateness: sent minus recorded time, scaled):', headerLine, '-'.repeat(headerLine.length), ...body, ...traceNotes(doc.steps), '');
+  }
+  const endpoints = endpointLines(doc, (rows) => alignColumns(rows));
+  if (endpoints.length > 0) lines.push(...endpoints, '');
+  return lines.length === 0 ? '' : `\n${lines.join('\n')}`;
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
@@ -139,8 +174,16 @@ function markdownTable(header: string[], rows: string[][]): string {
 export function formatMarkdownTable(doc: ResultOverview, options: TableOptions = {}): string {
   const { columns, footnote } = headlineColumns(doc);
   const header = ['Benchmark', ...columns.map((c) => c.markdown)];
-  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [label, ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
-  return [markdownTable(header, rows), footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...clientLines(doc)].join('\n\n') + '\n';
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
+  const warnings = warningLines(doc);
+  return [
+    markdownTable(header, rows),
+    footnote,
+    ...repeatsNote(doc.steps, options),
+    ...localCountsNotes(doc.steps, stepLabel),
+    ...workersLines(doc),
+    ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
+  ].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -228,6 +271,7 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
       lines.push(vllmLine(`P99 ${metric.short} (ms):`, fixed(stats?.p99)));
     }
   }
+  for (const warning of stepWarnings(step, doc.importedFrom !== undefined)) lines.push(`${WARNING_MARK} ${warning.message}`);
   lines.push('='.repeat(VLLM_WIDTH));
   return lines.join('\n') + '\n';
 }
@@ -239,8 +283,10 @@ function markdownTextTable(table: TextTable): string {
 
 /**
  * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
- * export's tables (the same columns, names and figures), with what they say under them.
+ * export's tables (the same columns, names and figures), with what they say under them, then each
+ * run's figures per endpoint for runs over several.
  */
 export function formatRankingMarkdown(model: ReportModel): string {
-  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  const endpoints = model.endpoints.map((run) => `\n## Per endpoint: ${run.name}\n\n${markdownTextTable(run.table)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
 }

@@ -4,7 +4,8 @@
  * (summary null). Every definition here is spelled out in docs/metrics.md.
  */
 import type { SloConfig } from '../format/config';
-import { PERCENTILES, type RequestRecord, type SourceCounts, type Stats, type StepProfile, type StepSummary } from '../format/result';
+import { PERCENTILES, type RequestRecord, type SourceCounts, type Stats, type StepProfile, type StepSummary, type StepWarning } from '../format/result';
+import { Column, tooShortWarning, WindowCollector } from './window';
 
 /**
  * The ranks a q-quantile (0 to 1) of n values lies between, and how far past the lower one:
@@ -166,42 +167,29 @@ export function latencySamples(requests: readonly RequestRecord[]): { ttft: numb
   return { ttft, itl, latency, tpot, ttfo };
 }
 
-/** A column of numbers that grows by doubling: 8 bytes a value, with no object per value. */
-export class Column {
-  private data = new Float64Array(64);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Float64Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.length++] = value;
-  }
-
-  at(index: number): number {
-    return this.data[index] as number;
-  }
-
-  /** A copy of the values from index `from` on. */
-  slice(from = 0): Float64Array {
-    return this.data.slice(from, this.length);
-  }
-
-  /** The values that are numbers (NaN stands for "none" in a column). */
-  present(): Float64Array {
-    return this.data.subarray(0, this.length).filter((v) => !Number.isNaN(v));
-  }
-}
-
 const orNaN = (value: number | null): number => value ?? Number.NaN;
 
 /**
+ * How a step's rates are taken: as our runs take them (an open loop over its steady window, a
+ * closed loop over its span), or over its span (a tool's records imported as that tool defined them).
+ */
+export type RateDefinition = 'steady' | 'span';
+
+/**
+ * A closed loop (synchronous, concurrency, throughput) keeps its load until its last request ends:
+ * each lane sends its next request as the previous one ends, and a step that starts its lanes
+ * together completes them in rounds. Its rates are over its span, first measured send to last
+ * measured end, which the drain lets hold every round whole; a window closing at the last send
+ * would cut a round in two (docs/metrics.md, "The steady window").
+ */
+export const isClosedLoop = (profile: StepProfile): boolean => profile.kind === 'synchronous' || profile.kind === 'concurrency' || profile.kind === 'throughput';
+
+/**
  * A step's summary, built one request record at a time: what the step's numbers need is kept in
- * typed columns (about 150 bytes per successful request and 8 per content chunk), never the records
- * themselves, so a run of millions of requests keeps its memory flat while its file holds every record.
- * Every definition is that of docs/metrics.md; `summarizeStep` gives the same numbers from records.
+ * typed columns (about 150 bytes per successful request, 90 per record for its steady window and
+ * 8 per content chunk), never the records themselves, so a run of millions of requests keeps its
+ * memory flat while its file holds every record. Every definition is that of docs/metrics.md;
+ * `summarizeStep` gives the same numbers from records.
  */
 export class StepAccumulator {
   private total = 0;
@@ -209,18 +197,12 @@ export class StepAccumulator {
   private readonly errors: Record<string, number> = {};
   private firstSendMs = Infinity;
   private lastSendMs = -Infinity;
-  private lastEndMs = -Infinity;
-  private busyMs = 0;
-  private outputTokenSum = 0;
   /** Successful requests whose output was counted (embeddings have no output count). */
   private outputCounted = 0;
-  private inputTokenSum = 0;
-  private meetingSlo = 0;
   /** Completed requests per source of their input and output counts. */
   private readonly sources: { input: SourceCounts; output: SourceCounts } = { input: {}, output: {} };
-  /** Successful measured requests that reasoned; vectors returned (embeddings), and whether any request returned some. */
+  /** Successful measured requests that reasoned; whether any request returned embedding vectors. */
   private reasoned = 0;
-  private embeddingSum = 0;
   private embedded = false;
   /** Requests the run chose to cancel (warm-up aside), those it cut, and their output tokens by then. */
   private chosenToCancel = 0;
@@ -245,12 +227,13 @@ export class StepAccumulator {
   private readonly answerTpot = new Column();
   private readonly reasoningChunks = new Column();
   private readonly answerChunk = new Column();
-  /** Every content chunk's arrival, request after request. */
-  private readonly chunks = new Column();
+  /** Every record, for the window the rates are taken over; it holds the chunk times. */
+  private readonly window = new WindowCollector();
 
   constructor(
     private readonly profile: StepProfile,
     private readonly slo?: SloConfig,
+    private readonly rates: RateDefinition = 'steady',
   ) {}
 
   add(r: RequestRecord): void {
@@ -262,23 +245,17 @@ export class StepAccumulator {
         this.cancelled.outputTokens += r.outputTokens ?? 0;
       }
     }
-    if (!isMeasured(r)) return;
+    const measured = isMeasured(r);
+    const ok = succeeded(r);
+    const chunksAt = this.window.add(r, measured, ok, ok && hasSlo(this.slo) && meetsSlo(r, this.slo));
+    if (!measured) return;
     this.total++;
     this.firstSendMs = Math.min(this.firstSendMs, r.sentMs);
     this.lastSendMs = Math.max(this.lastSendMs, r.sentMs);
-    if (r.endMs !== null) {
-      this.lastEndMs = Math.max(this.lastEndMs, r.endMs);
-      this.busyMs += r.endMs - r.sentMs;
-    }
     if (r.error !== null) this.failed++;
-    if (!succeeded(r)) return;
-    this.outputTokenSum += r.outputTokens ?? 0;
+    if (!ok) return;
     if (r.outputTokens !== null) this.outputCounted++;
-    this.inputTokenSum += r.inputTokens ?? 0;
-    if (r.embeddings !== undefined) {
-      this.embedded = true;
-      this.embeddingSum += r.embeddings;
-    }
+    if (r.embeddings !== undefined) this.embedded = true;
     const reasoning = r.reasoning;
     if (reasoning !== undefined) this.reasoned++;
     this.ttfo.push(orNaN(ttfoOf(r)));
@@ -289,7 +266,6 @@ export class StepAccumulator {
     this.answerTpot.push(orNaN(answerTpotOf(r)));
     this.reasoningChunks.push(reasoning?.chunks ?? 0);
     this.answerChunk.push(reasoning === undefined ? 0 : orNaN(reasoning.answerChunk));
-    if (hasSlo(this.slo) && meetsSlo(r, this.slo)) this.meetingSlo++;
     if (r.inputTokensSource !== null) this.sources.input[r.inputTokensSource] = (this.sources.input[r.inputTokensSource] ?? 0) + 1;
     if (r.outputTokensSource !== null) this.sources.output[r.outputTokensSource] = (this.sources.output[r.outputTokensSource] ?? 0) + 1;
     this.ttft.push(orNaN(ttftOf(r)));
@@ -299,59 +275,62 @@ export class StepAccumulator {
     this.inputTokens.push(orNaN(r.inputTokens));
     this.outputTokens.push(orNaN(r.outputTokens));
     this.ends.push(orNaN(r.endMs));
-    this.firstChunk.push(this.chunks.length);
+    this.firstChunk.push(chunksAt);
     this.chunkCount.push(r.chunkMs.length);
-    for (const t of r.chunkMs) this.chunks.push(t);
   }
 
   summary(): StepSummary {
     const completed = this.ttft.length;
-    // The step's window: first measured send to last measured completion.
-    const windowMs = this.lastEndMs > this.firstSendMs ? this.lastEndMs - this.firstSendMs : null;
-    const perSecond = (amount: number): number | null => (windowMs === null ? null : (amount * 1000) / windowMs);
+    const counted = this.window.counts(this.rates === 'steady' && !isClosedLoop(this.profile) ? 'steady' : 'span');
+    const lengthMs = counted === null || !(counted.lengthMs > 0) ? null : counted.lengthMs;
+    const perSecond = (amount: number): number | null => (lengthMs === null ? null : (amount * 1000) / lengthMs);
     const ttft = this.ttft.present();
+    const latency = computeStats(this.latency.present());
     const slo = this.slo;
     const sloNeedsStreaming = hasSlo(slo) && (slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined);
     return {
       requests: { total: this.total, completed, failed: this.failed },
-      durationSec: windowMs === null ? null : windowMs / 1000,
-      requestsPerSecond: perSecond(completed),
+      durationSec: lengthMs === null ? null : lengthMs / 1000,
+      requestsPerSecond: counted === null ? null : perSecond(counted.window.completed),
       // Requests that generate nothing (embeddings) have no output rate, not a rate of 0.
-      outputTokensPerSecond: completed > 0 && this.outputCounted === 0 ? null : perSecond(this.outputTokenSum),
-      totalTokensPerSecond: perSecond(this.inputTokenSum + this.outputTokenSum),
+      outputTokensPerSecond: counted === null || (completed > 0 && this.outputCounted === 0) ? null : perSecond(counted.window.outputTokens),
+      totalTokensPerSecond: counted === null ? null : perSecond(counted.inputTokens + counted.window.outputTokens),
       peakOutputTokensPerSecond: this.peakOutputTokensPerSecond(),
-      achievedConcurrency: windowMs === null ? null : this.busyMs / windowMs,
+      achievedConcurrency: counted === null || lengthMs === null ? null : counted.busyMs / lengthMs,
       // A ramp's target is its mean over the step; how it moved is in its profile's targetRates.
       targetRate: this.profile.rate ?? this.profile.ramp?.meanRate ?? null,
       achievedRate: this.achievedSendRate(),
       ttftMs: computeStats(ttft),
       itlMs: computeStats(this.chunkGaps()),
       tpotMs: computeStats(this.tpot.present()),
-      latencyMs: computeStats(this.latency.present()),
+      latencyMs: latency,
       queueMs: computeStats(this.queue.present()),
       inputTokens: computeStats(this.inputTokens.present()),
       outputTokens: computeStats(this.outputTokens.present()),
       tokenSources: { input: { ...this.sources.input }, output: { ...this.sources.output } },
-      goodput: !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(this.meetingSlo),
+      goodput: counted === null || !hasSlo(slo) || (sloNeedsStreaming && ttft.length === 0) ? null : perSecond(counted.meetingSlo),
       errors: { ...this.errors },
+      // Our own runs say what their rates are over; an import's are its tool's.
+      ...(this.rates === 'steady' && counted !== null ? { rateWindow: counted.window } : {}),
       ...(this.reasoned > 0 ? this.reasoningFigures() : {}),
-      ...(this.embedded ? { embeddingsPerSecond: perSecond(this.embeddingSum), inputTokensPerSecond: perSecond(this.inputTokenSum) } : {}),
+      ...(this.embedded ? { embeddingsPerSecond: counted === null ? null : perSecond(counted.embeddings), inputTokensPerSecond: counted === null ? null : perSecond(counted.inputTokens) } : {}),
       ...(this.chosenToCancel > 0 ? { cancelledByDesign: { ...this.cancelled } } : {}),
     };
   }
 
   /** The reasoning figures, for a step where a measured response reasoned (docs/metrics.md, "Reasoning"). */
   private reasoningFigures(): Partial<StepSummary> {
+    const chunks = this.window.chunks;
     const reasoningGaps: number[] = [];
     const answerGaps: number[] = [];
     for (let i = 0; i < this.ttft.length; i++) {
       const first = this.firstChunk.at(i);
       const count = this.chunkCount.at(i);
       const reasoningEnd = first + Math.min(count, this.reasoningChunks.at(i));
-      for (let c = first + 1; c < reasoningEnd; c++) reasoningGaps.push(this.chunks.at(c) - this.chunks.at(c - 1));
+      for (let c = first + 1; c < reasoningEnd; c++) reasoningGaps.push(chunks.at(c) - chunks.at(c - 1));
       const answerChunk = this.answerChunk.at(i);
       if (Number.isNaN(answerChunk)) continue;
-      for (let c = first + answerChunk + 1; c < first + count; c++) answerGaps.push(this.chunks.at(c) - this.chunks.at(c - 1));
+      for (let c = first + answerChunk + 1; c < first + count; c++) answerGaps.push(chunks.at(c) - chunks.at(c - 1));
     }
     return {
       ttfoMs: computeStats(this.ttfo.present()),
@@ -365,14 +344,24 @@ export class StepAccumulator {
     };
   }
 
+  /**
+   * The too-short warning of the step a run just ended (window.ts): it sent from its start to its
+   * last send. Said by the run, not by a reader re-summarizing a step cut short (marked partial).
+   */
+  tooShort(summary: StepSummary): StepWarning | null {
+    const lastSend = this.window.lastSendMs();
+    return tooShortWarning(lastSend === null ? null : lastSend / 1000, summary.latencyMs?.p50);
+  }
+
   /** ITL: every gap between consecutive content chunks of one request, pooled (vLLM's definition). */
   private chunkGaps(): Float64Array {
-    const gaps = new Float64Array(this.chunks.length);
+    const chunks = this.window.chunks;
+    const gaps = new Float64Array(chunks.length);
     let n = 0;
     for (let i = 0; i < this.ttft.length; i++) {
       const first = this.firstChunk.at(i);
       const count = this.chunkCount.at(i);
-      for (let c = first + 1; c < first + count; c++) gaps[n++] = this.chunks.at(c) - this.chunks.at(c - 1);
+      for (let c = first + 1; c < first + count; c++) gaps[n++] = chunks.at(c) - chunks.at(c - 1);
     }
     return gaps.subarray(0, n);
   }
@@ -383,6 +372,7 @@ export class StepAccumulator {
    * content chunks (a chunk may carry several); a non-streamed response's land at its end.
    */
   private peakOutputTokensPerSecond(): number | null {
+    const chunks = this.window.chunks;
     const buckets = new Map<number, number>();
     const add = (atMs: number, tokens: number): void => {
       const bucket = Math.max(0, Math.floor((atMs - this.firstSendMs) / 1000));
@@ -395,7 +385,7 @@ export class StepAccumulator {
       const first = this.firstChunk.at(i);
       const count = this.chunkCount.at(i);
       if (count === 0) add(end, tokens);
-      else for (let c = first; c < first + count; c++) add(this.chunks.at(c), tokens / count);
+      else for (let c = first; c < first + count; c++) add(chunks.at(c), tokens / count);
     }
     return buckets.size === 0 ? null : Math.max(...buckets.values());
   }
@@ -411,8 +401,8 @@ export class StepAccumulator {
 }
 
 /** A step's summary from its records (a file cut short, an import): the accumulator's numbers. */
-export function summarizeStep(requests: readonly RequestRecord[], profile: StepProfile, slo?: SloConfig): StepSummary {
-  const accumulator = new StepAccumulator(profile, slo);
+export function summarizeStep(requests: readonly RequestRecord[], profile: StepProfile, slo?: SloConfig, rates: RateDefinition = 'steady'): StepSummary {
+  const accumulator = new StepAccumulator(profile, slo, rates);
   for (const r of requests) accumulator.add(r);
   return accumulator.summary();
 }

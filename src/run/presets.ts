@@ -2,6 +2,7 @@
  * The profile presets offered by "Run LLM Benchmark", as pure functions of the settings, and the
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
+import { basename } from 'node:path';
 import * as z from 'zod';
 import { ConcurrencyUnitSchema, parseDelayRange, RampStrategySchema, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
@@ -27,6 +28,10 @@ export const PresetSettingsSchema = z.object({
   sessionTurns: z.number().int().positive().default(1),
   thinkTimeMs: z.number().int().nonnegative().default(0),
   concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
+  /** The trace preset's speed: 2 replays twice as fast as recorded. */
+  traceTimeScale: z.number().positive().default(1),
+  /** The trace preset skips bad rows (and counts them) instead of stopping at the first. */
+  traceSkipBadRows: z.boolean().default(false),
   /** Share of the measured requests cancelled on purpose, `cancelAfterMs` after each was sent (`MS` or `MS-MS`); 0: none. */
   cancelRate: z.number().min(0).max(1).default(0),
   cancelAfterMs: z.string().refine((text) => parseDelayRange(text) !== null, 'must be milliseconds like 1000, or a range like 200-2000').default('1000'),
@@ -104,6 +109,20 @@ export function presets(settings: PresetSettings): Preset[] {
   ];
 }
 
+/**
+ * The trace preset: one step replaying `path` at its recorded times (scaled by the
+ * `traceTimeScale` setting), prompts built to each row's lengths. Offered with a file picker, so
+ * not among `presets`, whose configs need no file.
+ */
+export function tracePreset(settings: PresetSettings, path: string): { label: string; detail: string; config: Omit<RunConfigInput, 'endpoint' | 'labels'> } {
+  const speed = settings.traceTimeScale === 1 ? 'at its recorded times' : `${settings.traceTimeScale}x as fast as recorded`;
+  return {
+    label: 'Trace replay',
+    detail: `Each row of ${basename(path)} sent ${speed}, its prompt built to the row's lengths (Mooncake, Azure, BurstGPT)`,
+    config: { profile: { kind: 'trace', path, timeScale: settings.traceTimeScale, skipBadRows: settings.traceSkipBadRows }, limits: { warmup: 0 } },
+  };
+}
+
 /** A short description of a profile for titles and logs: "concurrency 1,2,4", "sweep of 8 rates". */
 export function describeProfile(profile: RunConfig['profile']): string {
   switch (profile.kind) {
@@ -120,6 +139,8 @@ export function describeProfile(profile: RunConfig['profile']): string {
       return 'throughput';
     case 'sweep':
       return `sweep of ${profile.rateCount} rates`;
+    case 'trace':
+      return `trace ${basename(profile.path)}${profile.timeScale !== 1 ? ` at ${profile.timeScale}x` : ''}`;
   }
 }
 
@@ -143,6 +164,9 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'sessions.turns': 'llmBench.sessionTurns',
   'sessions.thinkTimeMs': 'llmBench.thinkTimeMs',
   'sessions.concurrencyUnit': 'llmBench.concurrencyUnit',
+  'profile.path': 'the trace file',
+  'profile.timeScale': 'llmBench.traceTimeScale',
+  'profile.skipBadRows': 'llmBench.traceSkipBadRows',
   'cancel.rate': 'llmBench.cancelRate',
   'cancel.afterMs': 'llmBench.cancelAfterMs',
   'workload.embeddingBatch': 'llmBench.embeddingBatch',

@@ -9,9 +9,11 @@ import { rowsEmbedded, rowsReasoned, type CompareView, type DeltaCell, type Delt
 import type { MetricKey } from '../format/metrics';
 import { ttfoStatsOf, type ResultDocument, type Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
-import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, stepWarningNotes, type RowValue } from './result';
+import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
 import { hasRepeats, repeatFigures, stepFigures } from './repeats';
+import { rateDefinitionsDiffer } from './step-warnings';
+import { stepLabel } from '../format/step-name';
 
 type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs' | 'ttfoMs';
 const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl' | 'ttfo'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl', ttfoMs: 'ttfo' };
@@ -143,6 +145,10 @@ function noiseRuleText(deltas: DeltaRow[], repeats: { a?: RepeatRow[] | undefine
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
 function differences(a: ResultDocument, b: ResultDocument): string[] {
   const warnings: string[] = [];
+  if (rateDefinitionsDiffer(a.steps, b.steps, a.importedFrom !== undefined, b.importedFrom !== undefined)) {
+    const older = a.steps.some((s) => s.summary?.rateWindow) ? 'B' : 'A';
+    warnings.push(`The runs take their rates differently: ${older} was written before steady windows (first send to last completion, cancelled requests left out), the other over steady windows. Rerun ${older} to compare rates like for like.`);
+  }
   if (a.endpoint.model !== b.endpoint.model) warnings.push(`The runs served different models: A ${a.endpoint.model}, B ${b.endpoint.model}.`);
   const workload = (doc: ResultDocument) => JSON.stringify((doc.config as { workload?: unknown }).workload ?? null);
   if (workload(a) !== workload(b)) warnings.push(`The runs sent different workloads (input/output tokens or dataset): A ${workload(a)}, B ${workload(b)}.`);
@@ -182,16 +188,27 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
     noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }),
-    warnings: [
-      ...differences(readA.document, readB.document),
-      ...stepWarningNotes(readA.document.steps).map((w) => `A: ${w}`),
-      ...stepWarningNotes(readB.document.steps).map((w) => `B: ${w}`),
-    ],
+    warnings: [...differences(readA.document, readB.document), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
     server: compareServerFigures(readA.document, readB.document, (stepsA, stepsB) => stepPairs.flatMap(([i, j]): [(typeof stepsA)[number], (typeof stepsB)[number]][] => {
       const [sa, sb] = [stepsA[i], stepsB[j]];
       return sa && sb ? [[sa, sb]] : [];
     })),
+    endpoints: compareEndpoints(a, b),
+  };
+}
+
+/** Each run's figures per endpoint, A's rows then B's, the run named in a first column; null when neither ran over several endpoints. */
+function compareEndpoints(a: ResultView, b: ResultView): CompareView['endpoints'] {
+  const runs = [
+    { tag: 'A', section: a.endpoints },
+    { tag: 'B', section: b.endpoints },
+  ];
+  const first = runs.find((r) => r.section !== null)?.section;
+  if (!first) return null;
+  return {
+    table: { columns: [{ label: 'Run' }, ...first.table.columns], rows: runs.flatMap((r) => (r.section ? r.section.table.rows.map((row) => [r.tag, ...row]) : [])) },
+    notes: runs.flatMap((r) => (r.section ? r.section.notes.map((n) => `${r.tag}: ${n}`) : [`${r.tag} ran against one endpoint.`])),
   };
 }
 

@@ -15,12 +15,14 @@ import { wantsLogAxis } from './axis';
 import { DASH_PATTERNS, PALETTE_SIZE, type ChartSpec, type SeriesSpec, type TableColumn } from './chart-spec';
 import { formatMetric, isNumber, NOT_AVAILABLE } from './number-format';
 import { METRICS, type MetricKey } from '../format/metrics';
-import { definitionNotes, stepWarningNotes, workersText } from './result';
+import { definitionNotes, workersText } from './result';
 import { localCountsNotes } from './token-counts';
 import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
+import { endpointNotes, endpointTable } from './endpoint-figures';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
+import { olderRatesNote, stepWarningLines } from './step-warnings';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -342,7 +344,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
       definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
-      warnings: stepWarningNotes(run.doc.steps),
+      stepWarnings: runStepWarnings(run),
       workers: workersText(run.doc),
       status: runStatus(run),
     })),
@@ -358,7 +360,18 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     tradeoff,
     knees,
     ranking,
+    endpoints: runs.flatMap((run) => {
+      const table = endpointTable(run.doc);
+      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+    }),
   };
+}
+
+/** A run's step warnings as the report lists them, `step: message`, after a run written before steady windows says so. */
+export function runStepWarnings(run: ReportRun): string[] {
+  const imported = run.doc.importedFrom !== undefined;
+  const rates = olderRatesNote(run.doc.steps, imported);
+  return [...(rates ? [rates] : []), ...stepWarningLines(run.doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)];
 }
 
 /** A run's default display name: its model and the name of its file. */

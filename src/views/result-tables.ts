@@ -11,6 +11,7 @@ import type { TableColumn } from './chart-spec';
 import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail } from './noise';
 import { stepLabel } from '../format/step-name';
+import { markedName, NO_BREAK } from './step-warnings';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -58,7 +59,7 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
 export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
   const stat = statColumns(columns);
   const benchmark: ColumnGroup = { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] };
-  const name = (row: StepRow): string => `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`;
+  const name = (row: StepRow): string => `${markedName(stepLabel(row), row.warnings, NO_BREAK)}${row.partial ? ' (partial)' : ''}`;
   if (rowsEmbedded(rows)) {
     const rates: MetricKey[] = ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond'];
     return {

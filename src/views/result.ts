@@ -26,7 +26,11 @@ import { unreachedConcurrencyNotes } from './unreached-concurrency';
 import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
-import { commonSeries, engineOf, runSeries } from './server-quantities';
+import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-quantities';
+import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
+import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
+import type { TableSection, TraceSection } from '../format/messages/result';
+import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -38,11 +42,13 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...doc.steps.flatMap((step) => (step.note ? [`Step "${stepLabel(step)}": ${step.note}`] : [])));
-  notes.push(...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
+  const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
+  // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
+  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
+  const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
-  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
+  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
   return {
     summary: runSummary(doc, fileName),
     xAxis,
@@ -50,9 +56,32 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     charts: [...reasoningSplitCharts(rows), ...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
-    warnings: [...(doc.warnings ?? []), ...stepWarningNotes(doc.steps)],
+    warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc),
+    endpoints: endpointSection(doc),
+    trace: traceSection(doc),
   };
+}
+
+/** Each step's figures per endpoint beside its total, and what stands out; null for a run with one endpoint. */
+export function endpointSection(doc: ResultDocument): TableSection | null {
+  const table = endpointTable(doc);
+  return table === null ? null : { table, notes: endpointNotes(doc) };
+}
+
+/** The trace steps' lateness table, and each one's load over time, recorded against sent; null without a trace step. */
+export function traceSection(doc: ResultDocument): TraceSection | null {
+  const table = traceTable(doc.steps);
+  if (table === null) return null;
+  const charts = doc.steps.filter(isTraceStep).flatMap((step, i) => {
+    const load = loadOverTime(step);
+    if (load === null) return [];
+    const per = load.bucketSec === 1 ? 'per second' : `per ${load.bucketSec} s bucket`;
+    const series: ChartSeries[] = [{ label: 'recorded (scaled)', points: load.recorded, colorIndex: 1, dashed: true }];
+    if (load.sent.length > 0) series.push({ label: 'sent', points: load.sent, colorIndex: 0 });
+    return [chart(`trace-load-${i}`, null, `${stepLabel(step)}: recorded against sent load (requests/s ${per})`, 'Step time (s)', series, 'Requests/s')];
+  });
+  return { table, charts, notes: traceNotes(doc.steps) };
 }
 
 /**
@@ -78,17 +107,31 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
   const markers = stepMarkers(doc.steps);
   // One time range for every chart over run time, drawn side by side: the last moment any of them has.
   const end = Math.max(0, ...charts.flatMap((c) => c.lines.flatMap((line) => line.points.map(([t]) => t))));
-  return {
-    source,
-    table: serverTable(steps),
-    charts: charts.map((c) => ({
-      ...chart(c.id, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+  const viewCharts = (timeCharts: typeof charts, prefix = ''): ViewChart[] =>
+    timeCharts.map((c) => ({
+      ...chart(`${prefix}${c.id}`, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
       timeAxis: true,
       xMax: end,
       ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
       ...(markers.length ? { markers } : {}),
-    })),
+    }));
+  // A run over several endpoints: each replica's own figures, for the view that shows them one by one.
+  const byEndpoint = seriesByEndpoint(series);
+  const replicas =
+    byEndpoint.length > 1
+      ? byEndpoint.map(({ endpoint, series: own }) => ({
+          label: `Endpoint ${endpoint}${doc.endpoints?.[Number(endpoint)] ? ` ${doc.endpoints[Number(endpoint)]!.baseUrl}` : ''}`,
+          table: serverTable(stepFiguresOf(doc.steps, own, engine)),
+          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
+        }))
+      : [];
+  if (replicas.length > 0) notes.push(`Over ${replicas.length} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint's own.`);
+  return {
+    source,
+    table: serverTable(steps),
+    charts: viewCharts(charts),
     notes,
+    ...(replicas.length > 0 ? { replicas } : {}),
   };
 }
 
@@ -132,14 +175,6 @@ export function definitionNotes(steps: Step[]): string[] {
   return [...stepsByNote].map(([note, names]) => `${note} (steps: ${names.join(', ')})`);
 }
 
-/**
- * The steps' warnings (the client was the limit, docs/metrics.md), one line each with the step's
- * label: what every view and export says beside the figures they doubt.
- */
-export function stepWarningNotes(steps: readonly Pick<Step, 'name' | 'repeat' | 'warnings'>[]): string[] {
-  return steps.flatMap((step) => (step.warnings ?? []).map((warning) => `${stepLabel(step)}: ${warning.message}`));
-}
-
 /** "4 (asked for 4)": the run's workers, for its summary; null for a file that does not say. */
 export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null {
   return doc.workers ? `${doc.workers.count} (${doc.workers.reason})` : null;
@@ -147,10 +182,12 @@ export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null
 
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
+  // A run over several endpoints names them all: `endpoint` is only the first.
+  const many = doc.endpoints !== undefined && doc.endpoints.length > 1 ? doc.endpoints : null;
   return {
     fileName,
-    model: doc.endpoint.model,
-    baseUrl: doc.endpoint.baseUrl,
+    model: many ? [...new Set(many.map((e) => e.model))].join(', ') : doc.endpoint.model,
+    baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: doc.statusReason ?? null,
@@ -184,8 +221,8 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-/** A step as a row of the result view's tables (and the HTML export's step tables). */
-export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+/** A step as a row of the result view's tables (and the HTML export's step tables); `imported`: its file came from another tool, whose definitions its warnings keep. */
+export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean, imported = false): StepRow {
   return {
     name: step.name,
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
@@ -201,6 +238,7 @@ export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinishe
     failed: summary.requests.failed,
     total: summary.requests.total,
     errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
+    warnings: stepWarnings({ ...step, summary }, imported).map((w) => w.message),
     // Only what the step has: a step without reasoning (or embeddings) gets no empty figure.
     ...(summary.ttfoMs !== undefined ? { ttfoMs: summary.ttfoMs } : {}),
     ...(summary.reasoningMs !== undefined ? { reasoningMs: summary.reasoningMs } : {}),

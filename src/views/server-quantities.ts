@@ -8,6 +8,7 @@
 import type { ResultDocument } from '../format/result';
 import {
   COMMON_SERVER_METRICS,
+  ENDPOINT_LABEL,
   recogniseEngine,
   SERVER_METRIC_NAMES,
   SGLANG_GENERATION_THROUGHPUT,
@@ -65,6 +66,20 @@ export function runSeries(doc: Pick<ResultDocument, 'steps' | 'sampledAfterSteps
   for (const step of doc.steps) if (step.sampled) mergeSeries(all, step.sampled);
   if (doc.sampledAfterSteps) mergeSeries(all, doc.sampledAfterSteps);
   return all;
+}
+
+/**
+ * A run over several endpoints: its server series split by endpoint (ENDPOINT_LABEL), each
+ * endpoint's own, in the endpoints' order; the label is left on. Empty when no series carries it.
+ */
+export function seriesByEndpoint(series: readonly MetricSeries[]): { endpoint: string; series: MetricSeries[] }[] {
+  const groups = new Map<string, MetricSeries[]>();
+  for (const s of series) {
+    const endpoint = s.source === 'server' ? s.labels[ENDPOINT_LABEL] : undefined;
+    if (endpoint === undefined) continue;
+    (groups.get(endpoint) ?? groups.set(endpoint, []).get(endpoint)!).push(s);
+  }
+  return [...groups].sort(([a], [b]) => Number(a) - Number(b)).map(([endpoint, own]) => ({ endpoint, series: own }));
 }
 
 /** The engine of a run: as recorded when scraping started, else as its series' names show. */

@@ -3,7 +3,14 @@
  * benchmark: deterministic request records, summarized with the engine's own summarizeStep.
  */
 import { summarizeStep } from '../../src/results/stats';
-import { SCHEMA_VERSION, type RequestRecord, type ResultDocument, type Step, type StepProfile } from '../../src/format/result';
+import { readFileSync } from 'node:fs';
+import { parseResultDocument, SCHEMA_VERSION, type RequestRecord, type ResultDocument, type Step, type StepProfile } from '../../src/format/result';
+
+/**
+ * A table's step name without the warning mark a step with warnings carries (src/views/step-warnings.ts
+ * markedName): for tests about names, whose short loopback steps may be rightly marked too short.
+ */
+export const withoutWarningMark = (name: string): string => name.replace(/[ \u00a0]\u26a0$/, '');
 
 export interface StepShape {
   name: string;
@@ -103,4 +110,11 @@ export function concurrencySweep(requestsPerStep = 20, scale = 1): ResultDocumen
       chunks: 16,
     })),
   );
+}
+
+/** A result file a run wrote, parsed; throws with the parser's message when it is not a valid one. */
+export function readResultFile(path: string): ResultDocument {
+  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
+  if (!parsed.ok) throw new Error(`${path}: ${parsed.error}`);
+  return parsed.value;
 }

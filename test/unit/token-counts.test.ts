@@ -130,7 +130,8 @@ test('a step cut by its duration leaves a stream with an estimated count: the cr
           endpoint: { baseUrl: server.baseUrl, model: 'm' },
           workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 40 },
           profile: { kind: 'concurrency', levels: [2] },
-          limits: { requests: 4, durationSec: 1 },
+          // No drain: the duration cuts the slow stream (a drain would let it finish).
+          limits: { requests: 4, durationSec: 1, drainSec: 0 },
           serverMetrics: { intervalMs: 200 },
         }),
         {},

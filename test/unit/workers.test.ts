@@ -72,7 +72,7 @@ function assertWithinNoise(a: number[], b: number[], what: string): void {
  * On a machine too loaded to keep the timing (other jobs, the server in this thread), the step must
  * say so: then its timing is not compared, its warning is what the run owes the user.
  */
-const clientBound = (step: ResultDocument['steps'][number]): boolean => step.warnings?.some((w) => w.kind === 'client-bound') === true;
+const clientBound = (step: ResultDocument['steps'][number]): boolean => step.summary?.warnings?.some((w) => w.kind === 'client-bound') === true;
 
 const ttfts = (records: readonly RequestRecord[]): number[] => records.filter((r) => !r.warmup && r.firstTokenMs !== null).map((r) => (r.firstTokenMs as number) - r.sentMs);
 

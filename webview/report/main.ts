@@ -76,16 +76,13 @@ function controls(model: ReportModel): HTMLElement[] {
   ];
 }
 
-/**
- * Runs whose figures follow another tool's definition, and steps whose client was the limit, said
- * once each under the runs table.
- */
+/** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps (a client that was the limit among them). */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
-  const warnings = model.runs.flatMap((r) => r.warnings.map((warning) => `${r.name}, ${warning}`));
+  const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${warning}`));
   return [
-    ...(warnings.length ? [el('ul', { className: 'notes run-warnings' }, warnings.map((text) => el('li', { className: 'notice notice-warning', text: `warning: ${text}` })))] : []),
     ...(notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : []),
+    ...(warnings.length ? [el('ul', { className: 'notes step-warnings tone-warning' }, warnings.map((text) => el('li', { text })))] : []),
   ];
 }
 
@@ -145,6 +142,11 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('h2', { text: 'Knees' }),
     scrollBox(textTable(knees.columns, knees.rows, 'data-table knees sticky-first')),
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
+    ...model.endpoints.flatMap((run) => [
+      el('h2', { text: `Per endpoint: ${run.name}` }),
+      el('div', { className: 'table-scroll' }, [textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')]),
+      ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
+    ]),
     el('h2', { text: 'Runs' }),
     scrollBox(
       el('table', { className: 'data-table runs sticky-first' }, [

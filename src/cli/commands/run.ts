@@ -7,14 +7,15 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, parseDelayRange, ProfileConfigSchema, RampStrategySchema, ReasoningTagSchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, EndpointStrategySchema, parseDelayRange, ProfileConfigSchema, RampStrategySchema, ReasoningTagSchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
+import { TraceFormatSchema } from '../../format/trace';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError } from '../../format/errors';
 import { runBenchmarkInWorker, type RunOverview } from '../../load/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../../results/writer';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
-import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
+import { formatRunDetails, formatTerminalTable, formatVllmBlock } from '../../report/tables';
 import {
   parseChoice,
   parseFlags,
@@ -30,7 +31,15 @@ import { createProgressPrinter } from '../progress';
 
 export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--help': { kind: 'boolean' },
-  '--url': { kind: 'string' },
+  '--url': { kind: 'string', repeatable: true },
+  '--url-strategy': { kind: 'string' },
+  '--url-failover': { kind: 'boolean' },
+  '--trace': { kind: 'string' },
+  '--trace-format': { kind: 'string' },
+  '--time-scale': { kind: 'string' },
+  '--trace-window': { kind: 'string' },
+  '--trace-max-requests': { kind: 'string' },
+  '--skip-bad-rows': { kind: 'boolean' },
   '--model': { kind: 'string' },
   '--api': { kind: 'string' },
   '--reasoning-tags': { kind: 'string' },
@@ -49,6 +58,14 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--duration': { kind: 'string' },
   '--warmup': { kind: 'string' },
   '--max-errors': { kind: 'string' },
+  '--warmup-sec': { kind: 'string' },
+  '--drain-sec': { kind: 'string' },
+  '--cooldown-sec': { kind: 'string' },
+  '--max-error-rate': { kind: 'string' },
+  '--max-error-rate-min': { kind: 'string' },
+  '--max-error-rate-scope': { kind: 'string' },
+  '--no-saturation-stop': { kind: 'boolean' },
+  '--saturation-window-sec': { kind: 'string' },
   '--cancel-rate': { kind: 'string' },
   '--cancel-after': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
@@ -93,7 +110,14 @@ export const RUN_HELP = `Usage: llmbench run --url URL --model NAME [options]
 Benchmarks an OpenAI-compatible server and writes a result file (NAME.llmbench.json).
 
 Endpoint
-  --url URL              base URL up to /v1, e.g. http://127.0.0.1:8000/v1
+  --url URL              base URL up to /v1, e.g. http://127.0.0.1:8000/v1; repeat it for
+                         replicas of one model: the load is spread over them and every figure
+                         is given per endpoint beside the total
+  --url-strategy S       round-robin (default) or least-in-flight: which replica gets a request
+  --url-failover         a replica whose last 3 requests failed without an answer (refused,
+                         timed out, closed, HTTP 5xx) is out for 10 s and its requests go to the
+                         others (config failover: {consecutiveErrors, coolOffSec}); without it,
+                         its share of the requests fails
   --model NAME           the served model name (see GET /v1/models)
   --sim [PRESET]         run against the built-in simulator instead of --url
   --api API              chat (/v1/chat/completions, default), completions, responses
@@ -110,8 +134,9 @@ Endpoint
   --timeout SEC          longest time for one request (default 600)
 
 Load (each value of a list is a step)
-  --profile KIND         synchronous | concurrency | rate | throughput | sweep
-                         (default: rate with --rate, concurrency with --concurrency, else synchronous)
+  --profile KIND         synchronous | concurrency | rate | throughput | sweep | trace
+                         (default: rate with --rate, concurrency with --concurrency, trace with
+                         --trace, else synchronous)
   --concurrency 1,8,64   requests in flight per step; with rate/throughput: one value, the cap
   --rate 1,2.5           requests per second per step; with sweep: how many rates between
                          the synchronous and throughput steps (default 8)
@@ -123,7 +148,20 @@ Load (each value of a list is a step)
   --requests N           measured requests per step
   --duration SEC         seconds per step (with --requests, whichever ends first)
   --warmup N             requests per step sent first and left out of the statistics
+  --warmup-sec S         requests sent in the first S seconds of each step are warm-up too
+  --drain-sec S          a step cut by --duration stops sending and lets its requests in flight
+                         finish for up to S seconds before cancelling them (default 30); they
+                         count toward latency, not toward the step's rates
+  --cooldown-sec S       before each step, wait up to S seconds for the server's running and
+                         waiting requests to read 0 on /metrics (default 30; 0: do not wait); a
+                         step that starts on a busy server carries a warning
   --max-errors N         end a step after N failed requests
+  --max-error-rate R     end a step once more than the share R (0.1 = 10%) of its requests failed,
+                         judged from --max-error-rate-min N ended requests on (default 20)
+  --max-error-rate-scope step|run   what too many failures end (default step)
+  --no-saturation-stop   let open-loop steps (rate, sweep) run their full length past the knee;
+                         by default a step whose queue keeps growing for --saturation-window-sec
+                         S (default 10) ends early, and a sweep skips its higher rates
   --cancel-rate P        abort this share (0..1) of the measured requests, chosen from the seed,
   --cancel-after MS|MS-MS  this long after each was sent (a range: drawn per request); they
                          count apart, with the tokens they had received (AIPerf's
@@ -136,6 +174,18 @@ Load (each value of a list is a step)
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
   --repeat-pause-sec S   seconds to wait between repeats (default 0)
+
+Trace replay (docs/workloads.md): each row of a production trace sent at its recorded time
+  --trace FILE           Mooncake JSONL, Azure LLM inference CSV (2023, 2024), BurstGPT CSV, or
+                         any JSONL/CSV with a column map in --config (profile.columns); its
+                         lengths set each prompt (built with --tokenizer) and max_tokens
+  --trace-format F       mooncake | azure | burstgpt | columns (default: told from the first line)
+  --time-scale X         2 replays twice as fast, 0.5 at half speed (default 1)
+  --trace-window S:E     only rows from S to E seconds after the trace's first row (S: or :E)
+  --trace-max-requests N at most N rows (after the window)
+  --skip-bad-rows        skip rows that cannot be replayed and count them, instead of stopping
+                         at the first with its line
+  --concurrency N        with a trace: at most N requests in flight (a request due meanwhile waits)
 
 Workload
   --input-tokens N       synthetic prompt length in tokens (default 512)
@@ -198,6 +248,10 @@ const RULES = {
   duration: { min: 0, exclusive: true, hint: 'seconds per step like --duration 30' },
   warmup: { integer: true, min: 0, hint: 'a number of warm-up requests like --warmup 5' },
   maxErrors: { integer: true, min: 1, hint: 'a number of failed requests like --max-errors 10' },
+  seconds: { min: 0, hint: 'seconds like 30' },
+  maxErrorRate: { min: 0, exclusive: true, hint: 'a share of failed requests above 0 and at most 1 like --max-error-rate 0.1' },
+  maxErrorRateMin: { integer: true, min: 1, hint: 'a number of ended requests like --max-error-rate-min 20' },
+  saturationWindow: { min: 2, hint: 'seconds, at least 2, like --saturation-window-sec 10' },
   inputTokens: { integer: true, min: 1, hint: 'prompt tokens like --input-tokens 512' },
   outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
   rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
@@ -206,6 +260,9 @@ const RULES = {
   embeddingBatch: { integer: true, min: 1, hint: 'inputs per embeddings request like --embedding-batch 16' },
   cancelRate: { min: 0, exclusive: true, hint: 'a share of the requests above 0 and at most 1 like --cancel-rate 0.1' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
+  timeScale: { min: 0, exclusive: true, hint: 'a speed factor like --time-scale 2 (twice as fast) or 0.5' },
+  traceMaxRequests: { integer: true, min: 1, hint: 'a number of rows like --trace-max-requests 1000' },
+  windowSec: { min: 0, hint: 'seconds after the trace\'s first row like --trace-window 60:120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
   workers: { integer: true, min: 1, hint: "a number of worker threads like --workers 4, or 'auto'" },
   serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
@@ -217,7 +274,8 @@ const RULES = {
 } satisfies Record<string, NumberRule>;
 
 type ProfileKind = z.infer<typeof ProfileConfigSchema>['kind'];
-const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep'] as const;
+const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep', 'trace'] as const;
+const TRACE_FLAGS = ['--trace', '--trace-format', '--time-scale', '--trace-window', '--trace-max-requests', '--skip-bad-rows'] as const;
 const OUTPUT_FORMATS = ['table', 'vllm'] as const;
 const RAMP_FLAGS = ['--ramp-up', '--ramp-start-rate', '--ramp-end-rate'] as const;
 /** The load flags each profile kind understands (the rest are refused, not silently ignored). */
@@ -228,6 +286,7 @@ const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
   throughput: ['--concurrency'],
   sweep: ['--rate', '--arrival', '--burstiness'],
   schedule: ['--concurrency'],
+  trace: ['--concurrency', ...TRACE_FLAGS],
 };
 const SLO_KEYS = { ttft: 'ttftMs', ttfo: 'ttfoMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -235,6 +294,17 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Which flag sets which config field, longest path first wins; used to word schema errors. */
 const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['endpoint.baseUrl', '--url'],
+  ['endpoints', '--url'],
+  ['endpointStrategy', '--url-strategy'],
+  ['failover', '--url-failover'],
+  ['profile.path', '--trace'],
+  ['profile.format', '--trace-format'],
+  ['profile.timeScale', '--time-scale'],
+  ['profile.window', '--trace-window'],
+  ['profile.window.startSec', '--trace-window'],
+  ['profile.window.endSec', '--trace-window'],
+  ['profile.maxRequests', '--trace-max-requests'],
+  ['profile.skipBadRows', '--skip-bad-rows'],
   ['endpoint.model', '--model'],
   ['endpoint.api', '--api'],
   ['endpoint.headers', '--header'],
@@ -271,6 +341,14 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['limits.durationSec', '--duration'],
   ['limits.warmup', '--warmup'],
   ['limits.maxErrors', '--max-errors'],
+  ['limits.warmupSec', '--warmup-sec'],
+  ['limits.drainSec', '--drain-sec'],
+  ['limits.cooldownSec', '--cooldown-sec'],
+  ['limits.maxErrorRate', '--max-error-rate'],
+  ['limits.maxErrorRateMin', '--max-error-rate-min'],
+  ['limits.maxErrorRateScope', '--max-error-rate-scope'],
+  ['limits.saturationStop', '--no-saturation-stop'],
+  ['limits.saturationWindowSec', '--saturation-window-sec'],
   ['limits', '--requests or --duration'],
   ['slo', '--slo'],
   ['cancel.rate', '--cancel-rate'],
@@ -317,7 +395,7 @@ export async function runCommand(argv: readonly string[], command: string): Prom
   }
   const flagSettings = settingsFromFlags(flags, file?.settings);
   const format = parseChoice('--format', flags.get('--format') ?? 'table', OUTPUT_FORMATS);
-  if (flags.has('--sim') && flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them');
+  if (flags.has('--sim') && flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them (several replicas: start simulators with `llmbench sim` and give each --url)');
 
   let sim: SimServer | undefined;
   try {
@@ -400,7 +478,16 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
     return text === undefined ? undefined : parseNumber(flag, text, rule);
   };
 
-  put('endpoint', 'baseUrl', flags.get('--url'));
+  const urls = flags.all('--url');
+  if (urls.length > 1) settings.endpoints = urls.map((baseUrl) => ({ baseUrl }));
+  else put('endpoint', 'baseUrl', flags.get('--url'));
+  const strategy = flags.get('--url-strategy');
+  const manyUrls = urls.length > 1 || Array.isArray(fileSettings?.endpoints);
+  for (const flag of ['--url-strategy', '--url-failover']) {
+    if (flags.has(flag) && !manyUrls) throw new UsageError(`${flag} spreads a run over several endpoints: give --url more than once (or endpoints in --config)`);
+  }
+  if (strategy !== undefined) settings.endpointStrategy = parseChoice('--url-strategy', strategy, EndpointStrategySchema.options);
+  if (flags.has('--url-failover')) settings.failover = isPlainObject(fileSettings?.failover) ? fileSettings.failover : {};
   put('endpoint', 'model', flags.get('--model'));
   const api = flags.get('--api');
   if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ApiKindSchema.options));
@@ -431,11 +518,25 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
 
   const profile = profileFromFlags(flags, fileSettings);
   if (profile) settings.profile = profile;
+  if ((profile?.kind ?? (isPlainObject(fileSettings?.profile) ? fileSettings.profile.kind : undefined)) === 'trace') {
+    for (const flag of ['--dataset', '--input-tokens', '--output-tokens', '--input-tokens-range', '--output-tokens-range', '--turns', '--multi-turn']) {
+      if (flags.has(flag)) throw new UsageError(`${flag} does not apply to a trace: each request's lengths come from its row (prompts are built to its input tokens, max_tokens is its output tokens)`);
+    }
+  }
 
   put('limits', 'requests', number('--requests', RULES.requests));
   put('limits', 'durationSec', number('--duration', RULES.duration));
   put('limits', 'warmup', number('--warmup', RULES.warmup));
   put('limits', 'maxErrors', number('--max-errors', RULES.maxErrors));
+  put('limits', 'warmupSec', number('--warmup-sec', { ...RULES.seconds, hint: 'seconds like --warmup-sec 10' }));
+  put('limits', 'drainSec', number('--drain-sec', { ...RULES.seconds, hint: 'seconds like --drain-sec 30 (0: cancel at once)' }));
+  put('limits', 'cooldownSec', number('--cooldown-sec', { ...RULES.seconds, hint: 'seconds like --cooldown-sec 30 (0: do not wait)' }));
+  put('limits', 'maxErrorRate', number('--max-error-rate', RULES.maxErrorRate));
+  put('limits', 'maxErrorRateMin', number('--max-error-rate-min', RULES.maxErrorRateMin));
+  const errorScope = flags.get('--max-error-rate-scope');
+  if (errorScope !== undefined) put('limits', 'maxErrorRateScope', parseChoice('--max-error-rate-scope', errorScope, ['step', 'run'] as const));
+  if (flags.has('--no-saturation-stop')) put('limits', 'saturationStop', false);
+  put('limits', 'saturationWindowSec', number('--saturation-window-sec', RULES.saturationWindow));
 
   const slo = flags.get('--slo');
   if (slo !== undefined) settings.slo = parseSlo(slo);
@@ -586,21 +687,26 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
   const kind: ProfileKind | undefined =
     given !== undefined
       ? parseChoice('--profile', given, PROFILE_KINDS)
-      : (fileKind as ProfileKind | undefined) ??
-        (flags.has('--rate') || flags.has('--ramp-up') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
+      : flags.has('--trace')
+        ? 'trace'
+        : (fileKind as ProfileKind | undefined) ??
+          (flags.has('--rate') || flags.has('--ramp-up') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
   if (kind === undefined) {
     for (const flag of ['--arrival', '--burstiness', ...RAMP_FLAGS]) {
       if (flags.has(flag)) throw new UsageError(`${flag} applies to --profile rate or sweep; add --profile rate --rate R`);
     }
+    for (const flag of TRACE_FLAGS) if (flags.has(flag)) throw new UsageError(`${flag} applies to a trace replay: add --trace FILE`);
     return undefined;
   }
 
-  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness', ...RAMP_FLAGS]) {
+  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness', ...RAMP_FLAGS, ...TRACE_FLAGS]) {
     if (flags.has(flag) && !PROFILE_FLAGS[kind].includes(flag)) {
-      throw new UsageError(`${flag} does not apply to --profile ${kind}${kind === 'synchronous' ? ' (one request at a time)' : ''}`);
+      const hint = (TRACE_FLAGS as readonly string[]).includes(flag) ? ': it applies to a trace replay (--trace FILE)' : kind === 'synchronous' ? ' (one request at a time)' : '';
+      throw new UsageError(`${flag} does not apply to --profile ${kind}${hint}`);
     }
   }
 
+  if (kind === 'trace') return traceProfileFromFlags(flags, fileProfile);
   const profile: Settings = { kind };
   const concurrency = flags.get('--concurrency');
   if (concurrency !== undefined) {
@@ -628,6 +734,39 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     profile.arrival = 'gamma';
   }
   return profile;
+}
+
+/** `--trace FILE` and the trace flags: a trace profile, over the config file's when it has one. */
+function traceProfileFromFlags(flags: ParsedFlags, fileProfile: Settings | undefined): Settings {
+  const profile: Settings = { kind: 'trace' };
+  const path = flags.get('--trace');
+  if (path === undefined && !(fileProfile?.kind === 'trace' && typeof fileProfile.path === 'string')) {
+    throw new UsageError('--profile trace needs --trace FILE: the trace to replay (Mooncake JSONL, Azure or BurstGPT CSV)');
+  }
+  if (path !== undefined) profile.path = path;
+  const format = flags.get('--trace-format');
+  if (format !== undefined) profile.format = parseChoice('--trace-format', format, TraceFormatSchema.options);
+  const scale = flags.get('--time-scale');
+  if (scale !== undefined) profile.timeScale = parseNumber('--time-scale', scale, RULES.timeScale);
+  const window = flags.get('--trace-window');
+  if (window !== undefined) profile.window = parseTraceWindow(window);
+  const max = flags.get('--trace-max-requests');
+  if (max !== undefined) profile.maxRequests = parseNumber('--trace-max-requests', max, RULES.traceMaxRequests);
+  if (flags.has('--skip-bad-rows')) profile.skipBadRows = true;
+  const concurrency = flags.get('--concurrency');
+  if (concurrency !== undefined) profile.maxConcurrency = parseNumber('--concurrency', concurrency, RULES.concurrencyCap);
+  return profile;
+}
+
+/** `START:END` seconds after the trace's first row; either side may be left out (`60:`, `:120`). */
+function parseTraceWindow(text: string): Settings {
+  const parts = text.split(':');
+  if (parts.length !== 2 || (parts[0]?.trim() === '' && parts[1]?.trim() === '')) {
+    throw new UsageError(`--trace-window: '${text}' is not START:END; give seconds after the trace's first row like --trace-window 60:120 (or 60: to the end)`);
+  }
+  const [start, end] = parts.map((part) => (part.trim() === '' ? undefined : parseNumber('--trace-window', part, RULES.windowSec)));
+  if (start !== undefined && end !== undefined && end <= start) throw new UsageError(`--trace-window: '${text}' ends before it starts; give START:END with END after START`);
+  return { ...(start !== undefined ? { startSec: start } : {}), ...(end !== undefined ? { endSec: end } : {}) };
 }
 
 /** `--ramp-up S --ramp-start-rate X --ramp-end-rate Y`, all three or none. */
@@ -667,7 +806,7 @@ function isExistingDirectory(path: string): boolean {
 }
 
 async function execute(
-  { config, apiKey, warnings }: PreparedRun,
+  { config, apiKey, apiKeys, warnings }: PreparedRun,
   options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
@@ -695,6 +834,7 @@ async function execute(
       resultPath: options.resultPath,
       onEvent: progress.onEvent,
       ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(apiKeys !== undefined ? { apiKeys } : {}),
     });
   } catch (error) {
     progress.finish();
@@ -707,7 +847,7 @@ async function execute(
   }
   progress.finish();
 
-  process.stdout.write(`\n${formatTerminalTable(doc, { perRepeat: options.perRepeat })}`);
+  process.stdout.write(`\n${formatTerminalTable(doc, { perRepeat: options.perRepeat })}${formatRunDetails(doc)}`);
   if (options.format === 'vllm') {
     doc.steps.forEach((_, index) => process.stdout.write(`\n${formatVllmBlock(doc, index)}`));
   }

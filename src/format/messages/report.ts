@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { LoadAxisSchema, ReportPanelStateSchema, ReportSloSchema, StatChoiceSchema } from './from-views';
 import { keepStateEvent } from './protocol';
-import { NoiseRuleSchema } from './result';
+import { NoiseRuleSchema, TextTableSchema } from './result';
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
@@ -84,8 +84,8 @@ export const ReportModelSchema = z.object({
       importedFrom: z.string().optional(),
       /** Statistics of the run kept under another tool's definition (GuideLLM 0.4+'s token-weighted TPOT...). */
       definitionNotes: z.array(z.string()),
-      /** Its steps' warnings (the client was the limit), each with the step's label. */
-      warnings: z.array(z.string()).default([]),
+      /** Its steps' warnings (too short, a busy server at the start, a stop guard, a client that was the limit), `step: message`, and which definition its rates follow. */
+      stepWarnings: z.array(z.string()).default([]),
       /** Worker threads that sent its requests, and why; null for a file that does not say. */
       workers: z.string().nullable().default(null),
       /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
@@ -117,6 +117,8 @@ export const ReportModelSchema = z.object({
     }),
   ),
   ranking: z.array(RankingRowSchema),
+  /** Each run over several endpoints: its steps' figures per endpoint beside their totals, and what stands out. */
+  endpoints: z.array(z.object({ name: z.string(), table: TextTableSchema, notes: z.array(z.string()) })).default([]),
 });
 
 export const HostToReportSchema = z.discriminatedUnion('type', [
