@@ -144,7 +144,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
     ...model.endpoints.flatMap((run) => [
       el('h2', { text: `Per endpoint: ${run.name}` }),
-      el('div', { className: 'table-scroll' }, [textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')]),
+      scrollBox(textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')),
       ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
     ]),
     el('h2', { text: 'Runs' }),
