@@ -321,10 +321,23 @@ export function currentResult(workspace: string): { path: string; text: string; 
 
 /** Waits until the run writing into the workspace's benchmarks/ has ended; answers its result file (see currentResult). */
 export async function waitForFinishedResult(workspace: string, { timeoutMs = 90_000 } = {}): Promise<{ path: string; text: string; document: ResultDocument }> {
-  return pollUntil(`a finished result file in ${join(workspace, 'benchmarks')}`, timeoutMs, async () => {
-    const result = currentResult(workspace);
-    return result && result.document.status !== 'running' ? result : undefined;
-  });
+  // A running run appends its records in place (src/results/writer.ts), so a read that races an
+  // append can see the old document with new bytes after it: read again until the run has ended,
+  // and fail with the last reading's reason only if it never parses.
+  let lastProblem = '';
+  try {
+    return await pollUntil(`a finished result file in ${join(workspace, 'benchmarks')}`, timeoutMs, async () => {
+      try {
+        const result = currentResult(workspace);
+        return result && result.document.status !== 'running' ? result : undefined;
+      } catch (error) {
+        lastProblem = error instanceof Error ? error.message : String(error);
+        return undefined;
+      }
+    });
+  } catch (error) {
+    throw lastProblem ? new Error(`${error instanceof Error ? error.message : String(error)}; the last reading: ${lastProblem}`) : error;
+  }
 }
 
 export interface WebviewMatch {
