@@ -5,6 +5,7 @@
  * are parsed here like any outside input.
  */
 import * as z from 'zod';
+import { ShardRoleSchema } from './shard-protocol';
 import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
@@ -20,6 +21,7 @@ export const WorkerCommandSchema = z.discriminatedUnion('type', [
     config: RunConfigSchema,
     apiKey: z.string().optional(),
     resultPath: z.string().optional(),
+    shard: ShardRoleSchema.optional(),
   }),
   z.object({ type: z.literal('cancel') }),
 ]);
@@ -99,7 +101,7 @@ export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { 
     });
 
     options.signal?.addEventListener('abort', cancel, { once: true });
-    worker.send({ type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath });
+    worker.send({ type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath, ...(options.shard ? { shard: options.shard } : {}) });
     if (options.signal?.aborted) cancel();
   });
 }

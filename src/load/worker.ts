@@ -32,6 +32,7 @@ port.on('message', (raw: unknown) => {
     signal: cancel.signal,
     apiKey: command.apiKey,
     resultPath: command.resultPath,
+    ...(command.shard ? { shard: command.shard } : {}),
     // The host gets an overview; the records stay in the file.
     keepRecords: command.resultPath === undefined,
     onEvent: (event) => reply({ type: 'event', event }),
