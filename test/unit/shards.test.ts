@@ -318,3 +318,40 @@ test('a shard whose clock is 300 ms ahead: its offset is measured, and its reque
     await server.close();
   }
 });
+
+test("a coordinator SIGKILLed mid-step: every shard stops and ends its own file partial, saying so; merge puts the run back together", async () => {
+  const s = await simulator();
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-coordinator-kill-'));
+  const out = join(dir, 'run.llmbench.json');
+  const run = await runShards({
+    flags: simFlags(s, ['--profile', 'rate', '--rate', '40', '--arrival', 'constant', '--requests', '400']),
+    dir,
+    during: async (started) => {
+      const deadline = performance.now() + 60_000;
+      while (performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        const parsed = existsSync(out) ? readResultText(readFileSync(out, 'utf8')) : null;
+        if (parsed?.ok && parsed.value.document.steps.flatMap((st) => st.requests).length >= 40) {
+          started[0]!.child.kill('SIGKILL');
+          return;
+        }
+      }
+    },
+  });
+  assert.deepEqual(run.codes.slice(1), [1, 1, 1], run.outputs.join('\n----\n'));
+  const files = [1, 2, 3].map((i) => join(dir, `run.shard-${i}.llmbench.json`));
+  for (const f of files) {
+    const own = read(f);
+    assert.equal(own.status, 'partial');
+    assert.match(own.statusReason ?? '', /The connection to the coordinator was lost during the run/);
+    assert.ok(own.steps[0]!.requests.length > 0);
+  }
+  const mergedPath = join(dir, 'merged.llmbench.json');
+  const merged = spawnSync(process.execPath, [cliPath, 'merge', out, ...files, '--out', mergedPath], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(merged.status, 1, merged.stderr);
+  const m = read(mergedPath);
+  const kept = m.steps[0]!.requests;
+  assert.deepEqual([...new Set(kept.map((r) => r.worker))].sort(), [0, 1, 2, 3]);
+  assert.equal(new Set(kept.map((r) => r.index)).size, kept.length, 'no request twice');
+  for (const [i, f] of files.entries()) assert.equal(kept.filter((r) => r.worker === i + 1).length, read(f).steps[0]!.requests.length, `shard ${i + 1}: its own file's records`);
+});
