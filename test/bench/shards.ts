@@ -42,7 +42,6 @@ const p = (xs: number[], q: number): number => quantileOfSorted([...xs].sort((a,
 const fmt = (xs: number[]): string => `p50 ${p(xs, 0.5).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms (n=${xs.length})`;
 
 async function main(): Promise<void> {
-  if (serveIfAsked()) return;
   const args = process.argv.slice(2);
   const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 5;
   const useSrun = args.includes('--srun');
@@ -100,10 +99,13 @@ async function main(): Promise<void> {
   }
 }
 
-void main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+// The server child serves until its stdin closes; the bench itself exits once its rounds are done.
+if (!serveIfAsked()) {
+  void main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -313,7 +313,8 @@ test('a shard whose clock is 300 ms ahead: its offset is measured, and its reque
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const others = median([...lateness[0]!, ...lateness[1]!, ...lateness[2]!]);
     const skew = median(lateness[3]!) - others;
-    assert.ok(Math.abs(skew) <= shifted.uncertaintyMs! + 25, `shard 3's requests arrived ${skew.toFixed(1)} ms off the others' schedule (uncertainty ${shifted.uncertaintyMs} ms)`);
+    // Uncorrected, the skew is about 300 ms; 100 ms leaves room for a shard that wakes late on a loaded machine.
+    assert.ok(Math.abs(skew) <= shifted.uncertaintyMs! + 100, `shard 3's requests arrived ${skew.toFixed(1)} ms off the others' schedule (uncertainty ${shifted.uncertaintyMs} ms)`);
   } finally {
     await server.close();
   }
