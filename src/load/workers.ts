@@ -10,8 +10,9 @@ import type { WorkersInfo } from '../format/result';
 import type { RunPlan, StepPlan } from './plan';
 
 /**
- * Streamed chunks a second one worker keeps easily: half of what one worker reads before it flags
- * itself client-bound on the development machine (docs/performance.md, bench:scale).
+ * Streamed chunks a second one worker keeps easily: about a fifth of what one thread reads when it
+ * is busy all the time (docs/performance.md, bench:engine's table 1), a margin chosen to keep a
+ * worker well under the client-bound limits; `bench:scale threshold` measures where they are crossed.
  */
 export const EASY_CHUNKS_PER_WORKER = 100_000;
 /**

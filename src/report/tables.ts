@@ -1,18 +1,20 @@
 /**
- * Text tables of a result in the layouts people already read and publish: a terminal table in
- * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
- * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
+ * Text tables of a result: the command line's table of means (the live panel's), and the layouts
+ * people already read and publish: the Markdown table of GuideLLM sweeps, EvalScope-style
+ * concurrency columns, and vLLM's "Serving Benchmark Result" block (these keep their tools' names,
+ * units and fixed decimals, and import reads them back). Values the document lacks print as `n/a`.
  */
 import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { stepWarningNotes } from '../views/result';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from '../views/result-tables';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
-/** The per-step values shared by the GuideLLM-style tables. */
+/** The per-step values of the GuideLLM-style Markdown table. */
 function headlineOf(summary: StepSummary | null) {
   return {
     requestsPerSecond: summary?.requestsPerSecond ?? null,
@@ -32,15 +34,16 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
+/**
+ * The table of means the command line prints after a run or an import: the live panel's table
+ * (src/views/result-tables.ts MEANS_COLUMNS), in the same names, units and figures, aligned as text.
+ */
 export function formatTerminalTable(doc: ResultOverview): string {
-  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
-  });
+  const header = MEANS_COLUMNS.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label));
+  const rows = doc.steps.map((step) => [stepLabel(step), ...(step.summary ? meansCells(step.summary) : MEANS_COLUMNS.slice(1).map(() => NOT_AVAILABLE))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE, ...clientLines(doc)].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, MEANS_FOOTNOTE, ...clientLines(doc)].join('\n') + '\n';
 }
 
 /** Under a table of a run's steps: its workers, when more than one, and each step's warning (the client was the limit). */
@@ -50,7 +53,8 @@ function clientLines(doc: ResultOverview): string[] {
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
-const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+// A cell's stacked lines (a step over its load) are one line in Markdown, joined by a comma.
+const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ', ')).join(' | ')} |`;
 
 function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
@@ -168,18 +172,15 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
   return lines.join('\n') + '\n';
 }
 
-/** The ranking of a many-run report as a Markdown table. */
+/** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
+function markdownTextTable(table: TextTable): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+}
+
+/**
+ * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
+ * export's tables (the same columns, names and figures), with what they say under them.
+ */
 export function formatRankingMarkdown(model: ReportModel): string {
-  const rows = model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.step ?? 'none',
-    withUnit(r.requestsPerSecond, 'req/sec'),
-    withUnit(r.outputTokensPerSecond, 'tokens/second'),
-    withUnit(r.ttftMs, 'ms'),
-    withUnit(r.tpotMs, 'ms'),
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n`;
 }

@@ -3,48 +3,29 @@
  * specs. No DOM here, so all of it is unit-tested in Node; webview/live/main.ts only puts the results on screen.
  */
 import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveState, type LiveStep } from '../format/messages/live';
-import { ITL_FOOTNOTE, METRICS } from '../format/metrics';
+import { METRICS, metricTitle } from '../format/metrics';
 import type { Stats } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { wantsLogAxis } from './axis';
-import { DECIMATE_ABOVE, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
-import { fixed, isNumber, msToSec } from './number-format';
+import { DECIMATE_ABOVE, timeTicks, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
+import { fixed, formatMetric, isNumber } from './number-format';
+import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from './result-tables';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
 
-export const TABLE_COLUMNS: TableColumn[] = [
-  { label: 'Benchmark' },
-  { label: 'Requests/s', unit: 'req/s', numeric: true, description: METRICS.requestsPerSecond.definition },
-  { label: 'Latency', unit: 'mean, s', numeric: true, description: METRICS.latencyMs.definition },
-  { label: 'TTFT', unit: 'mean, ms', numeric: true, description: METRICS.ttftMs.definition },
-  { label: 'ITL', unit: 'mean, ms', numeric: true, description: ITL_FOOTNOTE },
-  { label: 'Output tok/s', unit: 'tok/s', numeric: true, description: METRICS.outputTokensPerSecond.definition },
-  { label: 'Completed', numeric: true },
-  { label: 'Failed', numeric: true, description: METRICS.failures.definition },
-];
+/** The live panel's step table: the table of means (src/views/result-tables.ts), the running step's throughput so far in it. */
+export const TABLE_COLUMNS: TableColumn[] = MEANS_COLUMNS;
 
-export const TABLE_FOOTNOTE = `Means over successful requests; * marks the running step's rate over the last second. ${ITL_FOOTNOTE}`;
+export const TABLE_FOOTNOTE = `${MEANS_FOOTNOTE} * marks the running step's rate over the last second.`;
 
-/** One row per step in GuideLLM's layout; the running step shows its live throughput. */
+/** One row per step; the running step shows its live throughput. */
 export function tableRows(state: LiveState): string[][] {
   return state.steps.map((step, index) => {
-    const s = step.summary;
-    if (s) {
-      return [
-        stepLabel(step),
-        fixed(s.requestsPerSecond),
-        fixed(msToSec(s.latencyMs?.mean)),
-        fixed(s.ttftMs?.mean),
-        fixed(s.tpotMs?.mean),
-        fixed(s.outputTokensPerSecond),
-        String(s.requests.completed),
-        String(s.requests.failed),
-      ];
-    }
+    if (step.summary) return [stepLabel(step), ...meansCells(step.summary)];
     // A run that ended (its host went away) without the step's figures: no longer running, nothing to show.
     if (state.phase === 'finished') return [`${stepLabel(step)} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
     const c = state.current?.stepIndex === index ? state.current : null;
-    const live = (v: number | undefined) => (v === undefined ? '…' : `${fixed(v)}*`);
-    return [`${stepLabel(step)} (running)`, live(c?.requestsPerSecond), '…', '…', '…', live(c?.outputTokensPerSecond), c ? String(c.completed) : '…', c ? String(c.failed) : '…'];
+    const live = (metric: 'requestsPerSecond' | 'outputTokensPerSecond', v: number | undefined) => (v === undefined ? '…' : `${formatMetric(metric, v)}*`);
+    return [`${stepLabel(step)} (running)`, live('requestsPerSecond', c?.requestsPerSecond), live('outputTokensPerSecond', c?.outputTokensPerSecond), '…', '…', '…', c ? `${c.completed} / ${c.failed}` : '…'];
   });
 }
 
@@ -91,7 +72,7 @@ export function movingAverage(t: readonly number[], values: readonly number[], w
   return out;
 }
 
-export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'itl' | 'latency' | ServerChartId;
+export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'tpot' | 'latency' | ServerChartId;
 
 export interface LiveChart {
   id: LiveChartId;
@@ -113,7 +94,7 @@ export function stepAxis(steps: LiveStep[]): { title: string; x: (step: LiveStep
 
 const PERCENTILE_LINES = ['p50', 'p90', 'p99'] as const;
 
-function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined, scale: number): { title: string; series: SeriesSpec[] } {
+function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined): { title: string; series: SeriesSpec[] } {
   const axis = stepAxis(state.steps);
   const placed = state.steps
     .flatMap((step): Array<{ x: number; stats: Stats }> => {
@@ -128,7 +109,7 @@ function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | n
       label: line,
       data: placed.flatMap((p) => {
         const y = p.stats[line];
-        return isNumber(y) ? [{ x: p.x, y: y * scale }] : [];
+        return isNumber(y) ? [{ x: p.x, y }] : [];
       }),
       color: i,
       percentile: line,
@@ -155,17 +136,6 @@ export function runTimeAxis(state: LiveState, choice: TimeChartChoice): ChartSpe
   const min = timeFrom(state, choice);
   const max = Math.max(state.series.t.at(-1) ?? 0, ...serverLines(state).map((line) => line.t.at(-1) ?? 0));
   return { title: 'Run time (s)', unit: 's', min, ...(max > min ? timeTicks(min, max) : {}) };
-}
-
-/**
- * Ticks of a time axis: a step of 1, 2 or 5 times a power of ten (about six ticks), and the end
- * rounded up to a whole step, so that every label is a round time and none crowds the last.
- */
-export function timeTicks(min: number, max: number): { max: number; step: number } {
-  const raw = (max - min) / 6;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
-  return { max: min + Math.ceil((max - min) / step - 1e-9) * step, step };
 }
 
 /** A dashed mark where each step began (only the latest one's when only it is drawn). */
@@ -215,8 +185,8 @@ export function targetRateSeries(state: LiveState, steps: LiveStep[]): SeriesSpe
 export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): LiveChart[] {
   const latestStep = state.steps.at(-1);
   const series = choice.latestStepOnly && latestStep ? seriesFrom(state.series, latestStep.startedAtSec) : state.series;
-  const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined, scale = 1): LiveChart => {
-    const p = percentileSeries(state, stats, scale);
+  const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined): LiveChart => {
+    const p = percentileSeries(state, stats);
     const log = wantsLogAxis(p.series[0]?.data.map((point) => point.x) ?? []);
     return { id, title, description, spec: { kind: 'line', x: { title: p.title, ...(log ? { log } : {}) }, y: { title: yTitle }, series: p.series } };
   };
@@ -256,9 +226,9 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
       { title: 'In flight', label: 'in flight', values: series.inFlight, color: 2 },
       { title: 'Failed (total)', label: 'failed (total)', values: series.failed, color: 'error' },
     ),
-    perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, 'TTFT (ms)', (s) => s.summary?.ttftMs),
-    perStep('itl', 'ITL per step (GuideLLM ITL = TPOT)', METRICS.tpotMs.definition, 'ITL (ms)', (s) => s.summary?.tpotMs),
-    perStep('latency', 'Latency per step', METRICS.latencyMs.definition, 'Latency (s)', (s) => s.summary?.latencyMs, 1 / 1000),
+    perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, metricTitle('ttftMs'), (s) => s.summary?.ttftMs),
+    perStep('tpot', 'TPOT per step', METRICS.tpotMs.definition, metricTitle('tpotMs'), (s) => s.summary?.tpotMs),
+    perStep('latency', 'Latency per step', METRICS.latencyMs.definition, metricTitle('latencyMs'), (s) => s.summary?.latencyMs),
   ];
 }
 

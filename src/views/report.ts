@@ -12,8 +12,9 @@
 import type { z } from 'zod';
 import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
 import { wantsLogAxis } from './axis';
-import type { ChartSpec, SeriesSpec } from './chart-spec';
-import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
+import { DASH_PATTERNS, PALETTE_SIZE, type ChartSpec, type SeriesSpec, type TableColumn } from './chart-spec';
+import { formatMetric, isNumber, NOT_AVAILABLE } from './number-format';
+import { METRICS, type MetricKey } from '../format/metrics';
 import { definitionNotes, stepWarningNotes, workersText } from './result';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
@@ -53,6 +54,15 @@ export type ReportModel = z.infer<typeof ReportModelSchema>;
 export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
 
 export const KNEE_MIN_GAP = 0.1;
+
+/**
+ * How a run's curve is drawn: every run its own colour (a palette index) and its own dash (solid,
+ * dashed, dotted, dash-dot), so that two runs differ without colour too; when runs are grouped by
+ * a label, the dash is its group's, so that a group reads as one. The page's one legend shows both.
+ */
+export function curveStyle(runIndex: number, groupIndex: number | null): { color: number; dash: number } {
+  return { color: runIndex % PALETTE_SIZE, dash: (groupIndex ?? runIndex) % DASH_PATTERNS.length };
+}
 const NO_GROUP = '(no label)';
 
 const CURVES: { metric: CurveMetric; title: string; unit: string }[] = [
@@ -157,12 +167,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const groupBy = options.groupBy ?? null;
   const groupOf = (run: ReportRun) => (groupBy ? (run.doc.labels[groupBy] ?? NO_GROUP) : run.name);
   const groups = [...new Set(runs.map(groupOf))];
-  const seenInGroup = new Map<string, number>();
   const styled = runs.map((run, index) => {
     const group = groupOf(run);
-    const nth = seenInGroup.get(group) ?? 0;
-    seenInGroup.set(group, nth + 1);
-    return { run, index, group, color: groups.indexOf(group), dashed: nth % 2 === 1, steps: loadedSteps(run.doc, axis) };
+    return { run, index, group, ...curveStyle(index, groupBy ? groups.indexOf(group) : null), steps: loadedSteps(run.doc, axis) };
   });
 
   const knees = styled.map(({ run, index, steps }) => {
@@ -189,7 +196,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       name: entry.run.name,
       group: entry.group,
       color: entry.color,
-      dashed: entry.dashed,
+      dash: entry.dash,
       points,
       knee: points.find((p) => p.step === kneeStep) ?? null,
       marks,
@@ -258,10 +265,11 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     }, []);
 
   return {
-    runs: styled.map(({ run, group, color }) => ({
+    runs: styled.map(({ run, group, color, dash }) => ({
       name: run.name,
       group,
       color,
+      dash,
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
@@ -308,70 +316,114 @@ export function rankingNoiseNote(model: ReportModel): string {
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
 
-/** The heads of the ranking table, over `rankingRows`: the same in the HTML export and the extension's report view. */
-export function rankingColumns(model: ReportModel): string[] {
-  return ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'];
+/** A table of text cells: a cell's lines are separated by "\n" (the views stack them, the Markdown export joins them). */
+export interface TextTable {
+  columns: TableColumn[];
+  rows: string[][];
 }
 
-/** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
-export function rankingRows(model: ReportModel): string[][] {
-  return model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.group,
-    r.step ?? 'none',
-    fixed(r.load),
-    fixed(r.requestsPerSecond),
-    r.outputTokensPerSecondHalfWidth === undefined ? fixed(r.outputTokensPerSecond) : `${fixed(r.outputTokensPerSecond)} ± ${fixed(r.outputTokensPerSecondHalfWidth)}`,
-    fixed(r.ttftMs),
-    fixed(r.tpotMs),
-    fixed(r.latencyMs),
-    r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
-    model.knees[r.run]?.step ?? 'none',
-  ]);
+/** A step's load, with its unit: "29.9 in flight", "12.30 req/s". */
+export function loadText(load: number | null, axis: LoadAxis): string {
+  if (!isNumber(load)) return NOT_AVAILABLE;
+  return axis === 'concurrency' ? `${formatMetric('achievedConcurrency', load)} in flight` : `${formatMetric('requestsPerSecond', load)} req/s`;
 }
 
-/** The knee table's columns: each run's knee and, beside it, where its server ran out of room. */
-export const KNEE_COLUMNS = ['Run', 'Knee', 'Load', `KV cache first \u2265 ${KV_CACHE_FULL * 100}%`, 'First kept waiting'];
+/** A step and its load on two lines, "none" without a step. */
+const stepAndLoad = (step: string | null, load: number | null, axis: LoadAxis) => (step === null ? 'none' : `${step}\n${loadText(load, axis)}`);
+
+/**
+ * The ranking table, the same in the report view and the HTML export: rank, run (its group under
+ * it when grouped), the heaviest step within the SLO with its load, then the figure ranked by and
+ * the others at that step, in the views' units and format. Best goodput only when some run
+ * measured one (its own SLO); each run's knee is in the knee table, in this order.
+ */
+export function rankingTable(model: ReportModel): TextTable {
+  const stat = model.stat;
+  const goodput = model.ranking.some((r) => r.goodput !== null);
+  const figure = (metric: MetricKey, unit?: string): TableColumn => ({ label: METRICS[metric].label, ...(unit ? { unit } : {}), numeric: true, description: METRICS[metric].definition });
+  return {
+    columns: [
+      { label: 'Rank' },
+      { label: 'Run', ...(model.groupBy ? { unit: model.groupBy } : {}) },
+      { label: hasSlo(model.slo) ? 'Heaviest step within the SLO' : 'Heaviest step', unit: 'and its load' },
+      figure('outputTokensPerSecond'),
+      figure('requestsPerSecond'),
+      figure('ttftMs', `${stat}, ms`),
+      figure('tpotMs', `${stat}, ms`),
+      figure('latencyMs', `${stat}, ms`),
+      ...(goodput ? [{ label: 'best goodput', unit: 'req/s, its own SLO', numeric: true, description: METRICS.goodput.definition }] : []),
+    ],
+    rows: model.ranking.map((r) => [
+      rankText(r),
+      model.groupBy ? `${r.name}\n${r.group}` : r.name,
+      stepAndLoad(r.step, r.load, model.axis),
+      r.outputTokensPerSecondHalfWidth === undefined
+        ? formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)
+        : `${formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)} ± ${formatMetric('outputTokensPerSecond', r.outputTokensPerSecondHalfWidth)}`,
+      formatMetric('requestsPerSecond', r.requestsPerSecond),
+      formatMetric('ttftMs', r.ttftMs),
+      formatMetric('tpotMs', r.tpotMs),
+      formatMetric('latencyMs', r.latencyMs),
+      ...(goodput ? [r.goodput === null ? NOT_AVAILABLE : `${formatMetric('goodput', r.goodput)}\nat ${r.goodputStep ?? '?'}`] : []),
+    ]),
+  };
+}
 
 /** What the knee table says, under it in the report view and the HTML and Markdown exports. */
 export const SERVER_MARKS_NOTE =
-  `The knee is where added load stops buying throughput (the large point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
+  `The knee is where added load stops buying throughput (the ringed point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
   'and where requests first kept waiting, above zero in every scrape for a second or more and two scrapes at least (\u25A1), by step and run time. A knee at or after them is the server running out of room. ' +
   'Not seen: no scrape caught it (steps shorter than that can hide a queue); n/a: the server did not export it or was not scraped.';
 
-/** One row a run: its knee, and its server marks beside it; the same cells in the report view and the HTML and Markdown exports. */
-export function kneeRows(model: ReportModel): string[][] {
-  return model.knees.map((knee) => [knee.name, knee.step ?? 'none', fixed(knee.load), markText(knee.kvCacheFull), markText(knee.queueing)]);
+/**
+ * One row a run, in the ranking's order: its knee with the load there, and its server marks beside
+ * it; the same in the report view and the HTML and Markdown exports.
+ */
+export function kneeTable(model: ReportModel): TextTable {
+  const knees = model.ranking.flatMap((r) => model.knees.filter((knee) => knee.run === r.run));
+  return {
+    columns: [{ label: 'Run' }, { label: 'Knee', unit: 'and its load' }, { label: `KV cache first \u2265 ${KV_CACHE_FULL * 100}%` }, { label: 'First kept waiting' }],
+    rows: knees.map((knee) => [knee.name, stepAndLoad(knee.step, knee.load, model.axis), markText(knee.kvCacheFull), markText(knee.queueing)]),
+  };
 }
 
-/** A report chart as the shared chart spec: each run's curve, its knee a ringed point, its server marks outlined. */
+/**
+ * A report chart as the shared chart spec: each run's curve in its colour and dash; its knee a
+ * small ring and its server marks small outlines, drawn behind the lines so that they never hide a
+ * point. No legend of its own: the page has one for every chart (`reportLegend`).
+ */
 export function reportChartSpec(chart: ReportChart): ChartSpec {
   const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {
     const line: SeriesSpec = {
       label: curve.name,
       data: curve.points.map(({ x, y }) => ({ x, y })),
       color: curve.color,
-      dashed: curve.dashed,
-      pointRadius: 3,
+      dash: curve.dash,
+      pointRadius: 2.5,
     };
     const knee: SeriesSpec[] = curve.knee
-      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 8, hideInLegend: true }]
+      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 6, hollow: true, behind: true, hideInLegend: true }]
       : [];
     const marks = curve.marks.map((mark): SeriesSpec => ({
       label: `${curve.name} ${MARK_WORDS[mark.kind]} (${mark.point.step})`,
       data: [{ x: mark.point.x, y: mark.point.y }],
       color: curve.color,
       showLine: false,
-      // Outlines larger than the knee's point, which may sit on the same step.
-      pointRadius: mark.kind === 'kv-cache-full' ? 13 : 11,
+      // Outlines a little larger than the knee's ring, which may sit on the same step.
+      pointRadius: mark.kind === 'kv-cache-full' ? 9 : 8,
       pointStyle: mark.kind === 'kv-cache-full' ? 'triangle' : 'rect',
       hollow: true,
+      behind: true,
       hideInLegend: true,
     }));
     return [line, ...knee, ...marks];
   });
-  return { kind: 'line', x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+  return { kind: 'line', legend: false, x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+}
+
+/** The page's one legend for every report chart: each run's name, group, colour and dash, in the runs' order. */
+export function reportLegend(model: ReportModel): { name: string; group: string | null; color: number; dash: number }[] {
+  return model.runs.map((run) => ({ name: run.name, group: model.groupBy ? run.group : null, color: run.color, dash: run.dash }));
 }
 
 const MARK_WORDS = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;

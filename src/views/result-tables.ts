@@ -6,8 +6,9 @@
 import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow } from '../format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../format/messages/from-views';
 import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
-import type { Stats } from '../format/result';
-import { formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
+import type { Stats, StepSummary } from '../format/result';
+import type { TableColumn } from './chart-spec';
+import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail } from './noise';
 import { stepLabel } from '../format/step-name';
 
@@ -79,19 +80,52 @@ function failureText(row: StepRow): string {
   return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;
 }
 
+/**
+ * The table of means a run prints as it goes, one row a step: the live panel's and the command
+ * line's (`llmbench run`, `import`). The same names, units and formatting as the step table above
+ * (TPOT, not GuideLLM's "ITL"; latency in ms; thousands separated).
+ */
+export const MEANS_COLUMNS: TableColumn[] = [
+  { label: 'Benchmark' },
+  { label: METRICS.requestsPerSecond.label, numeric: true, description: METRICS.requestsPerSecond.definition },
+  { label: METRICS.outputTokensPerSecond.label, numeric: true, description: METRICS.outputTokensPerSecond.definition },
+  ...(['ttftMs', 'tpotMs', 'latencyMs'] as const).map((metric) => ({ label: METRICS[metric].label, unit: `mean, ${METRICS[metric].unit}`, numeric: true, description: METRICS[metric].definition })),
+  { label: 'requests', unit: 'ok / failed', numeric: true, description: METRICS.failures.definition },
+];
+
+/** What the table of means says under it. */
+export const MEANS_FOOTNOTE = 'Means over successful requests. TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL.';
+
+/** A finished step's cells of the table of means, after its name. */
+export function meansCells(summary: StepSummary): string[] {
+  return [
+    formatMetric('requestsPerSecond', summary.requestsPerSecond),
+    formatMetric('outputTokensPerSecond', summary.outputTokensPerSecond),
+    formatMetric('ttftMs', summary.ttftMs?.mean),
+    formatMetric('tpotMs', summary.tpotMs?.mean),
+    formatMetric('latencyMs', summary.latencyMs?.mean),
+    `${summary.requests.completed} / ${summary.requests.failed}`,
+  ];
+}
+
 export interface SummaryItem {
   label: string;
   value: string;
 }
 
-export function summaryItems(summary: RunSummary): SummaryItem[] {
+/**
+ * The run's header. Start and finish in the reader's time zone (`offsetMinutes` east of UTC; this
+ * machine's by default), the finish with how long the run took.
+ */
+export function summaryItems(summary: RunSummary, offsetMinutes?: number): SummaryItem[] {
   const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
+  const took = summary.finishedAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },
     { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : 'not recorded in the file' },
     { label: 'Status', value: status },
-    { label: 'Started', value: summary.createdAt },
-    { label: 'Finished', value: summary.finishedAt ?? NOT_AVAILABLE },
+    { label: 'Started', value: formatLocalTime(summary.createdAt, offsetMinutes) },
+    { label: 'Finished', value: summary.finishedAt === null ? NOT_AVAILABLE : `${formatLocalTime(summary.finishedAt, offsetMinutes)}${took >= 0 ? `, after ${formatDuration(took)}` : ''}` },
     { label: 'Tool', value: summary.tool },
   ];
   if (summary.workers !== null) items.push({ label: 'Workers', value: summary.workers });
@@ -99,9 +133,20 @@ export function summaryItems(summary: RunSummary): SummaryItem[] {
   return items;
 }
 
+export interface DeltaTableCell {
+  /** B's figure, its change against A and the verdict's mark in one line: "58.0 (-42%) ≈". */
+  text: string;
+  /** The same, apart, for a layout of its own: B's figure, its change ("from 0" when A is 0), the mark. */
+  value: string;
+  change: string;
+  mark: string;
+  detail: string;
+  verdict: DeltaCell['verdict'];
+}
+
 export interface DeltaTable {
   columns: { label: string; definition: string }[];
-  rows: { step: string; cells: { text: string; detail: string; verdict: DeltaCell['verdict'] }[] }[];
+  rows: { step: string; cells: DeltaTableCell[] }[];
 }
 
 /** Colour is not the only cue: better, worse and within-noise cells also carry a mark. */
@@ -120,19 +165,29 @@ export interface RepeatTable {
   columns: { label: string; definition: string }[];
   /** Each cell: the mean, and `± half-width` (or how many repeats had the figure, when too few for an interval). */
   rows: { step: string; cells: { mean: string; spread: string }[] }[];
+  /** Columns left out because they say nothing for this run, each with why (said under the table). */
+  omitted: string[];
 }
 
-/** Each step name across the run's repeats: every figure as mean ± the half-width of its 95% interval. */
+/**
+ * Each step name across the run's repeats: every figure as mean ± the half-width of its 95%
+ * interval; failures only when a request failed in some repeat (a column of zeros pushed the
+ * table past a 1000 px window).
+ */
 export function repeatTable(repeats: RepeatRow[]): RepeatTable {
+  const heads = repeats[0]?.cells ?? [];
+  const noFailures = heads.some((c) => c.metric === 'failures') && repeats.every((row) => row.cells.every((cell) => cell.metric !== 'failures' || cell.mean === 0 || cell.mean === null));
+  const shown = heads.flatMap((cell, i) => (noFailures && cell.metric === 'failures' ? [] : [i]));
   return {
-    columns: figureColumns(repeats[0]?.cells ?? []),
+    columns: figureColumns(shown.map((i) => heads[i]!)),
     rows: repeats.map((row) => ({
       step: `${row.name} (${row.repeats} repeats)`,
-      cells: row.cells.map((cell) => ({
+      cells: shown.map((i) => row.cells[i]!).map((cell) => ({
         mean: cell.mean === null ? NOT_AVAILABLE : formatMetric(cell.metric, cell.mean),
         spread: cell.mean === null ? '' : cell.halfWidth === null ? `n=${cell.n}` : `± ${formatMetric(cell.metric, cell.halfWidth)}`,
       })),
     })),
+    omitted: noFailures ? ['failures: no request failed in any repeat'] : [],
   };
 }
 
@@ -142,11 +197,79 @@ export function deltaTable(deltas: DeltaRow[]): DeltaTable {
     columns: figureColumns(deltas[0]?.cells ?? []),
     rows: deltas.map((row) => ({
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
-      cells: row.cells.map((cell) => ({
-        text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
-        detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
-        verdict: cell.verdict,
-      })),
+      cells: row.cells.map((cell) => {
+        const value = formatMetric(cell.metric, cell.b);
+        const change = cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent);
+        const mark = VERDICT_MARK[cell.verdict].trim();
+        return {
+          text: `${value} (${change})${VERDICT_MARK[cell.verdict]}`,
+          value,
+          change,
+          mark,
+          detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
+          verdict: cell.verdict,
+        };
+      }),
     })),
+  };
+}
+
+/** A column of compare's table as shown: a metric, and the statistics its cells stack, top to bottom. */
+export interface StackedColumn {
+  label: string;
+  /** The unit and the stacked statistics: "ms, p50 over p99"; empty for a figure whose label says its unit. */
+  unit: string;
+  definition: string;
+}
+
+/** Compare's table as shown (`stackedDeltaTable`). */
+export interface StackedDeltaTable {
+  columns: StackedColumn[];
+  /** Each cell: its lines, one a statistic (p50 over p99), each B's figure, its change and its mark. */
+  rows: { step: string; cells: (DeltaTableCell & { statistic: string | null })[][] }[];
+  /** Columns left out because they say nothing for these runs, each with why (said under the table). */
+  omitted: string[];
+}
+
+/** ITL is shown beside TPOT only where it differs from it by more than this share: one token a chunk makes them the same figure. */
+export const ITL_LIKE_TPOT = 0.1;
+
+/**
+ * Compare's table laid out to fit a narrow editor: one column a metric (its p50 and p99 stacked in
+ * one cell), and no column that says nothing for these runs: failures when no request failed in
+ * either, ITL when it is TPOT within ITL_LIKE_TPOT in every step of both (a chunk a token). The
+ * table it lays out is `deltaTable`'s, cell for cell.
+ */
+export function stackedDeltaTable(deltas: DeltaRow[]): StackedDeltaTable {
+  const flat = deltaTable(deltas);
+  const heads = deltas[0]?.cells ?? [];
+  const omitted = new Map<MetricKey, string>();
+  // A metric the table has, whose every cell passes `test`.
+  const all = (metric: MetricKey, test: (cell: DeltaCell, row: DeltaRow) => boolean) =>
+    heads.some((c) => c.metric === metric) && deltas.every((row) => row.cells.every((cell) => cell.metric !== metric || test(cell, row)));
+  if (all('failures', (c) => c.a === 0 && c.b === 0)) omitted.set('failures', 'failures: no request failed in either run');
+  const tpotOf = (row: DeltaRow, statistic: DeltaCell['statistic']) => row.cells.find((c) => c.metric === 'tpotMs' && c.statistic === statistic);
+  const near = (itl: number | null, tpot: number | null | undefined) => itl === null || (tpot != null && Math.abs(itl - tpot) <= ITL_LIKE_TPOT * tpot);
+  if (all('itlMs', (c, row) => near(c.a, tpotOf(row, c.statistic)?.a) && near(c.b, tpotOf(row, c.statistic)?.b))) {
+    omitted.set('itlMs', `ITL (per chunk): within ${ITL_LIKE_TPOT * 100}% of TPOT in every step of both runs (a token a chunk)`);
+  }
+  const metrics = [...new Set(heads.map((c) => c.metric))].filter((metric) => !omitted.has(metric));
+  const indexes = (metric: MetricKey) => heads.flatMap((c, i) => (c.metric === metric ? [i] : []));
+  return {
+    columns: metrics.map((metric) => {
+      const m = METRICS[metric];
+      const statistics = indexes(metric).flatMap((i) => (heads[i]?.statistic ? [heads[i]!.statistic!] : []));
+      const unit = metricUnit(metric);
+      return {
+        label: m.label,
+        unit: [unit, statistics.length > 1 ? `${statistics.join(' over ')}` : (statistics[0] ?? '')].filter(Boolean).join(', '),
+        definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.`,
+      };
+    }),
+    rows: flat.rows.map((row) => ({
+      step: row.step,
+      cells: metrics.map((metric) => indexes(metric).map((i) => ({ ...row.cells[i]!, statistic: heads[i]?.statistic ?? null }))),
+    })),
+    omitted: [...omitted.values()],
   };
 }

@@ -72,11 +72,15 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
     ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
   ];
   const markers = stepMarkers(doc.steps);
+  // One time range for every chart over run time, drawn side by side: the last moment any of them has.
+  const end = Math.max(0, ...charts.flatMap((c) => c.lines.flatMap((line) => line.points.map(([t]) => t))));
   return {
     source,
     table: serverTable(steps),
     charts: charts.map((c) => ({
       ...chart(c.id, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+      timeAxis: true,
+      xMax: end,
       ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
       ...(markers.length ? { markers } : {}),
     })),
@@ -167,7 +171,8 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+/** A step as a row of the result view's tables (and the HTML export's step tables). */
+export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
@@ -200,12 +205,15 @@ export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
 
 type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
 
-/** p50, p90 and p99 of one metric, the upper two shading the band to the one below. */
-function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number, prefix = ''): ChartSeries[] {
+/**
+ * p50, p90 and p99 of one metric, the upper two shading the band to the one below; each
+ * percentile in its own colour (the palette's first three, as the live panel draws them) and dash.
+ */
+function percentileBand(rows: StepRow[], metric: StatsMetric): ChartSeries[] {
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
-    label: `${prefix}${p}`,
+    label: p,
     points: pointsOf(rows, (r) => r[metric]?.[p]),
-    colorIndex,
+    colorIndex: i,
     percentile: p,
     fillToPrevious: i > 0,
   }));
@@ -224,9 +232,9 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
   const charts = [
     chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
     chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
-    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', 2)),
-    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', 3)),
-    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', 4)),
+    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
+    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
   ];
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }
@@ -302,9 +310,10 @@ function distributionCharts(steps: Step[]): ViewChart[] {
     add(itl, samples.itl);
   });
   const share = 'Share of requests (%)';
+  // A cumulative share ends at 100%: no headroom above it.
   return [
-    chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share),
-    chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'),
+    { ...chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share), yMax: 100 },
+    { ...chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'), yMax: 100 },
   ];
 }
 

@@ -176,7 +176,7 @@ test('exit 0 against a loopback server: table, result file, labels; the API key 
       { cwd: dir, env: { LLMBENCH_TEST_KEY: secret } },
     );
     assert.equal(outcome.code, 0, outcome.stderr);
-    assert.match(outcome.stdout, /Benchmark\s+\|\s+Requests\/s/);
+    assert.match(outcome.stdout, /Benchmark\s+\|\s+req\/s\s+\|\s+output tok\/s\s+\|\s+TTFT \(mean, ms\)/);
     assert.match(outcome.stdout, /Serving Benchmark Result/);
     assert.match(outcome.stdout, /Result: out\/run\.llmbench\.json/);
 

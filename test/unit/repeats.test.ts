@@ -11,7 +11,7 @@ import { ResultDocumentSchema, type ResultDocument } from '../../src/format/resu
 import { buildCompareView } from '../../src/views/compare';
 import { overlapDifference } from '../../src/views/noise';
 import { hasRepeats, meanInterval, tQuantile975 } from '../../src/views/repeats';
-import { buildReportModel, rankingNoiseNote, rankingRows } from '../../src/views/report';
+import { buildReportModel, rankingNoiseNote, rankingTable } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
 import { deltaTable, repeatTable, stepTable } from '../../src/views/result-tables';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
@@ -187,8 +187,19 @@ test('the report ranks repeated runs by their mean across repeats and ties them 
   near(model.ranking[0]?.outputTokensPerSecond, 1015, 1e-9);
   // s = 10 over 3 repeats: half-width 4.3027 * 10 / sqrt(3) = 24.84.
   near(model.ranking[0]?.outputTokensPerSecondHalfWidth, 24.84, 0.01);
-  assert.match(rankingRows(model)[0]?.[6] ?? '', /±/);
+  assert.match(rankingTable(model).rows[0]?.[3] ?? '', /±/, 'the output tok/s cell');
   assert.deepEqual(model.ranking.map((r) => r.noiseRule), [null, 'repeat-intervals', 'repeat-intervals']);
   assert.match(rankingNoiseNote(model), /the two runs' intervals overlap/);
   assert.doesNotMatch(rankingNoiseNote(model), /under 5%/, 'no run was judged by the small-change rule');
+});
+
+test('the table across repeats leaves out failures when no request failed in any repeat, and says so; a failure brings the column back', () => {
+  // At 1000 px the failures column, zeros all the way down, was the one cut off.
+  const clean = repeatTable(buildResultView(forReading(repeatedRun([100, 110, 120])), 'r').repeats ?? []);
+  assert.ok(!clean.columns.some((c) => c.label === 'failures'), `columns: ${clean.columns.map((c) => c.label).join(', ')}`);
+  assert.equal(clean.rows[0]?.cells.length, clean.columns.length);
+  assert.deepEqual(clean.omitted, ['failures: no request failed in any repeat']);
+  const failing = repeatTable(buildResultView(forReading(repeatedRun([100, 110, 120], 5)), 'r').repeats ?? []);
+  assert.equal(failing.columns.at(-1)?.label, 'failures');
+  assert.deepEqual(failing.omitted, []);
 });

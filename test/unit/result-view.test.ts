@@ -17,7 +17,8 @@ import { METRICS } from '../../src/format/metrics';
 import { PERCENTILES } from '../../src/format/result';
 import { niceCeiling, resultChartSpec } from '../../src/views/chart-spec';
 import { formatMetric, formatNumber, formatPercentChange } from '../../src/views/number-format';
-import { deltaTable, stepTable } from '../../src/views/result-tables';
+import type { DeltaRow } from '../../src/format/messages/result';
+import { deltaTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
@@ -335,4 +336,67 @@ test('a concurrency step that stayed well below its level says so in the notes',
   assert.equal(view.notes.length, 1);
   assert.match(view.notes[0]!, /^Step "concurrency@16" averaged 5\.2 requests in flight, not 16/);
   assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
+});
+
+test("compare's table fits a narrow editor: one column a metric, p50 over p99 in its cells, columns that say nothing left out and named", () => {
+  // The table was 1,284 px wide: ten figure columns of "48.3 (+267%) \u2248"; at 1000 px only three metrics showed.
+  const row = (stepA: string, itl: [number, number], failures: [number, number]): DeltaRow => ({
+    stepA,
+    stepB: stepA,
+    cells: [
+      judgeChange('requestsPerSecond', 10, 12),
+      judgeChange('outputTokensPerSecond', 1000, 1200),
+      judgeChange('ttftMs', 40, 60, null, 'p50'),
+      judgeChange('ttftMs', 80, 90, null, 'p99'),
+      judgeChange('tpotMs', 10, 10.2, null, 'p50'),
+      judgeChange('tpotMs', 20, 20, null, 'p99'),
+      judgeChange('latencyMs', 500, 480, null, 'p50'),
+      judgeChange('latencyMs', 900, 880, null, 'p99'),
+      judgeChange('itlMs', itl[0], itl[1], null, 'p50'),
+      judgeChange('failures', failures[0], failures[1]),
+    ],
+  });
+  // A token a chunk (ITL within 10% of TPOT) and nothing failed: both columns say nothing.
+  const quiet = stackedDeltaTable([row('c@1', [10.5, 9.8], [0, 0]), row('c@4', [10, 10.2], [0, 0])]);
+  assert.deepEqual(quiet.columns.map((c) => [c.label, c.unit]), [
+    ['req/s', ''], ['output tok/s', ''], ['TTFT', 'ms, p50 over p99'], ['TPOT', 'ms, p50 over p99'], ['latency', 'ms, p50 over p99'],
+  ]);
+  assert.deepEqual(quiet.omitted, ['failures: no request failed in either run', 'ITL (per chunk): within 10% of TPOT in every step of both runs (a token a chunk)']);
+  const ttft = quiet.rows[0]!.cells[2]!;
+  assert.deepEqual(ttft.map((stat) => [stat.statistic, stat.value, stat.change, stat.mark]), [['p50', '60.0', '+50%', '\u2717'], ['p99', '90.0', '+13%', '\u2717']]);
+  assert.equal(ttft[0]!.detail, deltaTable([row('c@1', [10.5, 9.8], [0, 0])]).rows[0]!.cells[2]!.detail, 'each line is the flat table\'s cell');
+  // Several tokens a chunk in one step, and a failure in B: both come back, in the result table's order.
+  const loud = stackedDeltaTable([row('c@1', [10.5, 9.8], [0, 0]), row('c@4', [30, 10.2], [0, 2])]);
+  assert.deepEqual(loud.columns.map((c) => c.label), ['req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'ITL', 'failures']);
+  assert.deepEqual(loud.omitted, []);
+  assert.deepEqual(loud.rows[1]!.cells[6]!.map((stat) => [stat.value, stat.change]), [['2', 'from 0']]);
+});
+
+test('a change that rounds to nothing reads 0.0%, unsigned, in compare\'s cells and intervals', () => {
+  // Compare showed "-0.0%" for B 0.02% below A.
+  assert.deepEqual([-0.04, -0.0004, 0.04, -9.96, 12345].map(formatPercentChange), ['0.0%', '0.0%', '0.0%', '-10%', '+12,345%']);
+  const cell = deltaTable([{ stepA: 's', stepB: 's', cells: [judgeChange('requestsPerSecond', 100, 99.98)] }]).rows[0]!.cells[0]!;
+  assert.equal(cell.change, '0.0%');
+  assert.doesNotMatch(cell.text, /-0\.0%/);
+});
+
+test("a run's start and finish in the reader's time zone, the finish with the run's duration", () => {
+  // They showed as raw UTC ISO strings: "2026-11-25T10:12:03.000Z".
+  const summary = buildResultView(forReading({ ...concurrencySweep(20), createdAt: '2026-11-25T10:12:03.000Z', finishedAt: '2026-11-25T10:12:46.700Z' }), 'r').summary;
+  const items = Object.fromEntries(summaryItems(summary, 60).map((item) => [item.label, item.value]));
+  assert.equal(items['Started'], '2026-11-25 11:12:03 UTC+1');
+  assert.equal(items['Finished'], '2026-11-25 11:12:46 UTC+1, after 44 s');
+  const west = Object.fromEntries(summaryItems(summary, -330).map((item) => [item.label, item.value]));
+  assert.equal(west['Started'], '2026-11-25 04:42:03 UTC-5:30');
+  const running = Object.fromEntries(summaryItems({ ...summary, finishedAt: null }, 0).map((item) => [item.label, item.value]));
+  assert.deepEqual([running['Started'], running['Finished']], ['2026-11-25 10:12:03 UTC', 'n/a']);
+});
+
+test('cumulative shares end at 100%; the server charts over run time share one time range, ticked at round times', () => {
+  const view = buildResultView(forReading(concurrencySweep(20)), 'r');
+  for (const id of ['ttft-distribution', 'itl-distribution']) {
+    const chart = view.charts.find((c) => c.id === id)!;
+    assert.equal(chart.yMax, 100, id);
+    assert.equal(resultChartSpec(chart).y.max, 100, `${id}: no headroom past 100%`);
+  }
 });

@@ -136,6 +136,25 @@ test('1 and 4 workers send the same requests: Poisson arrivals', async (t) => {
   assert.ok(skew !== null && skew !== undefined && skew >= 0, 'the step says how far apart the workers began');
 });
 
+test('1 and 4 workers send the same requests: a ramp, repeated, with warm-up (each repeat takes the prompts after the one before)', async (t) => {
+  const server = await taggingServer(t);
+  const config = configFor(server, { profile: { kind: 'rate', arrival: 'poisson', ramp: { strategy: 'linear', startRate: 60, endRate: 240 } }, limits: { requests: 36, warmup: 3 }, repeat: { count: 2, pauseSec: 0 } });
+  const one = await runWith(config, 1);
+  const four = await runWith(config, 4);
+  const step = planRun(config).steps[0]!;
+  for (const doc of [one, four]) {
+    assert.equal(doc.status, 'complete');
+    assert.deepEqual(doc.steps.map((s) => s.repeat), [0, 1]);
+    assert.equal(doc.steps.filter((s) => s.profile.ramp !== undefined).length, 2, 'both repeats are the ramp');
+  }
+  for (const i of [0, 1]) assertSameStep(server, one.steps[i]!, four.steps[i]!, step);
+  // The second repeat does not resend the first one's prompts, with one worker or four.
+  for (const doc of [one, four]) {
+    const [first, second] = doc.steps.map((s) => new Set(s.requests.map((r) => bodyOf(server, r))));
+    assert.equal([...second!].filter((body) => first!.has(body)).length, 0, 'each repeat sends prompts of its own');
+  }
+});
+
 test('1 and 4 workers send the same requests: a sweep places its rates from the steps gathered before', async (t) => {
   const server = await taggingServer(t);
   const config = configFor(server, { profile: { kind: 'sweep', rateCount: 2 }, limits: { requests: 24 } });

@@ -7,7 +7,7 @@ import '../shared/zod-csp';
 import { HostToLiveMessageSchema, LiveViewStateSchema, type HostToLiveMessage, type LiveState, type LiveViewState } from '../../src/format/messages/live';
 import type { LiveRequest } from '../../src/format/messages/from-views';
 import { SpecChart } from '../shared/charts';
-import { byId, el, replaceChildren, setText, textTable } from '../shared/dom';
+import { byId, el, replaceChildren, scrollBox, setText, textTable } from '../shared/dom';
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
@@ -44,7 +44,7 @@ const skeleton = {
   serverHeading: el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run, on the same time axis as the charts above" }),
   serverCharts: el('div', { className: 'chart-grid', attrs: { id: 'server-charts' } }),
   serverNote: el('p', { className: 'muted', attrs: { id: 'server-note' } }),
-  table: el('div', { className: 'table-scroll', attrs: { id: 'steps-table' } }),
+  table: el('div', { attrs: { id: 'steps-table' } }),
   errors: el('p', { attrs: { id: 'error-summary' } }),
   logs: el('ul', { attrs: { id: 'run-log' } }),
   resultPath: el('p', { className: 'muted', attrs: { id: 'result-path' } }),
@@ -155,7 +155,7 @@ function render(state: LiveState | null): void {
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);
   runButton.classList.toggle('hidden', state.phase !== 'finished');
-  replaceChildren(skeleton.table, [textTable(TABLE_COLUMNS, tableRows(state))]);
+  replaceChildren(skeleton.table, [scrollBox(textTable(TABLE_COLUMNS, tableRows(state), 'data-table sticky-first'))]);
   setText(skeleton.errors, errorSummary(state));
   replaceChildren(skeleton.logs, state.logs.filter((l) => l.level !== 'info').map((l) => el('li', { className: `log-${l.level}`, text: `${l.level}: ${l.message}` })));
   renderCharts(state);

@@ -6,11 +6,11 @@ import type { DeltaRow, RepeatRow, RunSummary, ServerSection, StepRow, ViewChart
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
-import { el, errorBanner, textTable, type Child } from '../shared/dom';
+import { el, errorBanner, scrollBox, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
 import { resultChartSpec, type ChartSpec } from '../../src/views/chart-spec';
 import { badge, button } from '../shared/toolkit';
-import { deltaTable, repeatTable, stepTable, summaryItems } from '../../src/views/result-tables';
+import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
@@ -46,9 +46,14 @@ export function warningsSection(warnings: string[]): HTMLElement | null {
   return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': 'Warnings of the run' } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: warning })));
 }
 
-/** A formatted table in a box that scrolls sideways, its first column kept in view. */
+/** A formatted table in a box that scrolls sideways when it must (and says so), its first column kept in view. */
 export function scrollingTable(table: { columns: { label: string; unit?: string; numeric?: boolean; description?: string }[]; rows: string[][] }, className: string): HTMLElement {
-  return el('div', { className: 'table-scroll' }, [textTable(table.columns, table.rows, `data-table sticky-first ${className}`)]);
+  return scrollBox(textTable(table.columns, table.rows, `data-table sticky-first ${className}`));
+}
+
+/** What a table leaves out for these runs, under it: "Not shown: failures (no request failed in either run)." */
+function omittedNote(omitted: string[]): HTMLElement | null {
+  return omitted.length ? el('p', { className: 'muted omitted-columns', text: `Not shown: ${omitted.join('; ')}.` }) : null;
 }
 
 /** The server's figures per step and its charts over the run's time (drawn by `board`). */
@@ -102,9 +107,7 @@ export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAUL
   );
   return el('div', { className: 'step-table-block' }, [
     onColumnsChange ? columnChooser(columns, onColumnsChange) : null,
-    el('div', { className: 'table-scroll' }, [
-      el('table', { className: 'data-table step-table sticky-first' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)]),
-    ]),
+    scrollBox(el('table', { className: 'data-table step-table sticky-first' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)])),
   ]);
 }
 
@@ -119,25 +122,40 @@ export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
   const body = table.rows.map((row) =>
     el('tr', {}, [el('th', { attrs: { scope: 'row' }, text: row.step }), ...row.cells.map((cell) => el('td', { className: 'num' }, [cell.mean, el('span', { className: 'unit', text: cell.spread })]))]),
   );
-  return el('div', { className: 'table-scroll', attrs: { id: 'repeat-table' } }, [
-    el('table', { className: 'data-table repeat-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
+  return el('div', { attrs: { id: 'repeat-table' } }, [
+    scrollBox(el('table', { className: 'data-table repeat-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)])),
+    omittedNote(table.omitted),
   ]);
 }
 
+/**
+ * B against A: one column a metric, p50 over p99 in its cells, each B's figure over its change
+ * and the verdict's mark (coloured, and the mark says it without colour); columns that say nothing
+ * for these runs are left out and named under the table.
+ */
 export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
-  const table = deltaTable(deltas);
+  const table = stackedDeltaTable(deltas);
   const head = el('tr', {}, [
     el('th', { attrs: { scope: 'col' }, text: 'Step' }),
-    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' }, text: c.label })),
+    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' } }, [c.label, c.unit ? el('span', { className: 'unit', text: c.unit }) : null])),
   ]);
   const body = table.rows.map((row) =>
     el('tr', {}, [
       el('th', { attrs: { scope: 'row' }, text: row.step }),
-      ...row.cells.map((cell) => el('td', { className: `num delta-${cell.verdict}`, title: cell.detail, text: cell.text })),
+      ...row.cells.map((stats) =>
+        el('td', { className: 'num' }, stats.map((stat) =>
+          // B's figure over its change and mark: two short lines, so that seven metrics fit a 1000 px window.
+          el('span', { className: `stat delta-${stat.verdict}`, title: `${stat.statistic ? `${stat.statistic}: ` : ''}${stat.detail}` }, [
+            el('span', { className: 'value', text: stat.value }),
+            el('span', { className: 'change', text: `${stat.change}${stat.mark ? `\u00a0${stat.mark}` : ''}` }),
+          ]),
+        )),
+      ),
     ]),
   );
-  return el('div', { className: 'table-scroll' }, [
-    el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
+  return el('div', { className: 'delta-block' }, [
+    scrollBox(el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)])),
+    omittedNote(table.omitted),
   ]);
 }
 

@@ -5,7 +5,7 @@
  */
 import type { BestView, TuneChart, TuneView } from '../../src/format/messages/tune';
 import { tuneChartSpec } from '../../src/views/tune';
-import { el, type Child } from '../shared/dom';
+import { el, scrollBox, type Child } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { ChartBoard, type BoardChart } from '../result/render';
 
@@ -46,7 +46,7 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
     }
     return tr;
   });
-  return el('div', { className: 'table-scroll' }, [el('table', { className: 'data-table trials-table' }, [el('thead', {}, [head]), el('tbody', {}, body)])]);
+  return scrollBox(el('table', { className: 'data-table trials-table' }, [el('thead', {}, [head]), el('tbody', {}, body)]));
 }
 
 /** The best trial: its objective and parameters, its exact command line and (with `onCopy`) a Copy button. */

@@ -21,10 +21,10 @@ export const CurveSchema = z.object({
   run: z.number().int().nonnegative(),
   name: z.string(),
   group: z.string(),
-  /** Palette index: runs of one group share it. */
+  /** Palette index: each run its own (src/views/report.ts curveStyle). */
   color: z.number().int().nonnegative(),
-  /** The second, fourth ... run of a group is dashed. */
-  dashed: z.boolean(),
+  /** Index into the dash patterns (src/views/chart-spec.ts DASH_PATTERNS): each group its own. */
+  dash: z.number().int().nonnegative(),
   points: z.array(CurvePointSchema),
   knee: CurvePointSchema.nullable(),
   marks: z.array(CurveMarkSchema).default([]),
@@ -71,6 +71,7 @@ export const ReportModelSchema = z.object({
       name: z.string(),
       group: z.string(),
       color: z.number().int().nonnegative(),
+      dash: z.number().int().nonnegative(),
       source: z.string().optional(),
       labels: z.record(z.string(), z.string()),
       /** The tool (and its version, when the file has it) whose output this run was imported from. */

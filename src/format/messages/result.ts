@@ -49,6 +49,8 @@ export const ViewChartSchema = z.object({
   /** Shared upper bounds, set when two runs are shown side by side so their axes line up. */
   xMax: z.number().optional(),
   yMax: z.number().optional(),
+  /** The x axis is run time in seconds: it starts at 0 and ticks at round times. */
+  timeAxis: z.boolean().optional(),
   /** Vertical marks on the x axis, each named (where each step began, on a chart over run time). */
   markers: z.array(z.object({ x: z.number(), label: z.string() })).optional(),
 });
