@@ -15,7 +15,6 @@
  * - offset error: shard 3's measured offset minus the 300 ms injected (all shards share this
  *   machine's clock, so 300 ms is the truth), against the uncertainty the run recorded.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,20 +22,12 @@ import { performance } from 'node:perf_hooks';
 import { parseResultDocument } from '../../src/format/result';
 import { quantileOfSorted } from '../../src/results/stats';
 import { closedPort, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
+import { runBounded as run } from '../helpers/processes';
 import { startSlurmCluster, type SlurmCluster } from '../helpers/slurm';
 import { serveIfAsked, spawnServer } from './lib/server-process';
 
 const cliPath = join(dirname(__dirname), 'cli.js');
 const SHIFT_MS = 300;
-
-function run(program: string, args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<{ code: number | null; output: string }> {
-  const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, output }))));
-}
 
 const p = (xs: number[], q: number): number => quantileOfSorted([...xs].sort((a, b) => a - b), q);
 const fmt = (xs: number[]): string => `p50 ${p(xs, 0.5).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms (n=${xs.length})`;

@@ -10,7 +10,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,17 +20,8 @@ import { parseResultDocument } from '../../src/format/result';
 import { cliPath, repoRoot } from '../helpers/limited-child';
 import { slurmCommand, slurmSkip, startSlurmCluster, waitForJob, type SlurmCluster } from '../helpers/slurm';
 import { closedPort } from '../helpers/cli-server';
+import { runBounded } from '../helpers/processes';
 import { startSimServer } from '../../src/sim/index';
-
-/** Runs a program without blocking this process (the simulator answers from it); killed at `limitMs`. */
-function runAsync(program: string, args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<{ status: number | null; output: string }> {
-  const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  return new Promise((resolve) => child.on('close', (status) => (clearTimeout(timer), resolve({ status, output }))));
-}
 
 const taskScript = join(repoRoot, 'out', 'test', 'helpers', 'slurm-task.js');
 
@@ -154,13 +145,13 @@ describe('Slurm: a real one-node cluster', { timeout: 300_000 }, () => {
       const out = join(dir, 'run.llmbench.json');
       const port = await closedPort();
       const began = performance.now();
-      const srun = await runAsync(
+      const srun = await runBounded(
         'srun',
         ['-n', '4', '--overcommit', process.execPath, cliPath, 'run', ...flags, '--out', out, '--shards', '4', '--coordinator', `:${port}`],
         { ...c.env, LLMBENCH_RUN_TOKEN: createHash('sha256').update(String(Math.random())).digest('hex') },
         200_000,
       );
-      assert.equal(srun.status, 0, srun.output);
+      assert.equal(srun.code, 0, srun.output);
       const doc = parseResultDocument(readFileSync(out, 'utf8'));
       assert.ok(doc.ok, doc.ok ? '' : doc.error);
       const run = doc.value;
@@ -181,8 +172,8 @@ describe('Slurm: a real one-node cluster', { timeout: 300_000 }, () => {
       console.log(`# srun -n 4 shard run (2 rate steps x 80 requests): ${Math.round(performance.now() - began)} ms; start skew across the 4 tasks per step: ${skews.map((s) => s.toFixed(2)).join(', ')} ms; offsets ${run.shards!.members.map((m) => `${m.offsetMs} ± ${m.uncertaintyMs}`).join(', ')} ms`);
 
       const single = join(dir, 'one-process.llmbench.json');
-      const one = await runAsync(process.execPath, [cliPath, 'run', ...flags, '--out', single], process.env, 120_000);
-      assert.equal(one.status, 0, one.output);
+      const one = await runBounded(process.execPath, [cliPath, 'run', ...flags, '--out', single], process.env, 120_000);
+      assert.equal(one.code, 0, one.output);
       const alone = parseResultDocument(readFileSync(single, 'utf8'));
       assert.ok(alone.ok);
       const counts = (d: typeof run) => d.steps.map((st) => [st.name, st.requests.length, st.summary?.requests.total]);

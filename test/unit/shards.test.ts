@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema } from '../../src/format/config';
-import type { ResultDocument } from '../../src/format/result';
+import type { RequestRecord, ResultDocument } from '../../src/format/result';
 import { readResultText } from '../../src/results/read-result';
 import { estimateOffset } from '../../src/load/shard-protocol';
 import { planRun } from '../../src/load/plan';
@@ -89,6 +89,21 @@ async function runShards(o: { flags: string[]; dir: string; n?: number; skip?: n
   } finally {
     stopAll(started);
   }
+}
+
+/** Polls the coordinator's file (bounded) until `ready` says so of its records, then SIGKILLs `victim`; resolves with what `ready` returned. */
+async function killWhen(out: string, victim: Started, ready: (records: RequestRecord[]) => number): Promise<number> {
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    const parsed = existsSync(out) ? readResultText(readFileSync(out, 'utf8')) : null;
+    const seen = parsed?.ok ? ready(parsed.value.document.steps.flatMap((st) => st.requests)) : 0;
+    if (seen > 0) {
+      victim.child.kill('SIGKILL');
+      return seen;
+    }
+  }
+  return -1;
 }
 
 let sim: SimServer | null = null;
@@ -232,19 +247,10 @@ test('a shard SIGKILLed mid-step ends the run partial naming it; everything meas
     flags: simFlags(s, ['--profile', 'rate', '--rate', '40', '--arrival', 'constant', '--requests', '400']),
     dir,
     during: async (started) => {
-      const deadline = performance.now() + 60_000;
-      while (performance.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-        if (!existsSync(out)) continue;
-        const text = readFileSync(out, 'utf8');
-        const parsed = readResultText(text);
-        const ofShard2 = parsed.ok ? parsed.value.document.steps.flatMap((st) => st.requests).filter((r) => r.worker === 2).length : 0;
-        if (ofShard2 >= 10) {
-          killedAt = ofShard2;
-          started[2]!.child.kill('SIGKILL');
-          return;
-        }
-      }
+      killedAt = await killWhen(out, started[2]!, (records) => {
+        const ofShard2 = records.filter((r) => r.worker === 2).length;
+        return ofShard2 >= 10 ? ofShard2 : 0;
+      });
     },
   });
   assert.ok(killedAt > 0, 'shard 2 sent records before it was killed');
@@ -328,15 +334,7 @@ test("a coordinator SIGKILLed mid-step: every shard stops and ends its own file 
     flags: simFlags(s, ['--profile', 'rate', '--rate', '40', '--arrival', 'constant', '--requests', '400']),
     dir,
     during: async (started) => {
-      const deadline = performance.now() + 60_000;
-      while (performance.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-        const parsed = existsSync(out) ? readResultText(readFileSync(out, 'utf8')) : null;
-        if (parsed?.ok && parsed.value.document.steps.flatMap((st) => st.requests).length >= 40) {
-          started[0]!.child.kill('SIGKILL');
-          return;
-        }
-      }
+      await killWhen(out, started[0]!, (records) => (records.length >= 40 ? records.length : 0));
     },
   });
   assert.deepEqual(run.codes.slice(1), [1, 1, 1], run.outputs.join('\n----\n'));
