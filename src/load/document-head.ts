@@ -4,7 +4,8 @@
  */
 import { redactHeaders, redactUrl, type Labels, type RunConfig } from '../format/config';
 import { SCHEMA_VERSION, type ShardsInfo, type WorkersInfo } from '../format/result';
-import packageJson from '../../package.json';
+// Named imports: a bundle then holds these two fields, not the whole manifest with its devDependencies.
+import { name as toolName, version as toolVersion } from '../../package.json';
 import { onThisHost } from '../processes/alive';
 import type { RunMonitor } from '../observe/monitor';
 
@@ -14,7 +15,7 @@ export function documentHead(config: RunConfig, labels: Labels, monitor: Partial
   const scrapedUrl = serverMetrics.url === undefined || serverMetrics.url === 'off' ? {} : { url: redactUrl(serverMetrics.url) };
   return {
     schemaVersion: SCHEMA_VERSION,
-    tool: { name: packageJson.name, version: packageJson.version },
+    tool: { name: toolName, version: toolVersion },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
     labels,
