@@ -4,7 +4,7 @@
  * worker thread relays them across `postMessage`, where they are parsed again.
  */
 import * as z from 'zod';
-import { ClientLoadSchema, LoadFiguresSchema, RunStatusSchema, StepProfileSchema, StepSummarySchema, StepWarningSchema, WorkersInfoSchema } from './result';
+import { ClientLoadSchema, LoadFiguresSchema, RunStatusSchema, StepProfileSchema, StepSummarySchema, WorkersInfoSchema } from './result';
 import { HardwareSchema, MetricSeriesSchema, ServerEngineSchema, ServerMetricsInfoSchema } from './server-metrics';
 
 /** A rolling snapshot of the current step, emitted a few times per second. */
@@ -29,6 +29,10 @@ export const ProgressSnapshotSchema = z.object({
   workers: z
     .array(z.object({ worker: z.number().int().nonnegative(), inFlight: z.number().int().nonnegative(), sendLatenessMs: LoadFiguresSchema.nullable() }))
     .optional(),
+  /** A trace step: requests sent over the last second (against the recorded load, the profile's `trace.recordedRates`). */
+  sentPerSecond: z.number().nonnegative().optional(),
+  /** A trace step: send lateness so far (sent minus due, ms), from the requests ended; null before one. */
+  sendLatenessMs: z.object({ p50: z.number(), p99: z.number(), max: z.number(), count: z.number().int().nonnegative() }).nullable().optional(),
 });
 export type ProgressSnapshot = z.infer<typeof ProgressSnapshotSchema>;
 
@@ -81,7 +85,6 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     name: z.string(),
     summary: StepSummarySchema,
     client: ClientLoadSchema.optional(),
-    warnings: z.array(StepWarningSchema).optional(),
   }),
   z.object({
     type: z.literal('log'),

@@ -10,9 +10,9 @@ import { isPlainObject, parseConfigFileText, RunInputError, unreadableConfigFile
 import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
-import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
+import { cleanLabels, LABEL_KEYS } from './labels';
 import { formatLabelsText } from '../views/labels';
-import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
+import { PresetSettingsSchema, presetFieldSetting, presets, tracePreset } from '../run/presets';
 import { WorkersSchema, type Workers } from '../format/config';
 import { maxWorkers } from '../load/workers';
 import type { RunArgs } from './run-arguments';
@@ -54,9 +54,28 @@ export async function resultsDirectory(folder: vscode.WorkspaceFolder): Promise<
   return dirUri;
 }
 
+/** The labels' prompts as the display language says them (labels.ts keeps the keys, with no `vscode`). */
+function labelPrompt(key: (typeof LABEL_KEYS)[number]): string {
+  switch (key) {
+    case 'engine':
+      return vscode.l10n.t('Inference engine and version, e.g. vLLM 0.11.0');
+    case 'hardware':
+      return vscode.l10n.t('Hardware, e.g. 1x A100 80GB');
+    case 'gpus':
+      return vscode.l10n.t('Number of GPUs (tensor/pipeline parallel), e.g. 2 (TP=2)');
+    case 'quantization':
+      return vscode.l10n.t('Quantization, e.g. bf16, fp8, AWQ int4');
+  }
+}
+
+/** baseUrlProblem's verdict in the display language, for input boxes and notifications. */
+export function urlProblem(text: string): string | undefined {
+  return baseUrlProblem(text) === undefined ? undefined : vscode.l10n.t('Type a full URL that starts with http:// or https://, like {0}', 'http://127.0.0.1:8000/v1');
+}
+
 function endpointSettings(): EndpointSetting[] {
   const { endpoints, problems } = parseEndpointSettings(settings().get('endpoints'));
-  if (problems.length > 0) void vscode.window.showWarningMessage(`LLM Bench: some endpoints in your settings were skipped. ${problems.join(' ')}`);
+  if (problems.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: some endpoints in your settings were skipped. {0}', problems.join(' ')));
   return endpoints;
 }
 
@@ -68,10 +87,10 @@ function simulatorPreset(): PresetName {
 async function typeUrl(memento: vscode.Memento, title: string): Promise<string | undefined> {
   const url = await vscode.window.showInputBox({
     title,
-    prompt: 'Base URL of an OpenAI-compatible server, up to and including /v1',
+    prompt: vscode.l10n.t('Base URL of an OpenAI-compatible server, up to and including /v1'),
     placeHolder: 'http://127.0.0.1:8000/v1',
     ignoreFocusOut: true,
-    validateInput: (v) => baseUrlProblem(v),
+    validateInput: (v) => urlProblem(v),
   });
   if (url === undefined) return undefined;
   const recent = [url.trim(), ...memento.get<string[]>(RECENT_URLS_KEY, []).filter((u) => u !== url.trim())].slice(0, 5);
@@ -97,17 +116,17 @@ async function pickEndpoint(memento: vscode.Memento, title: string): Promise<End
   const choice = await pick<EndpointChoice | typeof TYPE_URL>(
     [
       ...configured.map((e) => ({ label: e.name, description: e.model, detail: e.baseUrl, value: { kind: 'server' as const, endpoint: e } })),
-      ...recent.map((u) => ({ label: u, description: 'recently used', value: { kind: 'server' as const, endpoint: { baseUrl: u, api: 'chat' as const, headers: {} } } })),
+      ...recent.map((u) => ({ label: u, description: vscode.l10n.t('recently used'), value: { kind: 'server' as const, endpoint: { baseUrl: u, api: 'chat' as const, headers: {} } } })),
       {
-        label: '$(beaker) Built-in simulator',
+        label: `$(beaker) ${vscode.l10n.t('Built-in simulator')}`,
         description: PRESETS[preset].model,
-        detail: `${PRESETS[preset].description}: no server needed (setting llmBench.simulator.preset)`,
+        detail: vscode.l10n.t('{0}: no server needed (setting llmBench.simulator.preset)', PRESETS[preset].description),
         value: { kind: 'simulator' as const, preset },
       },
-      { label: '$(link) Enter a URL…', detail: 'Any OpenAI-compatible server: vLLM, SGLang, TGI, llama.cpp, Ollama, ...', value: TYPE_URL },
+      { label: `$(link) ${vscode.l10n.t('Enter a URL…')}`, detail: vscode.l10n.t('Any OpenAI-compatible server: vLLM, SGLang, TGI, llama.cpp, Ollama, ...'), value: TYPE_URL },
     ],
     title,
-    'Which server to benchmark?',
+    vscode.l10n.t('Which server to benchmark?'),
   );
   if (choice !== TYPE_URL) return choice;
   const url = await typeUrl(memento, title);
@@ -117,14 +136,14 @@ async function pickEndpoint(memento: vscode.Memento, title: string): Promise<End
 /** For "Set API Key": an endpoint's base URL, from the settings or typed. */
 export async function pickEndpointUrl(title: string): Promise<string | undefined> {
   const configured = endpointSettings();
-  if (configured.length === 0) return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', placeHolder: 'https://api.example.com/v1', validateInput: baseUrlProblem, ignoreFocusOut: true });
+  if (configured.length === 0) return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('Base URL of the endpoint'), placeHolder: 'https://api.example.com/v1', validateInput: urlProblem, ignoreFocusOut: true });
   const chosen = await pick<string | typeof TYPE_URL>(
-    [...configured.map((e) => ({ label: e.name, detail: e.baseUrl, value: e.baseUrl })), { label: '$(link) Enter a URL…', value: TYPE_URL }],
+    [...configured.map((e) => ({ label: e.name, detail: e.baseUrl, value: e.baseUrl })), { label: `$(link) ${vscode.l10n.t('Enter a URL…')}`, value: TYPE_URL }],
     title,
     'Endpoint',
   );
   if (chosen !== TYPE_URL) return chosen;
-  return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', validateInput: baseUrlProblem, ignoreFocusOut: true });
+  return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('Base URL of the endpoint'), validateInput: urlProblem, ignoreFocusOut: true });
 }
 
 async function pickModel(
@@ -133,7 +152,7 @@ async function pickModel(
   title: string,
   log: vscode.LogOutputChannel,
 ): Promise<string | undefined> {
-  const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () =>
+  const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing models at {0}', endpoint.baseUrl) }, () =>
     probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
   );
   const ids = probe.models;
@@ -143,26 +162,39 @@ async function pickModel(
   const TYPE = Symbol('type');
   if (ids.length > 0) {
     const chosen = await pick<string | typeof TYPE>(
-      [...ids.map((id) => ({ label: id, value: id })), { label: '$(edit) Type a model name…', value: TYPE }],
+      [...ids.map((id) => ({ label: id, value: id })), { label: `$(edit) ${vscode.l10n.t('Type a model name…')}`, value: TYPE }],
       title,
-      'Which model?',
+      vscode.l10n.t('Which model?'),
     );
     if (chosen !== TYPE) return chosen;
   }
   return vscode.window.showInputBox({
     title,
-    prompt: `${problem} The served model name, as the server expects it in requests.`.trim(),
+    prompt: `${problem} ${vscode.l10n.t('The served model name, as the server expects it in requests.')}`.trim(),
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? 'Type the model name' : undefined),
+    validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Type the model name') : undefined),
   });
 }
 
 const CONFIG_FILE = Symbol('config file');
+const TRACE_FILE = Symbol('trace file');
+
+/** A trace file to replay, picked in the file dialog. */
+async function pickTraceFile(title: string): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    openLabel: vscode.l10n.t('Replay this trace'),
+    filters: { [vscode.l10n.t('Traces (JSONL, CSV)')]: ['jsonl', 'csv', 'json'], [vscode.l10n.t('All files')]: ['*'] },
+    ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
+  });
+  return picked?.[0]?.fsPath;
+}
 
 async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/*.json', '{**/node_modules/**,**/*.llmbench.json,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
   if (files.length === 0) {
-    void vscode.window.showInformationMessage('LLM Bench: no JSON files in this workspace. A config file holds a run configuration (see the README).');
+    void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: no JSON files in this workspace. A config file holds a run configuration (see the README).'));
     return undefined;
   }
   return pick(
@@ -207,8 +239,8 @@ export async function planFromArgument(args: RunArgs): Promise<RunPlan> {
 }
 
 export async function showConfigError(message: string, file?: vscode.Uri): Promise<void> {
-  const open = file ? 'Open File' : undefined;
-  const answer = await vscode.window.showErrorMessage(`LLM Bench: ${message}`, ...(open ? [open] : []));
+  const open = file ? vscode.l10n.t('Open File') : undefined;
+  const answer = await vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message), ...(open ? [open] : []));
   if (answer === open && file) await vscode.window.showTextDocument(file);
 }
 
@@ -223,12 +255,12 @@ async function chooseWorkers(title: string, current: Workers): Promise<Workers |
   const most = maxWorkers();
   const numbers = Array.from({ length: Math.max(most, typeof current === 'number' ? current : 1) }, (_, i) => i + 1);
   const choices: Choice<Workers>[] = [
-    { label: 'auto', detail: `One worker unless the load needs more; at most ${most} here (${availableParallelism()} cores less one)`, value: 'auto' },
-    ...numbers.map((n) => ({ label: String(n), detail: n === 1 ? "The run's own thread sends every request" : `${n} worker threads split every step`, value: n })),
+    { label: 'auto', detail: vscode.l10n.t('One worker unless the load needs more; at most {0} here ({1} cores less one)', most, availableParallelism()), value: 'auto' },
+    ...numbers.map((n) => ({ label: String(n), detail: n === 1 ? vscode.l10n.t("The run's own thread sends every request") : vscode.l10n.t('{0} worker threads split every step', n), value: n })),
   ];
   // The current choice first, so that Enter keeps it.
   const ordered = [...choices.filter((c) => c.value === current), ...choices.filter((c) => c.value !== current)];
-  return pick(ordered, `${title}: workers`, 'Threads that send the requests; a step whose client was the bottleneck says so');
+  return pick(ordered, vscode.l10n.t('{0}: workers', title), vscode.l10n.t('Threads that send the requests; a step whose client was the bottleneck says so'));
 }
 
 /** The last question: labels (remembered) and the workers, until "Start the benchmark". */
@@ -241,12 +273,16 @@ async function editLabels(memento: vscode.Memento, title: string, workers: { val
     const summary = formatLabelsText(cleanLabels(labels));
     const chosen = await pick<string | typeof START | typeof WORKERS>(
       [
-        { label: '$(play) Start the benchmark', detail: `${summary ? `Labels: ${summary}` : 'No labels'} · Workers: ${workers.value}`, value: START },
-        ...LABEL_KEYS.map((key) => ({ label: key, description: labels[key] ?? '', detail: LABEL_PROMPTS[key], value: key })),
-        { label: 'Workers', description: String(workers.value), detail: 'Threads that send the requests (auto: more than one only for a load one cannot keep)', value: WORKERS },
+        {
+          label: `$(play) ${vscode.l10n.t('Start the benchmark')}`,
+          detail: `${summary ? vscode.l10n.t('Labels: {0}', summary) : vscode.l10n.t('No labels')} · ${vscode.l10n.t('Workers: {0}', String(workers.value))}`,
+          value: START,
+        },
+        ...LABEL_KEYS.map((key) => ({ label: key, description: labels[key] ?? '', detail: labelPrompt(key), value: key })),
+        { label: vscode.l10n.t('Workers'), description: String(workers.value), detail: vscode.l10n.t('Threads that send the requests (auto: more than one only for a load one cannot keep)'), value: WORKERS },
       ],
       title,
-      'Labels describe what was measured; they are stored in the result and remembered for next time',
+      vscode.l10n.t('Labels describe what was measured; they are stored in the result and remembered for next time'),
     );
     if (chosen === undefined) return undefined;
     if (chosen === START) break;
@@ -254,7 +290,7 @@ async function editLabels(memento: vscode.Memento, title: string, workers: { val
       workers.value = (await chooseWorkers(title, workers.value)) ?? workers.value;
       continue;
     }
-    const value = await vscode.window.showInputBox({ title: `${title}: ${chosen}`, prompt: LABEL_PROMPTS[chosen as (typeof LABEL_KEYS)[number]], value: labels[chosen] ?? '', ignoreFocusOut: true });
+    const value = await vscode.window.showInputBox({ title: `${title}: ${chosen}`, prompt: labelPrompt(chosen as (typeof LABEL_KEYS)[number]), value: labels[chosen] ?? '', ignoreFocusOut: true });
     if (value !== undefined) labels[chosen] = value;
   }
   const cleaned = cleanLabels(labels);
@@ -263,8 +299,26 @@ async function editLabels(memento: vscode.Memento, title: string, workers: { val
 }
 
 function endpointConfig(choice: Extract<EndpointChoice, { kind: 'server' }>, model: string): Record<string, unknown> {
-  const { baseUrl, api, headers } = choice.endpoint;
-  return { baseUrl, api, headers, model };
+  const { baseUrl, api, headers, reasoningTags } = choice.endpoint;
+  return { baseUrl, api, headers, model, ...(reasoningTags !== undefined ? { reasoningTags } : {}) };
+}
+
+/**
+ * What an endpoint's API adds to a preset's run: embeddings take `llmBench.embeddingBatch` inputs
+ * per request (the presets' workload is every API's).
+ */
+function workloadForApi(overrides: Settings, api: string | undefined): Settings {
+  if (api !== 'embeddings') return overrides;
+  const batch = settings().get<number>('embeddingBatch');
+  const workload = isPlainObject(overrides['workload']) ? overrides['workload'] : undefined;
+  return workload && typeof batch === 'number' && batch > 1 ? { ...overrides, workload: { ...workload, embeddingBatch: batch } } : overrides;
+}
+
+/** The simulator as the settings describe it: its preset, and its reasoning when asked for. */
+function simulatorOptions(preset: PresetName): Record<string, unknown> {
+  const tokens = settings().get<number>('simulator.reasoningTokens');
+  const field = settings().get<string>('simulator.reasoningField');
+  return { preset, ...(typeof tokens === 'number' && tokens > 0 ? { reasoning: { tokens, ...(field ? { field } : {}) } } : {}) };
 }
 
 /** The whole interactive flow; undefined when the user stops at any question. */
@@ -273,34 +327,43 @@ export async function promptRunPlan(
   apiKeyFor: (baseUrl: string) => Promise<string | undefined>,
   log: vscode.LogOutputChannel,
 ): Promise<RunPlan | undefined> {
-  const title = 'Run LLM Benchmark';
-  const endpoint = await pickEndpoint(memento, `${title} (1/4): endpoint`);
+  const title = vscode.l10n.t('Run LLM Benchmark');
+  const endpoint = await pickEndpoint(memento, vscode.l10n.t('{0} (1/4): endpoint', title));
   if (!endpoint) return undefined;
   let model: string | undefined;
   if (endpoint.kind === 'server') {
-    model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `${title} (2/4): model`, log));
+    model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), vscode.l10n.t('{0} (2/4): model', title), log));
     if (!model) return undefined;
   }
   // Every preset setting is named as its field, under llmBench.
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
-  if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');
-  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE>(
+  if (!presetSettings.success) void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: some preset settings are invalid; using the defaults for them.'));
+  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE | typeof TRACE_FILE>(
     [
       ...choices.map((p) => ({ label: p.label, detail: p.detail, value: p })),
-      { label: '$(file) From a config file…', detail: 'A JSON run configuration in the workspace', value: CONFIG_FILE },
+      {
+        label: `$(history) ${vscode.l10n.t('Replay a trace…')}`,
+        detail: vscode.l10n.t('A production trace (Mooncake JSONL, Azure or BurstGPT CSV), each request at its recorded time (settings llmBench.traceTimeScale, llmBench.traceSkipBadRows)'),
+        value: TRACE_FILE,
+      },
+      { label: `$(file) ${vscode.l10n.t('From a config file…')}`, detail: vscode.l10n.t('A JSON run configuration in the workspace'), value: CONFIG_FILE },
     ],
-    `${title} (3/4): profile`,
-    'What load to apply?',
+    vscode.l10n.t('{0} (3/4): profile', title),
+    vscode.l10n.t('What load to apply?'),
   );
   if (!profile) return undefined;
   let overrides: Settings = {};
   let file: ConfigFile | undefined;
   if (profile === CONFIG_FILE) {
-    const uri = await pickConfigFile(`${title} (3/4): config file`);
+    const uri = await pickConfigFile(vscode.l10n.t('{0} (3/4): config file', title));
     if (!uri) return undefined;
     file = await readConfigFile(uri);
     if (!file) return undefined;
+  } else if (profile === TRACE_FILE) {
+    const path = await pickTraceFile(vscode.l10n.t('{0} (3/4): trace file', title));
+    if (!path) return undefined;
+    overrides = { ...tracePreset(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}), path).config };
   } else {
     overrides = { ...profile.config };
   }
@@ -308,15 +371,15 @@ export async function promptRunPlan(
   const fileWorkers = file?.settings['workers'];
   const workers = { value: (fileWorkers === undefined ? workersSetting() : WorkersSchema.safeParse(fileWorkers).data) ?? workersSetting() };
   const initialWorkers = workers.value;
-  const labels = await editLabels(memento, `${title} (4/4): labels`, workers);
+  const labels = await editLabels(memento, vscode.l10n.t('{0} (4/4): labels', title), workers);
   if (!labels) return undefined;
   if (workers.value !== initialWorkers) overrides['workers'] = workers.value;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.
   const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
   overrides['labels'] = Object.fromEntries(Object.entries(labels).filter(([key]) => !(key in fileLabels)));
   const plan = { file, openResult: true, ownInput: 'the run settings', nameOf: presetFieldSetting };
-  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: { preset: endpoint.preset } };
-  return { ...plan, overrides: { ...overrides, endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
+  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: simulatorOptions(endpoint.preset) };
+  return { ...plan, overrides: { ...workloadForApi(overrides, endpoint.endpoint.api), endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
 }
 
 /** From a config file's context menu: runs it as is, asking only for an endpoint it lacks. */
@@ -332,7 +395,7 @@ export async function planFromConfigFile(
   if (config.settings['endpoint'] !== undefined) return { ...plan, overrides: {} };
   const endpoint = await pickEndpoint(memento, `Run ${config.shownAs}: endpoint (the file names none)`);
   if (!endpoint) return undefined;
-  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: { preset: endpoint.preset } };
+  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: simulatorOptions(endpoint.preset) };
   const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${config.shownAs}: model`, log));
   if (!model) return undefined;
   return { ...plan, overrides: { endpoint: endpointConfig(endpoint, model) } };

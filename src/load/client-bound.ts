@@ -4,7 +4,7 @@
  * server's. The rule and its thresholds are docs/metrics.md's ("Is the client the limit?"), measured
  * with `npm run bench:scale` (docs/performance.md).
  */
-import type { ClientLoad, StepWarning, ThreadLoad } from '../format/result';
+import { STEP_WARNING_KINDS, type ClientLoad, type StepWarning, type ThreadLoad } from '../format/result';
 
 /** A worker whose event loop worked this share of the step (waits for send times left out) had no time to spare. */
 export const BUSY_LIMIT = 0.9;
@@ -73,5 +73,17 @@ export function clientBoundWarnings(load: ClientLoad, maxWorkers: number): StepW
   } else {
     advice = `it was busy only ${percent(busy)} of the step: something else held its thread (garbage collection, a busy host thread), so TTFT and ITL may be inflated.`;
   }
-  return [{ kind: 'client-bound', figure, value, threshold, message: `${what}; ${advice}` }];
+  // The figure that crossed is named by its key, e.g. { 'loopDelayMs.p99': 14.2, threshold: 10 }.
+  return [{ kind: STEP_WARNING_KINDS.clientBound, message: `${what}; ${advice}`, figures: { [figure]: value, threshold, worker, workers: load.workers } }];
+}
+
+/** Figures of a client-bound warning beside the one that crossed. */
+const CONTEXT_FIGURES = new Set(['threshold', 'worker', 'workers']);
+
+/** A client-bound warning's crossed figure (its name, e.g. `loopDelayMs.p99`), its value and threshold; null for any other warning. */
+export function crossedFigure(warning: StepWarning): { figure: string; value: number; threshold: number } | null {
+  if (warning.kind !== STEP_WARNING_KINDS.clientBound) return null;
+  const crossed = Object.entries(warning.figures).find(([name]) => !CONTEXT_FIGURES.has(name));
+  const threshold = warning.figures['threshold'];
+  return crossed === undefined || threshold === undefined ? null : { figure: crossed[0], value: crossed[1], threshold };
 }

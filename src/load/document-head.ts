@@ -2,7 +2,7 @@
  * The fixed part of a result file (what ran against what, secrets left out), for a run's file and
  * for a shard's own file (shards.ts).
  */
-import { redactHeaders, redactUrl, type Labels, type RunConfig } from '../format/config';
+import { redactHeaders, redactUrl, shownEndpoint, type Labels, type RunConfig } from '../format/config';
 import { SCHEMA_VERSION, type ShardsInfo, type WorkersInfo } from '../format/result';
 // Named imports: a bundle then holds these two fields, not the whole manifest with its devDependencies.
 import { name as toolName, version as toolVersion } from '../../package.json';
@@ -18,10 +18,17 @@ export function documentHead(config: RunConfig, labels: Labels, monitor: Partial
     tool: { name: toolName, version: toolVersion },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
+    ...(config.endpoints !== undefined
+      ? {
+          endpoints: config.endpoints.map((e) => ({ baseUrl: redactUrl(e.baseUrl), api: e.api, model: e.model })),
+          endpointStrategy: config.endpointStrategy ?? 'round-robin',
+        }
+      : {}),
     labels,
     config: {
       ...config,
       endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
+      ...(config.endpoints !== undefined ? { endpoints: config.endpoints.map(shownEndpoint) } : {}),
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
     // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).

@@ -10,11 +10,14 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactSecrets, type RunConfig } from '../format/config';
-import type { LoadFigures, RequestRecord } from '../format/result';
+import { redactSecrets, runSecrets, takesMessages, type RunConfig } from '../format/config';
+import type { FailoverEvent, LoadFigures, RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { cancelDelayMs } from './cancel';
 import { sendRequest } from './client';
+import { EndpointRouter, endpointContexts } from './endpoints';
+import { TraceReplayer, type TraceRowMark } from './trace-pacing';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
 import { sessionDriver } from './sessions';
@@ -29,6 +32,8 @@ export interface ExecutorEnv {
   config: RunConfig;
   /** Sent as `Authorization: Bearer ...`; never logged or written. */
   apiKey: string | undefined;
+  /** With `endpoints` in the config: each endpoint's key, in their order (the first is `apiKey`). */
+  apiKeys?: readonly (string | undefined)[];
   /** Built from the run's config and seed: `request(i)` and `session(i)` are the same in every executor. */
   workload: Workload;
   tokenCounter: TokenCounter;
@@ -36,6 +41,23 @@ export interface ExecutorEnv {
   dispatcher: Dispatcher;
   /** The step's load on this executor's thread: lateness, bytes and chunks are noted in it. */
   meter: ThreadLoadMeter;
+  /** A trace step's replay, opened before the step starts (`preparePart`); opened at the start when absent. */
+  trace?: TraceReplayer;
+}
+
+/**
+ * What an executor readies before its step's start instant, so that the requests due at the start
+ * go out on time: a trace step's file opened and its first prompts built. Nothing for other steps.
+ * A part prepared and then not executed should be given to `discardPrepared`.
+ */
+export async function preparePart(part: ExecutorPart, env: Pick<ExecutorEnv, 'config' | 'tokenCounter'>): Promise<Pick<ExecutorEnv, 'trace'>> {
+  if (part.step.pacing.kind !== 'trace') return {};
+  return { trace: await TraceReplayer.open(part, env) };
+}
+
+/** Frees what `preparePart` readied for a part that will not run (the file a trace replay holds open). */
+export async function discardPrepared(prepared: Pick<ExecutorEnv, 'trace'>): Promise<void> {
+  await prepared.trace?.close();
 }
 
 /** What stops a step's executors; the gather owns them (gather.ts's StepGather). */
@@ -59,6 +81,8 @@ export interface ExecutorSink {
   record(record: RequestRecord): void;
   /** The executor's send lateness since its previous report (for the live panel), a few times a second. */
   lateness(recent: LoadFigures | null): void;
+  /** Failover took an endpoint out of the turn or gave it back (a run over several endpoints with `failover`). */
+  failover?(event: FailoverEvent): void;
 }
 
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -79,6 +103,12 @@ export function keptRecord(r: RequestRecord, secrets: readonly string[]): Reques
   r.queueMs = roundMs(r.queueMs);
   r.firstTokenMs = roundNullable(r.firstTokenMs);
   r.endMs = roundNullable(r.endMs);
+  const reasoning = r.reasoning;
+  if (reasoning !== undefined) {
+    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
+    const durationMs = reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs));
+    r.reasoning = { ...reasoning, firstMs: roundNullable(reasoning.firstMs), answerFirstMs: roundNullable(reasoning.answerFirstMs), durationMs };
+  }
   if (r.error !== null) r.error = { kind: r.error.kind, message: redactSecrets(r.error.message, secrets) };
   return r;
 }
@@ -139,8 +169,13 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   const signal = halt.signal;
   const drain = signals.drain;
   const meter = env.meter;
-  const secrets = knownSecrets(config.endpoint, env.apiKey);
+  const secrets = runSecrets(config, env.apiKeys ?? [env.apiKey]);
+  // A wait for the next send ends at the drain too: nothing more will go out.
+  const pacingSignal = AbortSignal.any([signal, drain]);
   const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter, received: meter };
+  // One endpoint unless the config has several; each request goes where the router says.
+  const router = new EndpointRouter(endpointContexts(context, env.apiKeys), config.endpointStrategy ?? 'round-robin', config.failover, () => performance.now() - startMs, (event) => sink.failover?.(event));
+  const manyEndpoints = config.endpoints !== undefined;
 
   const requests = OwnedIndexes.of(part, step.requests ?? Infinity);
   const used: PartUsage = { prompts: 0, sessions: 0 };
@@ -156,13 +191,21 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
    * `scheduledMs` is what its record says it was scheduled at. Resolves true when the request
    * failed (or could not be recorded).
    */
-  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, readyMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
+  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, readyMs: number, turn?: { session: number; turn: number }, row?: TraceRowMark): Promise<boolean> => {
     sink.inFlight(++inFlight);
     meter.dispatched(performance.now() - startMs - readyMs);
+    const endpoint = router.pick();
+    router.started(endpoint);
     try {
-      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
+      // Warm-up: the step's first requests, and what goes out within its warm-up seconds.
+      const warmup = index < step.warmup || (step.warmupSec !== null && performance.now() - startMs < step.warmupSec * 1000);
+      const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, router.contexts[endpoint] as ClientContext);
+      router.ended(endpoint, measured);
       measured.session = turn?.session ?? null;
       measured.turn = turn?.turn ?? null;
+      if (manyEndpoints) measured.endpoint = endpoint;
+      if (row) measured.trace = row;
       meter.recorded(measured.chunkMs.length);
       sink.record(keptRecord(measured, secrets));
       return measured.error !== null;
@@ -182,18 +225,20 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     const id = first.session + j;
     return new Conversation(id, (workload.session as NonNullable<Workload['session']>)(id));
   };
-  const sessionStarts = OwnedIndexes.of(part, pacing.kind === 'open' ? pacing.schedule.length : Infinity);
+  const sessionStarts = OwnedIndexes.of(part, pacing.kind === 'open' ? pacing.schedule.length : pacing.kind === 'trace' ? pacing.count : Infinity);
   const sessions =
     step.sessions && config.sessions && workload.session
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn) => {
+          // The record is scheduled when the turn was due (a cap's wait is then queue time); the
+          // meter's lateness counts from when the driver handed the turn over, after any slot wait.
+          (prepared, turn, dueAtMs) => {
             if (!requests.more) return Promise.resolve(true);
             const readyMs = performance.now() - startMs;
-            return send(prepared, requests.take(), readyMs, readyMs, turn);
+            return send(prepared, requests.take(), dueAtMs - startMs, readyMs, turn);
           },
-          config.endpoint.api === 'chat',
+          takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
         )
@@ -203,16 +248,38 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (sessions) setMaxListeners(0, signal);
 
   try {
-    if (sessions && pacing.kind === 'closed') {
+    if (pacing.kind === 'trace') {
+      const slotCount = partSlots(part);
+      const replayer = env.trace ?? (await TraceReplayer.open(part, env));
+      // Due at its send time, or when a slot freed if it had to wait for one (as an open loop's).
+      const slots = slotCount === null ? undefined : new Slots(slotCount);
+      let slotFreedMs: number | null = null;
+      const gate = slots && {
+        acquire: async (stop: AbortSignal): Promise<boolean> => {
+          const waited = !slots.available;
+          const got = await slots.acquire(stop);
+          slotFreedMs = waited ? performance.now() - startMs : null;
+          return got;
+        },
+        release: () => slots.release(),
+      };
+      await replayer.run(startMs, { stop: signal, drain }, gate, (prepared, index, scheduledMs, row) => send(prepared, index, scheduledMs, slotFreedMs === null ? scheduledMs : Math.max(scheduledMs, slotFreedMs), undefined, row));
+    } else if (sessions && pacing.kind === 'closed') {
       await Promise.all(Array.from({ length: partLanes(part) }, () => sessions.lane(withinBudget, signal)));
     } else if (sessions && pacing.kind === 'open') {
       const slotCount = partSlots(part);
       const slots = slotCount === null ? undefined : new Slots(slotCount);
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
-        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, signal);
-        if (signal.aborted || !withinBudget()) break;
-        running.push(sessions.run(conversation(j), withinBudget, signal, slots));
+        const dueAtMs = startMs + (pacing.schedule[j] ?? 0) * 1000;
+        await waitUntil(dueAtMs, pacingSignal);
+        if (signal.aborted || drain.aborted) break;
+        if (!requests.more) {
+          // The step's turns are spent before its schedule is: the sessions not started are said (plan.ts, scheduleCutNote).
+          used.firstUnstartedSession = j;
+          break;
+        }
+        running.push(sessions.run(conversation(j), withinBudget, signal, slots, dueAtMs));
       }
       await Promise.all(running);
     } else if (pacing.kind === 'closed') {
@@ -244,7 +311,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
         const scheduledMs = (times[index] ?? 0) * 1000;
         // Prepared before the wait, so that the send happens on time.
         const prepared = prompt(index);
-        await waitUntil(startMs + scheduledMs, signal);
+        await waitUntil(startMs + scheduledMs, pacingSignal);
         if (signal.aborted || drain.aborted) break;
         // Due at its send time, or when a slot freed if it had to wait for one.
         let readyMs = scheduledMs;

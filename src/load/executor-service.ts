@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
 import { BadInputError } from '../format/errors';
-import { describeZodError, type LoadFigures, type RequestRecord } from '../format/result';
+import { describeZodError, type FailoverEvent, type LoadFigures, type RequestRecord } from '../format/result';
 import { createWorkload } from '../workload/sources';
 import { createTokenCounter } from '../workload/tokenizer';
-import type { ExecutorSink } from './execute';
+import { discardPrepared, preparePart, type ExecutorEnv, type ExecutorSink } from './execute';
 import { ExecutorCommandSchema, type ExecutorReply } from './executor-protocol';
 import { runPart, type ExecutorBase } from './executors';
 import type { ExecutorPart } from './plan';
@@ -25,11 +25,11 @@ const BATCH_RECORDS = 256;
 export interface ExecutorLink {
   reply(message: ExecutorReply): void;
   /**
-   * The run's config and key, as `init` gives them, made into the executor's base. A worker thread
+   * The run's config and keys, as `init` gives them, made into the executor's base. A worker thread
    * builds it from what it is sent; a shard checks the coordinator's config against its own and
-   * keeps its own key (keys never cross the network).
+   * keeps its own keys (keys never cross the network).
    */
-  base(config: RunConfig, apiKey: string | undefined): Promise<ExecutorBase>;
+  base(config: RunConfig, apiKey: string | undefined, apiKeys: readonly (string | undefined)[] | undefined): Promise<ExecutorBase>;
   /** This executor's clock minus `performance.timeOrigin + performance.now()` (a shard's test shift; 0 otherwise). */
   clockShiftMs: number;
   /** `close`: the gather is done with this executor. */
@@ -40,17 +40,21 @@ export interface ExecutorLink {
 
 export interface ExecutorObserver {
   part(part: ExecutorPart): void;
-  records(records: readonly RequestRecord[]): void;
+  /** Records and failover events as they go back in a batch. */
+  records(records: readonly RequestRecord[], failovers: readonly FailoverEvent[]): void;
   done(): void;
 }
 
 const failure = (error: unknown): ExecutorReply => ({ type: 'failed', message: error instanceof Error ? error.message : String(error), badInput: error instanceof BadInputError });
 
-/** Builds an executor's base from the run's config and seed, as every executor does. */
-export async function buildExecutorBase(config: RunConfig, apiKey: string | undefined): Promise<ExecutorBase> {
+/**
+ * Builds an executor's base from the run's config and seed, as every executor does. `apiKeys`: with
+ * `endpoints` in the config, each endpoint's key in their order.
+ */
+export async function buildExecutorBase(config: RunConfig, apiKey: string | undefined, apiKeys?: readonly (string | undefined)[]): Promise<ExecutorBase> {
   const tokenCounter = await createTokenCounter(config.tokenizer);
   const workload = await createWorkload(config, tokenCounter);
-  return { config, apiKey, workload, tokenCounter };
+  return { config, apiKey, ...(apiKeys !== undefined ? { apiKeys } : {}), workload, tokenCounter };
 }
 
 /**
@@ -74,7 +78,7 @@ export function serveExecutor(link: ExecutorLink): (raw: unknown) => void {
   let base: ExecutorBase | null = null;
   let executorIndex = -1;
   /** The part armed or running: its own stop and drain, which the gather's commands abort. */
-  let current: { part: ExecutorPart; stop: AbortController; drain: AbortController } | null = null;
+  let current: { part: ExecutorPart; prepared: Pick<ExecutorEnv, 'trace'>; stop: AbortController; drain: AbortController } | null = null;
   const fault = faultHook(() => executorIndex);
   let recordsSent = 0;
   const reply = link.reply;
@@ -84,15 +88,17 @@ export function serveExecutor(link: ExecutorLink): (raw: unknown) => void {
     let records: RequestRecord[] = [];
     let inFlight = 0;
     let lateness: LoadFigures | null | undefined;
+    let failovers: FailoverEvent[] = [];
     let timer: NodeJS.Timeout | undefined;
     const flush = (): void => {
       clearTimeout(timer);
       timer = undefined;
-      link.observe?.records(records);
-      reply({ type: 'batch', records, inFlight, ...(lateness !== undefined ? { lateness } : {}) });
+      link.observe?.records(records, failovers);
+      reply({ type: 'batch', records, inFlight, ...(lateness !== undefined ? { lateness } : {}), ...(failovers.length > 0 ? { failovers } : {}) });
       recordsSent += records.length;
       records = [];
       lateness = undefined;
+      failovers = [];
       fault?.(recordsSent);
     };
     const later = (): void => {
@@ -113,6 +119,10 @@ export function serveExecutor(link: ExecutorLink): (raw: unknown) => void {
           lateness = recent;
           later();
         },
+        failover(event) {
+          failovers.push(event);
+          later();
+        },
       },
       flush,
     };
@@ -130,7 +140,7 @@ export function serveExecutor(link: ExecutorLink): (raw: unknown) => void {
     const startLateMs = performance.now() - startMs;
     const { sink, flush } = batchingSink();
     try {
-      const { usage, load } = await runPart(part.part, startMs, base, { stop: part.stop.signal, drain: part.drain.signal }, sink);
+      const { usage, load } = await runPart(part.part, startMs, base, { stop: part.stop.signal, drain: part.drain.signal }, sink, part.prepared);
       flush();
       link.observe?.done();
       reply({ type: 'done', usage, load, startLateMs });
@@ -150,7 +160,7 @@ export function serveExecutor(link: ExecutorLink): (raw: unknown) => void {
     const command = parsed.data;
     switch (command.type) {
       case 'init':
-        link.base(command.config, command.apiKey).then(
+        link.base(command.config, command.apiKey, command.apiKeys).then(
           (built) => {
             base = built;
             reply({ type: 'ready' });
@@ -158,12 +168,25 @@ export function serveExecutor(link: ExecutorLink): (raw: unknown) => void {
           (error: unknown) => reply(failure(error)),
         );
         return;
-      case 'part':
+      case 'part': {
         executorIndex = command.part.executor;
-        current = { part: command.part, stop: new AbortController(), drain: new AbortController() };
-        link.observe?.part(command.part);
-        reply({ type: 'armed' });
+        const part = command.part;
+        if (base === null) {
+          reply({ type: 'failed', message: 'The executor was given a part before its init.', badInput: false });
+          return;
+        }
+        const ready = base;
+        void (async () => {
+          // Readied before the start instant (a trace's first prompts built), so that its first sends are on time.
+          if (current !== null) await discardPrepared(current.prepared);
+          current = { part, prepared: await preparePart(part, ready), stop: new AbortController(), drain: new AbortController() };
+          link.observe?.part(part);
+        })().then(
+          () => reply({ type: 'armed' }),
+          (error: unknown) => reply(failure(error)),
+        );
         return;
+      }
       case 'start':
         void start(command.atMs);
         return;

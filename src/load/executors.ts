@@ -13,7 +13,7 @@ import type { ThreadLoad } from '../format/result';
 import { startWorkerThread, type WorkerThread } from '../processes/worker-thread';
 import type { TokenCounter, Workload } from '../workload/types';
 import { createDispatcher } from './client';
-import { executePart, type ExecutorSink, type StepSignals } from './execute';
+import { executePart, preparePart, type ExecutorEnv, type ExecutorSink, type StepSignals } from './execute';
 import { ExecutorReplySchema, type ExecutorCommand, type ExecutorReplyReceived } from './executor-protocol';
 import { partConnections, type ExecutorPart, type PartUsage } from './plan';
 import { ThreadLoadMeter } from './thread-load';
@@ -73,6 +73,8 @@ export class WorkerLostError extends Error {}
 export interface ExecutorBase {
   config: RunConfig;
   apiKey: string | undefined;
+  /** With `endpoints` in the config: each endpoint's key, in their order (the first is `apiKey`). */
+  apiKeys?: readonly (string | undefined)[];
   workload: Workload;
   tokenCounter: TokenCounter;
 }
@@ -81,12 +83,19 @@ export interface ExecutorBase {
  * Runs one part in the calling thread: its own connection pool and load meter, its lateness
  * reported every LATENESS_REPORT_MS. Shared by the in-thread pool and the worker threads.
  */
-export async function runPart(part: ExecutorPart, startMs: number, base: ExecutorBase, signals: StepSignals, sink: ExecutorSink): Promise<{ usage: PartUsage; load: ThreadLoad }> {
+export async function runPart(
+  part: ExecutorPart,
+  startMs: number,
+  base: ExecutorBase,
+  signals: StepSignals,
+  sink: ExecutorSink,
+  prepared: Pick<ExecutorEnv, 'trace'> = {},
+): Promise<{ usage: PartUsage; load: ThreadLoad }> {
   const dispatcher = createDispatcher(partConnections(part), base.config.request);
   const meter = new ThreadLoadMeter();
   const report = setInterval(() => sink.lateness(meter.recentLateness()), LATENESS_REPORT_MS);
   try {
-    const usage = await executePart(part, startMs, { ...base, dispatcher, meter }, signals, sink);
+    const usage = await executePart(part, startMs, { ...base, dispatcher, meter, ...prepared }, signals, sink);
     return { usage, load: meter.finish() };
   } finally {
     clearInterval(report);
@@ -103,13 +112,16 @@ export class InThreadExecutors implements ExecutorPool {
   constructor(private readonly base: ExecutorBase) {}
 
   async execute(parts: readonly ExecutorPart[], step: StepSide): Promise<PromiseSettledResult<PartOutcome | null>[]> {
+    const active = parts.map((part) => partConnections(part) > 0);
+    // Readied before the step starts: a trace's first prompts are built, not timed.
+    const prepared = await Promise.all(parts.map((part, i) => (active[i] ? preparePart(part, this.base) : {})));
     const startMs = performance.now();
     step.start(startMs);
     return Promise.allSettled(
       parts.map(async (part, i) => {
-        if (partConnections(part) === 0) return null;
+        if (!active[i]) return null;
         try {
-          return { ...(await runPart(part, startMs, this.base, step.signals, step.sinkFor(i))), startLateMs: 0 };
+          return { ...(await runPart(part, startMs, this.base, step.signals, step.sinkFor(i), prepared[i])), startLateMs: 0 };
         } catch (error) {
           step.stopNow();
           throw error;
@@ -183,8 +195,8 @@ class ExecutorThread {
     });
   }
 
-  init(config: RunConfig, apiKey: string | undefined): Promise<void> {
-    return this.ask({ type: 'init', config, ...(apiKey !== undefined ? { apiKey } : {}) }, READY_DEADLINE_MS);
+  init(config: RunConfig, apiKey: string | undefined, apiKeys: readonly (string | undefined)[] | undefined): Promise<void> {
+    return this.ask({ type: 'init', config, ...(apiKey !== undefined ? { apiKey } : {}), ...(apiKeys !== undefined ? { apiKeys: [...apiKeys] } : {}) }, READY_DEADLINE_MS);
   }
 
   arm(part: ExecutorPart): Promise<void> {
@@ -245,6 +257,7 @@ class ExecutorThread {
           for (const record of reply.records) running.sink.record(record);
           running.sink.inFlight(reply.inFlight);
           if (reply.lateness !== undefined) running.sink.lateness(reply.lateness);
+          for (const event of reply.failovers ?? []) running.sink.failover?.(event);
         } catch (error) {
           // The file cannot be written: the step stops, and this part fails once it has ended.
           running.error = error instanceof Error ? error : new Error(String(error));
@@ -317,15 +330,24 @@ export class ThreadExecutors implements ExecutorPool {
   }
 
   /** Starts `count` worker threads and has each build its workload; rejects (and ends them) if one cannot. */
-  static start(count: number, script: string, config: RunConfig, apiKey: string | undefined): Promise<ThreadExecutors> {
-    return ThreadExecutors.over(Array.from({ length: count }, () => executorThreadChannel(script)), config, apiKey, { startLeadMs: START_LEAD_MS, label: workerLabel });
+  static start(count: number, script: string, config: RunConfig, apiKey: string | undefined, apiKeys?: readonly (string | undefined)[]): Promise<ThreadExecutors> {
+    return ThreadExecutors.over(Array.from({ length: count }, () => executorThreadChannel(script)), config, { apiKey, ...(apiKeys !== undefined ? { apiKeys } : {}) }, { startLeadMs: START_LEAD_MS, label: workerLabel });
   }
 
-  /** Executors over the given channels, each told to build its workload; rejects (and ends them) if one cannot. */
-  static async over(channels: readonly OpenExecutorChannel[], config: RunConfig, apiKey: string | undefined, how: { startLeadMs: number; label: ExecutorLabel }): Promise<ThreadExecutors> {
+  /**
+   * Executors over the given channels, each told to build its workload; rejects (and ends them) if
+   * one cannot. `keys`: the run's key and, with `endpoints`, each endpoint's (a shard's channel
+   * does not pass them on).
+   */
+  static async over(
+    channels: readonly OpenExecutorChannel[],
+    config: RunConfig,
+    keys: Pick<ExecutorBase, 'apiKey' | 'apiKeys'>,
+    how: { startLeadMs: number; label: ExecutorLabel },
+  ): Promise<ThreadExecutors> {
     const threads = channels.map((open, i) => new ExecutorThread(i, channels.length, open, how.label));
     const pool = new ThreadExecutors(threads, how.startLeadMs);
-    const ready = await Promise.allSettled(threads.map((t) => t.init(config, apiKey)));
+    const ready = await Promise.allSettled(threads.map((t) => t.init(config, keys.apiKey, keys.apiKeys)));
     const failed = ready.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await pool.close();

@@ -7,15 +7,19 @@
  * knows nothing of how executors pace their requests (execute.ts) or where they run.
  */
 import { performance } from 'node:perf_hooks';
-import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
+import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, type RunConfig } from '../format/config';
 import type { ProgressSnapshot, RunEvent } from '../format/events';
-import type { ClientLoad, LoadFigures, RequestRecord, ResultDocument, RunStatus, StepSummary, StepWarning, ThreadLoad, WorkersInfo } from '../format/result';
-import { RunMonitor } from '../observe/monitor';
+import { reasoningCountNotes } from '../format/metrics';
+import { STEP_WARNING_KINDS, type CacheReset, type ClientLoad, type FailoverEvent, type LoadFigures, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
+import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
+import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import { clientBoundWarnings } from './client-bound';
 import type { ExecutorSink, StepSignals } from './execute';
+import { errorRateStop, sampleIntervalMs, SaturationGuard } from './guards';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
+import { SendCounter, traceStepWarnings } from './trace-gather';
 import { maxWorkers } from './workers';
 import type { RunOptions } from './types';
 
@@ -47,6 +51,9 @@ class StepProgress {
   private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
   private recentTtft: number[] = [];
   private recentLatency: number[] = [];
+  /** Sends over the last second, and the send lateness of a trace step so far. */
+  readonly sends = new SendCounter();
+  private readonly traceStep: boolean;
 
   constructor(
     private readonly stepIndex: number,
@@ -54,9 +61,11 @@ class StepProgress {
     private readonly plannedRequests: number | null,
     private readonly plannedDurationSec: number | null,
     executors: number,
+    traceStep = false,
   ) {
     this.inFlightBy = new Array<number>(executors).fill(0);
     this.latenessBy = new Array<LoadFigures | null>(executors).fill(null);
+    this.traceStep = traceStep;
   }
 
   /** Requests in flight, summed over the executors. */
@@ -65,6 +74,8 @@ class StepProgress {
   }
 
   setInFlight(executor: number, count: number): void {
+    // An executor says its count after each send (one more) and each end (one less).
+    if (count > (this.inFlightBy[executor] ?? 0)) this.sends.sent(performance.now());
     this.inFlightTotal += count - (this.inFlightBy[executor] ?? 0);
     this.inFlightBy[executor] = count;
   }
@@ -74,6 +85,7 @@ class StepProgress {
   }
 
   add(r: RequestRecord): void {
+    if (this.traceStep && r.error?.kind !== 'cancelled') this.sends.late(r.sentMs - r.scheduledMs);
     if (r.error === null) {
       this.completed++;
       this.recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
@@ -104,6 +116,7 @@ class StepProgress {
       recentTtftMs: this.recentTtft,
       recentLatencyMs: this.recentLatency,
       workers: this.inFlightBy.map((inFlight, worker) => ({ worker, inFlight, sendLatenessMs: this.latenessBy[worker] ?? null })),
+      ...(this.traceStep ? { sentPerSecond: this.sends.perSecond(now, windowSec), sendLatenessMs: this.sends.lateness() } : {}),
     };
     this.recentTtft = [];
     this.recentLatency = [];
@@ -118,21 +131,26 @@ class StepProgress {
  */
 export class RunGather {
   private readonly stopRun = new AbortController();
-  /** Set once any request got an answer that shows the endpoint is usable. */
-  private endpointUsable = false;
-  private hopelessCount = 0;
+  /** Per endpoint (one unless `endpoints`): set once a request got an answer that shows it usable, or its first requests all hopeless. */
+  private readonly judged: { usable: boolean; hopeless: number; verdict: string | null }[];
   private failure: string | null = null;
   /** Why the run lost a worker, if it did. */
   private lost: string | null = null;
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
-  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
+  private readonly clientTokens: ClientOutputTokens = { counted: 0, estimated: { requests: 0, atLeast: 0, atMost: 0 }, failed: 0 };
+  /** The most output tokens one request may ask for; null when nothing bounds it. */
+  private readonly outputBound: number | null;
+  /** Requests cancelled once the server had them: what its abort counter should see. */
+  private cancelledOnServer = 0;
+  /** Measured responses whose reasoning the server's usage did not count: split here by the estimate, or by the tokenizer. */
+  private readonly reasoningCounted = { estimate: 0, tokenizer: 0 };
   /** Echoed back by a server, these would reach the file and the terminal. */
   private readonly secrets: string[];
 
   constructor(
-    private readonly config: RunConfig,
+    readonly config: RunConfig,
     private readonly options: RunOptions,
     private readonly writer: ResultWriter,
     /** The server's metrics and the GPUs, watched on the run's clock. */
@@ -142,7 +160,16 @@ export class RunGather {
     /** The workers that send the run's requests. */
     private readonly workers: WorkersInfo,
   ) {
-    this.secrets = knownSecrets(config.endpoint, options.apiKey);
+    this.secrets = runSecrets(config, options.apiKeys ?? [options.apiKey]);
+    this.outputBound = outputTokensBound(config);
+    this.judged = endpointsOf(config).map(() => ({ usable: false, hopeless: 0, verdict: null }));
+  }
+
+  /** Says something of the run in its log; a warning is kept in the file's warnings too. */
+  note({ level, message }: { level: 'info' | 'warn'; message: string }): void {
+    const said = this.redact(message);
+    this.log(level, said);
+    if (level === 'warn') this.writer.addWarning(said);
   }
 
   /** A step ends once this many of its requests have failed (`limits.maxErrors`). */
@@ -200,42 +227,87 @@ export class RunGather {
     );
   }
 
-  /** Opens a step in the file; its executors start once `StepGather.start` has said when. */
-  beginStep(step: StepPlan, repeat: number | undefined, executors: number): StepGather {
+  /** Something the run noticed that does not fail it: in the log and, once, in the result's warnings. */
+  warn(message: string): void {
+    const said = this.redact(message);
+    this.log('warn', said);
+    this.writer.addWarning(said);
+  }
+
+  /**
+   * Opens a step in the file; its executors start once `StepGather.start` has said when. `idle`: the
+   * server's state at its start and the wait for it (cooldown.ts), a busy server's warning included;
+   * `cacheReset`: whether the server's cache was emptied first.
+   */
+  beginStep(
+    step: StepPlan,
+    repeat: number | undefined,
+    executors: number,
+    idle?: { startedOn: Step['startedOn']; warning: StepWarning | null },
+    cacheReset?: CacheReset,
+  ): StepGather {
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(step.name, step.profile, repeat);
-    return new StepGather(this, step, stepIndex, repeat, executors);
+    this.writer.startStep(step.name, step.profile, repeat, idle?.startedOn, cacheReset);
+    if (idle?.warning) this.log('warn', `${step.name}: ${idle.warning.message}`);
+    return new StepGather(this, step, stepIndex, repeat, executors, idle?.warning ? [idle.warning] : []);
+  }
+
+  /** The run's limits (stop guards, drain). */
+  get limits(): RunConfig['limits'] {
+    return this.config.limits;
+  }
+
+  /** The server's running and waiting requests at the latest scrape (null when they cannot be read). */
+  get serverLoad(): ServerLoad | null {
+    return this.monitor.latestLoad;
+  }
+
+  /** Scrapes the server's running and waiting requests now (null when they cannot be read). */
+  readServerLoad(): Promise<ServerLoad | null> {
+    return this.monitor.readLoad();
+  }
+
+  /** Stops the run for a reason that fails it (a stop guard whose scope is the run). */
+  stopRunFor(reason: string): void {
+    if (this.failure !== null) return;
+    this.failure = reason;
+    this.log('error', reason);
+    this.cancel();
   }
 
   /** Writes, judges and counts one record of a step, as executor `executor` kept it (execute.ts's keptRecord). */
   addRecord(r: RequestRecord, executor: number): RequestRecord {
     r.worker = executor;
     this.writer.addRecord(r);
-    this.clientTokens.outputTokens += r.outputTokens ?? 0;
-    if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
-    if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+    this.countOutput(r);
+    // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
+    if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.cancelledOnServer++;
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
+    const reasoningSource = r.reasoning?.tokensSource;
+    if (r.error === null && isMeasured(r) && (reasoningSource === 'estimate' || reasoningSource === 'tokenizer')) this.reasoningCounted[reasoningSource]++;
     this.judgeEndpoint(r);
     this.judgeClient(r);
     return r;
   }
 
   /**
-   * Closes a step in the file with its summary, on the run's clock, with what its client went
-   * through and the warnings that gives (client-bound.ts): the step-end event carries them to the
-   * front ends, which show them with the step.
+   * Closes a step in the file with its summary (what the run saw about it among its warnings), on
+   * the run's clock, with what its client went through and whether that made the client the limit
+   * (client-bound.ts): a warning of the step's summary like the others.
    */
-  endStep(stepIndex: number, name: string, note: string | null, startMs: number, client: ClientLoad | null): StepSummary {
-    const warnings: StepWarning[] = client === null ? [] : clientBoundWarnings(client, maxWorkers());
+  endStep(stepIndex: number, name: string, note: string | null, startMs: number, client: ClientLoad | null, warnings: StepWarning[] = [], failovers: FailoverEvent[] = []): StepSummary {
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
       ...(client !== null ? { client } : {}),
-      warnings,
+      warnings: [...warnings, ...(client === null ? [] : clientBoundWarnings(client, maxWorkers()))],
+      failovers,
     });
-    this.emit({ type: 'step-end', stepIndex, name, summary, ...(client !== null ? { client } : {}), ...(warnings.length > 0 ? { warnings } : {}) });
+    // What the records and the client's threads show (too short, client-bound) is said here; the run's own warnings were said when they happened.
+    for (const warning of summary.warnings ?? []) if (!warnings.includes(warning)) this.log('warn', `${name}: ${warning.message}`);
+    this.emit({ type: 'step-end', stepIndex, name, summary, ...(client !== null ? { client } : {}) });
     return summary;
   }
 
@@ -249,6 +321,25 @@ export class RunGather {
     this.log('error', message);
     this.writer.addWarning(message);
     this.cancel();
+  }
+
+  /**
+   * Adds a record's output to the client's side of the cross-check. A count the server reported
+   * (or the tokenizer made of the whole text) is counted; an estimate (usage off, or a stream cut
+   * before its usage came) only bounds what the server generated: at least one token per content
+   * chunk received, at most the request's max_tokens.
+   */
+  private countOutput(r: RequestRecord): void {
+    const tokens = this.clientTokens;
+    if (r.error !== null && r.error.kind !== 'cancelled') tokens.failed++;
+    const estimated = r.outputTokensSource === 'estimate' || r.outputTokensSource === 'chunks';
+    if (!estimated) {
+      tokens.counted += r.outputTokens ?? 0;
+      return;
+    }
+    tokens.estimated.requests++;
+    tokens.estimated.atLeast += r.chunkMs.length > 0 ? r.chunkMs.length : Math.min(1, r.outputTokens ?? 0);
+    tokens.estimated.atMost += this.outputBound ?? Infinity;
   }
 
   /** A step's start instant on the run's clock. */
@@ -267,6 +358,14 @@ export class RunGather {
       this.log('warn', crossCheck);
       this.writer.addWarning(crossCheck);
     }
+    const aborts = this.stopped ? null : this.monitor.abortCheck(this.cancelledOnServer);
+    if (aborts !== null) {
+      this.log(aborts.level, aborts.message);
+      if (aborts.level === 'warn') this.writer.addWarning(aborts.message);
+    }
+    // The terminal's table shows mean reasoning tokens; the result view says the same from the records.
+    for (const note of reasoningCountNotes(this.reasoningCounted.estimate, 0)) this.log('warn', note);
+    for (const note of reasoningCountNotes(0, this.reasoningCounted.tokenizer)) this.log('info', note);
     const [status, reason] = this.outcome();
     const doc = this.writer.finish(status, reason, this.monitor.take());
     this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
@@ -309,20 +408,35 @@ export class RunGather {
     return ['complete', null];
   }
 
-  /** Notes the run-level verdict a record gives: the first requests all hopeless end the run. */
+  /**
+   * Notes the verdict a record gives on its endpoint: an endpoint whose first requests all fail
+   * hopelessly cannot serve the run. The run ends when every endpoint is so; while another serves,
+   * it goes on, saying which endpoint failed (its requests fail, or go elsewhere with failover).
+   */
   private judgeEndpoint(record: RequestRecord): void {
-    if (this.endpointUsable || record.error?.kind === 'cancelled') return;
+    const index = record.endpoint ?? 0;
+    const judged = this.judged[index];
+    if (judged === undefined || judged.usable || judged.verdict !== null || record.error?.kind === 'cancelled') return;
     const hopeless = hopelessFailure(record);
     if (hopeless === null) {
-      this.endpointUsable = true;
+      judged.usable = true;
       return;
     }
-    this.hopelessCount++;
-    if (this.hopelessCount >= FAIL_FAST_AFTER && this.failure === null) {
-      this.failure = `The first ${this.hopelessCount} requests to ${redactUrl(this.config.endpoint.baseUrl)} failed: ${hopeless}. The run was stopped rather than send more.`;
-      this.log('error', this.failure);
-      this.cancel();
+    judged.hopeless++;
+    if (judged.hopeless < FAIL_FAST_AFTER) return;
+    const url = redactUrl(endpointsOf(this.config)[index]?.baseUrl ?? this.config.endpoint.baseUrl);
+    judged.verdict = `The first ${judged.hopeless} requests to ${url} failed: ${hopeless}.`;
+    if (this.judged.some((j) => j.verdict === null)) {
+      this.note({
+        level: 'warn',
+        message: `${judged.verdict} The run goes on with the other endpoints; ${this.config.failover ? 'failover sends its requests to them while it fails' : 'its share of the requests fails (add --url-failover to move it to the others)'}.`,
+      });
+      return;
     }
+    if (this.failure !== null) return;
+    this.failure = `${this.judged.map((j) => j.verdict).join(' ')} The run was stopped rather than send more.`;
+    this.log('error', this.failure);
+    this.cancel();
   }
 
   /** A request this machine could not send ends the run: what it measured would be the client's limit, not the server. */
@@ -335,8 +449,16 @@ export class RunGather {
 }
 
 /**
+ * The step's first completions, whose median latency says when it has filled up (the
+ * over-saturation guard's start). The first ones, not the latest: past the knee the latest grow
+ * with the queue, and a start that moved with them would never come.
+ */
+const FIRST_LATENCIES = 32;
+
+/**
  * One step's gathering, over all its executors: their signals (stop, drain), a sink for each,
- * progress summed over them, the step's timers (its duration, progress events) and its end.
+ * progress summed over them, the step's timers (its duration and drain, progress events, the stop
+ * guards) and its end.
  */
 export class StepGather {
   private readonly stopStep = new AbortController();
@@ -345,9 +467,23 @@ export class StepGather {
   private progress: StepProgress | null = null;
   private startMs = 0;
   private durationTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
+  private guardTimer: NodeJS.Timeout | undefined;
   /** Set when the duration ended with no rate measured: nothing more is sent, what is in flight finishes. */
   private overrun: string | null = null;
+  /** What failover did during the step. */
+  private readonly failovers: FailoverEvent[] = [];
+  /** Trace steps: requests whose prompt was built after their send time. */
+  private promptsLate = 0;
+  /** The step's warnings so far: a busy server at its start, the stop that ended it. */
+  private readonly warnings: StepWarning[];
+  /** The stop guard (or maxErrors) that ended the step early, if one did. */
+  stoppedBy: StepWarning | null = null;
+  /** Records of the step, of every kind: the backlog is what is due and not among them. */
+  private recordsEnded = 0;
+  private firstCompletionSec = Infinity;
+  private readonly firstLatenciesMs: number[] = [];
 
   constructor(
     private readonly run: RunGather,
@@ -355,7 +491,9 @@ export class StepGather {
     readonly stepIndex: number,
     private readonly repeat: number | undefined,
     private readonly executors: number,
+    warnings: StepWarning[] = [],
   ) {
+    this.warnings = [...warnings];
     run.stop.addEventListener('abort', this.followRun, { once: true });
     if (run.stopped) this.stopStep.abort();
   }
@@ -378,61 +516,159 @@ export class StepGather {
   start(startMs: number): void {
     const { step, run } = this;
     this.startMs = startMs;
-    const progress = new StepProgress(this.stepIndex, startMs, step.requests, step.durationSec, this.executors);
+    const progress = new StepProgress(this.stepIndex, startMs, step.requests, step.durationSec, this.executors, step.pacing.kind === 'trace');
     this.progress = progress;
     run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
-    if (durationSec !== null) {
-      const firstRound = stepConnections(step);
-      this.durationTimer = setTimeout(() => {
-        const ended = progress.completed + progress.failed;
-        if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
-          this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
-          run.log('warn', `${step.name}: ${this.overrun}`);
-          this.drainStep.abort();
-          return;
-        }
-        if (progress.inFlight > 0) {
-          run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled.`);
-        }
-        this.stopStep.abort();
-      }, Math.max(0, startMs + durationSec * 1000 - performance.now()));
-    }
+    // The executors start at startMs, which may be a moment after now: the duration counts from it.
+    if (durationSec !== null) this.durationTimer = setTimeout(() => this.durationReached(progress, durationSec), Math.max(0, startMs + durationSec * 1000 - performance.now()));
     this.progressTimer = setInterval(() => run.emit({ type: 'progress', snapshot: progress.snapshot() }), PROGRESS_INTERVAL_MS);
     this.progressTimer.unref();
+    this.startSaturationGuard();
+  }
+
+  /**
+   * The duration ran out. A rate-measuring step whose first round has not ended sends no more and
+   * lets its requests finish (gather's overrun note); any other step stops sending and lets what is
+   * in flight finish for up to `drainSec` (their latencies count; their completions fall after the
+   * steady window, so not in its rates), then cancels what is left.
+   */
+  private durationReached(progress: StepProgress, durationSec: number): void {
+    const { step, run } = this;
+    const ended = progress.completed + progress.failed;
+    const firstRound = stepConnections(step);
+    if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
+      this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
+      run.log('warn', `${step.name}: ${this.overrun}`);
+      this.drainStep.abort();
+      return;
+    }
+    const drainSec = run.limits.drainSec ?? STEP_END_DEFAULTS.drainSec;
+    if (progress.inFlight === 0 || drainSec <= 0) {
+      if (progress.inFlight > 0) run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled (--drain-sec 0).`);
+      this.stopStep.abort();
+      return;
+    }
+    run.log('info', `${step.name}: duration of ${durationSec} s reached; sending stopped, the ${progress.inFlight} requests in flight may finish within ${drainSec} s (--drain-sec).`);
+    this.drainStep.abort();
+    this.drainTimer = setTimeout(() => {
+      if (progress.inFlight > 0) run.log('info', `${step.name}: the ${drainSec} s drain ended; ${progress.inFlight} requests still in flight are cancelled.`);
+      this.stopStep.abort();
+    }, drainSec * 1000);
+  }
+
+  /**
+   * The over-saturation guard (guards.ts) of an open-loop step: its schedule says what is due, its
+   * records what has ended, the server's latest scrape what waits there.
+   */
+  private startSaturationGuard(): void {
+    const { step, run } = this;
+    const pacing = step.pacing;
+    if (pacing.kind !== 'open' || step.sessions || run.limits.saturationStop === false) return;
+    const schedule = pacing.schedule;
+    const limit = Math.min(schedule.length, step.requests ?? Infinity);
+    /** Requests due by tSec: the schedule is ascending. */
+    const dueBy = (tSec: number): number => {
+      let low = 0;
+      let high = limit;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if ((schedule[middle] as number) <= tSec) low = middle + 1;
+        else high = middle;
+      }
+      return low;
+    };
+    const windowSec = run.limits.saturationWindowSec ?? STEP_END_DEFAULTS.saturationWindowSec;
+    const guard = new SaturationGuard({ windowSec, dueBetween: (from, to) => dueBy(to) - dueBy(Math.max(0, from)) });
+    const stepOnRunClock = run.onRunClock(this.startMs);
+    this.guardTimer = setInterval(() => {
+      if (this.stopStep.signal.aborted || this.drainStep.signal.aborted) return;
+      const nowSec = (performance.now() - this.startMs) / 1000;
+      guard.addBacklog(nowSec, dueBy(nowSec) - this.recordsEnded);
+      const load = run.serverLoad;
+      if (load !== null && load.tMs >= stepOnRunClock) guard.addWaiting((load.tMs - stepOnRunClock) / 1000, load.waiting);
+      const verdict = guard.check(nowSec, Math.max(this.firstCompletionSec, (2 * medianOf(this.firstLatenciesMs)) / 1000));
+      if (verdict) this.stopFor(verdict);
+    }, sampleIntervalMs(windowSec));
+    this.guardTimer.unref();
+  }
+
+  /** A guard ends the step: said in the log and kept with the step; what is in flight is cancelled. */
+  private stopFor(warning: StepWarning): void {
+    if (this.stoppedBy !== null) return;
+    this.stoppedBy = warning;
+    this.warnings.push(warning);
+    this.run.log('warn', `${this.step.name}: ${warning.message}`);
+    this.stopStep.abort();
+  }
+
+  /** Notes what the guards read of a record: its end, and a success's latency. */
+  private noteEnded(r: RequestRecord): void {
+    this.recordsEnded++;
+    if (r.error !== null || r.endMs === null) return;
+    this.firstCompletionSec = Math.min(this.firstCompletionSec, r.endMs / 1000);
+    if (this.firstLatenciesMs.length < FIRST_LATENCIES) this.firstLatenciesMs.push(r.endMs - r.sentMs);
   }
 
   /** Where executor `executor` sends its records and in-flight counts. A record that cannot be written throws. */
   sinkFor(executor: number): ExecutorSink {
     const progress = this.progress;
     if (progress === null) throw new Error('A step takes records once it has started.');
-    const { run, step } = this;
-    const maxErrors = run.maxErrors;
+    const { run } = this;
+    const limits = run.limits;
     return {
       inFlight: (count) => progress.setInFlight(executor, count),
       lateness: (recent) => progress.setLateness(executor, recent),
       record: (kept) => {
         const r = run.addRecord(kept, executor);
         progress.add(r);
-        if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
-          run.log('warn', `${step.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
-          this.stopStep.abort();
+        if (r.trace?.promptLate) this.promptsLate++;
+        this.noteEnded(r);
+        if (r.error === null || r.error.kind === 'cancelled') return;
+        if (limits.maxErrors !== undefined && progress.failed === limits.maxErrors) {
+          this.stopFor({
+            kind: STEP_WARNING_KINDS.maxErrors,
+            message: `Ended early: ${progress.failed} requests failed (maxErrors, --max-errors ${limits.maxErrors}).`,
+            figures: { failed: progress.failed, maxErrors: limits.maxErrors },
+          });
+        }
+        if (limits.maxErrorRate !== undefined && this.stoppedBy === null) {
+          const scope = limits.maxErrorRateScope ?? 'step';
+          const stop = errorRateStop(progress.failed, progress.completed + progress.failed, limits.maxErrorRate, limits.maxErrorRateMin ?? STEP_END_DEFAULTS.maxErrorRateMin, scope);
+          if (stop) {
+            this.stopFor(stop);
+            if (scope === 'run') run.stopRunFor(`${this.step.name}: ${stop.message}`);
+          }
         }
       },
+      failover: (event) => {
+        const url = redactUrl(endpointsOf(run.config)[event.endpoint]?.baseUrl ?? '');
+        const said = { ...event, reason: run.redact(event.reason) };
+        this.failovers.push(said);
+        run.log('warn', `${this.step.name}: endpoint ${event.endpoint} (${url}) ${event.event === 'out' ? 'is out' : 'is back'} at ${(event.atMs / 1000).toFixed(1)} s: ${said.reason}.`);
+      },
     };
+  }
+
+  /** Adds to what the step's record says about how it ran (its note), and says it in the log. */
+  addNote(text: string): void {
+    this.overrun = this.overrun === null ? text : `${this.overrun} ${text}`;
+    this.run.log('warn', `${this.step.name}: ${text}`);
   }
 
   /** Every executor has returned: the timers stop and the step no longer follows the run's stop. */
   settled(): void {
     clearTimeout(this.durationTimer);
+    clearTimeout(this.drainTimer);
     clearInterval(this.progressTimer);
+    clearInterval(this.guardTimer);
     this.run.stop.removeEventListener('abort', this.followRun);
   }
 
   /**
-   * The step's last progress, its summary in the file and its step-end event. `loads`: what each
-   * executor that had a share of the step went through, with how late it began after the common
-   * start instant (ms); none when no executor finished its share.
+   * The step's last progress, its summary in the file (with its warnings) and its step-end event.
+   * `loads`: what each executor that had a share of the step went through, with how late it began
+   * after the common start instant (ms); none when no executor finished its share.
    */
   end(loads: readonly { executor: number; load: ThreadLoad; startLateMs: number }[] = []): StepSummary {
     if (this.progress !== null) this.run.emit({ type: 'progress', snapshot: this.progress.snapshot() });
@@ -445,6 +681,16 @@ export class StepGather {
             threads: loads.map(({ executor, load }) => ({ worker: executor, ...load })),
             startSkewMs: loads.length > 1 ? Math.max(...starts) - Math.min(...starts) : null,
           };
-    return this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, client);
+    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, client, this.warnings, this.failovers);
+    if (this.step.pacing.kind === 'trace') for (const message of traceStepWarnings(this.step.name, summary, this.promptsLate)) this.run.note({ level: 'warn', message });
+    return summary;
   }
+}
+
+/** The median of some values (0 for none). */
+function medianOf(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

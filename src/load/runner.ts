@@ -8,8 +8,14 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { RunConfigSchema, type RunConfig } from '../format/config';
-import { describeZodError, type StepSummary, type ThreadLoad, type WorkersInfo } from '../format/result';
+import { RunConfigSchema, STEP_END_DEFAULTS, takesMessages, type RunConfig } from '../format/config';
+import type { TraceReplay } from '../format/result';
+import { describeLeftOut } from '../workload/trace';
+import { scanTrace } from '../workload/trace-scan';
+import { describeZodError, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
+import { randomBytes } from 'node:crypto';
+import { wantsUsage } from './client';
+import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -21,7 +27,8 @@ import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
 import { executorThreadChannel, InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
 import { RunGather } from './gather';
-import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { waitForIdleServer, type StepLeftovers } from './cooldown';
+import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 import { resolveWorkers } from './workers';
 import { documentHead } from './document-head';
 import { configHash, ShardCoordinator } from './shards';
@@ -32,7 +39,16 @@ export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates }
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
   if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
-  return parsed.data;
+  return withRunSalt(parsed.data);
+}
+
+/**
+ * The run's own salt (config `cache`, docs/workloads.md): drawn here, once per run, unless the run
+ * reuses prompts or was given one. It goes into the result's config with the rest.
+ */
+function withRunSalt(config: RunConfig): RunConfig {
+  if (config.cache.reusePrompts || config.cache.salt !== undefined) return config;
+  return { ...config, cache: { ...config.cache, salt: randomBytes(3).toString('hex') } };
 }
 
 /**
@@ -61,25 +77,61 @@ function extraBodyWarnings(config: RunConfig): string[] {
   return warnings;
 }
 
+/** What the run says about its trace before it starts: what it replays, and what it left out (in the log and the file's warnings). */
+function traceNotes(trace: TraceReplay): { level: 'info' | 'warn'; message: string }[] {
+  const notes: { level: 'info' | 'warn'; message: string }[] = [
+    {
+      level: 'info',
+      message: `Trace ${trace.path} (${trace.format}): ${trace.requests} requests over ${trace.recordedSpanSec.toFixed(1)} s as recorded${trace.timeScale !== 1 ? `, replayed in ${trace.scaledSpanSec.toFixed(1)} s (time scale ${trace.timeScale})` : ''}.`,
+    },
+  ];
+  const leftOut = describeLeftOut(trace.path, {
+    format: trace.format,
+    rows: trace.rows,
+    entries: trace.requests,
+    skipped: trace.skipped,
+    failedRequests: trace.failedRequests,
+    beforeWindow: trace.beforeWindow,
+    stoppedAt: null,
+    recordedSpanMs: null,
+  });
+  if (leftOut !== null) notes.push({ level: 'warn', message: leftOut });
+  return notes;
+}
+
 /** What the steps of a run share. */
 interface RunParts {
   config: RunConfig;
   executors: ExecutorPool;
   gather: RunGather;
+  /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
+  cacheResetter: CacheResetter | null;
+}
+
+/** What a step that ran leaves for the run: its summary, where the next step starts, and the stop guard that ended it early. */
+interface StepRan {
+  summary: StepSummary;
+  cursor: RunCursor;
+  stoppedBy: StepWarning | null;
 }
 
 /**
- * One step: opened in the file, split over the executors, executed from one start instant,
- * gathered. Resolves with its summary and where the next step's prompts and sessions start. A
- * lost worker ends the step (and the run) with what was gathered; another executor's failure rejects.
+ * One step: begun once the server is idle (cooldown.ts), opened in the file, split over the
+ * executors, executed from one start instant, gathered. Resolves with its summary, where the next
+ * step's prompts and sessions start, and the guard that stopped it. A lost worker ends the step (and
+ * the run) with what was gathered; another executor's failure rejects.
  */
-async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
-  const { executors, gather } = run;
+async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor, previous: StepLeftovers | null): Promise<StepRan> {
+  const { config, executors, gather } = run;
+  const cooldownSec = config.limits.cooldownSec ?? STEP_END_DEFAULTS.cooldownSec;
+  const idle = await waitForIdleServer(() => gather.readServerLoad(), cooldownSec, previous, gather.stop);
   const parts = partition(step, executors.count, cursor);
-  const stepGather = gather.beginStep(step, repeat, parts.length);
+  const cacheReset = await resetCache(run, step);
+  const stepGather = gather.beginStep(step, repeat, parts.length, idle, cacheReset);
   const loads: { executor: number; load: ThreadLoad; startLateMs: number }[] = [];
   let next = cursor;
   try {
+    // Each executor readies its part (a trace's first prompts) before the common start instant.
     const executed = await executors.execute(parts, stepGather);
     const usages: PartUsage[] = [];
     let lost: WorkerLostError | null = null;
@@ -94,10 +146,56 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
     }
     if (lost !== null) gather.lose(lost.message);
     next = cursorAfter(cursor, usages);
+    const cut = scheduleCutNote(step, usages);
+    if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
   }
-  return { summary: stepGather.end(loads), cursor: next };
+  return { summary: stepGather.end(loads), cursor: next, stoppedBy: stepGather.stoppedBy };
+}
+
+/** What a step left behind for the next one's wait: requests it cancelled, and how fast it was served. */
+const leftoversOf = (summary: StepSummary): StepLeftovers => ({ cancelled: summary.errors['cancelled'] ?? 0, requestsPerSecond: summary.requestsPerSecond });
+
+/**
+ * The steps of a run in order, skipping every open-loop step at a rate above one the over-saturation
+ * guard stopped: a server that cannot keep up with a rate cannot with a higher one (a sweep's, or a
+ * list of rates'). The skipped steps are said once, in the log and the result's warnings.
+ */
+class StepSequence {
+  private saturatedAt = Infinity;
+  private readonly skipped: string[] = [];
+  private previous: StepLeftovers | null = null;
+
+  constructor(private readonly run: RunParts) {}
+
+  async next(step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<StepRan | null> {
+    const rate = step.profile.rate;
+    if (rate !== undefined && rate > this.saturatedAt) {
+      this.skipped.push(step.name);
+      return null;
+    }
+    const ran = await runStep(this.run, step, repeat, cursor, this.previous);
+    this.previous = leftoversOf(ran.summary);
+    if (ran.stoppedBy?.kind === STEP_WARNING_KINDS.overSaturated && rate !== undefined) this.saturatedAt = Math.min(this.saturatedAt, rate);
+    return ran;
+  }
+
+  /** Says which steps were skipped, if any. */
+  finish(): void {
+    if (this.skipped.length === 0) return;
+    const message = `Skipped ${this.skipped.length} step${this.skipped.length === 1 ? '' : 's'} at rates above ${this.saturatedAt.toFixed(2)} req/s, where the server was over-saturated: ${this.skipped.join(', ')}.`;
+    this.run.gather.warn(message);
+  }
+}
+
+/** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
+async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
+  if (run.cacheResetter === null) return undefined;
+  const { outcome, foundNone } = await run.cacheResetter.reset();
+  if (outcome.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${outcome.how}).`);
+  if (foundNone) run.gather.warn(`The prefix cache could not be reset before the steps: ${outcome.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  return outcome;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -110,48 +208,46 @@ async function pauseBetweenRepeats(config: RunConfig, gather: RunGather, repeat:
 /** Every step of every repeat, in order, until done or stopped; a sweep's rate steps planned from its first repeat. */
 async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
+  const sequence = new StepSequence(run);
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
-  let sweepSteps: StepPlan[] | null = null;
+  let sweepFrom: StepSummary[] | null = null;
   for (let repeat = 0; repeat < plan.repeats && !gather.stopped; repeat++) {
     if (repeat > 0) await pauseBetweenRepeats(config, gather, repeat);
     const repeatIndex = config.repeat === undefined ? undefined : repeat;
     const summaries: StepSummary[] = [];
-    for (const step of plan.steps) {
+    // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
+    for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
-      const ran = await runStep(run, step, repeatIndex, cursor);
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran === null) continue;
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
     if (config.profile.kind !== 'sweep' || gather.stopped) continue;
-    if (sweepSteps === null) {
-      const placed = planSweepRates(config, summaries);
-      for (const note of placed.notes) gather.log(note.level, note.message);
-      sweepSteps = placed.steps;
-    }
-    for (const step of sweepSteps) {
+    const placed = planSweepRates(config, sweepFrom ?? summaries, repeat);
+    if (sweepFrom === null) for (const note of placed.notes) gather.log(note.level, note.message);
+    sweepFrom ??= summaries;
+    for (const step of placed.steps) {
       if (gather.stopped) break;
-      cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran !== null) cursor = ran.cursor;
     }
   }
+  sequence.finish();
 }
 
-/**
- * Runs the configured benchmark in this thread and resolves with the final document. Bad
- * configuration and unreadable datasets or tokenizers reject before anything is sent or
- * written; after that, request failures are recorded, never thrown.
- */
 /** The run's executors: this thread for one worker (with the workload built here), else worker threads. */
 async function startExecutors(config: RunConfig, options: RunOptions, workers: WorkersInfo): Promise<{ executors: ExecutorPool; chatNote: string | null }> {
   if (workers.count === 1) {
     const tokenCounter = await createTokenCounter(config.tokenizer);
     const workload = await createWorkload(config, tokenCounter);
-    return { executors: new InThreadExecutors({ config, apiKey: options.apiKey, workload, tokenCounter }), chatNote: tokenCounter.chatNote };
+    return { executors: new InThreadExecutors({ config, apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}), workload, tokenCounter }), chatNote: tokenCounter.chatNote };
   }
   // Each worker builds its own workload from the config and seed; a config they cannot use rejects here.
   const script = options.executorScript ?? join(__dirname, 'executor-worker.js');
-  const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey);
-  return { executors, chatNote: config.endpoint.api === 'chat' ? (await createTokenCounter(config.tokenizer)).chatNote : null };
+  const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey, options.apiKeys);
+  return { executors, chatNote: takesMessages(config.endpoint.api) ? (await createTokenCounter(config.tokenizer)).chatNote : null };
 }
 
 /** Before a step starts, besides the slowest shard's round trip: time for the start instant to reach every shard. */
@@ -172,9 +268,9 @@ async function startShardExecutors(config: RunConfig, options: RunOptions, role:
     if (missing.length > 0) {
       const which = missing.length === 1 ? `Shard ${missing[0]} of ${role.shards} did not register` : `Shards ${missing.join(', ')} of ${role.shards} did not register`;
       const message = `${which} with the coordinator at ${coordinator.address} within ${role.registerTimeoutMs / 1000} s. The run was stopped before its first step: with fewer shards it would not send the load planned.`;
-      return { executors: await ThreadExecutors.over([], config, undefined, { startLeadMs: 0, label: coordinator.label }), coordinator, missing: message };
+      return { executors: await ThreadExecutors.over([], config, { apiKey: undefined }, { startLeadMs: 0, label: coordinator.label }), coordinator, missing: message };
     }
-    const executors = await ThreadExecutors.over([executorThreadChannel(script), ...coordinator.channels()], config, options.apiKey, {
+    const executors = await ThreadExecutors.over([executorThreadChannel(script), ...coordinator.channels()], config, { apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}) }, {
       startLeadMs: SHARD_START_LEAD_MS + 2 * coordinator.slowestRttMs,
       label: coordinator.label,
     });
@@ -193,8 +289,10 @@ async function startShardExecutors(config: RunConfig, options: RunOptions, role:
  */
 export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
+  // A trace is read once before anything is sent: a bad row stops the run here, with its line.
+  const trace: TraceReplay | undefined = config.profile.kind === 'trace' ? await scanTrace(traceSourceOf(config.profile), traceRequestLimit(config)) : undefined;
   // The plan is made before the file exists so that a bad schedule creates no file.
-  const plan = planRun(config);
+  const plan = planRun(config, trace);
   const role = options.shard !== undefined && options.shard.shards > 1 ? options.shard : null;
   const workers: WorkersInfo = role ? { count: role.shards, reason: `${role.shards} shards, each sending its part from one thread` } : resolveWorkers(config, plan);
   checkFileDescriptors(mostConnections(plan, role ? 1 : workers.count));
@@ -215,7 +313,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     const probed = await probeEngineLabels(config, options);
     // The run's clock starts here: the first scrape and every step's start are on it.
     const clockOrigin = performance.now();
-    const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
+    const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin, options.apiKeys);
     let writer: ResultWriter;
     try {
       // The hardware found fills the hardware/gpus labels the user left empty.
@@ -234,12 +332,17 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
       gather.started(plan);
       if (probed) gather.log('info', probed.message);
       if (workers.count > 1 || config.workers !== undefined) gather.log('info', `Workers: ${workers.count} (${workers.reason}).`);
-      if (config.endpoint.api === 'chat' && chatNote !== null) gather.log('info', chatNote);
+      if (takesMessages(config.endpoint.api) && chatNote !== null) gather.log('info', chatNote);
       for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
+      if (config.request.stream && !wantsUsage(config.request)) {
+        gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+      }
       if (coordinator) gather.log('info', shardsLine(coordinator));
       for (const note of coordinator?.notes.splice(0) ?? []) gather.log('warn', note);
       if (missing !== null) gather.lose(missing);
-      await runSteps({ config, executors, gather }, plan);
+      const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+      if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
+      await runSteps({ config, executors, gather, cacheResetter }, plan);
       for (const note of coordinator?.notes.splice(0) ?? []) gather.log('warn', note);
       const doc = await gather.finish();
       coordinator?.end(doc.status === 'running' ? 'partial' : doc.status, doc.statusReason ?? null);

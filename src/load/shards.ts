@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
 import { BadInputError } from '../format/errors';
-import { describeZodError, type ResultDocument, type RunStatus, type ShardMember, type ShardsInfo } from '../format/result';
+import { describeZodError, type FailoverEvent, type ResultDocument, type RunStatus, type ShardMember, type ShardsInfo } from '../format/result';
 import type { ExecutorCommand } from './executor-protocol';
 import { buildExecutorBase, serveExecutor } from './executor-service';
 import type { OpenExecutorChannel } from './executors';
@@ -47,9 +47,14 @@ const MAX_LINE_BYTES = 512 * 1024 * 1024;
 /** Between a shard's failed connection attempt and the next, while it waits for the coordinator. */
 const CONNECT_RETRY_MS = 200;
 
-/** The fingerprint of a run's config: shards that hash it differently would not run the same plan. */
+/**
+ * The fingerprint of a run's config: shards that hash it differently would not run the same plan.
+ * Without the prompts' salt, which the coordinator draws for the run (runner.ts) and every shard
+ * takes from its `init`.
+ */
 export function configHash(config: RunConfig): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex');
+  const { salt: _salt, ...cache } = config.cache;
+  return createHash('sha256').update(JSON.stringify({ ...config, cache })).digest('hex');
 }
 
 /** Whether two tokens are equal, in time that does not depend on where they differ. */
@@ -386,6 +391,8 @@ export function shardFilePath(resultPath: string, shard: number): string {
 export interface ShardRunOptions {
   role: ShardRole;
   apiKey: string | undefined;
+  /** With `endpoints` in the config: each endpoint's key, in their order (from this shard's environment, as `apiKey`). */
+  apiKeys?: readonly (string | undefined)[];
   /** Its own file (shardFilePath of the run's --out). */
   resultPath: string;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -420,7 +427,7 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
   const { role } = options;
   const shift = clockShiftMs();
   // A dataset or tokenizer this shard cannot read fails here, before it registers.
-  const base = await buildExecutorBase(config, options.apiKey);
+  const base = await buildExecutorBase(config, options.apiKey, options.apiKeys);
   const hash = configHash(config);
   const link = new LineLink(await connectToCoordinator(role));
   return new Promise<ResultDocument>((resolve, reject) => {
@@ -428,6 +435,12 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
     let runId: string | null = null;
     let ended: { status: Exclude<RunStatus, 'running'>; reason: string | null } | null = null;
     let stepOpen = false;
+    let failovers: FailoverEvent[] = [];
+    const endStep = (): void => {
+      if (stepOpen) file?.endStep({ failovers });
+      stepOpen = false;
+      failovers = [];
+    };
     const welcomeDeadline = setTimeout(() => {
       link.destroy();
       reject(new Error(`The coordinator at ${role.coordinator.host}:${role.coordinator.port} accepted the connection but did not register shard ${role.shard} within ${role.registerTimeoutMs / 1000} s.`));
@@ -436,26 +449,25 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
       reply: (reply) => link.send({ type: 'reply', reply }),
       base: async (sent) => {
         if (configHash(sent) !== hash) throw new BadInputError(`Shard ${role.shard}'s run flags differ from the coordinator's.`);
-        return base;
+        // The prompts open with the run's salt, which the coordinator drew: this shard's are then the run's, as its own part's are.
+        return sent.cache.salt === config.cache.salt ? base : buildExecutorBase(sent, options.apiKey, options.apiKeys);
       },
       clockShiftMs: shift,
       close: () => link.end(),
       observe: {
         part: (part) => {
-          if (stepOpen) file?.endStep();
+          endStep();
           file?.startStep(part.step.name, part.step.profile);
           stepOpen = true;
         },
-        records: (records) => {
+        records: (records, events) => {
           for (const r of records) {
             r.worker = role.shard;
             file?.addRecord(r);
           }
+          failovers.push(...events);
         },
-        done: () => {
-          if (stepOpen) file?.endStep();
-          stepOpen = false;
-        },
+        done: endStep,
       },
     });
     link.onMessage = (raw) => {

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { LoadFigures, ThreadLoad } from '../format/result';
-import { Column, quantileOfSorted } from '../results/stats';
+import { quantileOfSorted } from '../results/stats';
+import { Column } from '../results/window';
 import { spinningMs } from './schedule';
 
 /** The event-loop delay timer's period: 200 samples a second. */

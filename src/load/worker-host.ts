@@ -20,6 +20,8 @@ export const WorkerCommandSchema = z.discriminatedUnion('type', [
     type: z.literal('start'),
     config: RunConfigSchema,
     apiKey: z.string().optional(),
+    /** Each endpoint's key (null: none) for a run over several endpoints. */
+    apiKeys: z.array(z.string().nullable()).optional(),
     resultPath: z.string().optional(),
     shard: ShardRoleSchema.optional(),
   }),
@@ -101,7 +103,14 @@ export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { 
     });
 
     options.signal?.addEventListener('abort', cancel, { once: true });
-    worker.send({ type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath, ...(options.shard ? { shard: options.shard } : {}) });
+    worker.send({
+      type: 'start',
+      config,
+      apiKey: options.apiKey,
+      ...(options.apiKeys ? { apiKeys: options.apiKeys.map((key) => key ?? null) } : {}),
+      resultPath: options.resultPath,
+      ...(options.shard ? { shard: options.shard } : {}),
+    });
     if (options.signal?.aborted) cancel();
   });
 }

@@ -52,7 +52,9 @@ function peakPerSecond(schedule: Float64Array): number {
 export function plannedChunkRate(step: StepPlan, config: RunConfig): number {
   const pacing = step.pacing;
   if (pacing.kind === 'closed') return pacing.lanes * ASSUMED_STREAM_CHUNKS_PER_SEC;
-  const byRate = peakPerSecond(pacing.schedule) * chunksPerRequest(config);
+  // A trace's send times are read from its file as it runs: its busiest bucket of recorded load stands for its peak.
+  const peak = pacing.kind === 'trace' ? Math.max(0, ...(step.profile.trace?.recordedRates ?? []).map((r) => r.rate)) : peakPerSecond(pacing.schedule);
+  const byRate = peak * chunksPerRequest(config);
   return pacing.maxConcurrency === null ? byRate : Math.min(byRate, pacing.maxConcurrency * ASSUMED_STREAM_CHUNKS_PER_SEC);
 }
 

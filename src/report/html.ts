@@ -4,17 +4,24 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, runStepWarnings, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { WARNING_MARK } from '../views/step-warnings';
 import { formatLabelsText } from '../views/labels';
-import { chooseXAxis, definitionNotes, stepRow, stepWarningNotes } from '../views/result';
+import { chooseXAxis, definitionNotes, stepRow } from '../views/result';
+import { localCountsNotes } from '../views/token-counts';
+import { stepLabel } from '../format/step-name';
 import { htmlPage } from './page';
 import { colorOf, dashAttribute, escapeXml as escapeHtml, svgLineChart } from './svg';
 import { formatLocalTime, NOT_AVAILABLE } from '../views/number-format';
 import type { TableColumn } from '../views/chart-spec';
 import { stepTable } from '../views/result-tables';
+import { fontStack } from '../views/fonts';
+
+/** A report opened anywhere: the system UI fonts first, then the CJK faces for Chinese labels (src/views/fonts.ts). */
+const REPORT_FONTS = fontStack('system-ui, -apple-system, "Segoe UI"');
 
 const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
+body{font:14px/1.45 ${REPORT_FONTS};color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
 .table-scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #d0d0d0;padding:3px 8px;vertical-align:top}th{background:#f3f3f3;font-weight:600;text-align:left;vertical-align:bottom}
@@ -44,6 +51,7 @@ function table(columns: TableColumn[], rows: string[][], className: string): str
 function sloText(model: ReportModel): string {
   const parts = [
     model.slo.ttftMs !== undefined ? `TTFT ≤ ${model.slo.ttftMs} ms` : null,
+    model.slo.ttfoMs !== undefined ? `TTFO ≤ ${model.slo.ttfoMs} ms` : null,
     model.slo.tpotMs !== undefined ? `TPOT ≤ ${model.slo.tpotMs} ms` : null,
     model.slo.e2eMs !== undefined ? `latency ≤ ${model.slo.e2eMs} ms` : null,
   ].filter((p): p is string => p !== null);
@@ -54,17 +62,23 @@ function sloText(model: ReportModel): string {
 function runTables(run: ReportRun): string {
   const axis = chooseXAxis(run.doc.steps);
   // The reader gave every step a summary (an unfinished one from its records, marked partial).
-  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true)] : [])));
+  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true, run.doc.importedFrom !== undefined)] : [])));
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
     g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
-  const listed = [...stepWarningNotes(run.doc.steps).map((w) => `Warning, ${w}`), ...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const listed = [
+    ...definitionNotes(run.doc.steps),
+    ...localCountsNotes(run.doc.steps, stepLabel),
+    ...(run.doc.importedFrom?.notes ?? []),
+  ];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
+  const warned = runStepWarnings(run);
+  const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
     ? `<p class="muted">Imported from ${escapeHtml(imported.tool)}${imported.version ? ` ${escapeHtml(imported.version)}` : ''} (${escapeHtml(imported.file)}):</p>${list}`
     : list;
-  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps') + notes;
+  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps') + warnings + notes;
 }
 
 export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date()): string {
@@ -109,6 +123,13 @@ ${ranking}
 <h2>Knees</h2>
 ${table(knees.columns, knees.rows, 'knees')}
 <p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>
+${model.endpoints
+  .map(
+    (run) => `<h2>Per endpoint: ${escapeHtml(run.name)}</h2>
+${table(run.table.columns, run.table.rows, 'endpoints')}
+${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}`,
+  )
+  .join('\n')}
 <h2>Curves</h2>
 ${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
 ${legend}

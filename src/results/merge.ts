@@ -5,7 +5,7 @@
  * another run (run id), plan or seed are refused, naming both files.
  */
 import { BadInputError } from '../format/errors';
-import type { RequestRecord, ResultDocument, ShardMember, ShardsInfo, Step } from '../format/result';
+import { STEP_WARNING_KINDS, type RequestRecord, type ResultDocument, type ShardMember, type ShardsInfo, type Step } from '../format/result';
 import { ResultWriter, type ResultHead } from './writer';
 
 /** A shard file read: where it came from and what it holds. */
@@ -77,7 +77,7 @@ export function mergeShardFiles(files: readonly ShardFile[], outPath: string): R
   const shardsWithRecords = new Set<number>();
   for (let j = 0; j < stepCount; j++) {
     const template = (lead.doc.steps[j] ?? files.find((f) => f.doc.steps[j])!.doc.steps[j]) as Step;
-    writer.startStep(template.name, template.profile, template.repeat);
+    writer.startStep(template.name, template.profile, template.repeat, template.startedOn, template.cacheReset);
     const records: RequestRecord[] = [];
     for (let shard = 0; shard < count; shard++) {
       // The source holding most of the shard's records of the step: its own file when the coordinator was lost, else either.
@@ -91,7 +91,16 @@ export function mergeShardFiles(files: readonly ShardFile[], outPath: string): R
     }
     records.sort((a, b) => a.index - b.index || (a.turn ?? 0) - (b.turn ?? 0));
     for (const r of records) writer.addRecord(r);
-    writer.endStep({ ...(template.note !== undefined ? { note: template.note } : {}), ...(template.startMs !== undefined ? { startMs: template.startMs } : {}), ...(template.endMs !== undefined ? { endMs: template.endMs } : {}), ...(template.client ? { client: template.client } : {}), ...(template.warnings ? { warnings: template.warnings } : {}) });
+    // What the run saw about the step goes over as written; whether it was too short is judged again from the merged records.
+    const warnings = (template.summary?.warnings ?? []).filter((w) => w.kind !== STEP_WARNING_KINDS.tooShort);
+    writer.endStep({
+      ...(template.note !== undefined ? { note: template.note } : {}),
+      ...(template.startMs !== undefined ? { startMs: template.startMs } : {}),
+      ...(template.endMs !== undefined ? { endMs: template.endMs } : {}),
+      ...(template.client ? { client: template.client } : {}),
+      ...(template.failovers ? { failovers: template.failovers } : {}),
+      warnings,
+    });
   }
   for (const w of warnings ?? []) writer.addWarning(w);
   const problems: string[] = [];

@@ -62,7 +62,9 @@ export interface SeriesSpec {
 }
 
 export interface ChartSpec {
-  kind: 'line' | 'scatter';
+  /** `bar`: one bar a category of the x axis (x is its index), a segment a series when `stacked`. */
+  kind: 'line' | 'scatter' | 'bar';
+  stacked?: boolean;
   x: AxisSpec;
   y: AxisSpec;
   y2?: AxisSpec;
@@ -87,6 +89,15 @@ export interface TableColumn {
 
 /** The view's chart (compact [x, y] pairs) as a shared chart spec. */
 export function resultChartSpec(chart: ViewChart): ChartSpec {
+  if (chart.kind === 'stacked-bar') {
+    return {
+      kind: 'bar',
+      stacked: true,
+      x: { title: chart.xLabel, categories: chart.categories ?? [] },
+      y: { title: chart.yLabel },
+      series: chart.series.map((s) => ({ label: s.label, data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
+    };
+  }
   const xMax = chart.xMax ?? Math.max(0, ...chart.series.flatMap((s) => s.points.map(([x]) => x)));
   return {
     kind: 'line',

@@ -10,15 +10,19 @@
  * rises almost linearly (largest gap under KNEE_MIN_GAP), have no knee.
  */
 import type { z } from 'zod';
-import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultDocument, type Stats, type Step, type StepSummary } from '../format/result';
 import { wantsLogAxis } from './axis';
 import { DASH_PATTERNS, PALETTE_SIZE, type ChartSpec, type SeriesSpec, type TableColumn } from './chart-spec';
 import { formatMetric, isNumber, NOT_AVAILABLE } from './number-format';
 import { METRICS, type MetricKey } from '../format/metrics';
-import { definitionNotes, stepWarningNotes, workersText } from './result';
+import { definitionNotes, workersText } from './result';
+import { localCountsNotes } from './token-counts';
+import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
+import { endpointNotes, endpointTable } from './endpoint-figures';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
+import { olderRatesNote, stepWarningLines } from './step-warnings';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -51,7 +55,7 @@ export type Curve = z.infer<typeof CurveSchema>;
 export type ReportChart = z.infer<typeof ReportChartSchema>;
 export type RankingRow = z.infer<typeof RankingRowSchema>;
 export type ReportModel = z.infer<typeof ReportModelSchema>;
-export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
+export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'ttfoMs' | 'itlMs' | 'tpotMs' | 'failures' | 'embeddingsPerSecond';
 
 export const KNEE_MIN_GAP = 0.1;
 
@@ -65,15 +69,22 @@ export function curveStyle(runIndex: number, groupIndex: number | null): { color
 }
 const NO_GROUP = '(no label)';
 
-const CURVES: { metric: CurveMetric; title: string; unit: string }[] = [
+/** The curves every report draws; `when` names the runs that add one (some run reasoned, or embedded). */
+const CURVES: { metric: CurveMetric; title: string; unit: string; when?: 'reasoning' | 'embeddings' }[] = [
   { metric: 'requestsPerSecond', title: 'Requests per second', unit: 'req/s' },
   { metric: 'outputTokensPerSecond', title: 'Output tokens per second', unit: 'tok/s' },
+  { metric: 'embeddingsPerSecond', title: 'Embeddings per second', unit: 'embeddings/s', when: 'embeddings' },
   { metric: 'latencyMs', title: 'Request latency', unit: 'ms' },
   { metric: 'ttftMs', title: 'Time to first token', unit: 'ms' },
+  { metric: 'ttfoMs', title: 'Time to first output token (the answer, reasoning left out)', unit: 'ms', when: 'reasoning' },
   { metric: 'itlMs', title: 'Inter-token latency (per chunk)', unit: 'ms' },
   { metric: 'tpotMs', title: 'Time per output token', unit: 'ms' },
   { metric: 'failures', title: 'Failed requests', unit: 'requests' },
 ];
+
+/** Whether any of the runs' steps reasoned, or returned embeddings. */
+const runsReasoned = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.ttfoMs !== undefined));
+const runsEmbedded = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.embeddingsPerSecond !== undefined));
 
 export function statOf(stats: Stats | null | undefined, stat: StatChoice): number | null {
   const value = stats?.[stat];
@@ -85,8 +96,12 @@ export function metricOf(summary: StepSummary, metric: CurveMetric, stat: StatCh
     case 'requestsPerSecond':
     case 'outputTokensPerSecond':
       return summary[metric];
+    case 'embeddingsPerSecond':
+      return summary.embeddingsPerSecond ?? null;
     case 'failures':
       return summary.requests.total > 0 ? summary.requests.failed : null;
+    case 'ttfoMs':
+      return statOf(ttfoStatsOf(summary), stat);
     default:
       return statOf(summary[metric], stat);
   }
@@ -148,17 +163,69 @@ export function findKnee(points: readonly { x: number; y: number }[]): number | 
   return best === -1 ? null : best;
 }
 
-function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boolean {
-  const checks: [number | undefined, Stats | null | undefined][] = [
-    [slo.ttftMs, summary.ttftMs],
-    [slo.tpotMs, summary.tpotMs],
-    [slo.e2eMs, summary.latencyMs],
-  ];
-  // A limit on a metric the step lacks cannot be shown to hold.
-  return checks.every(([limit, stats]) => limit === undefined || (statOf(stats, stat) ?? Infinity) <= limit);
+/**
+ * A step as the ranking judges it: one step, or a repeated step's repeats with every figure the
+ * mean of the repeats' values (each repeat's own `stat` for the latencies), so that no row of the
+ * ranking mixes one repeat's figures with a mean of them.
+ */
+interface RankedStep {
+  name: string;
+  /** Its mean load across repeats, on the report's axis. */
+  load: number;
+  /** How many repeats each figure is the mean of (1: a single step). */
+  repeats: number;
+  requestsPerSecond: number | null;
+  outputTokensPerSecond: MeanInterval | null;
+  ttftMs: number | null;
+  tpotMs: number | null;
+  latencyMs: number | null;
+  goodput: number | null;
+  /** A reasoning model's: its TTFO (`stat`), and the mean tokens it thought and answered. */
+  ttfoMs: number | null;
+  reasoningTokens: number | null;
+  answerTokens: number | null;
 }
 
-const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
+/** The mean of the values there are (a repeat without one is left out of that figure), or null. */
+const meanOfPresent = (values: readonly (number | null | undefined)[]): MeanInterval | null => meanInterval(values.filter(isNumber));
+
+/** A run's steps by name, each the mean of its repeats, lightest load first. */
+function rankedSteps(steps: readonly LoadedStep[], stat: StatChoice): RankedStep[] {
+  const byName = new Map<string, LoadedStep[]>();
+  for (const s of steps) byName.set(s.step.name, [...(byName.get(s.step.name) ?? []), s]);
+  return [...byName]
+    .map(([name, group]): RankedStep => {
+      const mean = (pick: (summary: StepSummary) => number | null | undefined): number | null => meanOfPresent(group.map((s) => pick(s.summary)))?.mean ?? null;
+      return {
+        name,
+        load: group.reduce((sum, s) => sum + s.load, 0) / group.length,
+        repeats: group.length,
+        requestsPerSecond: mean((s) => s.requestsPerSecond),
+        outputTokensPerSecond: meanOfPresent(group.map((s) => s.summary.outputTokensPerSecond)),
+        ttftMs: mean((s) => statOf(s.ttftMs, stat)),
+        tpotMs: mean((s) => statOf(s.tpotMs, stat)),
+        latencyMs: mean((s) => statOf(s.latencyMs, stat)),
+        goodput: mean((s) => s.goodput),
+        ttfoMs: mean((s) => statOf(ttfoStatsOf(s), stat)),
+        reasoningTokens: mean((s) => s.reasoningTokens?.mean ?? 0),
+        answerTokens: mean((s) => s.answerTokens?.mean ?? s.outputTokens?.mean),
+      };
+    })
+    .sort((a, b) => a.load - b.load);
+}
+
+function meetsSlo(step: RankedStep, slo: ReportSlo): boolean {
+  const checks: [number | undefined, number | null][] = [
+    [slo.ttftMs, step.ttftMs],
+    [slo.ttfoMs, step.ttfoMs],
+    [slo.tpotMs, step.tpotMs],
+    [slo.e2eMs, step.latencyMs],
+  ];
+  // A limit on a metric the step lacks cannot be shown to hold.
+  return checks.every(([limit, value]) => limit === undefined || (value ?? Infinity) <= limit);
+}
+
+const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
 
 export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}): ReportModel {
   const axis = options.axis ?? chooseAxis(runs);
@@ -206,7 +273,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const xTitle = axis === 'concurrency' ? 'Concurrency (measured mean in flight)' : 'Achieved request rate (completed req/s)';
   const xLog = wantsLogAxis(styled.flatMap((entry) => entry.steps.map((s) => s.load)));
   const statLabel = stat === 'mean' ? 'mean' : stat;
-  const charts = CURVES.map(({ metric, title, unit }) => {
+  const reasoning = runsReasoned(runs);
+  const present = { reasoning, embeddings: runsEmbedded(runs) };
+  const charts = CURVES.filter((c) => c.when === undefined || present[c.when]).map(({ metric, title, unit }) => {
     const latencyLike = metric.endsWith('Ms');
     return {
       id: metric,
@@ -229,28 +298,29 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const acrossRepeatsOf = new Map<number, MeanInterval>();
   const ranking = styled
     .map(({ run, index, group, steps }): Omit<RankingRow, 'rank' | 'tiedWithAbove' | 'noiseRule'> => {
-      const meeting = hasSlo(slo) ? steps.filter((s) => meetsSlo(s.summary, slo, stat)) : steps;
+      // A run that repeated its profile is judged step by step on the means across its repeats, every figure alike.
+      const ranked = rankedSteps(steps, stat);
+      const meeting = hasSlo(slo) ? ranked.filter((s) => meetsSlo(s, slo)) : ranked;
       const best = meeting.at(-1);
-      // A run that repeated its profile is judged by that step's mean across its repeats, with its interval.
-      const repeats = best ? steps.filter((s) => s.step.name === best.step.name && isNumber(s.summary.outputTokensPerSecond)) : [];
-      const acrossRepeats = repeats.length > 1 ? meanInterval(repeats.map((s) => s.summary.outputTokensPerSecond as number)) : null;
-      if (acrossRepeats) acrossRepeatsOf.set(index, acrossRepeats);
-      const withGoodput = steps.filter((s) => isNumber(s.summary.goodput));
-      const bestGoodput = withGoodput.sort((a, b) => (b.summary.goodput ?? 0) - (a.summary.goodput ?? 0))[0];
+      const throughput = best?.outputTokensPerSecond ?? null;
+      if (best && best.repeats > 1 && throughput) acrossRepeatsOf.set(index, throughput);
+      const bestGoodput = ranked.filter((s) => isNumber(s.goodput)).sort((a, b) => (b.goodput ?? 0) - (a.goodput ?? 0))[0];
       return {
         run: index,
         name: run.name,
         group,
-        step: best?.step.name ?? null,
+        step: best?.name ?? null,
+        ...(best && best.repeats > 1 ? { repeats: best.repeats } : {}),
         load: best?.load ?? null,
-        requestsPerSecond: best?.summary.requestsPerSecond ?? null,
-        outputTokensPerSecond: acrossRepeats?.mean ?? best?.summary.outputTokensPerSecond ?? null,
-        ...(acrossRepeats?.halfWidth != null ? { outputTokensPerSecondHalfWidth: acrossRepeats.halfWidth } : {}),
-        ttftMs: best ? statOf(best.summary.ttftMs, stat) : null,
-        tpotMs: best ? statOf(best.summary.tpotMs, stat) : null,
-        latencyMs: best ? statOf(best.summary.latencyMs, stat) : null,
-        goodput: bestGoodput?.summary.goodput ?? null,
-        goodputStep: bestGoodput?.step.name ?? null,
+        requestsPerSecond: best?.requestsPerSecond ?? null,
+        outputTokensPerSecond: throughput?.mean ?? null,
+        ...(best && best.repeats > 1 && throughput?.halfWidth != null ? { outputTokensPerSecondHalfWidth: throughput.halfWidth } : {}),
+        ttftMs: best?.ttftMs ?? null,
+        ...(reasoning ? { ttfoMs: best?.ttfoMs ?? null, reasoningTokens: best?.reasoningTokens ?? null, answerTokens: best?.answerTokens ?? null } : {}),
+        tpotMs: best?.tpotMs ?? null,
+        latencyMs: best?.latencyMs ?? null,
+        goodput: bestGoodput?.goodput ?? null,
+        goodputStep: bestGoodput?.name ?? null,
       };
     })
     // Most output tokens per second at an SLO-meeting load first; runs meeting it nowhere last.
@@ -273,8 +343,8 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
-      definitionNotes: definitionNotes(run.doc.steps),
-      warnings: stepWarningNotes(run.doc.steps),
+      definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
+      stepWarnings: runStepWarnings(run),
       workers: workersText(run.doc),
       status: runStatus(run),
     })),
@@ -285,11 +355,23 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     offAxis: styled.filter((entry) => entry.steps.length === 0).map((entry) => entry.run.name),
     stat,
     slo,
+    reasoning,
     charts,
     tradeoff,
     knees,
     ranking,
+    endpoints: runs.flatMap((run) => {
+      const table = endpointTable(run.doc);
+      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+    }),
   };
+}
+
+/** A run's step warnings as the report lists them, `step: message`, after a run written before steady windows says so. */
+export function runStepWarnings(run: ReportRun): string[] {
+  const imported = run.doc.importedFrom !== undefined;
+  const rates = olderRatesNote(run.doc.steps, imported);
+  return [...(rates ? [rates] : []), ...stepWarningLines(run.doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)];
 }
 
 /** A run's default display name: its model and the name of its file. */
@@ -304,7 +386,8 @@ export function runName(doc: ResultDocument, source: string | undefined): string
  */
 export function rankingNoiseNote(model: ReportModel): string {
   const rules = new Set(model.ranking.map((r) => r.noiseRule));
-  const repeats = rules.has('repeat-intervals') ? ' A run that repeated its profile ranks by the mean across repeats, shown ± its 95% interval.' : '';
+  const repeated = model.ranking.some((r) => r.repeats !== undefined);
+  const repeats = repeated ? ' A run that repeated its profile is judged on the means across its repeats: every figure of its row (load, requests/s, tokens/s, latencies, goodput) is the mean of its repeats\' values, output tok/s shown ± its 95% interval.' : '';
   const judged = [...rules].flatMap((rule) => (rule === 'repeat-intervals' || rule === 'small-change' ? [NOISE_RULE_TEXT[rule]] : []));
   return (
     'Runs rank by output tokens per second at their heaviest load within the SLO; \u2248 marks a run within noise of the one above, and they share a rank.' +
@@ -312,6 +395,9 @@ export function rankingNoiseNote(model: ReportModel): string {
     (judged.length ? ` Each run against the one above: ${judged.join(' ')}` : '')
   );
 }
+
+/** The ranking's step cell: the step, and the repeats its figures are the means of. */
+export const rankedStepText = (row: RankingRow): string => (row.step === null ? 'none' : row.repeats === undefined ? row.step : `${row.step} (mean of ${row.repeats} repeats)`);
 
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
@@ -349,6 +435,8 @@ export function rankingTable(model: ReportModel): TextTable {
       figure('outputTokensPerSecond'),
       figure('requestsPerSecond'),
       figure('ttftMs', `${stat}, ms`),
+      // A reasoning model's wait for its answer, and how much it thought and answered.
+      ...(model.reasoning ? [figure('ttfoMs', `${stat}, ms`), figure('reasoningTokens', 'mean'), figure('answerTokens', 'mean')] : []),
       figure('tpotMs', `${stat}, ms`),
       figure('latencyMs', `${stat}, ms`),
       ...(goodput ? [{ label: 'best goodput', unit: 'req/s, its own SLO', numeric: true, description: METRICS.goodput.definition }] : []),
@@ -356,12 +444,13 @@ export function rankingTable(model: ReportModel): TextTable {
     rows: model.ranking.map((r) => [
       rankText(r),
       model.groupBy ? `${r.name}\n${r.group}` : r.name,
-      stepAndLoad(r.step, r.load, model.axis),
+      stepAndLoad(r.step === null ? null : rankedStepText(r), r.load, model.axis),
       r.outputTokensPerSecondHalfWidth === undefined
         ? formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)
         : `${formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)} ± ${formatMetric('outputTokensPerSecond', r.outputTokensPerSecondHalfWidth)}`,
       formatMetric('requestsPerSecond', r.requestsPerSecond),
       formatMetric('ttftMs', r.ttftMs),
+      ...(model.reasoning ? [formatMetric('ttfoMs', r.ttfoMs ?? null), formatMetric('reasoningTokens', r.reasoningTokens ?? null), formatMetric('answerTokens', r.answerTokens ?? null)] : []),
       formatMetric('tpotMs', r.tpotMs),
       formatMetric('latencyMs', r.latencyMs),
       ...(goodput ? [r.goodput === null ? NOT_AVAILABLE : `${formatMetric('goodput', r.goodput)}\nat ${r.goodputStep ?? '?'}`] : []),

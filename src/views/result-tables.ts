@@ -3,14 +3,15 @@
  * across repeats and compare's delta table, from the view model (src/views/result.ts, compare.ts).
  * The webview only puts the cells on screen; tested without a browser (test/unit/result-view.test.ts).
  */
-import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow } from '../format/messages/result';
+import { rowsEmbedded, rowsReasoned, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow } from '../format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../format/messages/from-views';
 import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
-import type { Stats, StepSummary } from '../format/result';
+import { ttfoStatsOf, type Stats, type StepSummary } from '../format/result';
 import type { TableColumn } from './chart-spec';
 import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail } from './noise';
 import { stepLabel } from '../format/step-name';
+import { markedName, NO_BREAK } from './step-warnings';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -50,62 +51,135 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
 /**
  * The step table: Benchmark | req/s | output tok/s | TTFT | TPOT | latency | (ITL) | failures, each
  * distribution at p50 and p99 and, when chosen, its mean, p90 and p95. Throughput comes first, as in
- * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling.
+ * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling. Steps that reasoned
+ * add TTFO beside TTFT and the mean reasoning and answer tokens (and, with ITL, each phase's ITL);
+ * an embeddings run shows embeddings/s and input tok/s instead of the stream's figures. A run
+ * without reasoning has none of those columns, not empty ones.
  */
 export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
   const stat = statColumns(columns);
-  const distributions: MetricKey[] = ['ttftMs', 'tpotMs', 'latencyMs', ...(columns.itl ? (['itlMs'] as const) : [])];
+  const benchmark: ColumnGroup = { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] };
+  const name = (row: StepRow): string => `${markedName(stepLabel(row), row.warnings, NO_BREAK)}${row.partial ? ' (partial)' : ''}`;
+  if (rowsEmbedded(rows)) {
+    const rates: MetricKey[] = ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond'];
+    return {
+      groups: [benchmark, ...rates.map((metric) => group(metric, [''])), group('latencyMs', stat), group('failures', [''])],
+      rows: rows.map((row) => [name(row), ...rates.map((metric) => formatMetric(metric, row[metric as 'requestsPerSecond'])), ...statCells('latencyMs', row.latencyMs, stat), failureText(row)]),
+    };
+  }
+  const reasoned = rowsReasoned(rows);
+  const distributions: MetricKey[] = [
+    'ttftMs',
+    ...(reasoned ? (['ttfoMs'] as const) : []),
+    'tpotMs',
+    'latencyMs',
+    ...(columns.itl ? (['itlMs'] as const) : []),
+    ...(columns.itl && reasoned ? (['reasoningItlMs', 'answerItlMs'] as const) : []),
+  ];
+  // Token counts are read as means: how much a response thought, how much it answered.
+  const counts: MetricKey[] = reasoned ? ['reasoningTokens', 'answerTokens'] : [];
   const groups: ColumnGroup[] = [
-    { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] },
+    benchmark,
     group('requestsPerSecond', ['']),
     group('outputTokensPerSecond', ['']),
     ...distributions.map((metric) => group(metric, stat)),
+    ...counts.map((metric) => group(metric, ['mean'])),
     group('failures', ['']),
   ];
   return {
     groups,
     rows: rows.map((row) => [
-      `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`,
+      name(row),
       formatMetric('requestsPerSecond', row.requestsPerSecond),
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
-      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),
+      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'] ?? null, stat)),
+      ...counts.map((metric) => formatMetric(metric, row[metric as 'reasoningTokens']?.mean)),
       failureText(row),
     ]),
   };
 }
 
 function failureText(row: StepRow): string {
-  if (row.failed === 0) return `0 of ${row.total}`;
+  // Requests the run cut on purpose are no failures: said apart, after them.
+  const cut = row.cancelledByDesign ? `; ${row.cancelledByDesign} cancelled by design` : '';
+  if (row.failed === 0) return `0 of ${row.total}${cut}`;
   const kinds = row.errors.map(([kind, n]) => `${kind} ${n}`).join(', ');
-  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;
+  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}${cut}`;
 }
 
 /**
- * The table of means a run prints as it goes, one row a step: the live panel's and the command
- * line's (`llmbench run`, `import`). The same names, units and formatting as the step table above
- * (TPOT, not GuideLLM's "ITL"; latency in ms; thousands separated).
+ * A column of the table of means, and its cell from a finished step's summary; a figure's column
+ * also gives its metric and number, so that a repeated step can show the mean of its repeats.
  */
-export const MEANS_COLUMNS: TableColumn[] = [
-  { label: 'Benchmark' },
-  { label: METRICS.requestsPerSecond.label, numeric: true, description: METRICS.requestsPerSecond.definition },
-  { label: METRICS.outputTokensPerSecond.label, numeric: true, description: METRICS.outputTokensPerSecond.definition },
-  ...(['ttftMs', 'tpotMs', 'latencyMs'] as const).map((metric) => ({ label: METRICS[metric].label, unit: `mean, ${METRICS[metric].unit}`, numeric: true, description: METRICS[metric].definition })),
-  { label: 'requests', unit: 'ok / failed', numeric: true, description: METRICS.failures.definition },
-];
+export interface MeansColumn {
+  column: TableColumn;
+  cell: (summary: StepSummary) => string;
+  figure?: { metric: MetricKey; value: (summary: StepSummary) => number | null | undefined };
+}
+
+const figureColumn = (column: TableColumn, metric: MetricKey, value: (summary: StepSummary) => number | null | undefined): MeansColumn => ({
+  column,
+  cell: (summary) => formatMetric(metric, value(summary)),
+  figure: { metric, value },
+});
+
+const rateColumn = (metric: 'requestsPerSecond' | 'outputTokensPerSecond' | 'embeddingsPerSecond' | 'inputTokensPerSecond'): MeansColumn =>
+  figureColumn({ label: METRICS[metric].label, numeric: true, description: METRICS[metric].definition }, metric, (summary) => summary[metric]);
+
+const meanColumn = (metric: 'ttftMs' | 'ttfoMs' | 'tpotMs' | 'latencyMs' | 'reasoningTokens'): MeansColumn =>
+  figureColumn(
+    { label: METRICS[metric].label, unit: `mean, ${METRICS[metric].unit}`, numeric: true, description: METRICS[metric].definition },
+    metric,
+    (summary) => (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.mean,
+  );
+
+const REQUESTS_COLUMN: MeansColumn = {
+  column: { label: 'requests', unit: 'ok / failed', numeric: true, description: METRICS.failures.definition },
+  cell: (summary) => `${summary.requests.completed} / ${summary.requests.failed}`,
+};
+
+/**
+ * The table of means for these steps (the same names, units and formatting as the step table
+ * above): TTFO and the mean reasoning tokens beside TTFT when a step reasoned; for embeddings,
+ * their rates and latency, without the stream's figures.
+ */
+export function meansTable(summaries: readonly (StepSummary | null)[]): { columns: MeansColumn[]; footnote: string } {
+  if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
+    return {
+      columns: [rateColumn('requestsPerSecond'), rateColumn('embeddingsPerSecond'), rateColumn('inputTokensPerSecond'), meanColumn('latencyMs'), REQUESTS_COLUMN],
+      footnote: 'Means over successful requests. Embeddings have no stream: no TTFT, TPOT or output tokens.',
+    };
+  }
+  const reasoned = summaries.some((s) => s?.ttfoMs !== undefined);
+  return {
+    columns: [
+      rateColumn('requestsPerSecond'),
+      rateColumn('outputTokensPerSecond'),
+      meanColumn('ttftMs'),
+      ...(reasoned ? [meanColumn('ttfoMs'), meanColumn('reasoningTokens')] : []),
+      meanColumn('tpotMs'),
+      meanColumn('latencyMs'),
+      REQUESTS_COLUMN,
+    ],
+    footnote: `Means over successful requests. TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL.${reasoned ? ' TTFO: the first answer token, the reasoning left out.' : ''}`,
+  };
+}
+
+const PLAIN_MEANS = meansTable([]);
+
+/**
+ * The table of means a run prints as it goes, one row a step: the live panel's, which knows its
+ * columns before any step has ended. The command line (`llmbench run`, `import`) prints
+ * `meansTable` of its steps.
+ */
+export const MEANS_COLUMNS: TableColumn[] = [{ label: 'Benchmark' }, ...PLAIN_MEANS.columns.map((c) => c.column)];
 
 /** What the table of means says under it. */
-export const MEANS_FOOTNOTE = 'Means over successful requests. TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL.';
+export const MEANS_FOOTNOTE = PLAIN_MEANS.footnote;
 
-/** A finished step's cells of the table of means, after its name. */
+/** A finished step's cells of the live panel's table of means, after its name. */
 export function meansCells(summary: StepSummary): string[] {
-  return [
-    formatMetric('requestsPerSecond', summary.requestsPerSecond),
-    formatMetric('outputTokensPerSecond', summary.outputTokensPerSecond),
-    formatMetric('ttftMs', summary.ttftMs?.mean),
-    formatMetric('tpotMs', summary.tpotMs?.mean),
-    formatMetric('latencyMs', summary.latencyMs?.mean),
-    `${summary.requests.completed} / ${summary.requests.failed}`,
-  ];
+  return PLAIN_MEANS.columns.map((c) => c.cell(summary));
 }
 
 export interface SummaryItem {

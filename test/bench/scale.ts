@@ -29,6 +29,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseResultDocument, type ResultDocument } from '../../src/format/result';
+import { crossedFigure } from '../../src/load/client-bound';
 import { quantileOfSorted } from '../../src/results/stats';
 import { TOKEN_SERVER_MODEL } from '../helpers/cli-server';
 import { serveIfAsked, spawnServer, type ServerProcess } from './lib/server-process';
@@ -170,7 +171,8 @@ async function thresholdPhase(options: Options): Promise<void> {
     ['target req/s', 'target chunks/s', 'received chunks/s', 'busy', 'CPU', 'core wait', 'loop delay p99 (ms)', 'send lateness p99 (ms)', 'flagged'],
     doc.steps.map((step) => {
       const t = step.client?.threads[0];
-      const warning = step.warnings?.[0];
+      const bound = step.summary?.warnings?.find((w) => w.kind === 'client-bound');
+      const warning = bound ? crossedFigure(bound) : null;
       return [
         f(step.profile.rate ?? NaN),
         f((step.profile.rate ?? NaN) * CHUNKS),

@@ -14,7 +14,7 @@ import { hasRepeats, meanInterval, tQuantile975 } from '../../src/views/repeats'
 import { buildReportModel, rankingNoiseNote, rankingTable } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
 import { deltaTable, repeatTable, stepTable } from '../../src/views/result-tables';
-import { makeDocument, type StepShape } from '../helpers/result-documents';
+import { makeDocument, withoutWarningMark, type StepShape } from '../helpers/result-documents';
 import { startRunnerServer } from '../helpers/runner-server';
 import { createProgressPrinter } from '../../src/cli/progress';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
@@ -115,8 +115,10 @@ test('a repeated step reads alike wherever a person reads it: the command line\'
     },
   });
   assert.deepEqual(written.join('').match(/^Step \d+: .*$/gm), labels.map((label, i) => `Step ${i + 1}: ${label}`));
-  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 6).map((line) => line.split(' | ')[0]?.trim()), labels);
-  assert.deepEqual(tableRows(live).map((row) => row[0]), labels);
+  // The final table lists each repeat so with --per-repeat; by default one row per step across its repeats, named as the repeat table names it.
+  assert.deepEqual(formatTerminalTable(doc, { perRepeat: true }).split('\n').slice(2, 6).map((line) => withoutWarningMark(line.split(' | ')[0]?.trim() ?? '')), labels);
+  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 4).map((line) => withoutWarningMark(line.split(' | ')[0]?.trim() ?? '')), ['concurrency@1 (2 repeats)', 'concurrency@2 (2 repeats)']);
+  assert.deepEqual(tableRows(live).map((row) => withoutWarningMark(row[0] ?? '')), labels);
   assert.deepEqual(headlines, labels.map((label, i) => `Running step ${i + 1} of 4: ${label}`));
 });
 

@@ -82,7 +82,9 @@ test('terminal table: the live panel\'s table of means, aligned, in the views\' 
   // Aligned: every column separator sits at the same offset on every table line.
   const separators = (line: string) => [...line.matchAll(/ \| /g)].map((m) => m.index);
   for (const line of [lines[2], lines[3], lines[4]]) assert.deepEqual(separators(line ?? ''), separators(lines[0] ?? ''));
-  assert.match(lines.at(-1) ?? '', /TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL/);
+  assert.match(lines.at(-2) ?? '', /TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL/);
+  // A file written before steady windows says how its rates were taken, under the table.
+  assert.match(lines.at(-1) ?? '', /^This file was written before steady windows: its rates are over each step's first send to its last completion/);
 });
 
 test('concurrency-as-columns table: one column per level, rows checked cell by cell', () => {

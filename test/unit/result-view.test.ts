@@ -104,13 +104,13 @@ test('latency charts carry p50, p90 and p99 as a band; chart specs fill each ban
   assert.deepEqual(ttft.series.map((s) => [s.label, s.fillToPrevious ?? false]), [['p50', false], ['p90', true], ['p99', true]]);
   assert.deepEqual(ttft.series.map((s) => s.percentile), ['p50', 'p90', 'p99'], 'each line drawn in its percentile\'s style');
   const measured = view.rows.map((r) => r.x);
-  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), measured);
-  assert.equal(ttft.series[0]?.points[1]?.[1], 80);
+  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), [...measured].sort((a, b) => (a ?? 0) - (b ?? 0)), 'each step at the load it measured, in order of load');
+  assert.equal(ttft.series[0]?.points.find((p) => p[0] === measured[1])?.[1], 80);
   const spec = resultChartSpec(ttft);
   assert.equal(spec.series[0]?.fillTo, undefined);
   assert.equal(spec.series[1]?.fillTo, 0);
   assert.equal(spec.series[2]?.fillTo, 1);
-  assert.deepEqual(spec.series[0]?.data[1], { x: measured[1], y: 80 });
+  assert.deepEqual(spec.series[0]?.data.find((d) => d.x === measured[1]), { x: measured[1], y: 80 });
   assert.equal(spec.y.title, 'TTFT (ms)');
   assert.deepEqual(view.charts.map((c) => c.id), ['output-throughput', 'requests', 'latency', 'ttft', 'itl', 'ttft-distribution', 'itl-distribution']);
 });
@@ -228,7 +228,7 @@ test('delta table text shows B with its change; failures from zero read "from 0"
 
 const row = (name: string, x: number, rps: number): StepRow => ({
   name, x, partial: false, requestsPerSecond: rps, outputTokensPerSecond: rps * 100, latencyMs: null, ttftMs: null, itlMs: null,
-  tpotMs: null, completed: 10, failed: 0, total: 10, errors: [],
+  tpotMs: null, completed: 10, failed: 0, total: 10, errors: [], warnings: [],
 });
 
 test('steps pair by name, else by position when no name matches and counts agree', () => {
@@ -336,6 +336,22 @@ test('a concurrency step that stayed well below its level says so in the notes',
   assert.equal(view.notes.length, 1);
   assert.match(view.notes[0]!, /^Step "concurrency@16" averaged 5\.2 requests in flight, not 16/);
   assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
+});
+
+test("a run over several endpoints names them all in its summary, with the strategy and each one's model (the summary named the first alone)", () => {
+  const doc = {
+    ...concurrencySweep(20),
+    endpoints: [
+      { baseUrl: 'http://10.0.0.1:8000/v1', api: 'chat' as const, model: 'llama-8b' },
+      { baseUrl: 'http://10.0.0.2:8000/v1', api: 'chat' as const, model: 'llama-8b-fp8' },
+    ],
+    endpointStrategy: 'least-in-flight' as const,
+  };
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  assert.equal(view.summary.baseUrl, '2 endpoints, least-in-flight: #0 http://10.0.0.1:8000/v1, #1 http://10.0.0.2:8000/v1');
+  assert.equal(view.summary.model, 'llama-8b, llama-8b-fp8');
+  const one = buildResultView(forReading(concurrencySweep(20)), 'r.llmbench.json');
+  assert.equal(one.summary.baseUrl, concurrencySweep(20).endpoint.baseUrl, 'one endpoint: as before');
 });
 
 test("compare's table fits a narrow editor: one column a metric, p50 over p99 in its cells, columns that say nothing left out and named", () => {

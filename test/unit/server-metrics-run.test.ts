@@ -69,8 +69,9 @@ test('during a sweep against the simulator: the series exist, and running + wait
   for (const name of ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:generation_tokens_total', 'vllm:prompt_tokens_total']) {
     assert.ok(series.some((s) => s.name === name && s.samples.length > 10), `${name} sampled through the run`);
   }
-  // Only the families the views read are kept: no histogram buckets, no request_success_total.
-  assert.ok(!series.some((s) => s.name.endsWith('_bucket') || s.name === 'vllm:request_success_total'), series.map((s) => s.name).join(', '));
+  // Only the families the views and the cross-checks read are kept: no histogram buckets; request_success_total for the abort cross-check.
+  assert.ok(!series.some((s) => s.name.endsWith('_bucket') || s.name === 'vllm:time_to_first_token_seconds_sum'), series.map((s) => s.name).join(', '));
+  assert.ok(series.some((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'abort'), 'the abort counter is kept for the cross-check');
   assert.ok(events.some((e) => e.type === 'sampled' && e.series.some((s) => s.name === 'vllm:num_requests_running')), 'samples reach the live panel');
 
   const common = commonSeries(series, engineOf(doc, series));

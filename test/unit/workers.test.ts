@@ -8,14 +8,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
 import { parseResultDocument, ResultDocumentSchema, type RequestRecord, type ResultDocument } from '../../src/format/result';
-import { executorOf, planRun, planSweepRates, type StepPlan } from '../../src/load/plan';
+import { executorOf, planRun, planSweepRates, stepsOfRepeat, type StepPlan } from '../../src/load/plan';
 import { runBenchmark } from '../../src/load/runner';
 import { resolveWorkers } from '../../src/load/workers';
 import { quantileOfSorted } from '../../src/results/stats';
@@ -40,6 +40,8 @@ function configFor(server: RunnerServer, overrides: Partial<RunConfigInput>): Ru
     workload: { kind: 'synthetic', inputTokens: { mean: 24, stdev: 8 }, outputTokens: 4 },
     limits: { requests: 40, warmup: 2 },
     serverMetrics: { url: 'off' },
+    // One salt for both runs compared (each run draws its own otherwise): every worker opens its prompts with the run's.
+    cache: { salt: 'w0rk3rs' },
     ...overrides,
   });
 }
@@ -70,7 +72,7 @@ function assertWithinNoise(a: number[], b: number[], what: string): void {
  * On a machine too loaded to keep the timing (other jobs, the server in this thread), the step must
  * say so: then its timing is not compared, its warning is what the run owes the user.
  */
-const clientBound = (step: ResultDocument['steps'][number]): boolean => step.warnings?.some((w) => w.kind === 'client-bound') === true;
+const clientBound = (step: ResultDocument['steps'][number]): boolean => step.summary?.warnings?.some((w) => w.kind === 'client-bound') === true;
 
 const ttfts = (records: readonly RequestRecord[]): number[] => records.filter((r) => !r.warmup && r.firstTokenMs !== null).map((r) => (r.firstTokenMs as number) - r.sentMs);
 
@@ -141,13 +143,14 @@ test('1 and 4 workers send the same requests: a ramp, repeated, with warm-up (ea
   const config = configFor(server, { profile: { kind: 'rate', arrival: 'poisson', ramp: { strategy: 'linear', startRate: 60, endRate: 240 } }, limits: { requests: 36, warmup: 3 }, repeat: { count: 2, pauseSec: 0 } });
   const one = await runWith(config, 1);
   const four = await runWith(config, 4);
-  const step = planRun(config).steps[0]!;
+  const plan = planRun(config);
   for (const doc of [one, four]) {
     assert.equal(doc.status, 'complete');
     assert.deepEqual(doc.steps.map((s) => s.repeat), [0, 1]);
     assert.equal(doc.steps.filter((s) => s.profile.ramp !== undefined).length, 2, 'both repeats are the ramp');
   }
-  for (const i of [0, 1]) assertSameStep(server, one.steps[i]!, four.steps[i]!, step);
+  // Each repeat draws its own arrival schedule (plan.ts, stepsOfRepeat); both runs draw the same.
+  for (const i of [0, 1]) assertSameStep(server, one.steps[i]!, four.steps[i]!, stepsOfRepeat(config, plan, i)[0]!);
   // The second repeat does not resend the first one's prompts, with one worker or four.
   for (const doc of [one, four]) {
     const [first, second] = doc.steps.map((s) => new Set(s.requests.map((r) => bodyOf(server, r))));
@@ -208,6 +211,49 @@ test('1 and 4 workers send the same conversations: a session stays on one worker
     assert.equal(bodyOf(server, other), bodyOf(server, record), `turn ${key} carries the same conversation`);
   }
   assert.ok(shared >= 18, `${shared} of 24 turns were sent by both runs`);
+});
+
+test('1 and 4 workers carry each record\'s reasoning, token source and chosen cancellation alike', async (t) => {
+  // Every answer thinks in two tokens, then answers in two; usage off: counts are the client's.
+  const server = await taggingServer(t, () => ({ pieces: ['<think>', 'a', '</think>', 'b'] }));
+  const config = configFor(server, {
+    endpoint: { baseUrl: server.baseUrl, model: 'm', reasoningTags: 'think' },
+    profile: { kind: 'rate', rates: [150], arrival: 'poisson' },
+    cancel: { rate: 0.5, afterMs: 60_000 },
+  });
+  const [one, four] = [await runWith(config, 1), await runWith(config, 4)];
+  const [a, b] = [byIndex(one.steps[0]!.requests), byIndex(four.steps[0]!.requests)];
+  const carried = (r: RequestRecord) => ({ index: r.index, reasoning: r.reasoning?.chunks, answerChunk: r.reasoning?.answerChunk, source: r.outputTokensSource, cancelAfterMs: r.cancelAfterMs });
+  assert.ok(a.some((r) => r.cancelAfterMs !== undefined) && a.some((r) => r.cancelAfterMs === undefined), 'some requests were chosen to be cancelled, some not');
+  assert.ok(a.every((r) => r.reasoning !== undefined), 'every record reasoned');
+  assert.deepEqual(b.map(carried), a.map(carried));
+  assert.ok(b.some((r) => r.worker === 3));
+});
+
+test('4 workers: open-loop sessions whose turns run out before the schedule say so; each first turn is scheduled at its session\'s start', async (t) => {
+  const server = await startRunnerServer(() => ({ tokens: 1 }));
+  t.after(() => server.close());
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-workers-sessions-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'conversations.jsonl');
+  const conversation = (n: number) => JSON.stringify({ messages: [1, 2, 3].flatMap((turn) => [{ role: 'user', content: `conversation ${n}, turn ${turn}` }, { role: 'assistant', content: 'ok' }]) });
+  writeFileSync(path, [1, 2, 3, 4, 5, 6, 7, 8].map(conversation).join('\n'));
+  const config = RunConfigSchema.parse({
+    endpoint: { baseUrl: server.baseUrl, model: 'm' },
+    workload: { kind: 'dataset', path, outputTokens: 1 },
+    sessions: {},
+    profile: { kind: 'rate', rates: [20], arrival: 'constant' },
+    limits: { requests: 12 },
+    serverMetrics: { url: 'off' },
+  });
+  const doc = await runWith(config, 4);
+  const step = doc.steps[0]!;
+  assert.match(step.note ?? '', /^Its 12 turns were spent after \d+ of its 12 scheduled session starts/, 'the workers\' unstarted sessions reach the note');
+  const schedule = planRun(config).steps[0]!.pacing;
+  assert.equal(schedule.kind, 'open');
+  for (const r of step.requests.filter((r) => r.turn === 0)) {
+    assert.equal(r.scheduledMs, Math.round((schedule.kind === 'open' ? (schedule.schedule[r.session as number] ?? 0) : 0) * 1e6) / 1000, `session ${r.session}'s first turn is scheduled at its start`);
+  }
 });
 
 test('a worker lost mid-step ends the run partial, naming it and its requests in flight; the file keeps what was recorded', async (t) => {

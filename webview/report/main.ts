@@ -41,13 +41,17 @@ function controls(model: ReportModel): HTMLElement[] {
   const stat = dropdown(['mean', 'p50', 'p90', 'p99'].map((s) => ({ value: s, label: s })), model.stat, (value) => send({ stat: value }), 'Statistic');
   const axis = dropdown([{ value: 'concurrency', label: 'concurrency' }, { value: 'rate', label: 'rate' }], model.axis, (value) => send({ axis: value }), 'Load axis');
   const ttft = sloInput('TTFT ≤ ms', model.slo.ttftMs, 'slo-ttft');
+  // TTFO is offered where it means something else than TTFT: when some run reasoned (or an SLO on it is set).
+  const ttfo = model.reasoning || model.slo.ttfoMs !== undefined ? sloInput('TTFO ≤ ms', model.slo.ttfoMs, 'slo-ttfo') : null;
   const tpot = sloInput('TPOT ≤ ms', model.slo.tpotMs, 'slo-tpot');
   const e2e = sloInput('Latency ≤ ms', model.slo.e2eMs, 'slo-e2e');
   const applySlo = () => {
     const slo: ReportSlo = {};
     const read = (input: HTMLInputElement) => (Number(input.value) > 0 ? Number(input.value) : undefined);
     const [t, p, e] = [read(ttft), read(tpot), read(e2e)];
+    const o = ttfo ? read(ttfo) : undefined;
     if (t) slo.ttftMs = t;
+    if (o) slo.ttfoMs = o;
     if (p) slo.tpotMs = p;
     if (e) slo.e2eMs = e;
     send({ slo });
@@ -68,20 +72,17 @@ function controls(model: ReportModel): HTMLElement[] {
         button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
       ),
     ]),
-    el('div', { className: 'toolbar' }, [group('SLO', ttft, tpot, e2e), button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
+    el('div', { className: 'toolbar' }, [group('SLO', ttft, ttfo, tpot, e2e), button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
   ];
 }
 
-/**
- * Runs whose figures follow another tool's definition, and steps whose client was the limit, said
- * once each under the runs table.
- */
+/** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps (a client that was the limit among them). */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
-  const warnings = model.runs.flatMap((r) => r.warnings.map((warning) => `${r.name}, ${warning}`));
+  const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${warning}`));
   return [
-    ...(warnings.length ? [el('ul', { className: 'notes run-warnings' }, warnings.map((text) => el('li', { className: 'notice notice-warning', text: `warning: ${text}` })))] : []),
     ...(notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : []),
+    ...(warnings.length ? [el('ul', { className: 'notes step-warnings tone-warning' }, warnings.map((text) => el('li', { text })))] : []),
   ];
 }
 
@@ -141,6 +142,11 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('h2', { text: 'Knees' }),
     scrollBox(textTable(knees.columns, knees.rows, 'data-table knees sticky-first')),
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
+    ...model.endpoints.flatMap((run) => [
+      el('h2', { text: `Per endpoint: ${run.name}` }),
+      el('div', { className: 'table-scroll' }, [textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')]),
+      ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
+    ]),
     el('h2', { text: 'Runs' }),
     scrollBox(
       el('table', { className: 'data-table runs sticky-first' }, [

@@ -6,13 +6,15 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, errorSection, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
+import { type ChartBoard, endpointSectionElement, errorSection, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
 import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
+let traceBoard: ChartBoard | undefined;
 
 startPage((message, { app, board, ask, addBoard }) => {
   serverBoard ??= addBoard();
+  traceBoard ??= addBoard();
   if (message.type === 'error') {
     replaceChildren(app, [errorSection(message.fileName, message.message, () => ask({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
@@ -48,6 +50,8 @@ startPage((message, { app, board, ask, addBoard }) => {
         : []),
       el('h2', { text: 'Steps' }),
       table,
+      view.endpoints ? endpointSectionElement(view.endpoints) : null,
+      view.trace ? traceSectionElement(view.trace, traceBoard) : null,
       hasCharts ? el('h2', { text: 'Charts' }) : null,
       board.element,
       view.server ? serverSectionElement(view.server, serverBoard) : null,
@@ -55,6 +59,7 @@ startPage((message, { app, board, ask, addBoard }) => {
     // Header and table paint first; a big run's charts follow on the next frame.
     requestAnimationFrame(() => {
       board.show(view.charts);
+      traceBoard?.show(view.trace?.charts ?? []);
       serverBoard?.show(view.server?.charts ?? []);
     });
   }

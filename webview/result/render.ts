@@ -2,11 +2,11 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import type { DeltaRow, RepeatRow, RunSummary, ServerSection, StepRow, ViewChart } from '../../src/format/messages/result';
+import type { DeltaRow, RepeatRow, RunSummary, ServerSection, StepRow, TableSection, TraceSection, ViewChart } from '../../src/format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
-import { el, errorBanner, scrollBox, textTable, type Child } from '../shared/dom';
+import { el, errorBanner, replaceChildren, scrollBox, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
 import { resultChartSpec, type ChartSpec } from '../../src/views/chart-spec';
 import { badge, button } from '../shared/toolkit';
@@ -56,13 +56,55 @@ function omittedNote(omitted: string[]): HTMLElement | null {
   return omitted.length ? el('p', { className: 'muted omitted-columns', text: `Not shown: ${omitted.join('; ')}.` }) : null;
 }
 
-/** The server's figures per step and its charts over the run's time (drawn by `board`). */
+/**
+ * The server's figures per step and its charts over the run's time (drawn by `board`). A run over
+ * several endpoints offers its replicas summed (the section's own table and charts) or one by one.
+ */
 export function serverSectionElement(server: ServerSection, board: ChartBoard): HTMLElement {
+  const replicas = server.replicas ?? [];
+  const tables = el('div', {});
+  const show = (oneByOne: boolean): void => {
+    replaceChildren(
+      tables,
+      oneByOne
+        ? replicas.flatMap((replica) => [el('h3', { text: replica.label }), replica.table.rows.length ? scrollingTable(replica.table, 'server-table') : null])
+        : [server.table.rows.length ? scrollingTable(server.table, 'server-table') : null],
+    );
+    board.show(oneByOne ? replicas.flatMap((replica) => replica.charts) : server.charts);
+  };
+  const toggle =
+    replicas.length > 0
+      ? el('div', { className: 'toolbar server-replicas', attrs: { role: 'group', 'aria-label': 'Endpoints' } }, [
+          button('Summed', () => show(false), 'secondary', 'server-summed'),
+          button('One by one', () => show(true), 'secondary', 'server-one-by-one'),
+        ])
+      : null;
+  replaceChildren(tables, [server.table.rows.length ? scrollingTable(server.table, 'server-table') : null]);
   return el('section', { className: 'server-section', attrs: { id: 'server-section' } }, [
     el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run" }),
     el('p', { className: 'muted', text: server.source }),
     ...server.notes.map((note) => el('p', { className: 'notice', text: note })),
-    server.table.rows.length ? scrollingTable(server.table, 'server-table') : null,
+    toggle,
+    tables,
+    board.element,
+  ]);
+}
+
+/** A run's figures per endpoint beside each step's total, and what stands out. */
+export function endpointSectionElement(section: TableSection): HTMLElement {
+  return el('section', { className: 'endpoint-section', attrs: { id: 'endpoint-section' } }, [
+    el('h2', { text: 'Per endpoint', title: 'Each step over all endpoints ("all"), then each endpoint\'s own requests' }),
+    ...section.notes.map((note) => el('p', { className: 'notice', text: note })),
+    scrollingTable(section.table, 'endpoint-table'),
+  ]);
+}
+
+/** A run's trace steps: what each replayed, how late it sent, and its load over time (drawn by `board`). */
+export function traceSectionElement(section: TraceSection, board: ChartBoard): HTMLElement {
+  return el('section', { className: 'trace-section', attrs: { id: 'trace-section' } }, [
+    el('h2', { text: 'Trace replay', title: 'Send lateness: when a request went out minus when the trace (its recorded time, scaled) said to send it' }),
+    ...section.notes.map((note) => el('p', { className: 'notice notice-warning', text: note })),
+    scrollingTable(section.table, 'trace-table'),
     board.element,
   ]);
 }

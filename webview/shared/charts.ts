@@ -1,11 +1,14 @@
 /**
  * chart.js for every view, with only the parts we draw registered (line and scatter charts on
- * linear or logarithmic axes, legend, tooltip, fills for percentile bands, decimation). Charts are
+ * linear or logarithmic axes, stacked bars over categories, legend, tooltip, fills for percentile
+ * bands, decimation). Charts are
  * described by a plain `ChartSpec`; `chartConfig` turns a spec and a theme into chart.js options as
  * a pure function, so views are tested without a canvas. Updates never animate and data is given
  * pre-parsed, which keeps charts smooth with tens of thousands of points.
  */
 import {
+  BarController,
+  BarElement,
   Chart,
   Decimation,
   Filler,
@@ -28,7 +31,7 @@ import { parseColor, toHex } from '../../src/views/contrast';
 import { formatTick } from '../../src/views/number-format';
 import { seriesColor, withAlpha, type Theme } from './theme';
 
-Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
+Chart.register(LineController, ScatterController, BarController, BarElement, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
 
 interface MarkerOptions {
   markers: { x: number; label: string }[];
@@ -168,9 +171,18 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
   } as unknown as ScaleOptionsByType<'linear'>;
 }
 
+/** A bar chart's datasets: one a series, its segments stacked on one bar a category when the spec stacks. */
+function barDatasets(spec: ChartSpec, theme: Theme): ChartDataset<'bar', Point[]>[] {
+  return spec.series.map((s, i) => {
+    const color = colorOf(s, i, theme);
+    return { type: 'bar', label: s.label, data: s.data, backgroundColor: color, borderColor: color, borderWidth: 0, barPercentage: 0.7, categoryPercentage: 0.9, ...(spec.stacked ? { stack: 'stack' } : {}) };
+  });
+}
+
 /** chart.js configuration for a spec on a theme. Pure: same input, same output. */
 export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'line' | 'scatter', Point[]> {
-  const datasets = spec.series.map((s, i): ChartDataset<'line', Point[]> => {
+  const bar = spec.kind === 'bar';
+  const datasets = bar ? barDatasets(spec, theme) : spec.series.map((s, i): ChartDataset<'line', Point[]> => {
     const color = colorOf(s, i, theme);
     const showLine = s.showLine ?? spec.kind === 'line';
     const percentile = s.percentile ? PERCENTILE_STYLE[s.percentile] : undefined;
@@ -197,8 +209,8 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
     };
   });
   const scales: Record<string, ScaleOptionsByType<'linear'>> = {
-    x: axisOptions(spec.x, theme, 'bottom', true),
-    y: axisOptions(spec.y, theme, 'left', true),
+    x: { ...axisOptions(spec.x, theme, 'bottom', !bar), ...(spec.stacked ? { stacked: true } : {}) },
+    y: { ...axisOptions(spec.y, theme, 'left', true), ...(spec.stacked ? { stacked: true } : {}) },
   };
   if (spec.y2) scales['y2'] = axisOptions(spec.y2, theme, 'right', false);
   return {
@@ -212,13 +224,14 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       maintainAspectRatio: false,
       color: theme.foreground,
       font: { family: theme.fontFamily, size: theme.fontSize },
-      interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+      // A bar's tooltip lists every segment of the bar under the pointer.
+      interaction: bar ? { mode: 'index', intersect: false, axis: 'x' } : { mode: 'nearest', intersect: false, axis: 'x' },
       scales,
       plugins: {
         legend: {
           display: spec.legend !== false,
           // A line swatch shows each series' dash, which a filled box blurs.
-          labels: { color: theme.foreground, usePointStyle: true, pointStyle: 'line', pointStyleWidth: 24, generateLabels: (chart: Chart) => legendItems(chart, spec) },
+          labels: { color: theme.foreground, usePointStyle: true, pointStyle: bar ? 'rect' : 'line', pointStyleWidth: bar ? 14 : 24, generateLabels: (chart: Chart) => legendItems(chart, spec) },
           onClick: (event: unknown, item: LegendItem, legend: unknown) => {
             if ((item.datasetIndex ?? -1) >= 0) defaultLegendClick.call(legend as never, event as never, item, legend as never);
           },
@@ -226,6 +239,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
         llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, background: theme.background, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
         tooltip: {
           ...(spec.x.unit ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => `${formatTick(items[0]?.parsed.x ?? 0)} ${spec.x.unit}` } } : {}),
+          ...(spec.x.categories ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => spec.x.categories?.[items[0]?.parsed.x ?? -1] ?? '' } } : {}),
           backgroundColor: theme.background,
           titleColor: theme.foreground,
           bodyColor: theme.foreground,

@@ -4,6 +4,7 @@
  * CSS uses the variables directly, except for the colours of text that a theme may not make
  * readable on its own background (`applyReadableColors`); this module is for canvas, which cannot read CSS.
  */
+import { fontStack } from '../../src/views/fonts';
 import { MARK_CONTRAST, parseColor, readableOn, TEXT_CONTRAST, toHex } from '../../src/views/contrast';
 
 export type ThemeKind = 'light' | 'dark' | 'high-contrast' | 'high-contrast-light';
@@ -67,7 +68,7 @@ export function themeKind(body: HTMLElement = document.body): ThemeKind {
 export function readTheme(root: HTMLElement = document.documentElement): Theme {
   const kind = themeKind(root.ownerDocument.body ?? undefined);
   const style = getComputedStyle(root);
-  return themeFromVariables(kind, (name) => style.getPropertyValue(name).trim(), style.getPropertyValue('--vscode-font-family').trim() || 'system-ui, sans-serif', Number.parseFloat(style.getPropertyValue('--vscode-font-size')) || 13);
+  return themeFromVariables(kind, (name) => style.getPropertyValue(name).trim(), fontStack(style.getPropertyValue('--vscode-editor-font-family').trim(), style.getPropertyValue('--vscode-font-family').trim() || 'system-ui'), Number.parseFloat(style.getPropertyValue('--vscode-font-size')) || 13);
 }
 
 /**

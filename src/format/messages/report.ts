@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { LoadAxisSchema, ReportPanelStateSchema, ReportSloSchema, StatChoiceSchema } from './from-views';
 import { keepStateEvent } from './protocol';
-import { NoiseRuleSchema } from './result';
+import { NoiseRuleSchema, TextTableSchema } from './result';
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
@@ -52,12 +52,18 @@ export const RankingRowSchema = z.object({
   group: z.string(),
   /** The heaviest step that met the SLO, or null when none did. */
   step: z.string().nullable(),
+  /** For a run that repeated its profile: how many repeats every figure of the row is the mean of (absent: one step's figures). */
+  repeats: z.number().int().positive().optional(),
   load: nullableNumber,
   requestsPerSecond: nullableNumber,
   outputTokensPerSecond: nullableNumber,
-  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
+  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (the mean across the step's repeats, as every figure of the row). */
   outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
+  /** TTFO (its TTFT without reasoning), and the step's mean reasoning and answer tokens; set when some run reasoned. */
+  ttfoMs: nullableNumber.optional(),
+  reasoningTokens: nullableNumber.optional(),
+  answerTokens: nullableNumber.optional(),
   tpotMs: nullableNumber,
   latencyMs: nullableNumber,
   /** Highest goodput the run measured itself (its own SLO), with its step. */
@@ -78,8 +84,8 @@ export const ReportModelSchema = z.object({
       importedFrom: z.string().optional(),
       /** Statistics of the run kept under another tool's definition (GuideLLM 0.4+'s token-weighted TPOT...). */
       definitionNotes: z.array(z.string()),
-      /** Its steps' warnings (the client was the limit), each with the step's label. */
-      warnings: z.array(z.string()).default([]),
+      /** Its steps' warnings (too short, a busy server at the start, a stop guard, a client that was the limit), `step: message`, and which definition its rates follow. */
+      stepWarnings: z.array(z.string()).default([]),
       /** Worker threads that sent its requests, and why; null for a file that does not say. */
       workers: z.string().nullable().default(null),
       /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
@@ -93,6 +99,8 @@ export const ReportModelSchema = z.object({
   axis: LoadAxisSchema,
   stat: StatChoiceSchema,
   slo: ReportSloSchema,
+  /** Some run reasoned: the report adds TTFO and the reasoning and answer tokens. */
+  reasoning: z.boolean().default(false),
   charts: z.array(ReportChartSchema),
   tradeoff: ReportChartSchema,
   /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */
@@ -109,6 +117,8 @@ export const ReportModelSchema = z.object({
     }),
   ),
   ranking: z.array(RankingRowSchema),
+  /** Each run over several endpoints: its steps' figures per endpoint beside their totals, and what stands out. */
+  endpoints: z.array(z.object({ name: z.string(), table: TextTableSchema, notes: z.array(z.string()) })).default([]),
 });
 
 export const HostToReportSchema = z.discriminatedUnion('type', [
