@@ -23,6 +23,7 @@ import { startSimServer, type SimServer } from '../../src/sim/index';
 import { closedPort, promptKey, startTokenServer } from '../helpers/cli-server';
 import { kubernetesSchemaErrors, readYamlDocuments, type KubernetesKind } from '../helpers/kubernetes-schema';
 import { cliPath } from '../helpers/limited-child';
+import { JSON_HEADERS, startScriptedServer, type RecordedRequest } from '../helpers/sse-server';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -353,4 +354,52 @@ test("a coordinator SIGKILLed mid-step: every shard stops and ends its own file 
   assert.deepEqual([...new Set(kept.map((r) => r.worker))].sort(), [0, 1, 2, 3]);
   assert.equal(new Set(kept.map((r) => r.index)).size, kept.length, 'no request twice');
   for (const [i, f] of files.entries()) assert.equal(kept.filter((r) => r.worker === i + 1).length, read(f).steps[0]!.requests.length, `shard ${i + 1}: its own file's records`);
+});
+
+test("a shard run over several endpoints: each shard sends each endpoint its own key from its own environment, and every shard's failover events reach the file", async (t) => {
+  const keys = ['sk-shard-first-endpoint-0000', 'sk-shard-second-endpoint-1111'];
+  const seen: { endpoint: number; authorization: string | undefined }[][] = [[], []];
+  const answer = (endpoint: number) => (request: RecordedRequest) => {
+    seen[endpoint]!.push({ endpoint, authorization: request.headers.authorization });
+    if (request.path.endsWith('/metrics')) return { status: 404 };
+    return { status: 200, headers: JSON_HEADERS, steps: [JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } })] };
+  };
+  const servers = await Promise.all([startScriptedServer(answer(0)), startScriptedServer(answer(1))]);
+  t.after(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+  const down = `http://127.0.0.1:${await closedPort()}/v1`;
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-shard-endpoints-'));
+  const configPath = join(dir, 'endpoints.llmbench-config.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      endpoints: [
+        { baseUrl: servers[0]!.baseUrl, model: 'm', apiKeyEnv: 'FIRST_KEY' },
+        { baseUrl: servers[1]!.baseUrl, model: 'm', apiKeyEnv: 'SECOND_KEY' },
+        { baseUrl: down, model: 'm' },
+      ],
+      failover: {},
+      workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 2 },
+      request: { stream: false },
+      profile: { kind: 'concurrency', levels: [2] },
+      limits: { requests: 30 },
+      serverMetrics: { url: 'off' },
+    }),
+  );
+  const run = await runShards({ flags: ['--config', configPath], dir, n: 2, envOf: () => ({ FIRST_KEY: keys[0]!, SECOND_KEY: keys[1]! }) });
+  assert.deepEqual(run.codes, [0, 0], run.outputs.join('\n----\n'));
+  const doc = read(run.out);
+  const step = doc.steps[0]!;
+  for (const endpoint of [0, 1]) {
+    const sent = seen[endpoint]!;
+    assert.ok(sent.length > 0 && sent.every((s) => s.authorization === `Bearer ${keys[endpoint]}`), `endpoint ${endpoint} got its own key only: ${JSON.stringify(sent.map((s) => s.authorization))}`);
+    for (const shard of [0, 1]) assert.ok(step.requests.some((r) => r.worker === shard && r.endpoint === endpoint && r.error === null), `shard ${shard} was answered by endpoint ${endpoint}`);
+  }
+  // Each shard's router put the endpoint that is down out on its own: two events, one of them shard 1's, sent over its connection.
+  assert.deepEqual(step.failovers?.map((e) => [e.endpoint, e.event]), [[2, 'out'], [2, 'out']]);
+  assert.deepEqual(read(join(dir, 'run.shard-1.llmbench.json')).steps[0]!.failovers?.map((e) => [e.endpoint, e.event]), [[2, 'out']]);
+  for (const text of [readFileSync(run.out, 'utf8'), readFileSync(join(dir, 'run.shard-1.llmbench.json'), 'utf8'), ...run.outputs]) {
+    for (const key of keys) assert.ok(!text.includes(key), 'no key in a file or a log');
+  }
 });
