@@ -8,6 +8,7 @@ import { UsageError } from './args';
 import * as cluster from './commands/cluster';
 import * as demo from './commands/demo';
 import * as importCommand from './commands/import';
+import * as merge from './commands/merge';
 import * as report from './commands/report';
 import * as run from './commands/run';
 import * as sim from './commands/sim';
@@ -24,6 +25,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   import: { summary: 'turn vLLM, GuideLLM, AIPerf, EvalScope or LLMPerf results into a result file', run: importCommand.run },
   tune: { summary: "tune a server's flags: launch it per trial, benchmark it, search for the best within SLOs", run: tune.run },
   report: { summary: 'one report (HTML with charts, Markdown or CSV) over many result files', run: report.run },
+  merge: { summary: "merge the files of one shard run (shard 0's and each shard's own) into one result file", run: merge.run },
   cluster: { summary: 'start one run as shards on many machines: an sbatch script (Slurm) or a Kubernetes manifest', run: cluster.run },
   demo: { summary: 'a sweep against the built-in simulator: the table and a result file in benchmarks/', run: demo.run },
 };

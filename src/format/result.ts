@@ -366,6 +366,40 @@ export type ThreadLoad = z.infer<typeof ThreadLoadSchema>;
 export const WorkersInfoSchema = z.object({ count: z.number().int().positive(), reason: z.string() });
 export type WorkersInfo = z.infer<typeof WorkersInfoSchema>;
 
+/**
+ * One shard of a run split over processes or machines (docs/scale-out.md): where it ran, and its
+ * clock against the coordinator's, estimated NTP-style (the round trip with the shortest time).
+ */
+export const ShardMemberSchema = z.object({
+  shard: z.number().int().nonnegative(),
+  /** `registered`: it took part (a shard lost later is named in the run's statusReason); `missing`: it never registered. */
+  state: z.enum(['registered', 'missing']),
+  host: z.string().nullable(),
+  pid: z.number().int().positive().nullable(),
+  /** Its clock minus the coordinator's (ms); 0 for the coordinator itself, null for a shard that never registered. */
+  offsetMs: z.number().nullable(),
+  /** Half the shortest round trip: the true offset lies within offsetMs ± this (ms). */
+  uncertaintyMs: z.number().nonnegative().nullable(),
+  /** The shortest round trip measured (ms). */
+  rttMs: z.number().nonnegative().nullable(),
+});
+export type ShardMember = z.infer<typeof ShardMemberSchema>;
+
+/**
+ * A run split into shards: its id (every shard's file carries the same), how many shards, the
+ * fingerprint of the config they all ran (the plan and seed follow from it), and each shard. In a
+ * shard's own file, `shard` says which one it is; the coordinator's (merged) file has none.
+ */
+export const ShardsInfoSchema = z.object({
+  runId: z.string(),
+  count: z.number().int().positive(),
+  configHash: z.string(),
+  coordinator: z.string(),
+  shard: z.number().int().nonnegative().optional(),
+  members: z.array(ShardMemberSchema),
+});
+export type ShardsInfo = z.infer<typeof ShardsInfoSchema>;
+
 /** The client's side of a step: its worker count, each worker's load and the start skew between them. */
 export const ClientLoadSchema = z.object({
   workers: z.number().int().positive(),
@@ -494,6 +528,8 @@ export const ResultDocumentSchema = z.object({
   hardware: HardwareSchema.optional(),
   /** Worker threads that sent the requests, and why that many (`workers` in the config); absent in older files. */
   workers: WorkersInfoSchema.optional(),
+  /** The shards of a run split over processes or machines (in a shard run a record's `worker` is its shard); absent otherwise. */
+  shards: ShardsInfoSchema.optional(),
   steps: z.array(StepSchema),
   /** Samples taken after the last step ended (the final scrape), written when the run ends. */
   sampledAfterSteps: z.array(MetricSeriesSchema).optional(),

@@ -87,3 +87,5 @@ export const ExecutorReplySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), message: z.string(), badInput: z.boolean() }),
 ]);
 export type ExecutorReply = z.input<typeof ExecutorReplySchema>;
+/** A reply as the gather has it, parsed. */
+export type ExecutorReplyReceived = z.output<typeof ExecutorReplySchema>;

@@ -14,7 +14,7 @@ import { startWorkerThread, type WorkerThread } from '../processes/worker-thread
 import type { TokenCounter, Workload } from '../workload/types';
 import { createDispatcher } from './client';
 import { executePart, preparePart, type ExecutorEnv, type ExecutorSink, type StepSignals } from './execute';
-import { ExecutorReplySchema, type ExecutorCommand } from './executor-protocol';
+import { ExecutorReplySchema, type ExecutorCommand, type ExecutorReplyReceived } from './executor-protocol';
 import { partConnections, type ExecutorPart, type PartUsage } from './plan';
 import { ThreadLoadMeter } from './thread-load';
 
@@ -144,7 +144,18 @@ interface Running {
   error: Error | null;
 }
 
-/** One executor in a worker thread, as the pool sees it. */
+/**
+ * How the pool reaches one executor: a worker thread (startWorkerThread), or a shard's connection
+ * (shards.ts). Replies are parsed before `onReply`; `onCrash` says once why the executor is gone.
+ */
+export type OpenExecutorChannel = (onReply: (reply: ExecutorReplyReceived) => void, onCrash: (reason: string) => void) => WorkerThread<ExecutorCommand>;
+
+/** How an executor is named in a message: `Worker 2 of 4`, `Shard 3 of 4 (host node03, pid 812)`. */
+export type ExecutorLabel = (index: number, of: number) => string;
+
+const workerLabel: ExecutorLabel = (index, of) => `Worker ${index} of ${of}`;
+
+/** One executor in a worker thread or behind a shard's connection, as the pool sees it. */
 class ExecutorThread {
   private readonly thread: WorkerThread<ExecutorCommand>;
   private waiter: Waiter | null = null;
@@ -160,14 +171,13 @@ class ExecutorThread {
   constructor(
     readonly index: number,
     private readonly of: number,
-    script: string,
+    open: OpenExecutorChannel,
+    private readonly label: ExecutorLabel,
   ) {
-    this.thread = startWorkerThread<ExecutorCommand, ReturnType<typeof ExecutorReplySchema.parse>>({
-      script,
-      replies: ExecutorReplySchema,
-      onReply: (reply) => this.onReply(reply),
-      onCrash: (reason) => this.onLost(reason),
-    });
+    this.thread = open(
+      (reply) => this.onReply(reply),
+      (reason) => this.onLost(reason),
+    );
   }
 
   /** Sends a command and waits for `ready` or `armed`, or the thread's loss. */
@@ -228,7 +238,7 @@ class ExecutorThread {
     return this.thread.close({ command: { type: 'close' }, deadlineMs: 1000 });
   }
 
-  private onReply(reply: ReturnType<typeof ExecutorReplySchema.parse>): void {
+  private onReply(reply: ExecutorReplyReceived): void {
     this.heardAt = performance.now();
     switch (reply.type) {
       case 'ready':
@@ -283,7 +293,7 @@ class ExecutorThread {
       this.running === null
         ? ''
         : `: its last report, ${ago} ms before, had ${this.inFlight} request${this.inFlight === 1 ? '' : 's'} in flight, lost with any that ended after that report`;
-    return `Worker ${this.index} of ${this.of} stopped${during} (${reason})${inFlight}. The run was stopped; every request recorded before is kept.`;
+    return `${this.label(this.index, this.of)} stopped${during} (${reason})${inFlight}. The run was stopped; every request recorded before is kept.`;
   }
 
   private onLost(reason: string): void {
@@ -299,19 +309,45 @@ class ExecutorThread {
   }
 }
 
-/** Executors each in a worker thread of their own, started from `script` (dist/executor-worker.js). */
+/** A worker thread running dist/executor-worker.js, as an executor's channel. */
+export function executorThreadChannel(script: string): OpenExecutorChannel {
+  return (onReply, onCrash) => startWorkerThread<ExecutorCommand, ExecutorReplyReceived>({ script, replies: ExecutorReplySchema, onReply, onCrash });
+}
+
+/**
+ * Executors each behind a channel of their own: worker threads started from `script`
+ * (dist/executor-worker.js), or a shard run's shards (shards.ts), whose start instant needs a
+ * longer lead to cross the network.
+ */
 export class ThreadExecutors implements ExecutorPool {
-  private constructor(private readonly threads: ExecutorThread[]) {}
+  private constructor(
+    private readonly threads: ExecutorThread[],
+    private readonly startLeadMs: number,
+  ) {}
 
   get count(): number {
     return this.threads.length;
   }
 
   /** Starts `count` worker threads and has each build its workload; rejects (and ends them) if one cannot. */
-  static async start(count: number, script: string, config: RunConfig, apiKey: string | undefined, apiKeys?: readonly (string | undefined)[]): Promise<ThreadExecutors> {
-    const threads = Array.from({ length: count }, (_, i) => new ExecutorThread(i, count, script));
-    const pool = new ThreadExecutors(threads);
-    const ready = await Promise.allSettled(threads.map((t) => t.init(config, apiKey, apiKeys)));
+  static start(count: number, script: string, config: RunConfig, apiKey: string | undefined, apiKeys?: readonly (string | undefined)[]): Promise<ThreadExecutors> {
+    return ThreadExecutors.over(Array.from({ length: count }, () => executorThreadChannel(script)), config, { apiKey, ...(apiKeys !== undefined ? { apiKeys } : {}) }, { startLeadMs: START_LEAD_MS, label: workerLabel });
+  }
+
+  /**
+   * Executors over the given channels, each told to build its workload; rejects (and ends them) if
+   * one cannot. `keys`: the run's key and, with `endpoints`, each endpoint's (a shard's channel
+   * does not pass them on).
+   */
+  static async over(
+    channels: readonly OpenExecutorChannel[],
+    config: RunConfig,
+    keys: Pick<ExecutorBase, 'apiKey' | 'apiKeys'>,
+    how: { startLeadMs: number; label: ExecutorLabel },
+  ): Promise<ThreadExecutors> {
+    const threads = channels.map((open, i) => new ExecutorThread(i, channels.length, open, how.label));
+    const pool = new ThreadExecutors(threads, how.startLeadMs);
+    const ready = await Promise.allSettled(threads.map((t) => t.init(config, keys.apiKey, keys.apiKeys)));
     const failed = ready.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await pool.close();
@@ -325,7 +361,7 @@ export class ThreadExecutors implements ExecutorPool {
     const armed = await Promise.allSettled(active.map((i) => (this.threads[i] as ExecutorThread).arm(parts[i] as ExecutorPart)));
     // A worker lost before the start: the others start stopped, so that the step ends at once.
     if (armed.some((a) => a.status === 'rejected')) step.stopNow();
-    const startAt = performance.now() + START_LEAD_MS;
+    const startAt = performance.now() + this.startLeadMs;
     step.start(startAt);
     const running = active.map((i, n) => (armed[n]?.status === 'rejected' ? Promise.reject((armed[n] as PromiseRejectedResult).reason) : (this.threads[i] as ExecutorThread).run(performance.timeOrigin + startAt, step)));
 

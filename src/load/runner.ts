@@ -8,13 +8,11 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, STEP_END_DEFAULTS, takesMessages, type Labels, type RunConfig } from '../format/config';
+import { RunConfigSchema, STEP_END_DEFAULTS, takesMessages, type RunConfig } from '../format/config';
 import type { TraceReplay } from '../format/result';
 import { describeLeftOut } from '../workload/trace';
 import { scanTrace } from '../workload/trace-scan';
-import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
-import packageJson from '../../package.json';
-import { onThisHost } from '../processes/alive';
+import { describeZodError, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
 import { randomBytes } from 'node:crypto';
 import { wantsUsage } from './client';
 import { CacheResetter } from './cache-reset';
@@ -27,11 +25,14 @@ import { createTokenCounter } from '../workload/tokenizer';
 import type { RunBenchmark, RunOptions } from './types';
 import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
-import { InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
+import { executorThreadChannel, InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
 import { RunGather } from './gather';
 import { waitForIdleServer, type StepLeftovers } from './cooldown';
 import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 import { resolveWorkers } from './workers';
+import { documentHead } from './document-head';
+import { configHash, ShardCoordinator } from './shards';
+import type { ShardRole } from './shard-protocol';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -74,36 +75,6 @@ function extraBodyWarnings(config: RunConfig): string[] {
     );
   }
   return warnings;
-}
-
-/** The result document's fixed part: what ran against what, with secrets left out. */
-function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor, workers: WorkersInfo) {
-  const { endpoint, serverMetrics } = config;
-  const scrapedUrl = serverMetrics.url === undefined || serverMetrics.url === 'off' ? {} : { url: redactUrl(serverMetrics.url) };
-  return {
-    schemaVersion: SCHEMA_VERSION,
-    tool: { name: packageJson.name, version: packageJson.version },
-    createdAt: new Date().toISOString(),
-    endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
-    ...(config.endpoints !== undefined
-      ? {
-          endpoints: config.endpoints.map((e) => ({ baseUrl: redactUrl(e.baseUrl), api: e.api, model: e.model })),
-          endpointStrategy: config.endpointStrategy ?? 'round-robin',
-        }
-      : {}),
-    labels,
-    config: {
-      ...config,
-      endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
-      ...(config.endpoints !== undefined ? { endpoints: config.endpoints.map(shownEndpoint) } : {}),
-      serverMetrics: { ...serverMetrics, ...scrapedUrl },
-    },
-    // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).
-    writer: onThisHost(),
-    ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
-    ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
-    workers,
-  } as const;
 }
 
 /** What the run says about its trace before it starts: what it replays, and what it left out (in the log and the file's warnings). */
@@ -279,10 +250,42 @@ async function startExecutors(config: RunConfig, options: RunOptions, workers: W
   return { executors, chatNote: takesMessages(config.endpoint.api) ? (await createTokenCounter(config.tokenizer)).chatNote : null };
 }
 
+/** Before a step starts, besides the slowest shard's round trip: time for the start instant to reach every shard. */
+const SHARD_START_LEAD_MS = 50;
+
+/**
+ * Shard 0's executors: its own part in a worker thread, and each other shard once all have
+ * registered. A shard missing at the registration timeout leaves the pool empty and says which.
+ */
+async function startShardExecutors(config: RunConfig, options: RunOptions, role: ShardRole): Promise<{ executors: ExecutorPool; coordinator: ShardCoordinator; missing: string | null }> {
+  if (config.workers !== undefined && config.workers !== 1) {
+    throw new BadInputError(`--workers with --shards is not supported yet: each shard sends its part from one thread. Start more shards per machine instead (srun --ntasks-per-node, more pods).`);
+  }
+  const coordinator = await ShardCoordinator.listen(role, configHash(config));
+  try {
+    const missing = await coordinator.gather();
+    const script = options.executorScript ?? join(__dirname, 'executor-worker.js');
+    if (missing.length > 0) {
+      const which = missing.length === 1 ? `Shard ${missing[0]} of ${role.shards} did not register` : `Shards ${missing.join(', ')} of ${role.shards} did not register`;
+      const message = `${which} with the coordinator at ${coordinator.address} within ${role.registerTimeoutMs / 1000} s. The run was stopped before its first step: with fewer shards it would not send the load planned.`;
+      return { executors: await ThreadExecutors.over([], config, { apiKey: undefined }, { startLeadMs: 0, label: coordinator.label }), coordinator, missing: message };
+    }
+    const executors = await ThreadExecutors.over([executorThreadChannel(script), ...coordinator.channels()], config, { apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}) }, {
+      startLeadMs: SHARD_START_LEAD_MS + 2 * coordinator.slowestRttMs,
+      label: coordinator.label,
+    });
+    return { executors, coordinator, missing: null };
+  } catch (error) {
+    coordinator.destroy();
+    throw error;
+  }
+}
+
 /**
  * Runs the configured benchmark and resolves with the final document. Bad configuration and
  * unreadable datasets or tokenizers reject before anything is sent or written; after that, request
- * failures are recorded, never thrown.
+ * failures are recorded, never thrown. With `options.shard` this process is shard 0 of a shard run:
+ * it coordinates the others (shards.ts), whose records come into its file.
  */
 export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
@@ -290,9 +293,21 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   const trace: TraceReplay | undefined = config.profile.kind === 'trace' ? await scanTrace(traceSourceOf(config.profile), traceRequestLimit(config)) : undefined;
   // The plan is made before the file exists so that a bad schedule creates no file.
   const plan = planRun(config, trace);
-  const workers = resolveWorkers(config, plan);
-  checkFileDescriptors(mostConnections(plan, workers.count));
-  const { executors, chatNote } = await startExecutors(config, options, workers);
+  const role = options.shard !== undefined && options.shard.shards > 1 ? options.shard : null;
+  const workers: WorkersInfo = role ? { count: role.shards, reason: `${role.shards} shards, each sending its part from one thread` } : resolveWorkers(config, plan);
+  checkFileDescriptors(mostConnections(plan, role ? 1 : workers.count));
+  let coordinator: ShardCoordinator | null = null;
+  let missing: string | null = null;
+  let started: { executors: ExecutorPool; chatNote: string | null };
+  if (role) {
+    const shards = await startShardExecutors(config, options, role);
+    coordinator = shards.coordinator;
+    missing = shards.missing;
+    started = { executors: shards.executors, chatNote: null };
+  } else {
+    started = await startExecutors(config, options, workers);
+  }
+  const { executors, chatNote } = started;
   try {
     // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
     const probed = await probeEngineLabels(config, options);
@@ -302,7 +317,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     let writer: ResultWriter;
     try {
       // The hardware found fills the hardware/gpus labels the user left empty.
-      writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor, workers), {
+      writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor, workers, coordinator?.info()), {
         keepRecords: options.keepRecords !== false,
       });
     } catch (error) {
@@ -322,10 +337,16 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
       if (config.request.stream && !wantsUsage(config.request)) {
         gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
       }
+      if (coordinator) gather.log('info', shardsLine(coordinator));
+      for (const note of coordinator?.notes.splice(0) ?? []) gather.log('warn', note);
+      if (missing !== null) gather.lose(missing);
       const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
       if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
       await runSteps({ config, executors, gather, cacheResetter }, plan);
-      return await gather.finish();
+      for (const note of coordinator?.notes.splice(0) ?? []) gather.log('warn', note);
+      const doc = await gather.finish();
+      coordinator?.end(doc.status === 'running' ? 'partial' : doc.status, doc.statusReason ?? null);
+      return doc;
     } catch (error) {
       await gather.fail(error);
       throw error;
@@ -334,5 +355,13 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     }
   } finally {
     await executors.close();
+    coordinator?.destroy();
   }
 };
+
+/** The log's line for a shard run: each shard's host and clock offset. */
+function shardsLine(coordinator: ShardCoordinator): string {
+  const info = coordinator.info();
+  const members = info.members.map((m) => (m.state === 'missing' ? `${m.shard}: missing` : `${m.shard}: ${m.host} ${m.offsetMs ?? 0} ± ${m.uncertaintyMs ?? 0} ms`));
+  return `Shards: ${info.count}, coordinator ${info.coordinator}, run ${info.runId} (${members.join('; ')}).`;
+}

@@ -98,6 +98,8 @@ export interface RunOptions {
    */
   keepRecords?: boolean;
   onEvent?: (event: RunEvent) => void;
+  /** Shard 0 of a run split into shards (shards.ts): it coordinates the others. */
+  shard?: import('./shard-protocol').ShardRole;
   /** The executor threads' bundle for a run with more than one worker; dist/executor-worker.js beside this bundle by default. */
   executorScript?: string;
 }

@@ -5,6 +5,7 @@
  * are parsed here like any outside input.
  */
 import * as z from 'zod';
+import { ShardRoleSchema } from './shard-protocol';
 import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
@@ -22,6 +23,7 @@ export const WorkerCommandSchema = z.discriminatedUnion('type', [
     /** Each endpoint's key (null: none) for a run over several endpoints. */
     apiKeys: z.array(z.string().nullable()).optional(),
     resultPath: z.string().optional(),
+    shard: ShardRoleSchema.optional(),
   }),
   z.object({ type: z.literal('cancel') }),
 ]);
@@ -107,6 +109,7 @@ export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { 
       apiKey: options.apiKey,
       ...(options.apiKeys ? { apiKeys: options.apiKeys.map((key) => key ?? null) } : {}),
       resultPath: options.resultPath,
+      ...(options.shard ? { shard: options.shard } : {}),
     });
     if (options.signal?.aborted) cancel();
   });

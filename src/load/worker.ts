@@ -33,6 +33,7 @@ port.on('message', (raw: unknown) => {
     apiKey: command.apiKey,
     ...(command.apiKeys ? { apiKeys: command.apiKeys.map((key) => key ?? undefined) } : {}),
     resultPath: command.resultPath,
+    ...(command.shard ? { shard: command.shard } : {}),
     // The host gets an overview; the records stay in the file.
     keepRecords: command.resultPath === undefined,
     onEvent: (event) => reply({ type: 'event', event }),

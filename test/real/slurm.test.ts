@@ -3,8 +3,9 @@
  * (test/helpers/slurm.ts; scripts/setup.d/slurm.sh installs it). srun starts 4 tasks of the real
  * command line on 2 cores (--overcommit); `llmbench cluster slurm --submit` hands its script to
  * sbatch, whose srun starts the shards with the values, the environment and the token they need.
- * The shard runtime (registration, clocks, merge) is not there yet: the submitted script's program
- * is a recorder (test/helpers/slurm-task.ts, given as --llmbench) that writes what each shard got.
+ * The submitted script's program is a recorder (test/helpers/slurm-task.ts, given as --llmbench)
+ * that writes what each shard got; `srun -n 4 --overcommit node dist/cli.js run ... --shards 4`
+ * runs the shard runtime itself against the simulator and checks the one file it makes.
  * Without Slurm on a user's clone these tests say why they are skipped; under CI they fail.
  */
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +19,9 @@ import { firstHostOfNodeList } from '../../src/cluster/shard-command';
 import { parseResultDocument } from '../../src/format/result';
 import { cliPath, repoRoot } from '../helpers/limited-child';
 import { slurmCommand, slurmSkip, startSlurmCluster, waitForJob, type SlurmCluster } from '../helpers/slurm';
+import { closedPort } from '../helpers/cli-server';
+import { runBounded } from '../helpers/processes';
+import { startSimServer } from '../../src/sim/index';
 
 const taskScript = join(repoRoot, 'out', 'test', 'helpers', 'slurm-task.js');
 
@@ -129,6 +133,54 @@ describe('Slurm: a real one-node cluster', { timeout: 300_000 }, () => {
 
     const second = await submitOnce();
     assert.notEqual(second.tasks[0]!.tokenSha256, tasks[0]!.tokenSha256, 'each job makes its own token');
+  });
+
+  test('srun -n 4 --overcommit node dist/cli.js run ... --shards 4: one merged file, every planned request once, 4 shards with offsets, the counts of one process', { skip, timeout: 240_000 }, async () => {
+    const c = cluster!;
+    const dir = join(c.scratch, 'shards');
+    mkdirSync(dir);
+    const sim = await startSimServer({ preset: 'tiny', speedup: 20 });
+    try {
+      const flags = ['--url', sim.baseUrl, '--model', sim.model, '--input-tokens', '32', '--output-tokens', '16', '--server-metrics', 'off', '--profile', 'rate', '--rate', '20,40', '--arrival', 'constant', '--requests', '80'];
+      const out = join(dir, 'run.llmbench.json');
+      const port = await closedPort();
+      const began = performance.now();
+      const srun = await runBounded(
+        'srun',
+        ['-n', '4', '--overcommit', process.execPath, cliPath, 'run', ...flags, '--out', out, '--shards', '4', '--coordinator', `:${port}`],
+        { ...c.env, LLMBENCH_RUN_TOKEN: createHash('sha256').update(String(Math.random())).digest('hex') },
+        200_000,
+      );
+      assert.equal(srun.code, 0, srun.output);
+      const doc = parseResultDocument(readFileSync(out, 'utf8'));
+      assert.ok(doc.ok, doc.ok ? '' : doc.error);
+      const run = doc.value;
+      assert.equal(run.status, 'complete', run.statusReason ?? '');
+      assert.equal(run.shards?.count, 4);
+      assert.equal(run.shards?.coordinator.endsWith(`:${port}`), true);
+      for (const m of run.shards!.members) {
+        assert.equal(m.state, 'registered');
+        assert.equal(m.host, c.node, 'every srun task ran on the one node');
+        assert.equal(typeof m.offsetMs, 'number');
+        assert.equal(typeof m.uncertaintyMs, 'number');
+      }
+      for (const step of run.steps) {
+        assert.deepEqual(step.requests.map((r) => r.index).sort((a, b) => a - b), Array.from({ length: 80 }, (_, k) => k), `${step.name}: every planned request once`);
+        assert.deepEqual([...new Set(step.requests.map((r) => r.worker))].sort(), [0, 1, 2, 3]);
+      }
+      const skews = run.steps.map((st) => st.client?.startSkewMs ?? NaN);
+      console.log(`# srun -n 4 shard run (2 rate steps x 80 requests): ${Math.round(performance.now() - began)} ms; start skew across the 4 tasks per step: ${skews.map((s) => s.toFixed(2)).join(', ')} ms; offsets ${run.shards!.members.map((m) => `${m.offsetMs} ± ${m.uncertaintyMs}`).join(', ')} ms`);
+
+      const single = join(dir, 'one-process.llmbench.json');
+      const one = await runBounded(process.execPath, [cliPath, 'run', ...flags, '--out', single], process.env, 120_000);
+      assert.equal(one.code, 0, one.output);
+      const alone = parseResultDocument(readFileSync(single, 'utf8'));
+      assert.ok(alone.ok);
+      const counts = (d: typeof run) => d.steps.map((st) => [st.name, st.requests.length, st.summary?.requests.total]);
+      assert.deepEqual(counts(run), counts(alone.value), 'the same plan in one process');
+    } finally {
+      await sim.close();
+    }
   });
 
   test('the first host of a node list is the one scontrol show hostnames gives', { skip }, () => {

@@ -13,6 +13,10 @@ import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError } from '../../format/errors';
 import { runBenchmarkInWorker, type RunOverview } from '../../load/worker-host';
+import { runShard, shardFilePath } from '../../load/shards';
+import type { ShardRole } from '../../load/shard-protocol';
+import type { ResultDocument } from '../../format/result';
+import { resolveShardIdentity, RUN_TOKEN_ENV, ShardSetupError, type ShardIdentity } from '../../cluster/shard-command';
 import { finalizeInterruptedFile, resultFileName } from '../../results/writer';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
 import { formatRunDetails, formatTerminalTable, formatVllmBlock } from '../../report/tables';
@@ -86,6 +90,10 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--extra-body': { kind: 'string' },
   '--seed': { kind: 'string' },
   '--workers': { kind: 'string' },
+  '--shards': { kind: 'string' },
+  '--shard': { kind: 'string' },
+  '--coordinator': { kind: 'string' },
+  '--shard-timeout': { kind: 'string' },
   '--server-metrics': { kind: 'string' },
   '--server-metrics-interval': { kind: 'string' },
   '--repeat': { kind: 'string' },
@@ -171,6 +179,12 @@ Load (each value of a list is a step)
                          connections (default auto: more than one only for a load one worker
                          does not keep easily, at most the cores less one); a step whose
                          client was the bottleneck says so and how many to add
+  --shards N             one of N shard processes of one run, on any machines (docs/scale-out.md):
+                         shard 0 coordinates and writes --out, each other shard also writes its
+                         own file beside it; the run token comes from LLMBENCH_RUN_TOKEN
+  --shard I              this process's shard (else SLURM_PROCID, JOB_COMPLETION_INDEX, OMPI_COMM_WORLD_RANK)
+  --coordinator H:PORT   where shard 0 listens (:PORT: the first host of Slurm's node list)
+  --shard-timeout SEC    how long shard 0 waits for every shard to register (default 120)
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
   --repeat-pause-sec S   seconds to wait between repeats (default 0)
@@ -411,11 +425,62 @@ export async function runCommand(argv: readonly string[], command: string): Prom
     };
     if (flags.has('--dry-run')) return dryRun(request);
     const prepared = prepareOrExplain(request);
+    const shard = shardRoleOf(flags, process.env);
+    if (shard !== null && (flags.get('--out') === undefined || flags.get('--out')?.endsWith('/'))) {
+      throw new UsageError('--out FILE is needed with --shards: every shard names the same file, which shard 0 writes (the others write theirs beside it)');
+    }
     const resultPath = chooseResultPath(flags.get('--out'), prepared.config);
-    return await execute(prepared, { resultPath, format, perRepeat: flags.has('--per-repeat') });
+    if (shard !== null && shard.shard > 0) return await executeShard(prepared, shard, shardFilePath(resultPath, shard.shard));
+    return await execute(prepared, { resultPath, format, perRepeat: flags.has('--per-repeat'), ...(shard !== null ? { shard } : {}) });
   } finally {
     await sim?.close();
   }
+}
+
+/** Shard runs: the coordinator waits this long for every shard to register unless --shard-timeout says otherwise. */
+const DEFAULT_SHARD_TIMEOUT_SEC = 120;
+
+/**
+ * This process's place in a shard run, when a shard flag was given (a launcher's environment alone
+ * makes no run a shard: an sbatch job may hold ordinary runs too); null otherwise.
+ */
+function shardRoleOf(flags: ParsedFlags, env: NodeJS.ProcessEnv): ShardRole | null {
+  const given = { shards: flags.get('--shards'), shard: flags.get('--shard'), coordinator: flags.get('--coordinator') };
+  const timeout = flags.get('--shard-timeout');
+  if (given.shards === undefined && given.shard === undefined && given.coordinator === undefined) {
+    if (timeout !== undefined) throw new UsageError('--shard-timeout goes with --shards N');
+    return null;
+  }
+  let identity: ShardIdentity;
+  try {
+    identity = resolveShardIdentity({ ...(given.shards !== undefined ? { shards: given.shards } : {}), ...(given.shard !== undefined ? { shard: given.shard } : {}), ...(given.coordinator !== undefined ? { coordinator: given.coordinator } : {}) }, env);
+  } catch (error) {
+    if (error instanceof ShardSetupError) throw new UsageError(error.message);
+    throw error;
+  }
+  const token = env[RUN_TOKEN_ENV];
+  if (identity.shards > 1 && (token === undefined || token === '')) {
+    throw new UsageError(`${RUN_TOKEN_ENV} is not set: every shard of a run needs the same run token in its environment (llmbench cluster slurm|k8s set it; for local shards, export ${RUN_TOKEN_ENV}=$(openssl rand -hex 32) first)`);
+  }
+  const timeoutSec = timeout === undefined ? DEFAULT_SHARD_TIMEOUT_SEC : parseNumber('--shard-timeout', timeout, { min: 0.1, hint: 'seconds like --shard-timeout 300' });
+  return { shards: identity.shards, shard: identity.shard, coordinator: identity.coordinator, token: token ?? '', registerTimeoutMs: Math.round(timeoutSec * 1000) };
+}
+
+/** Shard I > 0: registers with shard 0, serves its parts, writes its own file; exit 0 when the run completed. */
+async function executeShard({ config, apiKey, apiKeys, warnings }: PreparedRun, role: ShardRole, resultPath: string): Promise<number> {
+  const say = (line: string): void => void process.stderr.write(`${line}\n`);
+  for (const warning of warnings) say(`note: ${warning}`);
+  let doc: ResultDocument;
+  try {
+    doc = await runShard(config, { role, apiKey, ...(apiKeys !== undefined ? { apiKeys } : {}), resultPath, log: (_level, message) => say(message) });
+  } catch (error) {
+    if (error instanceof BadInputError) throw new UsageError(error.message);
+    say(`The shard could not run: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+  const records = doc.steps.reduce((n, step) => n + step.requests.length, 0);
+  say(`Shard ${role.shard} of ${role.shards}: ${doc.status}, ${records} requests in ${doc.steps.length} steps. Its file: ${relative(process.cwd(), resultPath) || resultPath}${doc.statusReason ? ` (${doc.statusReason})` : ''}`);
+  return doc.status === 'complete' ? 0 : 1;
 }
 
 /** Bad input of any kind is a usage error here: exit 2 with the shared wording. */
@@ -807,7 +872,7 @@ function isExistingDirectory(path: string): boolean {
 
 async function execute(
   { config, apiKey, apiKeys, warnings }: PreparedRun,
-  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean },
+  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean; shard?: ShardRole },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
@@ -835,6 +900,7 @@ async function execute(
       onEvent: progress.onEvent,
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(apiKeys !== undefined ? { apiKeys } : {}),
+      ...(options.shard ? { shard: options.shard } : {}),
     });
   } catch (error) {
     progress.finish();
