@@ -90,14 +90,16 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
     })
     .join('')}</ul>`;
   const grouped = model.groupBy !== null;
+  // Workers only when a run says how many it used: a column of n/a says nothing.
+  const withWorkers = runs.some((r) => r.doc.workers !== undefined);
   const runsTable = table(
-    [{ label: 'Run' }, ...(grouped ? [{ label: 'Group', unit: model.groupBy ?? '' }] : []), { label: 'Status' }, { label: 'Model' }, { label: 'Workers' }, { label: 'Source' }, { label: 'Labels' }],
+    [{ label: 'Run' }, ...(grouped ? [{ label: 'Group', unit: model.groupBy ?? '' }] : []), { label: 'Status' }, { label: 'Model' }, ...(withWorkers ? [{ label: 'Workers' }] : []), { label: 'Source' }, { label: 'Labels' }],
     runs.map((r, i) => [
       r.name,
       ...(grouped ? [model.runs[i]?.group ?? ''] : []),
       model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
-      r.doc.workers ? String(r.doc.workers.count) : NOT_AVAILABLE,
+      ...(withWorkers ? [r.doc.workers ? String(r.doc.workers.count) : NOT_AVAILABLE] : []),
       r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
       formatLabelsText(r.doc.labels),
     ]),

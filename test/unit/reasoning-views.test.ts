@@ -94,7 +94,7 @@ test('a run without reasoning has no reasoning chart, column or figure; the text
   assert.deepEqual(groups(plain), ['Benchmark', 'req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'failures']);
   assert.deepEqual(groups(plain, true).slice(-2), ['ITL', 'failures']);
   assert.ok(view.rows.every((row) => !('ttfoMs' in row) && !('reasoningTokens' in row)));
-  assert.match(formatTerminalTable(plain).split('\n')[0]!, /^Benchmark\s+\| req\/s \| output tok\/s \| TTFT \(mean, ms\) \| TPOT \(mean, ms\) \| latency \(mean, ms\) \| requests \(ok \/ failed\)$/);
+  assert.match(formatTerminalTable(plain).split('\n')[0]!, /^Benchmark\s+\|\s+req\/s\s+\|\s+output tok\/s\s+\|\s+TTFT \(mean, ms\)\s+\|\s+TPOT \(mean, ms\)\s+\|\s+latency \(mean, ms\)\s+\|\s+requests \(ok \/ failed\)$/);
   assert.doesNotMatch(formatTerminalTable(plain), /TTFO|reasoning/);
   assert.doesNotMatch(formatMarkdownTable(plain), /Output Token\b.*First Output|Reasoning/);
   const thinkingTable = formatTerminalTable(thinking).split('\n');
