@@ -7,6 +7,7 @@
 // Then what a run with workers does when one is lost, hangs, or the run is cancelled or killed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,11 +62,17 @@ function bodyOf(server: RunnerServer, record: RequestRecord): string {
 const byIndex = (records: readonly RequestRecord[]): RequestRecord[] => [...records].sort((a, b) => a.index - b.index);
 const median = (values: number[]): number => quantileOfSorted(Float64Array.from(values).sort(), 0.5);
 
-/** Within noise: the bootstrap interval of the change of the p50 spans zero, or the change is under 2 ms (this machine's timing noise). */
+/**
+ * Within noise: the bootstrap interval of the change of the p50 spans zero, or the change is under
+ * 2 ms (this machine's timing noise). Four worker threads and the server's on fewer cores take
+ * turns on them, which moves a loopback TTFT of a few ms by a few ms more: there the slack is 5 ms.
+ */
+const OVERSUBSCRIBED = availableParallelism() < 5;
 function assertWithinNoise(a: number[], b: number[], what: string): void {
   const interval = quantileDifferenceInterval(a, b, 0.5);
   const change = median(b) - median(a);
-  assert.ok(Math.abs(change) < 2 || (interval !== null && interval[0] <= 0 && interval[1] >= 0), `${what}: p50 ${median(a).toFixed(2)} vs ${median(b).toFixed(2)} ms, interval ${JSON.stringify(interval)}`);
+  const slackMs = OVERSUBSCRIBED ? 5 : 2;
+  assert.ok(Math.abs(change) < slackMs || (interval !== null && interval[0] <= 0 && interval[1] >= 0), `${what}: p50 ${median(a).toFixed(2)} vs ${median(b).toFixed(2)} ms, interval ${JSON.stringify(interval)}`);
 }
 
 /**
