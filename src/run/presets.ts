@@ -187,7 +187,8 @@ export const presetFieldSetting = (field: string): string | undefined => PRESET_
  */
 export function runDefaultsFromSettings(setting: (key: string) => unknown): Record<string, unknown> {
   const workers = setting('workers');
-  const defaults: Record<string, unknown> = workers === undefined || workers === null ? {} : { workers };
+  // 'auto' is what a config without the field means: left out, the extension prepares the very config the command line does.
+  const defaults: Record<string, unknown> = workers === undefined || workers === null || workers === 'auto' ? {} : { workers };
   const url = setting('serverMetrics.url');
   const serverMetrics: Record<string, unknown> = {};
   if (typeof url === 'string' && url.trim() !== '') serverMetrics.url = url.trim();

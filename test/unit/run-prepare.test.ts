@@ -95,6 +95,9 @@ test('server metrics: the front end\'s defaults lie under the config file and it
   const own = prepareRun(request({ serverMetrics: { url: 'http://127.0.0.1:9100/metrics' } }, { file, defaults })).config.serverMetrics;
   assert.equal(own.url, 'http://127.0.0.1:9100/metrics');
   assert.deepEqual(runDefaultsFromSettings((key) => ({ 'serverMetrics.url': '' })[key]), {}, 'an empty URL setting leaves the endpoint\'s /metrics');
+  // The workers setting's default, auto, is what a config without the field means: left out, as the command line leaves it.
+  assert.deepEqual(runDefaultsFromSettings((key) => ({ workers: 'auto' })[key]), {});
+  assert.deepEqual(runDefaultsFromSettings((key) => ({ workers: 2 })[key]), { workers: 2 });
   const settingProblem = problemOf(() => prepareRun(request({ endpoint, limits: { requests: 1 } }, { defaults: { serverMetrics: { intervalMs: 20 } }, nameOf: presetFieldSetting })));
   assert.match(settingProblem.message, /^llmBench\.serverMetrics\.intervalMs: must be at least 100 ms between two scrapes/);
   assert.equal(flagOf('serverMetrics.url'), '--server-metrics');
