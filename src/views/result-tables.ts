@@ -8,7 +8,7 @@ import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../format/messages/fro
 import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
 import type { Stats } from '../format/result';
 import { formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
-import { verdictDetail } from './noise';
+import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
@@ -100,7 +100,8 @@ export function summaryItems(summary: RunSummary): SummaryItem[] {
 
 export interface DeltaTable {
   columns: { label: string; definition: string }[];
-  rows: { step: string; cells: { text: string; detail: string; verdict: DeltaCell['verdict'] }[] }[];
+  /** `reason`: why the verdict, short, shown under the value (the interval that decided it); `detail`: the same in a sentence, on hover. */
+  rows: { step: string; cells: { text: string; reason: string; detail: string; verdict: DeltaCell['verdict'] }[] }[];
 }
 
 /** Colour is not the only cue: better, worse and within-noise cells also carry a mark. */
@@ -143,6 +144,7 @@ export function deltaTable(deltas: DeltaRow[]): DeltaTable {
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
       cells: row.cells.map((cell) => ({
         text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
+        reason: verdictReason(cell),
         detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
         verdict: cell.verdict,
       })),

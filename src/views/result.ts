@@ -18,7 +18,8 @@ import type {
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
 import { formatMetric } from './number-format';
-import { hasRepeats, repeatRows } from './repeats';
+import { groupByName, hasRepeats, meanInterval, repeatRows } from './repeats';
+import { stepLabel } from '../format/step-name';
 import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
@@ -88,15 +89,25 @@ const REACHED_CONCURRENCY = 0.75;
 
 /**
  * A concurrency step whose requests in flight stayed well below its level (too few requests for
- * it, a slow ramp, failures) measured a lighter load than its name says; its point sits where it was.
+ * it, a slow ramp) measured a lighter load than its name says; its point sits where it was. Said
+ * once per step name: a run with repeats names the repeats that fell short. A step where nothing
+ * completed is left to the failure's own words (more requests would not help it).
  */
 function unreachedConcurrencyNotes(steps: Step[]): string[] {
-  return steps.flatMap((step) => {
+  const short = steps.flatMap((step) => {
     const level = step.profile.kind === 'concurrency' ? step.profile.concurrency : undefined;
     const mean = step.summary?.achievedConcurrency;
     if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
-    const requests = step.summary?.requests.total ?? step.requests.length;
-    return [`Step "${step.name}" averaged ${formatMetric('achievedConcurrency', mean)} requests in flight, not ${level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn at ${formatMetric('achievedConcurrency', mean)}.`];
+    if ((step.summary?.requests.completed ?? 0) === 0) return [];
+    return [{ step, level, mean, requests: step.summary?.requests.total ?? step.requests.length }];
+  });
+  return groupByName(short.map((s) => ({ ...s, name: s.step.name }))).map(([name, group]) => {
+    const first = group[0]!;
+    const means = group.map((s) => formatMetric('achievedConcurrency', s.mean));
+    const repeated = group.some((s) => s.step.repeat !== undefined);
+    const which = repeated ? ` in repeat${group.length === 1 ? '' : 's'} ${group.map((s) => `#${(s.step.repeat ?? 0) + 1}`).join(', ')}` : '';
+    const requests = [...new Set(group.map((s) => s.requests))].join(' or ');
+    return `Step "${name}" averaged ${means.join(', ')} requests in flight${which}, not ${first.level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn where they were measured.`;
   });
 }
 
@@ -173,25 +184,79 @@ function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: bool
 
 export type RowValue = (row: StepRow) => number | null | undefined;
 
-/** [x, y] for each row that has both, sorted by x (a sweep may measure rates out of order). */
-export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
-  const points: [number, number][] = [];
-  for (const row of rows) {
-    const y = value(row);
-    if (row.x !== null && typeof y === 'number' && Number.isFinite(y)) points.push([row.x, y]);
-  }
-  return points.sort((p, q) => p[0] - q[0]);
-}
-
 type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
 
-/** p50, p90 and p99 of one metric, the upper two shading the band to the one below. */
+/** How a load curve is drawn: its legend name and colour, and what tells it from another run's on the same chart. */
+export interface LoadStyle {
+  label: string;
+  colorIndex: number;
+  percentile?: 'p50' | 'p90' | 'p99';
+  dashed?: boolean;
+  pointStyle?: 'circle' | 'triangle' | 'rect';
+}
+
+/** Each row that has a value, at its x, with its step's label; sorted by x. */
+function placedRows(rows: StepRow[], value: RowValue): { x: number; y: number; label: string }[] {
+  return rows
+    .flatMap((row) => {
+      const y = value(row);
+      return row.x !== null && typeof y === 'number' && Number.isFinite(y) ? [{ x: row.x, y, label: stepLabel(row) }] : [];
+    })
+    .sort((p, q) => p.x - q.x);
+}
+
+/**
+ * One curve of a load chart. A run that repeated its profile is drawn as what it measured: one point
+ * per step at the mean across its repeats (at the mean load they reached), the 95% interval of that
+ * mean as a band (the same numbers as the table across repeats), and each repeat's own point, faint,
+ * for the view's toggle; never one line zig-zagging through every repeat. Every point names its step.
+ */
+export function loadSeries(rows: StepRow[], value: RowValue, style: LoadStyle, metric: MetricKey): ChartSeries[] {
+  const placed = placedRows(rows, value);
+  const marks = { colorIndex: style.colorIndex, ...(style.pointStyle ? { pointStyle: style.pointStyle } : {}) };
+  const own = { ...marks, ...(style.dashed ? { dashed: true } : {}), ...(style.percentile ? { percentile: style.percentile } : {}) };
+  if (!hasRepeats(rows)) return [{ label: style.label, points: placed.map((p): [number, number] => [p.x, p.y]), pointLabels: placed.map((p) => p.label), ...own }];
+  const steps = groupByName(rows)
+    .flatMap(([name, group]) => {
+      const x = meanInterval(group.flatMap((row) => (row.x === null ? [] : [row.x])));
+      const y = meanInterval(group.flatMap((row) => {
+        const v = value(row);
+        return typeof v === 'number' && Number.isFinite(v) ? [v] : [];
+      }));
+      return x && y ? [{ name, x: x.mean, y }] : [];
+    })
+    .sort((p, q) => p.x - q.x);
+  const withInterval = steps.filter((step) => step.y.halfWidth !== null);
+  const edge = (sign: 1 | -1) => withInterval.map((step): [number, number] => [step.x, step.y.mean + sign * (step.y.halfWidth ?? 0)]);
+  const band: ChartSeries[] = withInterval.length
+    ? [
+        { label: `${style.label} 95% interval (low)`, points: edge(-1), colorIndex: style.colorIndex, bandEdge: true },
+        { label: `${style.label} 95% interval`, points: edge(1), colorIndex: style.colorIndex, bandEdge: true, fillToPrevious: true },
+      ]
+    : [];
+  return [
+    ...band,
+    {
+      label: `${style.label} (mean of repeats)`,
+      points: steps.map((step): [number, number] => [step.x, step.y.mean]),
+      pointLabels: steps.map((step) => `${step.name}: mean of ${step.y.n} repeat${step.y.n === 1 ? '' : 's'}`),
+      pointNotes: steps.map((step) => (step.y.halfWidth === null ? 'one repeat: no interval' : `95% interval \u00b1 ${formatMetric(metric, step.y.halfWidth)}`)),
+      ...own,
+    },
+    { label: `${style.label}, each repeat`, points: placed.map((p): [number, number] => [p.x, p.y]), pointLabels: placed.map((p) => p.label), eachRepeat: true, ...marks },
+  ];
+}
+
+/**
+ * p50, p90 and p99 of one metric, the upper two shading the band to the one below; for a run with
+ * repeats, p50 and p99 each as the mean across repeats with its interval (three bands would cover each other).
+ */
 function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number, prefix = ''): ChartSeries[] {
+  if (hasRepeats(rows)) {
+    return (['p50', 'p99'] as const).flatMap((p) => loadSeries(rows, (r) => r[metric]?.[p], { label: `${prefix}${p}`, colorIndex, percentile: p }, metric)).filter((s) => s.points.length > 0);
+  }
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
-    label: `${prefix}${p}`,
-    points: pointsOf(rows, (r) => r[metric]?.[p]),
-    colorIndex,
-    percentile: p,
+    ...loadSeries(rows, (r) => r[metric]?.[p], { label: `${prefix}${p}`, colorIndex, percentile: p }, metric)[0]!,
     fillToPrevious: i > 0,
   }));
   return band.filter((s) => s.points.length > 0);
@@ -202,13 +267,12 @@ export function chart(id: string, metric: MetricKey | null, title: string, xLabe
 }
 
 function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
-  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => [
-    { label: METRICS[metric].label, points: pointsOf(rows, value), colorIndex },
-  ];
+  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => loadSeries(rows, value, { label: METRICS[metric].label, colorIndex }, metric);
   const xLog = wantsLogAxis(rows.map((r) => r.x));
   const charts = [
     chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
-    chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+    // Against the achieved request rate, requests per second is that same figure: a diagonal that says nothing.
+    ...(axis.kind === 'rate' ? [] : [chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1))]),
     chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', 2)),
     chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', 3)),
     chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', 4)),
@@ -281,7 +345,7 @@ function distributionCharts(steps: Step[]): ViewChart[] {
     const samples = latencySamples(step.requests);
     const add = (list: ChartSeries[], values: number[]) => {
       const points = distributionCurve(values);
-      if (points.length > 0) list.push({ label: step.name, points, colorIndex: i });
+      if (points.length > 0) list.push({ label: stepLabel(step), points, colorIndex: i });
     };
     add(ttft, samples.ttft);
     add(itl, samples.itl);

@@ -93,3 +93,23 @@ test('a category axis (a choice, on/off) has one named tick on each category and
   assert.deepEqual(scale.ticks, [{ value: 0 }, { value: 1 }]);
   assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['off', 'on']);
 });
+
+test('a tooltip is titled by what the point is (its step), then where it sits on the axis; never by a bare x value', () => {
+  // Tooltips read "3.991": the measured concurrency, with nothing saying which step it was.
+  const load: ChartSpec = {
+    kind: 'line',
+    x: { title: 'Concurrency (measured mean in flight)' },
+    y: { title: 'TTFT (ms)' },
+    series: [{ label: 'p50', data: [{ x: 0.998, y: 20 }, { x: 3.991, y: 80 }], pointLabels: ['synchronous', 'concurrency@4'], pointNotes: ['', '95% interval ± 3.1'] }],
+  };
+  const callbacks = (chartConfig(load, THEME).options?.plugins?.tooltip?.callbacks ?? {}) as unknown as {
+    title: (items: { datasetIndex: number; dataIndex: number; parsed: { x: number } }[]) => string[];
+    afterLabel: (item: { datasetIndex: number; dataIndex: number }) => string;
+  };
+  assert.deepEqual(callbacks.title([{ datasetIndex: 0, dataIndex: 1, parsed: { x: 3.991 } }]), ['concurrency@4', 'Concurrency (measured mean in flight): 3.991']);
+  assert.equal(callbacks.afterLabel({ datasetIndex: 0, dataIndex: 1 }), '95% interval ± 3.1');
+  // A series without names (a distribution, a time chart) is titled by its axis, with its unit when it has one.
+  const time: ChartSpec = { ...load, x: { title: 'Run time (s)', unit: 's' }, series: [{ label: 'in flight', data: [{ x: 12.5, y: 3 }] }] };
+  const timeTitle = (chartConfig(time, THEME).options?.plugins?.tooltip?.callbacks as unknown as typeof callbacks).title;
+  assert.deepEqual(timeTitle([{ datasetIndex: 0, dataIndex: 0, parsed: { x: 12.5 } }]), ['12.5 s']);
+});

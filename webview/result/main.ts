@@ -6,10 +6,12 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, errorSection, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
+import { type ChartBoard, errorSection, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
 import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
+/** Whether the charts show each repeat's own points: kept while the page lives, as the file redraws. */
+let eachRepeat = false;
 
 startPage((message, { app, board, ask, addBoard }) => {
   serverBoard ??= addBoard();
@@ -49,12 +51,18 @@ startPage((message, { app, board, ask, addBoard }) => {
       el('h2', { text: 'Steps' }),
       table,
       hasCharts ? el('h2', { text: 'Charts' }) : null,
+      hasCharts && hasRepeatPoints(view.charts)
+        ? repeatToggle(eachRepeat, (checked) => {
+            eachRepeat = checked;
+            board.show(view.charts, eachRepeat);
+          })
+        : null,
       board.element,
       view.server ? serverSectionElement(view.server, serverBoard) : null,
     ]);
     // Header and table paint first; a big run's charts follow on the next frame.
     requestAnimationFrame(() => {
-      board.show(view.charts);
+      board.show(view.charts, eachRepeat);
       serverBoard?.show(view.server?.charts ?? []);
     });
   }

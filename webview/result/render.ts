@@ -8,7 +8,7 @@ import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
-import { resultChartSpec, type ChartSpec } from '../../src/views/chart-spec';
+import { resultChartSpec, withRepeatPoints, type ChartSpec } from '../../src/views/chart-spec';
 import { badge, button } from '../shared/toolkit';
 import { deltaTable, repeatTable, stepTable, summaryItems } from '../../src/views/result-tables';
 
@@ -133,11 +133,26 @@ export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
   const body = table.rows.map((row) =>
     el('tr', {}, [
       el('th', { attrs: { scope: 'row' }, text: row.step }),
-      ...row.cells.map((cell) => el('td', { className: `num delta-${cell.verdict}`, title: cell.detail, text: cell.text })),
+      // Why the verdict goes under the value: a reader sees what made a change "within noise" without hovering.
+      ...row.cells.map((cell) => el('td', { className: `num delta-${cell.verdict}`, title: cell.detail }, [cell.text, cell.reason ? el('span', { className: 'unit verdict-reason', text: cell.reason }) : null])),
     ]),
   );
   return el('div', { className: 'table-scroll' }, [
     el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
+  ]);
+}
+
+/** Whether any chart holds each repeat's own points (a run that repeated its profile). */
+export const hasRepeatPoints = (charts: ViewChart[]): boolean => charts.some((chart) => chart.series.some((series) => series.eachRepeat));
+
+/** The check box that shows each repeat's faint points behind the means; off at first (the means and their intervals are the figures). */
+export function repeatToggle(checked: boolean, onChange: (checked: boolean) => void): HTMLElement {
+  const box = el('input', { attrs: { type: 'checkbox', id: 'show-repeats' }, title: "Draw each repeat's own point, faint, behind the step's mean" });
+  box.checked = checked;
+  box.addEventListener('change', () => onChange(box.checked));
+  return el('div', { className: 'column-chooser repeat-toggle' }, [
+    el('label', {}, [box, 'Show each repeat']),
+    el('span', { className: 'muted', text: 'Points are the means across repeats; the shaded band is their 95% interval.' }),
   ]);
 }
 
@@ -171,9 +186,9 @@ export class ChartBoard {
     this.element = el('div', { className });
   }
 
-  /** A result or compare view's charts. */
-  show(specs: ViewChart[]): void {
-    this.showCharts(specs.map(resultBoardChart));
+  /** A result or compare view's charts; each repeat's own points only when `eachRepeat` asks for them. */
+  show(specs: ViewChart[], eachRepeat = false): void {
+    this.showCharts(specs.map((spec) => resultBoardChart(withRepeatPoints(spec, eachRepeat))));
   }
 
   /** Draws the charts that have data; the same charts again update in place. */

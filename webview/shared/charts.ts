@@ -126,7 +126,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
     const color = colorOf(s, i, theme);
     const showLine = s.showLine ?? spec.kind === 'line';
     const percentile = s.percentile ? PERCENTILE_STYLE[s.percentile] : undefined;
-    const lineColor = percentile ? withAlpha(color, percentile.alpha) : color;
+    const lineColor = percentile ? withAlpha(color, percentile.alpha) : s.faint ? withAlpha(color, FAINT_ALPHA) : color;
     return {
       label: s.label,
       data: s.data,
@@ -174,7 +174,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
         },
         llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
         tooltip: {
-          ...(spec.x.unit ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => `${formatTick(items[0]?.parsed.x ?? 0)} ${spec.x.unit}` } } : {}),
+          callbacks: { title: (items: TooltipPoint[]) => tooltipTitle(spec, items), afterLabel: (item: TooltipPoint) => spec.series[item.datasetIndex]?.pointNotes?.[item.dataIndex] ?? '' },
           backgroundColor: theme.background,
           titleColor: theme.foreground,
           bodyColor: theme.foreground,
@@ -193,6 +193,28 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
 }
 
 const defaultLegendClick = Chart.defaults.plugins.legend.onClick;
+
+/** Each repeat's point behind the mean it makes: this strong. */
+const FAINT_ALPHA = 0.45;
+
+interface TooltipPoint {
+  datasetIndex: number;
+  dataIndex: number;
+  parsed: { x: number | null };
+}
+
+/**
+ * A tooltip's title: what the point is (its step, when the series names its points), then where it
+ * sits on x with the axis' name or unit; never a bare number.
+ */
+export function tooltipTitle(spec: ChartSpec, items: TooltipPoint[]): string[] {
+  const item = items[0];
+  if (!item) return [];
+  const x = item.parsed.x ?? 0;
+  const where = spec.x.unit ? `${formatTick(x)} ${spec.x.unit}` : `${spec.x.title}: ${formatTick(x)}`;
+  const names = [...new Set(items.flatMap((i) => spec.series[i.datasetIndex]?.pointLabels?.[i.dataIndex] ?? []))];
+  return names.length ? [names.join(', '), where] : [where];
+}
 
 /**
  * The legend's entries: series with data that are not helpers, at most LEGEND_LIMIT of them, the

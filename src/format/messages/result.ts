@@ -31,8 +31,18 @@ export const ChartSeriesSchema = z.object({
   dashed: z.boolean().optional(),
   /** A percentile line, drawn in that percentile's dash and strength. */
   percentile: z.enum(['p50', 'p90', 'p99']).optional(),
-  /** Shade the area between this series and the one before it (a percentile band). */
+  /** Shade the area between this series and the one before it (a percentile band, an interval's band). */
   fillToPrevious: z.boolean().optional(),
+  /** An edge of a band: no line, no legend entry, no tooltip of its own. */
+  bandEdge: z.boolean().optional(),
+  /** Each repeat's own point of a run that repeated its profile: faint marks, drawn only when the view asks for them. */
+  eachRepeat: z.boolean().optional(),
+  /** The points' shape, so that two runs on one chart differ by more than colour. */
+  pointStyle: z.enum(['circle', 'triangle', 'rect']).optional(),
+  /** What each point is (its step, "concurrency@8 #2"): the title of its tooltip. */
+  pointLabels: z.array(z.string()).optional(),
+  /** A line under each point's value in its tooltip (its 95% interval across repeats). */
+  pointNotes: z.array(z.string()).optional(),
 });
 export type ChartSeries = z.infer<typeof ChartSeriesSchema>;
 
@@ -169,6 +179,8 @@ export const DeltaCellSchema = z.object({
   verdict: z.enum(['better', 'worse', 'same', 'unknown']),
   /** The rule that decided the verdict; null when there was nothing to compare. */
   rule: NoiseRuleSchema.nullable().default(null),
+  /** With the repeat rule: the half-widths of A's and B's 95% intervals across repeats (null for a side with one repeat). */
+  halfWidths: z.tuple([z.number().nullable(), z.number().nullable()]).optional(),
 });
 export type DeltaCell = z.infer<typeof DeltaCellSchema>;
 
