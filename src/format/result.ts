@@ -213,6 +213,12 @@ export const ResultDocumentSchema = z.object({
   /** Samples taken after the last step ended (the final scrape), written when the run ends. */
   sampledAfterSteps: z.array(MetricSeriesSchema).optional(),
   /**
+   * The run's end compared the increase of the server's generated-token counter with the tokens the
+   * client received (docs/server-metrics.md, "Cross-check"); absent when it could not (no counter,
+   * estimated counts, /metrics read fewer than twice, a run cut short) or the file is older.
+   */
+  tokenCrossCheck: z.object({ serverTokens: z.number(), clientTokens: z.number(), tolerance: z.number() }).optional(),
+  /**
    * Things the run noticed that do not fail it, each said once: /metrics unreachable, slow or
    * malformed, a tool that failed, the server's token count disagreeing with the client's.
    */

@@ -8,8 +8,8 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
-import type { ProgressSnapshot, RunEvent } from '../format/events';
+import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, stepRequests, sweepRates, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
+import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
   SCHEMA_VERSION,
@@ -52,7 +52,7 @@ const LANE_START_BATCH = 256;
 /** How a step's requests are released. */
 type Pacing =
   /** `concurrency` lanes, each sending its next request when the previous one ends. */
-  | { kind: 'closed'; concurrency: number; readyAtStart: boolean }
+  | { kind: 'closed'; concurrency: number; readyAtStart: boolean; /** Warm-up and measured requests, Infinity when a duration alone ends the step. */ sends: number }
   /** Requests sent at absolute times, optionally capped at `maxConcurrency` in flight. */
   | { kind: 'open'; schedule: ArrivalSchedule; maxConcurrency: number | undefined };
 
@@ -75,9 +75,13 @@ function parseConfig(input: RunConfig): RunConfig {
   return parsed.data;
 }
 
-/** Requests a step sends: warm-up plus the measured limit, or unbounded when only a duration limits it. */
-function plannedSends(config: RunConfig): number {
-  return config.limits.requests === undefined ? Infinity : config.limits.warmup + config.limits.requests;
+/**
+ * Requests a step sends: warm-up plus its measured requests (`stepRequests`: a concurrency step's
+ * sized from its concurrency when the limits ask), or unbounded when only a duration limits it.
+ */
+function plannedSends(config: RunConfig, concurrency?: number): number {
+  const measured = stepRequests(config.limits, concurrency);
+  return measured === null ? Infinity : config.limits.warmup + measured;
 }
 
 interface RateStep {
@@ -125,28 +129,28 @@ function rampPlan(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstin
   return { name: stepName(profile, arrival), profile, pacing: { kind: 'open', schedule, maxConcurrency } };
 }
 
-function throughputPlan(maxConcurrency: number | undefined): StepPlan {
+function throughputPlan(maxConcurrency: number | undefined, sends: number): StepPlan {
   const concurrency = maxConcurrency ?? DEFAULT_THROUGHPUT_CONCURRENCY;
-  return { name: 'throughput', profile: { kind: 'throughput', concurrency }, pacing: { kind: 'closed', concurrency, readyAtStart: true } };
+  return { name: 'throughput', profile: { kind: 'throughput', concurrency }, pacing: { kind: 'closed', concurrency, readyAtStart: true, sends } };
 }
 
-const synchronousPlan: StepPlan = {
+const synchronousPlan = (sends: number): StepPlan => ({
   name: 'synchronous',
   profile: { kind: 'synchronous', concurrency: 1 },
-  pacing: { kind: 'closed', concurrency: 1, readyAtStart: false },
-};
+  pacing: { kind: 'closed', concurrency: 1, readyAtStart: false, sends },
+});
 
 /** The steps known before the run starts; a sweep adds its rate steps after measuring. */
 function initialPlans(config: RunConfig): StepPlan[] {
   const profile = config.profile;
   switch (profile.kind) {
     case 'synchronous':
-      return [synchronousPlan];
+      return [synchronousPlan(plannedSends(config))];
     case 'concurrency':
       return profile.levels.map((concurrency) => ({
         name: stepName({ kind: 'concurrency', concurrency }),
         profile: { kind: 'concurrency', concurrency },
-        pacing: { kind: 'closed', concurrency, readyAtStart: false },
+        pacing: { kind: 'closed', concurrency, readyAtStart: false, sends: plannedSends(config, concurrency) },
       }));
     case 'rate':
       if (profile.ramp !== undefined) return [rampPlan(config, profile.ramp, profile.arrival, profile.burstiness, profile.maxConcurrency)];
@@ -172,9 +176,9 @@ function initialPlans(config: RunConfig): StepPlan[] {
       ];
     }
     case 'throughput':
-      return [throughputPlan(profile.maxConcurrency)];
+      return [throughputPlan(profile.maxConcurrency, plannedSends(config))];
     case 'sweep':
-      return [synchronousPlan, throughputPlan(undefined)].map((plan) => ({ ...plan, needsRate: true }));
+      return [synchronousPlan(plannedSends(config)), throughputPlan(undefined, plannedSends(config))].map((plan) => ({ ...plan, needsRate: true }));
   }
 }
 
@@ -184,26 +188,33 @@ function plannedStepCount(config: RunConfig, plans: readonly StepPlan[]): number
   return (plans.length + sweepSteps) * (config.repeat?.count ?? 1);
 }
 
+/** A step as the run-start event announces it: its measured requests, warm-up and duration limit. */
+function plannedStep(config: RunConfig, plan: StepPlan): PlannedStep {
+  const sends = plan.pacing.kind === 'open' ? plan.pacing.schedule.length : plan.pacing.sends;
+  const warmup = Math.min(config.limits.warmup, sends);
+  return {
+    name: plan.name,
+    profile: plan.profile,
+    requests: Number.isFinite(sends) && sends - warmup > 0 ? sends - warmup : null,
+    warmup,
+    durationSec: config.limits.durationSec ?? null,
+  };
+}
+
 /** Connections a step may hold open at once: its concurrency, or its cap, or the uncapped limit. */
-function stepConnections(pacing: Pacing, config: RunConfig): number {
-  if (pacing.kind === 'closed') return Math.min(pacing.concurrency, plannedSends(config));
+function stepConnections(pacing: Pacing): number {
+  if (pacing.kind === 'closed') return Math.min(pacing.concurrency, pacing.sends);
   return Math.min(pacing.maxConcurrency ?? UNCAPPED_CONNECTION_LIMIT, Math.max(pacing.schedule.length, 1));
 }
 
 /** The most connections any step of the run may open; a sweep's later rate steps are capped at the throughput concurrency. */
 function mostConnections(plans: StepPlan[], config: RunConfig): number {
-  const planned = plans.map((plan) => stepConnections(plan.pacing, config));
+  const planned = plans.map((plan) => stepConnections(plan.pacing));
   if (config.profile.kind === 'sweep') planned.push(Math.min(DEFAULT_THROUGHPUT_CONCURRENCY, plannedSends(config)));
   return Math.max(...planned);
 }
 
-/**
- * A sweep's rate steps: `rateCount` rates evenly spaced strictly between the measured
- * synchronous and throughput request rates (GuideLLM's sweep).
- */
-export function sweepRates(synchronousRate: number, throughputRate: number, rateCount: number): number[] {
-  return Array.from({ length: rateCount }, (_, i) => synchronousRate + ((throughputRate - synchronousRate) * (i + 1)) / (rateCount + 1));
-}
+export { sweepRates } from '../format/config';
 
 /** Waiters for a free slot under a concurrency cap. */
 class Slots {
@@ -296,11 +307,16 @@ function hopelessFailure(r: RequestRecord): string | null {
   return null;
 }
 
-/** A step's running counts for progress events: totals, and rates over the last second. */
+/**
+ * A step's running counts for progress events: totals, and rates over the last second. Completed and
+ * failed count measured requests, as the step's table does; warm-up requests are counted apart.
+ */
 class StepProgress {
   inFlight = 0;
   completed = 0;
   failed = 0;
+  warmupEnded = 0;
+  warmupFailed = 0;
   private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
   private recentTtft: number[] = [];
   private recentLatency: number[] = [];
@@ -308,12 +324,23 @@ class StepProgress {
   constructor(
     private readonly stepIndex: number,
     private readonly stepStartMs: number,
+    /** Measured requests planned (warm-up not included); Infinity when a duration alone ends the step. */
     private readonly plannedRequests: number,
     private readonly plannedDurationSec: number | undefined,
+    private readonly plannedWarmup: number,
   ) {}
 
+  /** Requests that ended, warm-up included. */
+  get ended(): number {
+    return this.completed + this.failed + this.warmupEnded;
+  }
+
   add(r: RequestRecord): void {
-    if (r.error === null) {
+    if (r.warmup) {
+      if (r.error?.kind === 'cancelled') return;
+      this.warmupEnded++;
+      if (r.error !== null) this.warmupFailed++;
+    } else if (r.error === null) {
       this.completed++;
       this.recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
       if (r.firstTokenMs !== null && this.recentTtft.length < RECENT_VALUES_LIMIT) this.recentTtft.push(r.firstTokenMs - r.sentMs);
@@ -338,6 +365,7 @@ class StepProgress {
       inFlight: this.inFlight,
       plannedRequests: Number.isFinite(this.plannedRequests) && this.plannedRequests > 0 ? this.plannedRequests : null,
       plannedDurationSec: this.plannedDurationSec ?? null,
+      ...(this.plannedWarmup > 0 ? { warmup: { planned: this.plannedWarmup, ended: this.warmupEnded } } : {}),
       requestsPerSecond: windowSec > 0 ? recent.length / windowSec : 0,
       outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
       recentTtftMs: this.recentTtft,
@@ -357,6 +385,10 @@ class BenchmarkRun {
   /** Set once any request got an answer that shows the endpoint is usable. */
   private endpointUsable = false;
   private hopelessCount = 0;
+  /** Why the endpoint cannot serve this run, once the first requests all said so. */
+  private hopeless: string | null = null;
+  /** Warm-up requests that failed: the step tables leave them out, the verdict names them apart. */
+  private warmupFailures = 0;
   private failure: string | null = null;
   /** Echoed back by a server, these would reach the file and the terminal. */
   private readonly secrets: string[];
@@ -404,8 +436,9 @@ class BenchmarkRun {
       const plans = this.plans;
       this.emit({
         type: 'run-start',
-        plannedSteps: plans.map(({ name, profile }) => ({ name, profile })),
+        plannedSteps: plans.map((plan) => plannedStep(this.config, plan)),
         stepCount: plannedStepCount(this.config, plans),
+        ...(this.config.repeat ? { repeat: this.config.repeat } : {}),
         resultPath: this.options.resultPath ?? null,
         ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
         ...(this.monitor.hardware ? { hardware: this.monitor.hardware } : {}),
@@ -445,9 +478,10 @@ class BenchmarkRun {
       // A run cut short (cancelled, or failed) abandoned streams the server went on generating: the
       // counts cannot agree, and saying so would only blame another client.
       const crossCheck = this.stopped ? null : this.monitor.crossCheck(this.clientTokens);
-      if (crossCheck !== null) {
-        this.log('warn', crossCheck);
-        this.writer.addWarning(crossCheck);
+      if (crossCheck !== null) this.writer.setTokenCrossCheck(crossCheck.counts);
+      if (crossCheck?.warning) {
+        this.log('warn', crossCheck.warning);
+        this.writer.addWarning(crossCheck.warning);
       }
       const [status, reason] = this.outcome();
       const doc = this.writer.finish(status, reason, this.monitor.take());
@@ -512,6 +546,7 @@ class BenchmarkRun {
   private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
 
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
+    if (this.hopeless !== null) return ['failed', this.hopelessReason(this.hopeless)];
     if (this.failure) return ['failed', this.failure];
     // Every step has ended by now: their summaries count the run's measured requests.
     const summaries = this.writer.document.steps.flatMap((step) => (step.summary ? [step.summary] : []));
@@ -530,6 +565,18 @@ class BenchmarkRun {
     return ['complete', null];
   }
 
+  /**
+   * The verdict of a run stopped because its first requests could not be served, with the one count
+   * the step tables show (measured requests), the warm-up ones named apart.
+   */
+  private hopelessReason(hopeless: string): string {
+    const measured = this.writer.document.steps.reduce((n, step) => n + (step.summary?.requests.failed ?? 0), 0);
+    const warm = this.warmupFailures;
+    const plural = (n: number, word: string) => `${n} ${word} request${n === 1 ? '' : 's'}`;
+    const counted = measured > 0 ? `${plural(measured, 'measured')} failed${warm > 0 ? ` (after ${plural(warm, 'warm-up')}, not counted in the table)` : ''}` : `${plural(warm, 'warm-up')} failed before any was measured`;
+    return `${counted} at ${redactUrl(this.config.endpoint.baseUrl)}: ${hopeless}. The run was stopped rather than send more.`;
+  }
+
   /** Notes the run-level verdict a record gives: the first requests all hopeless end the run. */
   private judgeEndpoint(record: RequestRecord): void {
     if (this.endpointUsable || record.error?.kind === 'cancelled') return;
@@ -540,7 +587,10 @@ class BenchmarkRun {
     }
     this.hopelessCount++;
     if (this.hopelessCount >= FAIL_FAST_AFTER && this.failure === null) {
-      this.failure = `The first ${this.hopelessCount} requests to ${redactUrl(this.config.endpoint.baseUrl)} failed: ${hopeless}. The run was stopped rather than send more.`;
+      this.hopeless = hopeless;
+      // Said without a count: requests in flight may still fail before the stop reaches them. The
+      // run's verdict counts them once every step has ended, as its table does.
+      this.failure = `Requests to ${redactUrl(this.config.endpoint.baseUrl)} fail from the start: ${hopeless}. The run was stopped rather than send more.`;
       this.log('error', this.failure);
       this.cancelled.abort();
     }
@@ -565,8 +615,8 @@ class BenchmarkRun {
     if (this.stopped) stepStop.abort();
 
     const pacing = plan.pacing;
-    const sends = pacing.kind === 'open' ? pacing.schedule.length : plannedSends(config);
-    const connections = stepConnections(pacing, config);
+    const sends = pacing.kind === 'open' ? pacing.schedule.length : pacing.sends;
+    const connections = stepConnections(pacing);
     const dispatcher: Dispatcher = createDispatcher(connections, config.request);
     const stepStartMs = performance.now();
     this.emit({ type: 'step-start', stepIndex, name: plan.name, profile: plan.profile, startMs: roundMs(stepStartMs - this.clockOrigin), ...(repeat !== undefined ? { repeat } : {}) });
@@ -580,14 +630,15 @@ class BenchmarkRun {
     };
 
     const durationSec = config.limits.durationSec;
-    const progress = new StepProgress(stepIndex, stepStartMs, sends, durationSec);
+    const warmup = Math.min(config.limits.warmup, sends);
+    const progress = new StepProgress(stepIndex, stepStartMs, sends - warmup, durationSec, warmup);
     // Set when the duration ended with no rate measured: nothing more is sent, what is in flight finishes.
     let overrun: string | null = null;
     const durationTimer =
       durationSec === undefined
         ? undefined
         : setTimeout(() => {
-            const ended = progress.completed + progress.failed;
+            const ended = progress.ended;
             if (plan.needsRate && ended < connections && progress.inFlight > 0) {
               overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${connections} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
               this.log('warn', `${plan.name}: ${overrun}`);
@@ -609,12 +660,13 @@ class BenchmarkRun {
       this.clientTokens.outputTokens += r.outputTokens ?? 0;
       if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
       if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+      if (r.warmup && r.error !== null && r.error.kind !== 'cancelled') this.warmupFailures++;
       if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
       this.judgeEndpoint(r);
       this.judgeClient(r);
       progress.add(r);
-      if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed === maxErrors) {
-        this.log('warn', `${plan.name}: ${progress.failed} requests failed (maxErrors); the step ends early.`);
+      if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed + progress.warmupFailed === maxErrors) {
+        this.log('warn', `${plan.name}: ${maxErrors} requests failed (maxErrors); the step ends early.`);
         stepStop.abort();
       }
     };

@@ -122,16 +122,17 @@ export class RunMonitor {
    * agrees, or cannot be judged (no counter, no scrape after the last request, the client's counts
    * estimated).
    */
-  crossCheck(client: { outputTokens: number; estimated: boolean; failed: number }): string | null {
+  crossCheck(client: { outputTokens: number; estimated: boolean; failed: number }): { counts: { serverTokens: number; clientTokens: number; tolerance: number }; warning: string | null } | null {
     if (client.estimated || !this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
     const server = this.generatedAtEnd - this.generatedAtStart;
     const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, client.outputTokens), CROSS_CHECK_MIN_TOKENS);
-    if (Math.abs(server - client.outputTokens) <= tolerance) return null;
+    const counts = { serverTokens: server, clientTokens: client.outputTokens, tolerance: Math.round(tolerance) };
+    if (Math.abs(server - client.outputTokens) <= tolerance) return { counts, warning: null };
     const why =
       server > client.outputTokens
         ? `the server generated ${server - client.outputTokens} more: another client on the same server, or streams this client lost${client.failed > 0 ? ` (${client.failed} requests failed)` : ''}`
         : 'the client counted more than the server generated: its token counts may not be the server\'s (check usage), or the server\'s counter was reset';
-    return `Server/client token cross-check: the server counted ${server} generated tokens during the run, the client received ${client.outputTokens} (tolerance ${Math.round(tolerance)}); ${why}.`;
+    return { counts, warning: `Server/client token cross-check: the server counted ${server} generated tokens during the run, the client received ${client.outputTokens} (tolerance ${Math.round(tolerance)}); ${why}.` };
   }
 
   private warn(source: 'server' | 'gpu', message: string): void {

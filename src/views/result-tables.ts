@@ -90,8 +90,9 @@ export function summaryItems(summary: RunSummary): SummaryItem[] {
     { label: 'Model', value: summary.model },
     { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : 'not recorded in the file' },
     { label: 'Status', value: status },
-    { label: 'Started', value: summary.createdAt },
-    { label: 'Finished', value: summary.finishedAt ?? NOT_AVAILABLE },
+    // A time the file does not know is "unknown", never 1970-01-01.
+    { label: 'Started', value: summary.createdAt ?? 'unknown' },
+    { label: 'Finished', value: summary.finishedAt ?? (summary.status === 'running' ? 'not yet' : 'unknown') },
     { label: 'Tool', value: summary.tool },
   ];
   if (summary.importedFrom) items.push({ label: 'Imported from', value: summary.importedFrom });

@@ -22,7 +22,7 @@ import { groupByName, hasRepeats, meanInterval, repeatRows } from './repeats';
 import { stepLabel } from '../format/step-name';
 import { turnCharts } from './turns';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
-import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
+import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers, tokenRateNotes } from './server-views';
 import { commonSeries, engineOf, runSeries } from './server-quantities';
 
 /** Points per distribution curve, whatever the number of requests. */
@@ -70,6 +70,7 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
   const notes = [
     ...(missing.length ? [`${ENGINE_NAMES[engine]} does not export: ${missing.join(', ')}.`] : []),
     ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
+    ...tokenRateNotes(doc, steps),
   ];
   const markers = stepMarkers(doc.steps);
   return {
@@ -125,6 +126,16 @@ export function definitionNotes(steps: Step[]): string[] {
   return [...stepsByNote].map(([note, names]) => `${note} (steps: ${names.join(', ')})`);
 }
 
+/**
+ * A time a file states, or null when it does not know it: an imported file whose tool kept no start
+ * time says the epoch (1970-01-01) or something that is not a time at all.
+ */
+export function knownTime(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) && ms > 0 ? iso : null;
+}
+
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
   return {
@@ -134,8 +145,8 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: doc.statusReason ?? null,
-    createdAt: doc.createdAt,
-    finishedAt: doc.finishedAt ?? null,
+    createdAt: knownTime(doc.createdAt),
+    finishedAt: knownTime(doc.finishedAt),
     tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
     importedFrom: imported
       ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`

@@ -17,7 +17,7 @@ import { METRICS } from '../../src/format/metrics';
 import { PERCENTILES } from '../../src/format/result';
 import { niceCeiling, resultChartSpec } from '../../src/views/chart-spec';
 import { formatMetric, formatNumber, formatPercentChange } from '../../src/views/number-format';
-import { deltaTable, stepTable } from '../../src/views/result-tables';
+import { deltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
@@ -339,4 +339,17 @@ test('a concurrency step that stayed well below its level says so in the notes',
   assert.equal(view.notes.length, 1);
   assert.match(view.notes[0]!, /^Step "concurrency@16" averaged 5\.2 requests in flight, not 16/);
   assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
+});
+
+test('an imported run without a start time says "unknown", not 1970', () => {
+  // "Started 1970-01-01T00:00:00.000Z": the importer's stand-in for a time the tool did not keep.
+  const doc = concurrencySweep(5);
+  doc.createdAt = new Date(0).toISOString();
+  doc.finishedAt = null;
+  const items = summaryItems(buildResultView(forReading(doc), 'imported.llmbench.json').summary);
+  assert.equal(items.find((i) => i.label === 'Started')?.value, 'unknown');
+  assert.equal(items.find((i) => i.label === 'Finished')?.value, 'unknown');
+  assert.equal(items.find((i) => i.label === 'Started' && /1970/.test(i.value)), undefined);
+  doc.createdAt = '2025-03-01T10:00:00.000Z';
+  assert.equal(summaryItems(buildResultView(forReading(doc), 'x').summary).find((i) => i.label === 'Started')?.value, '2025-03-01T10:00:00.000Z');
 });

@@ -97,7 +97,8 @@ export const RunSummarySchema = z.object({
   api: z.string(),
   status: RunStatusSchema,
   statusReason: z.string().nullable(),
-  createdAt: z.string(),
+  /** Null when the file does not know when the run started (an imported file whose tool kept no time). */
+  createdAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
   tool: z.string(),
   importedFrom: z.string().nullable(),
