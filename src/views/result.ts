@@ -17,10 +17,11 @@ import type {
 } from '../format/messages/result';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
-import { formatMetric } from './number-format';
+import { formatMetric, NOT_AVAILABLE } from './number-format';
 import { groupByName, hasRepeats, meanInterval, repeatRows } from './repeats';
 import { stepLabel } from '../format/step-name';
 import { turnCharts } from './turns';
+import { readableError, runFailure } from './failure';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers, tokenRateNotes } from './server-views';
 import { commonSeries, engineOf, runSeries } from './server-quantities';
@@ -37,17 +38,62 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
   notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
+  const failure = runFailure(doc);
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
+  const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'));
   return {
     summary: runSummary(doc, fileName),
     xAxis,
     rows,
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
-    charts: [...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
+    // A run that measured nothing has only zeros to chart: its failure is said instead.
+    // One load has one point a chart: its figures go in a card instead.
+    charts: failure ? [] : [...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: doc.warnings ?? [],
     server: serverSection(doc),
+    figures: failure ? null : figures,
+    failure,
+  };
+}
+
+/** The figures of a run of one load, as a card: the step table's main figures (the mean across repeats when it repeated). */
+function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): NonNullable<ResultView['figures']> | null {
+  const groups = groupByName(rows);
+  if (groups.length !== 1) return null;
+  const [name, group] = groups[0]!;
+  const mean = (value: RowValue) =>
+    meanInterval(
+      group.flatMap((row) => {
+        const v = value(row);
+        return typeof v === 'number' && Number.isFinite(v) ? [v] : [];
+      }),
+    );
+  const figure = (metric: MetricKey, label: string, value: RowValue) => {
+    const m = mean(value);
+    const spread = m?.halfWidth !== null && m?.halfWidth !== undefined ? ` \u00b1 ${formatMetric(metric, m.halfWidth)}` : '';
+    return { label, value: `${formatMetric(metric, m?.mean)}${spread}`, unit: METRICS[metric].unit };
+  };
+  // An imported run may give means where ours give medians: each figure says which it is.
+  const stat = (metric: 'ttftMs' | 'tpotMs' | 'latencyMs', p: 'p50' | 'p99') => {
+    const has = (key: 'p50' | 'p99' | 'mean') => group.some((row) => typeof row[metric]?.[key] === 'number');
+    const key = has(p) ? p : p === 'p50' && has('mean') ? 'mean' : p;
+    return figure(metric, `${METRICS[metric].label} ${key}`, (row) => row[metric]?.[key]);
+  };
+  const x = mean((row) => row.x);
+  const at = x === null ? '' : xAxis.kind === 'rate' ? `, at ${formatMetric('requestsPerSecond', x.mean)} req/s achieved` : `, at ${measuredLoad ? formatMetric('achievedConcurrency', x.mean) : String(x.mean)} in flight (${measuredLoad ? 'measured mean' : 'configured: the file has no measured concurrency'})`;
+  return {
+    load: `${name}${group.length > 1 ? ` (mean of ${group.length} repeats)` : ''}${at}`,
+    items: [
+      figure('outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
+      figure('requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      stat('ttftMs', 'p50'),
+      stat('ttftMs', 'p99'),
+      stat('tpotMs', 'p50'),
+      stat('latencyMs', 'p50'),
+      stat('latencyMs', 'p99'),
+    ].filter((item) => !item.value.startsWith(NOT_AVAILABLE)),
   };
 }
 
@@ -138,13 +184,15 @@ export function knownTime(iso: string | null | undefined): string | null {
 
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
+  const reason = doc.statusReason ? readableError(doc.statusReason) : null;
   return {
     fileName,
     model: doc.endpoint.model,
     baseUrl: doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
-    statusReason: doc.statusReason ?? null,
+    statusReason: reason?.text ?? null,
+    statusDetails: reason?.details ?? null,
     createdAt: knownTime(doc.createdAt),
     finishedAt: knownTime(doc.finishedAt),
     tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
@@ -163,9 +211,11 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
  */
 export function chooseXAxis(steps: Step[]): XAxis {
   const closedLoop = steps.length > 0 && steps.every((s) => s.profile.kind === 'synchronous' || s.profile.kind === 'concurrency');
-  return closedLoop
-    ? { kind: 'concurrency', label: 'Concurrency (measured mean in flight)' }
-    : { kind: 'rate', label: 'Achieved request rate (req/s)' };
+  if (!closedLoop) return { kind: 'rate', label: 'Achieved request rate (req/s)' };
+  // The axis says what it holds: an imported step without a measured concurrency sits at its configured one.
+  const measured = steps.filter((s) => typeof s.summary?.achievedConcurrency === 'number').length;
+  const holds = measured === steps.length ? 'measured mean in flight' : measured === 0 ? 'configured' : 'measured mean in flight, else configured';
+  return { kind: 'concurrency', label: `Concurrency (${holds})` };
 }
 
 function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {

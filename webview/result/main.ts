@@ -6,7 +6,7 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, errorSection, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
+import { type ChartBoard, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
 import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
@@ -34,6 +34,7 @@ startPage((message, { app, board, ask, addBoard }) => {
     // Sections are rebuilt from each view; the chart board is kept so charts update in place.
     replaceChildren(app, [
       summarySection(view.summary),
+      view.failure ? failureSection(view.failure) : null,
       warningsSection(view.warnings),
       notesSection(view.notes),
       toolbar([
@@ -50,7 +51,8 @@ startPage((message, { app, board, ask, addBoard }) => {
         : []),
       el('h2', { text: 'Steps' }),
       table,
-      hasCharts ? el('h2', { text: 'Charts' }) : null,
+      hasCharts || view.figures ? el('h2', { text: view.figures ? 'Figures' : 'Charts' }) : null,
+      view.figures ? figuresCard(view.figures) : null,
       hasCharts && hasRepeatPoints(view.charts)
         ? repeatToggle(eachRepeat, (checked) => {
             eachRepeat = checked;

@@ -96,7 +96,10 @@ export const RunSummarySchema = z.object({
   baseUrl: z.string(),
   api: z.string(),
   status: RunStatusSchema,
+  /** Why the run is partial or failed, readable: a server's JSON error in it replaced by its own message. */
   statusReason: z.string().nullable(),
+  /** That JSON error, pretty-printed; null when the reason holds none. */
+  statusDetails: z.string().nullable().default(null),
   /** Null when the file does not know when the run started (an imported file whose tool kept no time). */
   createdAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
@@ -145,6 +148,17 @@ export type RepeatCell = z.infer<typeof RepeatCellSchema>;
 export const RepeatRowSchema = z.object({ name: z.string(), repeats: z.number().int().positive(), cells: z.array(RepeatCellSchema) });
 export type RepeatRow = z.infer<typeof RepeatRowSchema>;
 
+/** A run that measured nothing (src/views/failure.ts): what failed, the server's words, what to try. */
+export const RunFailureSchema = z.object({
+  headline: z.string(),
+  /** Failed requests per error kind, warm-up included. */
+  kinds: z.array(z.tuple([z.string(), z.number()])),
+  /** The most frequent distinct messages: readable text, the server's JSON body pretty-printed, how many requests said it. */
+  errors: z.array(z.object({ text: z.string(), details: z.string().nullable(), count: z.number().int().positive() })),
+  advice: z.array(z.string()),
+});
+export type RunFailure = z.infer<typeof RunFailureSchema>;
+
 export const ResultViewSchema = z.object({
   summary: RunSummarySchema,
   xAxis: XAxisSchema,
@@ -158,6 +172,20 @@ export const ResultViewSchema = z.object({
   warnings: z.array(z.string()).default([]),
   /** Null when the run has no server metrics (scraping off, an older or imported file). */
   server: ServerSectionSchema.nullable().default(null),
+  /**
+   * A run of one load (one step, or one step name repeated): its figures as a card, in place of load
+   * charts that would each hold a single point. Null otherwise.
+   */
+  figures: z
+    .object({
+      /** Where the figures were measured: "concurrency@64, at 64 in flight (configured)". */
+      load: z.string(),
+      items: z.array(z.object({ label: z.string(), value: z.string(), unit: z.string() })),
+    })
+    .nullable()
+    .default(null),
+  /** Set when the run measured nothing: said instead of charts of zeros. */
+  failure: RunFailureSchema.nullable().default(null),
 });
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
