@@ -302,6 +302,24 @@ export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
+/**
+ * Label keys read as another, one key per meaning: the palette and the GPU detection once wrote
+ * `hardware` where the command line and the importers write `gpu`, so that runs made both ways
+ * grouped apart. Files keep what they hold; every reader sees the one key.
+ */
+export const LABEL_ALIASES: Readonly<Record<string, string>> = { hardware: 'gpu' };
+
+/** The labels under their one key each (LABEL_ALIASES); an alias stays as it is when its key is set too, so nothing is lost. */
+export function canonicalLabels(labels: Labels): Labels {
+  if (!Object.keys(labels).some((key) => key in LABEL_ALIASES)) return labels;
+  const out: Labels = {};
+  for (const [key, value] of Object.entries(labels)) {
+    const canonical = LABEL_ALIASES[key];
+    out[canonical !== undefined && !(canonical in labels) ? canonical : key] = value;
+  }
+  return out;
+}
+
 export const RunConfigSchema = z
   .object({
     endpoint: EndpointConfigSchema,

@@ -1,8 +1,10 @@
 /** Labels asked for when a run starts, stored in its result and remembered for the next run. */
-export const LABEL_KEYS = ['engine', 'hardware', 'gpus', 'quantization'] as const;
+/** The keys offered by name, as the command line (--label gpu=...) and the importers write them: one key per meaning (src/format/config.ts LABEL_ALIASES). */
+export const LABEL_KEYS = ['engine', 'gpu', 'gpus', 'quantization', 'model'] as const;
 export const LABEL_PROMPTS: Record<(typeof LABEL_KEYS)[number], string> = {
   engine: 'Inference engine and version, e.g. vLLM 0.11.0',
-  hardware: 'Hardware, e.g. 1x A100 80GB',
+  gpu: 'GPU (or other accelerator), e.g. 1x A100 80GB',
+  model: 'The model as it should be grouped, e.g. Qwen2.5-7B-Instruct (the served name is recorded anyway)',
   gpus: 'Number of GPUs (tensor/pipeline parallel), e.g. 2 (TP=2)',
   quantization: 'Quantization, e.g. bf16, fp8, AWQ int4',
 };

@@ -84,6 +84,9 @@ class ReportPanel {
       case 'export':
         await this.export(message.format);
         return;
+      case 'make-runs':
+        await vscode.commands.executeCommand(message.how === 'run' ? 'llmBench.run' : 'llmBench.importResults');
+        return;
       case 'editLabels': {
         const source = this.runs[message.run]?.source;
         if (source && (await editLabels(vscode.Uri.file(source)))) await this.load();

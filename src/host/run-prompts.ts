@@ -9,7 +9,9 @@ import { isPlainObject, parseConfigFileText, RunInputError, unreadableConfigFile
 import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
-import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
+import { editLabelFields } from './label-editor';
+import { canonicalLabels } from '../format/config';
+import { planOf, planText } from '../views/plan';
 import { formatLabelsText } from '../views/labels';
 import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
 import type { RunArgs } from './run-arguments';
@@ -62,11 +64,12 @@ function simulatorPreset(): PresetName {
   return value !== undefined && value in PRESETS ? (value as PresetName) : DEFAULT_PRESET;
 }
 
-async function typeUrl(memento: vscode.Memento, title: string): Promise<string | undefined> {
+async function typeUrl(memento: vscode.Memento, title: string, value?: string): Promise<string | undefined> {
   const url = await vscode.window.showInputBox({
     title,
     prompt: 'Base URL of an OpenAI-compatible server, up to and including /v1',
     placeHolder: 'http://127.0.0.1:8000/v1',
+    ...(value ? { value } : {}),
     ignoreFocusOut: true,
     validateInput: (v) => baseUrlProblem(v),
   });
@@ -124,34 +127,83 @@ export async function pickEndpointUrl(title: string): Promise<string | undefined
   return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', validateInput: baseUrlProblem, ignoreFocusOut: true });
 }
 
+/** The model question's answer: a model, or the user's wish to correct the URL that did not answer. */
+const CHANGE_URL = Symbol('change the URL');
+
 async function pickModel(
   endpoint: { baseUrl: string; headers: Record<string, string> },
   apiKey: string | undefined,
   title: string,
   log: vscode.LogOutputChannel,
-): Promise<string | undefined> {
-  const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () =>
-    probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
-  );
-  const ids = probe.models;
-  const problem = probe.error ?? '';
-  if (probe.error) log.warn(probe.error);
-  if (probe.engine) log.info(`${endpoint.baseUrl}: ${probe.engine.name}${probe.engine.version ? ` ${probe.engine.version}` : ''} (${probe.engine.evidence}).`);
-  const TYPE = Symbol('type');
-  if (ids.length > 0) {
-    const chosen = await pick<string | typeof TYPE>(
-      [...ids.map((id) => ({ label: id, value: id })), { label: '$(edit) Type a model name…', value: TYPE }],
-      title,
-      'Which model?',
+): Promise<string | typeof CHANGE_URL | undefined> {
+  for (;;) {
+    const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () =>
+      probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
     );
-    if (chosen !== TYPE) return chosen;
+    const ids = probe.models;
+    const problem = probe.error ?? '';
+    if (probe.error) log.warn(probe.error);
+    if (probe.engine) log.info(`${endpoint.baseUrl}: ${probe.engine.name}${probe.engine.version ? ` ${probe.engine.version}` : ''} (${probe.engine.evidence}).`);
+    const TYPE = Symbol('type');
+    if (ids.length > 0) {
+      const chosen = await pick<string | typeof TYPE>(
+        [...ids.map((id) => ({ label: id, value: id })), { label: '$(edit) Type a model name…', value: TYPE }],
+        title,
+        'Which model?',
+      );
+      if (chosen !== TYPE) return chosen;
+    } else if (!probe.reachable) {
+      // Nothing answered: say what was tried and what to check, and let the user correct the URL
+      // rather than start a run that can only fail.
+      const RETRY = Symbol('retry');
+      const choice = await pick<typeof CHANGE_URL | typeof RETRY | typeof TYPE>(
+        [
+          { label: '$(link) Change the URL…', description: endpoint.baseUrl, detail: `Tried GET ${modelsUrlOf(endpoint.baseUrl)}: ${problem}`, value: CHANGE_URL },
+          { label: '$(refresh) Try again', detail: 'Once the server is up: check that it runs, listens on that host and port, and that the URL ends in /v1', value: RETRY },
+          { label: '$(edit) Type a model name anyway', detail: 'The run fails at once unless the server answers by then', value: TYPE },
+        ],
+        title,
+        `Nothing answered at ${endpoint.baseUrl}`,
+      );
+      if (choice === undefined || choice === CHANGE_URL) return choice;
+      if (choice === RETRY) continue;
+    }
+    return vscode.window.showInputBox({
+      title,
+      prompt: `${problem} The served model name, as the server expects it in requests.`.trim(),
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() === '' ? 'Type the model name' : undefined),
+    });
   }
-  return vscode.window.showInputBox({
-    title,
-    prompt: `${problem} The served model name, as the server expects it in requests.`.trim(),
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? 'Type the model name' : undefined),
-  });
+}
+
+/** Where the model list is asked for: the base URL's /models. */
+function modelsUrlOf(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/models`;
+}
+
+/**
+ * The endpoint's model: its configured one, or asked (src/host/run-prompts.ts pickModel); a URL that
+ * did not answer may be corrected there, and the model asked again at the new URL. Answers the
+ * endpoint as corrected with its model, or undefined when the user leaves.
+ */
+async function endpointWithModel(
+  memento: vscode.Memento,
+  choice: Extract<EndpointChoice, { kind: 'server' }>,
+  apiKeyFor: (baseUrl: string) => Promise<string | undefined>,
+  title: string,
+  log: vscode.LogOutputChannel,
+): Promise<{ endpoint: Extract<EndpointChoice, { kind: 'server' }>; model: string } | undefined> {
+  let endpoint = choice;
+  for (;;) {
+    if (endpoint.endpoint.model) return { endpoint, model: endpoint.endpoint.model };
+    const model = await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `${title}: model at ${endpoint.endpoint.baseUrl}`, log);
+    if (model === undefined || model === '') return undefined;
+    if (model !== CHANGE_URL) return { endpoint, model };
+    const url = await typeUrl(memento, `${title}: the server's URL`, endpoint.endpoint.baseUrl);
+    if (url === undefined) return undefined;
+    endpoint = { kind: 'server', endpoint: { ...endpoint.endpoint, baseUrl: url } };
+  }
 }
 
 const CONFIG_FILE = Symbol('config file');
@@ -209,28 +261,22 @@ export async function showConfigError(message: string, file?: vscode.Uri): Promi
   if (answer === open && file) await vscode.window.showTextDocument(file);
 }
 
-async function editLabels(memento: vscode.Memento, title: string): Promise<Record<string, string> | undefined> {
+/**
+ * The last question: the labels, field by field, with the run's plan in one line on the Start item
+ * (steps, requests, what can be said of the time beforehand).
+ */
+async function editLabels(memento: vscode.Memento, title: string, plan: string | null): Promise<Record<string, string> | undefined> {
   const defaults = settings().get<Record<string, string>>('defaultLabels', {});
-  const labels: Record<string, string> = { ...defaults, ...memento.get<Record<string, string>>(LABELS_KEY, {}) };
-  const START = Symbol('start');
-  for (;;) {
-    const summary = formatLabelsText(cleanLabels(labels));
-    const chosen = await pick<string | typeof START>(
-      [
-        { label: '$(play) Start the benchmark', detail: summary ? `Labels: ${summary}` : 'No labels', value: START },
-        ...LABEL_KEYS.map((key) => ({ label: key, description: labels[key] ?? '', detail: LABEL_PROMPTS[key], value: key })),
-      ],
-      title,
-      'Labels describe what was measured; they are stored in the result and remembered for next time',
-    );
-    if (chosen === undefined) return undefined;
-    if (chosen === START) break;
-    const value = await vscode.window.showInputBox({ title: `${title}: ${chosen}`, prompt: LABEL_PROMPTS[chosen as (typeof LABEL_KEYS)[number]], value: labels[chosen] ?? '', ignoreFocusOut: true });
-    if (value !== undefined) labels[chosen] = value;
-  }
-  const cleaned = cleanLabels(labels);
-  await memento.update(LABELS_KEY, cleaned);
-  return cleaned;
+  const remembered = { ...canonicalLabels(defaults), ...canonicalLabels(memento.get<Record<string, string>>(LABELS_KEY, {})) };
+  const labels = await editLabelFields(remembered, {
+    title,
+    placeHolder: 'Set labels (optional), then Start',
+    done: { label: '$(play) Start the benchmark' },
+    doneDetail: (current) => [plan, formatLabelsText(current) ? `Labels: ${formatLabelsText(current)}` : 'No labels'].filter(Boolean).join(' · '),
+  });
+  if (!labels) return undefined;
+  await memento.update(LABELS_KEY, labels);
+  return labels;
 }
 
 function endpointConfig(choice: Extract<EndpointChoice, { kind: 'server' }>, model: string): Record<string, unknown> {
@@ -245,12 +291,15 @@ export async function promptRunPlan(
   log: vscode.LogOutputChannel,
 ): Promise<RunPlan | undefined> {
   const title = 'Run LLM Benchmark';
-  const endpoint = await pickEndpoint(memento, `${title} (1/4): endpoint`);
-  if (!endpoint) return undefined;
+  // Three questions; the model of a server is part of the first (a simulator or a configured model has none to ask).
+  const picked = await pickEndpoint(memento, `${title} (1/3): endpoint`);
+  if (!picked) return undefined;
+  let endpoint: EndpointChoice = picked;
   let model: string | undefined;
-  if (endpoint.kind === 'server') {
-    model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `${title} (2/4): model`, log));
-    if (!model) return undefined;
+  if (picked.kind === 'server') {
+    const withModel = await endpointWithModel(memento, picked, apiKeyFor, `${title} (1/3)`, log);
+    if (!withModel) return undefined;
+    ({ endpoint, model } = withModel);
   }
   // Every preset setting is named as its field, under llmBench.
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
@@ -261,21 +310,22 @@ export async function promptRunPlan(
       ...choices.map((p) => ({ label: p.label, detail: p.detail, value: p })),
       { label: '$(file) From a config file…', detail: 'A JSON run configuration in the workspace', value: CONFIG_FILE },
     ],
-    `${title} (3/4): profile`,
+    `${title} (2/3): profile`,
     'What load to apply?',
   );
   if (!profile) return undefined;
   let overrides: Settings = {};
   let file: ConfigFile | undefined;
   if (profile === CONFIG_FILE) {
-    const uri = await pickConfigFile(`${title} (3/4): config file`);
+    const uri = await pickConfigFile(`${title} (2/3): config file`);
     if (!uri) return undefined;
     file = await readConfigFile(uri);
     if (!file) return undefined;
   } else {
     overrides = { ...profile.config };
   }
-  const labels = await editLabels(memento, `${title} (4/4): labels`);
+  const planned = planOf((file ? { ...file.settings, ...overrides } : overrides) as Parameters<typeof planOf>[0]);
+  const labels = await editLabels(memento, `${title} (3/3): labels`, planned ? planText(planned) : null);
   if (!labels) return undefined;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.
   const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
@@ -299,7 +349,7 @@ export async function planFromConfigFile(
   const endpoint = await pickEndpoint(memento, `Run ${config.shownAs}: endpoint (the file names none)`);
   if (!endpoint) return undefined;
   if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: { preset: endpoint.preset } };
-  const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${config.shownAs}: model`, log));
-  if (!model) return undefined;
-  return { ...plan, overrides: { endpoint: endpointConfig(endpoint, model) } };
+  const withModel = await endpointWithModel(memento, endpoint, apiKeyFor, `Run ${config.shownAs}`, log);
+  if (!withModel) return undefined;
+  return { ...plan, overrides: { endpoint: endpointConfig(withModel.endpoint, withModel.model) } };
 }

@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, stepRequests, sweepRates, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
+import { knownSecrets, redactHeaders, redactSecrets, redactUrl, RunConfigSchema, stepRequests, sweepRates, canonicalLabels, type Arrival, type Labels, type RampConfig, type RunConfig } from '../format/config';
 import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import {
   describeZodError,
@@ -822,7 +822,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   let writer: ResultWriter;
   try {
     // The hardware found fills the hardware/gpus labels the user left empty.
-    writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor), {
+    writer = new ResultWriter(options.resultPath, documentHead(config, canonicalLabels({ ...probed?.labels, ...monitor.labels(), ...canonicalLabels(config.labels) }), monitor), {
       keepRecords: options.keepRecords !== false,
     });
   } catch (error) {

@@ -3,10 +3,16 @@
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
 import * as z from 'zod';
-import { ConcurrencyUnitSchema, RampStrategySchema, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
+import { ConcurrencyUnitSchema, RampStrategySchema, stepRequests, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
+  /**
+   * The concurrency sweep's steps measure at least this many requests per concurrent slot: a step
+   * with fewer than a few rounds of its slots spends its time filling up and draining, never at its
+   * level (40 requests at concurrency 64 never have 64 in flight).
+   */
+  requestsPerConcurrency: z.number().int().positive().default(4),
   warmupRequests: z.number().int().nonnegative().default(2),
   inputTokens: z.number().int().positive().default(512),
   outputTokens: z.number().int().positive().default(128),
@@ -69,8 +75,8 @@ export function presets(settings: PresetSettings): Preset[] {
     {
       id: 'concurrency',
       label: 'Concurrency sweep',
-      detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each (${tokens})`,
-      config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
+      detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each or ${settings.requestsPerConcurrency} per concurrent slot if more (${concurrencyRequests(settings)}) (${tokens})`,
+      config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits: { ...limits, requestsPerConcurrency: settings.requestsPerConcurrency } },
     },
     {
       id: 'rate',
@@ -99,6 +105,13 @@ export function presets(settings: PresetSettings): Preset[] {
   ];
 }
 
+/** "100 to 256 requests a step": the concurrency sweep's step sizes, each from its level (stepRequests). */
+function concurrencyRequests(settings: PresetSettings): string {
+  const counts = settings.concurrencyLevels.map((c) => stepRequests({ requests: settings.requestsPerStep, requestsPerConcurrency: settings.requestsPerConcurrency }, c) ?? settings.requestsPerStep);
+  const [least, most] = [Math.min(...counts), Math.max(...counts)];
+  return least === most ? `${least} requests a step` : `${least} to ${most} requests a step`;
+}
+
 /** A short description of a profile for titles and logs: "concurrency 1,2,4", "sweep of 8 rates". */
 export function describeProfile(profile: RunConfig['profile']): string {
   switch (profile.kind) {
@@ -122,6 +135,7 @@ export function describeProfile(profile: RunConfig['profile']): string {
 const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'limits.requests': 'llmBench.requestsPerStep',
   'limits.warmup': 'llmBench.warmupRequests',
+  'limits.requestsPerConcurrency': 'llmBench.requestsPerConcurrency',
   'workload.inputTokens': 'llmBench.inputTokens',
   'workload.outputTokens': 'llmBench.outputTokens',
   'workload.inputTokens.rangeRatio': 'llmBench.inputTokensRange',

@@ -6,7 +6,7 @@
 import '../shared/zod-csp';
 import { HostToReportSchema, type HostToReport } from '../../src/format/messages/report';
 import { ReportPanelStateSchema, type ReportPanelState, type ReportRequest } from '../../src/format/messages/from-views';
-import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { KNEE_COLUMNS, kneeRows, noRunsText, rankingColumns, rankingNoiseNote, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { SpecChart } from '../shared/charts';
 import { byId, el, replaceChildren, textTable } from '../shared/dom';
 import { onThemeChange, readTheme } from '../shared/theme';
@@ -74,8 +74,31 @@ function definitionNotices(model: ReportModel): HTMLElement[] {
 /** Counts draws, so that charts of a model already replaced are never built. */
 let drawn = 0;
 
+/** A report of no runs: why, and how to make one, in place of empty tables and an empty chart. */
+function drawEmpty(title: string, problems: string[]): void {
+  const text = noRunsText(problems);
+  replaceChildren(app, [
+    el('h1', { text: title }),
+    el('section', { className: 'empty-report', attrs: { id: 'no-runs' } }, [
+      el('p', { text: text.headline }),
+      ...text.why.map((why) => el('p', { className: 'notice', text: why })),
+      el('ul', {}, text.how.map((how) => el('li', { text: how }))),
+      el('div', { className: 'toolbar' }, [
+        button('Run LLM Benchmark...', () => void host.ask({ type: 'make-runs', how: 'run' }), 'primary', 'make-run'),
+        button('Import Results...', () => void host.ask({ type: 'make-runs', how: 'import' }), 'secondary', 'make-import'),
+      ]),
+    ]),
+  ]);
+}
+
 function draw(title: string, model: ReportModel, problems: string[]): void {
   for (const chart of charts) chart.destroy();
+  if (model.runs.length === 0) {
+    charts = [];
+    chartIds = [];
+    drawEmpty(title, problems);
+    return;
+  }
   const all = [...model.charts, model.tradeoff];
   const cards = all.map((chart) => {
     const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });

@@ -1,0 +1,62 @@
+/**
+ * Labels edited one field each, wherever labels are asked for (starting a run, reviewing an import,
+ * "Edit Labels"): a list of the known keys and the ones the labels already hold, each with its
+ * value; choosing one asks for its value alone; "Add a label…" asks for a new key. One long
+ * comma-separated line was hard to read and easy to break.
+ */
+import * as vscode from 'vscode';
+import { canonicalLabels, type Labels } from '../format/config';
+import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
+
+/** The item that ends the editing: "Start the benchmark", "Done", "Save labels". */
+export interface LabelEditorDone {
+  label: string;
+  description?: string;
+  detail?: string;
+}
+
+const ADD = Symbol('add a label');
+const DONE = Symbol('done');
+
+type Choice = vscode.QuickPickItem & { value: string | typeof ADD | typeof DONE };
+
+/** The keys listed: the known ones in their order, then the others the labels hold. */
+export function labelKeysOffered(labels: Labels): string[] {
+  return [...LABEL_KEYS, ...Object.keys(labels).filter((key) => !(LABEL_KEYS as readonly string[]).includes(key))];
+}
+
+/** What a key's field prompts for: its known description, or a free label's. */
+const promptOf = (key: string): string => (LABEL_PROMPTS as Record<string, string>)[key] ?? `The value of the label "${key}" (empty removes it)`;
+
+/**
+ * Asks for labels field by field, starting from `initial`; answers the labels (trimmed, empty ones
+ * removed, each under its one key) once `done` is chosen, or undefined when the user leaves.
+ */
+export async function editLabelFields(initial: Labels, options: { title: string; placeHolder: string; done: LabelEditorDone; doneDetail?: (labels: Labels) => string }): Promise<Labels | undefined> {
+  const labels: Labels = { ...canonicalLabels(initial) };
+  for (;;) {
+    const items: Choice[] = [
+      { label: options.done.label, ...(options.done.description ? { description: options.done.description } : {}), detail: options.doneDetail?.(cleanLabels(labels)) ?? options.done.detail ?? '', value: DONE },
+      { label: 'Labels', kind: vscode.QuickPickItemKind.Separator, value: DONE },
+      ...labelKeysOffered(labels).map((key) => ({ label: key, description: labels[key] || '(not set)', detail: promptOf(key), value: key })),
+      { label: '$(add) Add a label…', detail: 'A label of your own: a key, then its value', value: ADD },
+    ];
+    const chosen = await vscode.window.showQuickPick(items, { title: options.title, placeHolder: options.placeHolder, ignoreFocusOut: true, matchOnDetail: false });
+    if (chosen === undefined) return undefined;
+    if (chosen.value === DONE) return cleanLabels(labels);
+    let key = chosen.value;
+    if (key === ADD) {
+      const typed = await vscode.window.showInputBox({
+        title: `${options.title}: new label`,
+        prompt: 'The label\'s key, such as tp, dataset or region',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() === '' ? 'Type a key' : /[=,]/.test(v) ? 'A key cannot hold = or ,' : undefined),
+      });
+      if (typed === undefined) continue;
+      // A key typed as an alias (hardware) is the one key (gpu).
+      key = Object.keys(canonicalLabels({ [typed.trim()]: '' }))[0] ?? typed.trim();
+    }
+    const value = await vscode.window.showInputBox({ title: `${options.title}: ${key}`, prompt: promptOf(key), value: labels[key] ?? '', ignoreFocusOut: true });
+    if (value !== undefined) labels[key] = value;
+  }
+}
