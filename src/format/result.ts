@@ -149,6 +149,8 @@ export type StepSummary = z.infer<typeof StepSummarySchema>;
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
+  /** An imported step's name in its source, when it differs from ours (GuideLLM's `constant@1.90`): shown with ours beside it. */
+  sourceName: z.string().optional(),
   profile: StepProfileSchema,
   /** Which repeat of the profile (0 to count - 1) the step is, in a run with `repeat`; steps of one name are aggregated across repeats. */
   repeat: z.number().int().nonnegative().optional(),

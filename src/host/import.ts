@@ -10,7 +10,9 @@ import { selectedOrChosen } from './explorer-selection';
 import * as z from 'zod';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
 import { importPastedText, importRuns, runFileName, runSource } from '../import';
-import { formatLabelsText, parseLabelsText } from '../views/labels';
+import { formatLabelsText } from '../views/labels';
+import { stepLabel } from '../format/step-name';
+import { editLabelFields } from './label-editor';
 
 export const IMPORT_COMMANDS = {
   importResults: 'llmBench.importResults',
@@ -33,7 +35,7 @@ function describeRun(doc: ResultDocument, index: number): vscode.QuickPickItem &
   return {
     index,
     label: `$(graph-line) Run ${index + 1}: ${doc.labels['model'] ?? doc.endpoint.model}`,
-    description: `${doc.importedFrom?.tool ?? ''}, ${steps} step${steps === 1 ? '' : 's'} (${doc.steps.map((s) => s.name).join(', ')})`,
+    description: `${doc.importedFrom?.tool ?? ''}, ${steps} step${steps === 1 ? '' : 's'} (${doc.steps.map((s) => stepLabel(s)).join(', ')})`,
     detail: `${formatLabelsText(doc.labels) || 'no labels'}  ·  ${runSource(doc)}`,
   };
 }
@@ -56,18 +58,13 @@ async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | u
     if (!choice) return undefined;
     const doc = runs[choice.index];
     if (!doc) return runs;
-    const input = await vscode.window.showInputBox({
+    // A field per label, the known keys offered: one long comma-separated line was hard to read and easy to break.
+    const labels = await editLabelFields(doc.labels, {
       title: `Labels of run ${choice.index + 1} (${runSource(doc)})`,
-      prompt: 'key=value pairs separated by commas (model, engine, gpus, gpu, quantization, ...). Measurements are not touched.',
-      value: formatLabelsText(doc.labels),
-      ignoreFocusOut: true,
-      validateInput: (value) => {
-        const parsed = parseLabelsText(value);
-        return parsed.ok ? undefined : parsed.error;
-      },
+      placeHolder: 'Pick a label to set it; measurements are not touched',
+      done: { label: '$(check) Done', detail: 'Back to the runs found' },
     });
-    const labels = input === undefined ? undefined : parseLabelsText(input);
-    if (labels?.ok) runs[choice.index] = { ...doc, labels: labels.value };
+    if (labels) runs[choice.index] = { ...doc, labels };
   }
 }
 

@@ -18,6 +18,7 @@ import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
 import { registerPanelRestorer } from './panel-restore';
+import { editLabelFields } from './label-editor';
 import { saveWithDialog } from './save-file';
 import { hostWebview, webviewOptions } from './webview-html';
 import type { WebviewSession } from './webview-session';
@@ -120,25 +121,29 @@ function defaultUri(name: string): vscode.Uri {
   return folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name);
 }
 
-/** Asks for new labels and rewrites only the `labels` of the file; answers whether it changed. */
+/**
+ * Asks for new labels, a field each (src/host/label-editor.ts), and rewrites only the `labels` of
+ * the file; answers whether it changed. `answer` (scripts, tests) gives them as key=value text instead.
+ */
 export async function editLabels(file: vscode.Uri, answer?: string): Promise<boolean> {
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
   const current = JSON.parse(text) as { labels?: Record<string, string> };
-  const input =
-    answer ??
-    (await vscode.window.showInputBox({
+  let labels: Record<string, string>;
+  if (answer !== undefined) {
+    const parsed = parseLabelsText(answer);
+    if (!parsed.ok) throw new Error(parsed.error);
+    labels = parsed.value;
+  } else {
+    const edited = await editLabelFields(current.labels ?? {}, {
       title: `Labels of ${vscode.workspace.asRelativePath(file)}`,
-      prompt: 'key=value pairs separated by commas (engine, gpu, model, quant, ...). Measurements are not touched.',
-      value: formatLabelsText(current.labels ?? {}),
-      validateInput: (value) => {
-        const parsed = parseLabelsText(value);
-        return parsed.ok ? undefined : parsed.error;
-      },
-    }));
-  if (input === undefined) return false;
-  const labels = parseLabelsText(input);
-  if (!labels.ok) throw new Error(labels.error);
-  const updated = withLabels(text, labels.value);
+      placeHolder: 'Pick a label to set it; measurements are not touched',
+      done: { label: '$(save) Save the labels' },
+      doneDetail: (labels) => formatLabelsText(labels) || 'No labels',
+    });
+    if (edited === undefined) return false;
+    labels = edited;
+  }
+  const updated = withLabels(text, labels);
   if (!updated.ok) throw new Error(`${vscode.workspace.asRelativePath(file)}: ${updated.error}`);
   await vscode.workspace.fs.writeFile(file, encoder.encode(updated.value));
   return true;

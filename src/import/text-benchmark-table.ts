@@ -457,7 +457,7 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
       latencyMs: stat('latencyMs'),
       inputTokens: stat('inputTokens'),
       outputTokens: stat('outputTokens'),
-    });
+    }, [], undefined, row.namedLoad && !/^\d+(\.\d+)?$/.test(row.name.trim()) ? row.name : undefined);
     return { row, step, outside, withoutMean, twice };
   });
 

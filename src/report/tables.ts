@@ -8,6 +8,7 @@ import { stepLabel } from '../format/step-name';
 import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
 import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { requestCountsUnknown } from '../views/result-tables';
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
@@ -91,7 +92,7 @@ export function formatConcurrencyColumnsMarkdown(doc: ResultOverview): string {
     row('Output throughput', (s) => withUnit(s?.outputTokensPerSecond, 'tok/s')),
     row('Latency p50', (s) => withUnit(msToSec(s?.latencyMs?.p50), 's', 3)),
     row('Latency p90', (s) => withUnit(msToSec(s?.latencyMs?.p90), 's', 3)),
-    row('Failures', (s) => (s ? `${s.requests.failed} of ${s.requests.total}` : NOT_AVAILABLE)),
+    row('Failures', (s) => (!s ? NOT_AVAILABLE : requestCountsUnknown(s.requests, [s.requestsPerSecond, s.outputTokensPerSecond]) ? 'unknown' : `${s.requests.failed} of ${s.requests.total}`)),
   ];
   return markdownTable(['Concurrency', ...doc.steps.map(loadLevelLabel)], rows) + '\n';
 }

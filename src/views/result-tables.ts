@@ -52,8 +52,8 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
  * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling.
  */
 export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
-  const stat = statColumns(columns);
   const distributions: MetricKey[] = ['ttftMs', 'tpotMs', 'latencyMs', ...(columns.itl ? (['itlMs'] as const) : [])];
+  const stat = shownStats(rows, distributions, statColumns(columns));
   const groups: ColumnGroup[] = [
     { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] },
     group('requestsPerSecond', ['']),
@@ -73,7 +73,28 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
   };
 }
 
+/**
+ * The statistics shown follow what the run holds: one that no step has (an imported GuideLLM table
+ * gives means and no p50) is left out rather than shown as a column of n/a, and the mean is shown
+ * when the steps have means but no medians, whatever the check boxes say. Without any, as chosen.
+ */
+function shownStats(rows: StepRow[], distributions: MetricKey[], chosen: StatColumn[]): StatColumn[] {
+  const held = (key: StatColumn) => rows.some((row) => distributions.some((metric) => typeof row[metric as 'ttftMs']?.[key] === 'number'));
+  const withMeans = !held('p50') && held('mean') && !chosen.includes('mean') ? (['mean', ...chosen] as StatColumn[]) : chosen;
+  const shown = withMeans.filter(held);
+  return shown.length > 0 ? shown : chosen;
+}
+
+/**
+ * Whether a step's request counts are unknown: an imported step with figures whose tool did not say
+ * how many requests it sent reads "unknown", never "0 of 0".
+ */
+export function requestCountsUnknown(counts: { total: number }, figures: readonly (number | null | undefined)[]): boolean {
+  return counts.total === 0 && figures.some((figure) => typeof figure === 'number');
+}
+
 function failureText(row: StepRow): string {
+  if (requestCountsUnknown(row, [row.requestsPerSecond, row.outputTokensPerSecond, row.latencyMs?.mean, row.ttftMs?.mean])) return 'unknown';
   if (row.failed === 0) return `0 of ${row.total}`;
   const kinds = row.errors.map(([kind, n]) => `${kind} ${n}`).join(', ');
   return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;

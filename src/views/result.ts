@@ -227,6 +227,7 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
 function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
   return {
     name: step.name,
+    ...(step.sourceName !== undefined ? { sourceName: step.sourceName } : {}),
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
     x: stepX(step, summary, axis),
     partial: unfinished,

@@ -8,7 +8,9 @@ import { forReading } from '../../src/results/read-result';
 import { importPastedText } from '../../src/import';
 import { buildResultView } from '../../src/views/result';
 import { readableError } from '../../src/views/failure';
-import { summaryItems } from '../../src/views/result-tables';
+import { stepTable, summaryItems } from '../../src/views/result-tables';
+import { stepLabel } from '../../src/format/step-name';
+import { noRunsText } from '../../src/views/report';
 import { makeDocument } from '../helpers/result-documents';
 import { vllmBlock } from '../helpers/import-samples';
 
@@ -79,4 +81,40 @@ test('a run of one load (an imported vLLM block) shows its figures as a card, at
   const sweep = buildResultView(forReading({ ...two.value[0]!, steps: two.value.flatMap((doc) => doc.steps) }), 'x');
   assert.equal(sweep.figures, null);
   assert.equal(sweep.xAxis.label, 'Concurrency (configured)');
+});
+
+test('an imported GuideLLM table shows what it holds: its own step names with ours beside them, its means by default, its unknown failure counts as unknown, and no chart of a figure against itself', () => {
+  // The review showed p50 as n/a while the means hid behind a check box, "0 of 0" failures, and
+  // renamed "constant@1.90" to "asynchronous@1.90 req/sec".
+  const table = `| Benchmark | Requests per Second | Request Latency | Time to First Token | Inter Token Latency | Output Token Throughput |
+|:---|---:|---:|---:|---:|---:|
+| synchronous | 0.51 req/sec | 1.96 sec | 95.57 ms | 7.31 ms | 130.41 tokens/sec |
+| constant@1.90 | 1.84 req/sec | 2.25 sec | 120.02 ms | 8.35 ms | 389.20 tokens/sec |
+| throughput | 4.26 req/sec | 10.12 sec | 6,032.15 ms | 15.99 ms | 1,090.51 tokens/sec |
+`;
+  const imported = importPastedText(table, 'notes.md');
+  assert.ok(imported.ok, imported.ok ? '' : imported.error);
+  const doc = imported.value[0]!;
+  assert.deepEqual(doc.steps.map((s) => stepLabel(s)), ['synchronous', 'constant@1.90 (asynchronous@1.90 req/sec)', 'throughput']);
+  const view = buildResultView(forReading(doc), 'guidellm.llmbench.json');
+  const shown = stepTable(view.rows);
+  assert.deepEqual(shown.groups.find((g) => g.label === 'TTFT')?.columns, ['mean'], 'its means, not p50 and p99 of n/a');
+  assert.equal(shown.rows[1]?.[0], 'constant@1.90 (asynchronous@1.90 req/sec)');
+  assert.equal(shown.rows[1]?.at(-1), 'unknown', 'no request counts in the table: unknown, not "0 of 0"');
+  // Drawn against the achieved request rate: requests per second would be that same figure, a diagonal.
+  assert.equal(view.xAxis.kind, 'rate');
+  assert.equal(view.charts.find((c) => c.id === 'requests'), undefined);
+  assert.ok(view.charts.some((c) => c.id === 'output-throughput'));
+  // A run of our own keeps its p50 and p99 by default.
+  const own = stepTable(buildResultView(forReading(makeDocument([{ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 6, ttftMs: 20, gapMs: 5, chunks: 4 }])), 'x').rows);
+  assert.deepEqual(own.groups.find((g) => g.label === 'TTFT')?.columns, ['p50', 'p99']);
+  assert.equal(own.rows[0]?.at(-1), '0 of 6');
+});
+
+test('a report of no runs says so and how to make one', () => {
+  const text = noRunsText(['/work/empty: no .llmbench.json files in this folder.']);
+  assert.match(text.headline, /^No benchmark runs to report/);
+  assert.deepEqual(text.why, ['/work/empty: no .llmbench.json files in this folder.']);
+  assert.match(text.how[0] ?? '', /Run LLM Benchmark.*simulator needs no server/);
+  assert.match(text.how[1] ?? '', /Import Benchmark Results/);
 });

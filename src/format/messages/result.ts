@@ -68,6 +68,8 @@ const nullableStats = StatsSchema.nullable();
 
 export const StepRowSchema = z.object({
   name: z.string(),
+  /** An imported step's own name in its source, when it differs (its label shows both). */
+  sourceName: z.string().optional(),
   /** Which repeat of the profile the step was, in a run that repeats it. */
   repeat: z.number().int().nonnegative().optional(),
   /** Position on the charts' x axis (concurrency or achieved rate); null when unknown. */
