@@ -24,6 +24,8 @@ export interface AxisSpec {
   step?: number;
   /** A category axis drawn on a linear one: the value i is labelled `categories[i]` (choices, on/off). */
   categories?: string[];
+  /** Whole numbers only (trials): a tick at every whole number, no label between. */
+  integer?: boolean;
 }
 
 export interface SeriesSpec {

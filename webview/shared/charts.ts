@@ -89,6 +89,9 @@ function logTickLabel(value: number | string): string {
   return isLogTickLabelled(n) ? formatTick(n) : '';
 }
 
+/** Whole numbers only: a tick at each, labelled; none between (an axis of trials 1 to 1 ran 0 to 1.2 by 0.2). */
+const integerTicks = { stepSize: 1, callback: (value: number | string) => (Number.isInteger(Number(value)) ? formatTick(Number(value)) : '') };
+
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
 function categoryTicks(categories: string[]) {
   return { autoSkip: false, callback: (value: number | string) => categories[Number(value)] ?? '' };
@@ -114,7 +117,7 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
         ? {}
         : { beginAtZero: true, grace: '5%' }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
-    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
+    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.integer ? integerTicks : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;
