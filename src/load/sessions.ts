@@ -15,12 +15,12 @@ export interface SessionDriver {
   /** A closed-loop lane: sends turns while `withinBudget()` (the step's request limit, its duration) allows, sessions counted by `unit`. */
   lane(withinBudget: () => boolean, signal: AbortSignal): Promise<void>;
   /** One session of an open-loop step, started at its scheduled time: its turns in order, each through `acquire`/`release` of a slot. */
-  run(withinBudget: () => boolean, signal: AbortSignal, slot?: { acquire(signal: AbortSignal): Promise<boolean>; release(): void }): Promise<void>;
+  run(conversation: Conversation, withinBudget: () => boolean, signal: AbortSignal, slot?: { acquire(signal: AbortSignal): Promise<boolean>; release(): void }): Promise<void>;
 }
 
 /**
- * Drives the sessions of one step. `newSession` hands out the run's next session (numbered in order
- * of start across the run); `send` sends and records one turn.
+ * Drives the sessions of one executor's part of a step. `newSession` hands out the next session a
+ * closed-loop lane opens (the executor's next one by the plan); `send` sends and records one turn.
  */
 export function sessionDriver(config: SessionsConfig, newSession: () => Conversation, send: SendTurn, chat: boolean, counter: TokenCounter, yieldToEventLoop: () => Promise<void>): SessionDriver {
   const think = (signal: AbortSignal): Promise<void> => (config.thinkTimeMs > 0 ? waitUntil(performance.now() + config.thinkTimeMs, signal) : Promise.resolve());
@@ -52,8 +52,7 @@ export function sessionDriver(config: SessionsConfig, newSession: () => Conversa
         if (!conversation.done) void think(signal).then(() => ready.push(conversation));
       }
     },
-    async run(withinBudget, signal, slot) {
-      const conversation = newSession();
+    async run(conversation, withinBudget, signal, slot) {
       while (!conversation.done && withinBudget() && !signal.aborted) {
         if (conversation.started) await think(signal);
         if (signal.aborted || !withinBudget()) break;

@@ -22,6 +22,8 @@ export interface Answer {
   pieces?: string[];
   /** false: no `usage` in the answer, so that the client keeps the workload's own counts. */
   usage?: boolean;
+  /** The completion tokens `usage` reports, instead of the tokens streamed: a tag the record carries back. */
+  completionTokens?: number;
 }
 
 /** What GET /metrics answers: a status, a body, after a delay. */
@@ -88,7 +90,7 @@ export async function startRunnerServer(
       res.writeHead(status, JSON_HEADERS).end(JSON.stringify({ error: { message: `programmed ${status}`, code: status } }));
       return;
     }
-    const usage = plan.usage === false ? undefined : { prompt_tokens: 10, completion_tokens: tokens };
+    const usage = plan.usage === false ? undefined : { prompt_tokens: 10, completion_tokens: plan.completionTokens ?? tokens };
     if (body.stream === false) {
       await sleep(firstTokenMs + gapMs * Math.max(0, tokens - 1));
       res.writeHead(200, JSON_HEADERS).end(chatCompletionBody(pieces?.join('') ?? 'x '.repeat(tokens).trim(), usage));

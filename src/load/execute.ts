@@ -1,0 +1,216 @@
+/**
+ * Executing one part of a step's plan: this executor's pacing (closed-loop lanes, an open loop's
+ * absolute schedule with its cap, sessions' lanes and open-loop sessions) and its client calls,
+ * from the step's start instant until its requests are sent or its signals stop it. Records and
+ * in-flight counts leave through a sink, which is all an executor says: in this thread the sink is
+ * the gather's, in a worker it would post them. It knows nothing of other executors: which
+ * requests are its own, their prompts and due times, it reads from its part of the plan (plan.ts).
+ */
+import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import type { RunConfig } from '../format/config';
+import type { RequestRecord } from '../format/result';
+import { Conversation } from '../workload/conversation';
+import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { sendRequest } from './client';
+import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
+import { waitUntil } from './schedule';
+import { sessionDriver } from './sessions';
+import type { ClientContext } from './types';
+
+/** Lanes of a closed-loop step started before yielding to the event loop: each prepares its first prompt. */
+const LANE_START_BATCH = 256;
+
+/** What an executor needs beside its part of the plan; each executor has its own. */
+export interface ExecutorEnv {
+  config: RunConfig;
+  /** Sent as `Authorization: Bearer ...`; never logged or written. */
+  apiKey: string | undefined;
+  /** Built from the run's config and seed: `request(i)` and `session(i)` are the same in every executor. */
+  workload: Workload;
+  tokenCounter: TokenCounter;
+  /** This executor's connection pool for the step, sized by `partConnections`. */
+  dispatcher: Dispatcher;
+}
+
+/** What stops a step's executors; the gather owns them (gather.ts's StepGather). */
+export interface StepSignals {
+  /** The step ends: nothing more is sent, requests in flight are cancelled (and recorded as such). */
+  stop: AbortSignal;
+  /** Nothing more is sent; requests in flight finish. */
+  drain: AbortSignal;
+}
+
+/** Where an executor's output goes. */
+export interface ExecutorSink {
+  /** Requests this executor has in flight, after one went out or ended. */
+  inFlight(count: number): void;
+  /**
+   * A request ended: its record as the client measured it (times in ms from the step start,
+   * `index` the step-local request index). Throws when the record cannot be kept (the result file
+   * cannot be written): the executor then stops and rethrows once its requests have settled.
+   */
+  record(record: RequestRecord): void;
+}
+
+/** Waiters for a free slot under a concurrency cap. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  /** Resolves true with a slot, or false when `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const grant = (): void => {
+        signal.removeEventListener('abort', giveUp);
+        resolve(true);
+      };
+      const giveUp = (): void => {
+        this.waiting.splice(this.waiting.indexOf(grant), 1);
+        resolve(false);
+      };
+      this.waiting.push(grant);
+      signal.addEventListener('abort', giveUp, { once: true });
+    });
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+/**
+ * Sends this executor's part of a step, the step having started at `startMs` (performance.now()),
+ * and resolves once every request it sent has ended, with how many of the step's prompts and
+ * sessions it used. A failure of the engine itself (a record that cannot be written) stops it and
+ * rejects once its requests in flight have settled; request failures are records, never thrown.
+ */
+export async function executePart(part: ExecutorPart, startMs: number, env: ExecutorEnv, signals: StepSignals, sink: ExecutorSink): Promise<PartUsage> {
+  const { step, first } = part;
+  const { config, workload } = env;
+  const pacing = step.pacing;
+  // The executor's own stop: the step's, or an engine failure here.
+  const halt = new AbortController();
+  const followStep = (): void => halt.abort();
+  signals.stop.addEventListener('abort', followStep, { once: true });
+  if (signals.stop.aborted) halt.abort();
+  const signal = halt.signal;
+  const drain = signals.drain;
+  const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter };
+
+  const requests = OwnedIndexes.of(part, step.requests ?? Infinity);
+  const used: PartUsage = { prompts: 0, sessions: 0 };
+  const prompt = (k: number): PreparedRequest => {
+    used.prompts = k + 1;
+    return workload.request(first.prompt + k);
+  };
+
+  let inFlight = 0;
+  let engineError: unknown = null;
+  /** Resolves true when the request failed (or could not be recorded). */
+  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
+    sink.inFlight(++inFlight);
+    try {
+      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
+      sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
+      return measured.error !== null;
+    } catch (error) {
+      engineError ??= error;
+      halt.abort();
+      return true;
+    } finally {
+      sink.inFlight(--inFlight);
+    }
+  };
+
+  // Multi-turn steps: a turn takes the executor's next request index when it goes out; the j-th
+  // session of the step is the workload's session first.session + j.
+  const conversation = (j: number): Conversation => {
+    used.sessions = Math.max(used.sessions, j + 1);
+    const id = first.session + j;
+    return new Conversation(id, (workload.session as NonNullable<Workload['session']>)(id));
+  };
+  const sessionStarts = OwnedIndexes.of(part, pacing.kind === 'open' ? pacing.schedule.length : Infinity);
+  const sessions =
+    step.sessions && config.sessions && workload.session
+      ? sessionDriver(
+          config.sessions,
+          () => conversation(sessionStarts.take()),
+          (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
+          config.endpoint.api === 'chat',
+          env.tokenCounter,
+          () => yieldToEventLoop(),
+        )
+      : null;
+  const withinBudget = (): boolean => !drain.aborted && requests.more;
+  // Every thinking session waits on the executor's signal: as many listeners as sessions between turns.
+  if (sessions) setMaxListeners(0, signal);
+
+  try {
+    if (sessions && pacing.kind === 'closed') {
+      await Promise.all(Array.from({ length: partLanes(part) }, () => sessions.lane(withinBudget, signal)));
+    } else if (sessions && pacing.kind === 'open') {
+      const slotCount = partSlots(part);
+      const slots = slotCount === null ? undefined : new Slots(slotCount);
+      const running: Promise<void>[] = [];
+      for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
+        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, signal);
+        if (signal.aborted || !withinBudget()) break;
+        running.push(sessions.run(conversation(j), withinBudget, signal, slots));
+      }
+      await Promise.all(running);
+    } else if (pacing.kind === 'closed') {
+      const lane = async (): Promise<void> => {
+        while (!signal.aborted && !drain.aborted && requests.more) {
+          const index = requests.take();
+          const prepared = prompt(index);
+          const failed = await send(prepared, index, pacing.dueAtStart ? 0 : performance.now() - startMs);
+          // A failure that needed no network I/O (EMFILE, a body that cannot be built) settles
+          // without leaving the event loop's current pass: without yielding, the lanes would
+          // spin and the duration timer and a cancel would never run.
+          if (failed) await yieldToEventLoop();
+        }
+      };
+      const lanes: Promise<void>[] = [];
+      const laneCount = partLanes(part);
+      for (let i = 0; i < laneCount && !signal.aborted; i++) {
+        lanes.push(lane());
+        if (i % LANE_START_BATCH === LANE_START_BATCH - 1) await yieldToEventLoop();
+      }
+      await Promise.all(lanes);
+    } else {
+      const slotCount = partSlots(part);
+      const slots = slotCount === null ? undefined : new Slots(slotCount);
+      const pending = new Set<Promise<boolean>>();
+      const times = pacing.schedule;
+      for (let index = requests.take(); index !== Infinity; index = requests.take()) {
+        const scheduledMs = (times[index] ?? 0) * 1000;
+        // Prepared before the wait, so that the send happens on time.
+        const prepared = prompt(index);
+        await waitUntil(startMs + scheduledMs, signal);
+        if (signal.aborted || drain.aborted) break;
+        if (slots && !(await slots.acquire(signal))) break;
+        const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {
+          slots?.release();
+          pending.delete(sent);
+        });
+        pending.add(sent);
+      }
+      await Promise.all(pending);
+    }
+  } finally {
+    signals.stop.removeEventListener('abort', followStep);
+  }
+  if (engineError !== null) throw engineError;
+  return used;
+}
