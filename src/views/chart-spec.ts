@@ -49,6 +49,8 @@ export interface SeriesSpec {
   fillTo?: number | 'origin';
   /** Band edges and other helpers stay out of the legend. */
   hideInLegend?: boolean;
+  /** An edge of an interval band: no line of its own (it would read as another curve), only the fill to its pair. */
+  band?: boolean;
   /** Plots against the right-hand axis (`spec.y2`). */
   rightAxis?: boolean;
   /** Drawn faintly: marks behind the figure that stands for them (each repeat behind the mean). */
@@ -104,7 +106,7 @@ export function resultChartSpec(chart: ViewChart): ChartSpec {
       // A load curve has a handful of points: show them; a distribution curve is a line; a band's edge is neither.
       pointRadius: s.bandEdge ? 0 : s.points.length <= 20 ? 3 : 0,
       ...(s.fillToPrevious && i > 0 ? { fillTo: i - 1 } : {}),
-      ...(s.bandEdge ? { hideInLegend: true } : {}),
+      ...(s.bandEdge ? { hideInLegend: true, band: true } : {}),
       ...(s.eachRepeat ? { showLine: false, faint: true, hollow: true } : {}),
       ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
       ...(s.pointLabels ? { pointLabels: s.pointLabels } : {}),

@@ -113,3 +113,20 @@ test('a tooltip is titled by what the point is (its step), then where it sits on
   const timeTitle = (chartConfig(time, THEME).options?.plugins?.tooltip?.callbacks as unknown as typeof callbacks).title;
   assert.deepEqual(timeTitle([{ datasetIndex: 0, dataIndex: 0, parsed: { x: 12.5 } }]), ['12.5 s']);
 });
+
+test('the edges of a repeated run\'s 95% band draw no line of their own: only the fill between them shows, under the line of means', () => {
+  // The low edge was drawn as a full-strength line, a second curve under the means that read as data.
+  const spec: ChartSpec = {
+    kind: 'line',
+    x: { title: 'Concurrency (measured mean in flight)' },
+    y: { title: 'TTFT (ms)' },
+    series: [
+      { label: 'p50 (mean of repeats)', data: [{ x: 1, y: 20 }, { x: 4, y: 40 }] },
+      { label: 'p50 95% interval (low)', data: [{ x: 1, y: 18 }, { x: 4, y: 35 }], band: true, hideInLegend: true, pointRadius: 0 },
+      { label: 'p50 95% interval', data: [{ x: 1, y: 22 }, { x: 4, y: 45 }], band: true, hideInLegend: true, pointRadius: 0, fillTo: 1 },
+    ],
+  };
+  const datasets = chartConfig(spec, THEME).data.datasets;
+  assert.deepEqual(datasets.map((d) => d.borderWidth), [2, 0, 0]);
+  assert.equal(datasets[2]?.fill, 1, 'the upper edge fills down to the lower one');
+});

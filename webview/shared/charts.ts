@@ -135,7 +135,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       data: s.data,
       borderColor: lineColor,
       backgroundColor: s.hollow ? 'transparent' : s.fillTo !== undefined ? withAlpha(color, 0.18) : lineColor,
-      borderWidth: s.fillTo !== undefined && s.hideInLegend ? 0 : 2,
+      borderWidth: s.band || (s.fillTo !== undefined && s.hideInLegend) ? 0 : 2,
       borderDash: percentile ? percentile.dash : s.dashed ? [6, 4] : [],
       pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
       ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
