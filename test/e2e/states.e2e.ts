@@ -1,7 +1,8 @@
 // The states a user meets when a run went wrong or measured little (issue 26), pictured in the
 // gallery at 1000x700 and 1280x800 in a dark, a light and a high-contrast theme, nothing cut off:
 // a run where every request failed (what failed and what to try, no charts of zeros, a failure
-// badge), a run of one load (an imported vLLM block: a figure card, not charts of one point), a run
+// badge), a run of one load (an imported vLLM block: a figure card, not charts of one point), an
+// imported GuideLLM table (its means by default, its own step names, unknown counts), a run
 // that repeated its profile (means with their 95% band; each repeat's faint points on the toggle),
 // two repeated runs compared (each cell says why it is within noise), and the report of an empty
 // folder (no runs, and how to make one). Screenshots: .test-artifacts/gallery-<state>-<theme>-<width>.png.
@@ -12,7 +13,7 @@ import { importPastedText } from '../../src/import';
 import type { ResultDocument } from '../../src/format/result';
 import { startChatEndpoint, type ScriptedServer } from '../helpers/sse-server';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
-import { vllmBlock } from '../helpers/import-samples';
+import { GUIDELLM_MEANS_TABLE, vllmBlock } from '../helpers/import-samples';
 import { closedPort } from '../helpers/cli-server';
 import { answerInputBox, answerQuickPick, explorerContextCommand, findWebview, openFile, pollUntil, quickPickLabels, runCommand, saveScreenshot, scenario, waitForText, type Fixture } from './harness';
 import { shootAtEachSize, THEMES } from './harness/layout';
@@ -29,11 +30,11 @@ function everythingFailed(): ResultDocument {
   return { ...doc, status: 'failed', statusReason: `Every measured request failed (16 http); the first: ${NOT_FOUND}` };
 }
 
-/** vLLM's result block for concurrency 64, imported as our tool imports it. */
-function oneLoad(): ResultDocument {
-  const imported = importPastedText(vllmBlock(64, 120), 'vllm-notes.md');
-  if (!imported.ok || !imported.value[0]) throw new Error(`the vLLM block did not import: ${imported.ok ? 'no run' : imported.error}`);
-  return imported.value[0];
+/** The first run of pasted text, imported as our tool imports it. */
+function imported(text: string, source: string): ResultDocument {
+  const found = importPastedText(text, source);
+  if (!found.ok || !found.value[0]) throw new Error(`${source} did not import: ${found.ok ? 'no run' : found.error}`);
+  return found.value[0];
 }
 
 const shape = (c: number, ttftMs: number): StepShape => ({ name: `concurrency@${c}`, profile: { kind: 'concurrency', concurrency: c }, requests: 20, ttftMs, gapMs: 8 + c / 4, chunks: 12 });
@@ -48,7 +49,9 @@ function repeated(scale: number): ResultDocument {
 
 const files = {
   'benchmarks/failed.llmbench.json': JSON.stringify(everythingFailed()),
-  'benchmarks/one-load.llmbench.json': JSON.stringify(oneLoad()),
+  // vLLM's result block for concurrency 64.
+  'benchmarks/one-load.llmbench.json': JSON.stringify(imported(vllmBlock(64, 120), 'vllm-notes.md')),
+  'benchmarks/guidellm-means.llmbench.json': JSON.stringify(imported(GUIDELLM_MEANS_TABLE, 'guidellm-notes.md')),
   'benchmarks/repeats.llmbench.json': JSON.stringify(repeated(1)),
   'benchmarks/repeats-slower.llmbench.json': JSON.stringify(repeated(1.15)),
   'empty/notes.txt': 'No result files here.\n',
@@ -77,6 +80,12 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       await waitForText(single, 'configured: the file has no measured concurrency');
       if ((await single.locator('.chart-card').count()) > 0) throw new Error('a run of one load draws charts of one point');
       await shootAtEachSize(page, () => findWebview(page, { title: 'one-load.llmbench.json', text: 'concurrency@64' }), `one-load-${theme}`, undefined, '#figure-card');
+
+      // An imported GuideLLM table: its means by default, its own step names, unknown counts said so, no chart of req/s against itself.
+      const guidellm = await openResult(page, 'guidellm-means.llmbench.json', 'constant@1.90 (asynchronous@1.90 req/sec)');
+      await waitForText(guidellm, 'unknown');
+      if ((await guidellm.locator('[data-chart="requests"]').count()) > 0) throw new Error('an imported table charts req/s against the achieved request rate');
+      await shootAtEachSize(page, () => findWebview(page, { title: 'guidellm-means.llmbench.json', text: 'constant@1.90' }), `imported-means-${theme}`);
 
       // Repeats: means with their band; each repeat's faint points on the toggle.
       const repeats = await openResult(page, 'repeats.llmbench.json', 'Across repeats');

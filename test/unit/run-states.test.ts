@@ -12,7 +12,7 @@ import { stepTable, summaryItems } from '../../src/views/result-tables';
 import { stepLabel } from '../../src/format/step-name';
 import { noRunsText } from '../../src/views/report';
 import { makeDocument } from '../helpers/result-documents';
-import { vllmBlock } from '../helpers/import-samples';
+import { GUIDELLM_MEANS_TABLE, vllmBlock } from '../helpers/import-samples';
 
 const NOT_FOUND = 'HTTP 404 Not Found from http://127.0.0.1:8000/v1/chat/completions: {"error":{"message":"The model `wrong-model` does not exist.","type":"NotFoundError","param":"model","code":404}}. Check that the base URL ends with /v1.';
 
@@ -86,13 +86,7 @@ test('a run of one load (an imported vLLM block) shows its figures as a card, at
 test('an imported GuideLLM table shows what it holds: its own step names with ours beside them, its means by default, its unknown failure counts as unknown, and no chart of a figure against itself', () => {
   // The review showed p50 as n/a while the means hid behind a check box, "0 of 0" failures, and
   // renamed "constant@1.90" to "asynchronous@1.90 req/sec".
-  const table = `| Benchmark | Requests per Second | Request Latency | Time to First Token | Inter Token Latency | Output Token Throughput |
-|:---|---:|---:|---:|---:|---:|
-| synchronous | 0.51 req/sec | 1.96 sec | 95.57 ms | 7.31 ms | 130.41 tokens/sec |
-| constant@1.90 | 1.84 req/sec | 2.25 sec | 120.02 ms | 8.35 ms | 389.20 tokens/sec |
-| throughput | 4.26 req/sec | 10.12 sec | 6,032.15 ms | 15.99 ms | 1,090.51 tokens/sec |
-`;
-  const imported = importPastedText(table, 'notes.md');
+  const imported = importPastedText(GUIDELLM_MEANS_TABLE, 'notes.md');
   assert.ok(imported.ok, imported.ok ? '' : imported.error);
   const doc = imported.value[0]!;
   assert.deepEqual(doc.steps.map((s) => stepLabel(s)), ['synchronous', 'constant@1.90 (asynchronous@1.90 req/sec)', 'throughput']);
