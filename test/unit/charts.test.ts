@@ -130,3 +130,19 @@ test('the edges of a repeated run\'s 95% band draw no line of their own: only th
   assert.deepEqual(datasets.map((d) => d.borderWidth), [2, 0, 0]);
   assert.equal(datasets[2]?.fill, 1, 'the upper edge fills down to the lower one');
 });
+
+test('a whole-number axis (trials) padded by half a step has a labelled tick on every whole number, none between', () => {
+  // Trials 1 to 5 on an axis of 0.5 to 5.5: chart.js stepped from 0.5, so every tick fell between two trials and none was labelled.
+  const spec: ChartSpec = { kind: 'scatter', x: { title: 'trial', integer: true, min: 0.5, max: 5.5 }, y: { title: 'tok/s' }, series: [{ label: 'trial', data: [{ x: 1, y: 5 }] }] };
+  const x = (chartConfig(spec, THEME).options?.scales?.['x'] ?? {}) as unknown as {
+    min: number;
+    max: number;
+    afterBuildTicks(scale: { min: number; max: number; ticks: { value: number }[] }): void;
+    ticks: { callback(value: number): string };
+  };
+  assert.deepEqual([x.min, x.max], [0.5, 5.5]);
+  const scale = { min: 0.5, max: 5.5, ticks: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5].map((value) => ({ value })) };
+  x.afterBuildTicks(scale);
+  assert.deepEqual(scale.ticks.map((t) => t.value), [1, 2, 3, 4, 5]);
+  assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['1', '2', '3', '4', '5']);
+});

@@ -92,6 +92,15 @@ function logTickLabel(value: number | string): string {
 /** Whole numbers only: a tick at each, labelled; none between (an axis of trials 1 to 1 ran 0 to 1.2 by 0.2). */
 const integerTicks = { stepSize: 1, callback: (value: number | string) => (Number.isInteger(Number(value)) ? formatTick(Number(value)) : '') };
 
+/**
+ * The ticks of a whole-number axis, put on the whole numbers within it: padded by half a step
+ * (0.5 to 5.5), chart.js steps from its minimum and every tick falls between two.
+ */
+function onWholeNumbers(scale: { min: number; max: number; ticks: { value: number }[] }): void {
+  const first = Math.ceil(scale.min);
+  scale.ticks = Array.from({ length: Math.max(0, Math.floor(scale.max) - first + 1) }, (_, i) => ({ value: first + i }));
+}
+
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
 function categoryTicks(categories: string[]) {
   return { autoSkip: false, callback: (value: number | string) => categories[Number(value)] ?? '' };
@@ -115,7 +124,7 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
         }
       : axis.log
         ? {}
-        : { beginAtZero: true, grace: '5%' }),
+        : { beginAtZero: true, grace: '5%', ...(axis.integer ? { afterBuildTicks: onWholeNumbers } : {}) }),
     title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
     ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.integer ? integerTicks : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
