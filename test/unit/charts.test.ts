@@ -145,4 +145,8 @@ test('a whole-number axis (trials) padded by half a step has a labelled tick on 
   x.afterBuildTicks(scale);
   assert.deepEqual(scale.ticks.map((t) => t.value), [1, 2, 3, 4, 5]);
   assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['1', '2', '3', '4', '5']);
+  // A scale not sized yet keeps its ticks rather than counting to infinity.
+  const unsized = { min: 0.5, max: Infinity, ticks: [{ value: 0 }] };
+  x.afterBuildTicks(unsized);
+  assert.deepEqual(unsized.ticks, [{ value: 0 }]);
 });

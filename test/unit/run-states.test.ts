@@ -95,6 +95,7 @@ test('an imported GuideLLM table shows what it holds: its own step names with ou
   assert.deepEqual(shown.groups.find((g) => g.label === 'TTFT')?.columns, ['mean'], 'its means, not p50 and p99 of n/a');
   assert.equal(shown.rows[1]?.[0], 'constant@1.90 (asynchronous@1.90 req/sec)');
   assert.equal(shown.rows[1]?.at(-1), 'unknown', 'no request counts in the table: unknown, not "0 of 0"');
+  assert.ok(view.notes.every((note) => !/0 of 0/.test(note)), `the import's notes say what the table says: ${view.notes.join(' | ')}`);
   // Drawn against the achieved request rate: requests per second would be that same figure, a diagonal.
   assert.equal(view.xAxis.kind, 'rate');
   assert.equal(view.charts.find((c) => c.id === 'requests'), undefined);

@@ -98,8 +98,14 @@ const integerTicks = { stepSize: 1, callback: (value: number | string) => (Numbe
  */
 function onWholeNumbers(scale: { min: number; max: number; ticks: { value: number }[] }): void {
   const first = Math.ceil(scale.min);
-  scale.ticks = Array.from({ length: Math.max(0, Math.floor(scale.max) - first + 1) }, (_, i) => ({ value: first + i }));
+  const count = Math.floor(scale.max) - first + 1;
+  // A scale not yet sized (no data, no room) keeps chart.js's ticks; so does one too long to label every number.
+  if (!Number.isFinite(count) || count < 1 || count > MAX_WHOLE_TICKS) return;
+  scale.ticks = Array.from({ length: count }, (_, i) => ({ value: first + i }));
 }
+
+/** More whole numbers than this on one axis are left to chart.js's spacing (its callback still labels only whole ones). */
+const MAX_WHOLE_TICKS = 40;
 
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
 function categoryTicks(categories: string[]) {
