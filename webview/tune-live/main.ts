@@ -75,6 +75,7 @@ function render(state: TuneLiveState | null): void {
   setText(parts.progress, progress);
   parts.progress.classList.toggle('hidden', progress === '');
   showTimeLeft();
+  tickWhileRunning(state);
   setText(parts.summary, view.headline);
   setText(parts.file, `Tune file: ${state.tune.outPath}`);
   const cancellable = state.phase === 'running' || state.phase === 'confirming';
@@ -103,6 +104,16 @@ function showTimeLeft(): void {
   setText(parts.eta, text);
   parts.eta.classList.toggle('hidden', text === '');
 }
-setInterval(showTimeLeft, 5000);
+
+/** The clock that retells the time left: it runs only while a tune does (a finished tune's panel keeps no timer alive). */
+let ticker: ReturnType<typeof setInterval> | undefined;
+function tickWhileRunning(state: TuneLiveState): void {
+  const running = state.phase !== 'finished';
+  if (running && ticker === undefined) ticker = setInterval(showTimeLeft, 5000);
+  if (!running && ticker !== undefined) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+}
 
 showStates(host, { panel: 'tune panel', messages: parts.messages, empty: emptySection, shown: tuneSection, render });
