@@ -120,7 +120,8 @@ function plannedStepSeconds(state: LiveState, step: PlannedStep | { sweepRate: n
   if (profile.kind === 'rate' && profile.rate) return capped(sends / profile.rate);
   const slots = closedLoopSlots(profile, sends);
   const rate = slots === null ? null : perSlotRate(state, slots);
-  return capped(slots === null || rate === null ? null : sends / (slots * rate));
+  // A closed loop runs in waves: 17 sends on 16 slots take two rounds, not 17/16 of one.
+  return capped(slots === null || rate === null ? null : Math.ceil(sends / slots) / rate);
 }
 
 /**
