@@ -231,10 +231,10 @@ test('time left: the step by its completion rate so far, the run by the planned 
   assert.deepEqual(between.step, { value: 0, max: 1 }, 'a step that has not reported yet shows an empty bar, not none');
   assert.match(between.stepDetail, /^concurrency@4: sending the first requests/);
   applyRunEvent(state, { type: 'progress', snapshot: { stepIndex: 1, elapsedSec: 10, completed: 25, failed: 0, inFlight: 4, plannedRequests: 100, plannedDurationSec: null, requestsPerSecond: 2.5, outputTokensPerSecond: 300, recentTtftMs: [], recentLatencyMs: [] } }, 30);
-  // 75 requests left at 2.5/s: 30 s; then 100 requests on 16 slots at 2 a second each: 3 s more, not another 20 s step.
-  assert.equal(progressView(state).eta, 'about 30 s left in this step, about 33 s in all');
+  // 75 requests left at 2.5/s: 30 s; then 100 requests on 16 slots, seven rounds (the last one not full) at 2 a second each: 3.5 s more, not another 20 s step.
+  assert.equal(progressView(state).eta, 'about 30 s left in this step, about 34 s in all');
   // The same words in the notification and, shortened, in the status bar.
-  assert.match(notificationText(progressView(state)), /^Running step 2 of 3: concurrency@4 · .* · about 30 s left in this step, about 33 s in all$/);
+  assert.match(notificationText(progressView(state)), /^Running step 2 of 3: concurrency@4 · .* · about 30 s left in this step, about 34 s in all$/);
   assert.equal(statusBarText(state), 'LLM Bench 42% · 300 tok/s · 30 s left');
   // Without the engine's plan (an older engine's events), only the step's time is said.
   const unplanned = structuredClone(state);
