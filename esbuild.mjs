@@ -1,6 +1,7 @@
 // Builds every bundle the package ships, found by convention so that adding an entry needs no edit here:
 //   src/host/extension.ts      -> dist/extension.js        (VS Code extension host, CommonJS)
 //   src/host/tune-feature.ts   -> dist/tune-feature.js     (Tune Server Flags, loaded on first use)
+//   src/host/views-feature.ts  -> dist/views-feature.js    (result editor, compare, report, imports: on first use)
 //   src/cli/main.ts            -> dist/cli.js              (the `llmbench` command line)
 //   src/load/worker.ts         -> dist/engine-worker.js    (the benchmark engine in a worker thread)
 //   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
@@ -29,6 +30,7 @@ const common = {
 const nodeTargets = [
   { in: 'src/host/extension.ts', out: 'extension' },
   { in: 'src/host/tune-feature.ts', out: 'tune-feature' },
+  { in: 'src/host/views-feature.ts', out: 'views-feature' },
   { in: 'src/cli/main.ts', out: 'cli' },
   { in: 'src/load/worker.ts', out: 'engine-worker' },
   { in: 'src/sim/worker.ts', out: 'sim-worker' },

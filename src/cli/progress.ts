@@ -7,6 +7,7 @@ import type { ProgressSnapshot, RunEvent } from '../format/events';
 import type { StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { formatElapsed, formatMetric } from '../views/number-format';
+import { localCountsText } from '../views/token-counts';
 
 const PIPE_INTERVAL_MS = 10_000;
 
@@ -87,8 +88,11 @@ function describeSummary(summary: StepSummary): string {
   const parts = [`${completed} ok, ${failed} failed`];
   if (summary.requestsPerSecond !== null) parts.push(`${formatMetric('requestsPerSecond', summary.requestsPerSecond)} req/s`);
   if (summary.ttftMs) parts.push(`TTFT mean ${formatMetric('ttftMs', summary.ttftMs.mean)} ms`);
+  if (summary.ttfoMs) parts.push(`TTFO mean ${formatMetric('ttfoMs', summary.ttfoMs.mean)} ms`);
   if (summary.latencyMs) parts.push(`latency mean ${formatMetric('latencyMs', summary.latencyMs.mean)} ms`);
   const errors = Object.entries(summary.errors);
   if (errors.length) parts.push(`errors: ${errors.map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
-  return parts.join(', ');
+  const local = localCountsText(summary);
+  // Said on the step's own line: the tokens/s just printed rest on these counts.
+  return parts.join(', ') + (local === null ? '' : `; not the server's counts: ${local}`);
 }

@@ -4,7 +4,10 @@
  * simulator refuses to start on what vLLM refuses (src/sim/options.ts), and the tuner refuses such
  * a combination before launching anything (the `vllm` constraint set, src/tune/constraints.ts).
  * Arguments go by vLLM's own names; a rule whose values are not all known is not decided.
+ * Beside them, for the tuner alone, the one rule that needs the benchmark: max_model_len must hold
+ * its largest request, which vLLM otherwise answers with HTTP 400.
  */
+import { describeNeed, type WorkloadNeed } from './workload-need';
 
 /** The engine arguments these rules read, by vLLM's names; undefined: not given (the engine's default applies). */
 export interface VllmEngineArgs {
@@ -89,6 +92,16 @@ export function brokenVllmRule(args: VllmEngineArgs): { rule: string; message: s
     if (message !== undefined) return { rule: rule.name, message };
   }
   return undefined;
+}
+
+/** The benchmark's largest request against max_model_len (vLLM refuses a request whose prompt plus max_tokens exceeds it). */
+export function brokenVllmWorkloadRule(args: VllmEngineArgs, need: WorkloadNeed | null | undefined): { rule: string; message: string } | undefined {
+  const modelLen = args.max_model_len;
+  if (!need || modelLen === undefined || modelLen >= need.tokens) return undefined;
+  return {
+    rule: 'model-len-holds-workload',
+    message: `max_model_len (${modelLen}) cannot hold the benchmark's largest request: ${describeNeed(need)}. vLLM would answer every such request with HTTP 400; raise max_model_len or shorten the benchmark's requests.`,
+  };
 }
 
 const NUMERIC_ARGS = [

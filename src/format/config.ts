@@ -3,34 +3,13 @@
  * file, the extension's settings and profile presets, and the `config` echoed in a result file.
  */
 import * as z from 'zod';
+import { LIMITS } from './limits';
 import { DEFAULT_MAX_SERVER_SERIES, SERVER_METRICS_INTERVAL } from './server-metrics';
+import { checkTraceSource, TRACE_SOURCE_FIELDS } from './trace';
 
 const positiveInt = z.number().int().positive();
 
-/**
- * Upper bounds on sizes and times. Beyond them a value is a typo or a unit mistake, and used as
- * given it would overflow a timer or an array rather than run: they are refused up front.
- */
-export const LIMITS = {
-  /** Node.js runs a timer longer than 2^31 - 1 ms after 1 ms. */
-  timerMs: 2 ** 31 - 1,
-  /** The longest step, in whole seconds within one timer. */
-  durationSec: Math.floor((2 ** 31 - 1) / 1000),
-  /** Tokens of one prompt or reply: above the longest context windows served today. */
-  tokens: 10_000_000,
-  /** Requests in flight: each is a connection and a file descriptor. */
-  concurrency: 100_000,
-  /** Requests per step, warm-up included: each send time and record is held in memory. */
-  requests: 10_000_000,
-  /** Requests per second of an open-loop step. */
-  rate: 1_000_000,
-  /** Steps of one run (concurrency levels, rates). */
-  steps: 1000,
-  /** Distinct shared prefixes: each is a prompt built and held in memory. */
-  prefixes: 10_000,
-  /** Turns of one session: its whole history is resent with each. */
-  turns: 1000,
-} as const;
+export { LIMITS } from './limits';
 
 const between = (min: number, max: number, unit: string) =>
   z
@@ -42,6 +21,10 @@ const timerMs = between(1, LIMITS.timerMs, 'ms, the longest timer Node.js keeps 
 const tokenCount = between(1, LIMITS.tokens, 'tokens');
 const concurrency = between(1, LIMITS.concurrency, 'requests in flight');
 const requestCount = between(1, LIMITS.requests, 'requests');
+const stepSeconds = z
+  .number()
+  .nonnegative()
+  .max(LIMITS.durationSec, `must be at most ${LIMITS.durationSec.toLocaleString('en-US')} s, the longest timer Node.js keeps`);
 
 /** A token count: fixed, or drawn from a clipped normal distribution. */
 export const TokenCountSchema = z.union([
@@ -70,8 +53,25 @@ export const TokenCountSchema = z.union([
 ]);
 export type TokenCount = z.infer<typeof TokenCountSchema>;
 
-export const ApiKindSchema = z.enum(['chat', 'completions']);
+/**
+ * Which OpenAI-compatible API the run calls: chat completions, completions, the Responses API
+ * (`/v1/responses`, typed events) or embeddings (`/v1/embeddings`, no generation).
+ */
+export const ApiKindSchema = z.enum(['chat', 'completions', 'responses', 'embeddings']);
 export type ApiKind = z.infer<typeof ApiKindSchema>;
+
+/** Whether the API takes chat messages (and the server lays them out with the model's chat template). */
+export const takesMessages = (api: ApiKind): boolean => api === 'chat' || api === 'responses';
+/** Whether the API generates text (embeddings do not: no TTFT, ITL, TPOT or output tokens). */
+export const generatesText = (api: ApiKind): boolean => api !== 'embeddings';
+
+/**
+ * A tag name whose `<name>...</name>` blocks inside a response's text are the model's reasoning:
+ * for servers that run no reasoning parser (the thoughts arrive in `content`).
+ */
+export const ReasoningTagSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'must be a tag name like think (for <think>...</think>): a letter, then letters, digits, _ or -');
 
 export const EndpointConfigSchema = z
   .object({
@@ -83,6 +83,11 @@ export const EndpointConfigSchema = z
     headers: z.record(z.string(), z.string()).default({}),
     /** Name of an environment variable holding the API key (never the key itself). */
     apiKeyEnv: z.string().min(1).optional(),
+    /**
+     * The model writes its reasoning inside `<TAG>...</TAG>` in the text (no reasoning parser on the
+     * server): the client splits it off as it does `reasoning_content` (docs/metrics.md, "Reasoning").
+     */
+    reasoningTags: ReasoningTagSchema.optional(),
   })
   .strict();
 export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
@@ -90,6 +95,12 @@ export type EndpointConfig = z.infer<typeof EndpointConfigSchema>;
 export const RequestConfigSchema = z
   .object({
     stream: z.boolean().default(true),
+    /**
+     * Whether a streaming request asks the server for its token counts (`stream_options.include_usage`).
+     * Off for servers and gateways that reject the field (or `extraBody.stream_options.include_usage: false`):
+     * counts then come from the tokenizer or the estimate, and every view marks them as such.
+     */
+    usage: z.boolean().default(true),
     /** Passed through into every request body (ignore_eos, min_tokens, temperature, stop, ...). */
     extraBody: z.record(z.string(), z.unknown()).default({}),
     connectTimeoutMs: timerMs.default(10_000),
@@ -100,6 +111,38 @@ export const RequestConfigSchema = z
   })
   .strict();
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
+
+/** A delay in milliseconds: fixed, or drawn uniformly between two bounds for each request. */
+export const DelayRangeSchema = z.union([
+  timerMs,
+  z
+    .object({ min: between(0, LIMITS.timerMs, 'ms'), max: timerMs })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'min must not exceed max', path: ['max'] }),
+]);
+export type DelayRange = z.infer<typeof DelayRangeSchema>;
+
+/**
+ * Cancellation by design (AIPerf's `--request-cancellation-rate` and `-delay`): this share of the
+ * measured requests, chosen from the seed, is aborted this long after it was sent, as users who
+ * stop a reply do. Such requests count apart (docs/metrics.md, "Which requests count").
+ */
+export const CancelConfigSchema = z
+  .object({
+    rate: z.number().gt(0, 'must be above 0').max(1, 'must be at most 1 (a share of the requests)'),
+    afterMs: DelayRangeSchema,
+  })
+  .strict();
+export type CancelConfig = z.infer<typeof CancelConfigSchema>;
+
+/** `MS` or `MS-MS` (the flag and setting form of a DelayRange), or null when the text is neither. */
+export function parseDelayRange(text: string): DelayRange | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:-\s*(\d+(?:\.\d+)?)\s*)?$/.exec(text);
+  if (match === null) return null;
+  const low = Math.round(Number(match[1]));
+  if (match[2] === undefined) return low;
+  return { min: low, max: Math.round(Number(match[2])) };
+}
 
 /**
  * vLLM's ShareGPT pruning, applied with `outputTokens: 'reply'`: a pair is dropped when its prompt
@@ -127,6 +170,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
        * i opens with prefix i mod prefixCount, so each is used equally often.
        */
       prefixCount: between(1, LIMITS.prefixes, 'prefixes').default(1),
+      /** Inputs per /v1/embeddings request (api embeddings), each of inputTokens tokens; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
   z
@@ -142,6 +187,8 @@ export const WorkloadConfigSchema = z.discriminatedUnion('kind', [
       outputTokens: z.union([TokenCountSchema, z.literal('reply')]).optional(),
       minPromptTokens: between(0, LIMITS.tokens, 'tokens').optional(),
       maxPromptTokens: tokenCount.optional(),
+      /** Inputs per /v1/embeddings request (api embeddings): this many prompts of the file in turn; 1 when unset. */
+      embeddingBatch: between(1, LIMITS.embeddingBatch, 'inputs per request').optional(),
     })
     .strict(),
 ]);
@@ -197,6 +244,21 @@ export const ProfileConfigSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
   z.object({ kind: z.literal('throughput'), maxConcurrency: concurrency.optional() }).strict(),
+  /**
+   * A production trace replayed at its recorded times (scaled by timeScale): each row one request,
+   * its prompt built to the row's input tokens with the run's tokenizer (sharing blocks where the
+   * rows share hash ids), its max_tokens the row's output tokens. src/format/trace.ts says what
+   * each field means; the file is read as the step goes, never held whole.
+   */
+  z
+    .object({
+      kind: z.literal('trace'),
+      ...TRACE_SOURCE_FIELDS,
+      /** At most this many requests in flight: a request due while the cap is full waits, and its lateness shows it. */
+      maxConcurrency: concurrency.optional(),
+    })
+    .strict()
+    .superRefine(checkTraceSource),
   z
     .object({
       kind: z.literal('sweep'),
@@ -235,10 +297,53 @@ export const LimitsConfigSchema = z
     requestsPerConcurrency: between(1, LIMITS.requests, 'requests per slot').optional(),
     /** Requests sent at the start of each step and left out of its statistics. */
     warmup: between(0, LIMITS.requests, 'requests').default(0),
+    /** Seconds from each step's start whose sends are warm-up too: left out of every figure, as `warmup` requests are. */
+    warmupSec: stepSeconds.optional(),
     /** The step ends once this many requests have failed. */
     maxErrors: positiveInt.optional(),
+    /**
+     * A step cut by `durationSec` stops sending, then lets the requests in flight finish for up to
+     * this long before cancelling them; they count toward latency, not toward the step's rates.
+     * Default STEP_END_DEFAULTS.drainSec.
+     */
+    drainSec: stepSeconds.optional(),
+    /**
+     * Before each step, the longest wait for the server's running and waiting gauges to read 0.
+     * Without gauges, the pause after a step that cancelled requests (an estimate of how long the
+     * server takes to finish them, at most this). 0: no wait. Default STEP_END_DEFAULTS.cooldownSec.
+     */
+    cooldownSec: stepSeconds.optional(),
+    /** A step ends once more than this share of its ended requests failed (once `maxErrorRateMin` have ended). */
+    maxErrorRate: z.number().gt(0, 'must be above 0 (a share of failed requests, like 0.1 for 10%)').max(1, 'must be at most 1 (a share, like 0.1 for 10%)').optional(),
+    /** Requests that must have ended before `maxErrorRate` judges. Default STEP_END_DEFAULTS.maxErrorRateMin. */
+    maxErrorRateMin: requestCount.optional(),
+    /** What too high an error rate ends: the step (the run goes on) or the run. Default `step`. */
+    maxErrorRateScope: z.enum(['step', 'run']).optional(),
+    /**
+     * Open-loop steps (rate, sweep, ramp, schedule) end early when their queue grows without bound
+     * (docs/metrics.md, "Stop guards"), and a sweep or a list of rates skips the higher rates.
+     * Default true.
+     */
+    saturationStop: z.boolean().optional(),
+    /** The sustained window the over-saturation guard judges, seconds. Default STEP_END_DEFAULTS.saturationWindowSec. */
+    saturationWindowSec: z.number().min(2, 'must be at least 2 s (the guard needs several samples)').max(3600, 'must be at most 3,600 s').optional(),
   })
   .strict();
+
+/**
+ * Defaults of the limits that shape a step's start and end (docs/metrics.md says why each):
+ * - drainSec 30: a reply of 1,000 tokens at a loaded 30 ms per token finishes within it, so a step
+ *   cut by its duration keeps the slow tail of its latencies instead of cancelling it; a sweep of
+ *   ten steps spends at most five minutes more.
+ * - cooldownSec 30: a wait ends as soon as the server reads idle (vLLM and SGLang abort what a
+ *   client abandons, so usually at once); 30 s finishes a backlog like llama.cpp's eight queued
+ *   requests (4.65 s) several times over, and a server busy longer than that is serving someone
+ *   else or is past saving: the step is warned about rather than waited for.
+ * - maxErrorRateMin 20: one failure in the first few requests is not a rate.
+ * - saturationWindowSec 10: ten 0.5 s samples per half-window, long enough to tell a queue that
+ *   keeps growing from the Poisson noise of an open loop.
+ */
+export const STEP_END_DEFAULTS = { drainSec: 30, cooldownSec: 30, maxErrorRateMin: 20, saturationWindowSec: 10 } as const;
 export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
 
 /**
@@ -254,6 +359,8 @@ export function stepRequests(limits: Pick<LimitsConfig, 'requests' | 'requestsPe
 export const SloConfigSchema = z
   .object({
     ttftMs: z.number().positive().optional(),
+    /** Time to the first answer token (TTFO: reasoning left out; docs/metrics.md). */
+    ttfoMs: z.number().positive().optional(),
     tpotMs: z.number().positive().optional(),
     e2eMs: z.number().positive().optional(),
   })
@@ -299,6 +406,49 @@ export const SessionsConfigSchema = z
   .strict();
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
+/** A run's salt: a few letters and digits, far shorter than a KV-cache block (16 tokens) in any tokenizer. */
+export const PROMPT_SALT_PATTERN = /^[a-z0-9]{1,8}$/;
+
+/**
+ * A server's prefix cache across runs (docs/workloads.md, "Warm caches"). By default each run's
+ * prompts open with a salt of their own, so that a second run against a long-lived server is not
+ * served from the first run's cache.
+ */
+export const CacheConfigSchema = z
+  .object({
+    /** Send the prompts every run of this seed sends, with no salt: a long-lived server's prefix cache then serves them again. */
+    reusePrompts: z.boolean().default(false),
+    /**
+     * The text every prompt of the run opens with (then a space). Drawn for each run when unset,
+     * and written into the result's config; give one to send again exactly the prompts of a run.
+     */
+    salt: z.string().regex(PROMPT_SALT_PATTERN, 'must be 1 to 8 lowercase letters and digits, like "k3f9a2"').optional(),
+    /** Ask the server to empty its prefix cache before each step, where it offers a way (vLLM, SGLang). */
+    resetBeforeStep: z.boolean().default(false),
+  })
+  .strict();
+export type CacheConfig = z.infer<typeof CacheConfigSchema>;
+
+/** How a run spreads its requests over its endpoints (`endpoints`): in turn, or to the one with the fewest in flight. */
+export const ENDPOINT_STRATEGIES = ['round-robin', 'least-in-flight'] as const;
+export const EndpointStrategySchema = z.enum(ENDPOINT_STRATEGIES);
+export type EndpointStrategy = z.infer<typeof EndpointStrategySchema>;
+
+/**
+ * Failover between endpoints: an endpoint whose last `consecutiveErrors` requests all failed
+ * without an answer from it (refused or timed-out connections, a connection closed before any
+ * response, HTTP 5xx) is out for `coolOffSec`; the requests it would have had go to the next
+ * endpoint that is not out. After its cool-off it gets requests again, and one more such failure
+ * puts it out again. Without failover, an endpoint's share of the requests goes to it whatever it answers.
+ */
+export const FailoverConfigSchema = z
+  .object({
+    consecutiveErrors: between(1, 1000, 'failed requests').default(3),
+    coolOffSec: z.number().positive().max(3600, 'must be at most 3600 s').default(10),
+  })
+  .strict();
+export type FailoverConfig = z.infer<typeof FailoverConfigSchema>;
+
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
 
@@ -322,7 +472,18 @@ export function canonicalLabels(labels: Labels): Labels {
 
 export const RunConfigSchema = z
   .object({
+    /** The server; with `endpoints`, the first of them (front ends fill it in). */
     endpoint: EndpointConfigSchema,
+    /**
+     * Replicas of one model to spread the load over, each with its own base URL, model name, key
+     * variable and headers; requests go to them by `endpointStrategy`, and every record says which
+     * one it went to (its index here). Unset: `endpoint` alone.
+     */
+    endpoints: z.array(EndpointConfigSchema).min(1).max(LIMITS.endpoints, `at most ${LIMITS.endpoints} endpoints`).optional(),
+    /** Unset: round-robin. */
+    endpointStrategy: EndpointStrategySchema.optional(),
+    /** Moves a failing endpoint's share to the others for a while (FailoverConfigSchema); unset: no failover. */
+    failover: FailoverConfigSchema.optional(),
     request: RequestConfigSchema.default(RequestConfigSchema.parse({})),
     workload: WorkloadConfigSchema.default(WorkloadConfigSchema.parse({ kind: 'synthetic' })),
     /** Path to a Hugging Face tokenizer.json used to count tokens. */
@@ -330,9 +491,12 @@ export const RunConfigSchema = z
     profile: ProfileConfigSchema.default({ kind: 'synchronous' }),
     limits: LimitsConfigSchema.default(LimitsConfigSchema.parse({})),
     slo: SloConfigSchema.optional(),
+    /** Aborts a share of the requests mid-stream, by design. */
+    cancel: CancelConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
+    cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
     /**
      * Runs the whole profile `count` times into one file (AIPerf's multi-run): every step once per
      * repeat, `pauseSec` apart; views give each figure as a mean with a 95% interval across repeats.
@@ -351,9 +515,29 @@ export const RunConfigSchema = z
       .optional(),
   })
   .strict()
-  .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined, {
+  .refine((c) => c.limits.requests !== undefined || c.limits.durationSec !== undefined || c.profile.kind === 'trace', {
     message: 'limits needs requests or durationSec, or a step would never end',
     path: ['limits'],
+  })
+  .refine((c) => c.endpoints === undefined || (c.endpoints[0]?.baseUrl === c.endpoint.baseUrl && c.endpoints[0]?.model === c.endpoint.model), {
+    message: 'endpoint must be the first of endpoints (leave endpoint out: it is filled in from endpoints)',
+    path: ['endpoint'],
+  })
+  .refine((c) => c.profile.kind !== 'trace' || c.workload.kind === 'synthetic', {
+    message: "a trace profile builds its prompts from the trace's lengths: it takes no dataset",
+    path: ['workload'],
+  })
+  .refine((c) => c.profile.kind !== 'trace' || c.sessions === undefined, {
+    message: 'a trace profile replays single requests: it takes no sessions',
+    path: ['sessions'],
+  })
+  .refine((c) => c.sessions === undefined || c.endpoint.api !== 'embeddings', {
+    message: 'embeddings have no conversation: sessions need api chat, completions or responses',
+    path: ['sessions'],
+  })
+  .refine((c) => c.workload.embeddingBatch === undefined || c.endpoint.api === 'embeddings', {
+    message: 'an embedding batch applies to api embeddings only',
+    path: ['workload', 'embeddingBatch'],
   })
   .refine((c) => c.sessions === undefined || c.workload.kind === 'dataset' || c.sessions.turns !== undefined, {
     message: 'synthetic sessions need a number of turns (sessions.turns, --turns N)',
@@ -440,6 +624,22 @@ export function knownSecrets(endpoint: EndpointConfig, apiKey: string | undefine
     // An unparsable URL carries nothing to hide here; the schema refuses it anyway.
   }
   return [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+}
+
+/** The endpoints a run sends to: `endpoints`, or the one `endpoint`. */
+export function endpointsOf(config: Pick<RunConfig, 'endpoint' | 'endpoints'>): EndpointConfig[] {
+  return config.endpoints ?? [config.endpoint];
+}
+
+/** The secrets of every endpoint of a run (knownSecrets of each, with its own key), longest first. */
+export function runSecrets(config: Pick<RunConfig, 'endpoint' | 'endpoints'>, apiKeys: readonly (string | undefined)[]): string[] {
+  const all = endpointsOf(config).flatMap((endpoint, i) => knownSecrets(endpoint, apiKeys[i]));
+  return [...new Set(all)].sort((a, b) => b.length - a.length);
+}
+
+/** An endpoint as a result file or a view may show it: its URL redacted, its secret headers too. */
+export function shownEndpoint(endpoint: EndpointConfig): EndpointConfig {
+  return { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) };
 }
 
 /** `text` with every occurrence of each secret replaced by `<redacted>`. */

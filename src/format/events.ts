@@ -28,6 +28,10 @@ export const ProgressSnapshotSchema = z.object({
   /** Latest completed requests' values, for live distributions; may be empty. */
   recentTtftMs: z.array(z.number()),
   recentLatencyMs: z.array(z.number()),
+  /** A trace step: requests sent over the last second (against the recorded load, the profile's `trace.recordedRates`). */
+  sentPerSecond: z.number().nonnegative().optional(),
+  /** A trace step: send lateness so far (sent minus due, ms), from the requests ended; null before one. */
+  sendLatenessMs: z.object({ p50: z.number(), p99: z.number(), max: z.number(), count: z.number().int().nonnegative() }).nullable().optional(),
 });
 export type ProgressSnapshot = z.infer<typeof ProgressSnapshotSchema>;
 

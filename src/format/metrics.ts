@@ -15,7 +15,19 @@ export type MetricKey =
   | 'queueMs'
   | 'failures'
   | 'achievedConcurrency'
-  | 'goodput';
+  | 'goodput'
+  // Reasoning models: written only for steps where a response reasoned.
+  | 'ttfoMs'
+  | 'reasoningMs'
+  | 'reasoningTokens'
+  | 'answerTokens'
+  | 'reasoningItlMs'
+  | 'answerItlMs'
+  | 'reasoningTpotMs'
+  | 'answerTpotMs'
+  // Embeddings runs.
+  | 'embeddingsPerSecond'
+  | 'inputTokensPerSecond';
 
 export interface MetricDefinition {
   /** Short column header. */
@@ -35,7 +47,7 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     better: 'higher',
     decimals: 2,
     definition:
-      'Requests completed successfully per second over the step: successful requests divided by the time from the first measured send to the last measured completion (warm-up excluded).',
+      "Requests completed successfully per second over the step's steady window: from the end of its warm-up or fill-up (every request sent before the first completion has ended) to its last send. Files written before steady windows (and imports) divide by the time from the first measured send to the last measured completion, which a step cut by its duration made too long for what it counted.",
   },
   outputTokensPerSecond: {
     label: 'output tok/s',
@@ -43,14 +55,14 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     better: 'higher',
     decimals: 0,
     definition:
-      'Output tokens of successful requests divided by the step duration (first measured send to last measured completion). Token counts come from the server\'s usage when it sends one, else a tokenizer, else the documented estimate.',
+      "Output tokens received inside the step's steady window (those of requests still in flight at its end included, each chunk carrying its request's tokens divided by its chunks), divided by its length. Token counts come from the server's usage when it sends one, else a tokenizer, else the documented estimate.",
   },
   totalTokensPerSecond: {
     label: 'total tok/s',
     unit: 'tok/s',
     better: 'higher',
     decimals: 0,
-    definition: 'Input plus output tokens of successful requests divided by the step duration.',
+    definition: "Output tokens received inside the step's steady window plus the input tokens of the requests prefilled in it (their first token arrived there), divided by its length.",
   },
   latencyMs: {
     label: 'latency',
@@ -105,14 +117,86 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
     unit: 'requests',
     better: 'higher',
     decimals: 1,
-    definition: 'Mean number of requests in flight over the step.',
+    definition: "Mean number of requests in flight over the step's steady window.",
   },
   goodput: {
     label: 'goodput',
     unit: 'req/s',
     better: 'higher',
     decimals: 2,
-    definition: 'Requests per second that met every SLO given in the run configuration (TTFT, TPOT, end-to-end latency).',
+    definition: "Requests completed inside the step's steady window that met every SLO given in the run configuration (TTFT, TTFO, TPOT, end-to-end latency), per second.",
+  },
+  ttfoMs: {
+    label: 'TTFO',
+    unit: 'ms',
+    better: 'lower',
+    decimals: 1,
+    definition:
+      'Time to first output token (AIPerf\'s TTFO): from sending a request to the first chunk of its answer, the reasoning left out; what a user of a reasoning model waits for. A response without reasoning has its TTFT. TTFT still counts the first token of any kind.',
+  },
+  reasoningMs: {
+    label: 'reasoning',
+    unit: 'ms',
+    better: 'lower',
+    decimals: 0,
+    definition: 'Reasoning duration: from the first reasoning token to the first answer token (to the last reasoning chunk when no answer came), over the responses that reasoned.',
+  },
+  reasoningTokens: {
+    label: 'reasoning tok',
+    unit: 'tokens',
+    better: 'lower',
+    decimals: 0,
+    definition:
+      'Reasoning tokens of each response: the server\'s usage.completion_tokens_details.reasoning_tokens when it sends one, else the reasoning text counted locally (0 for a response without reasoning).',
+  },
+  answerTokens: {
+    label: 'answer tok',
+    unit: 'tokens',
+    better: 'higher',
+    decimals: 0,
+    definition: 'Answer tokens of each response: its output tokens less its reasoning tokens (by usage), or its answer text counted locally.',
+  },
+  reasoningItlMs: {
+    label: 'reasoning ITL',
+    unit: 'ms',
+    better: 'lower',
+    decimals: 2,
+    definition: 'Inter-token latency within the reasoning: every gap between two consecutive reasoning chunks, pooled over the step.',
+  },
+  answerItlMs: {
+    label: 'answer ITL',
+    unit: 'ms',
+    better: 'lower',
+    decimals: 2,
+    definition: 'Inter-token latency within the answer: every gap between two consecutive answer chunks, pooled over the step (the whole stream of a response without reasoning).',
+  },
+  reasoningTpotMs: {
+    label: 'reasoning TPOT',
+    unit: 'ms',
+    better: 'lower',
+    decimals: 2,
+    definition: 'Time per reasoning token, per request: the reasoning duration divided by the reasoning tokens.',
+  },
+  answerTpotMs: {
+    label: 'answer TPOT',
+    unit: 'ms',
+    better: 'lower',
+    decimals: 2,
+    definition: 'Time per answer token after the first, per request: (end - first answer token) / (answer tokens - 1).',
+  },
+  embeddingsPerSecond: {
+    label: 'embeddings/s',
+    unit: 'embeddings/s',
+    better: 'higher',
+    decimals: 1,
+    definition: "Embedding vectors returned by successful requests per second over the step's steady window (a request of a batch of N inputs returns N).",
+  },
+  inputTokensPerSecond: {
+    label: 'input tok/s',
+    unit: 'tok/s',
+    better: 'higher',
+    decimals: 0,
+    definition: "Input tokens of successful requests per second over the step's steady window (the server's usage.prompt_tokens when it sends one).",
   },
 };
 
@@ -122,6 +206,20 @@ export const METRICS: Record<MetricKey, MetricDefinition> = {
  */
 export const ITL_FOOTNOTE =
   'ITL = time per output token after the first, (latency - TTFT) / (output tokens - 1), mean over requests: GuideLLM\'s "ITL", vLLM\'s TPOT (not vLLM\'s per-chunk ITL).';
+
+/**
+ * What a reader of reasoning and answer token counts must know when the server's usage did not
+ * count the reasoning: `estimated` responses were split by the rough estimate, `counted` by the
+ * run's tokenizer. Said in the terminal at the end of a run and in the result view.
+ */
+export function reasoningCountNotes(estimated: number, counted: number): string[] {
+  const notes: string[] = [];
+  if (estimated > 0) {
+    notes.push(`Reasoning and answer tokens of ${estimated} responses are estimates (characters / 4): the server's usage did not count the reasoning and no tokenizer was given. Give --tokenizer for exact counts.`);
+  }
+  if (counted > 0) notes.push(`Reasoning and answer tokens of ${counted} responses were counted with the run's tokenizer: the server's usage did not count the reasoning.`);
+  return notes;
+}
 
 /** The unit to print after a metric's label: none when the label already says it ("req/s"). */
 export function metricUnit(key: MetricKey): string {

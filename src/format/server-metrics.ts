@@ -38,6 +38,22 @@ export const MetricSeriesSchema = z.object({
 });
 export type MetricSeries = z.infer<typeof MetricSeriesSchema>;
 
+/**
+ * One series' identity: its source, name and labels, the labels in name order (an exposition may
+ * write them in any order; two orders are one series). The one key of a series, for the scraper
+ * that collects samples and the views that join a file's chunks. JSON keeps every part apart
+ * whatever characters a label value holds.
+ */
+export function seriesKey(series: Pick<MetricSeries, 'source' | 'name' | 'labels'>): string {
+  const labels = Object.keys(series.labels)
+    .sort()
+    .map((name) => [name, series.labels[name]]);
+  return JSON.stringify([series.source, series.name, labels]);
+}
+
+/** The label a run over several endpoints adds to each server series: the endpoint's index ("0", "1", ...). */
+export const ENDPOINT_LABEL = 'llmbench_endpoint';
+
 /** Defaults and bounds of the scraper, shared by the config schema, the flags and the settings. */
 export const SERVER_METRICS_INTERVAL = { defaultMs: 1000, minMs: 100, maxMs: 60_000 } as const;
 /** Series kept per run: beyond it (labels exploding, a huge allow-list) new series are dropped, with one warning. */
@@ -45,8 +61,13 @@ export const DEFAULT_MAX_SERVER_SERIES = 64;
 
 /** How the server's metrics were scraped: fixed when the run starts, written with the document's head. */
 export const ServerMetricsInfoSchema = z.object({
-  /** The scraped URL, credentials and secret query parameters removed. */
+  /** The scraped URL, credentials and secret query parameters removed (the first endpoint's, in a run over several). */
   url: z.string(),
+  /**
+   * A run over several endpoints scrapes each one's /metrics at the same instants: their URLs, in
+   * the endpoints' order; each series carries its endpoint's index in the label ENDPOINT_LABEL.
+   */
+  urls: z.array(z.string()).optional(),
   /** The engine the first scrape's metric names show; `unknown` when none matched (or it failed). */
   engine: ServerEngineSchema,
   intervalMs: z.number().int().positive(),
@@ -95,7 +116,9 @@ export type CommonServerMetric = (typeof COMMON_SERVER_METRICS)[number];
  * - `gauge`: a level, aggregated over label sets by `across` (requests add up over data-parallel
  *   ranks; a usage fraction is averaged);
  * - `counter`: a raw cumulative count, turned into a rate or a per-step increase by the views;
- * - `ratio`: two counters, increase of `hits` over increase of `queries`;
+ *   `plus`: further counters whose counts add to it (llama.cpp counts prompt tokens served from its
+ *   cache apart from those it computed);
+ * - `ratio`: two counters, increase of `hits` over increase of `queries` (plus those of `queriesPlus`);
  * - `histogram`: a family whose `_sum` and `_count` give a mean per interval (seconds), optionally
  *   only its series with the given labels (TGI's prefill batches).
  * Alternatives are tried in order: the first with samples wins (vLLM's `kv_cache_usage_perc`
@@ -103,8 +126,8 @@ export type CommonServerMetric = (typeof COMMON_SERVER_METRICS)[number];
  */
 export type MetricSource =
   | { kind: 'gauge'; family: string; across: 'sum' | 'mean' }
-  | { kind: 'counter'; sample: string }
-  | { kind: 'ratio'; hits: string; queries: string }
+  | { kind: 'counter'; sample: string; plus?: readonly string[] }
+  | { kind: 'ratio'; hits: string; queries: string; queriesPlus?: readonly string[] }
   | { kind: 'histogram'; family: string; labels?: Record<string, string> };
 
 const gauge = (family: string, across: 'sum' | 'mean' = 'sum'): MetricSource => ({ kind: 'gauge', family, across });
@@ -113,8 +136,8 @@ const counter = (sample: string): MetricSource => ({ kind: 'counter', sample });
 
 /**
  * The names each engine exposes for the common quantities, checked against their sources (see
- * docs/server-metrics.md for the versions). llama.cpp and TGI have no preemption or prefix-cache
- * counters; TGI counts tokens only in histograms of finished requests.
+ * docs/server-metrics.md for the versions). llama.cpp and TGI have no preemption counters, TGI no
+ * prefix-cache counters; TGI counts tokens only in histograms of finished requests.
  */
 export const SERVER_METRIC_NAMES: Record<Exclude<ServerEngine, 'unknown'>, Partial<Record<CommonServerMetric, MetricSource[]>>> = {
   vllm: {
@@ -144,8 +167,11 @@ export const SERVER_METRIC_NAMES: Record<Exclude<ServerEngine, 'unknown'>, Parti
     runningRequests: [gauge('llamacpp:requests_processing')],
     waitingRequests: [gauge('llamacpp:requests_deferred')],
     kvCacheUsage: [gauge('llamacpp:kv_cache_usage_ratio', 'mean')],
+    // `prompt_tokens_total` counts only the prompt tokens llama.cpp computed; those its cache
+    // served are in `prompt_tokens_cached_total` (Debian's 0.7.0 build b11669 has both).
+    prefixCacheHitRate: [{ kind: 'ratio', hits: 'llamacpp:prompt_tokens_cached_total', queries: 'llamacpp:prompt_tokens_total', queriesPlus: ['llamacpp:prompt_tokens_cached_total'] }],
     generatedTokens: [counter('llamacpp:tokens_predicted_total')],
-    promptTokens: [counter('llamacpp:prompt_tokens_total')],
+    promptTokens: [{ kind: 'counter', sample: 'llamacpp:prompt_tokens_total', plus: ['llamacpp:prompt_tokens_cached_total'] }],
   },
   tgi: {
     runningRequests: [gauge('tgi_batch_current_size')],
@@ -157,22 +183,34 @@ export const SERVER_METRIC_NAMES: Record<Exclude<ServerEngine, 'unknown'>, Parti
   },
 };
 
+/**
+ * Where an engine counts the requests its clients abandoned mid-response, for the cross-check of a
+ * run's cancellations: vLLM's finish-reason counter with `finished_reason="abort"` (some vLLM
+ * versions leave it at 0, vllm#31503). The other engines expose no such count.
+ */
+export const SERVER_ABORT_COUNTERS: Partial<Record<Exclude<ServerEngine, 'unknown'>, { sample: string; labels: Record<string, string> }>> = {
+  vllm: { sample: 'vllm:request_success_total', labels: { finished_reason: 'abort' } },
+};
+
 /** SGLang reports its own generation throughput as a gauge; used when its token counter is absent. */
 export const SGLANG_GENERATION_THROUGHPUT = 'sglang:gen_throughput';
 
 /** The names a source reads: sample names for counters, family names for gauges and histograms. */
 function namesOf(source: MetricSource): string[] {
-  if (source.kind === 'ratio') return [source.hits, source.queries];
-  return [source.kind === 'counter' ? source.sample : source.family];
+  if (source.kind === 'ratio') return [source.hits, source.queries, ...(source.queriesPlus ?? [])];
+  return source.kind === 'counter' ? [source.sample, ...(source.plus ?? [])] : [source.family];
 }
 
 /**
- * Every name the views read, per engine: what the scraper keeps without an allow-list. A sample is
- * kept when its name, or its name without a `_total`, `_sum`, `_count` or `_bucket` suffix, is listed.
+ * Every name the views and the run's cross-checks read, per engine: what the scraper keeps without
+ * an allow-list. A sample is kept when its name, or its name without a `_total`, `_sum`, `_count`
+ * or `_bucket` suffix, is listed.
  */
 export function viewFamilies(engine: ServerEngine): string[] {
   const engines = engine === 'unknown' ? Object.values(SERVER_METRIC_NAMES) : [SERVER_METRIC_NAMES[engine]];
   const families = engines.flatMap((names) => Object.values(names).flatMap((sources) => sources.flatMap(namesOf)));
+  const aborts = engine === 'unknown' ? Object.values(SERVER_ABORT_COUNTERS) : [SERVER_ABORT_COUNTERS[engine]];
+  for (const counter of aborts) if (counter !== undefined) families.push(counter.sample);
   if (engine === 'sglang' || engine === 'unknown') families.push(SGLANG_GENERATION_THROUGHPUT);
   return [...new Set(families)];
 }

@@ -8,7 +8,8 @@ import type { StepProfile } from './result';
  * The name a step goes by in results, tables and charts: `synchronous`, `concurrency@8`,
  * `poisson@2.50 req/sec`, `throughput`, `schedule`. A rate step is named for its arrival process
  * when the user chose one, else `asynchronous` (a sweep's rates, rates read from another tool); a
- * ramp step by its strategy and rates, `poisson linear ramp@1.00-8.00 req/sec`.
+ * ramp step by its strategy and rates, `poisson linear ramp@1.00-8.00 req/sec`; a trace step `trace`,
+ * or `trace@2x` when it is replayed at another speed than recorded.
  */
 export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): string {
   switch (profile.kind) {
@@ -18,6 +19,10 @@ export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): str
       return profile.kind;
     case 'concurrency':
       return `concurrency@${profile.concurrency ?? '?'}`;
+    case 'trace': {
+      const scale = profile.trace?.timeScale ?? 1;
+      return scale === 1 ? 'trace' : `trace@${scale}x`;
+    }
     case 'rate':
       if (profile.ramp) return `${ratePrefix} ${profile.ramp.strategy} ramp@${profile.ramp.startRate.toFixed(2)}-${profile.ramp.endRate.toFixed(2)} req/sec`;
       return `${ratePrefix}@${(profile.rate ?? 0).toFixed(2)} req/sec`;

@@ -3,7 +3,7 @@
  * readers are in src/workload/trace.ts, the prompts built from a trace in src/workload/trace-prompts.ts.
  */
 import * as z from 'zod';
-import { LIMITS } from './config';
+import { LIMITS } from './limits';
 
 /**
  * The formats their publishers document (sources in test/fixtures/traces/SOURCE.md):
@@ -42,44 +42,56 @@ export const TraceColumnsSchema = z
   .strict();
 export type TraceColumns = z.infer<typeof TraceColumnsSchema>;
 
+/**
+ * A trace step whose p99 send lateness (sent minus the recorded time, scaled) passes this replayed
+ * its trace later than recorded: its load over time is not the trace's, and the run and the views say so.
+ */
+export const LATE_REPLAY_MS = 50;
+
 /** Mooncake's block: each hash id stands for this many tokens of prompt. */
 export const MOONCAKE_BLOCK_TOKENS = 512;
 
 const seconds = z.number().nonnegative();
 
-export const TraceSourceSchema = z
-  .object({
-    path: z.string().min(1),
-    /** Unset: told from the first line (a Mooncake JSON object, an Azure or a BurstGPT CSV header). */
-    format: TraceFormatSchema.optional(),
-    /** The columns of a `columns` trace; giving them without a format means `columns`. */
-    columns: TraceColumnsSchema.optional(),
-    /** 2 replays the trace twice as fast (gaps halved), 0.5 at half speed. */
-    timeScale: z.number().positive().max(1_000_000).default(1),
-    /**
-     * A slice of the trace, in the trace's own seconds after its first row (before the time
-     * scale): rows at startSec or later and before endSec. Sending starts at the slice's first row.
-     */
-    window: z
-      .object({ startSec: seconds.default(0), endSec: seconds.optional() })
-      .strict()
-      .refine((w) => w.endSec === undefined || w.endSec > w.startSec, { message: 'endSec must be after startSec' })
-      .optional(),
-    /** Replays at most this many rows (after the window). */
-    maxRequests: z.number().int().positive().max(LIMITS.requests).optional(),
-    /** Skips bad rows and counts them by reason, instead of stopping at the first. */
-    skipBadRows: z.boolean().default(false),
-    /** Tokens each hash id stands for (Mooncake: 512). */
-    blockTokens: z.number().int().positive().max(LIMITS.tokens).default(MOONCAKE_BLOCK_TOKENS),
-  })
-  .strict()
-  .superRefine((source, ctx) => {
-    if (source.format === 'columns' && source.columns === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['columns'], message: 'format "columns" needs columns: {time, timeUnit, inputTokens, outputTokens, hashIds?}' });
-    }
-    if (source.columns !== undefined && source.format !== undefined && source.format !== 'columns') {
-      ctx.addIssue({ code: 'custom', path: ['columns'], message: `columns are for format "columns"; a ${source.format} trace has its publisher's columns` });
-    }
-  });
+/**
+ * The fields of a trace source, shared by TraceSourceSchema and the run config's `trace` profile
+ * (src/format/config.ts), which replays one.
+ */
+export const TRACE_SOURCE_FIELDS = {
+  path: z.string().min(1),
+  /** Unset: told from the first line (a Mooncake JSON object, an Azure or a BurstGPT CSV header). */
+  format: TraceFormatSchema.optional(),
+  /** The columns of a `columns` trace; giving them without a format means `columns`. */
+  columns: TraceColumnsSchema.optional(),
+  /** 2 replays the trace twice as fast (gaps halved), 0.5 at half speed. */
+  timeScale: z.number().positive().max(1_000_000).default(1),
+  /**
+   * A slice of the trace, in the trace's own seconds after its first row (before the time
+   * scale): rows at startSec or later and before endSec. Sending starts at the slice's first row.
+   */
+  window: z
+    .object({ startSec: seconds.default(0), endSec: seconds.optional() })
+    .strict()
+    .refine((w) => w.endSec === undefined || w.endSec > w.startSec, { message: 'endSec must be after startSec' })
+    .optional(),
+  /** Replays at most this many rows (after the window). */
+  maxRequests: z.number().int().positive().max(LIMITS.requests).optional(),
+  /** Skips bad rows and counts them by reason, instead of stopping at the first. */
+  skipBadRows: z.boolean().default(false),
+  /** Tokens each hash id stands for (Mooncake: 512). */
+  blockTokens: z.number().int().positive().max(LIMITS.tokens).default(MOONCAKE_BLOCK_TOKENS),
+};
+
+/** What the fields of a trace source must agree on: a column map goes with format `columns`. */
+export function checkTraceSource(source: { format?: TraceFormat | undefined; columns?: TraceColumns | undefined }, ctx: z.RefinementCtx): void {
+  if (source.format === 'columns' && source.columns === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['columns'], message: 'format "columns" needs columns: {time, timeUnit, inputTokens, outputTokens, hashIds?}' });
+  }
+  if (source.columns !== undefined && source.format !== undefined && source.format !== 'columns') {
+    ctx.addIssue({ code: 'custom', path: ['columns'], message: `columns are for format "columns"; a ${source.format} trace has its publisher's columns` });
+  }
+}
+
+export const TraceSourceSchema = z.object(TRACE_SOURCE_FIELDS).strict().superRefine(checkTraceSource);
 export type TraceSource = z.infer<typeof TraceSourceSchema>;
 export type TraceSourceInput = z.input<typeof TraceSourceSchema>;

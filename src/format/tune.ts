@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { EndpointConfigSchema, LIMITS, RUN_PRESET_IDS, RunConfigSchema } from './config';
 import { RunEventSchema } from './events';
-import { describeZodError, PERCENTILES, type ParseOutcome, type StepSummary } from './result';
+import { describeZodError, PERCENTILES, ttfoStatsOf, type ParseOutcome, type StepSummary } from './result';
 
 /** 2: trials numbered from 1 (`number`); schema 1 numbered them from 0 (`index`), read by `parseTuneFile` all the same. */
 export const TUNE_SCHEMA_VERSION = 2;
@@ -153,7 +153,7 @@ export const OBJECTIVE_FIGURES = ['outputTokensPerSecond', 'requestsPerSecond', 
 export const ObjectiveFigureSchema = z.enum(OBJECTIVE_FIGURES);
 export type ObjectiveFigure = z.infer<typeof ObjectiveFigureSchema>;
 
-export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'latencyMs', 'queueMs'] as const;
+export const SLO_METRICS = ['ttftMs', 'ttfoMs', 'tpotMs', 'itlMs', 'latencyMs', 'queueMs'] as const;
 export const SLO_STATS = ['mean', ...PERCENTILES.map((p) => `p${p}` as const), 'max'] as const;
 export const SLO_KEY_PATTERN = new RegExp(`^(${SLO_METRICS.join('|')})\\.(${SLO_STATS.join('|')})$`);
 /** `{"ttftMs.p99": 2000, "tpotMs.p95": 50}`: each figure of a step's summary at most this many ms. */
@@ -179,7 +179,7 @@ export function parseSloKey(key: string): { metric: SloMetric; stat: SloStat } {
 /** The figure an SLO key names in a step's summary (`ttftMs.p99` -> summary.ttftMs.p99); null when the step did not measure it. */
 export function sloFigure(summary: StepSummary, key: string): number | null {
   const { metric, stat } = parseSloKey(key);
-  const value = summary[metric]?.[stat];
+  const value = (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.[stat];
   return typeof value === 'number' ? value : null;
 }
 
@@ -237,6 +237,25 @@ export const SearchConfigSchema = z
   .strict();
 export type SearchConfig = z.infer<typeof SearchConfigSchema>;
 
+/** What re-measurement does when the tune config says nothing: the best 3 candidates, 3 rounds each (docs/tuning.md says why). */
+export const REMEASURE_DEFAULTS = { candidates: 3, rounds: 3 } as const;
+
+/**
+ * After the search, the best candidates (by the search's figures) are launched and benchmarked
+ * again, `rounds` times each, interleaved; the winner is the best mean of these re-measurements,
+ * given with its 95% interval. `false` turns it off (the best is then one measurement).
+ */
+export const RemeasureConfigSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      candidates: z.number().int().min(1).max(10).default(REMEASURE_DEFAULTS.candidates),
+      rounds: z.number().int().min(2, 'must be at least 2: an interval needs two measurements (write "remeasure": false to turn re-measurement off)').max(20).default(REMEASURE_DEFAULTS.rounds),
+    })
+    .strict(),
+]);
+export type RemeasureConfig = z.infer<typeof RemeasureConfigSchema>;
+
 export const TuneConfigSchema = z
   .object({
     server: ServerConfigSchema,
@@ -246,6 +265,7 @@ export const TuneConfigSchema = z
     objective: ObjectiveSchema,
     budget: BudgetSchema,
     search: SearchConfigSchema.default(SearchConfigSchema.parse({})),
+    remeasure: RemeasureConfigSchema.default({ ...REMEASURE_DEFAULTS }),
   })
   .strict();
 export type TuneConfig = z.infer<typeof TuneConfigSchema>;
@@ -284,17 +304,61 @@ export const TrialSchema = z.object({
   /** The server's output, relative to the tune file's folder. */
   logFile: z.string().nullable(),
   port: z.number().int().nullable(),
-  /** GPU memory in use at the end of the benchmark; null when no GPU figure is available. */
+  /**
+   * GPU memory held by the trial's server at the end of its benchmark: the compute processes of its
+   * process tree (or its container) as nvidia-smi lists them. Null when no figure can be told apart.
+   */
   gpuMemoryUsedMiB: z.number().nullable(),
+  /** Why the GPU memory is null, or what it covers when it is not the server's alone; null when nothing needs saying. */
+  gpuMemoryNote: z.string().nullable().default(null),
   startedAt: z.string(),
   endedAt: z.string(),
 });
 export type Trial = z.infer<typeof TrialSchema>;
 
+/** One launch of a candidate after the search (round `round`), recorded as a trial is, under the candidate's number. */
+export const RemeasureRunSchema = TrialSchema.omit({ number: true, params: true, command: true, status: true }).extend({
+  /** The candidate re-measured: its trial's number. */
+  trial: TrialNumberSchema,
+  round: z.number().int().positive(),
+  status: z.enum(['failed-to-start', 'failed', 'complete']),
+});
+export type RemeasureRun = z.infer<typeof RemeasureRunSchema>;
+
+/** A candidate's figure over its re-measurements: mean and 95% Student's t half-width of the runs that scored; `missed`: runs that did not (failed, or no step met the SLOs). */
+export const CandidateSummarySchema = z.object({
+  trial: TrialNumberSchema,
+  n: z.number().int().nonnegative(),
+  mean: z.number().nullable(),
+  halfWidth: z.number().nullable(),
+  missed: z.number().int().nonnegative(),
+});
+export type CandidateSummary = z.infer<typeof CandidateSummarySchema>;
+
+/** The re-measurement after the search: who, how often, each run, each candidate's figure and the noise seen. */
+export const RemeasureSchema = z.object({
+  /** The candidates, best first by the search's figures. */
+  candidates: z.array(TrialNumberSchema),
+  rounds: z.number().int().positive(),
+  status: z.enum(['running', 'complete', 'cancelled']),
+  /** In the order they ran: round by round, each round starting one candidate further on. */
+  runs: z.array(RemeasureRunSchema),
+  /** Per candidate, in the order of `candidates`. */
+  summaries: z.array(CandidateSummarySchema),
+  /**
+   * The noise: how far one measurement of the same flags strays, as a share of its mean (the
+   * standard deviation across a candidate's re-measurements, pooled over the candidates), in
+   * percent. Null with fewer than two scored runs of any candidate.
+   */
+  noisePercent: z.number().nullable(),
+});
+export type Remeasure = z.infer<typeof RemeasureSchema>;
+
 export const BestTrialSchema = z.object({
   /** The best trial's number. */
   trial: TrialNumberSchema,
   params: ParamsSchema,
+  /** Its figure: the mean of its re-measurements once the tune re-measured its candidates, else the search's one measurement. */
   objective: z.number(),
   command: z.array(z.string()),
 });
@@ -315,14 +379,35 @@ export const TuneFileSchema = z.object({
   status: TuneStatusSchema,
   statusReason: z.string().nullable(),
   /**
-   * The process writing a running tune, removed when it finishes. Nothing reads it yet: it is kept
-   * so that a later version can refuse to resume a tune whose writer is still alive.
+   * The process writing a running tune, removed when it finishes: --resume refuses a file whose
+   * writer still runs (the same pid with the same start time, on this host).
    */
-  writer: z.object({ pid: z.number().int().positive(), host: z.string() }).optional(),
+  writer: z.object({ pid: z.number().int().positive(), host: z.string(), startTime: z.string().optional() }).optional(),
   trials: z.array(TrialSchema),
   best: BestTrialSchema.nullable(),
-  /** The server of the trial under way (its process group): a resumed tune stops it if a crashed tuner left it running. */
-  runningServer: z.object({ trial: TrialNumberSchema, pid: z.number().int().positive(), port: z.number().int() }).nullable().default(null),
+  /** The re-measurement of the best candidates after the search; null before it starts, or when the config turns it off. */
+  remeasure: RemeasureSchema.nullable().default(null),
+  /**
+   * The server of the trial under way (its process group): a resumed tune stops it if a crashed
+   * tuner left it running, once the process with that pid is shown to be it: on the same host,
+   * started at the same time (/proc/PID/stat), running the same command line.
+   */
+  runningServer: z
+    .object({
+      trial: TrialNumberSchema,
+      pid: z.number().int().positive(),
+      port: z.number().int(),
+      /** Where it runs; older files left it to `writer.host`. */
+      host: z.string().optional(),
+      /** Its start time in clock ticks after boot (/proc/PID/stat field 22), where known. */
+      startTime: z.string().optional(),
+      /** Its command line as the process had it (/proc/PID/cmdline). */
+      command: z.array(z.string()).optional(),
+      /** The container a `docker run` (or podman) server runs in: it escapes the process group and is stopped by name. */
+      container: z.string().optional(),
+    })
+    .nullable()
+    .default(null),
 });
 export type TuneFile = z.infer<typeof TuneFileSchema>;
 
@@ -338,6 +423,8 @@ export const TuneEventSchema = z.discriminatedUnion('type', [
     command: z.array(z.string()),
     port: z.number().int().nullable(),
     logFile: z.string().nullable(),
+    /** Set when this launch re-measures trial `trial` after the search: its round. */
+    round: z.number().int().positive().optional(),
   }),
   /** One line the trial's server wrote. */
   z.object({
@@ -350,6 +437,8 @@ export const TuneEventSchema = z.discriminatedUnion('type', [
   /** The trial's benchmark as it goes (progress, steps), as `llmbench run` reports it. */
   z.object({ type: z.literal('benchmark'), trial: TrialNumberSchema, event: RunEventSchema }),
   z.object({ type: z.literal('trial-end'), trial: TrialSchema, best: BestTrialSchema.nullable() }),
+  /** The re-measurement as it stands: when it starts and after each of its runs. */
+  z.object({ type: z.literal('remeasure'), remeasure: RemeasureSchema, best: BestTrialSchema.nullable() }),
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string() }),
   z.object({ type: z.literal('done'), status: TuneStatusSchema, reason: z.string().nullable(), best: BestTrialSchema.nullable(), trials: z.number().int().nonnegative() }),
 ]);

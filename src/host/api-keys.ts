@@ -6,8 +6,8 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
-import { apiKeySecretName, baseUrlProblem, normalizeBaseUrl } from './endpoint-settings';
-import { pickEndpointUrl } from './run-prompts';
+import { apiKeySecretName, normalizeBaseUrl } from './endpoint-settings';
+import { pickEndpointUrl, urlProblem } from './run-prompts';
 
 /**
  * What `llmBench.setApiKey` and `llmBench.clearApiKey` accept from other extensions, tasks and
@@ -45,42 +45,42 @@ export class ApiKeys {
   async promptAndStore(arg?: unknown): Promise<void> {
     const parsed = this.parseArgument('llmBench.setApiKey', arg);
     if (!parsed.ok) return;
-    const baseUrl = parsed.value?.baseUrl ?? (await pickEndpointUrl('Set the API key of which endpoint?'));
+    const baseUrl = parsed.value?.baseUrl ?? (await pickEndpointUrl(vscode.l10n.t('Set the API key of which endpoint?')));
     if (!baseUrl) return;
-    const problem = baseUrlProblem(baseUrl);
+    const problem = urlProblem(baseUrl);
     if (problem) {
-      void vscode.window.showErrorMessage(`LLM Bench: ${problem}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', problem));
       return;
     }
     const key = parsed.value?.key ?? (await vscode.window.showInputBox({
-      title: `API key for ${normalizeBaseUrl(baseUrl)}`,
-      prompt: 'Sent as "Authorization: Bearer <key>". Kept in VS Code\'s secret storage, never in settings or result files.',
+      title: vscode.l10n.t('API key for {0}', normalizeBaseUrl(baseUrl)),
+      prompt: vscode.l10n.t('Sent as "Authorization: Bearer <key>". Kept in VS Code\'s secret storage, never in settings or result files.'),
       password: true,
       ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() === '' ? 'Type the key, or press Escape to keep the current one.' : undefined),
+      validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Type the key, or press Escape to keep the current one.') : undefined),
     }));
     if (key === undefined) return;
     await this.secrets.store(apiKeySecretName(baseUrl), key.trim());
     this.log.info(`Stored an API key for ${normalizeBaseUrl(baseUrl)}.`);
-    void vscode.window.showInformationMessage(`LLM Bench: API key stored for ${normalizeBaseUrl(baseUrl)}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: API key stored for {0}.', normalizeBaseUrl(baseUrl)));
   }
 
   /** The "Clear API Key" command: pick or type an endpoint, unless the argument names it. */
   async promptAndClear(arg?: unknown): Promise<void> {
     const parsed = this.parseArgument('llmBench.clearApiKey', arg);
     if (!parsed.ok) return;
-    const baseUrl = parsed.value?.baseUrl ?? (await pickEndpointUrl('Remove the API key of which endpoint?'));
-    if (!baseUrl || baseUrlProblem(baseUrl)) return;
+    const baseUrl = parsed.value?.baseUrl ?? (await pickEndpointUrl(vscode.l10n.t('Remove the API key of which endpoint?')));
+    if (!baseUrl || urlProblem(baseUrl)) return;
     await this.secrets.delete(apiKeySecretName(baseUrl));
     this.log.info(`Removed the API key of ${normalizeBaseUrl(baseUrl)}.`);
-    void vscode.window.showInformationMessage(`LLM Bench: API key removed for ${normalizeBaseUrl(baseUrl)}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: API key removed for {0}.', normalizeBaseUrl(baseUrl)));
   }
 
   private parseArgument(command: string, arg: unknown): ReturnType<typeof parseApiKeyArgument> {
     const parsed = parseApiKeyArgument(command, arg);
     if (!parsed.ok) {
       this.log.error(parsed.error);
-      void vscode.window.showErrorMessage(`LLM Bench: ${parsed.error}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', parsed.error));
     }
     return parsed;
   }

@@ -7,7 +7,7 @@ export async function reportingErrors<T>(action: () => Promise<T>): Promise<T | 
   try {
     return await action();
   } catch (e) {
-    void vscode.window.showErrorMessage(`LLM Bench: ${messageOf(e)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', messageOf(e)));
     return undefined;
   }
 }

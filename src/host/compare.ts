@@ -10,73 +10,18 @@
 import * as vscode from 'vscode';
 import { ComparePanelStateSchema, ResultRequestSchema } from '../format/messages/from-views';
 import { RESULT_FILE_SUFFIX } from '../format/result';
+import { compareTarget, compareUri } from './compare-files';
+import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
+import { COMPARE_COMMANDS, COMPARE_VIEW_TYPE } from './view-ids';
 import { buildCompareView } from '../views/compare';
 import type { ResultSession } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { hostWebview, webviewOptions } from './webview-html';
 
-export const COMPARE_SCHEME = 'llmbench-compare';
-export const COMPARE_VIEW_TYPE = 'llmBench.compare';
-export const COMPARE_COMMANDS = {
-  compareWith: 'llmBench.compareWith',
-  compareSelected: 'llmBench.compareSelected',
-} as const;
-
-/** A URI showing `file` aligned with `partner`; its path stays the file's, so titles and patterns match. */
-export function compareUri(file: vscode.Uri, partner: vscode.Uri): vscode.Uri {
-  const query = new URLSearchParams({ of: file.toString(), with: partner.toString() }).toString();
-  return file.with({ scheme: COMPARE_SCHEME, query });
-}
-
-/** The real file and partner behind a compare URI; undefined for any other URI. */
-export function compareTarget(uri: vscode.Uri): { file: vscode.Uri; partner: vscode.Uri } | undefined {
-  if (uri.scheme !== COMPARE_SCHEME) return undefined;
-  const query = new URLSearchParams(uri.query);
-  const of = query.get('of');
-  const partner = query.get('with');
-  if (!of || !partner) return undefined;
-  return { file: vscode.Uri.parse(of, true), partner: vscode.Uri.parse(partner, true) };
-}
-
-function realUri(uri: vscode.Uri): vscode.Uri {
-  const target = compareTarget(uri);
-  if (!target) throw vscode.FileSystemError.FileNotFound(uri);
-  return target.file;
-}
-
-/** Read-only view of the real files behind compare URIs (the diff editor resolves its sides through it). */
-class CompareFileSystem implements vscode.FileSystemProvider {
-  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.changes.event;
-
-  watch(): vscode.Disposable {
-    // The editors watch the real files themselves (results-source.ts).
-    return new vscode.Disposable(() => undefined);
-  }
-  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    return { ...(await vscode.workspace.fs.stat(realUri(uri))), permissions: vscode.FilePermission.Readonly };
-  }
-  readFile(uri: vscode.Uri): Thenable<Uint8Array> {
-    return vscode.workspace.fs.readFile(realUri(uri));
-  }
-  readDirectory(): never {
-    throw vscode.FileSystemError.NoPermissions('compare views show single files');
-  }
-  createDirectory(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-  writeFile(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-  delete(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-  rename(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.NoPermissions(uri);
-  }
-}
+export { COMPARE_COMMANDS, COMPARE_SCHEME, COMPARE_VIEW_TYPE } from './view-ids';
+export { compareTarget, compareUri } from './compare-files';
 
 const compareTitle = (a: vscode.Uri, b: vscode.Uri) => `Compare: ${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
 
@@ -100,7 +45,7 @@ class ComparePanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
   ) {
-    this.session = hostWebview(panel, extensionUri, { view: 'compare', title: panel.title, loading: `Reading ${fileNameOf(a)} and ${fileNameOf(b)}...` }, {
+    this.session = hostWebview(panel, extensionUri, { view: 'compare', title: panel.title, loading: vscode.l10n.t('Reading {0} and {1}...', fileNameOf(a), fileNameOf(b)) }, {
       name: 'compare view',
       log,
       requests: ResultRequestSchema,
@@ -153,14 +98,14 @@ function activeResultFile(): vscode.Uri | undefined {
 
 async function pickResultFile(exclude: vscode.Uri): Promise<vscode.Uri | undefined> {
   const found = await vscode.workspace.findFiles(`**/*${RESULT_FILE_SUFFIX}`, '**/node_modules/**', 500);
-  const browse = { label: '$(folder-opened) Browse...', uri: undefined as vscode.Uri | undefined };
+  const browse = { label: `$(folder-opened) ${vscode.l10n.t('Browse...')}`, uri: undefined as vscode.Uri | undefined };
   const items = found
     .filter((uri) => uri.toString() !== exclude.toString())
     .sort((p, q) => q.path.localeCompare(p.path))
     .map((uri) => ({ label: fileNameOf(uri), description: vscode.workspace.asRelativePath(uri, true), uri }));
   const picked = await vscode.window.showQuickPick([...items, browse], {
-    title: `Compare ${fileNameOf(exclude)} with...`,
-    placeHolder: 'A result file to compare with (B against A)',
+    title: vscode.l10n.t('Compare {0} with...', fileNameOf(exclude)),
+    placeHolder: vscode.l10n.t('A result file to compare with (B against A)'),
     matchOnDescription: true,
   });
   if (!picked) return undefined;
@@ -168,8 +113,8 @@ async function pickResultFile(exclude: vscode.Uri): Promise<vscode.Uri | undefin
   const chosen = await vscode.window.showOpenDialog({
     canSelectMany: false,
     defaultUri: vscode.Uri.joinPath(exclude, '..'),
-    filters: { 'LLM Bench results': ['json'] },
-    openLabel: 'Compare',
+    filters: { [vscode.l10n.t('LLM Bench results')]: ['json'] },
+    openLabel: vscode.l10n.t('Compare'),
   });
   return chosen?.[0];
 }
@@ -179,7 +124,7 @@ export interface CompareViews {
   compareWith(a?: unknown, b?: unknown): Promise<void>;
 }
 
-export function registerCompareViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): CompareViews {
+export function registerCompareViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, registrar: Registrar): CompareViews {
   const panels = new Set<ComparePanel>();
 
   function track(a: vscode.Uri, b: vscode.Uri, panel: vscode.WebviewPanel): void {
@@ -209,7 +154,7 @@ export function registerCompareViews(context: vscode.ExtensionContext, log: vsco
   async function compareWith(a?: unknown, b?: unknown): Promise<void> {
     const first = a instanceof vscode.Uri ? (compareTarget(a)?.file ?? a) : activeResultFile();
     if (!first) {
-      void vscode.window.showErrorMessage('LLM Bench: open a result file (*.llmbench.json) first, then compare it with another.');
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: open a result file (*.llmbench.json) first, then compare it with another.'));
       return;
     }
     const second = b instanceof vscode.Uri ? b : await pickResultFile(first);
@@ -221,17 +166,19 @@ export function registerCompareViews(context: vscode.ExtensionContext, log: vsco
     const files = chosen.filter((u): u is vscode.Uri => u instanceof vscode.Uri && isResultFile(u));
     if (files.length === 2) return open(files[0] as vscode.Uri, files[1] as vscode.Uri);
     if (files.length === 1) return compareWith(files[0]);
-    void vscode.window.showErrorMessage(`LLM Bench: select two result files (*${RESULT_FILE_SUFFIX}) to compare; ${files.length} selected.`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: select two result files (*{0}) to compare; {1} selected.', RESULT_FILE_SUFFIX, files.length));
   }
 
   context.subscriptions.push(
     // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
-    registerPanelRestorer(COMPARE_VIEW_TYPE, ComparePanelStateSchema, (panel, files) =>
-      files ? track(vscode.Uri.parse(files.a, true), vscode.Uri.parse(files.b, true), panel) : panel.dispose(),
+    registerPanelRestorer(
+      COMPARE_VIEW_TYPE,
+      ComparePanelStateSchema,
+      (panel, files) => (files ? track(vscode.Uri.parse(files.a, true), vscode.Uri.parse(files.b, true), panel) : panel.dispose()),
+      registrar,
     ),
-    vscode.workspace.registerFileSystemProvider(COMPARE_SCHEME, new CompareFileSystem(), { isReadonly: true, isCaseSensitive: true }),
-    vscode.commands.registerCommand(COMPARE_COMMANDS.compareWith, compareWith),
-    vscode.commands.registerCommand(COMPARE_COMMANDS.compareSelected, compareSelected),
+    registrar.registerCommand(COMPARE_COMMANDS.compareWith, compareWith),
+    registrar.registerCommand(COMPARE_COMMANDS.compareSelected, compareSelected),
   );
   return { compareWith };
 }

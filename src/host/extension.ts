@@ -1,13 +1,14 @@
 /**
- * The extension's entry point: the "LLM Bench" log, the run commands and live panel (this part),
- * the result and compare views (results.ts) and the reports (report.ts). Activation does no I/O:
- * everything heavy starts when a command runs.
+ * The extension's entry point: the "LLM Bench" log, the run commands and live panel (this part);
+ * the result and compare views, the reports and the imports (views-feature.ts) and Tune Server Flags
+ * (tune-feature.ts) are bundles of their own, loaded the first time one is used. Activation does
+ * no I/O: everything heavy starts when a command runs.
  */
 import * as vscode from 'vscode';
 import { ApiKeys } from './api-keys';
-import { registerImportCommands } from './import';
-import { registerReportViews } from './report';
-import { registerResultViews } from './results';
+import { COMPARE_SCHEME, VIEWS_FEATURE } from './view-ids';
+import { CompareFileSystem } from './compare-files';
+import { registerOnFirstUse } from './feature-loader';
 import { parseRunArgument } from './run-arguments';
 import { planFromArgument, planFromConfigFile, promptRunPlan, showConfigError, type RunPlan } from './run-prompts';
 import { RUN_MENU_COMMAND, RunController, type DryRunOutcome, type RunOutcome } from './run-session';
@@ -58,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('llmBench.runConfigFile', (uri?: vscode.Uri) => {
       const file = uri ?? vscode.window.activeTextEditor?.document.uri;
       if (!file) {
-        void vscode.window.showErrorMessage('LLM Bench: choose a JSON config file in the explorer to run it.');
+        void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: choose a JSON config file in the explorer to run it.'));
         return undefined;
       }
       return runCommand(file);
@@ -71,9 +72,12 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand(RUN_MENU_COMMAND, () => runs.showMenu()),
   );
   registerTune(context, log);
-  registerResultViews(context, log);
-  registerReportViews(context, log);
-  registerImportCommands(context);
+  // The result editor, compare, report and imports load on first use (dist/views-feature.js).
+  registerOnFirstUse(context, VIEWS_FEATURE, () => {
+    const { startViewsFeature } = require(context.asAbsolutePath(join('dist', 'views-feature.js'))) as typeof import('./views-feature');
+    return startViewsFeature(context, log);
+  });
+  context.subscriptions.push(vscode.workspace.registerFileSystemProvider(COMPARE_SCHEME, new CompareFileSystem(), { isReadonly: true, isCaseSensitive: true }));
   log.info(`LLM Bench ${String(context.extension.packageJSON.version)} activated in ${(performance.now() - started).toFixed(1)} ms.`);
 }
 

@@ -7,6 +7,8 @@
 import * as vscode from 'vscode';
 import { reportingErrors } from './command-errors';
 import { selectedOrChosen } from './explorer-selection';
+import type { Registrar } from './feature-loader';
+import { IMPORT_COMMANDS, REPORT_COMMANDS } from './view-ids';
 import * as z from 'zod';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
 import { importPastedText, importRuns, runFileName, runSource } from '../import';
@@ -14,11 +16,8 @@ import { formatLabelsText } from '../views/labels';
 import { stepLabel } from '../format/step-name';
 import { editLabelFields } from './label-editor';
 
-export const IMPORT_COMMANDS = {
-  importResults: 'llmBench.importResults',
-  importFromClipboard: 'llmBench.importFromClipboard',
-} as const;
-const OPEN_REPORT_COMMAND = 'llmBench.openReport';
+export { IMPORT_COMMANDS } from './view-ids';
+const OPEN_REPORT_COMMAND = REPORT_COMMANDS.open;
 
 /** How pasted text is named in messages and in each run's `importedFrom.file`. */
 const CLIPBOARD_NAME = 'clipboard';
@@ -34,9 +33,9 @@ function describeRun(doc: ResultDocument, index: number): vscode.QuickPickItem &
   const steps = doc.steps.length;
   return {
     index,
-    label: `$(graph-line) Run ${index + 1}: ${doc.labels['model'] ?? doc.endpoint.model}`,
-    description: `${doc.importedFrom?.tool ?? ''}, ${steps} step${steps === 1 ? '' : 's'} (${doc.steps.map((s) => stepLabel(s)).join(', ')})`,
-    detail: `${formatLabelsText(doc.labels) || 'no labels'}  ·  ${runSource(doc)}`,
+    label: `$(graph-line) ${vscode.l10n.t('Run {0}: {1}', index + 1, doc.labels['model'] ?? doc.endpoint.model)}`,
+    description: (steps === 1 ? vscode.l10n.t('{0}, 1 step ({1})', doc.importedFrom?.tool ?? '', doc.steps.map((s) => stepLabel(s)).join(', ')) : vscode.l10n.t('{0}, {1} steps ({2})', doc.importedFrom?.tool ?? '', steps, doc.steps.map((s) => stepLabel(s)).join(', '))),
+    detail: `${formatLabelsText(doc.labels) || vscode.l10n.t('no labels')}  ·  ${runSource(doc)}`,
   };
 }
 
@@ -48,9 +47,9 @@ async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | u
   const runs = [...found];
   const steps = runs.reduce((sum, doc) => sum + doc.steps.length, 0);
   for (;;) {
-    const write = { label: `$(save) Write ${runs.length} result file${runs.length === 1 ? '' : 's'}`, index: -1 };
+    const write = { label: `$(save) ${runs.length === 1 ? vscode.l10n.t('Write 1 result file') : vscode.l10n.t('Write {0} result files', runs.length)}`, index: -1 };
     const choice = await vscode.window.showQuickPick([write, ...runs.map(describeRun)], {
-      title: `LLM Bench: found ${runs.length} run${runs.length === 1 ? '' : 's'}, ${steps} step${steps === 1 ? '' : 's'}: pick a run to edit its labels`,
+      title: vscode.l10n.t('LLM Bench: found {0} run(s), {1} step(s): pick a run to edit its labels', runs.length, steps),
       ignoreFocusOut: true,
       matchOnDescription: true,
       matchOnDetail: true,
@@ -60,9 +59,9 @@ async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | u
     if (!doc) return runs;
     // A field per label, the known keys offered: one long comma-separated line was hard to read and easy to break.
     const labels = await editLabelFields(doc.labels, {
-      title: `Labels of run ${choice.index + 1} (${runSource(doc)})`,
-      placeHolder: 'Pick a label to set it; measurements are not touched',
-      done: { label: '$(check) Done', detail: 'Back to the runs found' },
+      title: vscode.l10n.t('Labels of run {0} ({1})', choice.index + 1, runSource(doc)),
+      placeHolder: vscode.l10n.t('Pick a label to set it; measurements are not touched'),
+      done: { label: `$(check) ${vscode.l10n.t('Done')}`, detail: vscode.l10n.t('Back to the runs found') },
     });
     if (labels) runs[choice.index] = { ...doc, labels };
   }
@@ -96,8 +95,8 @@ async function chooseDestination(runs: ResultDocument[], source: vscode.Uri | un
   if (runs.length === 1 && runs[0]) {
     return vscode.window.showSaveDialog({
       ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, runFileName(runs[0], 0, new Set()).replace(/^\d+-/, '')) } : {}),
-      filters: { 'LLM Bench result': ['json'] },
-      title: 'Save the imported result',
+      filters: { [vscode.l10n.t('LLM Bench result')]: ['json'] },
+      title: vscode.l10n.t('Save the imported result'),
     });
   }
   const picked = await vscode.window.showOpenDialog({
@@ -105,8 +104,8 @@ async function chooseDestination(runs: ResultDocument[], source: vscode.Uri | un
     canSelectFolders: true,
     canSelectMany: false,
     ...(folder ? { defaultUri: folder } : {}),
-    openLabel: `Write ${runs.length} results here`,
-    title: `A folder for the ${runs.length} imported results (one file each)`,
+    openLabel: vscode.l10n.t('Write {0} results here', runs.length),
+    title: vscode.l10n.t('A folder for the {0} imported results (one file each)', runs.length),
   });
   return picked?.[0];
 }
@@ -140,9 +139,10 @@ function distinguishingLabels(runs: ResultDocument[]): string[] {
 /** After several runs are written: offers the report over them, grouped by a label the user picks. */
 async function offerReport(runs: ResultDocument[], files: vscode.Uri[]): Promise<void> {
   const labels = distinguishingLabels(runs);
-  const open = await vscode.window.showInformationMessage(`LLM Bench: imported ${files.length} runs.`, 'Open Report...');
-  if (open !== 'Open Report...') return;
-  const groupBy = labels.length > 1 ? await vscode.window.showQuickPick(labels, { title: 'Group the report by' }) : labels[0];
+  const openReport = vscode.l10n.t('Open Report...');
+  const open = await vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: imported {0} runs.', files.length), openReport);
+  if (open !== openReport) return;
+  const groupBy = labels.length > 1 ? await vscode.window.showQuickPick(labels, { title: vscode.l10n.t('Group the report by') }) : labels[0];
   await vscode.commands.executeCommand(OPEN_REPORT_COMMAND, undefined, files, groupBy ? { groupBy } : undefined);
 }
 
@@ -160,11 +160,11 @@ async function finishImport(found: ResultDocument[], source: vscode.Uri | undefi
   return files;
 }
 
-export function registerImportCommands(context: vscode.ExtensionContext): void {
+export function registerImportCommands(context: vscode.ExtensionContext, registrar: Registrar): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
+    registrar.registerCommand(IMPORT_COMMANDS.importResults, async (uri?: unknown, uris?: unknown, target?: unknown) =>
       reportingErrors(async () => {
-        const sources = await selectedOrChosen(uri, uris, { openLabel: 'Import', title: 'Result files of other tools, their folders, or logs and notes holding their printouts' });
+        const sources = await selectedOrChosen(uri, uris, { openLabel: vscode.l10n.t('Import'), title: vscode.l10n.t('Result files of other tools, their folders, or logs and notes holding their printouts') });
         if (!sources?.length) return undefined;
         const found = await importRuns(sources.map((s) => s.fsPath));
         if (!found.ok) throw new Error(found.error);
@@ -172,7 +172,7 @@ export function registerImportCommands(context: vscode.ExtensionContext): void {
       }),
     ),
     // `text` is for scripts and tests; from the palette the clipboard is read.
-    vscode.commands.registerCommand(IMPORT_COMMANDS.importFromClipboard, async (target?: unknown, text?: unknown) =>
+    registrar.registerCommand(IMPORT_COMMANDS.importFromClipboard, async (target?: unknown, text?: unknown) =>
       reportingErrors(async () => {
         const pasted = PastedTextSchema.safeParse(text).data ?? (await vscode.env.clipboard.readText());
         if (!pasted.trim()) throw new Error('the clipboard is empty: copy a vLLM, EvalScope or GuideLLM printout (or a page of notes holding them) first.');

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { canonicalLabels, type Labels } from '../format/config';
-import { cleanLabels, LABEL_KEYS, LABEL_PROMPTS } from './labels';
+import { cleanLabels, LABEL_KEYS } from './labels';
 
 /** The item that ends the editing: "Start the benchmark", "Done", "Save labels". */
 export interface LabelEditorDone {
@@ -26,7 +26,22 @@ export function labelKeysOffered(labels: Labels): string[] {
 }
 
 /** What a key's field prompts for: its known description, or a free label's. */
-const promptOf = (key: string): string => (LABEL_PROMPTS as Record<string, string>)[key] ?? `The value of the label "${key}" (empty removes it)`;
+function promptOf(key: string): string {
+  switch (key as (typeof LABEL_KEYS)[number]) {
+    case 'engine':
+      return vscode.l10n.t('Inference engine and version, e.g. vLLM 0.11.0');
+    case 'gpu':
+      return vscode.l10n.t('GPU (or other accelerator), e.g. 1x A100 80GB');
+    case 'model':
+      return vscode.l10n.t('The model as it should be grouped, e.g. Qwen2.5-7B-Instruct (the served name is recorded anyway)');
+    case 'gpus':
+      return vscode.l10n.t('Number of GPUs (tensor/pipeline parallel), e.g. 2 (TP=2)');
+    case 'quantization':
+      return vscode.l10n.t('Quantization, e.g. bf16, fp8, AWQ int4');
+    default:
+      return vscode.l10n.t('The value of the label "{0}" (empty removes it)', key);
+  }
+}
 
 /**
  * Asks for labels field by field, starting from `initial`; answers the labels (trimmed, empty ones
@@ -37,9 +52,9 @@ export async function editLabelFields(initial: Labels, options: { title: string;
   for (;;) {
     const items: Choice[] = [
       { label: options.done.label, ...(options.done.description ? { description: options.done.description } : {}), detail: options.doneDetail?.(cleanLabels(labels)) ?? options.done.detail ?? '', value: DONE },
-      { label: 'Labels', kind: vscode.QuickPickItemKind.Separator, value: DONE },
-      ...labelKeysOffered(labels).map((key) => ({ label: key, description: labels[key] || '(not set)', detail: promptOf(key), value: key })),
-      { label: '$(add) Add a label…', detail: 'A label of your own: a key, then its value', value: ADD },
+      { label: vscode.l10n.t('Labels'), kind: vscode.QuickPickItemKind.Separator, value: DONE },
+      ...labelKeysOffered(labels).map((key) => ({ label: key, description: labels[key] || vscode.l10n.t('(not set)'), detail: promptOf(key), value: key })),
+      { label: `$(add) ${vscode.l10n.t('Add a label…')}`, detail: vscode.l10n.t('A label of your own: a key, then its value'), value: ADD },
     ];
     const chosen = await vscode.window.showQuickPick(items, { title: options.title, placeHolder: options.placeHolder, ignoreFocusOut: true, matchOnDetail: false });
     if (chosen === undefined) return undefined;
@@ -47,10 +62,10 @@ export async function editLabelFields(initial: Labels, options: { title: string;
     let key = chosen.value;
     if (key === ADD) {
       const typed = await vscode.window.showInputBox({
-        title: `${options.title}: new label`,
-        prompt: 'The label\'s key, such as tp, dataset or region',
+        title: vscode.l10n.t('{0}: new label', options.title),
+        prompt: vscode.l10n.t('The label\'s key, such as tp, dataset or region'),
         ignoreFocusOut: true,
-        validateInput: (v) => (v.trim() === '' ? 'Type a key' : /[=,]/.test(v) ? 'A key cannot hold = or ,' : undefined),
+        validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Type a key') : /[=,]/.test(v) ? vscode.l10n.t('A key cannot hold = or ,') : undefined),
       });
       if (typed === undefined) continue;
       // A key typed as an alias (hardware) is the one key (gpu).

@@ -2,7 +2,7 @@
  * The live run panel on the host side: a StatePanel (state-panel.ts) of the current run's
  * LiveState, with the run's buttons.
  */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { LiveViewStateSchema, type LiveState } from '../format/messages/live';
 import { LiveRequestSchema, type LiveRequest } from '../format/messages/from-views';
 import { StatePanel, type StatePanelKind } from './state-panel';
@@ -11,7 +11,9 @@ export const LIVE_VIEW_TYPE = 'llmBench.live';
 
 const LIVE_PANEL: StatePanelKind<LiveState> = {
   viewType: LIVE_VIEW_TYPE,
-  page: { view: 'live', title: 'LLM Bench: Live', loading: 'Connecting to the run...' },
+  get page() {
+    return { view: 'live' as const, title: vscode.l10n.t('LLM Bench: Live'), loading: vscode.l10n.t('Connecting to the run...') };
+  },
   viewState: LiveViewStateSchema,
   idOf: (state) => state.run.id,
 };

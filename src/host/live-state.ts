@@ -6,10 +6,10 @@
  * long run keeps its whole shape at an even, coarser resolution.
  */
 import type { RunEvent } from '../format/events';
-import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveServer, type LiveState } from '../format/messages/live';
+import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveServer, type LiveServerLines, type LiveState } from '../format/messages/live';
 import type { ResultDocument } from '../format/result';
 import type { MetricSeries, ServerMetricsInfo } from '../format/server-metrics';
-import { commonSeries, mergeSeries } from '../views/server-quantities';
+import { commonSeries, mergeSeries, seriesByEndpoint } from '../views/server-quantities';
 
 export const MAX_SERIES_POINTS = 1500;
 const MAX_LOGS = 30;
@@ -26,7 +26,7 @@ export function newLiveState(run: LiveRunStart): LiveState {
     elapsedSec: 0,
     steps: [],
     current: null,
-    series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [], stride: 1, lastCount: 0 },
+    series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [], sentPerSecond: [], stride: 1, lastCount: 0 },
     server: null,
     errors: {},
     logs: [],
@@ -70,6 +70,7 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
         outputTokensPerSecond: event.snapshot.outputTokensPerSecond,
         inFlight: event.snapshot.inFlight,
         failed: failedBefore + event.snapshot.failed,
+        sentPerSecond: event.snapshot.sentPerSecond ?? 0,
       });
       return;
     }
@@ -122,14 +123,16 @@ export function interruptedState(state: LiveState, file: ResultDocument | null, 
   return { ...finished, steps, status, statusReason: status === 'partial' ? reason : (file.statusReason ?? null) };
 }
 
-type SeriesKey = 't' | 'requestsPerSecond' | 'outputTokensPerSecond' | 'inFlight' | 'failed';
-const AVERAGED: SeriesKey[] = ['t', 'requestsPerSecond', 'outputTokensPerSecond', 'inFlight'];
+type SeriesKey = 't' | 'requestsPerSecond' | 'outputTokensPerSecond' | 'inFlight' | 'failed' | 'sentPerSecond';
+const AVERAGED: SeriesKey[] = ['t', 'requestsPerSecond', 'outputTokensPerSecond', 'inFlight', 'sentPerSecond'];
 const LATEST: SeriesKey[] = ['failed'];
 
 /** Parallel arrays bounded to MAX_SERIES_POINTS: each point holds `stride` samples. */
 type Bounded<K extends string> = Record<K, number[]> & { t: number[]; stride: number; lastCount: number };
 
 function appendSample(series: LiveState['series'], sample: Record<SeriesKey, number>): void {
+  // A state kept before sends were counted has no such series: it starts level with the others.
+  if (series.sentPerSecond.length !== series.t.length) series.sentPerSecond = series.t.map(() => 0);
   appendBounded(series, sample, AVERAGED, LATEST);
 }
 
@@ -165,6 +168,7 @@ function pairwise(values: number[], merge: (a: number, b: number) => number): nu
 }
 
 const emptyLine = (): LiveLine => ({ t: [], v: [], stride: 1, lastCount: 0 });
+const emptyLines = (): LiveServerLines => ({ runningRequests: emptyLine(), waitingRequests: emptyLine(), kvCacheUsage: emptyLine(), generatedTokens: emptyLine() });
 
 function newLiveServer(info: ServerMetricsInfo): LiveServer {
   return {
@@ -173,7 +177,8 @@ function newLiveServer(info: ServerMetricsInfo): LiveServer {
     intervalMs: info.intervalMs,
     scrapes: 0,
     problem: null,
-    lines: { runningRequests: emptyLine(), waitingRequests: emptyLine(), kvCacheUsage: emptyLine(), generatedTokens: emptyLine() },
+    lines: emptyLines(),
+    replicas: (info.urls ?? []).length > 1 ? (info.urls ?? []).map((_, i) => ({ endpoint: String(i), lines: emptyLines() })) : [],
   };
 }
 
@@ -204,15 +209,23 @@ function addServerSamples(state: LiveState, engine: LiveServer['engine'], series
   if (!server || scraped.length === 0) return;
   const kept = scraping(state);
   const window = mergeSeries(kept.last.map((s) => ({ ...s, samples: [...s.samples] })), scraped);
-  const common = commonSeries(window, engine);
   server.engine = engine;
   server.scrapes++;
-  for (const quantity of LIVE_SERVER_QUANTITIES) {
-    for (const point of common[quantity] ?? []) {
-      if (point.tMs <= (kept.lastAddedMs[quantity] ?? -Infinity)) continue;
-      appendBounded(server.lines[quantity], { t: point.tMs / 1000 + kept.clockOffsetSec, v: point.value }, ['t', 'v'], []);
-      kept.lastAddedMs[quantity] = point.tMs;
+  const addLines = (lines: LiveServerLines, own: MetricSeries[], key: string): void => {
+    const common = commonSeries(own, engine);
+    for (const quantity of LIVE_SERVER_QUANTITIES) {
+      for (const point of common[quantity] ?? []) {
+        if (point.tMs <= (kept.lastAddedMs[`${key}${quantity}`] ?? -Infinity)) continue;
+        appendBounded(lines[quantity], { t: point.tMs / 1000 + kept.clockOffsetSec, v: point.value }, ['t', 'v'], []);
+        kept.lastAddedMs[`${key}${quantity}`] = point.tMs;
+      }
     }
+  };
+  // Over several endpoints the strip's lines are their sum (a round's samples share one time); each endpoint's own beside them.
+  addLines(server.lines, window, '');
+  for (const { endpoint, series: own } of seriesByEndpoint(window)) {
+    const replica = server.replicas.find((r) => r.endpoint === endpoint);
+    if (replica) addLines(replica.lines, own, `${endpoint}:`);
   }
   kept.last = window.map((s) => ({ ...s, samples: s.samples.slice(-1) }));
 }

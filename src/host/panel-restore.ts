@@ -6,14 +6,19 @@
  */
 import * as vscode from 'vscode';
 import type { z } from 'zod';
+import type { Registrar } from './feature-loader';
 
-/** `restore` gets the panel VS Code recreated and its saved state, or undefined when the state is missing or does not fit. */
+/**
+ * `restore` gets the panel VS Code recreated and its saved state, or undefined when the state is
+ * missing or does not fit. Registered with VS Code, or with a part loaded on first use's registrar.
+ */
 export function registerPanelRestorer<State>(
   viewType: string,
   stateSchema: z.ZodType<State>,
   restore: (panel: vscode.WebviewPanel, state: State | undefined) => void,
+  registrar: Pick<Registrar, 'registerWebviewPanelSerializer'> = vscode.window,
 ): vscode.Disposable {
-  return vscode.window.registerWebviewPanelSerializer(viewType, {
+  return registrar.registerWebviewPanelSerializer(viewType, {
     deserializeWebviewPanel: async (panel, saved: unknown) => {
       const parsed = stateSchema.safeParse(saved);
       restore(panel, parsed.success ? parsed.data : undefined);

@@ -17,17 +17,15 @@ import { formatLabelsText, parseLabelsText, withLabels } from '../views/labels';
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
+import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
 import { editLabelFields } from './label-editor';
+import { REPORT_COMMANDS, REPORT_VIEW_TYPE } from './view-ids';
 import { saveWithDialog } from './save-file';
 import { hostWebview, webviewOptions } from './webview-html';
 import type { WebviewSession } from './webview-session';
 
-export const REPORT_VIEW_TYPE = 'llmBench.report';
-export const REPORT_COMMANDS = {
-  open: 'llmBench.openReport',
-  editLabels: 'llmBench.editLabels',
-} as const;
+export { REPORT_COMMANDS, REPORT_VIEW_TYPE } from './view-ids';
 
 /** What the open command answers (for scripts and tests): the report as first shown. */
 export interface OpenedReport {
@@ -52,7 +50,7 @@ class ReportPanel {
     private readonly title: string,
     private options: ReportOptions | undefined,
   ) {
-    this.session = hostWebview(panel, extensionUri, { view: 'report', title, loading: 'Reading the result files...' }, {
+    this.session = hostWebview(panel, extensionUri, { view: 'report', title, loading: vscode.l10n.t('Reading the result files...') }, {
       name: 'report',
       log,
       requests: ReportRequestSchema,
@@ -104,9 +102,9 @@ class ReportPanel {
         : format === 'csv'
           ? formatStepsCsv(this.runs)
           : [`# ${this.title}`, formatRankingMarkdown(model), ...this.runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
-    const filters: Record<string, Record<string, string[]>> = { html: { 'HTML report': ['html'] }, csv: { CSV: ['csv'] }, md: { Markdown: ['md'] } };
+    const filters: Record<string, Record<string, string[]>> = { html: { [vscode.l10n.t('HTML report')]: ['html'] }, csv: { CSV: ['csv'] }, md: { Markdown: ['md'] } };
     const saved = await saveWithDialog(encoder.encode(text), defaultUri(`llmbench-report.${format}`), filters[format] ?? {});
-    if (saved) void vscode.window.showInformationMessage(`LLM Bench: report saved to ${vscode.workspace.asRelativePath(saved)}.`);
+    if (saved) void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: report saved to {0}.', vscode.workspace.asRelativePath(saved)));
   }
 }
 
@@ -135,10 +133,10 @@ export async function editLabels(file: vscode.Uri, answer?: string): Promise<boo
     labels = parsed.value;
   } else {
     const edited = await editLabelFields(current.labels ?? {}, {
-      title: `Labels of ${vscode.workspace.asRelativePath(file)}`,
-      placeHolder: 'Pick a label to set it; measurements are not touched',
-      done: { label: '$(save) Save the labels' },
-      doneDetail: (labels) => formatLabelsText(labels) || 'No labels',
+      title: vscode.l10n.t('Labels of {0}', vscode.workspace.asRelativePath(file)),
+      placeHolder: vscode.l10n.t('Pick a label to set it; measurements are not touched'),
+      done: { label: `$(save) ${vscode.l10n.t('Save the labels')}` },
+      doneDetail: (labels) => formatLabelsText(labels) || vscode.l10n.t('No labels'),
     });
     if (edited === undefined) return false;
     labels = edited;
@@ -171,22 +169,25 @@ async function openReport(context: vscode.ExtensionContext, log: vscode.LogOutpu
 }
 
 
-export function registerReportViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+export function registerReportViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, registrar: Registrar): void {
   context.subscriptions.push(
     // A panel saved without its files (by a version before it kept them) has nothing to show: it closes.
-    registerPanelRestorer(REPORT_VIEW_TYPE, ReportPanelStateSchema, (panel, saved) =>
-      saved ? void reportingErrors(() => showReport(context, log, panel, saved.paths, saved.options)) : panel.dispose(),
+    registerPanelRestorer(
+      REPORT_VIEW_TYPE,
+      ReportPanelStateSchema,
+      (panel, saved) => (saved ? void reportingErrors(() => showReport(context, log, panel, saved.paths, saved.options)) : panel.dispose()),
+      registrar,
     ),
     // `options` (a grouping label, ...) comes from the import's "Open Report" offer and from scripts.
-    vscode.commands.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
-      const targets = await selectedOrChosen(uri, uris, { openLabel: 'Open Report', title: 'Result files or folders to compare' });
+    registrar.registerCommand(REPORT_COMMANDS.open, async (uri?: unknown, uris?: unknown, options?: unknown) => {
+      const targets = await selectedOrChosen(uri, uris, { openLabel: vscode.l10n.t('Open Report'), title: vscode.l10n.t('Result files or folders to compare') });
       return targets?.length ? reportingErrors(() => openReport(context, log, targets, ReportOptionsSchema.safeParse(options).data)) : undefined;
     }),
-    vscode.commands.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
+    registrar.registerCommand(REPORT_COMMANDS.editLabels, async (uri?: unknown, answer?: unknown) => {
       const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
       const file = uri instanceof vscode.Uri ? uri : active instanceof vscode.TabInputCustom ? active.uri : undefined;
       if (!file) {
-        void vscode.window.showErrorMessage(`LLM Bench: open or select a ${RESULT_FILE_SUFFIX} file to edit its labels.`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: open or select a {0} file to edit its labels.', RESULT_FILE_SUFFIX));
         return false;
       }
       return reportingErrors(() => editLabels(file, typeof answer === 'string' ? answer : undefined));

@@ -9,6 +9,8 @@ import { DEFAULT_TABLE_COLUMNS, ResultRequestSchema, TableColumnsSchema, type Re
 import type { ResultDocument } from '../format/result';
 import { formatMarkdownTable } from '../report/tables';
 import { compareTarget, registerCompareViews } from './compare';
+import type { Registrar } from './feature-loader';
+import { RESULT_COMMANDS } from './view-ids';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { alignAxes, buildResultView } from '../views/result';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
@@ -20,11 +22,7 @@ export { RESULT_VIEW_TYPE };
 
 const REREAD_DELAY_MS = 300;
 
-export const RESULT_COMMANDS = {
-  copyMarkdown: 'llmBench.copyResultTableMarkdown',
-  saveMarkdown: 'llmBench.saveResultTableMarkdown',
-  exportChart: 'llmBench.exportResultChart',
-} as const;
+export { RESULT_COMMANDS } from './view-ids';
 
 /** Where `stem-suffix` goes next to a result or tune file: `run.llmbench.json` -> `run-latency.png`. */
 export function siblingUri(uri: vscode.Uri, suffix: string): vscode.Uri {
@@ -159,7 +157,7 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
-    const editor = new ResultEditor(document.uri, panel, this.extensionUri, `Reading the result file${size}...`, this.log, {
+    const editor = new ResultEditor(document.uri, panel, this.extensionUri, vscode.l10n.t('Reading the result file{0}...', size), this.log, {
       compareWith: this.compareWith,
       columns: () => {
         const kept = TableColumnsSchema.safeParse(this.workspaceState.get(TABLE_COLUMNS_KEY));
@@ -193,22 +191,20 @@ class ResultEditorProvider implements vscode.CustomReadonlyEditorProvider {
   }
 }
 
-export function registerResultViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
-  const compare = registerCompareViews(context, log);
+export function registerResultViews(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, registrar: Registrar): void {
+  const compare = registerCompareViews(context, log, registrar);
   const provider = new ResultEditorProvider(context.extensionUri, context.workspaceState, log, (file) => void compare.compareWith(file));
   context.subscriptions.push(
-    vscode.window.registerCustomEditorProvider(RESULT_VIEW_TYPE, provider, {
-      supportsMultipleEditorsPerDocument: true,
-      webviewOptions: { enableFindWidget: true },
-    }),
-    vscode.commands.registerCommand(RESULT_COMMANDS.copyMarkdown, (uri?: vscode.Uri) =>
+    // VS Code's options for it are given where it is registered at activation (view-ids.ts).
+    registrar.registerCustomEditorProvider(RESULT_VIEW_TYPE, provider),
+    registrar.registerCommand(RESULT_COMMANDS.copyMarkdown, (uri?: vscode.Uri) =>
       reportingErrors(async () => exportMarkdown(await provider.loaded(uri), 'copy')),
     ),
     // Returns the saved file's Uri; `target` skips the save dialog (scripts and tests).
-    vscode.commands.registerCommand(RESULT_COMMANDS.saveMarkdown, async (uri?: vscode.Uri, target?: vscode.Uri) =>
+    registrar.registerCommand(RESULT_COMMANDS.saveMarkdown, async (uri?: vscode.Uri, target?: vscode.Uri) =>
       exportMarkdown(await provider.loaded(uri), 'save', target),
     ),
-    vscode.commands.registerCommand(
+    registrar.registerCommand(
       RESULT_COMMANDS.exportChart,
       async (uri?: vscode.Uri, chartId = 'output-throughput', target?: vscode.Uri): Promise<vscode.Uri | undefined> => {
         const editor = await provider.loaded(uri);

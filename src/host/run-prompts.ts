@@ -13,7 +13,7 @@ import { editLabelFields } from './label-editor';
 import { canonicalLabels } from '../format/config';
 import { planOf, planText } from '../views/plan';
 import { formatLabelsText } from '../views/labels';
-import { PresetSettingsSchema, presetFieldSetting, presets } from '../run/presets';
+import { PresetSettingsSchema, presetFieldSetting, presets, tracePreset } from '../run/presets';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
@@ -53,9 +53,14 @@ export async function resultsDirectory(folder: vscode.WorkspaceFolder): Promise<
   return dirUri;
 }
 
+/** baseUrlProblem's verdict in the display language, for input boxes and notifications. */
+export function urlProblem(text: string): string | undefined {
+  return baseUrlProblem(text) === undefined ? undefined : vscode.l10n.t('Type a full URL that starts with http:// or https://, like {0}', 'http://127.0.0.1:8000/v1');
+}
+
 function endpointSettings(): EndpointSetting[] {
   const { endpoints, problems } = parseEndpointSettings(settings().get('endpoints'));
-  if (problems.length > 0) void vscode.window.showWarningMessage(`LLM Bench: some endpoints in your settings were skipped. ${problems.join(' ')}`);
+  if (problems.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: some endpoints in your settings were skipped. {0}', problems.join(' ')));
   return endpoints;
 }
 
@@ -67,11 +72,11 @@ function simulatorPreset(): PresetName {
 async function typeUrl(memento: vscode.Memento, title: string, value?: string): Promise<string | undefined> {
   const url = await vscode.window.showInputBox({
     title,
-    prompt: 'Base URL of an OpenAI-compatible server, up to and including /v1',
+    prompt: vscode.l10n.t('Base URL of an OpenAI-compatible server, up to and including /v1'),
     placeHolder: 'http://127.0.0.1:8000/v1',
     ...(value ? { value } : {}),
     ignoreFocusOut: true,
-    validateInput: (v) => baseUrlProblem(v),
+    validateInput: (v) => urlProblem(v),
   });
   if (url === undefined) return undefined;
   const recent = [url.trim(), ...memento.get<string[]>(RECENT_URLS_KEY, []).filter((u) => u !== url.trim())].slice(0, 5);
@@ -97,17 +102,17 @@ async function pickEndpoint(memento: vscode.Memento, title: string): Promise<End
   const choice = await pick<EndpointChoice | typeof TYPE_URL>(
     [
       ...configured.map((e) => ({ label: e.name, description: e.model, detail: e.baseUrl, value: { kind: 'server' as const, endpoint: e } })),
-      ...recent.map((u) => ({ label: u, description: 'recently used', value: { kind: 'server' as const, endpoint: { baseUrl: u, api: 'chat' as const, headers: {} } } })),
+      ...recent.map((u) => ({ label: u, description: vscode.l10n.t('recently used'), value: { kind: 'server' as const, endpoint: { baseUrl: u, api: 'chat' as const, headers: {} } } })),
       {
-        label: '$(beaker) Built-in simulator',
+        label: `$(beaker) ${vscode.l10n.t('Built-in simulator')}`,
         description: PRESETS[preset].model,
-        detail: `${PRESETS[preset].description}: no server needed (setting llmBench.simulator.preset)`,
+        detail: vscode.l10n.t('{0}: no server needed (setting llmBench.simulator.preset)', PRESETS[preset].description),
         value: { kind: 'simulator' as const, preset },
       },
-      { label: '$(link) Enter a URL…', detail: 'Any OpenAI-compatible server: vLLM, SGLang, TGI, llama.cpp, Ollama, ...', value: TYPE_URL },
+      { label: `$(link) ${vscode.l10n.t('Enter a URL…')}`, detail: vscode.l10n.t('Any OpenAI-compatible server: vLLM, SGLang, TGI, llama.cpp, Ollama, ...'), value: TYPE_URL },
     ],
     title,
-    'Which server to benchmark?',
+    vscode.l10n.t('Which server to benchmark?'),
   );
   if (choice !== TYPE_URL) return choice;
   const url = await typeUrl(memento, title);
@@ -117,14 +122,14 @@ async function pickEndpoint(memento: vscode.Memento, title: string): Promise<End
 /** For "Set API Key": an endpoint's base URL, from the settings or typed. */
 export async function pickEndpointUrl(title: string): Promise<string | undefined> {
   const configured = endpointSettings();
-  if (configured.length === 0) return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', placeHolder: 'https://api.example.com/v1', validateInput: baseUrlProblem, ignoreFocusOut: true });
+  if (configured.length === 0) return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('Base URL of the endpoint'), placeHolder: 'https://api.example.com/v1', validateInput: urlProblem, ignoreFocusOut: true });
   const chosen = await pick<string | typeof TYPE_URL>(
-    [...configured.map((e) => ({ label: e.name, detail: e.baseUrl, value: e.baseUrl })), { label: '$(link) Enter a URL…', value: TYPE_URL }],
+    [...configured.map((e) => ({ label: e.name, detail: e.baseUrl, value: e.baseUrl })), { label: `$(link) ${vscode.l10n.t('Enter a URL…')}`, value: TYPE_URL }],
     title,
     'Endpoint',
   );
   if (chosen !== TYPE_URL) return chosen;
-  return vscode.window.showInputBox({ title, prompt: 'Base URL of the endpoint', validateInput: baseUrlProblem, ignoreFocusOut: true });
+  return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('Base URL of the endpoint'), validateInput: urlProblem, ignoreFocusOut: true });
 }
 
 /** The model question's answer: a model, or the user's wish to correct the URL that did not answer. */
@@ -137,7 +142,7 @@ async function pickModel(
   log: vscode.LogOutputChannel,
 ): Promise<string | typeof CHANGE_URL | undefined> {
   for (;;) {
-    const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Listing models at ${endpoint.baseUrl}` }, () =>
+    const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing models at {0}', endpoint.baseUrl) }, () =>
       probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
     );
     const ids = probe.models;
@@ -147,9 +152,9 @@ async function pickModel(
     const TYPE = Symbol('type');
     if (ids.length > 0) {
       const chosen = await pick<string | typeof TYPE>(
-        [...ids.map((id) => ({ label: id, value: id })), { label: '$(edit) Type a model name…', value: TYPE }],
+        [...ids.map((id) => ({ label: id, value: id })), { label: `$(edit) ${vscode.l10n.t('Type a model name…')}`, value: TYPE }],
         title,
-        'Which model?',
+        vscode.l10n.t('Which model?'),
       );
       if (chosen !== TYPE) return chosen;
     } else if (!probe.reachable) {
@@ -158,21 +163,21 @@ async function pickModel(
       const RETRY = Symbol('retry');
       const choice = await pick<typeof CHANGE_URL | typeof RETRY | typeof TYPE>(
         [
-          { label: '$(link) Change the URL…', description: endpoint.baseUrl, detail: `Tried GET ${modelsUrlOf(endpoint.baseUrl)}: ${problem}`, value: CHANGE_URL },
-          { label: '$(refresh) Try again', detail: 'Once the server is up: check that it runs, listens on that host and port, and that the URL ends in /v1', value: RETRY },
-          { label: '$(edit) Type a model name anyway', detail: 'The run fails at once unless the server answers by then', value: TYPE },
+          { label: `$(link) ${vscode.l10n.t('Change the URL…')}`, description: endpoint.baseUrl, detail: vscode.l10n.t('Tried GET {0}: {1}', modelsUrlOf(endpoint.baseUrl), problem), value: CHANGE_URL },
+          { label: `$(refresh) ${vscode.l10n.t('Try again')}`, detail: vscode.l10n.t('Once the server is up: check that it runs, listens on that host and port, and that the URL ends in /v1'), value: RETRY },
+          { label: `$(edit) ${vscode.l10n.t('Type a model name anyway')}`, detail: vscode.l10n.t('The run fails at once unless the server answers by then'), value: TYPE },
         ],
         title,
-        `Nothing answered at ${endpoint.baseUrl}`,
+        vscode.l10n.t('Nothing answered at {0}', endpoint.baseUrl),
       );
       if (choice === undefined || choice === CHANGE_URL) return choice;
       if (choice === RETRY) continue;
     }
     return vscode.window.showInputBox({
       title,
-      prompt: `${problem} The served model name, as the server expects it in requests.`.trim(),
+      prompt: `${problem} ${vscode.l10n.t('The served model name, as the server expects it in requests.')}`.trim(),
       ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() === '' ? 'Type the model name' : undefined),
+      validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Type the model name') : undefined),
     });
   }
 }
@@ -197,21 +202,34 @@ async function endpointWithModel(
   let endpoint = choice;
   for (;;) {
     if (endpoint.endpoint.model) return { endpoint, model: endpoint.endpoint.model };
-    const model = await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `${title}: model at ${endpoint.endpoint.baseUrl}`, log);
+    const model = await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), vscode.l10n.t('{0}: model at {1}', title, endpoint.endpoint.baseUrl), log);
     if (model === undefined || model === '') return undefined;
     if (model !== CHANGE_URL) return { endpoint, model };
-    const url = await typeUrl(memento, `${title}: the server's URL`, endpoint.endpoint.baseUrl);
+    const url = await typeUrl(memento, vscode.l10n.t('{0}: the server\'s URL', title), endpoint.endpoint.baseUrl);
     if (url === undefined) return undefined;
     endpoint = { kind: 'server', endpoint: { ...endpoint.endpoint, baseUrl: url } };
   }
 }
 
 const CONFIG_FILE = Symbol('config file');
+const TRACE_FILE = Symbol('trace file');
+
+/** A trace file to replay, picked in the file dialog. */
+async function pickTraceFile(title: string): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    openLabel: vscode.l10n.t('Replay this trace'),
+    filters: { [vscode.l10n.t('Traces (JSONL, CSV)')]: ['jsonl', 'csv', 'json'], [vscode.l10n.t('All files')]: ['*'] },
+    ...(vscode.workspace.workspaceFolders?.[0] ? { defaultUri: vscode.workspace.workspaceFolders[0].uri } : {}),
+  });
+  return picked?.[0]?.fsPath;
+}
 
 async function pickConfigFile(title: string): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/*.json', '{**/node_modules/**,**/*.llmbench.json,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
   if (files.length === 0) {
-    void vscode.window.showInformationMessage('LLM Bench: no JSON files in this workspace. A config file holds a run configuration (see the README).');
+    void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: no JSON files in this workspace. A config file holds a run configuration (see the README).'));
     return undefined;
   }
   return pick(
@@ -256,8 +274,8 @@ export async function planFromArgument(args: RunArgs): Promise<RunPlan> {
 }
 
 export async function showConfigError(message: string, file?: vscode.Uri): Promise<void> {
-  const open = file ? 'Open File' : undefined;
-  const answer = await vscode.window.showErrorMessage(`LLM Bench: ${message}`, ...(open ? [open] : []));
+  const open = file ? vscode.l10n.t('Open File') : undefined;
+  const answer = await vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message), ...(open ? [open] : []));
   if (answer === open && file) await vscode.window.showTextDocument(file);
 }
 
@@ -270,9 +288,9 @@ async function editLabels(memento: vscode.Memento, title: string, plan: string |
   const remembered = { ...canonicalLabels(defaults), ...canonicalLabels(memento.get<Record<string, string>>(LABELS_KEY, {})) };
   const labels = await editLabelFields(remembered, {
     title,
-    placeHolder: 'Set labels (optional), then Start',
-    done: { label: '$(play) Start the benchmark' },
-    doneDetail: (current) => [plan, formatLabelsText(current) ? `Labels: ${formatLabelsText(current)}` : 'No labels'].filter(Boolean).join(' · '),
+    placeHolder: vscode.l10n.t('Set labels (optional), then Start'),
+    done: { label: `$(play) ${vscode.l10n.t('Start the benchmark')}` },
+    doneDetail: (current) => [plan, formatLabelsText(current) ? vscode.l10n.t('Labels: {0}', formatLabelsText(current)) : vscode.l10n.t('No labels')].filter(Boolean).join(' · '),
   });
   if (!labels) return undefined;
   await memento.update(LABELS_KEY, labels);
@@ -280,8 +298,26 @@ async function editLabels(memento: vscode.Memento, title: string, plan: string |
 }
 
 function endpointConfig(choice: Extract<EndpointChoice, { kind: 'server' }>, model: string): Record<string, unknown> {
-  const { baseUrl, api, headers } = choice.endpoint;
-  return { baseUrl, api, headers, model };
+  const { baseUrl, api, headers, reasoningTags } = choice.endpoint;
+  return { baseUrl, api, headers, model, ...(reasoningTags !== undefined ? { reasoningTags } : {}) };
+}
+
+/**
+ * What an endpoint's API adds to a preset's run: embeddings take `llmBench.embeddingBatch` inputs
+ * per request (the presets' workload is every API's).
+ */
+function workloadForApi(overrides: Settings, api: string | undefined): Settings {
+  if (api !== 'embeddings') return overrides;
+  const batch = settings().get<number>('embeddingBatch');
+  const workload = isPlainObject(overrides['workload']) ? overrides['workload'] : undefined;
+  return workload && typeof batch === 'number' && batch > 1 ? { ...overrides, workload: { ...workload, embeddingBatch: batch } } : overrides;
+}
+
+/** The simulator as the settings describe it: its preset, and its reasoning when asked for. */
+function simulatorOptions(preset: PresetName): Record<string, unknown> {
+  const tokens = settings().get<number>('simulator.reasoningTokens');
+  const field = settings().get<string>('simulator.reasoningField');
+  return { preset, ...(typeof tokens === 'number' && tokens > 0 ? { reasoning: { tokens, ...(field ? { field } : {}) } } : {}) };
 }
 
 /** The whole interactive flow; undefined when the user stops at any question. */
@@ -290,49 +326,58 @@ export async function promptRunPlan(
   apiKeyFor: (baseUrl: string) => Promise<string | undefined>,
   log: vscode.LogOutputChannel,
 ): Promise<RunPlan | undefined> {
-  const title = 'Run LLM Benchmark';
+  const title = vscode.l10n.t('Run LLM Benchmark');
   // Three questions; the model of a server is part of the first (a simulator or a configured model has none to ask).
-  const picked = await pickEndpoint(memento, `${title} (1/3): endpoint`);
+  const picked = await pickEndpoint(memento, vscode.l10n.t('{0} (1/3): endpoint', title));
   if (!picked) return undefined;
   let endpoint: EndpointChoice = picked;
   let model: string | undefined;
   if (picked.kind === 'server') {
-    const withModel = await endpointWithModel(memento, picked, apiKeyFor, `${title} (1/3)`, log);
+    const withModel = await endpointWithModel(memento, picked, apiKeyFor, vscode.l10n.t('{0} (1/3)', title), log);
     if (!withModel) return undefined;
     ({ endpoint, model } = withModel);
   }
   // Every preset setting is named as its field, under llmBench.
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
   const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
-  if (!presetSettings.success) void vscode.window.showWarningMessage('LLM Bench: some preset settings are invalid; using the defaults for them.');
-  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE>(
+  if (!presetSettings.success) void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: some preset settings are invalid; using the defaults for them.'));
+  const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE | typeof TRACE_FILE>(
     [
       ...choices.map((p) => ({ label: p.label, detail: p.detail, value: p })),
-      { label: '$(file) From a config file…', detail: 'A JSON run configuration in the workspace', value: CONFIG_FILE },
+      {
+        label: `$(history) ${vscode.l10n.t('Replay a trace…')}`,
+        detail: vscode.l10n.t('A production trace (Mooncake JSONL, Azure or BurstGPT CSV), each request at its recorded time (settings llmBench.traceTimeScale, llmBench.traceSkipBadRows)'),
+        value: TRACE_FILE,
+      },
+      { label: `$(file) ${vscode.l10n.t('From a config file…')}`, detail: vscode.l10n.t('A JSON run configuration in the workspace'), value: CONFIG_FILE },
     ],
-    `${title} (2/3): profile`,
-    'What load to apply?',
+    vscode.l10n.t('{0} (2/3): profile', title),
+    vscode.l10n.t('What load to apply?'),
   );
   if (!profile) return undefined;
   let overrides: Settings = {};
   let file: ConfigFile | undefined;
   if (profile === CONFIG_FILE) {
-    const uri = await pickConfigFile(`${title} (2/3): config file`);
+    const uri = await pickConfigFile(vscode.l10n.t('{0} (2/3): config file', title));
     if (!uri) return undefined;
     file = await readConfigFile(uri);
     if (!file) return undefined;
+  } else if (profile === TRACE_FILE) {
+    const path = await pickTraceFile(vscode.l10n.t('{0} (3/4): trace file', title));
+    if (!path) return undefined;
+    overrides = { ...tracePreset(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}), path).config };
   } else {
     overrides = { ...profile.config };
   }
   const planned = planOf((file ? { ...file.settings, ...overrides } : overrides) as Parameters<typeof planOf>[0]);
-  const labels = await editLabels(memento, `${title} (3/3): labels`, planned ? planText(planned) : null);
+  const labels = await editLabels(memento, vscode.l10n.t('{0} (3/3): labels', title), planned ? planText(planned) : null);
   if (!labels) return undefined;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.
   const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
   overrides['labels'] = Object.fromEntries(Object.entries(labels).filter(([key]) => !(key in fileLabels)));
   const plan = { file, openResult: true, ownInput: 'the run settings', nameOf: presetFieldSetting };
-  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: { preset: endpoint.preset } };
-  return { ...plan, overrides: { ...overrides, endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
+  if (endpoint.kind === 'simulator') return { ...plan, overrides, simulator: simulatorOptions(endpoint.preset) };
+  return { ...plan, overrides: { ...workloadForApi(overrides, endpoint.endpoint.api), endpoint: endpointConfig(endpoint, model ?? '') }, simulator: undefined };
 }
 
 /** From a config file's context menu: runs it as is, asking only for an endpoint it lacks. */
@@ -348,8 +393,8 @@ export async function planFromConfigFile(
   if (config.settings['endpoint'] !== undefined) return { ...plan, overrides: {} };
   const endpoint = await pickEndpoint(memento, `Run ${config.shownAs}: endpoint (the file names none)`);
   if (!endpoint) return undefined;
-  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: { preset: endpoint.preset } };
-  const withModel = await endpointWithModel(memento, endpoint, apiKeyFor, `Run ${config.shownAs}`, log);
+  if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: simulatorOptions(endpoint.preset) };
+  const withModel = await endpointWithModel(memento, endpoint, apiKeyFor, vscode.l10n.t('Run {0}', config.shownAs), log);
   if (!withModel) return undefined;
   return { ...plan, overrides: { endpoint: endpointConfig(withModel.endpoint, withModel.model) } };
 }

@@ -22,7 +22,7 @@ import { notificationText, progressView, runEndMessage, statusBarText } from '..
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, interruptedState, newLiveState } from './live-state';
-import { RESULT_VIEW_TYPE } from './results';
+import { RESULT_VIEW_TYPE } from './results-view-type';
 import { mergeSettings, prepareRun, RunInputError, shownConfig, valueAt, type PreparedRun, type RunInputProblem } from '../run/prepare';
 import { describeProfile, runDefaultsFromSettings } from '../run/presets';
 import { resultsDirectory, settings, showConfigError, type RunPlan } from './run-prompts';
@@ -81,7 +81,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   cancel(runId?: string): void {
     const run = this.active;
     if (!run || (runId !== undefined && runId !== run.id)) {
-      if (runId === undefined) void vscode.window.showInformationMessage('LLM Bench: no benchmark is running.');
+      if (runId === undefined) void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: no benchmark is running.'));
       return;
     }
     if (run.abort.signal.aborted) return;
@@ -94,7 +94,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   openResult(runId: string): void {
     const uri = this.results.get(runId);
     if (uri) void vscode.commands.executeCommand('vscode.openWith', uri, RESULT_VIEW_TYPE);
-    else void vscode.window.showWarningMessage('LLM Bench: that run\'s result file is not known in this window any more; open it from the explorer.');
+    else void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: that run\'s result file is not known in this window any more; open it from the explorer.'));
   }
 
   runAgain(): void {
@@ -116,9 +116,9 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   /** The menu behind the status bar item. */
   async showMenu(): Promise<void> {
     const items = [
-      { label: '$(graph-line) Show Live Panel', run: () => this.live.show() },
-      ...(this.active ? [{ label: '$(debug-stop) Cancel Benchmark', run: () => this.cancel() }] : []),
-      { label: '$(output) Show Log', run: () => this.showLog() },
+      { label: `$(graph-line) ${vscode.l10n.t('Show Live Panel')}`, run: () => this.live.show() },
+      ...(this.active ? [{ label: `$(debug-stop) ${vscode.l10n.t('Cancel Benchmark')}`, run: () => this.cancel() }] : []),
+      { label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => this.showLog() },
     ];
     (await vscode.window.showQuickPick(items, { title: 'LLM Bench' }))?.run();
   }
@@ -130,9 +130,9 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   async canStart(): Promise<boolean> {
     if (!requireTrust('running a benchmark needs a trusted workspace, because it sends requests to servers and writes result files.')) return false;
     if (this.active) {
-      const show = 'Show Live Panel';
+      const show = vscode.l10n.t('Show Live Panel');
       void vscode.window
-        .showErrorMessage('LLM Bench: a benchmark is already running. Wait for it or cancel it first.', show)
+        .showErrorMessage(vscode.l10n.t('LLM Bench: a benchmark is already running. Wait for it or cancel it first.'), show)
         .then((answer) => answer === show && this.live.show());
       return false;
     }
@@ -143,7 +143,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     if (!(await this.canStart())) return undefined;
     const folder = workspaceFolderFor(plan.file?.path);
     if (!folder) {
-      void vscode.window.showErrorMessage('LLM Bench: open a folder first: results are saved into the workspace (setting llmBench.resultsDirectory).');
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: open a folder first: results are saved into the workspace (setting llmBench.resultsDirectory).'));
       return undefined;
     }
     let sim: SimServer | undefined;
@@ -152,14 +152,14 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       const prepared = await this.prepare(plan, folder, sim);
       for (const warning of prepared.warnings) {
         this.log.warn(warning);
-        void vscode.window.showWarningMessage(`LLM Bench: ${warning}`);
+        void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: {0}', warning));
       }
       return await this.runConfig(prepared, folder, plan.openResult);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       this.log.error(`Could not start the run: ${message}`);
       if (e instanceof RunInputError) void showConfigError(message, plan.file ? vscode.Uri.file(plan.file.path) : undefined);
-      else void vscode.window.showErrorMessage(`LLM Bench: ${message}`);
+      else void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message));
       return undefined;
     } finally {
       await sim?.close().catch((e: unknown) => this.log.warn(`The simulator did not close cleanly: ${String(e)}`));
@@ -199,7 +199,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   }
 
   private async startSimulator(options: Record<string, unknown>): Promise<SimServer> {
-    const sim = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Starting the LLM Bench simulator' }, () =>
+    const sim = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Starting the LLM Bench simulator') }, () =>
       startSimServer({ ...options, inWorker: true, workerScript: this.context.asAbsolutePath(join('dist', 'sim-worker.js')) }),
     );
     this.log.info(`Simulator (${sim.config.preset}) listening at ${sim.baseUrl}, model ${sim.model}.`);
@@ -241,7 +241,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     const startMs = performance.now();
     try {
       const doc = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `LLM Bench: ${config.endpoint.model}`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('LLM Bench: {0}', config.endpoint.model), cancellable: true },
         (progress, token) => {
           token.onCancellationRequested(() => this.cancel(id));
           let reported = 0;
@@ -293,8 +293,8 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   }
 
   private async offerResult(message: string, resultUri: vscode.Uri, level: 'info' | 'error'): Promise<void> {
-    const open = 'Open Result';
-    const log = 'Show Log';
+    const open = vscode.l10n.t('Open Result');
+    const log = vscode.l10n.t('Show Log');
     const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
     const answer = await show(message, open, log);
     if (answer === open) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
@@ -318,7 +318,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     this.lastStatusMs = now;
     const view = progressView(state);
     this.statusItem.text = `$(pulse) ${statusBarText(state, view)}`;
-    this.statusItem.tooltip = [view.headline, view.stepDetail, view.eta, 'Click for the live panel or to cancel.'].filter(Boolean).join('\n');
+    this.statusItem.tooltip = [view.headline, view.stepDetail, view.eta, vscode.l10n.t('Click for the live panel or to cancel.')].filter(Boolean).join('\n');
     return true;
   }
 }

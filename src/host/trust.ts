@@ -8,9 +8,9 @@ import * as vscode from 'vscode';
 /** True in a trusted workspace; otherwise shows `refusal` with a Manage Workspace Trust button and answers false. */
 export function requireTrust(refusal: string): boolean {
   if (vscode.workspace.isTrusted) return true;
-  const manage = 'Manage Workspace Trust';
+  const manage = vscode.l10n.t('Manage Workspace Trust');
   void vscode.window
-    .showErrorMessage(`LLM Bench: ${refusal} Result files can still be viewed in Restricted Mode.`, manage)
+    .showErrorMessage(vscode.l10n.t('LLM Bench: {0} Result files can still be viewed in Restricted Mode.', refusal), manage)
     .then((answer) => answer === manage && vscode.commands.executeCommand('workbench.trust.manage'));
   return false;
 }

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { HostToTuneMessage } from '../format/messages/tune';
 import { TuneRequestSchema, type TuneRequest } from '../format/messages/from-views';
 import { parseTuneFile, type TuneFile } from '../format/tune';
-import { buildTuneView, commandLine, stepMeasure, type StepMeasure } from '../views/tune';
+import { buildTuneView, stepMeasure, type StepMeasure } from '../views/tune';
 import { siblingUri } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
@@ -24,7 +24,7 @@ export function trialResultUri(tuneFile: vscode.Uri, resultFile: string): vscode
 export async function openTrialResult(tuneFile: vscode.Uri, doc: Pick<TuneFile, 'trials'>, number: number): Promise<void> {
   const trial = doc.trials.find((t) => t.number === number);
   if (!trial?.resultFile) {
-    void vscode.window.showInformationMessage(`LLM Bench: trial ${number} has no result file (it ${trial ? `was ${trial.status}` : 'is not in the file'}).`);
+    void vscode.window.showInformationMessage(trial ? vscode.l10n.t('LLM Bench: trial {0} has no result file (it was {1}).', number, trial.status) : vscode.l10n.t('LLM Bench: trial {0} has no result file (it is not in the file).', number));
     return;
   }
   await vscode.commands.executeCommand('vscode.openWith', trialResultUri(tuneFile, trial.resultFile), RESULT_VIEW_TYPE);
@@ -86,7 +86,7 @@ class TuneEditor implements vscode.Disposable {
     try {
       text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.file));
     } catch (e) {
-      this.session.show({ type: 'error', fileName, message: `The file could not be read (${e instanceof Error ? e.message : String(e)}).` });
+      this.session.show({ type: 'error', fileName, message: vscode.l10n.t('The file could not be read ({0}).', e instanceof Error ? e.message : String(e)) });
       return;
     }
     const parsed = parseTuneFile(text);
@@ -110,11 +110,14 @@ class TuneEditor implements vscode.Disposable {
       case 'open-trial':
         if (this.doc) await openTrialResult(this.file, this.doc, request.trial);
         return;
-      case 'copy-best-command':
-        if (!this.doc?.best) return;
-        await vscode.env.clipboard.writeText(commandLine(this.doc.best.command));
+      case 'copy-best-command': {
+        // The command as the view shows it: as the user wrote it (`llmbench`, no trial port), to paste.
+        const best = this.doc ? buildTuneView(this.doc, fileNameOf(this.file), []).best : null;
+        if (!best) return;
+        await vscode.env.clipboard.writeText(best.commandLine);
         void vscode.window.setStatusBarMessage('LLM Bench: best command line copied', 3000);
         return;
+      }
     }
   }
 }
@@ -131,7 +134,7 @@ export class TuneEditorProvider implements vscode.CustomReadonlyEditorProvider {
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const size = await vscode.workspace.fs.stat(document.uri).then((stat) => ` (${formatFileSize(stat.size)})`, () => '');
-    const editor = new TuneEditor(document.uri, panel, this.extensionUri, `Reading the tune file${size} and its trials' results...`, this.log);
+    const editor = new TuneEditor(document.uri, panel, this.extensionUri, vscode.l10n.t('Reading the tune file{0} and its trials\' results...', size), this.log);
     panel.onDidDispose(() => editor.dispose());
   }
 }

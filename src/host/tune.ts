@@ -26,7 +26,7 @@ import { TUNE_LIVE_VIEW_TYPE, TUNE_VIEW_TYPE } from './tune-ids';
 import { requireTrust } from './trust';
 
 const TUNING_CONTEXT = 'llmBench.tuning';
-const LAUNCH = 'Launch';
+const launchLabel = (): string => vscode.l10n.t('Launch');
 
 /** What `llmBench.tune` returns to scripts, tasks and tests. */
 export interface TuneOutcome {
@@ -76,7 +76,9 @@ interface ActiveTune {
 
 const TUNE_PANEL: StatePanelKind<TuneLiveState> = {
   viewType: TUNE_LIVE_VIEW_TYPE,
-  page: { view: 'tune-live', title: 'LLM Bench: Tune', loading: 'Connecting to the tune...' },
+  get page() {
+    return { view: 'tune-live' as const, title: vscode.l10n.t('LLM Bench: Tune'), loading: vscode.l10n.t('Connecting to the tune...') };
+  },
   viewState: TuneLiveViewStateSchema,
   idOf: (state) => state.tune.id,
 };
@@ -116,7 +118,7 @@ export class TuneController implements vscode.Disposable {
   cancel(tuneId?: string): void {
     const tune = this.active;
     if (!tune || (tuneId !== undefined && tune.state.tune.id !== tuneId)) {
-      if (tuneId === undefined) void vscode.window.showInformationMessage('LLM Bench: no tune is running.');
+      if (tuneId === undefined) void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: no tune is running.'));
       return;
     }
     if (tune.abort.signal.aborted) return;
@@ -130,13 +132,13 @@ export class TuneController implements vscode.Disposable {
   async tune(arg?: unknown): Promise<TuneOutcome | undefined> {
     if (!requireTrust('tuning server flags needs a trusted workspace, because it launches servers, sends them requests and writes files.')) return undefined;
     if (this.active) {
-      const show = 'Show Tune Panel';
-      void vscode.window.showErrorMessage('LLM Bench: a tune is already running. Wait for it or cancel it first.', show).then((answer) => answer === show && this.panel.show());
+      const show = vscode.l10n.t('Show Tune Panel');
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: a tune is already running. Wait for it or cancel it first.'), show).then((answer) => answer === show && this.panel.show());
       return undefined;
     }
     const request = arg === undefined ? await pickConfig() : parseArgument(arg);
     if (!request) {
-      if (arg !== undefined) void vscode.window.showErrorMessage('LLM Bench: Tune Server Flags takes a tune config file (a Uri, or { config, resume?, openResult? }).');
+      if (arg !== undefined) void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: Tune Server Flags takes a tune config file (a Uri, or {0}).', '{ config, resume?, openResult? }'));
       return undefined;
     }
     let loaded: { config: TuneConfig; configDir: string };
@@ -145,7 +147,7 @@ export class TuneController implements vscode.Disposable {
     } catch (error) {
       if (!(error instanceof TuneConfigError)) throw error;
       this.log.error(error.message);
-      void vscode.window.showErrorMessage(`LLM Bench: ${error.message}`, 'Open Config').then((answer) => answer && vscode.window.showTextDocument(request.config));
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', error.message), vscode.l10n.t('Open Config')).then((answer) => (answer === undefined ? undefined : vscode.window.showTextDocument(request.config)));
       return undefined;
     }
     const target = await this.tuneFile(request);
@@ -157,7 +159,7 @@ export class TuneController implements vscode.Disposable {
   private async tuneFile(request: TuneArgument): Promise<{ uri: vscode.Uri; resume: boolean } | undefined> {
     const folder = vscode.workspace.getWorkspaceFolder(request.config) ?? vscode.workspace.workspaceFolders?.[0];
     if (!folder || folder.uri.scheme !== 'file') {
-      void vscode.window.showErrorMessage('LLM Bench: open a folder first: the tune file is saved into the workspace (setting llmBench.resultsDirectory).');
+      void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: open a folder first: the tune file is saved into the workspace (setting llmBench.resultsDirectory).'));
       return undefined;
     }
     const dirUri = await resultsDirectory(folder);
@@ -166,11 +168,11 @@ export class TuneController implements vscode.Disposable {
     if (!existsSync(first.fsPath)) return { uri: first, resume: false };
     let resume = request.resume;
     if (resume === undefined) {
-      const resumeIt = 'Resume It';
-      const fresh = 'Start a New Tune';
+      const resumeIt = vscode.l10n.t('Resume It');
+      const fresh = vscode.l10n.t('Start a New Tune');
       const answer = await vscode.window.showInformationMessage(
-        `LLM Bench: ${basename(first.fsPath)} already exists.`,
-        { modal: true, detail: 'Resume it to keep its finished trials and run the rest of the budget, or start a new tune in a new file beside it (the old one is kept).' },
+        vscode.l10n.t('LLM Bench: {0} already exists.', basename(first.fsPath)),
+        { modal: true, detail: vscode.l10n.t('Resume it to keep its finished trials and run the rest of the budget, or start a new tune in a new file beside it (the old one is kept).') },
         resumeIt,
         fresh,
       );
@@ -208,7 +210,7 @@ export class TuneController implements vscode.Disposable {
     this.panel.show(true);
     void vscode.commands.executeCommand('setContext', TUNING_CONTEXT, true);
     const done = Promise.resolve(vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `LLM Bench: tuning ${basename(tuneUri.fsPath)}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('LLM Bench: tuning {0}', basename(tuneUri.fsPath)), cancellable: true },
       (progress, token) => {
         token.onCancellationRequested(() => this.cancel(state.tune.id));
         const budget = loaded.config.budget.trials;
@@ -220,8 +222,9 @@ export class TuneController implements vscode.Disposable {
           signal: abort.signal,
           llmbenchCommand: [process.execPath, this.context.asAbsolutePath(join('dist', 'cli.js'))],
           engineWorkerScript: this.context.asAbsolutePath(join('dist', 'engine-worker.js')),
-          // Under VS Code the runtime is Electron: this makes it Node (code-server's Node ignores it).
-          env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+          // Under VS Code the runtime is Electron: this makes it Node for the llmbench command
+          // (code-server's Node ignores it); other servers must not get it (an Electron app among them would start as Node).
+          llmbenchEnv: { ELECTRON_RUN_AS_NODE: '1' },
           confirmFirstLaunch: (argv) => this.confirmLaunch(state, argv, request.confirmLaunch),
           onEvent: (event) => {
             applyTuneEvent(state, event);
@@ -268,9 +271,9 @@ export class TuneController implements vscode.Disposable {
   }
 
   private async offerTuneFile(level: 'info' | 'error', message: string, tuneUri: vscode.Uri): Promise<void> {
-    const open = 'Open Tune File';
+    const open = vscode.l10n.t('Open Tune File');
     const show = level === 'error' ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
-    const log = 'Show Log';
+    const log = vscode.l10n.t('Show Log');
     const answer = await show(message, open, log);
     if (answer === open) await vscode.commands.executeCommand('vscode.openWith', tuneUri, TUNE_VIEW_TYPE);
     if (answer === log) this.log.show(true);
@@ -311,27 +314,27 @@ export class TuneController implements vscode.Disposable {
 
 async function askInModal(argv: string[]): Promise<boolean> {
   const answer = await vscode.window.showWarningMessage(
-    'LLM Bench: launch this server command for the first trial?',
+    vscode.l10n.t('LLM Bench: launch this server command for the first trial?'),
     {
       modal: true,
-      detail: `${commandLine(argv)}\n\nEach trial launches it again with other flags (its {placeholders} filled from the tune config's space), benchmarks it and stops it.`,
+      detail: `${commandLine(argv)}\n\n${vscode.l10n.t('Each trial launches it again with other flags (its {0} filled from the tune config\'s space), benchmarks it and stops it.', '{placeholders}')}`,
     },
-    LAUNCH,
+    launchLabel(),
   );
-  return answer === LAUNCH;
+  return answer === launchLabel();
 }
 
 /** The tune configs of the workspace to choose from, or another JSON file through the open dialog. */
 async function pickConfig(): Promise<TuneArgument | undefined> {
   const found = await vscode.workspace.findFiles(`**/*${TUNE_CONFIG_FILE_SUFFIX}`, '**/node_modules/**', 100);
-  const other = { label: '$(folder-opened) Choose another JSON file...', uri: undefined };
+  const other = { label: `$(folder-opened) ${vscode.l10n.t('Choose another JSON file...')}`, uri: undefined };
   const items = [...found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })), other];
   const picked = await vscode.window.showQuickPick(items, {
-    title: 'LLM Bench: Tune Server Flags',
-    placeHolder: found.length > 0 ? 'Choose a tune config' : `No *${TUNE_CONFIG_FILE_SUFFIX} file in the workspace: choose a tune config file`,
+    title: vscode.l10n.t('LLM Bench: Tune Server Flags'),
+    placeHolder: found.length > 0 ? vscode.l10n.t('Choose a tune config') : vscode.l10n.t('No *{0} file in the workspace: choose a tune config file', TUNE_CONFIG_FILE_SUFFIX),
   });
   if (!picked) return undefined;
   if (picked.uri) return { config: picked.uri };
-  const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Tune config': ['json'] }, openLabel: 'Tune', title: 'Tune config file' });
+  const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { [vscode.l10n.t('Tune config')]: ['json'] }, openLabel: vscode.l10n.t('Tune'), title: vscode.l10n.t('Tune config file') });
   return chosen?.[0] ? { config: chosen[0] } : undefined;
 }

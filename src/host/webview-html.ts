@@ -63,6 +63,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
   return htmlPage({
     contentSecurityPolicy: contentSecurityPolicy(webview.cspSource, nonce),
     title: page.title,
+    lang: vscode.env.language,
     head: [`<meta property="csp-nonce" content="${nonce}">`, ...styles.map((href) => `<link rel="stylesheet" href="${href}">`)].join('\n'),
     bodyAttributes: ` data-view="${escapeXml(page.view)}"`,
     body: `<main id="app" aria-busy="true">${loadingSkeleton(page)}</main>
@@ -85,7 +86,7 @@ export function hostWebview<Show, Ask extends { type: string }>(
   const { pngUri } = options;
   return new WebviewSession(panel, {
     ...options,
-    onFailure: (message) => void vscode.window.showErrorMessage(`LLM Bench: ${message}`),
+    onFailure: (message) => void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message)),
     ...(pngUri ? { savePng: (chartId: string, dataUrl: string) => savePng(dataUrl, pngUri(chartId)) } : {}),
   });
 }

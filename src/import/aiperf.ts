@@ -155,7 +155,7 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
   if (!summaryInput) {
     const profile: StepProfile = { kind: 'throughput' };
     notes.push('Imported from the per-request records alone: the summary was computed by LLM Bench from them, and the load profile is unknown.');
-    const step: Step = { name: 'imported', profile, summary: summarizeStep(requests, profile), requests };
+    const step: Step = { name: 'imported', profile, summary: summarizeStep(requests, profile, undefined, 'span'), requests };
     return importedResult({ tool: AIPERF_TOOL, version: null, path: files.records?.path ?? '', notes, model: 'unknown', config: {} }, [step]);
   }
   const parsed = SummarySchema.safeParse(summaryInput.raw);

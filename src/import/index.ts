@@ -146,7 +146,7 @@ async function importToolFile(input: ImportInput, found: Detected, readSibling: 
   }
 }
 
-const LOAD_ORDER = { synchronous: 0, concurrency: 1, rate: 2, schedule: 3, throughput: 4 } as const;
+const LOAD_ORDER = { synchronous: 0, concurrency: 1, rate: 2, schedule: 3, trace: 3, throughput: 4 } as const;
 const loadOf = (step: Step) => step.profile.concurrency ?? step.profile.rate ?? 0;
 
 /** Steps from light to heavy load: synchronous, concurrencies, rates, throughput. */

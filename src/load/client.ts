@@ -3,22 +3,27 @@
  *
  * It talks to undici's dispatcher directly (no response stream object in between): each socket
  * read arrives as one callback, is stamped with a single performance.now() and fed to the
- * byte-level SSE parser. Per event only the fields a record needs are read from the parsed JSON,
- * and the many chunks that repeat a response's text-only shape are read without parsing
- * (chunk-template.ts).
+ * byte-level SSE parser. What an event or a body means is the API's (chat.ts, responses.ts,
+ * embeddings.ts): per event only the fields a record needs are read from the parsed JSON, and the
+ * many chunks that repeat a response's text-only shape (one for its reasoning, one for its answer)
+ * are read without parsing (chunk-template.ts). This file does what every API shares: the HTTP,
+ * the times, the timeouts, cancellation and the errors.
  */
 import { STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from 'undici';
-import type { RequestConfig, RunConfig } from '../format/config';
-import type { ErrorKind, RequestRecord, TokenSource } from '../format/result';
+import type { ApiKind, RequestConfig, RunConfig } from '../format/config';
+import type { ErrorKind, RequestRecord } from '../format/result';
+import { chatProtocol, serverErrorText } from './chat';
 import { ChunkTemplate } from './chunk-template';
+import { embeddingsProtocol } from './embeddings';
 import { errorCode, QUOTE_LENGTH, quote } from '../format/errors';
 import { withApiKey } from '../observe/probe-core';
+import { ResponseOutput } from './output';
+import { responsesProtocol } from './responses';
 import { SseParser } from './sse';
-import { promptFor } from '../workload/prompt';
 import type { PreparedRequest } from '../workload/types';
-import type { ClientContext, SendRequest } from './types';
+import type { ApiProtocol, ClientContext, ReadFailure, RequestMeta, SendRequest } from './types';
 
 /** The step's connection pool: one keep-alive connection per concurrent request. Never global. */
 export function createDispatcher(concurrency: number, request: RequestConfig): Dispatcher {
@@ -41,13 +46,30 @@ interface Endpoint {
   origin: string;
   path: string;
   url: string;
-  api: RunConfig['endpoint']['api'];
+  protocol: ApiProtocol;
   model: string;
   stream: boolean;
+  /** Whether a stream asks for the server's usage (wantsUsage). */
+  usage: boolean;
   headers: Record<string, string>;
   extraBody: Record<string, unknown>;
   idleTimeoutMs: number;
   totalTimeoutMs: number;
+  /** The tag name of reasoning written in the text (`<think>`), or null. */
+  reasoningTag: string | null;
+}
+
+/** Each API's requests and responses. */
+export function protocolOf(api: ApiKind): ApiProtocol {
+  switch (api) {
+    case 'chat':
+    case 'completions':
+      return chatProtocol(api);
+    case 'responses':
+      return responsesProtocol;
+    case 'embeddings':
+      return embeddingsProtocol;
+  }
 }
 
 const endpoints = new WeakMap<RunConfig, Endpoint>();
@@ -58,22 +80,26 @@ function endpointOf(config: RunConfig): Endpoint {
   if (endpoint === undefined) {
     const base = new URL(config.endpoint.baseUrl);
     const basePath = base.pathname.replace(/\/+$/, '');
-    const path = `${basePath}/${config.endpoint.api === 'chat' ? 'chat/completions' : 'completions'}`;
+    const protocol = protocolOf(config.endpoint.api);
+    const path = `${basePath}/${protocol.route}`;
+    const stream = protocol.streams && config.request.stream;
     endpoint = {
       origin: base.origin,
       path,
       url: base.origin + path,
-      api: config.endpoint.api,
+      protocol,
       model: config.endpoint.model,
-      stream: config.request.stream,
+      stream,
+      usage: wantsUsage(config.request),
       headers: {
         ...config.endpoint.headers,
         'content-type': 'application/json',
-        accept: config.request.stream ? 'text/event-stream' : 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
       },
       extraBody: config.request.extraBody,
       idleTimeoutMs: config.request.idleTimeoutMs,
       totalTimeoutMs: config.request.totalTimeoutMs,
+      reasoningTag: config.endpoint.reasoningTags ?? null,
     };
     endpoints.set(config, endpoint);
   }
@@ -81,21 +107,21 @@ function endpointOf(config: RunConfig): Endpoint {
 }
 
 function requestBody(endpoint: Endpoint, request: PreparedRequest): string {
-  const body: Record<string, unknown> = { model: endpoint.model };
-  if (endpoint.api === 'chat') {
-    body.messages = promptFor(request.prompt, true);
-  } else {
-    body.prompt = promptFor(request.prompt, false);
-  }
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  const body = endpoint.protocol.body(request, endpoint.model);
   Object.assign(body, endpoint.extraBody);
-  // The measurement depends on these two, so extraBody cannot turn them off.
-  body.stream = endpoint.stream;
-  if (endpoint.stream) {
-    const asked = endpoint.extraBody.stream_options;
-    body.stream_options = { ...(isObject(asked) ? asked : {}), include_usage: true };
-  }
+  // The measurement depends on streaming, so extraBody cannot turn it off; usage it can (wantsUsage).
+  endpoint.protocol.fixBody(body, endpoint.stream, endpoint.usage, endpoint.extraBody);
   return JSON.stringify(body);
+}
+
+/**
+ * Whether streamed requests ask for the server's token counts: unless `request.usage` is false or
+ * the extra body sets `stream_options.include_usage` to false (some servers and gateways reject
+ * the field). Without them the counts are the tokenizer's or the estimate, and say so.
+ */
+export function wantsUsage(request: RequestConfig): boolean {
+  const asked = request.extraBody.stream_options;
+  return request.usage && !(isObject(asked) && asked.include_usage === false);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -110,13 +136,6 @@ function httpHint(status: number): string {
   if (status === 429) return ' The server is rate limiting: lower the rate or the concurrency.';
   if (status >= 500) return ' The server failed: see its log.';
   return '';
-}
-
-/** The message of an OpenAI-style `error` member: an object with `message`, or a string. */
-function serverErrorText(error: unknown): string {
-  if (typeof error === 'string') return error;
-  if (isObject(error) && typeof error.message === 'string') return error.message;
-  return JSON.stringify(error);
 }
 
 const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
@@ -152,24 +171,19 @@ function track(signal: AbortSignal, exchange: Exchange): void {
   set.add(exchange);
 }
 
-/** A response whose first text-only chunks give no usable template is parsed chunk by chunk. */
+/** A response whose first text-only chunks of a part give no usable template parses that part chunk by chunk. */
 const TEMPLATE_TRIES = 2;
 
 /**
- * The text of a chunk that carries nothing else: one choice with a string `text` (completions)
- * or `delta.content` (chat), no reasoning, finish reason, usage or error. Null for other chunks.
+ * The chunk shapes of one part of a response (its reasoning or its answer), learnt from the first
+ * chunks that carry nothing but text; until one is learnt, or after TEMPLATE_TRIES failed tries,
+ * that part's chunks are parsed as JSON.
  */
-function textOnlyChunk(event: Record<string, unknown>): { member: 'text' | 'content'; text: string } | null {
-  if ((event.error ?? null) !== null || (event.usage ?? null) !== null) return null;
-  const choices = event.choices;
-  if (!Array.isArray(choices) || choices.length !== 1) return null;
-  const choice: unknown = choices[0];
-  if (!isObject(choice) || typeof choice.finish_reason === 'string') return null;
-  if (typeof choice.text === 'string') return { member: 'text', text: choice.text };
-  const delta = choice.delta;
-  if (!isObject(delta) || typeof delta.content !== 'string') return null;
-  if (typeof delta.reasoning_content === 'string' || typeof delta.reasoning === 'string') return null;
-  return { member: 'content', text: delta.content };
+interface PartTemplate {
+  template: ChunkTemplate | null;
+  tries: number;
+  /** The SSE event type it was learnt from (`message`, or the Responses API's `response.output_text.delta`): it reads only those. */
+  type: string;
 }
 
 /** Why the exchange stopped itself: distinguishes our own aborts from undici's errors. */
@@ -186,17 +200,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   private bodyLimit = JSON_BODY_LIMIT;
   /** Arrival of the socket read being parsed, in step time. */
   private now = 0;
-  private firstTokenMs: number | null = null;
-  private readonly chunkMs: number[] = [];
-  private lastContentMs: number | null = null;
-  private readonly output: string[] = [];
-  /** The shape of this response's text-only chunks, once learnt: such chunks are read without JSON.parse. */
-  private template: ChunkTemplate | null = null;
-  private templateTries = 0;
-  private promptTokens: number | null = null;
-  private completionTokens: number | null = null;
-  private finishReason: string | null = null;
+  private readonly output: ResponseOutput;
+  /** The shapes of this response's text-only answer and reasoning chunks: such chunks are read without JSON.parse. */
+  private readonly answerTemplate: PartTemplate = { template: null, tries: 0, type: '' };
+  private readonly reasoningTemplate: PartTemplate = { template: null, tries: 0, type: '' };
+  /** The part the previous template-read chunk belonged to: its template is tried first. */
+  private lastPartReasoning = false;
+  /** [DONE], or the API's terminal event (the Responses API's response.completed). */
   private done = false;
+  /** The run's cancel by design, once armed (from the send time). */
+  private cancelTimer: NodeJS.Timeout | undefined;
   private error: { kind: ErrorKind; message: string } | null = null;
   private endMs: number | null = null;
   private settled = false;
@@ -211,11 +224,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly endpoint: Endpoint,
     private readonly request: PreparedRequest,
-    private readonly meta: { index: number; warmup: boolean; scheduledMs: number },
+    private readonly meta: RequestMeta,
     private readonly context: ClientContext,
     private readonly resolve: (record: RequestRecord) => void,
   ) {
     this.sentMs = performance.now() - context.stepStartMs;
+    this.output = new ResponseOutput(endpoint.reasoningTag);
   }
 
   start(headers: Record<string, string>, body: string): void {
@@ -264,6 +278,30 @@ class Exchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.sentMs = performance.now() - this.context.stepStartMs;
+    this.armCancel();
+  }
+
+  /**
+   * The run's cancel by design: the request is aborted `cancelAfterMs` after it was written (a retry
+   * on a new connection counts from its own send, as its times do).
+   */
+  private armCancel(): void {
+    const after = this.meta.cancelAfterMs;
+    if (after === undefined) return;
+    const cancelAt = performance.now() + after;
+    // Node's timers run on a millisecond clock and may fire up to a millisecond early: never cancel before the delay.
+    const check = (): void => {
+      const left = cancelAt - performance.now();
+      if (left > 0) {
+        this.cancelTimer = setTimeout(check, Math.ceil(left));
+        this.cancelTimer.unref();
+        return;
+      }
+      this.fail('cancelled', `cancelled by design ${after} ms after it was sent (cancel in the run configuration)${this.progress()}`);
+    };
+    clearTimeout(this.cancelTimer);
+    this.cancelTimer = setTimeout(check, after);
+    this.cancelTimer.unref();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
@@ -312,7 +350,11 @@ class Exchange implements Dispatcher.DispatchHandler {
         this.fail('protocol', `the response from ${this.endpoint.url} has no SSE data events${text ? `: ${text}` : ' (empty body)'}.`);
         return;
       }
-      this.succeed(this.lastContentMs ?? endedMs);
+      if (this.endpoint.protocol.needsTerminalEvent && !this.done) {
+        this.fail('protocol', `the stream from ${this.endpoint.url} ended before its final event (response.completed)${this.progress()}: it was cut short.`);
+        return;
+      }
+      this.succeed(this.output.lastContentMs ?? endedMs);
     } else {
       this.onJsonBody(endedMs);
     }
@@ -361,13 +403,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.done = true;
       return;
     }
-    if (this.template !== null && type === 'message') {
-      const text = this.template.textOf(data);
-      if (text !== null) {
-        this.addContent(text);
-        return;
-      }
-    }
+    if (this.readByTemplate(data, type)) return;
     let event: unknown;
     try {
       event = JSON.parse(data);
@@ -379,65 +415,56 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.fail('protocol', `malformed SSE event from ${this.endpoint.url}: its data is not a JSON object: ${quote(data)}`);
       return;
     }
-    if (event.error !== undefined && event.error !== null) {
-      this.fail('server', `the server sent an error mid-stream${this.progress()}: ${quote(serverErrorText(event.error))}`);
-      return;
-    }
-    if (type === 'error') {
-      this.fail('server', `the server sent an error event mid-stream${this.progress()}: ${quote(data)}`);
-      return;
-    }
-    const choices = event.choices;
-    if (Array.isArray(choices)) {
-      let content = '';
-      for (const choice of choices) content += this.readChoice(choice, 'delta');
-      this.addContent(content);
-      if (this.template === null && this.templateTries < TEMPLATE_TRIES && type === 'message' && content.length > 0) this.learnTemplate(data, event);
-    }
-    if (event.usage !== undefined) this.readUsage(event.usage);
+    const chunks = this.output.chunkCount;
+    const outcome = this.endpoint.protocol.readEvent(event, type, this.output, this.now);
+    if (outcome === 'complete') this.done = true;
+    else if (outcome !== null) this.failReading(outcome);
+    else if (this.output.chunkCount > chunks) this.learnTemplate(data, event, type);
   }
 
-  private addContent(content: string): void {
-    if (content.length === 0) return;
-    if (this.firstTokenMs === null) this.firstTokenMs = this.now;
-    this.chunkMs.push(this.now);
-    this.lastContentMs = this.now;
-    this.output.push(content);
+  /** Reads a chunk through a learnt template (the previous chunk's part first); false when none matches. */
+  private readByTemplate(data: string, type: string): boolean {
+    const first = this.lastPartReasoning ? this.reasoningTemplate : this.answerTemplate;
+    const second = this.lastPartReasoning ? this.answerTemplate : this.reasoningTemplate;
+    for (const part of [first, second]) {
+      if (part.template === null || part.type !== type) continue;
+      const text = part.template.textOf(data);
+      if (text === null) continue;
+      const reasoning = part === this.reasoningTemplate;
+      this.lastPartReasoning = reasoning;
+      if (reasoning) this.output.add(this.now, text, '');
+      else this.output.add(this.now, '', text);
+      return true;
+    }
+    return false;
   }
 
-  /** Learns the shape of this response's content chunks from one that carries nothing but text. */
-  private learnTemplate(data: string, event: Record<string, unknown>): void {
-    const only = textOnlyChunk(event);
+  /** Learns the shape of this response's chunks of one part from one that carries nothing but text. */
+  private learnTemplate(data: string, event: Record<string, unknown>, type: string): void {
+    const { protocol } = this.endpoint;
+    // An `event: error` must never be read as text, whatever its data looks like.
+    if (type === 'error') return;
+    const only = protocol.textOnly(event);
     if (only === null) return;
-    this.templateTries++;
-    this.template = ChunkTemplate.learn(data, only.member, only.text, (probe) => {
+    const part = only.reasoning ? this.reasoningTemplate : this.answerTemplate;
+    if (part.template !== null || part.tries >= TEMPLATE_TRIES) return;
+    part.tries++;
+    part.type = type;
+    part.template = ChunkTemplate.learn(data, only.member, only.text, (probe) => {
       try {
         const parsed: unknown = JSON.parse(probe);
-        return isObject(parsed) ? (textOnlyChunk(parsed)?.text ?? null) : null;
+        const read = isObject(parsed) ? protocol.textOnly(parsed) : null;
+        return read !== null && read.reasoning === only.reasoning ? read.text : null;
       } catch {
         return null;
       }
     });
   }
 
-  /** Text of one choice (content, reasoning and completions text all count as output); notes its finish reason. */
-  private readChoice(choice: unknown, member: 'delta' | 'message'): string {
-    if (!isObject(choice)) return '';
-    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
-    if (typeof choice.text === 'string') return choice.text;
-    const part = choice[member];
-    if (!isObject(part)) return '';
-    let text = '';
-    const reasoning = part.reasoning_content ?? part.reasoning;
-    if (typeof reasoning === 'string') text += reasoning;
-    if (typeof part.content === 'string') text += part.content;
-    return text;
-  }
-
-  private readUsage(usage: unknown): void {
-    if (!isObject(usage)) return;
-    if (typeof usage.prompt_tokens === 'number') this.promptTokens = usage.prompt_tokens;
-    if (typeof usage.completion_tokens === 'number') this.completionTokens = usage.completion_tokens;
+  /** A failure the API's reader found, worded with how far the response had come (a whole body's names the URL). */
+  private failReading(failure: ReadFailure, whole = false): void {
+    const where = whole ? ` (from ${this.endpoint.url})` : this.progress();
+    this.fail(failure.kind, `${failure.message}${where}${failure.detail !== undefined ? `: ${failure.detail}` : ''}`);
   }
 
   private onJsonBody(endedMs: number): void {
@@ -457,12 +484,11 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.fail('protocol', `asked ${this.endpoint.url} for a stream but it sent a JSON body: does the server support "stream": true? Body: ${quote(text)}`);
       return;
     }
-    if (!isObject(body) || !Array.isArray(body.choices)) {
-      this.fail('protocol', `the response from ${this.endpoint.url} has no "choices": ${quote(text)}`);
+    const failure = this.endpoint.protocol.readBody(body, this.output, this.request);
+    if (failure !== null) {
+      this.failReading(failure, true);
       return;
     }
-    for (const choice of body.choices) this.output.push(this.readChoice(choice, 'message'));
-    this.readUsage(body.usage);
     this.succeed(endedMs);
   }
 
@@ -472,7 +498,8 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /** ", after N chunks" for messages about a response that had begun. */
   private progress(): string {
-    return this.chunkMs.length > 0 ? `, after ${this.chunkMs.length} content chunks` : '';
+    const chunks = this.output.chunkCount;
+    return chunks > 0 ? `, after ${chunks} content chunks` : '';
   }
 
   private succeed(endMs: number): void {
@@ -492,53 +519,51 @@ class Exchange implements Dispatcher.DispatchHandler {
   private settle(): void {
     this.settled = true;
     clearTimeout(this.timer);
+    clearTimeout(this.cancelTimer);
     inFlight.get(this.context.signal)?.delete(this);
     this.parser = null;
     this.body = [];
     // Its one request is over (answered or aborted): nothing in it is worth waiting for.
     this.retryDispatcher?.destroy().catch(() => undefined);
-    this.request.onReply?.(this.output.join(''));
-    this.resolve(this.record());
+    const record = this.record();
+    this.request.onReply?.(this.answerText);
+    this.resolve(record);
   }
 
+  /** The answer as received (reasoning left out): what a session keeps in its history. */
+  private answerText = '';
+
   private record(): RequestRecord {
-    const { request, meta, context } = this;
+    const { request, meta, output } = this;
     let inputTokens: number | null = request.inputTokens.count;
-    let inputTokensSource: TokenSource | null = request.inputTokens.source;
-    if (this.promptTokens !== null) {
-      inputTokens = this.promptTokens;
+    let inputTokensSource: RequestRecord['inputTokensSource'] = request.inputTokens.source;
+    if (output.promptTokens !== null) {
+      inputTokens = output.promptTokens;
       inputTokensSource = 'usage';
     }
-    let outputTokens: number | null = null;
-    let outputTokensSource: TokenSource | null = null;
-    if (this.completionTokens !== null) {
-      outputTokens = this.completionTokens;
-      outputTokensSource = 'usage';
-    } else if (this.error === null || this.output.length > 0) {
-      // Counted once over the whole output: counting per chunk inflates the count.
-      try {
-        outputTokens = context.tokenCounter.count(this.output.join(''));
-        outputTokensSource = context.tokenCounter.source;
-      } catch {
-        // A counter that fails leaves the count unknown rather than losing the record.
-      }
-    }
+    const fields = output.finish(this.context.tokenCounter, this.error !== null);
+    this.answerText = fields.answerText;
+    const embeddings = this.endpoint.protocol === embeddingsProtocol;
     return {
       index: meta.index,
       warmup: meta.warmup,
       scheduledMs: meta.scheduledMs,
       sentMs: this.sentMs,
       queueMs: this.sentMs - meta.scheduledMs,
-      firstTokenMs: this.firstTokenMs,
-      chunkMs: this.chunkMs,
+      firstTokenMs: output.firstTokenMs,
+      chunkMs: output.chunkMs,
       endMs: this.endMs,
       inputTokens,
       inputTokensSource,
-      outputTokens,
-      outputTokensSource,
-      finishReason: this.finishReason,
+      // An embedding generates nothing: no output count at all, not a count of 0.
+      outputTokens: embeddings ? null : fields.outputTokens,
+      outputTokensSource: embeddings ? null : fields.outputTokensSource,
+      finishReason: output.finishReason,
       httpStatus: this.status,
       error: this.error,
+      ...(fields.reasoning !== undefined ? { reasoning: fields.reasoning } : {}),
+      ...(output.embeddings !== null ? { embeddings: output.embeddings } : {}),
+      ...(meta.cancelAfterMs !== undefined ? { cancelAfterMs: meta.cancelAfterMs } : {}),
     };
   }
 }
@@ -560,7 +585,7 @@ export const sendRequest: SendRequest = (request, meta, context) =>
   });
 
 /** The record of a request that failed before an exchange existed (e.g. a base URL that does not parse). */
-function unsentRecord(request: PreparedRequest, meta: { index: number; warmup: boolean; scheduledMs: number }, context: ClientContext, message: string): RequestRecord {
+function unsentRecord(request: PreparedRequest, meta: RequestMeta, context: ClientContext, message: string): RequestRecord {
   const nowMs = performance.now() - context.stepStartMs;
   return {
     index: meta.index,

@@ -10,11 +10,14 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { RunConfig } from '../format/config';
-import type { RequestRecord } from '../format/result';
+import { takesMessages, type RunConfig } from '../format/config';
+import type { FailoverEvent, RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
+import { cancelDelayMs } from './cancel';
 import { sendRequest } from './client';
+import { EndpointRouter, endpointContexts } from './endpoints';
+import { TraceReplayer, type TraceRowMark } from './trace-pacing';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
 import { sessionDriver } from './sessions';
@@ -28,11 +31,30 @@ export interface ExecutorEnv {
   config: RunConfig;
   /** Sent as `Authorization: Bearer ...`; never logged or written. */
   apiKey: string | undefined;
+  /** With `endpoints` in the config: each endpoint's key, in their order (the first is `apiKey`). */
+  apiKeys?: readonly (string | undefined)[];
   /** Built from the run's config and seed: `request(i)` and `session(i)` are the same in every executor. */
   workload: Workload;
   tokenCounter: TokenCounter;
   /** This executor's connection pool for the step, sized by `partConnections`. */
   dispatcher: Dispatcher;
+  /** A trace step's replay, opened before the step starts (`preparePart`); opened at the start when absent. */
+  trace?: TraceReplayer;
+}
+
+/**
+ * What an executor readies before its step's start instant, so that the requests due at the start
+ * go out on time: a trace step's file opened and its first prompts built. Nothing for other steps.
+ * A part prepared and then not executed should be given to `discardPrepared`.
+ */
+export async function preparePart(part: ExecutorPart, env: Pick<ExecutorEnv, 'config' | 'tokenCounter'>): Promise<Pick<ExecutorEnv, 'trace'>> {
+  if (part.step.pacing.kind !== 'trace') return {};
+  return { trace: await TraceReplayer.open(part, env) };
+}
+
+/** Frees what `preparePart` readied for a part that will not run (the file a trace replay holds open). */
+export async function discardPrepared(prepared: Pick<ExecutorEnv, 'trace'>): Promise<void> {
+  await prepared.trace?.close();
 }
 
 /** What stops a step's executors; the gather owns them (gather.ts's StepGather). */
@@ -53,6 +75,8 @@ export interface ExecutorSink {
    * cannot be written): the executor then stops and rethrows once its requests have settled.
    */
   record(record: RequestRecord): void;
+  /** Failover took an endpoint out of the turn or gave it back (a run over several endpoints with `failover`). */
+  failover?(event: FailoverEvent): void;
 }
 
 /** Waiters for a free slot under a concurrency cap. */
@@ -106,7 +130,12 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (signals.stop.aborted) halt.abort();
   const signal = halt.signal;
   const drain = signals.drain;
+  // A wait for the next send ends at the drain too: nothing more will go out.
+  const pacingSignal = AbortSignal.any([signal, drain]);
   const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter };
+  // One endpoint unless the config has several; each request goes where the router says.
+  const router = new EndpointRouter(endpointContexts(context, env.apiKeys), config.endpointStrategy ?? 'round-robin', config.failover, () => performance.now() - startMs, (event) => sink.failover?.(event));
+  const manyEndpoints = config.endpoints !== undefined;
 
   const requests = OwnedIndexes.of(part, step.requests ?? Infinity);
   const used: PartUsage = { prompts: 0, sessions: 0 };
@@ -118,11 +147,17 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   let inFlight = 0;
   let engineError: unknown = null;
   /** Resolves true when the request failed (or could not be recorded). */
-  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }): Promise<boolean> => {
+  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }, row?: TraceRowMark): Promise<boolean> => {
     sink.inFlight(++inFlight);
+    const endpoint = router.pick();
+    router.started(endpoint);
     try {
-      const measured = await sendRequest(prepared, { index, warmup: index < step.warmup, scheduledMs }, context);
-      sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null });
+      // Warm-up: the step's first requests, and what goes out within its warm-up seconds.
+      const warmup = index < step.warmup || (step.warmupSec !== null && performance.now() - startMs < step.warmupSec * 1000);
+      const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
+      const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, router.contexts[endpoint] as ClientContext);
+      router.ended(endpoint, measured);
+      sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null, ...(manyEndpoints ? { endpoint } : {}), ...(row ? { trace: row } : {}) });
       return measured.error !== null;
     } catch (error) {
       engineError ??= error;
@@ -140,14 +175,14 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     const id = first.session + j;
     return new Conversation(id, (workload.session as NonNullable<Workload['session']>)(id));
   };
-  const sessionStarts = OwnedIndexes.of(part, pacing.kind === 'open' ? pacing.schedule.length : Infinity);
+  const sessionStarts = OwnedIndexes.of(part, pacing.kind === 'open' ? pacing.schedule.length : pacing.kind === 'trace' ? pacing.count : Infinity);
   const sessions =
     step.sessions && config.sessions && workload.session
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn) => (requests.more ? send(prepared, requests.take(), performance.now() - startMs, turn) : Promise.resolve(true)),
-          config.endpoint.api === 'chat',
+          (prepared, turn, dueAtMs) => (requests.more ? send(prepared, requests.take(), dueAtMs - startMs, turn) : Promise.resolve(true)),
+          takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
         )
@@ -157,16 +192,26 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (sessions) setMaxListeners(0, signal);
 
   try {
-    if (sessions && pacing.kind === 'closed') {
+    if (pacing.kind === 'trace') {
+      const slotCount = partSlots(part);
+      const replayer = env.trace ?? (await TraceReplayer.open(part, env));
+      await replayer.run(startMs, { stop: signal, drain }, slotCount === null ? undefined : new Slots(slotCount), (prepared, index, scheduledMs, row) => send(prepared, index, scheduledMs, undefined, row));
+    } else if (sessions && pacing.kind === 'closed') {
       await Promise.all(Array.from({ length: partLanes(part) }, () => sessions.lane(withinBudget, signal)));
     } else if (sessions && pacing.kind === 'open') {
       const slotCount = partSlots(part);
       const slots = slotCount === null ? undefined : new Slots(slotCount);
       const running: Promise<void>[] = [];
       for (let j = sessionStarts.take(); j !== Infinity; j = sessionStarts.take()) {
-        await waitUntil(startMs + (pacing.schedule[j] ?? 0) * 1000, signal);
-        if (signal.aborted || !withinBudget()) break;
-        running.push(sessions.run(conversation(j), withinBudget, signal, slots));
+        const dueAtMs = startMs + (pacing.schedule[j] ?? 0) * 1000;
+        await waitUntil(dueAtMs, pacingSignal);
+        if (signal.aborted || drain.aborted) break;
+        if (!requests.more) {
+          // The step's turns are spent before its schedule is: the sessions not started are said (plan.ts, scheduleCutNote).
+          used.firstUnstartedSession = j;
+          break;
+        }
+        running.push(sessions.run(conversation(j), withinBudget, signal, slots, dueAtMs));
       }
       await Promise.all(running);
     } else if (pacing.kind === 'closed') {
@@ -197,7 +242,7 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
         const scheduledMs = (times[index] ?? 0) * 1000;
         // Prepared before the wait, so that the send happens on time.
         const prepared = prompt(index);
-        await waitUntil(startMs + scheduledMs, signal);
+        await waitUntil(startMs + scheduledMs, pacingSignal);
         if (signal.aborted || drain.aborted) break;
         if (slots && !(await slots.acquire(signal))) break;
         const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {

@@ -7,14 +7,18 @@
  * knows nothing of how executors pace their requests (execute.ts) or where they run.
  */
 import { performance } from 'node:perf_hooks';
-import { knownSecrets, redactSecrets, redactUrl, type RunConfig } from '../format/config';
+import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, type RunConfig } from '../format/config';
 import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
-import type { RequestRecord, ResultDocument, RunStatus, StepSummary } from '../format/result';
-import { RunMonitor } from '../observe/monitor';
+import { reasoningCountNotes } from '../format/metrics';
+import { STEP_WARNING_KINDS, type CacheReset, type FailoverEvent, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning } from '../format/result';
+import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
+import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
 import type { ExecutorSink, StepSignals } from './execute';
+import { errorRateStop, sampleIntervalMs, SaturationGuard } from './guards';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
+import { SendCounter, traceStepWarnings } from './trace-gather';
 import type { RunOptions } from './types';
 
 /** The run stops when its first requests all fail this way: retrying cannot help. */
@@ -34,6 +38,7 @@ const roundNullable = (ms: number | null): number | null => (ms === null ? null 
 function roundRecordTimes(r: RequestRecord): RequestRecord {
   const chunkMs = r.chunkMs;
   for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
+  const reasoning = r.reasoning;
   return {
     ...r,
     scheduledMs: roundMs(r.scheduledMs),
@@ -41,6 +46,17 @@ function roundRecordTimes(r: RequestRecord): RequestRecord {
     queueMs: roundMs(r.queueMs),
     firstTokenMs: roundNullable(r.firstTokenMs),
     endMs: roundNullable(r.endMs),
+    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
+    ...(reasoning !== undefined
+      ? {
+          reasoning: {
+            ...reasoning,
+            firstMs: roundNullable(reasoning.firstMs),
+            answerFirstMs: roundNullable(reasoning.answerFirstMs),
+            durationMs: reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs)),
+          },
+        }
+      : {}),
   };
 }
 
@@ -81,6 +97,9 @@ class StepProgress {
   private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
   private recentTtft: number[] = [];
   private recentLatency: number[] = [];
+  /** Sends over the last second, and the send lateness of a trace step so far. */
+  readonly sends = new SendCounter();
+  private readonly traceStep: boolean;
 
   constructor(
     private readonly stepIndex: number,
@@ -90,8 +109,10 @@ class StepProgress {
     private readonly plannedDurationSec: number | null,
     private readonly plannedWarmup: number,
     executors: number,
+    traceStep = false,
   ) {
     this.inFlightBy = new Array<number>(executors).fill(0);
+    this.traceStep = traceStep;
   }
 
   /** Requests that ended, warm-up included. */
@@ -105,11 +126,14 @@ class StepProgress {
   }
 
   setInFlight(executor: number, count: number): void {
+    // An executor says its count after each send (one more) and each end (one less).
+    if (count > (this.inFlightBy[executor] ?? 0)) this.sends.sent(performance.now());
     this.inFlightTotal += count - (this.inFlightBy[executor] ?? 0);
     this.inFlightBy[executor] = count;
   }
 
   add(r: RequestRecord): void {
+    if (this.traceStep && r.error?.kind !== 'cancelled') this.sends.late(r.sentMs - r.scheduledMs);
     if (r.warmup) {
       if (r.error?.kind === 'cancelled') return;
       this.warmupEnded++;
@@ -144,6 +168,7 @@ class StepProgress {
       outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
       recentTtftMs: this.recentTtft,
       recentLatencyMs: this.recentLatency,
+      ...(this.traceStep ? { sentPerSecond: this.sends.perSecond(now, windowSec), sendLatenessMs: this.sends.lateness() } : {}),
     };
     this.recentTtft = [];
     this.recentLatency = [];
@@ -158,10 +183,9 @@ class StepProgress {
  */
 export class RunGather {
   private readonly stopRun = new AbortController();
-  /** Set once any request got an answer that shows the endpoint is usable. */
-  private endpointUsable = false;
-  private hopelessCount = 0;
-  /** Why the endpoint cannot serve this run, once the first requests all said so. */
+  /** Per endpoint (one unless `endpoints`): set once a request got an answer that shows it usable, or its first requests all hopeless. */
+  private readonly judged: { usable: boolean; hopeless: number; verdict: string | null }[];
+  /** Why the endpoints cannot serve this run, once the first requests to each all said so: "at URL: why". */
   private hopeless: string | null = null;
   /** Warm-up requests that failed: the step tables leave them out, the verdict names them apart. */
   private warmupFailures = 0;
@@ -169,12 +193,18 @@ export class RunGather {
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
-  private readonly clientTokens = { outputTokens: 0, estimated: false, failed: 0 };
+  private readonly clientTokens: ClientOutputTokens = { counted: 0, estimated: { requests: 0, atLeast: 0, atMost: 0 }, failed: 0 };
+  /** The most output tokens one request may ask for; null when nothing bounds it. */
+  private readonly outputBound: number | null;
+  /** Requests cancelled once the server had them: what its abort counter should see. */
+  private cancelledOnServer = 0;
+  /** Measured responses whose reasoning the server's usage did not count: split here by the estimate, or by the tokenizer. */
+  private readonly reasoningCounted = { estimate: 0, tokenizer: 0 };
   /** Echoed back by a server, these would reach the file and the terminal. */
   private readonly secrets: string[];
 
   constructor(
-    private readonly config: RunConfig,
+    readonly config: RunConfig,
     private readonly options: RunOptions,
     private readonly writer: ResultWriter,
     /** The server's metrics and the GPUs, watched on the run's clock. */
@@ -182,7 +212,16 @@ export class RunGather {
     /** performance.now() at the origin of the run's clock. */
     private readonly clockOrigin: number,
   ) {
-    this.secrets = knownSecrets(config.endpoint, options.apiKey);
+    this.secrets = runSecrets(config, options.apiKeys ?? [options.apiKey]);
+    this.outputBound = outputTokensBound(config);
+    this.judged = endpointsOf(config).map(() => ({ usable: false, hopeless: 0, verdict: null }));
+  }
+
+  /** Says something of the run in its log; a warning is kept in the file's warnings too. */
+  note({ level, message }: { level: 'info' | 'warn'; message: string }): void {
+    const said = this.redact(message);
+    this.log(level, said);
+    if (level === 'warn') this.writer.addWarning(said);
   }
 
   /** A step ends once this many of its requests have failed (`limits.maxErrors`). */
@@ -240,11 +279,52 @@ export class RunGather {
     );
   }
 
-  /** Opens a step in the file; its executors start once `StepGather.start` has said when. */
-  beginStep(step: StepPlan, repeat: number | undefined, executors: number): StepGather {
+  /** Something the run noticed that does not fail it: in the log and, once, in the result's warnings. */
+  warn(message: string): void {
+    const said = this.redact(message);
+    this.log('warn', said);
+    this.writer.addWarning(said);
+  }
+
+  /**
+   * Opens a step in the file; its executors start once `StepGather.start` has said when. `idle`: the
+   * server's state at its start and the wait for it (cooldown.ts), a busy server's warning included;
+   * `cacheReset`: whether the server's cache was emptied first.
+   */
+  beginStep(
+    step: StepPlan,
+    repeat: number | undefined,
+    executors: number,
+    idle?: { startedOn: Step['startedOn']; warning: StepWarning | null },
+    cacheReset?: CacheReset,
+  ): StepGather {
     const stepIndex = this.writer.document.steps.length;
-    this.writer.startStep(step.name, step.profile, repeat);
-    return new StepGather(this, step, stepIndex, repeat, executors);
+    this.writer.startStep(step.name, step.profile, repeat, idle?.startedOn, cacheReset);
+    if (idle?.warning) this.log('warn', `${step.name}: ${idle.warning.message}`);
+    return new StepGather(this, step, stepIndex, repeat, executors, idle?.warning ? [idle.warning] : []);
+  }
+
+  /** The run's limits (stop guards, drain). */
+  get limits(): RunConfig['limits'] {
+    return this.config.limits;
+  }
+
+  /** The server's running and waiting requests at the latest scrape (null when they cannot be read). */
+  get serverLoad(): ServerLoad | null {
+    return this.monitor.latestLoad;
+  }
+
+  /** Scrapes the server's running and waiting requests now (null when they cannot be read). */
+  readServerLoad(): Promise<ServerLoad | null> {
+    return this.monitor.readLoad();
+  }
+
+  /** Stops the run for a reason that fails it (a stop guard whose scope is the run). */
+  stopRunFor(reason: string): void {
+    if (this.failure !== null) return;
+    this.failure = reason;
+    this.log('error', reason);
+    this.cancel();
   }
 
   /** Writes, judges and counts one record of a step (its times rounded, its error redacted). */
@@ -252,26 +332,51 @@ export class RunGather {
     const r = roundRecordTimes(raw);
     if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
     this.writer.addRecord(r);
-    this.clientTokens.outputTokens += r.outputTokens ?? 0;
-    if (r.outputTokensSource === 'estimate') this.clientTokens.estimated = true;
-    if (r.error !== null && r.error.kind !== 'cancelled') this.clientTokens.failed++;
+    this.countOutput(r);
+    // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
+    if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.cancelledOnServer++;
     if (r.warmup && r.error !== null && r.error.kind !== 'cancelled') this.warmupFailures++;
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
+    const reasoningSource = r.reasoning?.tokensSource;
+    if (r.error === null && isMeasured(r) && (reasoningSource === 'estimate' || reasoningSource === 'tokenizer')) this.reasoningCounted[reasoningSource]++;
     this.judgeEndpoint(r);
     this.judgeClient(r);
     return r;
   }
 
-  /** Closes a step in the file with its summary, on the run's clock. */
-  endStep(stepIndex: number, name: string, note: string | null, startMs: number): StepSummary {
+  /** Closes a step in the file with its summary (what the run saw about it among its warnings), on the run's clock. */
+  endStep(stepIndex: number, name: string, note: string | null, startMs: number, warnings: StepWarning[] = [], failovers: FailoverEvent[] = []): StepSummary {
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
+      warnings,
+      failovers,
     });
+    // What the records themselves show (too short) is said here; the run's own warnings were said when they happened.
+    for (const warning of summary.warnings ?? []) if (!warnings.includes(warning)) this.log('warn', `${name}: ${warning.message}`);
     this.emit({ type: 'step-end', stepIndex, name, summary });
     return summary;
+  }
+
+  /**
+   * Adds a record's output to the client's side of the cross-check. A count the server reported
+   * (or the tokenizer made of the whole text) is counted; an estimate (usage off, or a stream cut
+   * before its usage came) only bounds what the server generated: at least one token per content
+   * chunk received, at most the request's max_tokens.
+   */
+  private countOutput(r: RequestRecord): void {
+    const tokens = this.clientTokens;
+    if (r.error !== null && r.error.kind !== 'cancelled') tokens.failed++;
+    const estimated = r.outputTokensSource === 'estimate' || r.outputTokensSource === 'chunks';
+    if (!estimated) {
+      tokens.counted += r.outputTokens ?? 0;
+      return;
+    }
+    tokens.estimated.requests++;
+    tokens.estimated.atLeast += r.chunkMs.length > 0 ? r.chunkMs.length : Math.min(1, r.outputTokens ?? 0);
+    tokens.estimated.atMost += this.outputBound ?? Infinity;
   }
 
   /** A step's start instant on the run's clock. */
@@ -291,6 +396,14 @@ export class RunGather {
       this.log('warn', crossCheck.warning);
       this.writer.addWarning(crossCheck.warning);
     }
+    const aborts = this.stopped ? null : this.monitor.abortCheck(this.cancelledOnServer);
+    if (aborts !== null) {
+      this.log(aborts.level, aborts.message);
+      if (aborts.level === 'warn') this.writer.addWarning(aborts.message);
+    }
+    // The terminal's table shows mean reasoning tokens; the result view says the same from the records.
+    for (const note of reasoningCountNotes(this.reasoningCounted.estimate, 0)) this.log('warn', note);
+    for (const note of reasoningCountNotes(0, this.reasoningCounted.tokenizer)) this.log('info', note);
     const [status, reason] = this.outcome();
     const doc = this.writer.finish(status, reason, this.monitor.take());
     this.emit({ type: 'run-end', status, reason, resultPath: this.options.resultPath ?? null });
@@ -342,26 +455,41 @@ export class RunGather {
     const warm = this.warmupFailures;
     const plural = (n: number, word: string) => `${n} ${word} request${n === 1 ? '' : 's'}`;
     const counted = measured > 0 ? `${plural(measured, 'measured')} failed${warm > 0 ? ` (after ${plural(warm, 'warm-up')}, not counted in the table)` : ''}` : `${plural(warm, 'warm-up')} failed before any was measured`;
-    return `${counted} at ${redactUrl(this.config.endpoint.baseUrl)}: ${hopeless}. The run was stopped rather than send more.`;
+    return `${counted} ${hopeless}. The run was stopped rather than send more.`;
   }
 
-  /** Notes the run-level verdict a record gives: the first requests all hopeless end the run. */
+  /**
+   * Notes the verdict a record gives on its endpoint: an endpoint whose first requests all fail
+   * hopelessly cannot serve the run. The run ends when every endpoint is so; while another serves,
+   * it goes on, saying which endpoint failed (its requests fail, or go elsewhere with failover).
+   */
   private judgeEndpoint(record: RequestRecord): void {
-    if (this.endpointUsable || record.error?.kind === 'cancelled') return;
+    const index = record.endpoint ?? 0;
+    const judged = this.judged[index];
+    if (judged === undefined || judged.usable || judged.verdict !== null || record.error?.kind === 'cancelled') return;
     const hopeless = hopelessFailure(record);
     if (hopeless === null) {
-      this.endpointUsable = true;
+      judged.usable = true;
       return;
     }
-    this.hopelessCount++;
-    if (this.hopelessCount >= FAIL_FAST_AFTER && this.failure === null) {
-      this.hopeless = hopeless;
-      // Said without a count: requests in flight may still fail before the stop reaches them. The
-      // run's verdict counts them once every step has ended, as its table does.
-      this.failure = `Requests to ${redactUrl(this.config.endpoint.baseUrl)} fail from the start: ${hopeless}. The run was stopped rather than send more.`;
-      this.log('error', this.failure);
-      this.cancel();
+    judged.hopeless++;
+    if (judged.hopeless < FAIL_FAST_AFTER) return;
+    const url = redactUrl(endpointsOf(this.config)[index]?.baseUrl ?? this.config.endpoint.baseUrl);
+    // Said without a count: requests in flight may still fail before the stop reaches them. The
+    // run's verdict counts them once every step has ended, as its table does.
+    judged.verdict = `at ${url}: ${hopeless}`;
+    if (this.judged.some((j) => j.verdict === null)) {
+      this.note({
+        level: 'warn',
+        message: `Requests to ${url} fail from the start: ${hopeless}. The run goes on with the other endpoints; ${this.config.failover ? 'failover sends its requests to them while it fails' : 'its share of the requests fails (add --url-failover to move it to the others)'}.`,
+      });
+      return;
     }
+    if (this.failure !== null) return;
+    this.hopeless = this.judged.map((j) => j.verdict).join('; ');
+    this.failure = `Requests fail from the start ${this.hopeless}. The run was stopped rather than send more.`;
+    this.log('error', this.failure);
+    this.cancel();
   }
 
   /** A request this machine could not send ends the run: what it measured would be the client's limit, not the server. */
@@ -374,8 +502,16 @@ export class RunGather {
 }
 
 /**
+ * The step's first completions, whose median latency says when it has filled up (the
+ * over-saturation guard's start). The first ones, not the latest: past the knee the latest grow
+ * with the queue, and a start that moved with them would never come.
+ */
+const FIRST_LATENCIES = 32;
+
+/**
  * One step's gathering, over all its executors: their signals (stop, drain), a sink for each,
- * progress summed over them, the step's timers (its duration, progress events) and its end.
+ * progress summed over them, the step's timers (its duration and drain, progress events, the stop
+ * guards) and its end.
  */
 export class StepGather {
   private readonly stopStep = new AbortController();
@@ -384,9 +520,23 @@ export class StepGather {
   private progress: StepProgress | null = null;
   private startMs = 0;
   private durationTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
   private progressTimer: NodeJS.Timeout | undefined;
+  private guardTimer: NodeJS.Timeout | undefined;
   /** Set when the duration ended with no rate measured: nothing more is sent, what is in flight finishes. */
   private overrun: string | null = null;
+  /** What failover did during the step. */
+  private readonly failovers: FailoverEvent[] = [];
+  /** Trace steps: requests whose prompt was built after their send time. */
+  private promptsLate = 0;
+  /** The step's warnings so far: a busy server at its start, the stop that ended it. */
+  private readonly warnings: StepWarning[];
+  /** The stop guard (or maxErrors) that ended the step early, if one did. */
+  stoppedBy: StepWarning | null = null;
+  /** Records of the step, of every kind: the backlog is what is due and not among them. */
+  private recordsEnded = 0;
+  private firstCompletionSec = Infinity;
+  private readonly firstLatenciesMs: number[] = [];
 
   constructor(
     private readonly run: RunGather,
@@ -394,7 +544,9 @@ export class StepGather {
     readonly stepIndex: number,
     private readonly repeat: number | undefined,
     private readonly executors: number,
+    warnings: StepWarning[] = [],
   ) {
+    this.warnings = [...warnings];
     run.stop.addEventListener('abort', this.followRun, { once: true });
     if (run.stopped) this.stopStep.abort();
   }
@@ -414,59 +566,166 @@ export class StepGather {
     const { step, run } = this;
     this.startMs = startMs;
     const warmup = stepWarmup(step);
-    const progress = new StepProgress(this.stepIndex, startMs, step.requests === null ? null : step.requests - warmup, step.durationSec, warmup, this.executors);
+    const progress = new StepProgress(this.stepIndex, startMs, step.requests === null ? null : step.requests - warmup, step.durationSec, warmup, this.executors, step.pacing.kind === 'trace');
     this.progress = progress;
     run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
-    if (durationSec !== null) {
-      const firstRound = stepConnections(step);
-      this.durationTimer = setTimeout(() => {
-        const ended = progress.ended;
-        if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
-          this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
-          run.log('warn', `${step.name}: ${this.overrun}`);
-          this.drainStep.abort();
-          return;
-        }
-        if (progress.inFlight > 0) {
-          run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled.`);
-        }
-        this.stopStep.abort();
-      }, durationSec * 1000);
-    }
+    if (durationSec !== null) this.durationTimer = setTimeout(() => this.durationReached(progress, durationSec), durationSec * 1000);
     this.progressTimer = setInterval(() => run.emit({ type: 'progress', snapshot: progress.snapshot() }), PROGRESS_INTERVAL_MS);
     this.progressTimer.unref();
+    this.startSaturationGuard();
+  }
+
+  /**
+   * The duration ran out. A rate-measuring step whose first round has not ended sends no more and
+   * lets its requests finish (gather's overrun note); any other step stops sending and lets what is
+   * in flight finish for up to `drainSec` (their latencies count; their completions fall after the
+   * steady window, so not in its rates), then cancels what is left.
+   */
+  private durationReached(progress: StepProgress, durationSec: number): void {
+    const { step, run } = this;
+    const ended = progress.ended;
+    const firstRound = stepConnections(step);
+    if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
+      this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
+      run.log('warn', `${step.name}: ${this.overrun}`);
+      this.drainStep.abort();
+      return;
+    }
+    const drainSec = run.limits.drainSec ?? STEP_END_DEFAULTS.drainSec;
+    if (progress.inFlight === 0 || drainSec <= 0) {
+      if (progress.inFlight > 0) run.log('info', `${step.name}: duration of ${durationSec} s reached; ${progress.inFlight} requests in flight are cancelled (--drain-sec 0).`);
+      this.stopStep.abort();
+      return;
+    }
+    run.log('info', `${step.name}: duration of ${durationSec} s reached; sending stopped, the ${progress.inFlight} requests in flight may finish within ${drainSec} s (--drain-sec).`);
+    this.drainStep.abort();
+    this.drainTimer = setTimeout(() => {
+      if (progress.inFlight > 0) run.log('info', `${step.name}: the ${drainSec} s drain ended; ${progress.inFlight} requests still in flight are cancelled.`);
+      this.stopStep.abort();
+    }, drainSec * 1000);
+  }
+
+  /**
+   * The over-saturation guard (guards.ts) of an open-loop step: its schedule says what is due, its
+   * records what has ended, the server's latest scrape what waits there.
+   */
+  private startSaturationGuard(): void {
+    const { step, run } = this;
+    const pacing = step.pacing;
+    if (pacing.kind !== 'open' || step.sessions || run.limits.saturationStop === false) return;
+    const schedule = pacing.schedule;
+    const limit = Math.min(schedule.length, step.requests ?? Infinity);
+    /** Requests due by tSec: the schedule is ascending. */
+    const dueBy = (tSec: number): number => {
+      let low = 0;
+      let high = limit;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if ((schedule[middle] as number) <= tSec) low = middle + 1;
+        else high = middle;
+      }
+      return low;
+    };
+    const windowSec = run.limits.saturationWindowSec ?? STEP_END_DEFAULTS.saturationWindowSec;
+    const guard = new SaturationGuard({ windowSec, dueBetween: (from, to) => dueBy(to) - dueBy(Math.max(0, from)) });
+    const stepOnRunClock = run.onRunClock(this.startMs);
+    this.guardTimer = setInterval(() => {
+      if (this.stopStep.signal.aborted || this.drainStep.signal.aborted) return;
+      const nowSec = (performance.now() - this.startMs) / 1000;
+      guard.addBacklog(nowSec, dueBy(nowSec) - this.recordsEnded);
+      const load = run.serverLoad;
+      if (load !== null && load.tMs >= stepOnRunClock) guard.addWaiting((load.tMs - stepOnRunClock) / 1000, load.waiting);
+      const verdict = guard.check(nowSec, Math.max(this.firstCompletionSec, (2 * medianOf(this.firstLatenciesMs)) / 1000));
+      if (verdict) this.stopFor(verdict);
+    }, sampleIntervalMs(windowSec));
+    this.guardTimer.unref();
+  }
+
+  /** A guard ends the step: said in the log and kept with the step; what is in flight is cancelled. */
+  private stopFor(warning: StepWarning): void {
+    if (this.stoppedBy !== null) return;
+    this.stoppedBy = warning;
+    this.warnings.push(warning);
+    this.run.log('warn', `${this.step.name}: ${warning.message}`);
+    this.stopStep.abort();
+  }
+
+  /** Notes what the guards read of a record: its end, and a success's latency. */
+  private noteEnded(r: RequestRecord): void {
+    this.recordsEnded++;
+    if (r.error !== null || r.endMs === null) return;
+    this.firstCompletionSec = Math.min(this.firstCompletionSec, r.endMs / 1000);
+    if (this.firstLatenciesMs.length < FIRST_LATENCIES) this.firstLatenciesMs.push(r.endMs - r.sentMs);
   }
 
   /** Where executor `executor` sends its records and in-flight counts. A record that cannot be written throws. */
   sinkFor(executor: number): ExecutorSink {
     const progress = this.progress;
     if (progress === null) throw new Error('A step takes records once it has started.');
-    const { run, step } = this;
-    const maxErrors = run.maxErrors;
+    const { run } = this;
+    const limits = run.limits;
     return {
       inFlight: (count) => progress.setInFlight(executor, count),
       record: (raw) => {
         const r = run.addRecord(raw);
         progress.add(r);
-        if (maxErrors !== undefined && r.error !== null && r.error.kind !== 'cancelled' && progress.failed + progress.warmupFailed === maxErrors) {
-          run.log('warn', `${step.name}: ${maxErrors} requests failed (maxErrors); the step ends early.`);
-          this.stopStep.abort();
+        if (r.trace?.promptLate) this.promptsLate++;
+        this.noteEnded(r);
+        if (r.error === null || r.error.kind === 'cancelled') return;
+        if (limits.maxErrors !== undefined && progress.failed + progress.warmupFailed === limits.maxErrors) {
+          this.stopFor({
+            kind: STEP_WARNING_KINDS.maxErrors,
+            message: `Ended early: ${limits.maxErrors} requests failed (maxErrors, --max-errors ${limits.maxErrors}).`,
+            figures: { failed: limits.maxErrors, maxErrors: limits.maxErrors },
+          });
+        }
+        if (limits.maxErrorRate !== undefined && this.stoppedBy === null) {
+          const scope = limits.maxErrorRateScope ?? 'step';
+          const stop = errorRateStop(progress.failed, progress.completed + progress.failed, limits.maxErrorRate, limits.maxErrorRateMin ?? STEP_END_DEFAULTS.maxErrorRateMin, scope);
+          if (stop) {
+            this.stopFor(stop);
+            if (scope === 'run') run.stopRunFor(`${this.step.name}: ${stop.message}`);
+          }
         }
       },
+      failover: (event) => {
+        const url = redactUrl(endpointsOf(run.config)[event.endpoint]?.baseUrl ?? '');
+        const said = { ...event, reason: run.redact(event.reason) };
+        this.failovers.push(said);
+        run.log('warn', `${this.step.name}: endpoint ${event.endpoint} (${url}) ${event.event === 'out' ? 'is out' : 'is back'} at ${(event.atMs / 1000).toFixed(1)} s: ${said.reason}.`);
+      },
     };
+  }
+
+  /** Adds to what the step's record says about how it ran (its note), and says it in the log. */
+  addNote(text: string): void {
+    this.overrun = this.overrun === null ? text : `${this.overrun} ${text}`;
+    this.run.log('warn', `${this.step.name}: ${text}`);
   }
 
   /** Every executor has returned: the timers stop and the step no longer follows the run's stop. */
   settled(): void {
     clearTimeout(this.durationTimer);
+    clearTimeout(this.drainTimer);
     clearInterval(this.progressTimer);
+    clearInterval(this.guardTimer);
     this.run.stop.removeEventListener('abort', this.followRun);
   }
 
-  /** The step's last progress, its summary in the file and its step-end event. */
+  /** The step's last progress, its summary in the file (with its warnings) and its step-end event. */
   end(): StepSummary {
     if (this.progress !== null) this.run.emit({ type: 'progress', snapshot: this.progress.snapshot() });
-    return this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs);
+    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, this.warnings, this.failovers);
+    if (this.step.pacing.kind === 'trace') for (const message of traceStepWarnings(this.step.name, summary, this.promptsLate)) this.run.note({ level: 'warn', message });
+    return summary;
   }
+}
+
+/** The median of some values (0 for none). */
+function medianOf(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

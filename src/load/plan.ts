@@ -12,15 +12,20 @@
  *   the step's j-th session, with the history its replies built);
  * - warm-up when k < warmup;
  * - due at `schedule[k]` seconds from the step start (open loop), at the step start (a closed loop
- *   whose queue is ready at once), or when a lane of its executor frees (any other closed loop).
+ *   whose queue is ready at once), or when a lane of its executor frees (any other closed loop);
+ * - a trace step's request k is entry k of its trace slice, read from the file by each executor
+ *   (src/workload/trace.ts): its prompt built from the entry's lengths and hash ids, due at the
+ *   entry's scaled time. The plan holds the source and the slice, never the rows.
  *
  * A step split over N executors (worker threads, shards) gives request k to one executor by
  * `executorOf`, so that N executors send exactly the requests one would.
  */
 import { stepRequests, sweepRates, type Arrival, type RampConfig, type RunConfig } from '../format/config';
-import type { StepProfile, StepSummary } from '../format/result';
+import type { StepProfile, StepSummary, TraceReplay } from '../format/result';
+import type { TraceSource } from '../format/trace';
 import { stepName } from '../format/step-name';
-import { absoluteSchedule, arrivalSchedule, rampTargets, type ArrivalSchedule } from './schedule';
+import { mixSeed } from '../workload/sources';
+import { absoluteSchedule, arrivalSchedule, rampRate, rampTargets, type ArrivalSchedule } from './schedule';
 
 /** Concurrency of a throughput step (and of a sweep's rate steps) when none is configured. */
 export const DEFAULT_THROUGHPUT_CONCURRENCY = 256;
@@ -37,7 +42,14 @@ export type Pacing =
    */
   | { kind: 'closed'; lanes: number; dueAtStart: boolean }
   /** Requests due at absolute times (seconds from the step start), at most `maxConcurrency` in flight when set. */
-  | { kind: 'open'; schedule: ArrivalSchedule; maxConcurrency: number | null };
+  | { kind: 'open'; schedule: ArrivalSchedule; maxConcurrency: number | null }
+  /**
+   * A trace replayed: request k is the k-th entry (from 0) of `source`'s slice (its window and
+   * maxRequests), due at the entry's scaled time; `count` entries in all (the step's `requests`),
+   * as the scan before the run found them. Each executor reads the file itself and takes its own
+   * entries (k mod N), so the plan stays a few hundred bytes however long the trace.
+   */
+  | { kind: 'trace'; source: TraceSource; count: number; maxConcurrency: number | null };
 
 /** One step of a run, as data. */
 export interface StepPlan {
@@ -49,6 +61,8 @@ export interface StepPlan {
   requests: number | null;
   /** Requests 0 .. warmup - 1 of the step are warm-up, left out of its statistics. */
   warmup: number;
+  /** Requests sent within this many seconds of the step start are warm-up too; null: none. */
+  warmupSec: number | null;
   /** The step ends after this long, whatever is in flight (unless `needsRate` keeps it). */
   durationSec: number | null;
   /** Requests are sessions' turns (`sessions` in the config): an open loop's schedule starts sessions. */
@@ -103,6 +117,8 @@ export interface ExecutorPart {
 export interface PartUsage {
   prompts: number;
   sessions: number;
+  /** An open loop's first scheduled session (step-local) this executor did not start because the step's turns were spent. */
+  firstUnstartedSession?: number;
 }
 
 /** A note a plan has for the run's log (a sweep that cannot place its rates, say). */
@@ -123,10 +139,11 @@ function plannedSends(config: RunConfig, concurrency?: number): number {
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 /** A step's fields that come from the run's limits and its sessions. */
-function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests' | 'warmup' | 'durationSec' | 'sessions' | 'needsRate'> {
+function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests' | 'warmup' | 'warmupSec' | 'durationSec' | 'sessions' | 'needsRate'> {
   return {
     requests: Number.isFinite(sends) ? sends : null,
     warmup: config.limits.warmup,
+    warmupSec: config.limits.warmupSec ?? null,
     durationSec: config.limits.durationSec ?? null,
     sessions: config.sessions !== undefined,
     needsRate: false,
@@ -154,11 +171,16 @@ interface RateStep {
   seedOffset: number;
 }
 
-/** An open-loop step: as many requests as the limits allow, on a precomputed schedule. */
+/**
+ * An open-loop step: as many requests as the limits allow, on a precomputed schedule; with
+ * sessions, as many session starts as its turns fill (sessionStartsFor), its turns limited by the
+ * request limit alone.
+ */
 function rateStep(config: RunConfig, { name, rate, arrival, burstiness, maxConcurrency, seedOffset }: RateStep): StepPlan {
   const { durationSec, warmup } = config.limits;
   const byDuration = durationSec === undefined ? Infinity : warmup + Math.ceil(rate * durationSec);
-  const count = Math.min(plannedSends(config), byDuration);
+  const sends = plannedSends(config);
+  const count = Math.min(sessionStartsFor(config, sends), byDuration);
   const schedule = arrivalSchedule({ count, rate, arrival, burstiness, seed: config.seed + seedOffset });
   const profile: StepProfile = {
     kind: 'rate',
@@ -167,22 +189,48 @@ function rateStep(config: RunConfig, { name, rate, arrival, burstiness, maxConcu
     ...(arrival === 'gamma' ? { burstiness } : {}),
     ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
   };
-  return openStep(config, name, profile, schedule, maxConcurrency);
+  const step = openStep(config, name, profile, schedule, maxConcurrency);
+  return config.sessions === undefined ? step : { ...step, ...stepLimits(config, sends) };
 }
 
-/** An open-loop step whose target rate moves from the ramp's start to its end over the step's requests. */
+/**
+ * The mean rate a schedule asks for: its sends after the first over the time to its last (what an
+ * achieved send rate is measured against); a schedule of one send asks for `single`.
+ */
+function meanScheduleRate(schedule: ArrivalSchedule, single: number): number {
+  const span = schedule[schedule.length - 1] ?? 0;
+  return schedule.length > 1 && span > 0 ? (schedule.length - 1) / span : single;
+}
+
+/**
+ * The sessions an open loop starts for `sends` turns: as many as those turns fill when every
+ * session has the same number of turns (synthetic sessions), else one per turn (a dataset's
+ * conversations differ in length: the turns run out first, and the step says so, scheduleCutNote).
+ */
+function sessionStartsFor(config: RunConfig, sends: number): number {
+  const turns = config.sessions !== undefined && config.workload.kind === 'synthetic' ? config.sessions.turns : undefined;
+  return turns === undefined ? sends : Math.ceil(sends / turns);
+}
+
+/**
+ * An open-loop step whose target rate moves from the ramp's start to its end over the step's
+ * requests; with sessions, over its session starts, as many as its turns fill: the whole ramp is
+ * sent, and its recorded target over time is the one the step follows.
+ */
 function rampStep(config: RunConfig, ramp: RampConfig, arrival: Arrival, burstiness: number, maxConcurrency: number | undefined): StepPlan {
   const { strategy, startRate, endRate } = ramp;
-  const schedule = arrivalSchedule({ count: plannedSends(config), rate: ramp, arrival, burstiness, seed: config.seed });
+  const sends = plannedSends(config);
+  const schedule = arrivalSchedule({ count: sessionStartsFor(config, sends), rate: ramp, arrival, burstiness, seed: config.seed });
   const targetRates = rampTargets(schedule, ramp).map((p) => ({ atSec: roundMs(p.atSec), rate: roundMs(p.rate) }));
   const profile: StepProfile = {
     kind: 'rate',
     arrival,
     ...(arrival === 'gamma' ? { burstiness } : {}),
     ...(maxConcurrency !== undefined ? { concurrency: maxConcurrency } : {}),
-    ramp: { strategy, startRate, endRate, targetRates },
+    ramp: { strategy, startRate, endRate, targetRates, meanRate: roundMs(meanScheduleRate(schedule, startRate)) },
   };
-  return openStep(config, stepName(profile, arrival), profile, schedule, maxConcurrency);
+  // The step's request limit counts turns, whatever its number of session starts.
+  return { ...openStep(config, stepName(profile, arrival), profile, schedule, maxConcurrency), ...stepLimits(config, sends) };
 }
 
 function throughputStep(config: RunConfig, maxConcurrency: number | undefined): StepPlan {
@@ -193,7 +241,7 @@ function throughputStep(config: RunConfig, maxConcurrency: number | undefined): 
 const synchronousStep = (config: RunConfig): StepPlan => closedStep(config, 'synchronous', { kind: 'synchronous', concurrency: 1 }, 1, false);
 
 /** The steps of one repeat known before the run starts; a sweep adds its rate steps after measuring. */
-function initialSteps(config: RunConfig): StepPlan[] {
+function initialSteps(config: RunConfig, trace: TraceReplay | undefined): StepPlan[] {
   const profile = config.profile;
   switch (profile.kind) {
     case 'synchronous':
@@ -225,22 +273,74 @@ function initialSteps(config: RunConfig): StepPlan[] {
       return [throughputStep(config, profile.maxConcurrency)];
     case 'sweep':
       return [synchronousStep(config), throughputStep(config, undefined)].map((step) => ({ ...step, needsRate: true }));
+    case 'trace':
+      if (trace === undefined) throw new Error('A trace profile is planned from its scan (scanTrace in src/workload/trace-scan.ts): none was given.');
+      return [traceStep(config, profile, trace)];
   }
 }
+
+/** The source a trace profile replays: its TraceSource fields. */
+export function traceSourceOf(profile: Extract<RunConfig['profile'], { kind: 'trace' }>): TraceSource {
+  const { kind: _kind, maxConcurrency: _cap, ...source } = profile;
+  return source;
+}
+
+/** A trace step: the scanned slice, its first `count` entries (warm-up and request limits applied by the scan). */
+function traceStep(config: RunConfig, profile: Extract<RunConfig['profile'], { kind: 'trace' }>, trace: TraceReplay): StepPlan {
+  const stepProfile: StepProfile = { kind: 'trace', ...(profile.maxConcurrency !== undefined ? { concurrency: profile.maxConcurrency } : {}), trace };
+  return {
+    name: stepName(stepProfile),
+    profile: stepProfile,
+    pacing: { kind: 'trace', source: traceSourceOf(profile), count: trace.requests, maxConcurrency: profile.maxConcurrency ?? null },
+    requests: trace.requests,
+    warmup: config.limits.warmup,
+    warmupSec: config.limits.warmupSec ?? null,
+    durationSec: config.limits.durationSec ?? null,
+    sessions: false,
+    needsRate: false,
+  };
+}
+
+/** The entries a trace step replays at most: warm-up and measured requests when a request limit is set. */
+export const traceRequestLimit = (config: RunConfig): number => plannedSends(config);
 
 /** Connections a step may hold open at once, over all its executors: its lanes, or its cap, or the uncapped limit. */
 export function stepConnections(step: StepPlan): number {
   const pacing = step.pacing;
   if (pacing.kind === 'closed') return pacing.lanes;
-  return Math.min(pacing.maxConcurrency ?? UNCAPPED_CONNECTION_LIMIT, Math.max(pacing.schedule.length, 1));
+  return Math.min(pacing.maxConcurrency ?? UNCAPPED_CONNECTION_LIMIT, Math.max(scheduled(pacing), 1));
+}
+
+/** Requests an open-loop or trace step has due times for. */
+function scheduled(pacing: Exclude<Pacing, { kind: 'closed' }>): number {
+  return pacing.kind === 'open' ? pacing.schedule.length : pacing.count;
+}
+
+/**
+ * The seed a repeat draws its arrival schedules with: the run's own for the first repeat, and for
+ * each later one a seed of its own, so that the repeats' intervals hold the variance of arrivals
+ * as well as that of the server (their prompts already differ: they continue across repeats).
+ */
+export function repeatSeed(seed: number, repeat: number): number {
+  return repeat === 0 ? seed : mixSeed(seed, -1_000_000 - repeat);
+}
+
+/**
+ * The steps of repeat `repeat` known before it starts: the plan's own for the first, drawn again
+ * with the repeat's seed for the others; a trace's send times are the trace's, the same every repeat.
+ */
+export function stepsOfRepeat(config: RunConfig, plan: RunPlan, repeat: number): StepPlan[] {
+  if (repeat === 0 || config.profile.kind === 'trace') return plan.steps;
+  return initialSteps({ ...config, seed: repeatSeed(config.seed, repeat) }, undefined);
 }
 
 /**
  * The plan of a run before it starts. Throws on a schedule that cannot be (times that are not
- * ascending, say): nothing has been sent or written then.
+ * ascending, say): nothing has been sent or written then. A trace profile needs `trace`, what the
+ * scan of its file found (src/workload/trace-scan.ts).
  */
-export function planRun(config: RunConfig): RunPlan {
-  const steps = initialSteps(config);
+export function planRun(config: RunConfig, trace?: TraceReplay): RunPlan {
+  const steps = initialSteps(config, trace);
   const sweep = config.profile.kind === 'sweep';
   const repeats = config.repeat?.count ?? 1;
   const connections = steps.map(stepConnections);
@@ -260,9 +360,10 @@ export { sweepRates };
 /**
  * A sweep's rate steps, placed between the request rates its synchronous and throughput steps
  * measured (`summaries`: those two, in order, as gathered), with what the log should say about
- * them. None when those rates were not measured; none for a profile that is no sweep.
+ * them. None when those rates were not measured; none for a profile that is no sweep. Every repeat
+ * places them from the first repeat's summaries, drawing its schedules with its own seed.
  */
-export function planSweepRates(config: RunConfig, summaries: readonly StepSummary[]): { steps: StepPlan[]; notes: PlanNote[] } {
+export function planSweepRates(config: RunConfig, summaries: readonly StepSummary[], repeat = 0): { steps: StepPlan[]; notes: PlanNote[] } {
   const profile = config.profile;
   if (profile.kind !== 'sweep') return { steps: [], notes: [] };
   const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
@@ -279,8 +380,9 @@ export function planSweepRates(config: RunConfig, summaries: readonly StepSummar
   }
   const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
   notes.push({ level: 'info', message: `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s` });
+  const seeded = { ...config, seed: repeatSeed(config.seed, repeat) };
   const steps = rates.map((rate, i) =>
-    rateStep(config, {
+    rateStep(seeded, {
       name: stepName({ kind: 'rate', rate }),
       rate,
       arrival: profile.arrival,
@@ -339,7 +441,7 @@ export function partLanes(part: ExecutorPart): number {
  */
 export function partSlots(part: ExecutorPart): number | null {
   const pacing = part.step.pacing;
-  if (pacing.kind !== 'open' || pacing.maxConcurrency === null) return null;
+  if (pacing.kind === 'closed' || pacing.maxConcurrency === null) return null;
   const used = executorsUsed(part.step, part.executors);
   if (part.executor >= used) return 0;
   return Math.floor(pacing.maxConcurrency / used) + (part.executor < pacing.maxConcurrency % used ? 1 : 0);
@@ -405,7 +507,7 @@ export interface PlannedRequest {
   index: number;
   /** The workload's prompt index; null for a session's turn (its prompt is its session's). */
   promptIndex: number | null;
-  /** Seconds from the step start; null: when a lane of its executor frees. */
+  /** Seconds from the step start; null: when a lane of its executor frees (or, in a trace step, as its entry says). */
   dueSec: number | null;
   warmup: boolean;
 }
@@ -422,7 +524,8 @@ export function plannedRequests(part: ExecutorPart, cap = Infinity): PlannedRequ
   const owned = OwnedIndexes.of(part, limit);
   const planned: PlannedRequest[] = [];
   for (let k = owned.take(); k !== Infinity; k = owned.take()) {
-    const dueSec = pacing.kind === 'open' ? (pacing.schedule[k] ?? 0) : pacing.dueAtStart ? 0 : null;
+    // A trace entry's due time is in the file, read as the step goes.
+    const dueSec = pacing.kind === 'open' ? (pacing.schedule[k] ?? 0) : pacing.kind === 'closed' && pacing.dueAtStart ? 0 : null;
     planned.push({ index: k, promptIndex: step.sessions ? null : first.prompt + k, dueSec, warmup: k < step.warmup });
   }
   return planned;
@@ -457,9 +560,27 @@ export function partConnections(part: ExecutorPart): number {
   const step = part.step;
   if (step.pacing.kind === 'closed') return partLanes(part);
   const used = executorsUsed(step, part.executors);
-  const scheduled = step.pacing.schedule.length;
-  const owned = part.executor < Math.min(used, scheduled) ? Math.ceil((scheduled - part.executor) / used) : 0;
+  const due = scheduled(step.pacing);
+  const owned = part.executor < Math.min(used, due) ? Math.ceil((due - part.executor) / used) : 0;
   return Math.min(partSlots(part) ?? UNCAPPED_CONNECTION_LIMIT, Math.max(owned, 1));
+}
+
+/**
+ * What the step's record says when its turns ran out before its schedule did (an open loop's
+ * sessions, PartUsage.firstUnstartedSession): how many of its scheduled session starts were sent,
+ * and for a ramp, the rate it reached. Null when the schedule was sent to its end, or the step is
+ * no open loop of sessions.
+ */
+export function scheduleCutNote(step: StepPlan, usages: readonly PartUsage[]): string | null {
+  const pacing = step.pacing;
+  const started = Math.min(...usages.map((u) => u.firstUnstartedSession ?? Infinity));
+  if (pacing.kind !== 'open' || !Number.isFinite(started)) return null;
+  const planned = pacing.schedule.length;
+  const ramp = step.profile.ramp;
+  const reached = ramp
+    ? `: its ramp reached ${rampRate(Math.max(started - 1, 0), planned, ramp.strategy, ramp.startRate, ramp.endRate).toFixed(2)} req/s, not ${ramp.endRate.toFixed(2)}, and its recorded target rates go on past what was sent`
+    : '';
+  return `Its ${step.requests ?? 'allowed'} turns were spent after ${started} of its ${planned} scheduled session starts (its sessions had more turns than planned)${reached}.`;
 }
 
 /** Where the next step starts: after the highest prompt and session any executor of this step took. */

@@ -7,11 +7,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { canonicalLabels, redactHeaders, redactUrl, RunConfigSchema, type Labels, type RunConfig } from '../format/config';
-import { describeZodError, SCHEMA_VERSION, type StepSummary } from '../format/result';
+import { canonicalLabels, redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, STEP_END_DEFAULTS, takesMessages, type Labels, type RunConfig } from '../format/config';
+import type { TraceReplay } from '../format/result';
+import { describeLeftOut } from '../workload/trace';
+import { scanTrace } from '../workload/trace-scan';
+import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
-import { createDispatcher } from './client';
+import { randomBytes } from 'node:crypto';
+import { createDispatcher, wantsUsage } from './client';
+import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
@@ -22,9 +27,10 @@ import type { TokenCounter, Workload } from '../workload/types';
 import type { RunBenchmark, RunOptions } from './types';
 import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
-import { executePart } from './execute';
+import { executePart, preparePart } from './execute';
 import { RunGather } from './gather';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { waitForIdleServer, type StepLeftovers } from './cooldown';
+import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
 
@@ -37,7 +43,16 @@ const EXECUTORS = 1;
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
   if (!parsed.success) throw new BadInputError(`Invalid run configuration: ${describeZodError(parsed.error)}`);
-  return parsed.data;
+  return withRunSalt(parsed.data);
+}
+
+/**
+ * The run's own salt (config `cache`, docs/workloads.md): drawn here, once per run, unless the run
+ * reuses prompts or was given one. It goes into the result's config with the rest.
+ */
+function withRunSalt(config: RunConfig): RunConfig {
+  if (config.cache.reusePrompts || config.cache.salt !== undefined) return config;
+  return { ...config, cache: { ...config.cache, salt: randomBytes(3).toString('hex') } };
 }
 
 /**
@@ -75,10 +90,17 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
     tool: { name: packageJson.name, version: packageJson.version },
     createdAt: new Date().toISOString(),
     endpoint: { baseUrl: redactUrl(endpoint.baseUrl), api: endpoint.api, model: endpoint.model },
+    ...(config.endpoints !== undefined
+      ? {
+          endpoints: config.endpoints.map((e) => ({ baseUrl: redactUrl(e.baseUrl), api: e.api, model: e.model })),
+          endpointStrategy: config.endpointStrategy ?? 'round-robin',
+        }
+      : {}),
     labels,
     config: {
       ...config,
       endpoint: { ...endpoint, baseUrl: redactUrl(endpoint.baseUrl), headers: redactHeaders(endpoint.headers) },
+      ...(config.endpoints !== undefined ? { endpoints: config.endpoints.map(shownEndpoint) } : {}),
       serverMetrics: { ...serverMetrics, ...scrapedUrl },
     },
     // Readers take a `running` file whose writer is gone for an interrupted run (src/results/read-result.ts).
@@ -88,6 +110,28 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
   } as const;
 }
 
+/** What the run says about its trace before it starts: what it replays, and what it left out (in the log and the file's warnings). */
+function traceNotes(trace: TraceReplay): { level: 'info' | 'warn'; message: string }[] {
+  const notes: { level: 'info' | 'warn'; message: string }[] = [
+    {
+      level: 'info',
+      message: `Trace ${trace.path} (${trace.format}): ${trace.requests} requests over ${trace.recordedSpanSec.toFixed(1)} s as recorded${trace.timeScale !== 1 ? `, replayed in ${trace.scaledSpanSec.toFixed(1)} s (time scale ${trace.timeScale})` : ''}.`,
+    },
+  ];
+  const leftOut = describeLeftOut(trace.path, {
+    format: trace.format,
+    rows: trace.rows,
+    entries: trace.requests,
+    skipped: trace.skipped,
+    failedRequests: trace.failedRequests,
+    beforeWindow: trace.beforeWindow,
+    stoppedAt: null,
+    recordedSpanMs: null,
+  });
+  if (leftOut !== null) notes.push({ level: 'warn', message: leftOut });
+  return notes;
+}
+
 /** What the steps of a run share, in this thread. */
 interface RunParts {
   config: RunConfig;
@@ -95,16 +139,31 @@ interface RunParts {
   workload: Workload;
   tokenCounter: TokenCounter;
   gather: RunGather;
+  /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
+  cacheResetter: CacheResetter | null;
+}
+
+/** What a step that ran leaves for the run: its summary, where the next step starts, and the stop guard that ended it early. */
+interface StepRan {
+  summary: StepSummary;
+  cursor: RunCursor;
+  stoppedBy: StepWarning | null;
 }
 
 /**
- * One step: opened in the file, split over the executors, executed from one start instant,
- * gathered. Resolves with its summary and where the next step's prompts and sessions start.
+ * One step: begun once the server is idle (cooldown.ts), opened in the file, split over the
+ * executors, executed from one start instant, gathered. Resolves with its summary, where the next
+ * step's prompts and sessions start, and the guard that stopped it.
  */
-async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<{ summary: StepSummary; cursor: RunCursor }> {
+async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor, previous: StepLeftovers | null): Promise<StepRan> {
   const { config, options, workload, tokenCounter, gather } = run;
+  const cooldownSec = config.limits.cooldownSec ?? STEP_END_DEFAULTS.cooldownSec;
+  const idle = await waitForIdleServer(() => gather.readServerLoad(), cooldownSec, previous, gather.stop);
   const parts = partition(step, EXECUTORS, cursor);
-  const stepGather = gather.beginStep(step, repeat, parts.length);
+  const cacheReset = await resetCache(run, step);
+  // Readied before the step opens: a trace's first prompts are built, not timed.
+  const prepared = await Promise.all(parts.map((part) => preparePart(part, { config, tokenCounter })));
+  const stepGather = gather.beginStep(step, repeat, parts.length, idle, cacheReset);
   const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
   const startMs = performance.now();
   stepGather.start(startMs);
@@ -112,7 +171,7 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
   try {
     const executed = await Promise.allSettled(
       parts.map((part, i) => {
-        const env = { config, apiKey: options.apiKey, workload, tokenCounter, dispatcher: dispatchers[i] as Dispatcher };
+        const env = { config, apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}), workload, tokenCounter, dispatcher: dispatchers[i] as Dispatcher, ...prepared[i] };
         return executePart(part, startMs, env, stepGather.signals, stepGather.sinkFor(i)).catch((error: unknown) => {
           // One executor's engine failure ends the step for all of them.
           stepGather.stopNow();
@@ -126,12 +185,58 @@ async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined
       usages.push(e.value);
     }
     next = cursorAfter(cursor, usages);
+    const cut = scheduleCutNote(step, usages);
+    if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
     // Nothing is in flight any more: close the step's sockets without waiting on them.
     await Promise.all(dispatchers.map((d) => d.destroy()));
   }
-  return { summary: stepGather.end(), cursor: next };
+  return { summary: stepGather.end(), cursor: next, stoppedBy: stepGather.stoppedBy };
+}
+
+/** What a step left behind for the next one's wait: requests it cancelled, and how fast it was served. */
+const leftoversOf = (summary: StepSummary): StepLeftovers => ({ cancelled: summary.errors['cancelled'] ?? 0, requestsPerSecond: summary.requestsPerSecond });
+
+/**
+ * The steps of a run in order, skipping every open-loop step at a rate above one the over-saturation
+ * guard stopped: a server that cannot keep up with a rate cannot with a higher one (a sweep's, or a
+ * list of rates'). The skipped steps are said once, in the log and the result's warnings.
+ */
+class StepSequence {
+  private saturatedAt = Infinity;
+  private readonly skipped: string[] = [];
+  private previous: StepLeftovers | null = null;
+
+  constructor(private readonly run: RunParts) {}
+
+  async next(step: StepPlan, repeat: number | undefined, cursor: RunCursor): Promise<StepRan | null> {
+    const rate = step.profile.rate;
+    if (rate !== undefined && rate > this.saturatedAt) {
+      this.skipped.push(step.name);
+      return null;
+    }
+    const ran = await runStep(this.run, step, repeat, cursor, this.previous);
+    this.previous = leftoversOf(ran.summary);
+    if (ran.stoppedBy?.kind === STEP_WARNING_KINDS.overSaturated && rate !== undefined) this.saturatedAt = Math.min(this.saturatedAt, rate);
+    return ran;
+  }
+
+  /** Says which steps were skipped, if any. */
+  finish(): void {
+    if (this.skipped.length === 0) return;
+    const message = `Skipped ${this.skipped.length} step${this.skipped.length === 1 ? '' : 's'} at rates above ${this.saturatedAt.toFixed(2)} req/s, where the server was over-saturated: ${this.skipped.join(', ')}.`;
+    this.run.gather.warn(message);
+  }
+}
+
+/** Empties the server's prefix cache before a step when asked; says once when the server has no way to. */
+async function resetCache(run: RunParts, step: StepPlan): Promise<CacheReset | undefined> {
+  if (run.cacheResetter === null) return undefined;
+  const { outcome, foundNone } = await run.cacheResetter.reset();
+  if (outcome.done) run.gather.log('info', `${step.name}: the server's prefix cache was emptied first (${outcome.how}).`);
+  if (foundNone) run.gather.warn(`The prefix cache could not be reset before the steps: ${outcome.how}. Each step's record says so; its prompts may be served from the cache of the steps before it.`);
+  return outcome;
 }
 
 /** The pause the run's `repeat.pauseSec` asks for before a repeat; a stop ends it at once. */
@@ -144,30 +249,33 @@ async function pauseBetweenRepeats(config: RunConfig, gather: RunGather, repeat:
 /** Every step of every repeat, in order, until done or stopped; a sweep's rate steps planned from its first repeat. */
 async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   const { config, gather } = run;
+  const sequence = new StepSequence(run);
   let cursor = RUN_START;
   // A sweep places its rates once, from the first repeat, so that every repeat runs the same steps.
-  let sweepSteps: StepPlan[] | null = null;
+  let sweepFrom: StepSummary[] | null = null;
   for (let repeat = 0; repeat < plan.repeats && !gather.stopped; repeat++) {
     if (repeat > 0) await pauseBetweenRepeats(config, gather, repeat);
     const repeatIndex = config.repeat === undefined ? undefined : repeat;
     const summaries: StepSummary[] = [];
-    for (const step of plan.steps) {
+    // Each repeat draws its own arrival schedules (plan.ts, repeatSeed).
+    for (const step of stepsOfRepeat(config, plan, repeat)) {
       if (gather.stopped) break;
-      const ran = await runStep(run, step, repeatIndex, cursor);
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran === null) continue;
       summaries.push(ran.summary);
       cursor = ran.cursor;
     }
     if (config.profile.kind !== 'sweep' || gather.stopped) continue;
-    if (sweepSteps === null) {
-      const placed = planSweepRates(config, summaries);
-      for (const note of placed.notes) gather.log(note.level, note.message);
-      sweepSteps = placed.steps;
-    }
-    for (const step of sweepSteps) {
+    const placed = planSweepRates(config, sweepFrom ?? summaries, repeat);
+    if (sweepFrom === null) for (const note of placed.notes) gather.log(note.level, note.message);
+    sweepFrom ??= summaries;
+    for (const step of placed.steps) {
       if (gather.stopped) break;
-      cursor = (await runStep(run, step, repeatIndex, cursor)).cursor;
+      const ran = await sequence.next(step, repeatIndex, cursor);
+      if (ran !== null) cursor = ran.cursor;
     }
   }
+  sequence.finish();
 }
 
 /**
@@ -179,14 +287,16 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
   const tokenCounter = await createTokenCounter(config.tokenizer);
   const workload = await createWorkload(config, tokenCounter);
+  // A trace is read once before anything is sent: a bad row stops the run here, with its line.
+  const trace: TraceReplay | undefined = config.profile.kind === 'trace' ? await scanTrace(traceSourceOf(config.profile), traceRequestLimit(config)) : undefined;
   // The plan is made before the file exists so that a bad schedule creates no file.
-  const plan = planRun(config);
+  const plan = planRun(config, trace);
   checkFileDescriptors(plan.mostConnections);
   // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
   const probed = await probeEngineLabels(config, options);
   // The run's clock starts here: the first scrape and every step's start are on it.
   const clockOrigin = performance.now();
-  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin);
+  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin, options.apiKeys);
   let writer: ResultWriter;
   try {
     // The hardware found fills the hardware/gpus labels the user left empty.
@@ -204,9 +314,14 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
   try {
     gather.started(plan);
     if (probed) gather.log('info', probed.message);
-    if (config.endpoint.api === 'chat' && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
+    if (takesMessages(config.endpoint.api) && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
     for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
-    await runSteps({ config, options, workload, tokenCounter, gather }, plan);
+    if (config.request.stream && !wantsUsage(config.request)) {
+      gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+    }
+    const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+    if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
+    await runSteps({ config, options, workload, tokenCounter, gather, cacheResetter }, plan);
     return await gather.finish();
   } catch (error) {
     await gather.fail(error);

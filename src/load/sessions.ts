@@ -14,23 +14,37 @@ import { waitUntil } from './schedule';
 export interface SessionDriver {
   /** A closed-loop lane: sends turns while `withinBudget()` (the step's request limit, its duration) allows, sessions counted by `unit`. */
   lane(withinBudget: () => boolean, signal: AbortSignal): Promise<void>;
-  /** One session of an open-loop step, started at its scheduled time: its turns in order, each through `acquire`/`release` of a slot. */
-  run(conversation: Conversation, withinBudget: () => boolean, signal: AbortSignal, slot?: { acquire(signal: AbortSignal): Promise<boolean>; release(): void }): Promise<void>;
+  /**
+   * One session of an open-loop step, started at its scheduled time `dueAtMs` (performance.now()):
+   * its turns in order, each through `acquire`/`release` of a slot. A turn is due at its session's
+   * start, then at its reply's end plus the think time: the wait for a slot after that is queue time.
+   */
+  run(conversation: Conversation, withinBudget: () => boolean, signal: AbortSignal, slot: { acquire(signal: AbortSignal): Promise<boolean>; release(): void } | undefined, dueAtMs: number): Promise<void>;
 }
+
+/** Sends and records one turn, due at `dueAtMs` (performance.now()); resolves true when it failed. */
+export type SendDueTurn = (prepared: Parameters<SendTurn>[0], turn: Parameters<SendTurn>[1], dueAtMs: number) => Promise<boolean>;
 
 /**
  * Drives the sessions of one executor's part of a step. `newSession` hands out the next session a
  * closed-loop lane opens (the executor's next one by the plan); `send` sends and records one turn.
  */
-export function sessionDriver(config: SessionsConfig, newSession: () => Conversation, send: SendTurn, chat: boolean, counter: TokenCounter, yieldToEventLoop: () => Promise<void>): SessionDriver {
-  const think = (signal: AbortSignal): Promise<void> => (config.thinkTimeMs > 0 ? waitUntil(performance.now() + config.thinkTimeMs, signal) : Promise.resolve());
+export function sessionDriver(config: SessionsConfig, newSession: () => Conversation, send: SendDueTurn, chat: boolean, counter: TokenCounter, yieldToEventLoop: () => Promise<void>): SessionDriver {
+  /** Waits out the think time after a reply; resolves with when the next turn was due. */
+  const think = async (signal: AbortSignal): Promise<number> => {
+    const dueAtMs = performance.now() + config.thinkTimeMs;
+    if (config.thinkTimeMs > 0) await waitUntil(dueAtMs, signal);
+    return dueAtMs;
+  };
   /** Sessions between turns, their think time over: requests-unit lanes take these first. */
   const ready: Conversation[] = [];
   const unit: ConcurrencyUnit = config.concurrencyUnit;
 
-  const sendNextTurn = async (conversation: Conversation): Promise<void> => {
+  /** `dueAtMs`: when the turn was due; a closed loop's turn is due when its lane sends it. */
+  const sendNextTurn = async (conversation: Conversation, dueAtMs?: number): Promise<void> => {
+    const failed = await conversation.sendNext((prepared, turn) => send(prepared, turn, dueAtMs ?? performance.now()), chat, counter);
     // A failure that needed no I/O settles at once: yielding to the event loop keeps timers and cancels alive.
-    if (await conversation.sendNext(send, chat, counter)) await yieldToEventLoop();
+    if (failed) await yieldToEventLoop();
   };
 
   return {
@@ -52,13 +66,14 @@ export function sessionDriver(config: SessionsConfig, newSession: () => Conversa
         if (!conversation.done) void think(signal).then(() => ready.push(conversation));
       }
     },
-    async run(conversation, withinBudget, signal, slot) {
+    async run(conversation, withinBudget, signal, slot, dueAtMs) {
+      let due = dueAtMs;
       while (!conversation.done && withinBudget() && !signal.aborted) {
-        if (conversation.started) await think(signal);
+        if (conversation.started) due = await think(signal);
         if (signal.aborted || !withinBudget()) break;
         if (slot && !(await slot.acquire(signal))) break;
         try {
-          await sendNextTurn(conversation);
+          await sendNextTurn(conversation, due);
         } finally {
           slot?.release();
         }

@@ -19,6 +19,8 @@ export const WorkerCommandSchema = z.discriminatedUnion('type', [
     type: z.literal('start'),
     config: RunConfigSchema,
     apiKey: z.string().optional(),
+    /** Each endpoint's key (null: none) for a run over several endpoints. */
+    apiKeys: z.array(z.string().nullable()).optional(),
     resultPath: z.string().optional(),
   }),
   z.object({ type: z.literal('cancel') }),
@@ -99,7 +101,13 @@ export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { 
     });
 
     options.signal?.addEventListener('abort', cancel, { once: true });
-    worker.send({ type: 'start', config, apiKey: options.apiKey, resultPath: options.resultPath });
+    worker.send({
+      type: 'start',
+      config,
+      apiKey: options.apiKey,
+      ...(options.apiKeys ? { apiKeys: options.apiKeys.map((key) => key ?? null) } : {}),
+      resultPath: options.resultPath,
+    });
     if (options.signal?.aborted) cancel();
   });
 }

@@ -31,6 +31,7 @@ port.on('message', (raw: unknown) => {
   runBenchmark(command.config, {
     signal: cancel.signal,
     apiKey: command.apiKey,
+    ...(command.apiKeys ? { apiKeys: command.apiKeys.map((key) => key ?? undefined) } : {}),
     resultPath: command.resultPath,
     // The host gets an overview; the records stay in the file.
     keepRecords: command.resultPath === undefined,

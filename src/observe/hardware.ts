@@ -189,6 +189,31 @@ export async function readGpuMemoryUsed(timeoutMs = DETECT_TIMEOUT_MS): Promise<
   return null;
 }
 
+/** A process using a GPU, as `nvidia-smi --query-compute-apps` lists it; `usedMiB` null where the tool does not know (`[N/A]`). */
+export interface ComputeProcess {
+  pid: number;
+  usedMiB: number | null;
+}
+
+export const NVIDIA_COMPUTE_APPS_ARGS = ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'];
+
+/** Rows of `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits` (a header line, if any, is skipped). */
+export function parseComputeApps(text: string): ComputeProcess[] {
+  return text.split(/\r?\n/).flatMap((line) => {
+    const [pid, used] = line.split(',').map((cell) => cell.trim());
+    return pid !== undefined && /^\d+$/.test(pid) ? [{ pid: Number(pid), usedMiB: numberOf(used) }] : [];
+  });
+}
+
+/**
+ * The processes using NVIDIA GPUs now, with their memory (summed by the caller over the processes
+ * it owns): null without nvidia-smi, or when it fails. Never throws.
+ */
+export async function readComputeProcesses(timeoutMs = DETECT_TIMEOUT_MS): Promise<ComputeProcess[] | null> {
+  const outcome = await runTool('nvidia-smi', NVIDIA_COMPUTE_APPS_ARGS, timeoutMs);
+  return outcome.ok ? parseComputeApps(outcome.text) : null;
+}
+
 /** The `gpu` series of one reading, at `tMs` on the run's clock. */
 export function gpuSamples(readings: readonly GpuReading[], tMs: number): MetricSeries[] {
   const series: MetricSeries[] = [];

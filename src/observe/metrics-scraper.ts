@@ -9,9 +9,10 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { ServerMetricsConfig } from '../format/config';
 import { redactUrl } from '../format/config';
-import { recogniseEngine, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
+import { recogniseEngine, seriesKey, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { errorCode } from '../format/errors';
 import { parsePrometheusText, withoutSampleSuffix } from './prometheus';
+import { serverRoute } from './probe-core';
 
 /** A larger exposition is not read (the biggest engines' pages are a few hundred kB). */
 export const METRICS_BODY_LIMIT = 8 * 1024 * 1024;
@@ -22,9 +23,7 @@ const FINAL_SCRAPE_TIMEOUT_MS = 3000;
 
 /** The /metrics URL of an endpoint: its server root (the base URL without /v1) plus /metrics. */
 export function defaultMetricsUrl(baseUrl: string): string {
-  const base = new URL(baseUrl);
-  const root = base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return `${base.origin}${root}/metrics${base.search}`;
+  return serverRoute(baseUrl, '/metrics');
 }
 
 export interface ScraperOptions {
@@ -38,6 +37,8 @@ export interface ScraperOptions {
   warn: (message: string) => void;
   /** The new samples of each scrape. */
   onSamples?: (series: MetricSeries[], engine: ServerEngine) => void;
+  /** Added to every series' labels (which endpoint of several a series came from). */
+  labels?: Record<string, string>;
 }
 
 /**
@@ -50,7 +51,7 @@ export class SeriesStore {
   constructor(private readonly maxSeries = Infinity) {}
 
   add(series: Omit<MetricSeries, 'samples'>, sample: MetricSeries['samples'][number]): boolean {
-    const key = `${series.source}\u0000${series.name}\u0000${JSON.stringify(series.labels)}`;
+    const key = seriesKey(series);
     let known = this.pending.get(key);
     if (!known) {
       if (this.pending.size >= this.maxSeries) return false;
@@ -186,6 +187,7 @@ export class ServerMetricsScraper {
     if (this.stopped && !final) return false;
     const sentAt = this.options.now();
     let text: string;
+    let contentType: string | undefined;
     try {
       const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.stopping.signal]);
       const response = await request(this.options.url, {
@@ -202,6 +204,8 @@ export class ServerMetricsScraper {
         );
         return false;
       }
+      const type = response.headers['content-type'];
+      contentType = Array.isArray(type) ? type[0] : type;
       const parts: Buffer[] = [];
       let size = 0;
       for await (const part of response.body) {
@@ -226,12 +230,13 @@ export class ServerMetricsScraper {
       return false;
     }
     const receivedAt = this.options.now();
-    return this.record(text, (sentAt + receivedAt) / 2);
+    return this.record(text, contentType, (sentAt + receivedAt) / 2);
   }
 
   /** Keeps the samples of one exposition, taken at `tMs` (halfway between sending and the answer: when the server most likely rendered it). */
-  private record(text: string, tMs: number): boolean {
-    let { samples, problems } = this.scrapes === 0 ? parsePrometheusText(text) : parsePrometheusText(text, { selectSample: this.selectSample });
+  private record(text: string, contentType: string | undefined, tMs: number): boolean {
+    const format = contentType === undefined ? {} : { contentType };
+    let { samples, problems } = this.scrapes === 0 ? parsePrometheusText(text, format) : parsePrometheusText(text, { ...format, selectSample: this.selectSample });
     if (this.scrapes === 0) {
       // The first exposition is read whole: its names tell the engine, which decides what is kept.
       if (samples.length === 0) {
@@ -249,7 +254,7 @@ export class ServerMetricsScraper {
     this.scrapes++;
     const fresh: MetricSeries[] = [];
     for (const sample of samples) {
-      const series = { source: 'server' as const, name: sample.name, kind: sample.kind, labels: sample.labels };
+      const series = { source: 'server' as const, name: sample.name, kind: sample.kind, labels: this.options.labels ? { ...sample.labels, ...this.options.labels } : sample.labels };
       const point: [number, number | null] = [Math.round(tMs * 1000) / 1000, Number.isFinite(sample.value) ? sample.value : null];
       if (!this.store.add(series, point)) {
         this.warnOnce('series', `Server metrics: more than ${this.options.config.maxSeries} series (maxSeries); the first ${this.options.config.maxSeries} are kept, ${sample.name} and later new ones are not.`);

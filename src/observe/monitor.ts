@@ -6,11 +6,13 @@
  * tokens with the client's. Nothing here can fail a run: every problem becomes one warning.
  */
 import type { Labels, RunConfig } from '../format/config';
+import type { TokenCrossCheck } from '../format/result';
 import type { RunEvent } from '../format/events';
-import { SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerMetricsInfo } from '../format/server-metrics';
+import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
 import { withApiKey } from './probe-core';
 import { defaultMetricsUrl, SeriesStore, ServerMetricsScraper } from './metrics-scraper';
+import { ReplicaScrapers, type MetricsScraping } from './replica-metrics';
 
 /**
  * The server's and the client's generated-token counts may differ by this share of the larger
@@ -22,8 +24,28 @@ export const CROSS_CHECK_MIN_TOKENS = 16;
 
 type Emit = (event: RunEvent) => void;
 
+/** The server's running and waiting requests at one scrape (summed over label sets), on the run's clock. */
+export interface ServerLoad {
+  tMs: number;
+  running: number;
+  waiting: number;
+}
+
+/**
+ * The client's side of the cross-check: output tokens it can count (the server's usage, or the
+ * tokenizer over the whole text), and the bounds of those it only estimated (usage off, or a
+ * stream cut before its usage came): at least a token per content chunk, at most max_tokens
+ * (Infinity when nothing bounds a request's output).
+ */
+export interface ClientOutputTokens {
+  counted: number;
+  estimated: { requests: number; atLeast: number; atMost: number };
+  /** Requests that failed (not cancelled): streams the client lost. */
+  failed: number;
+}
+
 export class RunMonitor {
-  private readonly scraper: ServerMetricsScraper | null;
+  private readonly scraper: MetricsScraping | null;
   private readonly gpuStore = new SeriesStore();
   private gpuSampler: GpuSampler | null = null;
   private readonly gpuIntervalMs: number;
@@ -35,16 +57,21 @@ export class RunMonitor {
   /** The server's generated-token counter at the first and the last scrape (summed over label sets). */
   private generatedAtStart: number | null = null;
   private generatedAtEnd: number | null = null;
+  /** The server's count of aborted requests at the first and the last scrape, where it keeps one. */
+  private abortedAtStart: number | null = null;
+  private abortedAtEnd: number | null = null;
   /** Whether the last scrape, after the last request, read the metrics: the cross-check needs its counter. */
   private finalRead = false;
   private emit: Emit = () => undefined;
+  /** The gauges at the latest scrape that had both. */
+  private load: ServerLoad | null = null;
 
   /**
    * Looks at what can be watched: one scrape of /metrics (it names the engine and tells whether the
    * URL answers) and one reading of the GPU tools, both bounded in time. `now` is the run's clock.
    */
-  static async open(config: RunConfig, apiKey: string | undefined, now: () => number): Promise<RunMonitor> {
-    const monitor = new RunMonitor(config, apiKey, now);
+  static async open(config: RunConfig, apiKey: string | undefined, now: () => number, apiKeys?: readonly (string | undefined)[]): Promise<RunMonitor> {
+    const monitor = new RunMonitor(config, apiKey, now, apiKeys);
     const [detected] = await Promise.all([detectHardware((message) => monitor.warn('gpu', message)), monitor.scraper?.scrapeOnce()]);
     monitor.hardware = detected?.hardware;
     if (detected) for (const series of gpuSamples(detected.readings, now())) monitor.gpuStore.add(series, series.samples[0]!);
@@ -55,22 +82,36 @@ export class RunMonitor {
     config: RunConfig,
     apiKey: string | undefined,
     private readonly now: () => number,
+    apiKeys?: readonly (string | undefined)[],
   ) {
     const settings = config.serverMetrics;
     this.gpuIntervalMs = Math.max(settings.intervalMs, SERVER_METRICS_INTERVAL.defaultMs);
+    const onSamples = (series: MetricSeries[], engine: ServerEngine): void => {
+      this.noteGenerated(series);
+      this.noteLoad(series);
+      this.noteAborted(series);
+      this.emit({ type: 'sampled', engine, series });
+    };
+    // Several endpoints, and no one URL named: each endpoint's own /metrics, scraped together.
+    const replicas = config.endpoints !== undefined && settings.url === undefined ? config.endpoints : null;
     this.scraper =
       settings.url === 'off'
         ? null
-        : new ServerMetricsScraper({
+        : replicas !== null
+          ? new ReplicaScrapers(
+              replicas.map((endpoint, i) => ({ url: defaultMetricsUrl(endpoint.baseUrl), headers: withApiKey(endpoint.headers, apiKeys?.[i] ?? (i === 0 ? apiKey : undefined)) })),
+              settings,
+              now,
+              (message) => this.warn('server', message),
+              onSamples,
+            )
+          : new ServerMetricsScraper({
             url: settings.url ?? defaultMetricsUrl(config.endpoint.baseUrl),
             config: settings,
             headers: withApiKey(config.endpoint.headers, apiKey),
             now,
             warn: (message) => this.warn('server', message),
-            onSamples: (series, engine) => {
-              this.noteGenerated(series);
-              this.emit({ type: 'sampled', engine, series });
-            },
+            onSamples,
           });
   }
 
@@ -118,26 +159,111 @@ export class RunMonitor {
 
   /**
    * The cross-check, once the monitor has stopped: a warning when the server counted more or fewer
-   * generated tokens during the run than the client received, beyond the tolerance. Null when it
-   * agrees, or cannot be judged (no counter, no scrape after the last request, the client's counts
-   * estimated).
+   * generated tokens during the run than the client received, beyond the tolerance. The client's
+   * estimated counts are not compared as counts: only their bounds are (docs/server-metrics.md), and
+   * a side the bounds leave open is said to be unchecked. The counts compared are answered too (the
+   * result keeps them, and its view says the check ran); null when there is nothing to compare (no
+   * counter, no scrape after the last request).
    */
-  crossCheck(client: { outputTokens: number; estimated: boolean; failed: number }): { counts: { serverTokens: number; clientTokens: number; tolerance: number }; warning: string | null } | null {
-    if (client.estimated || !this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
+  crossCheck(client: ClientOutputTokens): { counts: TokenCrossCheck; warning: string | null } | null {
+    if (!this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
     const server = this.generatedAtEnd - this.generatedAtStart;
-    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, client.outputTokens), CROSS_CHECK_MIN_TOKENS);
-    const counts = { serverTokens: server, clientTokens: client.outputTokens, tolerance: Math.round(tolerance) };
-    if (Math.abs(server - client.outputTokens) <= tolerance) return { counts, warning: null };
+    const { counted, estimated, failed } = client;
+    const low = counted + estimated.atLeast;
+    const high = counted + estimated.atMost;
+    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, low), CROSS_CHECK_MIN_TOKENS);
+    const received =
+      estimated.requests === 0
+        ? `the client received ${counted}`
+        : `the client received ${counted} counted${estimated.atMost === Infinity ? ` and at least ${estimated.atLeast}` : ` and between ${estimated.atLeast} and ${estimated.atMost}`} more in ${estimated.requests} requests whose counts are estimates`;
+    const counts: TokenCrossCheck = { serverTokens: server, clientTokens: low, clientTokensAtMost: high === Infinity ? null : high, tolerance: Math.round(tolerance), agree: server <= high + tolerance && server >= low - tolerance };
+    const head = `Server/client token cross-check: the server counted ${server} generated tokens during the run, ${received} (tolerance ${Math.round(tolerance)})`;
+    if (server > high + tolerance) {
+      const lost = failed > 0 ? ` (${failed} requests failed)` : '';
+      return { counts, warning: `${head}; the server generated ${server - high} more: another client on the same server, or streams this client lost${lost}.` };
+    }
+    if (server < low - tolerance) {
+      return { counts, warning: `${head}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.` };
+    }
+    if (high === Infinity) {
+      return { counts, warning: `${head}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.` };
+    }
+    return { counts, warning: null };
+  }
+
+  /**
+   * The cross-check of cancellations, once the monitor has stopped: the server's count of aborted
+   * requests during the run against the client's requests cancelled mid-response (by design or by
+   * a step's end). A warning when they differ, beyond one request or 2%; an info line when they
+   * agree; null when it cannot be judged (no abort counter, no scrape after the last request,
+   * nothing cancelled and nothing counted).
+   */
+  abortCheck(clientCancelled: number): { level: 'info' | 'warn'; message: string } | null {
+    if (!this.finalRead || this.abortedAtStart === null || this.abortedAtEnd === null) return null;
+    const server = this.abortedAtEnd - this.abortedAtStart;
+    if (server === 0 && clientCancelled === 0) return null;
+    const counter = SERVER_ABORT_COUNTERS[this.scraper?.engine as 'vllm'];
+    const name = counter ? `${counter.sample}{${Object.entries(counter.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : 'its abort counter';
+    const head = `Server/client abort cross-check: the server's ${name} rose by ${server} during the run, the client cancelled ${clientCancelled} requests mid-response`;
+    if (Math.abs(server - clientCancelled) <= Math.max(1, CROSS_CHECK_TOLERANCE * Math.max(server, clientCancelled))) return { level: 'info', message: `${head}: they agree.` };
     const why =
-      server > client.outputTokens
-        ? `the server generated ${server - client.outputTokens} more: another client on the same server, or streams this client lost${client.failed > 0 ? ` (${client.failed} requests failed)` : ''}`
-        : 'the client counted more than the server generated: its token counts may not be the server\'s (check usage), or the server\'s counter was reset';
-    return { counts, warning: `Server/client token cross-check: the server counted ${server} generated tokens during the run, the client received ${client.outputTokens} (tolerance ${Math.round(tolerance)}); ${why}.` };
+      server === 0
+        ? 'some vLLM versions do not count aborts there (vllm#31503), so the server\'s view cannot confirm them'
+        : server > clientCancelled
+          ? 'the server aborted more: another client on the same server, or requests it dropped itself'
+          : 'the server saw fewer: cancels that came before the server read the request, or a counter that misses some';
+    return { level: 'warn', message: `${head}; ${why}.` };
+  }
+
+  /** Follows the engine's count of aborted requests through the scrapes. */
+  private noteAborted(series: MetricSeries[]): void {
+    const engine = this.scraper?.engine ?? 'unknown';
+    if (engine === 'unknown') return;
+    const counter = SERVER_ABORT_COUNTERS[engine];
+    if (counter === undefined) return;
+    const matching = series.filter((s) => s.name === counter.sample && Object.entries(counter.labels).every(([k, v]) => s.labels[k] === v));
+    if (matching.length === 0) return;
+    const total = matching.reduce((sum, s) => sum + (s.samples[0]?.[1] ?? 0), 0);
+    this.abortedAtStart ??= total;
+    this.abortedAtEnd = total;
+  }
+
+  /** The server's running and waiting requests at the latest scrape; null when no scrape has read both (off, failing, an engine without them). */
+  get latestLoad(): ServerLoad | null {
+    return this.load;
+  }
+
+  /**
+   * Scrapes /metrics now (or joins the scrape under way) and answers the server's running and
+   * waiting requests then; null when they cannot be read (scraping off or failing, no such gauges).
+   */
+  async readLoad(): Promise<ServerLoad | null> {
+    if (!this.scraper) return null;
+    const before = this.load;
+    const read = await this.scraper.scrapeOnce();
+    return read && this.load !== before ? this.load : null;
   }
 
   private warn(source: 'server' | 'gpu', message: string): void {
     if (this.sink) this.sink(source, message);
     else this.early.push({ source, message });
+  }
+
+  /** Follows the engine's running and waiting gauges through the scrapes. */
+  private noteLoad(series: MetricSeries[]): void {
+    const engine = this.scraper?.engine ?? 'unknown';
+    if (engine === 'unknown') return;
+    const names = SERVER_METRIC_NAMES[engine];
+    const sum = (sources: typeof names.runningRequests): { tMs: number; value: number } | null => {
+      const gauge = sources?.find((source) => source.kind === 'gauge');
+      if (gauge?.kind !== 'gauge') return null;
+      const samples = series.filter((s) => s.name === gauge.family).map((s) => s.samples[0]);
+      if (samples.length === 0 || samples.some((p) => p === undefined || p[1] === null)) return null;
+      return { tMs: (samples[0] as [number, number])[0], value: samples.reduce((total, p) => total + ((p as [number, number])[1]), 0) };
+    };
+    const running = sum(names.runningRequests);
+    const waiting = sum(names.waitingRequests);
+    if (running && waiting) this.load = { tMs: running.tMs, running: running.value, waiting: waiting.value };
   }
 
   /** Follows the engine's generated-token counter through the scrapes. */

@@ -43,6 +43,13 @@ export function withApiKey(headers: Record<string, string>, apiKey: string | und
   return apiKey ? { ...headers, authorization: `Bearer ${apiKey}` } : headers;
 }
 
+/** A route at the server root of an API base URL: `/metrics` of `http://host:8000/v1?x=1` is `http://host:8000/metrics?x=1`. */
+export function serverRoute(baseUrl: string, route: string): string {
+  const base = new URL(baseUrl);
+  const root = base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return `${base.origin}${root}${route}${base.search}`;
+}
+
 export const DEFAULT_PROBE_TIMEOUT_MS = 1500;
 /** Enough for any model list, server info or metrics page; a longer body is cut there. */
 export const PROBE_BODY_LIMIT = 1024 * 1024;

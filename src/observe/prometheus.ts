@@ -15,7 +15,10 @@ export interface PromSample {
   labels: Record<string, string>;
   /** NaN, Infinity and -Infinity as JavaScript numbers. */
   value: number;
-  /** The exposition's own timestamp (ms since the epoch), when it gave one. */
+  /**
+   * The exposition's own timestamp in ms since the epoch, when it gave one: the Prometheus text
+   * format writes integer milliseconds, OpenMetrics seconds (whole or with a fraction).
+   */
   timestampMs: number | null;
 }
 
@@ -152,10 +155,23 @@ function familyOf(name: string, families: Map<string, PromFamily>): PromFamily |
 
 export interface PromParseOptions {
   /**
+   * The answer's Content-Type: `application/openmetrics-text` makes it OpenMetrics (timestamps in
+   * seconds) even when the page was cut before its `# EOF`. Without it, a page ending in `# EOF`
+   * (which OpenMetrics requires and the Prometheus text format does not have) is OpenMetrics.
+   */
+  contentType?: string;
+  /**
    * Reads only the samples whose name this accepts (the rest are skipped before their labels are
    * parsed, which keeps a scrape of a large exposition cheap); `# HELP`/`# TYPE` are always read.
    */
   selectSample?: (name: string, family: string) => boolean;
+}
+
+/** Whether an exposition is OpenMetrics: by its Content-Type when given, else by the `# EOF` OpenMetrics ends with. */
+export function isOpenMetrics(text: string, contentType?: string): boolean {
+  if (contentType !== undefined && /^\s*application\/openmetrics-text\b/i.test(contentType)) return true;
+  if (contentType !== undefined && /^\s*text\/plain\b/i.test(contentType)) return false;
+  return /(^|\n)# EOF\s*$/.test(text.slice(-64));
 }
 
 /** Parses an exposition; never throws: bad lines are listed in `problems` and skipped. */
@@ -164,6 +180,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
   const samples: PromSample[] = [];
   const problems: { line: number; reason: string }[] = [];
   const lines = text.split('\n');
+  const openMetrics = isOpenMetrics(text, options.contentType);
   // What `selectSample` said of each name: a scrape selects a few of hundreds of lines, most of them the same names with other labels.
   const selectedByName = new Map<string, boolean>();
   const selected = (name: string): boolean => {
@@ -262,8 +279,7 @@ export function parsePrometheusText(text: string, options: PromParseOptions = {}
         problems.push({ line: n + 1, reason: `${name}: "${fields[1]}" is not a timestamp` });
         continue;
       }
-      // OpenMetrics timestamps are seconds with a fraction; Prometheus text's are integer milliseconds.
-      timestampMs = fields[1].includes('.') || fields[1].includes('e') ? ts * 1000 : ts;
+      timestampMs = openMetrics ? ts * 1000 : ts;
     }
     samples.push({ name, family: family?.name ?? name, kind: family?.kind ?? 'untyped', labels, value, timestampMs });
   }

@@ -3,13 +3,24 @@
  * still runs. A pid means something only on the host that gave it: a file read on another machine
  * (a shared folder, a copied file) may name a pid that, here, is some other process. So a process
  * is asked about only on its own host; one recorded elsewhere, or with no host, is not known to run.
+ * And a pid is reused once its process ends: where the record has the process's start time (Linux),
+ * a process with that pid that started at another time is another process.
  */
 import { hostname } from 'node:os';
+import { readProcEntry } from './proc';
 
 /** A process as a file records it. */
 export interface RecordedProcess {
   pid: number;
   host: string;
+  /** Its start time as /proc/PID/stat gives it, where known: tells it from a later process given the same pid. */
+  startTime?: string;
+}
+
+/** This process's record with its start time (where /proc tells it), or with `pid`, that of another process of this host. */
+export function identifiedOnThisHost(pid: number = process.pid): RecordedProcess {
+  const startTime = readProcEntry(pid)?.startTime;
+  return { pid, host: hostname(), ...(startTime !== undefined ? { startTime } : {}) };
 }
 
 /** This process's record, or (with `pid`) that of another process started on this host. */
@@ -23,6 +34,10 @@ export function onThisHost(pid: number = process.pid): RecordedProcess {
  */
 export function isAlive(recorded: RecordedProcess | undefined, options: { group?: boolean } = {}): boolean {
   if (!recorded || recorded.host !== hostname()) return false;
+  if (recorded.startTime !== undefined && !options.group) {
+    const now = readProcEntry(recorded.pid);
+    if (now && now.startTime !== recorded.startTime) return false;
+  }
   try {
     process.kill(options.group ? -recorded.pid : recorded.pid, 0);
     return true;

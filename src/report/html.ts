@@ -4,94 +4,103 @@
  * in any browser and shows exactly what was exported.
  */
 import { createHash } from 'node:crypto';
-import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingColumns, rankingNoiseNote, rankingRows, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, runStepWarnings, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
+import { WARNING_MARK } from '../views/step-warnings';
 import { formatLabelsText } from '../views/labels';
-import { definitionNotes } from '../views/result';
+import { chooseXAxis, definitionNotes, stepRow } from '../views/result';
+import { localCountsNotes } from '../views/token-counts';
+import { stepLabel } from '../format/step-name';
 import { htmlPage } from './page';
-import { colorOf, escapeXml as escapeHtml, svgLineChart } from './svg';
-import { fixed, msToSec, NOT_AVAILABLE } from '../views/number-format';
+import { colorOf, dashAttribute, escapeXml as escapeHtml, svgLineChart } from './svg';
+import { formatLocalTime } from '../views/number-format';
+import type { TableColumn } from '../views/chart-spec';
+import { stepTable } from '../views/result-tables';
+import { fontStack } from '../views/fonts';
+
+/** A report opened anywhere: the system UI fonts first, then the CJK faces for Chinese labels (src/views/fonts.ts). */
+const REPORT_FONTS = fontStack('system-ui, -apple-system, "Segoe UI"');
 
 const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
+body{font:14px/1.45 ${REPORT_FONTS};color:#1b1b1b;background:#fff;margin:24px;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
-.table-scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:6px 0 12px}tr>:first-child{position:sticky;left:0;background:#fff}th:first-child{background:#f3f3f3}th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.muted{color:#666}.notes li{margin:2px 0}
-.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0;border:1px solid #e2e2e2;padding:6px}
-.legend{display:flex;flex-wrap:wrap;gap:14px;padding:0;list-style:none}.swatch{vertical-align:middle;margin-right:6px}
-svg .grid{stroke:#eee}svg .axis{stroke:#888}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;fill:#333}
-svg .chart-title{font-size:13px;font-weight:600;fill:#1b1b1b}svg .knee-label{font-size:11px;font-weight:600}svg .empty{fill:#888}
+.table-scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d0d0d0;padding:3px 8px;vertical-align:top}th{background:#f3f3f3;font-weight:600;text-align:left;vertical-align:bottom}
+td{text-align:left;min-width:5em;overflow-wrap:anywhere}td.num,th.num{text-align:right;white-space:nowrap;min-width:0}
+.unit{display:block;font-weight:normal;color:#595959;font-size:0.9em}.line{display:block}.line.sub{color:#595959}
+.muted{color:#595959}.notes li{margin:2px 0}
+.charts{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:12px}.charts figure{margin:0;border:1px solid #e2e2e2;padding:6px;min-width:0}.charts svg{display:block;width:100%;height:auto}
+@media (max-width:900px){.charts{grid-template-columns:minmax(0,1fr)}}
+.legend{display:flex;flex-wrap:wrap;gap:6px 16px;padding:0;list-style:none}.swatch{vertical-align:middle;margin-right:6px}
+svg .grid{stroke:#eee}svg .axis{stroke:#767676}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;fill:#333}
+svg .chart-title{font-size:13px;font-weight:600;fill:#1b1b1b}svg .mark-label{font-size:11px;font-weight:600}svg .empty{fill:#595959}
 `;
 
-const cell = (text: string) => `<td>${escapeHtml(text)}</td>`;
-const row = (cells: string[]) => `<tr>${cells.map(cell).join('')}</tr>`;
-/** A table in a box that scrolls sideways, first column kept in view, so a wide one never runs off the page. */
-const table = (header: string[], rows: string[][], attrs = '') =>
-  `<div class="table-scroll"><table${attrs}><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.map(row).join('')}</tbody></table></div>`;
+/** A cell's lines ("\n" stacks a step over its load), escaped. */
+const cellText = (text: string) => text.split('\n').map((line, i) => (text.includes('\n') ? `<span class="line${i > 0 ? ' sub' : ''}">${escapeHtml(line)}</span>` : escapeHtml(line))).join('');
+
+/**
+ * A table in a box that scrolls sideways if it must: numbers right-aligned and kept on one line,
+ * text (runs, models, labels) left-aligned and wrapping, so that the tables fit half a page.
+ */
+function table(columns: TableColumn[], rows: string[][], className: string): string {
+  const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}${c.description ? ` title="${escapeHtml(c.description)}"` : ''}>${escapeHtml(c.label)}${c.unit ? `<span class="unit">${escapeHtml(c.unit)}</span>` : ''}</th>`).join('');
+  const body = rows.map((row) => `<tr>${row.map((cell, i) => `<td${columns[i]?.numeric ? ' class="num"' : ''}>${cellText(cell)}</td>`).join('')}</tr>`).join('');
+  return `<div class="table-scroll"><table class="${className}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+}
 
 function sloText(model: ReportModel): string {
   const parts = [
     model.slo.ttftMs !== undefined ? `TTFT ≤ ${model.slo.ttftMs} ms` : null,
+    model.slo.ttfoMs !== undefined ? `TTFO ≤ ${model.slo.ttfoMs} ms` : null,
     model.slo.tpotMs !== undefined ? `TPOT ≤ ${model.slo.tpotMs} ms` : null,
     model.slo.e2eMs !== undefined ? `latency ≤ ${model.slo.e2eMs} ms` : null,
   ].filter((p): p is string => p !== null);
   return parts.length ? `${parts.join(', ')} (${model.stat} of each step)` : 'no SLO given: every step counts';
 }
 
+/** A run's steps as the result editor's table shows them (src/views/result-tables.ts stepTable), its notes under it. */
 function runTables(run: ReportRun): string {
-  const steps = run.doc.steps.map((step) => {
-    const s = step.summary;
-    return [
-      stepLabel(step),
-      s ? `${s.requests.completed} / ${s.requests.failed}` : NOT_AVAILABLE,
-      fixed(s?.requestsPerSecond),
-      fixed(msToSec(s?.latencyMs?.mean)),
-      fixed(s?.ttftMs?.mean),
-      fixed(s?.ttftMs?.p99),
-      fixed(s?.tpotMs?.mean),
-      fixed(s?.itlMs?.mean),
-      fixed(s?.outputTokensPerSecond),
-    ];
-  });
-  const listed = [...definitionNotes(run.doc.steps), ...(run.doc.importedFrom?.notes ?? [])];
+  const axis = chooseXAxis(run.doc.steps);
+  // The reader gave every step a summary (an unfinished one from its records, marked partial).
+  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true, run.doc.importedFrom !== undefined)] : [])));
+  const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
+    g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
+  );
+  const listed = [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel), ...(run.doc.importedFrom?.notes ?? [])];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
+  const warned = runStepWarnings(run);
+  const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
     ? `<p class="muted">Imported from ${escapeHtml(imported.tool)}${imported.version ? ` ${escapeHtml(imported.version)}` : ''} (${escapeHtml(imported.file)}):</p>${list}`
     : list;
-  return (
-    `<h3>${escapeHtml(run.name)}</h3>` +
-    table(['Step', 'OK / failed', 'Requests/s', 'Latency mean (s)', 'TTFT mean (ms)', 'TTFT p99 (ms)', 'TPOT mean (ms)', 'ITL mean (ms)', 'Output tok/s'], steps, ' class="steps"') +
-    notes
-  );
+  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps') + warnings + notes;
 }
 
 export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date()): string {
-  const legend = `<ul class="legend">${model.runs
-    .map((r, i) => {
-      const dashed = model.charts[0]?.curves[i]?.dashed === true;
+  const legend = `<ul class="legend">${reportLegend(model)
+    .map((entry) => {
       // An SVG line, not a styled span: the page's CSP allows no style attributes.
-      const swatch = `<svg class="swatch" width="22" height="4" aria-hidden="true"><line x1="0" y1="2" x2="22" y2="2" stroke="${colorOf(r.color)}" stroke-width="3"${dashed ? ' stroke-dasharray="5 3"' : ''}/></svg>`;
-      return `<li>${swatch}${escapeHtml(r.name)}${model.groupBy ? ` <span class="muted">(${escapeHtml(model.groupBy)}: ${escapeHtml(r.group)})</span>` : ''}</li>`;
+      const swatch = `<svg class="swatch" width="28" height="6" aria-hidden="true"><line x1="0" y1="3" x2="28" y2="3" stroke="${colorOf(entry.color)}" stroke-width="2.5"${dashAttribute(entry.dash)}/></svg>`;
+      return `<li>${swatch}${escapeHtml(entry.name)}${entry.group !== null ? ` <span class="muted">(${escapeHtml(model.groupBy ?? '')}: ${escapeHtml(entry.group)})</span>` : ''}</li>`;
     })
     .join('')}</ul>`;
+  const grouped = model.groupBy !== null;
   const runsTable = table(
-    ['Run', 'Group', 'Status', 'Model', 'Source', 'Labels'],
+    [{ label: 'Run' }, ...(grouped ? [{ label: 'Group', unit: model.groupBy ?? '' }] : []), { label: 'Status' }, { label: 'Model' }, { label: 'Source' }, { label: 'Labels' }],
     runs.map((r, i) => [
       r.name,
-      model.runs[i]?.group ?? '',
+      ...(grouped ? [model.runs[i]?.group ?? ''] : []),
       model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
       r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
       formatLabelsText(r.doc.labels),
     ]),
-    ' class="runs"',
+    'runs',
   );
-  const ranking = table(
-    rankingColumns(model),
-    rankingRows(model),
-    ' class="ranking"',
-  );
+  const rankingTableOf = rankingTable(model);
+  const ranking = table(rankingTableOf.columns, rankingTableOf.rows, 'ranking');
+  const knees = kneeTable(model);
   const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c)}</figure>`).join('');
   return htmlPage({
     // Only this page's own style sheet, by its hash: no scripts, no inline style attributes.
@@ -99,7 +108,7 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
     title,
     head: `<style>${STYLE}</style>`,
     body: `<h1>${escapeHtml(title)}</h1>
-<p class="muted">${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${escapeHtml(generatedAt.toISOString())} by LLM Bench. Load axis: ${model.axis}.${model.groupBy ? ` Grouped by ${escapeHtml(model.groupBy)}.` : ''}</p>
+<p class="muted">${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${escapeHtml(formatLocalTime(generatedAt.toISOString()))} by LLM Bench. Load axis: ${model.axis}.${model.groupBy ? ` Grouped by ${escapeHtml(model.groupBy)}.` : ''}</p>
 <h2>Runs</h2>
 ${runsTable}
 <h2>Ranking</h2>
@@ -107,8 +116,15 @@ ${runsTable}
 ${ranking}
 <p class="muted">${escapeHtml(rankingNoiseNote(model))}</p>
 <h2>Knees</h2>
-${table(KNEE_COLUMNS, kneeRows(model), ' class="knees"')}
+${table(knees.columns, knees.rows, 'knees')}
 <p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>
+${model.endpoints
+  .map(
+    (run) => `<h2>Per endpoint: ${escapeHtml(run.name)}</h2>
+${table(run.table.columns, run.table.rows, 'endpoints')}
+${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}`,
+  )
+  .join('\n')}
 <h2>Curves</h2>
 ${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
 ${legend}

@@ -12,11 +12,17 @@ export interface HtmlPage {
   /** Attributes of <body>, already escaped, with a leading space. */
   bodyAttributes?: string;
   body: string;
+  /**
+   * The page's language (BCP 47, default en): VS Code's display language in a webview. With zh-cn
+   * the browser draws Han characters with the Simplified Chinese forms of a CJK font, not the
+   * Japanese ones that an `en` page may get.
+   */
+  lang?: string;
 }
 
 export function htmlPage(page: HtmlPage): string {
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(page.lang ?? '') ? page.lang : 'en'}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${page.contentSecurityPolicy}">

@@ -1,26 +1,91 @@
 /**
- * Text tables of a result in the layouts people already read and publish: a terminal table in
- * GuideLLM's style, the Markdown table of GuideLLM sweeps, EvalScope-style concurrency columns,
- * and vLLM's "Serving Benchmark Result" block. Values the document lacks print as `n/a`.
+ * Text tables of a result: the command line's table of means (the live panel's), and the layouts
+ * people already read and publish: the Markdown table of GuideLLM sweeps, EvalScope-style
+ * concurrency columns, and vLLM's "Serving Benchmark Result" block (these keep their tools' names,
+ * units and fixed decimals, and import reads them back). Values the document lacks print as `n/a`.
+ * A run that repeated its profile gets one row (or column) per step, each figure the mean across
+ * its repeats ± the half-width of its 95% interval (src/views/repeats.ts); `perRepeat` lists every
+ * repeat on its own instead.
  */
-import type { ResultOverview, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultOverview, type Stats, type Step, type StepSummary } from '../format/result';
 import { stepLabel } from '../format/step-name';
-import { KNEE_COLUMNS, kneeRows, rankingNoiseNote, rankText, SERVER_MARKS_NOTE, type ReportModel } from '../views/report';
+import { kneeTable, rankingNoiseNote, rankingTable, SERVER_MARKS_NOTE, type ReportModel, type TextTable } from '../views/report';
 import { ITL_FOOTNOTE } from '../format/metrics';
-import { fixed, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
-import { requestCountsUnknown } from '../views/result-tables';
+import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from '../views/number-format';
+import { localCountsNotes } from '../views/token-counts';
+import { endpointLines } from '../views/endpoint-figures';
+import { traceNotes, traceTable } from '../views/trace-figures';
+import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
+import { meansTable, requestCountsUnknown, type MeansColumn } from '../views/result-tables';
+import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
+
+/** How the tables lay out a run that repeated its profile. */
+export interface TableOptions {
+  /** One row per repeat, as the steps are stored, instead of one per step with means across repeats. */
+  perRepeat?: boolean;
+}
+
+/** The rows of a table: each step alone, or a repeated step's repeats together under its name. */
+function rowGroups<S extends Omit<Step, 'requests'>>(steps: readonly S[], options: TableOptions): { label: string; steps: S[] }[] {
+  if (options.perRepeat || !hasRepeats(steps)) return steps.map((step) => ({ label: stepLabel(step), steps: [step] }));
+  return groupByName(steps).map(([name, group]) => ({ label: group.length > 1 ? `${name} (${group.length} repeats)` : stepLabel(group[0] as S), steps: group }));
+}
+
+/**
+ * A figure of a row: its one step's value, or the repeats' mean ± the half-width of its 95%
+ * interval (a repeat without the value is left out of it). `unit`: written after the number(s).
+ */
+function figureOf(values: readonly (number | null | undefined)[], unit?: string, digits = 2): string {
+  const shown = (value: number | null | undefined): string => (unit === undefined ? fixed(value, digits) : withUnit(value, unit, digits));
+  if (values.length === 1) return shown(values[0]);
+  const interval = meanInterval(values.filter(isNumber));
+  if (interval === null) return NOT_AVAILABLE;
+  return interval.halfWidth === null ? shown(interval.mean) : `${fixed(interval.mean, digits)} ± ${shown(interval.halfWidth)}`;
+}
+
+/** What a table of a repeated run says under it about its ± figures. */
+function repeatsNote(steps: readonly Omit<Step, 'requests'>[], options: TableOptions): string[] {
+  return !options.perRepeat && hasRepeats(steps)
+    ? ["A repeated step's figures are the mean of its repeats' values ± the half-width of its 95% Student's t interval (--per-repeat lists each repeat)."]
+    : [];
+}
 
 const mean = (stats: Stats | null | undefined): number | null => stats?.mean ?? null;
 
-/** The per-step values shared by the GuideLLM-style tables. */
-function headlineOf(summary: StepSummary | null) {
-  return {
-    requestsPerSecond: summary?.requestsPerSecond ?? null,
-    latencySec: msToSec(mean(summary?.latencyMs)),
-    ttftMs: mean(summary?.ttftMs),
-    itlMs: mean(summary?.tpotMs),
-    outputTokensPerSecond: summary?.outputTokensPerSecond ?? null,
-  };
+/** A column of the GuideLLM-style Markdown table: its head, the unit after each value, and the value from a step's summary. */
+interface HeadlineColumn {
+  markdown: string;
+  unit: string;
+  value: (summary: StepSummary | null) => number | null;
+}
+
+const HEADLINE: Record<'requests' | 'latency' | 'ttft' | 'ttfo' | 'reasoningTokens' | 'itl' | 'output' | 'embeddings' | 'input', HeadlineColumn> = {
+  requests: { markdown: 'Requests per Second', unit: 'req/sec', value: (s) => s?.requestsPerSecond ?? null },
+  latency: { markdown: 'Request Latency', unit: 'sec', value: (s) => msToSec(mean(s?.latencyMs)) },
+  ttft: { markdown: 'Time to First Token', unit: 'ms', value: (s) => mean(s?.ttftMs) },
+  ttfo: { markdown: 'Time to First Output Token', unit: 'ms', value: (s) => (s ? mean(ttfoStatsOf(s)) : null) },
+  reasoningTokens: { markdown: 'Reasoning Tokens', unit: 'tokens', value: (s) => mean(s?.reasoningTokens) ?? (s?.outputTokens ? 0 : null) },
+  itl: { markdown: 'Inter Token Latency', unit: 'ms', value: (s) => mean(s?.tpotMs) },
+  output: { markdown: 'Output Token Throughput', unit: 'tokens/second', value: (s) => s?.outputTokensPerSecond ?? null },
+  embeddings: { markdown: 'Embeddings per Second', unit: 'embeddings/second', value: (s) => s?.embeddingsPerSecond ?? null },
+  input: { markdown: 'Input Token Throughput', unit: 'tokens/second', value: (s) => s?.inputTokensPerSecond ?? null },
+};
+
+/**
+ * The Markdown table's columns for these steps: GuideLLM's (with TTFO and the mean reasoning
+ * tokens when a step reasoned), or, for embeddings, the figures an embeddings run has (no stream,
+ * no output).
+ */
+function headlineColumns(doc: ResultOverview): { columns: HeadlineColumn[]; footnote: string } {
+  const summaries = doc.steps.map((step) => step.summary);
+  if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.embeddings, HEADLINE.input], footnote: 'Latency is the mean over successful requests. Embeddings have no stream: no TTFT, ITL or output tokens.' };
+  }
+  if (!summaries.some((s) => s?.ttfoMs !== undefined)) {
+    return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.itl, HEADLINE.output], footnote: ITL_FOOTNOTE };
+  }
+  const footnote = `Latency, TTFT, TTFO (the first answer token, reasoning left out), reasoning tokens and ITL are means over successful requests. ${ITL_FOOTNOTE}`;
+  return { columns: [HEADLINE.requests, HEADLINE.latency, HEADLINE.ttft, HEADLINE.ttfo, HEADLINE.reasoningTokens, HEADLINE.itl, HEADLINE.output], footnote };
 }
 
 /** Pads each column to its widest cell: the first column left-aligned, numbers right-aligned. */
@@ -32,45 +97,87 @@ function alignColumns(rows: string[][], separator = ' | '): string[] {
   );
 }
 
-export function formatTerminalTable(doc: ResultOverview): string {
-  const header = ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s'];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [stepLabel(step), fixed(h.requestsPerSecond), fixed(h.latencySec), fixed(h.ttftMs), fixed(h.itlMs), fixed(h.outputTokensPerSecond)];
-  });
+/** A cell of the table of means for a row: its one step's, or its repeats' mean ± the half-width of their 95% interval (requests: summed). */
+function meansCell(column: MeansColumn, summaries: readonly (StepSummary | null)[]): string {
+  const present = summaries.filter((s): s is StepSummary => s !== null);
+  if (summaries.length === 1) return present[0] ? column.cell(present[0]) : NOT_AVAILABLE;
+  if (column.figure === undefined) {
+    return `${present.reduce((n, s) => n + s.requests.completed, 0)} / ${present.reduce((n, s) => n + s.requests.failed, 0)}`;
+  }
+  const { metric, value } = column.figure;
+  const interval = meanInterval(present.map(value).filter(isNumber));
+  if (interval === null) return NOT_AVAILABLE;
+  return interval.halfWidth === null ? formatMetric(metric, interval.mean) : `${formatMetric(metric, interval.mean)} ± ${formatMetric(metric, interval.halfWidth)}`;
+}
+
+/**
+ * The table of means the command line prints after a run or an import: the live panel's table
+ * (src/views/result-tables.ts meansTable: with TTFO when a step reasoned), in the same names, units
+ * and figures, aligned as text; a repeated step's row gives the means across its repeats.
+ */
+export function formatTerminalTable(doc: ResultOverview, options: TableOptions = {}): string {
+  const { columns, footnote } = meansTable(doc.steps.map((step) => step.summary));
+  const header = ['Benchmark', ...columns.map(({ column: c }) => (c.unit ? `${c.label} (${c.unit})` : c.label))];
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, 'Latency, TTFT and ITL are means over successful requests. ' + ITL_FOOTNOTE].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...warningLines(doc)].join('\n') + '\n';
+}
+
+/** A row's label with the warning mark when one of its steps (one of a repeated step's repeats) has warnings. */
+function markedLabel(doc: ResultOverview, label: string, steps: readonly Omit<Step, 'requests'>[]): string {
+  const imported = doc.importedFrom !== undefined;
+  return markedName(label, steps.flatMap((step) => stepWarnings(step, imported)));
+}
+
+/** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
+function warningLines(doc: ResultOverview): string[] {
+  const imported = doc.importedFrom !== undefined;
+  const rates = olderRatesNote(doc.steps, imported);
+  return [
+    ...(rates ? [rates] : []),
+    ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${line}`),
+  ];
+}
+
+/**
+ * What a terminal shows after the step table of a run over several endpoints or of a trace: each
+ * step's figures per endpoint beside its total (and what failover did), and each trace step's
+ * replay (rows left out, send lateness). Empty for other runs.
+ */
+export function formatRunDetails(doc: ResultOverview): string {
+  const lines: string[] = [];
+  const trace = traceTable(doc.steps);
+  if (trace !== null) {
+    const header = trace.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label));
+    const [headerLine = '', ...body] = alignColumns([header, ...trace.rows]);
+    lines.push('Trace replay (send lateness: sent minus recorded time, scaled):', headerLine, '-'.repeat(headerLine.length), ...body, ...traceNotes(doc.steps), '');
+  }
+  const endpoints = endpointLines(doc, (rows) => alignColumns(rows));
+  if (endpoints.length > 0) lines.push(...endpoints, '');
+  return lines.length === 0 ? '' : `\n${lines.join('\n')}`;
 }
 
 // A `|` inside a cell (a run named `a|b`) would split it: Markdown escapes it with a backslash.
-const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+// A cell's stacked lines (a step over its load) are one line in Markdown, joined by a comma.
+const markdownRow = (cells: string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ', ')).join(' | ')} |`;
 
 function markdownTable(header: string[], rows: string[][]): string {
   return [markdownRow(header), markdownRow(header.map(() => '---')), ...rows.map(markdownRow)].join('\n');
 }
 
-export function formatMarkdownTable(doc: ResultOverview): string {
-  const header = [
-    'Benchmark',
-    'Requests per Second',
-    'Request Latency',
-    'Time to First Token',
-    'Inter Token Latency',
-    'Output Token Throughput',
-  ];
-  const rows = doc.steps.map((step) => {
-    const h = headlineOf(step.summary);
-    return [
-      stepLabel(step),
-      withUnit(h.requestsPerSecond, 'req/sec'),
-      withUnit(h.latencySec, 'sec'),
-      withUnit(h.ttftMs, 'ms'),
-      withUnit(h.itlMs, 'ms'),
-      withUnit(h.outputTokensPerSecond, 'tokens/second'),
-    ];
-  });
-  return `${markdownTable(header, rows)}\n\n${ITL_FOOTNOTE}\n`;
+export function formatMarkdownTable(doc: ResultOverview, options: TableOptions = {}): string {
+  const { columns, footnote } = headlineColumns(doc);
+  const header = ['Benchmark', ...columns.map((c) => c.markdown)];
+  const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
+  const warnings = warningLines(doc);
+  return [
+    markdownTable(header, rows),
+    footnote,
+    ...repeatsNote(doc.steps, options),
+    ...localCountsNotes(doc.steps, stepLabel),
+    ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
+  ].join('\n\n') + '\n';
 }
 
 /** A step's column heading in the concurrency layout: its parallel level, else its rate, else its name. */
@@ -82,19 +189,29 @@ export function loadLevelLabel(step: Omit<Step, 'requests'>): string {
   return step.name;
 }
 
-export function formatConcurrencyColumnsMarkdown(doc: ResultOverview): string {
-  const summaries = doc.steps.map((step) => step.summary);
-  const row = (label: string, cell: (s: StepSummary | null) => string) => [label, ...summaries.map(cell)];
+export function formatConcurrencyColumnsMarkdown(doc: ResultOverview, options: TableOptions = {}): string {
+  const columns = rowGroups(doc.steps, options).map(({ steps }) => ({ heading: steps.length > 1 ? `${loadLevelLabel(steps[0] as Omit<Step, 'requests'>)} (${steps.length} repeats)` : loadLevelLabel(steps[0] as Omit<Step, 'requests'>), summaries: steps.map((step) => step.summary) }));
+  const row = (label: string, value: (s: StepSummary | null) => number | null | undefined, unit: string, digits = 2) => [label, ...columns.map((c) => figureOf(c.summaries.map(value), unit, digits))];
+  const count = (summaries: (StepSummary | null)[], pick: (s: StepSummary) => number) => summaries.reduce((n, s) => n + (s ? pick(s) : 0), 0);
   const rows = [
-    row('Time taken', (s) => withUnit(s?.durationSec, 's')),
-    row('QPS', (s) => withUnit(s?.requestsPerSecond, 'req/s')),
-    row('Average latency', (s) => withUnit(msToSec(s?.latencyMs?.mean), 's', 3)),
-    row('Output throughput', (s) => withUnit(s?.outputTokensPerSecond, 'tok/s')),
-    row('Latency p50', (s) => withUnit(msToSec(s?.latencyMs?.p50), 's', 3)),
-    row('Latency p90', (s) => withUnit(msToSec(s?.latencyMs?.p90), 's', 3)),
-    row('Failures', (s) => (!s ? NOT_AVAILABLE : requestCountsUnknown(s.requests, [s.requestsPerSecond, s.outputTokensPerSecond]) ? 'unknown' : `${s.requests.failed} of ${s.requests.total}`)),
+    row('Time taken', (s) => s?.durationSec, 's'),
+    row('QPS', (s) => s?.requestsPerSecond, 'req/s'),
+    row('Average latency', (s) => msToSec(s?.latencyMs?.mean), 's', 3),
+    row('Output throughput', (s) => s?.outputTokensPerSecond, 'tok/s'),
+    row('Latency p50', (s) => msToSec(s?.latencyMs?.p50), 's', 3),
+    row('Latency p90', (s) => msToSec(s?.latencyMs?.p90), 's', 3),
+        [
+      'Failures',
+      ...columns.map((c) => {
+        const summaries = c.summaries.filter((s): s is StepSummary => s !== null);
+        if (summaries.length === 0) return NOT_AVAILABLE;
+        // An imported step that gives rates but no request counts: its counts are unknown, not 0 of 0.
+        if (summaries.every((s) => requestCountsUnknown(s.requests, [s.requestsPerSecond, s.outputTokensPerSecond]))) return 'unknown';
+        return `${count(c.summaries, (s) => s.requests.failed)} of ${count(c.summaries, (s) => s.requests.total)}`;
+      }),
+    ],
   ];
-  return markdownTable(['Concurrency', ...doc.steps.map(loadLevelLabel)], rows) + '\n';
+  return markdownTable(['Concurrency', ...columns.map((c) => c.heading)], rows) + '\n';
 }
 
 // vLLM prints `{:<40} {:<10}`-formatted lines under 50-character centred headings.
@@ -157,22 +274,22 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
       lines.push(vllmLine(`P99 ${metric.short} (ms):`, fixed(stats?.p99)));
     }
   }
+  for (const warning of stepWarnings(step, doc.importedFrom !== undefined)) lines.push(`${WARNING_MARK} ${warning.message}`);
   lines.push('='.repeat(VLLM_WIDTH));
   return lines.join('\n') + '\n';
 }
 
-/** The ranking of a many-run report as a Markdown table. */
+/** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
+function markdownTextTable(table: TextTable): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+}
+
+/**
+ * The ranking and the knee table of a many-run report in Markdown: the report view's and the HTML
+ * export's tables (the same columns, names and figures), with what they say under them, then each
+ * run's figures per endpoint for runs over several.
+ */
 export function formatRankingMarkdown(model: ReportModel): string {
-  const rows = model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.step ?? 'none',
-    withUnit(r.requestsPerSecond, 'req/sec'),
-    withUnit(r.outputTokensPerSecond, 'tokens/second'),
-    withUnit(r.ttftMs, 'ms'),
-    withUnit(r.tpotMs, 'ms'),
-    model.knees[r.run]?.step ?? 'none',
-  ]);
-  const header = ['Rank', 'Run', 'Heaviest step meeting the SLO', 'Requests per Second', 'Output Token Throughput', `TTFT ${model.stat}`, `TPOT ${model.stat}`, 'Knee'];
-  return `${markdownTable(header, rows)}\n\n${rankingNoiseNote(model)}\n\n${markdownTable(KNEE_COLUMNS, kneeRows(model))}\n\n${SERVER_MARKS_NOTE}\n`;
+  const endpoints = model.endpoints.map((run) => `\n## Per endpoint: ${run.name}\n\n${markdownTextTable(run.table)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
+  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
 }

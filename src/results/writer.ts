@@ -16,6 +16,7 @@ import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, renameS
 import { SloConfigSchema, type ProfileConfig } from '../format/config';
 import {
   parseResultDocument,
+  type CacheReset,
   type ParseOutcome,
   type RequestRecord,
   type ResultDocument,
@@ -23,6 +24,8 @@ import {
   type Step,
   type StepProfile,
   type StepSummary,
+  type FailoverEvent,
+  type StepWarning,
 } from '../format/result';
 import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
@@ -40,6 +43,10 @@ export interface StepEnding {
   startMs?: number;
   endMs?: number;
   sampled?: MetricSeries[];
+  /** What failover did during the step (a run over several endpoints). */
+  failovers?: FailoverEvent[];
+  /** What the run saw about the step (a busy server at its start, a stop guard that ended it), added to what its records show (too short). */
+  warnings?: StepWarning[];
 }
 
 /** Closes an open step whose summary is not known yet. */
@@ -106,7 +113,7 @@ export class ResultWriter {
   private fileBytes = 0;
   /** What ends the file now: closes the open step (if any), the steps and the document. */
   private tail = '';
-  private openStep: { step: Step; records: number; accumulator: StepAccumulator } | null = null;
+  private openStep: { step: Step; records: number; accumulator: StepAccumulator; byEndpoint: Map<number, StepAccumulator> } | null = null;
 
   /** Without a path the document is kept in memory only, records included. */
   constructor(
@@ -128,16 +135,27 @@ export class ResultWriter {
     return this.doc;
   }
 
-  /** `repeat`: which repeat of the profile the step belongs to, for a run that repeats it. */
-  startStep(name: string, profile: StepProfile, repeat?: number): void {
+  /**
+   * `repeat`: which repeat of the profile the step belongs to, for a run that repeats it;
+   * `startedOn`: the server's state when it began and the wait for it; `cacheReset`: how the
+   * server's prefix cache was reset before it.
+   */
+  startStep(name: string, profile: StepProfile, repeat?: number, startedOn?: Step['startedOn'], cacheReset?: CacheReset): void {
     if (this.openStep) throw new Error('ResultWriter: a step is already open');
-    const head = { name, profile, ...(repeat !== undefined ? { repeat } : {}), startedAt: new Date().toISOString() };
+    const head = {
+      name,
+      profile,
+      ...(repeat !== undefined ? { repeat } : {}),
+      startedAt: new Date().toISOString(),
+      ...(startedOn ? { startedOn } : {}),
+      ...(cacheReset ? { cacheReset } : {}),
+    };
     const step: Step = { ...head, summary: null, requests: [] };
     const opening = `${this.doc.steps.length > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"requests":[`;
     this.replaceTail(opening, OPEN_STEP_CLOSE + runTail(this.doc));
     this.doc.steps.push(step);
     // Goodput is judged by the SLOs the document's echoed config asked for.
-    this.openStep = { step, records: 0, accumulator: new StepAccumulator(profile, sloOf(this.doc)) };
+    this.openStep = { step, records: 0, accumulator: new StepAccumulator(profile, sloOf(this.doc)), byEndpoint: new Map() };
     if (this.path !== undefined) this.fd = openSync(this.path, 'r+');
   }
 
@@ -164,18 +182,29 @@ export class ResultWriter {
     }
     open.records++;
     open.accumulator.add(record);
+    if (record.endpoint !== undefined) {
+      let accumulator = open.byEndpoint.get(record.endpoint);
+      if (accumulator === undefined) open.byEndpoint.set(record.endpoint, (accumulator = new StepAccumulator(open.step.profile, sloOf(this.doc))));
+      accumulator.add(record);
+    }
     if (this.keepRecords) open.step.requests.push(record);
   }
 
   /**
    * Ends the open step with its summary and what StepEnding adds.
    */
-  endStep({ note = null, startMs, endMs, sampled }: StepEnding = {}): StepSummary {
+  endStep({ note = null, startMs, endMs, sampled, warnings = [], failovers }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
-    const summary = open.accumulator.summary();
+    const measured = open.accumulator.summary();
+    const tooShort = open.accumulator.tooShort(measured);
+    const allWarnings = [...warnings, ...(tooShort ? [tooShort] : [])];
+    const summary: StepSummary = { ...measured, ...(allWarnings.length > 0 ? { warnings: allWarnings } : {}) };
+    const endpoints = [...open.byEndpoint].sort(([a], [b]) => a - b).map(([endpoint, accumulator]) => ({ endpoint, summary: accumulator.summary() }));
     const extra = {
       ...(note !== null ? { note } : {}),
+      ...(endpoints.length > 0 ? { endpoints } : {}),
+      ...(failovers && failovers.length > 0 ? { failovers } : {}),
       ...(startMs !== undefined ? { startMs } : {}),
       ...(endMs !== undefined ? { endMs } : {}),
       ...(sampled && sampled.length > 0 ? { sampled } : {}),

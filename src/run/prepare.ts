@@ -8,7 +8,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as z from 'zod';
-import { redactHeaders, redactUrl, RunConfigSchema, withoutSchemaKey, type RunConfig } from '../format/config';
+import { endpointsOf, redactHeaders, redactUrl, RunConfigSchema, withoutSchemaKey, type EndpointConfig, type RunConfig } from '../format/config';
 
 export type Settings = Record<string, unknown>;
 
@@ -72,12 +72,14 @@ export interface PreparedRun {
   config: RunConfig;
   /** Sent as a Bearer token; never written anywhere. */
   apiKey: string | undefined;
+  /** A run over several endpoints: each one's key, in their order (the first is `apiKey`). */
+  apiKeys?: (string | undefined)[];
   /** Things worth saying that do not stop the run. */
   warnings: string[];
 }
 
 /** Fields that hold file paths, resolved against the folder of whoever wrote them. */
-const PATH_FIELDS: readonly (readonly string[])[] = [['workload', 'path'], ['tokenizer']];
+const PATH_FIELDS: readonly (readonly string[])[] = [['workload', 'path'], ['tokenizer'], ['profile', 'path']];
 
 /**
  * The prepared configuration as a dry run shows it (printed, returned to a script): credentials in
@@ -89,7 +91,17 @@ export function shownConfig(config: RunConfig): RunConfig {
   const shownUrl = redactUrl(baseUrl) === new URL(baseUrl).href ? baseUrl : redactUrl(baseUrl);
   const metricsUrl = config.serverMetrics.url;
   const serverMetrics = metricsUrl === undefined || metricsUrl === 'off' ? config.serverMetrics : { ...config.serverMetrics, url: redactUrl(metricsUrl) === new URL(metricsUrl).href ? metricsUrl : redactUrl(metricsUrl) };
-  return { ...config, endpoint: { ...config.endpoint, baseUrl: shownUrl, headers: redactHeaders(config.endpoint.headers) }, serverMetrics };
+  const shown = (endpoint: EndpointConfig): EndpointConfig => {
+    // A URL with nothing to hide is shown as written (redactUrl also normalises, adding a final /).
+    const url = redactUrl(endpoint.baseUrl) === new URL(endpoint.baseUrl).href ? endpoint.baseUrl : redactUrl(endpoint.baseUrl);
+    return { ...endpoint, baseUrl: url, headers: redactHeaders(endpoint.headers) };
+  };
+  return {
+    ...config,
+    endpoint: { ...config.endpoint, baseUrl: shownUrl, headers: redactHeaders(config.endpoint.headers) },
+    ...(config.endpoints !== undefined ? { endpoints: config.endpoints.map(shown) } : {}),
+    serverMetrics,
+  };
 }
 
 /** VS Code's file system error codes as Node names them, so that both front ends word a failure alike. */
@@ -123,7 +135,11 @@ export function prepareRun(request: RunRequest): PreparedRun {
   const fromFile = request.file ? withAbsolutePaths(request.file.settings, dirname(request.file.path)) : {};
   const own = withAbsolutePaths(request.overrides, request.workingDir);
   let merged = mergeSettings(mergeSettings(request.defaults ?? {}, fromFile), own) as Settings;
-  if (request.simulator) merged = onSimulator(merged, request.simulator);
+  if (request.simulator) {
+    if (merged.endpoints !== undefined) throw new RunInputError('config', `${fieldName('endpoints', request, fromFile)}: the built-in simulator is one endpoint; to spread a run over several, start simulators with \`llmbench sim\` and give each URL`);
+    merged = onSimulator(merged, request.simulator);
+  }
+  merged = withEndpointDefaults(merged);
 
   for (const [field, what] of [
     ['endpoint.baseUrl', "the server's base URL up to /v1, like http://127.0.0.1:8000/v1 (or the built-in simulator)"],
@@ -137,7 +153,23 @@ export function prepareRun(request: RunRequest): PreparedRun {
   }
   const config = parsed.data;
   checkReadableFiles(config, request, fromFile);
-  return { config, apiKey: apiKeyFor(config, request, fromFile), warnings: warningsFor(config) };
+  if (config.endpoints === undefined) return { config, apiKey: apiKeyFor(config.endpoint, 'endpoint', request, fromFile), warnings: warningsFor(config) };
+  const apiKeys = config.endpoints.map((endpoint, i) => apiKeyFor(endpoint, `endpoints.${i}`, request, fromFile));
+  return { config, apiKey: apiKeys[0], apiKeys, warnings: warningsFor(config) };
+}
+
+/**
+ * `endpoints` given: the fields of `endpoint` (model, api, headers, key variable) apply to every
+ * entry that does not set its own, and `endpoint` becomes the first entry (what a run has one of:
+ * the probe, the result's head). A list that is not one of objects is left for the schema to word.
+ */
+function withEndpointDefaults(settings: Settings): Settings {
+  const list = settings.endpoints;
+  if (!Array.isArray(list) || list.length === 0 || !list.every(isPlainObject)) return settings;
+  const shared = isPlainObject(settings.endpoint) ? settings.endpoint : {};
+  const { baseUrl: _firstUrl, ...defaults } = shared;
+  const endpoints = list.map((entry) => mergeSettings(defaults, entry) as Settings);
+  return { ...settings, endpoints, endpoint: endpoints[0] };
 }
 
 /**
@@ -211,6 +243,7 @@ function checkReadableFiles(config: RunConfig, request: RunRequest, fromFile: Se
   const files: Array<[string, string | undefined]> = [
     ['workload.path', config.workload.kind === 'dataset' ? config.workload.path : undefined],
     ['tokenizer', config.tokenizer],
+    ['profile.path', config.profile.kind === 'trace' ? config.profile.path : undefined],
   ];
   for (const [field, path] of files) {
     if (path === undefined) continue;
@@ -222,22 +255,24 @@ function checkReadableFiles(config: RunConfig, request: RunRequest, fromFile: Se
   }
 }
 
-/** A key named by `apiKeyEnv` must be there; otherwise the front end's stored key, if any. */
-function apiKeyFor(config: RunConfig, request: RunRequest, fromFile: Settings): string | undefined {
-  const variable = config.endpoint.apiKeyEnv;
-  if (variable === undefined) return request.storedApiKey?.(config.endpoint.baseUrl);
+/** An endpoint's key: a key named by `apiKeyEnv` must be there; otherwise the front end's stored key, if any. `field` names the endpoint in messages. */
+function apiKeyFor(endpoint: EndpointConfig, field: string, request: RunRequest, fromFile: Settings): string | undefined {
+  const variable = endpoint.apiKeyEnv;
+  if (variable === undefined) return request.storedApiKey?.(endpoint.baseUrl);
   const key = request.env[variable];
   if (!key) {
-    throw new RunInputError('api-key', `${fieldName('endpoint.apiKeyEnv', request, fromFile)}: the environment variable ${variable} is empty or not set; export the key in it first`);
+    throw new RunInputError('api-key', `${fieldName(`${field}.apiKeyEnv`, request, fromFile)}: the environment variable ${variable} is empty or not set; export the key in it first`);
   }
   return key;
 }
 
 function warningsFor(config: RunConfig): string[] {
   const warnings: string[] = [];
-  if (!/\/v1\/?$/.test(new URL(config.endpoint.baseUrl).pathname)) {
-    const route = config.endpoint.api === 'chat' ? 'chat/completions' : 'completions';
-    warnings.push(`The base URL usually ends in /v1; requests go to ${redactUrl(config.endpoint.baseUrl).replace(/\/$/, '')}/${route}`);
+  for (const endpoint of endpointsOf(config)) {
+    if (!/\/v1\/?$/.test(new URL(endpoint.baseUrl).pathname)) {
+      const route = endpoint.api === 'chat' ? 'chat/completions' : 'completions';
+      warnings.push(`The base URL usually ends in /v1; requests go to ${redactUrl(endpoint.baseUrl).replace(/\/$/, '')}/${route}`);
+    }
   }
   return warnings;
 }

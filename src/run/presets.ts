@@ -2,8 +2,9 @@
  * The profile presets offered by "Run LLM Benchmark", as pure functions of the settings, and the
  * short description of a profile used in titles and logs. No `vscode` import: unit-tested in Node.
  */
+import { basename } from 'node:path';
 import * as z from 'zod';
-import { ConcurrencyUnitSchema, RampStrategySchema, stepRequests, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
+import { ConcurrencyUnitSchema, parseDelayRange, RampStrategySchema, stepRequests, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
@@ -33,6 +34,13 @@ export const PresetSettingsSchema = z.object({
   sessionTurns: z.number().int().positive().default(1),
   thinkTimeMs: z.number().int().nonnegative().default(0),
   concurrencyUnit: ConcurrencyUnitSchema.default('sessions'),
+  /** The trace preset's speed: 2 replays twice as fast as recorded. */
+  traceTimeScale: z.number().positive().default(1),
+  /** The trace preset skips bad rows (and counts them) instead of stopping at the first. */
+  traceSkipBadRows: z.boolean().default(false),
+  /** Share of the measured requests cancelled on purpose, `cancelAfterMs` after each was sent (`MS` or `MS-MS`); 0: none. */
+  cancelRate: z.number().min(0).max(1).default(0),
+  cancelAfterMs: z.string().refine((text) => parseDelayRange(text) !== null, 'must be milliseconds like 1000, or a range like 200-2000').default('1000'),
 });
 export type PresetSettings = z.infer<typeof PresetSettingsSchema>;
 
@@ -60,9 +68,11 @@ export function presets(settings: PresetSettings): Preset[] {
     prefixCount: settings.prefixCount,
   };
   const limits = { requests: settings.requestsPerStep, warmup: settings.warmupRequests };
+  const cancelAfterMs = parseDelayRange(settings.cancelAfterMs);
   const repeat = {
     ...(settings.repeatCount > 1 ? { repeat: { count: settings.repeatCount, pauseSec: settings.repeatPauseSec } } : {}),
     ...(settings.sessionTurns > 1 ? { sessions: { turns: settings.sessionTurns, thinkTimeMs: settings.thinkTimeMs, concurrencyUnit: settings.concurrencyUnit } } : {}),
+    ...(settings.cancelRate > 0 && cancelAfterMs !== null ? { cancel: { rate: settings.cancelRate, afterMs: cancelAfterMs } } : {}),
   };
   const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
   return [
@@ -112,6 +122,20 @@ function concurrencyRequests(settings: PresetSettings): string {
   return least === most ? `${least} requests a step` : `${least} to ${most} requests a step`;
 }
 
+/**
+ * The trace preset: one step replaying `path` at its recorded times (scaled by the
+ * `traceTimeScale` setting), prompts built to each row's lengths. Offered with a file picker, so
+ * not among `presets`, whose configs need no file.
+ */
+export function tracePreset(settings: PresetSettings, path: string): { label: string; detail: string; config: Omit<RunConfigInput, 'endpoint' | 'labels'> } {
+  const speed = settings.traceTimeScale === 1 ? 'at its recorded times' : `${settings.traceTimeScale}x as fast as recorded`;
+  return {
+    label: 'Trace replay',
+    detail: `Each row of ${basename(path)} sent ${speed}, its prompt built to the row's lengths (Mooncake, Azure, BurstGPT)`,
+    config: { profile: { kind: 'trace', path, timeScale: settings.traceTimeScale, skipBadRows: settings.traceSkipBadRows }, limits: { warmup: 0 } },
+  };
+}
+
 /** A short description of a profile for titles and logs: "concurrency 1,2,4", "sweep of 8 rates". */
 export function describeProfile(profile: RunConfig['profile']): string {
   switch (profile.kind) {
@@ -128,6 +152,8 @@ export function describeProfile(profile: RunConfig['profile']): string {
       return 'throughput';
     case 'sweep':
       return `sweep of ${profile.rateCount} rates`;
+    case 'trace':
+      return `trace ${basename(profile.path)}${profile.timeScale !== 1 ? ` at ${profile.timeScale}x` : ''}`;
   }
 }
 
@@ -152,6 +178,14 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'sessions.turns': 'llmBench.sessionTurns',
   'sessions.thinkTimeMs': 'llmBench.thinkTimeMs',
   'sessions.concurrencyUnit': 'llmBench.concurrencyUnit',
+  'profile.path': 'the trace file',
+  'profile.timeScale': 'llmBench.traceTimeScale',
+  'profile.skipBadRows': 'llmBench.traceSkipBadRows',
+  'cancel.rate': 'llmBench.cancelRate',
+  'cancel.afterMs': 'llmBench.cancelAfterMs',
+  'workload.embeddingBatch': 'llmBench.embeddingBatch',
+  'endpoint.api': 'llmBench.endpoints (api)',
+  'endpoint.reasoningTags': 'llmBench.endpoints (reasoningTags)',
   'endpoint.baseUrl': 'llmBench.endpoints (baseUrl)',
   'endpoint.headers': 'llmBench.endpoints (headers)',
   'serverMetrics.url': 'llmBench.serverMetrics.url',

@@ -95,6 +95,15 @@ export class KvCache {
     }
   }
 
+  /**
+   * Forgets every cached prefix (vLLM's reset_prefix_cache): no later prompt finds a block of an
+   * earlier one. Blocks in use stay with their sequences, unhashed.
+   */
+  resetPrefixCache(): void {
+    for (const block of this.blocks) block.hash = null;
+    this.byHash.clear();
+  }
+
   /** Releases a sequence's blocks, last block first so that a prefix's head stays cached longest. */
   free(held: number[]): void {
     for (let i = held.length - 1; i >= 0; i--) {

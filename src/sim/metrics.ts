@@ -40,8 +40,15 @@ export class SimMetrics {
   readonly ttft = new Histogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', TTFT_BUCKETS);
   readonly e2e = new Histogram('vllm:e2e_request_latency_seconds', 'Histogram of end to end request latency in seconds.', E2E_BUCKETS);
   readonly itl = new Histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', ITL_BUCKETS);
-  /** Finished requests by finish reason (vllm:request_success_total). */
-  readonly finished = new Map<string, number>();
+  /**
+   * Finished requests by finish reason (vllm:request_success_total); a request its client abandoned
+   * is `abort`, as vLLM's enum names it. vLLM exposes each reason from the start, at 0.
+   */
+  readonly finished = new Map<string, number>([
+    ['stop', 0],
+    ['length', 0],
+    ['abort', 0],
+  ]);
 
   countFinished(reason: string): void {
     this.finished.set(reason, (this.finished.get(reason) ?? 0) + 1);

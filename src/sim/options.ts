@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { describeZodError } from '../format/result';
 import { DEFAULT_PRESET, PRESETS, PRESET_NAMES, type EngineSettings, type HardwareProfile, type PresetName } from './presets';
 import { brokenVllmRule } from '../engines/vllm-rules';
+import { ReasoningFieldSchema, type ReasoningField } from './protocol';
 
 const positiveInt = z.number().int().positive();
 const probability = z.number().min(0).max(1);
@@ -29,6 +30,22 @@ export const FaultOptionsSchema = z
   })
   .strict();
 export type FaultOptions = z.infer<typeof FaultOptionsSchema>;
+
+/**
+ * A reasoning model: every response first streams its thoughts, `tokens` of them (a count, or a
+ * rounded normal draw per request, at least 0), then its answer; max_tokens counts both, as in
+ * vLLM. `field` is where the thoughts go (protocol.ts): vLLM's current `reasoning` by default.
+ */
+export const ReasoningOptionsSchema = z
+  .object({
+    tokens: z.union([
+      z.number().int().nonnegative(),
+      z.object({ mean: z.number().nonnegative(), stdev: z.number().nonnegative().default(0) }).strict(),
+    ]),
+    field: ReasoningFieldSchema.default('reasoning'),
+  })
+  .strict();
+export type ReasoningOptions = z.infer<typeof ReasoningOptionsSchema>;
 
 export const SimOptionsSchema = z
   .object({
@@ -74,6 +91,10 @@ export const SimOptionsSchema = z
      */
     speedup: z.number().positive().max(100).default(1),
     faults: FaultOptionsSchema.default(FaultOptionsSchema.parse({})),
+    /** Responses reason first (chat, completions and the Responses API); absent: they answer at once. */
+    reasoning: ReasoningOptionsSchema.optional(),
+    /** Floats in each vector /v1/embeddings returns (384, as small sentence-embedding models have). */
+    embeddingDim: z.number().int().min(1).max(8192).default(384),
     /** Appends one JSON line per finished request's trace to this file. */
     traceFile: z.string().min(1).optional(),
     /** How many finished requests' traces are kept in memory for GET /sim/trace (oldest dropped). */
@@ -93,6 +114,9 @@ export interface SimConfig {
   naturalOutputTokensMean: number;
   speedup: number;
   faults: FaultOptions;
+  /** Null: no reasoning. */
+  reasoning: { tokens: ReasoningOptions['tokens']; field: ReasoningField } | null;
+  embeddingDim: number;
   traceFile: string | undefined;
   traceLimit: number;
 }
@@ -121,6 +145,8 @@ export function resolveSimConfig(input: SimOptionsInput = {}): SimConfig {
     naturalOutputTokensMean: preset.naturalOutputTokensMean,
     speedup: options.speedup,
     faults: options.faults,
+    reasoning: options.reasoning ?? null,
+    embeddingDim: options.embeddingDim,
     traceFile: options.traceFile,
     traceLimit: options.traceLimit,
   };

@@ -20,6 +20,8 @@ export interface SequenceInput {
   outputTokens: number;
   /** Chained hashes of the prompt's full blocks (prefix caching); may be empty. */
   blockHashes: readonly string[];
+  /** An input to embed (a pooling request): its one "token" is the vector, not a generated token. */
+  pooling?: boolean;
 }
 
 export class Sequence {
@@ -169,7 +171,7 @@ export class Scheduler {
       if (sequence.computed < sequence.length) continue; // a prompt chunk: nothing sampled yet
       if (sequence.generated === 0) this.counters.promptTokens += sequence.input.promptTokens;
       sequence.generated++;
-      this.counters.generationTokens++;
+      if (!sequence.input.pooling) this.counters.generationTokens++;
       sampled.push(sequence);
       if (sequence.generated >= sequence.input.outputTokens) finished.push(sequence);
     }

@@ -14,7 +14,22 @@ import { CHARS_PER_TOKEN, estimateTokens } from '../workload/tokens';
 import { promptBlockHashes } from './kv-cache';
 import { renderMetrics, SimMetrics } from './metrics';
 import type { SimConfig } from './options';
-import { ChunkWriter, completeBody, errorBody, toGenerationRequest, usage, type ApiKind } from './protocol';
+import {
+  ChunkWriter,
+  completeBody,
+  embeddingsBody,
+  errorBody,
+  ResponsesWriter,
+  THINK_CLOSE,
+  THINK_OPEN,
+  toEmbeddingsRequest,
+  toGenerationRequest,
+  type ApiKind,
+  type Counts,
+  type GenerationApi,
+  type StreamWriter,
+  type TokenPart,
+} from './protocol';
 import { RealtimeEngine } from './realtime';
 import { Scheduler, Sequence, type StepPlan } from './scheduler';
 import { TraceLog, type FaultKind, type RequestTrace } from './trace';
@@ -60,26 +75,35 @@ class HttpError extends Error {
   }
 }
 
+/** What the engine's events reach: a generation request, or an embeddings request (one sequence per input). */
+interface EngineClient {
+  onScheduled(atMs: number): void;
+  onToken(atMs: number, sequence: Sequence): void;
+}
+
 export async function startServer(config: SimConfig): Promise<RunningSimServer> {
   const scheduler = new Scheduler(config.engine, config.hardware);
   const metrics = new SimMetrics();
   const traces = new TraceLog(config.traceLimit, config.traceFile);
-  const active = new Map<Sequence, ActiveRequest>();
+  const active = new Map<Sequence, EngineClient>();
+  const reasoningField = config.reasoning?.field ?? 'reasoning';
   const engine = new RealtimeEngine(scheduler, config.speedup, {
     onStepStart(plan: StepPlan, atMs: number) {
       for (const { sequence } of plan.scheduled) active.get(sequence)?.onScheduled(atMs);
     },
     onToken(sequence: Sequence, atMs: number) {
-      active.get(sequence)?.onToken(atMs);
+      active.get(sequence)?.onToken(atMs, sequence);
     },
   });
   const createdSec = Math.floor(Date.now() / 1000);
   let nextIndex = 0;
 
-  class ActiveRequest {
+  class ActiveRequest implements EngineClient {
     readonly trace: RequestTrace;
-    private readonly writer: ChunkWriter;
+    private readonly writer: StreamWriter;
     private readonly pieces: string[] = [];
+    /** The thoughts are written into the text between tags (no reasoning parser, or completions). */
+    private readonly tagged: boolean;
     private stalledUntilMs = 0;
     private buffered = '';
     private done = false;
@@ -87,17 +111,27 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     constructor(
       readonly sequence: Sequence,
       readonly res: ServerResponse,
-      readonly api: ApiKind,
+      readonly api: GenerationApi,
       readonly stream: boolean,
       readonly includeUsage: boolean,
       readonly maxTokens: number,
+      /** The first this many tokens are reasoning. */
+      readonly reasoningTokens: number,
       readonly random: Random,
       readonly fault: FaultPlan | null,
       trace: RequestTrace,
     ) {
       this.trace = trace;
-      this.writer = new ChunkWriter(api, trace.id, config.model, createdSec);
+      this.tagged = reasoningTokens > 0 && (reasoningField === 'tags' || api === 'completions');
+      this.writer = api === 'responses' ? new ResponsesWriter(trace.id, config.model, createdSec, reasoningField) : new ChunkWriter(api, trace.id, config.model, createdSec, reasoningField);
       res.on('close', () => this.onClose());
+    }
+
+    /** A token's text as written: with tags, the thoughts open with `<think>` and the answer with `</think>`. */
+    private textOf(index: number, piece: string): string {
+      if (!this.tagged) return piece;
+      if (index === 0) return THINK_OPEN + piece;
+      return index === this.reasoningTokens ? THINK_CLOSE + piece : piece;
     }
 
     onScheduled(atMs: number): void {
@@ -109,6 +143,8 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
       const index = this.pieces.length;
       const piece = PIECES[this.random.int(0, PIECES.length - 1)] as string;
       this.pieces.push(piece);
+      const part: TokenPart = index < this.reasoningTokens ? 'reasoning' : 'answer';
+      const text = this.textOf(index, piece);
       const tokenEpoch = epochOf(atMs);
       if (index > 0) metrics.itl.observe((tokenEpoch - (this.trace.tokenMs[index - 1] as number)) / 1000);
       else metrics.ttft.observe((tokenEpoch - this.trace.arrivalMs) / 1000);
@@ -130,20 +166,25 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
         if (last) this.sendWhole(finishReason);
         return;
       }
-      let event = index === 0 ? this.writer.roleEvent() : '';
+      let event = index === 0 ? this.writer.openEvents() : '';
       if (faultHere === 'malformed') {
         this.emit(event + this.writer.malformedEvent(piece), true);
         return this.drop();
       }
-      event += last
-        ? this.writer.finalEvents(piece, finishReason, this.usage(), this.includeUsage)
-        : this.writer.tokenEvent(piece);
+      event += last ? this.writer.finalEvents(text, part, finishReason, this.counts(), this.includeUsage) : this.writer.tokenEvent(text, part);
       this.emit(event, last);
       if (faultHere === 'disconnect') this.drop();
     }
 
-    private usage() {
-      return usage(this.sequence.input.promptTokens, this.pieces.length, this.sequence.cachedTokens);
+    /** The usage's counts: the reasoning among them when the server parsed it (not with tags). */
+    private counts(): Counts {
+      const configured = config.reasoning !== null && !this.tagged && this.api !== 'completions';
+      return {
+        promptTokens: this.sequence.input.promptTokens,
+        completionTokens: this.pieces.length,
+        cachedTokens: this.sequence.cachedTokens,
+        reasoningTokens: configured ? Math.min(this.reasoningTokens, this.pieces.length) : null,
+      };
     }
 
     /** Writes now, or holds the text while a stall lasts (the model keeps going meanwhile). */
@@ -177,10 +218,11 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
 
     private sendWhole(finishReason: string): void {
       this.done = true;
+      const text = { reasoning: this.pieces.slice(0, this.reasoningTokens).join(''), answer: this.pieces.slice(this.reasoningTokens).join('') };
       const body =
         this.fault?.kind === 'malformed'
           ? '{"id":"' + this.trace.id + '","choices":[{"index":0,'
-          : completeBody(this.api, this.trace.id, config.model, createdSec, this.pieces.join(''), finishReason, this.usage());
+          : completeBody(this.api, this.trace.id, config.model, createdSec, text, this.tagged ? 'tags' : reasoningField, finishReason, this.counts());
       const send = (): void => {
         if (this.res.destroyed) return;
         this.res.writeHead(200, { 'content-type': 'application/json' });
@@ -201,9 +243,11 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
 
     private onClose(): void {
       if (active.get(this.sequence) === this) {
-        // The client went away before the end: vLLM aborts such requests.
+        // The client went away before the end: vLLM aborts such requests, and counts them as `abort`.
         active.delete(this.sequence);
         engine.abort(this.sequence);
+        metrics.countFinished('abort');
+        this.trace.finishReason = 'abort';
       }
       this.trace.preemptions = this.sequence.preemptions;
       this.trace.cachedTokens = this.sequence.cachedTokens;
@@ -226,13 +270,104 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     return null;
   }
 
-  function handleGeneration(api: ApiKind, raw: string, arrivalMs: number, res: ServerResponse): void {
-    let body: unknown;
+  function parseBody(raw: string): unknown {
     try {
-      body = JSON.parse(raw);
+      return JSON.parse(raw);
     } catch (e) {
       throw new HttpError(400, 'BadRequestError', `The request body is not valid JSON: ${(e as Error).message}`);
     }
+  }
+
+  /** The seed of the request that arrived `index`-th: its reply, faults and vectors follow from it. */
+  function requestSeed(index: number): number {
+    return (Math.imul(config.seed, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
+  }
+
+  /**
+   * An embeddings request: each input is a sequence of its own (vLLM splits a batch so), prefilled
+   * with the others by the scheduler, so the latency grows with the batch's tokens and with the
+   * load; the body goes out once every input is encoded.
+   */
+  class EmbeddingJob implements EngineClient {
+    private remaining: number;
+    private readonly sequences: Sequence[];
+
+    constructor(
+      inputTokens: readonly number[],
+      private readonly res: ServerResponse,
+      private readonly trace: RequestTrace,
+      private readonly base64: boolean,
+    ) {
+      this.remaining = inputTokens.length;
+      this.sequences = inputTokens.map((promptTokens, i) => new Sequence({ id: trace.index * 4096 + i, promptTokens, outputTokens: 1, blockHashes: [], pooling: true }));
+      for (const sequence of this.sequences) active.set(sequence, this);
+      res.on('close', () => this.onClose());
+    }
+
+    submit(readyAtMs: number): void {
+      for (const sequence of this.sequences) engine.submit(sequence, readyAtMs);
+    }
+
+    onScheduled(atMs: number): void {
+      if (this.trace.scheduledMs === null) this.trace.scheduledMs = epochOf(atMs);
+    }
+
+    onToken(atMs: number, sequence: Sequence): void {
+      active.delete(sequence);
+      this.trace.tokenMs.push(epochOf(atMs));
+      if (--this.remaining > 0) return;
+      this.trace.finishReason = 'stop';
+      metrics.e2e.observe((epochOf(atMs) - this.trace.arrivalMs) / 1000);
+      metrics.countFinished('stop');
+      const random = createRandom(requestSeed(this.trace.index));
+      const vectors = this.sequences.map(() => unitVector(config.embeddingDim, random));
+      sendJson(this.res, 200, embeddingsBody(config.model, vectors, this.trace.promptTokens, this.base64));
+    }
+
+    private onClose(): void {
+      const unfinished = this.sequences.filter((sequence) => active.get(sequence) === this);
+      for (const sequence of unfinished) {
+        active.delete(sequence);
+        engine.abort(sequence);
+      }
+      if (unfinished.length > 0) {
+        metrics.countFinished('abort');
+        this.trace.finishReason = 'abort';
+      }
+      this.trace.closedMs = epochOf(performance.now());
+      traces.add(this.trace);
+    }
+  }
+
+  function handleEmbeddings(raw: string, arrivalMs: number, res: ServerResponse): void {
+    const parsed = toEmbeddingsRequest(parseBody(raw));
+    if (!parsed.ok) throw new HttpError(400, 'BadRequestError', `Invalid request: ${parsed.error}`);
+    const request = parsed.value;
+    if (request.model !== config.model) throw new HttpError(404, 'NotFoundError', `The model \`${request.model}\` does not exist.`, 'model');
+    const { maxModelLen } = config.engine;
+    const inputTokens = request.inputs.map((text, i) => {
+      const tokens = estimateTokens(text);
+      if (tokens === 0) throw new HttpError(400, 'BadRequestError', `Input ${i} is empty: send at least one token of text.`, 'input');
+      if (tokens > maxModelLen) {
+        throw new HttpError(400, 'BadRequestError', `This model's maximum context length is ${maxModelLen} tokens, but input ${i} has ${tokens} tokens. Shorten it.`, 'input');
+      }
+      return tokens;
+    });
+    const index = nextIndex++;
+    const trace = openTrace({ index, id: `embd-sim-${index}`, api: 'embeddings', stream: false, status: 200, fault: null, promptTokens: inputTokens.reduce((a, b) => a + b, 0), targetTokens: 0, inputs: inputTokens.length }, arrivalMs);
+    new EmbeddingJob(inputTokens, res, trace, request.base64).submit(arrivalMs + config.hardware.requestOverheadMs / config.speedup);
+  }
+
+  /** The reasoning tokens a request is to stream first (before max_tokens cuts them). */
+  function drawReasoning(random: Random): number {
+    const tokens = config.reasoning?.tokens;
+    if (tokens === undefined) return 0;
+    if (typeof tokens === 'number') return tokens;
+    return Math.max(0, Math.round(tokens.mean + tokens.stdev * random.normal()));
+  }
+
+  function handleGeneration(api: GenerationApi, raw: string, arrivalMs: number, res: ServerResponse): void {
+    const body = parseBody(raw);
     const parsed = toGenerationRequest(api, body);
     if (!parsed.ok) throw new HttpError(400, 'BadRequestError', `Invalid request: ${parsed.error}`);
     const request = parsed.value;
@@ -263,31 +398,20 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     }
     const maxTokens = asked ?? maxModelLen - promptTokens;
     const index = nextIndex++;
-    const random = createRandom((Math.imul(config.seed, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0);
+    const random = createRandom(requestSeed(index));
     const natural = Math.max(1, Math.round(random.gamma(2, config.naturalOutputTokensMean / 2)));
-    const targetTokens = request.ignoreEos ? maxTokens : Math.min(maxTokens, Math.max(request.minTokens, natural));
+    // From a generator of its own, so that turning reasoning on leaves every other draw as it was.
+    const reasoning = drawReasoning(createRandom(requestSeed(index) ^ 0x72656173));
+    // max_tokens counts the thoughts too, as in vLLM; the answer ends by itself after them.
+    const targetTokens = request.ignoreEos ? maxTokens : Math.min(maxTokens, Math.max(request.minTokens, reasoning + natural));
+    const reasoningTokens = Math.min(reasoning, targetTokens);
     const stream = request.stream;
     const fault = drawFault(random, stream, targetTokens);
-    const id = `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-sim-${index}`;
-    const trace: RequestTrace = {
-      index,
-      id,
-      api,
-      stream,
-      status: fault?.kind === 'error' ? fault.status : 200,
-      fault: fault?.kind ?? null,
-      promptTokens,
-      cachedTokens: 0,
-      targetTokens,
-      outputTokens: 0,
-      finishReason: null,
-      preemptions: 0,
-      arrivalMs: epochOf(arrivalMs),
-      scheduledMs: null,
-      tokenMs: [],
-      writeMs: [],
-      closedMs: null,
-    };
+    const id = `${{ chat: 'chatcmpl', completions: 'cmpl', responses: 'resp' }[api]}-sim-${index}`;
+    const trace = openTrace(
+      { index, id, api, stream, status: fault?.kind === 'error' ? fault.status : 200, fault: fault?.kind ?? null, promptTokens, targetTokens, ...(config.reasoning !== null ? { reasoningTokens } : {}) },
+      arrivalMs,
+    );
     if (fault?.kind === 'error') {
       res.on('close', () => {
         trace.closedMs = epochOf(performance.now());
@@ -298,7 +422,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
     }
     const hashes = config.engine.enablePrefixCaching ? promptBlockHashes(text, promptTokens, config.engine.blockSize, CHARS_PER_TOKEN) : [];
     const sequence = new Sequence({ id: index, promptTokens, outputTokens: targetTokens, blockHashes: hashes });
-    active.set(sequence, new ActiveRequest(sequence, res, api, stream, request.includeUsage, maxTokens, random, fault, trace));
+    active.set(sequence, new ActiveRequest(sequence, res, api, stream, request.includeUsage, maxTokens, reasoningTokens, random, fault, trace));
     if (stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.flushHeaders();
@@ -309,11 +433,19 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
   function route(req: IncomingMessage, res: ServerResponse, raw: string, arrivalMs: number): void {
     const path = (req.url ?? '/').split('?')[0];
     const method = req.method ?? 'GET';
-    const generation: Record<string, ApiKind> = { '/v1/chat/completions': 'chat', '/v1/completions': 'completions' };
-    const api = generation[path ?? ''];
+    const routes: Record<string, ApiKind> = { '/v1/chat/completions': 'chat', '/v1/completions': 'completions', '/v1/responses': 'responses', '/v1/embeddings': 'embeddings' };
+    const api = routes[path ?? ''];
     if (api) {
       if (method !== 'POST') throw new HttpError(405, 'MethodNotAllowed', `Use POST for ${path}.`);
+      if (api === 'embeddings') return handleEmbeddings(raw, arrivalMs, res);
       return handleGeneration(api, raw, arrivalMs, res);
+    }
+    if (path === '/reset_prefix_cache') {
+      // vLLM's (with VLLM_SERVER_DEV_MODE=1): an empty POST, answered 200 once the cache is empty.
+      if (method !== 'POST') throw new HttpError(405, 'MethodNotAllowed', `Use POST for ${path}.`);
+      scheduler.kv.resetPrefixCache();
+      res.writeHead(200).end();
+      return;
     }
     if (method !== 'GET') throw new HttpError(405, 'MethodNotAllowed', `Use GET for ${path}.`);
     switch (path) {
@@ -345,7 +477,7 @@ export async function startServer(config: SimConfig): Promise<RunningSimServer> 
       case '/sim/config':
         return sendJson(res, 200, JSON.stringify(config));
       default:
-        throw new HttpError(404, 'NotFoundError', `No route ${path}: this server serves /v1/models, /v1/chat/completions, /v1/completions, /health, /metrics and /sim/trace.`);
+        throw new HttpError(404, 'NotFoundError', `No route ${path}: this server serves /v1/models, /v1/chat/completions, /v1/completions, /v1/responses, /v1/embeddings, /health, /metrics, /reset_prefix_cache and /sim/trace.`);
     }
   }
 
@@ -425,6 +557,28 @@ function sendNow(res: ServerResponse, text: string): void {
   res.cork();
   res.write(text);
   res.uncork();
+}
+
+/** A request's trace as it arrives: what it is, and nothing measured yet. */
+function openTrace(
+  head: Pick<RequestTrace, 'index' | 'id' | 'api' | 'stream' | 'status' | 'fault' | 'promptTokens' | 'targetTokens'> & Partial<Pick<RequestTrace, 'reasoningTokens' | 'inputs'>>,
+  arrivalMs: number,
+): RequestTrace {
+  return { ...head, cachedTokens: 0, outputTokens: 0, finishReason: null, preemptions: 0, arrivalMs: epochOf(arrivalMs), scheduledMs: null, tokenMs: [], writeMs: [], closedMs: null };
+}
+
+/** A vector of `dim` floats of length 1, from `random`. */
+function unitVector(dim: number, random: Random): Float32Array {
+  const vector = new Float32Array(dim);
+  let squares = 0;
+  for (let i = 0; i < dim; i++) {
+    const value = random.normal();
+    vector[i] = value;
+    squares += value * value;
+  }
+  const norm = Math.sqrt(squares) || 1;
+  for (let i = 0; i < dim; i++) vector[i] = (vector[i] as number) / norm;
+  return vector;
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {

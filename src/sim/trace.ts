@@ -20,7 +20,7 @@ export const RequestTraceSchema = z.object({
   /** Order of arrival since the server started, from 0. */
   index: z.number().int().nonnegative(),
   id: z.string(),
-  api: z.enum(['chat', 'completions']),
+  api: z.enum(['chat', 'completions', 'responses', 'embeddings']),
   stream: z.boolean(),
   /** HTTP status sent (an injected error's status, 200 otherwise). */
   status: z.number().int(),
@@ -32,13 +32,17 @@ export const RequestTraceSchema = z.object({
   targetTokens: z.number().int().nonnegative(),
   /** Tokens sent. */
   outputTokens: z.number().int().nonnegative(),
+  /** Of the target, how many were reasoning (streamed first); absent from older traces. */
+  reasoningTokens: z.number().int().nonnegative().optional(),
+  /** Inputs of an embeddings request. */
+  inputs: z.number().int().nonnegative().optional(),
   finishReason: z.string().nullable(),
   preemptions: z.number().int().nonnegative(),
   /** The body was read. */
   arrivalMs: z.number(),
   /** Model time the scheduler first gave it a step (null if it never ran). */
   scheduledMs: z.number().nullable(),
-  /** Model time of each token (the end of the step that sampled it). */
+  /** Model time of each token (the end of the step that sampled it); an embeddings request's: when each input was encoded. */
   tokenMs: z.array(z.number()),
   /** When each token was written to the socket (streaming only; empty without streaming). */
   writeMs: z.array(z.number()),

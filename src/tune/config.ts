@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { RUN_PRESET_IDS, withoutSchemaKey } from '../format/config';
 import { describeZodError } from '../format/result';
-import { TuneConfigSchema, type Comparison, type TuneConfig } from '../format/tune';
+import { TuneConfigSchema, type Comparison, type LoadSearch, type TuneConfig } from '../format/tune';
 import { isPlainObject, mergeSettings, parseConfigFileText, prepareRun, RunInputError, type PreparedRun, type Settings } from '../run/prepare';
 import { PresetSettingsSchema, presets } from '../run/presets';
+import { containerRunOf } from './container';
 import { placeholdersOf } from './space';
 
 export class TuneConfigError extends Error {
@@ -65,6 +66,9 @@ function checkConsistency(config: TuneConfig, shownAs: string): void {
     }
   }
   if (!used.has('port')) fail('server.command has no {port}: the tuner picks a free port per trial and benchmarks the server there; add "--port", "{port}"');
+  if (containerRunOf(config.server.command)?.detached) {
+    fail('server.command runs its container detached (-d): the tuner follows a server through its command until it stops it; drop -d (the tuner names the container and stops it with docker stop)');
+  }
   config.constraints.forEach((constraint, i) => {
     if (typeof constraint === 'string') return;
     for (const comparison of [...constraint.when, constraint.require] as Comparison[]) {
@@ -115,9 +119,45 @@ export function benchmarkSource(config: TuneConfig, configDir: string, shownAs: 
     settings = config.benchmark as Settings;
   }
   const source = { settings, dir: fileDir, shownAs: `${shownAs}: benchmark`, env };
-  // Checked once now, against a stand-in endpoint, so that a bad benchmark fails before any launch.
-  prepareBenchmark(source, 'http://127.0.0.1:1/v1', 'model');
+  // Checked once now, against a stand-in endpoint, so that a bad benchmark fails before any launch;
+  // for max-load-within-slo, the probes at both ends of the load searched are what runs.
+  if (config.objective.mode === 'max-load-within-slo') {
+    const { load } = config.objective;
+    const { low, high } = loadBounds(load);
+    for (const [end, value] of [['load.min', low], ['load.max', high]] as const) {
+      const probe = probeSource(source, load, value);
+      try {
+        prepareBenchmark(probe, 'http://127.0.0.1:1/v1', 'model');
+      } catch (error) {
+        const what = load.kind === 'rate' ? `${value.toLocaleString('en-US')} req/s` : `concurrency ${value.toLocaleString('en-US')}`;
+        throw new TuneConfigError(`${shownAs}: objective.${end}: a probe at ${what} cannot run this benchmark: ${(error as Error).message}`);
+      }
+    }
+  } else {
+    prepareBenchmark(source, 'http://127.0.0.1:1/v1', 'model');
+  }
   return source;
+}
+
+/** The loads a max-load-within-slo search may probe: its bounds, whole numbers for concurrency. */
+export function loadBounds(load: LoadSearch): { low: number; high: number } {
+  if (load.kind !== 'concurrency') return { low: load.min, high: load.max };
+  const low = Math.max(1, Math.round(load.min));
+  return { low, high: Math.max(low, Math.round(load.max)) };
+}
+
+/**
+ * The benchmark of one max-load-within-slo probe: its profile replaced by one step at `value` of
+ * the load searched (a rate profile's arrival process and burstiness kept), never merged with it:
+ * a ramp or a sweep's own fields would make another profile of it.
+ */
+export function probeSource(source: BenchmarkSource, load: LoadSearch, value: number): BenchmarkSource {
+  const base = isPlainObject(source.settings.profile) ? source.settings.profile : {};
+  const profile =
+    load.kind === 'concurrency'
+      ? { kind: 'concurrency', levels: [value] }
+      : { kind: 'rate', rates: [value], ...(base.kind === 'rate' || base.kind === 'sweep' ? Object.fromEntries(Object.entries(base).filter(([key]) => key === 'arrival' || key === 'burstiness')) : {}) };
+  return { ...source, settings: { ...source.settings, profile } };
 }
 
 /** A trial's benchmark prepared (not run) against the server at baseUrl (the model: the benchmark's, else the server's). */

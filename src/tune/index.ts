@@ -1,25 +1,46 @@
 /**
  * The tuner's public API, for the command line (`llmbench tune`) and the extension host: launch
  * a server per trial with flags chosen by the search, benchmark it, score it, stop it, and write
- * the tune file (`*.llmtune.json`) after every trial. Nothing here imports `vscode`.
+ * the tune file (`*.llmtune.json`) after every trial; then measure the best candidates again,
+ * interleaved, so that the winner is not a lucky measurement. Nothing here imports `vscode`.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { version } from '../../package.json';
-import { parseTuneFile, TUNE_FILE_SUFFIX, TUNE_SCHEMA_VERSION, type BestTrial, type Objective, type Params, type Trial, type TuneConfig, type TuneEvent, type TuneFile, type TuneStatus } from '../format/tune';
+import {
+  parseTuneFile,
+  TUNE_FILE_SUFFIX,
+  TUNE_SCHEMA_VERSION,
+  type BestTrial,
+  type CandidateSummary,
+  type Objective,
+  type Params,
+  type Remeasure,
+  type RemeasureRun,
+  type Trial,
+  type TuneConfig,
+  type TuneEvent,
+  type TuneFile,
+  type TuneStatus,
+} from '../format/tune';
+import type { WorkloadNeed } from '../engines/workload-need';
 // The engine's modules one by one, not its index: the extension host bundles this file, and the
 // index would bring the whole engine (the HTTP client, tokenizers) into it.
 import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
-import { onThisHost } from '../processes/alive';
+import { identifiedOnThisHost, isAlive } from '../processes/alive';
+import { readCommandLine } from '../processes/proc';
+import { meanInterval, sampleStdev } from '../results/stats';
 import { writeAtomically } from '../results/writer';
-import { benchmarkSource, prepareBenchmark, TuneConfigError, type BenchmarkSource } from './config';
+import { benchmarkSource, loadBounds, prepareBenchmark, probeSource, TuneConfigError, type BenchmarkSource } from './config';
 import { checkConstraints } from './constraints';
-import { readGpuMemoryUsedMiB } from './gpu';
+import { containerName, containerRunOf, namedContainerRun } from './container';
+import { trialGpuMemory } from './gpu';
 import { scoreRun, sloFigures, sloMet, type Score } from './objective';
 import { createSearch } from './search';
-import { findFreePort, killLeftoverGroup, launchServer, waitPortFree, waitReady } from './server';
+import { findFreePort, launchServer, portHolderText, stopLeftoverGroup, waitPortFree, waitReady } from './server';
 import { commandFor } from './space';
+import { workloadNeed } from './workload-need';
 
 export { TuneConfigError, parseTuneConfigText, readTuneConfigFile } from './config';
 export { checkConstraints, type Refusal } from './constraints';
@@ -37,6 +58,11 @@ export interface TuneOptions {
   signal?: AbortSignal;
   /** The argv that runs this package's CLI, put in place of a command's first word `llmbench`, e.g. [process.execPath, '<pkg>/dist/cli.js']. */
   llmbenchCommand: readonly string[];
+  /**
+   * Environment that only the `llmbench` command gets (the extension's ELECTRON_RUN_AS_NODE, which
+   * makes its runtime Node): other servers run without these names, even where `env` has them.
+   */
+  llmbenchEnv?: Readonly<Record<string, string>>;
   /** The environment servers inherit (server.env is added over it); process.env by default. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Asked once, with the exact argv, before the first launch; false ends the tune before anything starts. */
@@ -51,13 +77,18 @@ const REFUSALS_IN_A_ROW_LIMIT = 1000;
 /** How long a stopped server's port may take to be free again. */
 const PORT_RELEASE_MS = 5000;
 
-/** Trial files beside the tune file, by the trial's number: `NAME.trial-3.log`, `NAME.trial-3.llmbench.json`. */
-function trialPath(outPath: string, trial: number, suffix: string): string {
+/** The tune file's name without its suffix: `NAME` of `NAME.llmtune.json`. */
+function tuneStem(outPath: string): string {
   const name = basename(outPath);
-  const stem = name.endsWith(TUNE_FILE_SUFFIX) ? name.slice(0, -TUNE_FILE_SUFFIX.length) : name.replace(/\.json$/, '');
-  return join(dirname(outPath), `${stem}.trial-${trial}${suffix}`);
+  return name.endsWith(TUNE_FILE_SUFFIX) ? name.slice(0, -TUNE_FILE_SUFFIX.length) : name.replace(/\.json$/, '');
 }
 
+/** Trial files beside the tune file, by the trial's number: `NAME.trial-3.log`, `NAME.trial-3.llmbench.json`, `NAME.trial-3.remeasure-2.log`. */
+function trialPath(outPath: string, trial: number, suffix: string, round?: number): string {
+  return join(dirname(outPath), `${tuneStem(outPath)}.trial-${trial}${round === undefined ? '' : `.remeasure-${round}`}${suffix}`);
+}
+
+/** The best trial by the search's own figures (one measurement each). */
 function bestOf(trials: readonly Trial[]): BestTrial | null {
   let best: BestTrial | null = null;
   for (const t of trials) {
@@ -72,7 +103,7 @@ function bestOf(trials: readonly Trial[]): BestTrial | null {
 const canonicalJson = (value: unknown): string =>
   JSON.stringify(value, (_, v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 
-/** A tune file to continue: the same config, its server left by a crash stopped. */
+/** A tune file to continue: the same config, no other tuner still writing it, its server left by a crash stopped. */
 function resumedFile(outPath: string, config: TuneConfig, emit: (e: TuneEvent) => void): TuneFile {
   const parsed = parseTuneFile(readFileSync(outPath, 'utf8'));
   if (!parsed.ok) throw new TuneConfigError(`--resume: ${outPath}: ${parsed.error}`);
@@ -80,12 +111,21 @@ function resumedFile(outPath: string, config: TuneConfig, emit: (e: TuneEvent) =
   if (canonicalJson(file.config) !== canonicalJson(config)) {
     throw new TuneConfigError(`--resume: ${outPath} was made with another tune config; resume it with the config it holds, or write a new tune with another --out`);
   }
+  if (file.writer && isAlive(file.writer)) {
+    throw new TuneConfigError(
+      `--resume: ${outPath} is being written by a tune still running (pid ${file.writer.pid} on ${file.writer.host}): wait for it to end, or stop it (Ctrl-C, or Cancel in its panel), then resume`,
+    );
+  }
   const left = file.runningServer;
-  // The server ran where the tuner that launched it ran: the file's writer.
-  const host = file.writer?.host;
+  // The server ran where the tuner that launched it ran.
+  const host = left?.host ?? file.writer?.host;
   if (left && host === hostname()) {
-    if (killLeftoverGroup({ pid: left.pid, host })) {
+    const container = left.container ? { tool: containerRunOf(left.command ?? file.config.server.command)?.tool ?? 'docker', name: left.container } : undefined;
+    const check = stopLeftoverGroup(left.trial, { pid: left.pid, host, ...(left.startTime ? { startTime: left.startTime } : {}), ...(left.command ? { command: left.command } : {}) }, container);
+    if (check.stopped) {
       emit({ type: 'log', level: 'warn', message: `Stopped the server of trial ${left.trial} (process group ${left.pid}) left running by the tuner that stopped` });
+    } else if (check.reason) {
+      emit({ type: 'log', level: 'warn', message: `The server of trial ${left.trial} was not stopped: ${check.reason}` });
     }
   } else if (left) {
     emit({
@@ -96,6 +136,9 @@ function resumedFile(outPath: string, config: TuneConfig, emit: (e: TuneEvent) =
   }
   return { ...file, status: 'running', statusReason: null, finishedAt: null, runningServer: null };
 }
+
+/** Why a tune cannot go on after a trial: its port is still taken, by a process the next trial would share the machine with. */
+class PortStillTaken extends Error {}
 
 export async function runTune(options: TuneOptions): Promise<TuneFile> {
   const { config, signal } = options;
@@ -129,10 +172,11 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
       statusReason: null,
       trials: [],
       best: null,
+      remeasure: null,
       runningServer: null,
     };
   }
-  file.writer = onThisHost();
+  file.writer = identifiedOnThisHost();
   const save = (): void => writeAtomically(outPath, `${JSON.stringify(file, null, 2)}\n`, 'tune file');
   save();
 
@@ -144,12 +188,12 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
     return file;
   };
 
+  const need = await benchmarkNeed(bench, emit);
   const constraintArgv = (params: Params) => commandFor(config.server, config.space, params, null, options.llmbenchCommand);
-  const search = createSearch(config.space, config.search, (params) => checkConstraints(config.constraints, params, constraintArgv(params)) === undefined);
+  const search = createSearch(config.space, config.search, (params) => checkConstraints(config.constraints, params, constraintArgv(params), need) === undefined);
   const context: TrialContext = {
     options,
     outPath,
-    env: { ...baseEnv, ...config.server.env },
     bench,
     emit,
     confirmed: options.confirmFirstLaunch === undefined,
@@ -159,20 +203,32 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
     },
   };
   let refusalsInARow = 0;
+  const cancelled = 'Cancelled: the running server was stopped. Continue with --resume.';
   try {
+    let searched: string;
     for (;;) {
-      if (signal?.aborted) return finish('cancelled', 'Cancelled: the running server was stopped. Continue with --resume.');
+      if (signal?.aborted) return finish('cancelled', cancelled);
       const launched = file.trials.filter((t) => t.status !== 'refused').length;
-      if (config.budget.trials !== undefined && launched >= config.budget.trials) return finish('complete', `The budget of ${config.budget.trials} launched trials is spent.`);
+      if (config.budget.trials !== undefined && launched >= config.budget.trials) {
+        searched = `The budget of ${config.budget.trials} launched trials is spent.`;
+        break;
+      }
       const spentSec = file.trials.reduce((sum, t) => sum + (Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000, 0);
-      if (config.budget.wallTimeSec !== undefined && spentSec >= config.budget.wallTimeSec) return finish('complete', `The budget of ${config.budget.wallTimeSec} s is spent.`);
+      if (config.budget.wallTimeSec !== undefined && spentSec >= config.budget.wallTimeSec) {
+        searched = `The budget of ${config.budget.wallTimeSec} s is spent.`;
+        break;
+      }
 
       const params = search.propose(file.trials.map((t) => ({ params: t.params, score: t.objective })));
-      if (params === undefined) return finish('complete', 'Every combination the constraints allow has been tried.');
+      if (params === undefined) {
+        searched = 'Every combination the constraints allow has been tried.';
+        break;
+      }
       const number = (file.trials.at(-1)?.number ?? 0) + 1;
       const startedAt = new Date().toISOString();
-      const refusal = checkConstraints(config.constraints, params, constraintArgv(params));
-      let trial: Trial | 'cancelled' | 'declined';
+      const refusal = checkConstraints(config.constraints, params, constraintArgv(params), need);
+      let trial: Trial;
+      let portTaken: string | null = null;
       if (refusal) {
         trial = { ...failedTrial(number, params, constraintArgv(params), startedAt), status: 'refused', reason: `refused by rule ${refusal.rule}: ${refusal.message}` };
         emit({ type: 'trial-start', trial: number, params, command: trial.command, port: null, logFile: null });
@@ -182,15 +238,22 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
         }
       } else {
         refusalsInARow = 0;
-        trial = await runTrial(context, number, params);
+        const outcome = await launchAndMeasure(context, number, params);
+        if (outcome === 'cancelled') return finish('cancelled', cancelled);
+        if (outcome === 'declined') return finish('cancelled', 'The first launch was not confirmed: nothing was started.');
+        trial = outcome.trial;
+        portTaken = outcome.portTaken;
       }
-      if (trial === 'cancelled') return finish('cancelled', 'Cancelled: the running server was stopped. Continue with --resume.');
-      if (trial === 'declined') return finish('cancelled', 'The first launch was not confirmed: nothing was started.');
       file.trials.push(trial);
       file.best = bestOf(file.trials);
       save();
       emit({ type: 'trial-end', trial, best: file.best });
+      if (portTaken) return finish('failed', portTaken);
     }
+    const remeasured = await remeasureCandidates(context, file, save);
+    if (remeasured === 'cancelled') return finish('cancelled', cancelled);
+    if (remeasured instanceof PortStillTaken) return finish('failed', remeasured.message);
+    return finish('complete', `${searched}${remeasured}`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     try {
@@ -202,10 +265,19 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
   }
 }
 
+/** The benchmark's largest request, for the rule sets; null (and said) when the workload cannot be built here. */
+async function benchmarkNeed(bench: BenchmarkSource, emit: (event: TuneEvent) => void): Promise<WorkloadNeed | null> {
+  try {
+    return await workloadNeed(prepareBenchmark(bench, 'http://127.0.0.1:1/v1', 'model').config);
+  } catch (error) {
+    emit({ type: 'log', level: 'warn', message: `The benchmark's requests could not be counted (${error instanceof Error ? error.message : String(error)}): the rules do not check that a server's context holds them.` });
+    return null;
+  }
+}
+
 interface TrialContext {
   options: TuneOptions;
   outPath: string;
-  env: Readonly<Record<string, string | undefined>>;
   bench: BenchmarkSource;
   emit: (event: TuneEvent) => void;
   /** Whether the first launch was confirmed (or needs no confirmation). */
@@ -228,6 +300,7 @@ function failedTrial(number: number, params: Params, command: string[], startedA
     logFile: null,
     port: null,
     gpuMemoryUsedMiB: null,
+    gpuMemoryNote: null,
     startedAt,
     endedAt: new Date().toISOString(),
   };
@@ -236,70 +309,113 @@ function failedTrial(number: number, params: Params, command: string[], startedA
 /** What a benchmark gave: a score with its result file, a failure, or a cancel. */
 type Measured = (Score & { resultFile: string }) | { failed: string } | 'cancelled';
 
-async function runTrial(context: TrialContext, number: number, params: Params): Promise<Trial | 'cancelled' | 'declined'> {
+/**
+ * The environment of a server: the tuner's, less what only the `llmbench` command gets (unless it
+ * is that command), with server.env over it.
+ */
+function serverEnv(options: TuneOptions, written: readonly string[]): Record<string, string | undefined> {
+  const base = { ...(options.env ?? process.env) };
+  const own = written[0] === 'llmbench';
+  for (const [name, value] of Object.entries(options.llmbenchEnv ?? {})) {
+    if (own) base[name] = value;
+    else delete base[name];
+  }
+  return { ...base, ...options.config.server.env };
+}
+
+/**
+ * Launches the server of trial `number` (or, with `round`, of its re-measurement), waits until
+ * it answers, benchmarks it, reads its GPU memory and stops it. `portTaken` says when its port
+ * was still taken after the stop: the tune does not go on then.
+ */
+async function launchAndMeasure(context: TrialContext, number: number, params: Params, round?: number): Promise<{ trial: Trial; portTaken: string | null } | 'cancelled' | 'declined'> {
   const { options, emit } = context;
   const { config, signal } = options;
   const startedAt = new Date().toISOString();
   const port = await findFreePort();
-  const command = commandFor(config.server, config.space, params, port, options.llmbenchCommand);
+  let command = commandFor(config.server, config.space, params, port, options.llmbenchCommand);
+  const run = containerRunOf(command);
+  let container: { tool: string; name: string } | undefined;
+  if (run) {
+    const named = namedContainerRun(command, run, containerName(tuneStem(context.outPath), number, round));
+    command = named.argv;
+    container = { tool: run.tool, name: named.name };
+  }
   if (!context.confirmed) {
     if (!(await options.confirmFirstLaunch!(command))) return 'declined';
     context.confirmed = true;
   }
   const outDir = dirname(context.outPath);
-  const logPath = trialPath(context.outPath, number, '.log');
+  const logPath = trialPath(context.outPath, number, '.log', round);
   const logFile = relative(outDir, logPath);
-  emit({ type: 'trial-start', trial: number, params, command, port, logFile });
+  emit({ type: 'trial-start', trial: number, params, command, port, logFile, ...(round !== undefined ? { round } : {}) });
   emit({ type: 'trial-stage', trial: number, stage: 'launching' });
   writeAtomically(logPath, '', 'server log');
   const server = launchServer(command, {
-    env: context.env,
+    env: serverEnv(options, config.server.command),
     cwd: resolve(options.configDir, config.server.cwd ?? '.'),
     logPath,
     onLine: (stream, line) => emit({ type: 'server-log', trial: number, stream, line }),
+    ...(container ? { container } : {}),
   });
-  if (server.pid !== undefined) context.setRunningServer({ trial: number, pid: server.pid, port });
+  if (server.pid !== undefined) {
+    context.setRunningServer({
+      trial: number,
+      pid: server.pid,
+      port,
+      host: hostname(),
+      ...(server.identity ? { startTime: server.identity.startTime, command: server.identity.command } : {}),
+      ...(container ? { container: container.name } : {}),
+    });
+  }
   const base = { ...failedTrial(number, params, command, startedAt), logFile, port };
   const ended = (fields: Partial<Trial>): Trial => ({ ...base, ...fields, endedAt: new Date().toISOString() });
 
-  let measured: Measured;
-  let gpuMemoryUsedMiB: number | null = null;
-  let portNote = '';
+  let measured: Measured | { notReady: string } = 'cancelled';
+  let gpu: { usedMiB: number | null; note: string | null } = { usedMiB: null, note: null };
+  let portTaken: string | null = null;
+  // A foreign server on the port holds it before and after ours: no reason to stop the tune.
+  let foreign = false;
   try {
     emit({ type: 'trial-stage', trial: number, stage: 'waiting-ready' });
-    const readiness = await waitReady(`http://127.0.0.1:${port}${config.server.readyPath}`, server, config.server.startTimeoutSec * 1000, signal);
+    const readiness = await waitReady(`http://127.0.0.1:${port}${config.server.readyPath}`, port, server, config.server.startTimeoutSec * 1000, signal);
     if (!readiness.ready) {
-      if (signal?.aborted) return 'cancelled';
-      return ended({ status: 'failed-to-start', reason: readiness.reason });
+      foreign = readiness.foreign === true;
+      if (!signal?.aborted) measured = { notReady: readiness.reason };
+    } else {
+      if (server.pid !== undefined && server.identity) {
+        // A launcher that execs the server (chroot, a wrapper script) shows the server's command line only once it runs.
+        const now = readCommandLine(server.pid) ?? server.identity.command;
+        context.setRunningServer({ trial: number, pid: server.pid, port, host: hostname(), startTime: server.identity.startTime, command: now, ...(container ? { container: container.name } : {}) });
+      }
+      emit({ type: 'trial-stage', trial: number, stage: 'benchmarking' });
+      const model = await servedModel(port);
+      const files = { context, trial: number, round, port, model };
+      measured =
+        config.objective.mode === 'max-load-within-slo'
+          ? await highestLoadWithinSlo(files, config.objective)
+          : await measure(files, trialPath(context.outPath, number, '.llmbench.json', round), context.bench, (result) => scoreRun(result, config.objective as Extract<Objective, { maximize: unknown }>));
+      gpu = await trialGpuMemory(await server.processes());
     }
-    emit({ type: 'trial-stage', trial: number, stage: 'benchmarking' });
-    const model = await servedModel(port);
-    measured =
-      config.objective.mode === 'max-load-within-slo'
-        ? await highestLoadWithinSlo(context, number, port, model, config.objective)
-        : await measure(context, trialPath(context.outPath, number, '.llmbench.json'), number, port, model, {}, (run) => scoreRun(run, config.objective as Extract<Objective, { maximize: unknown }>));
-    gpuMemoryUsedMiB = await readGpuMemoryUsedMiB();
   } finally {
     emit({ type: 'trial-stage', trial: number, stage: 'stopping' });
     await server.stop(config.server.stopGraceSec * 1000);
-    if (!(await waitPortFree(port, PORT_RELEASE_MS))) {
-      portNote = ` Port ${port} was still taken ${PORT_RELEASE_MS / 1000} s after the server stopped.`;
-      emit({ type: 'log', level: 'warn', message: `Trial ${number}:${portNote}` });
+    if (!foreign && !(await waitPortFree(port, PORT_RELEASE_MS))) {
+      const which = round === undefined ? `trial ${number}'s server` : `the server of trial ${number}'s re-measurement ${round}`;
+      portTaken = `Port ${port} was still taken ${PORT_RELEASE_MS / 1000} s after ${which} stopped, by ${portHolderText(port)}: a server left running would share the machine with the next trial and skew its figures. Stop it, then continue with --resume.`;
+      emit({ type: 'log', level: 'error', message: portTaken });
     }
     context.setRunningServer(null);
   }
   if (measured === 'cancelled') return 'cancelled';
-  if ('failed' in measured) return ended({ status: 'failed', reason: measured.failed + portNote, gpuMemoryUsedMiB });
-  const missed = measured.objective === null ? 'No step met the SLOs.' : '';
-  return ended({
-    status: 'complete',
-    reason: `${missed}${portNote}`.trim() || null,
-    objective: measured.objective,
-    slo: measured.slo,
-    load: measured.load,
-    resultFile: measured.resultFile,
-    gpuMemoryUsedMiB,
-  });
+  if ('notReady' in measured) return { trial: ended({ status: 'failed-to-start', reason: measured.notReady }), portTaken };
+  const memory = { gpuMemoryUsedMiB: gpu.usedMiB, gpuMemoryNote: gpu.note };
+  if ('failed' in measured) return { trial: ended({ status: 'failed', reason: measured.failed, ...memory }), portTaken };
+  const missed = measured.objective === null ? 'No step met the SLOs.' : null;
+  return {
+    trial: ended({ status: 'complete', reason: missed, objective: measured.objective, slo: measured.slo, load: measured.load, resultFile: measured.resultFile, ...memory }),
+    portTaken,
+  };
 }
 
 /** The model the server serves (its first in /v1/models); the benchmark config's own model wins anyway. */
@@ -315,16 +431,25 @@ async function servedModel(port: number): Promise<string> {
   return 'default';
 }
 
-async function measure(context: TrialContext, resultPath: string, trial: number, port: number, model: string, overrides: Record<string, unknown>, score: (run: RunOverview) => Score): Promise<Measured> {
-  const { options, emit } = context;
-  const prepared = prepareBenchmark(context.bench, `http://127.0.0.1:${port}/v1`, model, overrides);
+/** Where a trial's benchmarks go and what they run against. */
+interface BenchmarkTarget {
+  context: TrialContext;
+  trial: number;
+  round: number | undefined;
+  port: number;
+  model: string;
+}
+
+async function measure(target: BenchmarkTarget, resultPath: string, source: BenchmarkSource, score: (run: RunOverview) => Score): Promise<Measured> {
+  const { options, emit, outPath } = target.context;
+  const prepared = prepareBenchmark(source, `http://127.0.0.1:${target.port}/v1`, target.model);
   let run: RunOverview;
   try {
     run = await runBenchmarkInWorker(prepared.config, {
       workerScript: options.engineWorkerScript ?? join(__dirname, 'engine-worker.js'),
       ...(options.signal ? { signal: options.signal } : {}),
       resultPath,
-      onEvent: (event) => emit({ type: 'benchmark', trial, event }),
+      onEvent: (event) => emit({ type: 'benchmark', trial: target.trial, event }),
       ...(prepared.apiKey !== undefined ? { apiKey: prepared.apiKey } : {}),
     });
   } catch (error) {
@@ -333,29 +458,28 @@ async function measure(context: TrialContext, resultPath: string, trial: number,
   }
   if (options.signal?.aborted) return 'cancelled';
   if (run.status === 'failed') return { failed: `The benchmark failed: ${run.statusReason ?? 'no reason given'}` };
-  return { ...score(run), resultFile: relative(dirname(context.outPath), resultPath) };
+  return { ...score(run), resultFile: relative(dirname(outPath), resultPath) };
 }
 
 /**
  * The highest load (rate or concurrency) whose benchmark meets every SLO: from the lowest load,
  * doubling until one misses (or the highest is met), then halving the bracket until it is
- * narrower than the stated precision. The objective is the highest load met.
+ * narrower than the stated precision. The objective is the highest load met. Each probe runs the
+ * benchmark with its profile replaced by one step at the probe's load.
  */
-async function highestLoadWithinSlo(context: TrialContext, trial: number, port: number, model: string, objective: Extract<Objective, { mode: 'max-load-within-slo' }>): Promise<Measured> {
+async function highestLoadWithinSlo(target: BenchmarkTarget, objective: Extract<Objective, { mode: 'max-load-within-slo' }>): Promise<Measured> {
   const { load } = objective;
   const whole = load.kind === 'concurrency';
-  const profileAt = (value: number) => (whole ? { kind: 'concurrency', levels: [value] } : { kind: 'rate', rates: [value] });
   let probes = 0;
   const probe = async (value: number): Promise<Measured> =>
-    measure(context, trialPath(context.outPath, trial, `.load-${++probes}.llmbench.json`), trial, port, model, { profile: profileAt(value) }, (run) => {
+    measure(target, trialPath(target.context.outPath, target.trial, `.load-${++probes}.llmbench.json`, target.round), probeSource(target.context.bench, load, value), (run) => {
       const summary = run.steps.find((s) => s.summary)?.summary ?? undefined;
       const figures = summary ? sloFigures(summary, objective.slo) : Object.fromEntries(Object.keys(objective.slo).map((k) => [k, null]));
       const met = summary !== undefined && summary.requests.completed > 0 && sloMet(figures, objective.slo);
       return { objective: met ? value : null, slo: { met, figures }, load: { kind: load.kind, value } };
     });
 
-  const low = whole ? Math.max(1, Math.round(load.min)) : load.min;
-  const high = whole ? Math.max(low, Math.round(load.max)) : load.max;
+  const { low, high } = loadBounds(load);
   let met = await probe(low);
   if (met === 'cancelled' || 'failed' in met || met.objective === null) return met;
   let missedAt: number | undefined;
@@ -379,4 +503,121 @@ async function highestLoadWithinSlo(context: TrialContext, trial: number, port: 
     else met = result;
   }
   return met;
+}
+
+/**
+ * The runs of a re-measurement in the order they go: round by round, each round in the order of
+ * the candidates turned by one more place, so that no candidate always runs first (after an idle
+ * machine) or last; and interleaved, so that a slow drift of the machine (other jobs, heat) falls
+ * on every candidate alike instead of on whichever was measured during it.
+ */
+export function remeasureOrder(candidates: readonly number[], rounds: number): [trial: number, round: number][] {
+  const order: [number, number][] = [];
+  for (let round = 1; round <= rounds; round++) {
+    for (let i = 0; i < candidates.length; i++) order.push([candidates[(i + round - 1) % candidates.length]!, round]);
+  }
+  return order;
+}
+
+/** Each candidate's figure over its scored re-measurements: mean and 95% Student's t interval (src/results/stats.ts). */
+function summarize(candidates: readonly number[], runs: readonly RemeasureRun[]): CandidateSummary[] {
+  return candidates.map((trial) => {
+    const own = runs.filter((r) => r.trial === trial);
+    const values = own.flatMap((r) => (r.status === 'complete' && r.objective !== null ? [r.objective] : []));
+    const interval = meanInterval(values);
+    return { trial, n: values.length, mean: interval?.mean ?? null, halfWidth: interval?.halfWidth ?? null, missed: own.length - values.length };
+  });
+}
+
+/**
+ * The noise: one measurement's standard deviation as a share of its candidate's mean, pooled over
+ * the candidates with two scored runs or more (each weighted by its degrees of freedom), in percent.
+ */
+function noisePercent(candidates: readonly number[], runs: readonly RemeasureRun[]): number | null {
+  let squares = 0;
+  let freedom = 0;
+  for (const trial of candidates) {
+    const values = runs.flatMap((r) => (r.trial === trial && r.status === 'complete' && r.objective !== null ? [r.objective] : []));
+    const stdev = sampleStdev(values);
+    const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+    if (stdev === null || mean === 0) continue;
+    squares += (values.length - 1) * (stdev / mean) ** 2;
+    freedom += values.length - 1;
+  }
+  return freedom === 0 ? null : Math.sqrt(squares / freedom) * 100;
+}
+
+/**
+ * The winner after re-measurement: the best mean among the candidates that scored in every run;
+ * a candidate that failed or missed the SLOs in a run comes after them all (its mean leaves those
+ * runs out). Null when no candidate scored at all.
+ */
+function bestRemeasured(file: TuneFile, remeasure: Remeasure): BestTrial | null {
+  const ranked = [...remeasure.summaries]
+    .filter((s) => s.mean !== null)
+    .sort((a, b) => Number(a.missed > 0) - Number(b.missed > 0) || (b.mean as number) - (a.mean as number));
+  const winner = ranked[0];
+  const trial = winner && file.trials.find((t) => t.number === winner.trial);
+  return winner && trial ? { trial: trial.number, params: trial.params, objective: winner.mean as number, command: trial.command } : null;
+}
+
+/**
+ * After the search: the best `candidates` trials by the search's figures, launched and benchmarked
+ * `rounds` times each, interleaved (remeasureOrder). Their own search figures are left out of the
+ * means: they were picked for being high, which flatters them. Continues a re-measurement a crash
+ * or a cancel cut. Resolves with a sentence for the tune's end, 'cancelled', or the port problem
+ * that stopped it.
+ */
+async function remeasureCandidates(context: TrialContext, file: TuneFile, save: () => void): Promise<string | 'cancelled' | PortStillTaken> {
+  const { config, signal } = context.options;
+  const settings = config.remeasure;
+  if (settings === false) return '';
+  let state = file.remeasure;
+  if (!state) {
+    const candidates = file.trials
+      .filter((t) => t.status === 'complete' && t.objective !== null)
+      .sort((a, b) => (b.objective as number) - (a.objective as number) || a.number - b.number)
+      .slice(0, settings.candidates)
+      .map((t) => t.number);
+    if (candidates.length === 0) return ' No trial scored: nothing was re-measured.';
+    state = { candidates, rounds: settings.rounds, status: 'running', runs: [], summaries: summarize(candidates, []), noisePercent: null };
+    file.remeasure = state;
+    save();
+    context.emit({
+      type: 'log',
+      level: 'info',
+      message: `Re-measuring the best ${candidates.length === 1 ? 'trial' : `${candidates.length} trials`} (${candidates.join(', ')}), ${state.rounds} rounds each, interleaved: ${candidates.length * state.rounds} more launches.`,
+    });
+  }
+  const remeasure = state;
+  const publish = (): void => {
+    remeasure.summaries = summarize(remeasure.candidates, remeasure.runs);
+    remeasure.noisePercent = noisePercent(remeasure.candidates, remeasure.runs);
+    file.best = bestRemeasured(file, remeasure) ?? bestOf(file.trials);
+    save();
+    context.emit({ type: 'remeasure', remeasure, best: file.best });
+  };
+  if (remeasure.status !== 'complete') {
+    remeasure.status = 'running';
+    publish();
+    for (const [trial, round] of remeasureOrder(remeasure.candidates, remeasure.rounds)) {
+      if (remeasure.runs.some((r) => r.trial === trial && r.round === round)) continue;
+      const params = file.trials.find((t) => t.number === trial)?.params;
+      if (!params) continue;
+      const outcome = signal?.aborted ? 'cancelled' : await launchAndMeasure(context, trial, params, round);
+      if (outcome === 'cancelled' || outcome === 'declined') {
+        remeasure.status = 'cancelled';
+        publish();
+        return 'cancelled';
+      }
+      const { number: _number, params: _params, command: _command, status, ...measured } = outcome.trial;
+      remeasure.runs.push({ ...measured, trial, round, status: status === 'refused' ? 'failed' : status });
+      publish();
+      if (outcome.portTaken) return new PortStillTaken(outcome.portTaken);
+    }
+    remeasure.status = 'complete';
+    publish();
+  }
+  const n = remeasure.candidates.length;
+  return ` The best ${n === 1 ? 'trial was' : `${n} trials were`} re-measured ${remeasure.rounds} times each.`;
 }

@@ -10,7 +10,7 @@
  * Each proposal draws from a generator seeded with the seed and the number of trials so far, so a
  * resumed tune proposes what an uninterrupted one would have.
  */
-import type { Params, SearchConfig } from '../format/tune';
+import type { Params, ParamValue, SearchConfig } from '../format/tune';
 import { createRandom, type Random } from '../workload/random';
 import { categories, drawParams, isCategorical, paramsKey, spaceSize, toUnit, fromUnit, type Space } from './space';
 
@@ -30,9 +30,24 @@ const MAX_DRAWS = 2000;
 const TIE_SHARE = 0.03;
 /** The line search stops refining an ordered parameter's gaps narrower than this share of its range. */
 const MIN_GAP = 1 / 16;
+/** Candidates drawn for each of the first trials. */
+const START_CANDIDATES = 64;
 
+/**
+ * Choices with at most this many values (and every bool) have each value tried in the first trials.
+ * A longer choice of numbers is ordered: the start spreads it over its strata like a range and the
+ * line search bisects it, where trying every value first would spend the budget before any search.
+ */
+export const COVERED_CHOICE_VALUES = 8;
+
+/** A parameter whose every value the first trials try: a bool, or a choice of at most COVERED_CHOICE_VALUES values. */
+const coveredValues = (spec: Space[string]): readonly ParamValue[] | null =>
+  spec.type === 'bool' ? [false, true] : spec.type === 'choice' && spec.values.length <= COVERED_CHOICE_VALUES ? spec.values : null;
+
+/** The first trials: one more than there are parameters, at least 3, and enough to try each value of every covered choice. */
 export function startupTrials(space: Space): number {
-  return Math.max(3, Object.keys(space).length + 1);
+  const widest = Math.max(0, ...Object.values(space).map((spec) => coveredValues(spec)?.length ?? 0));
+  return Math.max(3, Object.keys(space).length + 1, widest);
 }
 
 export interface Search {
@@ -61,7 +76,7 @@ export function createSearch(space: Space, config: SearchConfig, allowed: (param
       const accept = untriedAllowed(tried);
       const scored = history.filter((o) => o.score !== null);
       if (history.length < startupTrials(space) || scored.length === 0) {
-        return spaceFillingDraw(space, config.seed, history.length, random, accept) ?? drawUntried(random, accept);
+        return spaceFillingDraw(space, config.seed, history, random, accept) ?? drawUntried(random, accept);
       }
       const proposal = lineSearchProposal(space, history, accept) ?? tpeProposal(space, history, random, accept);
       return proposal ?? drawUntried(random, accept);
@@ -70,22 +85,53 @@ export function createSearch(space: Space, config: SearchConfig, allowed: (param
 }
 
 /**
- * The first trials, Latin-hypercube-like: each parameter's [0, 1] is cut into as many strata as
- * there are first trials, and trial i takes stratum perm(i) of each parameter (a permutation per
- * parameter, fixed by the seed), at a random point within it. So the first few trials cover each
- * ordered range from end to end instead of landing together by chance.
+ * The first trials. Ordered ranges (ints, long numeric choices) are Latin-hypercube-like: each
+ * parameter's [0, 1] is cut into as many strata as there are first trials, and trial i takes
+ * stratum perm(i) of each (a permutation per parameter, fixed by the seed), at a random point
+ * within it, so that the first few trials cover each range from end to end. Bools and short
+ * choices take, in each trial, a value tried least so far. Where the constraints refuse that
+ * combination, candidates are drawn again (other points of the strata, then anywhere for the
+ * ranges and other least-tried values) and the allowed one that tries the most values never tried
+ * wins: a value the rules allow only with some values of another parameter (-np 8 with the largest
+ * contexts) is still tried before the search exploits anything.
  */
-function spaceFillingDraw(space: Space, seed: number, index: number, random: Random, accept: (p: Params) => boolean): Params | undefined {
+function spaceFillingDraw(space: Space, seed: number, history: readonly Observation[], random: Random, accept: (p: Params) => boolean): Params | undefined {
   const strata = startupTrials(space);
+  const index = history.length;
   const layout = createRandom(seed * 7_919 + 17);
-  const permutations = Object.keys(space).map(() => shuffled(strata, layout));
-  for (let attempt = 0; attempt < 32; attempt++) {
-    const params = Object.fromEntries(
-      Object.entries(space).map(([name, spec], p) => [name, fromUnit(spec, (permutations[p]![index % strata]! + random.next()) / strata)]),
-    );
-    if (accept(params)) return params;
+  const entries = Object.entries(space);
+  const permutations = entries.map(() => shuffled(strata, layout));
+  const tried = entries.map(([name, spec]) => {
+    const values = coveredValues(spec);
+    return values ? new Map(values.map((v) => [v, history.filter((o) => o.params[name] === v).length])) : null;
+  });
+  let chosen: { params: Params; fresh: number } | undefined;
+  for (let attempt = 0; attempt < START_CANDIDATES; attempt++) {
+    const params: Params = {};
+    let fresh = 0;
+    entries.forEach(([name, spec], p) => {
+      const counts = tried[p];
+      if (counts) {
+        const least = Math.min(...counts.values());
+        // A least-tried value, by preference the one of this trial's stratum. Later candidates leave
+        // half the parameters free to take any value, so that a value the rules allow only with some
+        // values of another parameter finds them.
+        const free = attempt >= START_CANDIDATES / 2 && random.next() < 0.5;
+        const pool = free ? [...counts.keys()] : [...counts].filter(([, n]) => n === least).map(([v]) => v);
+        const preferred = fromUnit(spec, (permutations[p]![index % strata]! + 0.5) / strata);
+        const value = attempt === 0 && pool.includes(preferred) ? preferred : pool[random.int(0, pool.length - 1)]!;
+        params[name] = value;
+        if (counts.get(value) === 0) fresh++;
+      } else {
+        const unit = attempt < START_CANDIDATES / 2 ? (permutations[p]![index % strata]! + random.next()) / strata : random.next();
+        params[name] = fromUnit(spec, unit);
+      }
+    });
+    if (!accept(params) || (chosen && chosen.fresh >= fresh)) continue;
+    chosen = { params, fresh };
+    if (fresh === tried.filter((counts) => counts && [...counts.values()].includes(0)).length) break;
   }
-  return undefined;
+  return chosen?.params;
 }
 
 function shuffled(n: number, random: Random): number[] {

@@ -112,3 +112,25 @@ export function commandFor(server: ServerConfig, space: Space, params: Params, p
   }
   return argv[0] === 'llmbench' ? [...llmbenchCommand, ...argv.slice(1)] : argv;
 }
+
+/**
+ * A combination's command as the user wrote it, to paste: `llmbench` as its first word (not the
+ * Node and bundle that ran it), and without the trial's own port, which the next server would not
+ * be given: `--port {port}` and `--port={port}` are left out, a `{port}` inside another argument
+ * (`-p {port}:8000`) stays for the reader to fill in.
+ */
+export function writtenCommand(server: ServerConfig, space: Space, params: Params): string[] {
+  const argv = commandFor(server, space, params, null, ['llmbench']);
+  const written: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    const next = argv[i + 1];
+    if (word.startsWith('-') && next === PORT_PLACEHOLDER) {
+      i++;
+      continue;
+    }
+    if (/^--?[\w-]+=\{port\}$/.test(word)) continue;
+    written.push(word);
+  }
+  return written;
+}

@@ -17,3 +17,8 @@ export function isLogTickLabelled(value: number): boolean {
   const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
   return [1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6);
 }
+
+/** An axis title that says when the axis is logarithmic (equal steps are factors, not sums): in the webviews' charts and the exported SVG. */
+export function axisTitle(title: string, log: boolean): string {
+  return log && title ? `${title}, log scale` : title;
+}

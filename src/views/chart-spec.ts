@@ -8,6 +8,12 @@ import type { ViewChart } from '../format/messages/result';
 /** Time series lines with more points than this are drawn decimated (LTTB). */
 export const DECIMATE_ABOVE = 600;
 
+/** Series colours a view can tell apart: the theme's palette in the webviews, the export's on its white page. */
+export const PALETTE_SIZE = 8;
+
+/** Line dashes by index (`SeriesSpec.dash`), as canvas and SVG take them: solid, dashed, dotted, dash-dot. */
+export const DASH_PATTERNS: readonly (readonly number[])[] = [[], [7, 4], [2, 3], [9, 3, 2, 3]];
+
 export interface Point {
   x: number;
   y: number;
@@ -35,7 +41,9 @@ export interface SeriesSpec {
   /** A palette index, or a theme colour by role. Defaults to the series' position. */
   color?: number | 'error' | 'warning' | 'success' | 'muted';
   dashed?: boolean;
-  /** A percentile line: p50 solid, p90 dashed and lighter, p99 dotted and lighter still (overrides `dashed`). */
+  /** A dash pattern by index into DASH_PATTERNS (overrides `dashed`). */
+  dash?: number;
+  /** A percentile line: p50 solid, p90 dashed, p99 dotted, each a shade of its own (overrides `dashed`). */
   percentile?: 'p50' | 'p90' | 'p99';
   /** false draws points only. */
   showLine?: boolean;
@@ -59,10 +67,14 @@ export interface SeriesSpec {
   pointLabels?: string[];
   /** A line under each point's value in its tooltip. */
   pointNotes?: string[];
+  /** Drawn under the other series (marks that must not hide the data). */
+  behind?: boolean;
 }
 
 export interface ChartSpec {
-  kind: 'line' | 'scatter';
+  /** `bar`: one bar a category of the x axis (x is its index), a segment a series when `stacked`. */
+  kind: 'line' | 'scatter' | 'bar';
+  stacked?: boolean;
   x: AxisSpec;
   y: AxisSpec;
   y2?: AxisSpec;
@@ -71,6 +83,8 @@ export interface ChartSpec {
   decimateAbove?: number;
   /** Vertical marks on the x axis, each named at the top of the plot (where each step began). */
   markers?: { x: number; label: string }[];
+  /** false: no legend on the chart (the page has one for all its charts). */
+  legend?: boolean;
 }
 
 export interface TableColumn {
@@ -85,13 +99,27 @@ export interface TableColumn {
 
 /** The view's chart (compact [x, y] pairs) as a shared chart spec. */
 export function resultChartSpec(chart: ViewChart): ChartSpec {
+  if (chart.kind === 'stacked-bar') {
+    return {
+      kind: 'bar',
+      stacked: true,
+      x: { title: chart.xLabel, categories: chart.categories ?? [] },
+      y: { title: chart.yLabel },
+      series: chart.series.map((s) => ({ label: s.label, data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
+    };
+  }
+  const xMax = chart.xMax ?? Math.max(0, ...chart.series.flatMap((s) => s.points.map(([x]) => x)));
   return {
     kind: 'line',
     x: {
       title: chart.xLabel,
       ...(chart.xLog ? { log: true } : {}),
-      // A log axis ends at its last level; a linear one at a round number past it.
-      ...(chart.xMax !== undefined ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) } : {}),
+      // Run time from 0, ticked at round times; a log axis ends at its last level; a linear one at a round number past it.
+      ...(chart.timeAxis && xMax > 0
+        ? { min: 0, ...timeTicks(0, xMax) }
+        : chart.xMax !== undefined
+          ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) }
+          : {}),
     },
     y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
     ...(chart.markers ? { markers: chart.markers } : {}),
@@ -127,4 +155,15 @@ export function niceCeiling(value: number): number {
   // A round value is its own ceiling (KV-cache usage ends at 100%, not 200%); float noise just above one is not.
   const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= value * (1 - 1e-9)) ?? 10;
   return step * power;
+}
+
+/**
+ * Ticks of a time axis: a step of 1, 2 or 5 times a power of ten (about six ticks), and the end
+ * rounded up to a whole step, so that every label is a round time and none crowds the last.
+ */
+export function timeTicks(min: number, max: number): { max: number; step: number } {
+  const raw = (max - min) / 6;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
+  return { max: min + Math.ceil((max - min) / step - 1e-9) * step, step };
 }

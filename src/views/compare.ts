@@ -5,22 +5,24 @@
  */
 import type { ReadResult } from '../results/read-result';
 import { latencySamples } from '../results/stats';
-import type { CompareView, DeltaCell, DeltaRow, RepeatRow, ResultView, StepRow, ViewChart } from '../format/messages/result';
+import { rowsEmbedded, rowsReasoned, type CompareView, type DeltaCell, type DeltaRow, type RepeatRow, type ResultView, type StepRow, type ViewChart } from '../format/messages/result';
 import type { MetricKey } from '../format/metrics';
-import type { ResultDocument, Step } from '../format/result';
+import { ttfoStatsOf, type ResultDocument, type Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
 import { alignAxes, buildResultView, chart, chooseXAxis, loadSeries, type LoadStyle, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
-import { STEP_FIGURES } from './repeats';
+import { hasRepeats, repeatFigures, stepFigures } from './repeats';
+import { rateDefinitionsDiffer } from './step-warnings';
+import { stepLabel } from '../format/step-name';
 
-type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs';
-const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl' };
+type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs' | 'ttfoMs';
+const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl' | 'ttfo'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl', ttfoMs: 'ttfo' };
 
 type Statistic = NonNullable<DeltaCell['statistic']>;
 const QUANTILE: Record<Statistic, number> = { p50: 0.5, p99: 0.99 };
 
-/** The columns of the delta table: the result table's default columns, in its order. */
-export const DELTA_METRICS = STEP_FIGURES;
+/** The columns of the delta table: the result table's default columns, in its order (TTFO too when either run reasoned). */
+export const deltaFigures = (a: readonly StepRow[], b: readonly StepRow[]) => stepFigures([...a, ...b]);
 
 /**
  * Pairs the steps of two runs: by name (concurrency@8 with concurrency@8), or, when no name
@@ -36,6 +38,61 @@ export function pairSteps<T extends { name: string }>(a: T[], b: T[]): [T, T][] 
   return a.map((row, i) => [row, b[i] as T]);
 }
 
+/**
+ * Pairs the steps of two runs by name and repeat, as step indexes [of A, of B]: the same step of the
+ * same repeat when both or neither repeated their profile (by position when no name matches, as
+ * pairSteps); when only one did, each of its repeats with the other run's step of that name.
+ * The delta table and the server table of compare pair steps this one way.
+ */
+export function pairStepsByRepeat(a: readonly { name: string; repeat?: number | undefined }[], b: readonly { name: string; repeat?: number | undefined }[]): [number, number][] {
+  const indexed = (steps: typeof a) => steps.map((step, index) => ({ name: step.name, repeat: step.repeat, index }));
+  const [ia, ib] = [indexed(a), indexed(b)];
+  const [ra, rb] = [hasRepeats(a), hasRepeats(b)];
+  if (ra === rb) {
+    const key = (s: { name: string; repeat?: number | undefined }) => `${s.name}\u0000${s.repeat ?? ''}`;
+    const byKey = new Map(ib.map((s) => [key(s), s.index]));
+    const named = ia.flatMap((s): [number, number][] => (byKey.has(key(s)) ? [[s.index, byKey.get(key(s)) as number]] : []));
+    if (named.length > 0 || a.length !== b.length) return named;
+    return ia.map((s) => [s.index, s.index]);
+  }
+  const single = new Map((ra ? ib : ia).map((s) => [s.name, s.index]));
+  return (ra ? ia : ib).flatMap((s): [number, number][] => {
+    const other = single.get(s.name);
+    if (other === undefined) return [];
+    return ra ? [[s.index, other]] : [[other, s.index]];
+  });
+}
+
+/**
+ * B against A when only one of them repeated its profile: the repeated run's mean across repeats,
+ * with its interval, against the other's single value of the same step (rule
+ * `repeat-interval-single`: within noise when the value lies inside the interval).
+ */
+export function repeatedAgainstSingleRows(a: { rows: StepRow[]; repeats?: RepeatRow[] | undefined }, b: { rows: StepRow[]; repeats?: RepeatRow[] | undefined }): DeltaRow[] {
+  const repeatedSide = a.repeats ? 'a' : 'b';
+  const repeated = (a.repeats ?? b.repeats) as RepeatRow[];
+  const single = new Map((repeatedSide === 'a' ? b.rows : a.rows).map((row) => [row.name, row]));
+  return repeated.flatMap((row): DeltaRow[] => {
+    const other = single.get(row.name);
+    if (other === undefined) return [];
+    return [
+      {
+        stepA: repeatedSide === 'a' ? `${row.name} (mean of ${row.repeats} repeats)` : other.name,
+        stepB: repeatedSide === 'b' ? `${row.name} (mean of ${row.repeats} repeats)` : other.name,
+        cells: repeatFigures(repeatedSide === 'a' ? a.rows : b.rows).map(({ metric, statistic, value }, i) => {
+          const cell = row.cells[i];
+          const across = cell?.mean != null ? { n: cell.n, mean: cell.mean, halfWidth: cell.halfWidth } : null;
+          const v = value(other);
+          const point = typeof v === 'number' && Number.isFinite(v) ? { n: 1, mean: v, halfWidth: 0 } : null;
+          const [ca, cb] = repeatedSide === 'a' ? [across, point] : [point, across];
+          const evidence = ca && cb ? { repeatedAgainstSingle: { a: ca, b: cb } } : null;
+          return judgeChange(metric, ca?.mean, cb?.mean, evidence, statistic);
+        }),
+      },
+    ];
+  });
+}
+
 /** Per-request samples of each step, by step name. */
 type StepSamples = Map<string, ReturnType<typeof latencySamples>>;
 
@@ -47,7 +104,7 @@ export function deltaRows(a: StepRow[], b: StepRow[], samples?: { a: StepSamples
   return pairSteps(a, b).map(([ra, rb], stepIndex) => ({
     stepA: ra.name,
     stepB: rb.name,
-    cells: DELTA_METRICS.map(({ metric, statistic, value }, metricIndex) => {
+    cells: deltaFigures(a, b).map(({ metric, statistic, value }, metricIndex) => {
       const key = SAMPLE_OF[metric as SampleMetric];
       const sa = key ? samples?.a.get(ra.name)?.[key] : undefined;
       const sb = key ? samples?.b.get(rb.name)?.[key] : undefined;
@@ -74,15 +131,24 @@ export function repeatDeltaRows(a: RepeatRow[], b: RepeatRow[]): DeltaRow[] {
 }
 
 /** How the deltas were judged, for the reader: the rules that decided them, and the repeats behind them. */
-function noiseRuleText(deltas: DeltaRow[], repeated: { a: RepeatRow[]; b: RepeatRow[] } | null): string {
+function noiseRuleText(deltas: DeltaRow[], repeats: { a?: RepeatRow[] | undefined; b?: RepeatRow[] | undefined }): string {
   const counts = (rows: RepeatRow[]) => [...new Set(rows.map((r) => r.repeats))].join('/');
-  const repeats = repeated ? `Both runs repeated their profile (A ${counts(repeated.a)}, B ${counts(repeated.b)} repeats). ` : '';
-  return repeats + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)));
+  const said =
+    repeats.a && repeats.b
+      ? `Both runs repeated their profile (A ${counts(repeats.a)}, B ${counts(repeats.b)} repeats). `
+      : repeats.a || repeats.b
+        ? `Only ${repeats.a ? 'A' : 'B'} repeated its profile (${counts((repeats.a ?? repeats.b) as RepeatRow[])} repeats): its figures are means across repeats, each against ${repeats.a ? 'B' : 'A'}'s single value of the same step. `
+        : '';
+  return said + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)));
 }
 
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
 function differences(a: ResultDocument, b: ResultDocument): string[] {
   const warnings: string[] = [];
+  if (rateDefinitionsDiffer(a.steps, b.steps, a.importedFrom !== undefined, b.importedFrom !== undefined)) {
+    const older = a.steps.some((s) => s.summary?.rateWindow) ? 'B' : 'A';
+    warnings.push(`The runs take their rates differently: ${older} was written before steady windows (first send to last completion, cancelled requests left out), the other over steady windows. Rerun ${older} to compare rates like for like.`);
+  }
   if (a.endpoint.model !== b.endpoint.model) warnings.push(`The runs served different models: A ${a.endpoint.model}, B ${b.endpoint.model}.`);
   const workload = (doc: ResultDocument) => JSON.stringify((doc.config as { workload?: unknown }).workload ?? null);
   if (workload(a) !== workload(b)) warnings.push(`The runs sent different workloads (input/output tokens or dataset): A ${workload(a)}, B ${workload(b)}.`);
@@ -101,11 +167,19 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
   if (chooseXAxis(readA.document.steps).kind !== chooseXAxis(readB.document.steps).kind) {
     notes.push(`The runs use different load shapes (one held concurrencies, the other sent at rates): both are drawn against ${axis.label.toLowerCase()}.`);
   }
-  const repeated = a.repeats && b.repeats ? { a: a.repeats, b: b.repeats } : null;
-  const deltas = repeated ? repeatDeltaRows(repeated.a, repeated.b) : deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
+  const deltas =
+    a.repeats && b.repeats
+      ? repeatDeltaRows(a.repeats, b.repeats)
+      : a.repeats || b.repeats
+        ? repeatedAgainstSingleRows(a, b)
+        : deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
   if ((a.repeats === undefined) !== (b.repeats === undefined)) {
-    notes.push(`Only ${a.repeats ? 'A' : 'B'} repeated its profile: the delta table compares single steps by name, without the intervals across repeats.`);
+    notes.push(
+      `Only ${a.repeats ? 'A' : 'B'} repeated its profile: the delta table compares its mean across repeats, with its 95% interval, with ${a.repeats ? 'B' : 'A'}'s single step of the same name; the server table sets each of its repeats beside that step.`,
+    );
   }
+  // One pairing for the server table and the delta table: by name and repeat.
+  const stepPairs = pairStepsByRepeat(readA.document.steps, readB.document.steps);
   if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
   return {
     a: a.summary,
@@ -113,10 +187,28 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     charts: overlayCharts(a, b),
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
-    noiseRule: noiseRuleText(deltas, repeated),
-    warnings: differences(readA.document, readB.document),
+    noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }),
+    warnings: [...differences(readA.document, readB.document), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
-    server: compareServerFigures(readA.document, readB.document, pairSteps),
+    server: compareServerFigures(readA.document, readB.document, (stepsA, stepsB) => stepPairs.flatMap(([i, j]): [(typeof stepsA)[number], (typeof stepsB)[number]][] => {
+      const [sa, sb] = [stepsA[i], stepsB[j]];
+      return sa && sb ? [[sa, sb]] : [];
+    })),
+    endpoints: compareEndpoints(a, b),
+  };
+}
+
+/** Each run's figures per endpoint, A's rows then B's, the run named in a first column; null when neither ran over several endpoints. */
+function compareEndpoints(a: ResultView, b: ResultView): CompareView['endpoints'] {
+  const runs = [
+    { tag: 'A', section: a.endpoints },
+    { tag: 'B', section: b.endpoints },
+  ];
+  const first = runs.find((r) => r.section !== null)?.section;
+  if (!first) return null;
+  return {
+    table: { columns: [{ label: 'Run' }, ...first.table.columns], rows: runs.flatMap((r) => (r.section ? r.section.table.rows.map((row) => [r.tag, ...row]) : [])) },
+    notes: runs.flatMap((r) => (r.section ? r.section.notes.map((n) => `${r.tag}: ${n}`) : [`${r.tag} ran against one endpoint.`])),
   };
 }
 
@@ -161,12 +253,23 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
       ),
     ),
   );
+  const rows = [...a.rows, ...b.rows];
+  if (rowsEmbedded(rows)) {
+    return [
+      overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      latency,
+      overlay('embeddings-throughput', 'embeddingsPerSecond', 'Embeddings per second', (r) => r.embeddingsPerSecond),
+      overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
+    ];
+  }
   return [
     // Against the achieved request rate, requests per second is that same figure.
     ...(a.xAxis.kind === 'rate' ? [] : [overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond)]),
     latency,
     overlay('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
     overlay('ttft', 'ttftMs', 'TTFT p50', (r) => r.ttftMs?.p50),
+    // TTFO of a run without reasoning is its TTFT: both runs on one chart when either reasoned.
+    ...(rowsReasoned(rows) ? [overlay('ttfo', 'ttfoMs', 'TTFO p50 (first answer token)', (r) => ttfoStatsOf(r)?.p50)] : []),
     overlay('failures', 'failures', 'Failed requests', (r) => r.failed),
   ];
 }

@@ -2,49 +2,31 @@
  * The live panel as pure functions of the host's `LiveState`: progress texts, table rows and chart
  * specs. No DOM here, so all of it is unit-tested in Node; webview/live/main.ts only puts the results on screen.
  */
-import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveState, type LiveStep } from '../format/messages/live';
-import { ITL_FOOTNOTE, METRICS } from '../format/metrics';
+import { LIVE_SERVER_QUANTITIES, type LiveLine, type LiveServerLines, type LiveState, type LiveStep } from '../format/messages/live';
+import { METRICS, metricTitle } from '../format/metrics';
 import type { Stats } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { wantsLogAxis } from './axis';
-import { DECIMATE_ABOVE, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
-import { fixed, isNumber, msToSec } from './number-format';
+import { DECIMATE_ABOVE, timeTicks, type ChartSpec, type Point, type SeriesSpec, type TableColumn } from './chart-spec';
+import { fixed, formatMetric, isNumber } from './number-format';
+import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from './result-tables';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
+import { markedName, NO_BREAK, stepWarnings, WARNING_MARK } from './step-warnings';
 
-export const TABLE_COLUMNS: TableColumn[] = [
-  { label: 'Benchmark' },
-  { label: 'Requests/s', unit: 'req/s', numeric: true, description: METRICS.requestsPerSecond.definition },
-  { label: 'Latency', unit: 'mean, s', numeric: true, description: METRICS.latencyMs.definition },
-  { label: 'TTFT', unit: 'mean, ms', numeric: true, description: METRICS.ttftMs.definition },
-  { label: 'ITL', unit: 'mean, ms', numeric: true, description: ITL_FOOTNOTE },
-  { label: 'Output tok/s', unit: 'tok/s', numeric: true, description: METRICS.outputTokensPerSecond.definition },
-  { label: 'Completed', numeric: true },
-  { label: 'Failed', numeric: true, description: METRICS.failures.definition },
-];
+/** The live panel's step table: the table of means (src/views/result-tables.ts), the running step's throughput so far in it. */
+export const TABLE_COLUMNS: TableColumn[] = MEANS_COLUMNS;
 
-export const TABLE_FOOTNOTE = `Means over successful requests; * marks the running step's rate over the last second. ${ITL_FOOTNOTE}`;
+export const TABLE_FOOTNOTE = `${MEANS_FOOTNOTE} * marks the running step's rate over the last second; ${WARNING_MARK} a step with a warning (in the log below).`;
 
-/** One row per step in GuideLLM's layout; the running step shows its live throughput. */
+/** One row per step; the running step shows its live throughput. */
 export function tableRows(state: LiveState): string[][] {
   return state.steps.map((step, index) => {
-    const s = step.summary;
-    if (s) {
-      return [
-        stepLabel(step),
-        fixed(s.requestsPerSecond),
-        fixed(msToSec(s.latencyMs?.mean)),
-        fixed(s.ttftMs?.mean),
-        fixed(s.tpotMs?.mean),
-        fixed(s.outputTokensPerSecond),
-        String(s.requests.completed),
-        String(s.requests.failed),
-      ];
-    }
+    if (step.summary) return [markedName(stepLabel(step), stepWarnings(step), NO_BREAK), ...meansCells(step.summary)];
     // A run that ended (its host went away) without the step's figures: no longer running, nothing to show.
     if (state.phase === 'finished') return [`${stepLabel(step)} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
     const c = state.current?.stepIndex === index ? state.current : null;
-    const live = (v: number | undefined) => (v === undefined ? '…' : `${fixed(v)}*`);
-    return [`${stepLabel(step)} (running)`, live(c?.requestsPerSecond), '…', '…', '…', live(c?.outputTokensPerSecond), c ? String(c.completed) : '…', c ? String(c.failed) : '…'];
+    const live = (metric: 'requestsPerSecond' | 'outputTokensPerSecond', v: number | undefined) => (v === undefined ? '…' : `${formatMetric(metric, v)}*`);
+    return [`${stepLabel(step)} (running)`, live('requestsPerSecond', c?.requestsPerSecond), live('outputTokensPerSecond', c?.outputTokensPerSecond), '…', '…', '…', c ? `${c.completed} / ${c.failed}` : '…'];
   });
 }
 
@@ -71,7 +53,7 @@ export function movingAverage(t: readonly number[], values: readonly number[], w
   return out;
 }
 
-export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'itl' | 'latency' | ServerChartId;
+export type LiveChartId = 'throughput' | 'load' | 'ttft' | 'tpot' | 'latency' | ServerChartId | `replica-${string}`;
 
 export interface LiveChart {
   id: LiveChartId;
@@ -93,7 +75,7 @@ export function stepAxis(steps: LiveStep[]): { title: string; x: (step: LiveStep
 
 const PERCENTILE_LINES = ['p50', 'p90', 'p99'] as const;
 
-function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined, scale: number): { title: string; series: SeriesSpec[] } {
+function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined): { title: string; series: SeriesSpec[] } {
   const axis = stepAxis(state.steps);
   const placed = state.steps
     .flatMap((step): Array<{ x: number; stats: Stats; label: string }> => {
@@ -108,7 +90,7 @@ function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | n
       const shown = placed.filter((p) => isNumber(p.stats[line]));
       return {
         label: line,
-        data: shown.map((p) => ({ x: p.x, y: (p.stats[line] as number) * scale })),
+        data: shown.map((p) => ({ x: p.x, y: p.stats[line] as number })),
         // Each point's tooltip names its step, not its bare measured concurrency.
         pointLabels: shown.map((p) => p.label),
         color: i,
@@ -139,17 +121,6 @@ export function runTimeAxis(state: LiveState, choice: TimeChartChoice): ChartSpe
   return { title: 'Run time (s)', unit: 's', min, ...(max > min ? timeTicks(min, max) : {}) };
 }
 
-/**
- * Ticks of a time axis: a step of 1, 2 or 5 times a power of ten (about six ticks), and the end
- * rounded up to a whole step, so that every label is a round time and none crowds the last.
- */
-export function timeTicks(min: number, max: number): { max: number; step: number } {
-  const raw = (max - min) / 6;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
-  return { max: min + Math.ceil((max - min) / step - 1e-9) * step, step };
-}
-
 /** A dashed mark where each step began (only the latest one's when only it is drawn). */
 function stepMarks(state: LiveState, choice: TimeChartChoice): { x: number; label: string }[] {
   const latestStep = state.steps.at(-1);
@@ -159,6 +130,8 @@ function stepMarks(state: LiveState, choice: TimeChartChoice): { x: number; labe
 /** How the time charts are drawn: the whole run, or only the latest step (its own y scale, not flattened by a busier step). */
 export interface TimeChartChoice {
   latestStepOnly: boolean;
+  /** A run over several endpoints: the server strip shows each endpoint's own charts instead of their sum. */
+  serverOneByOne?: boolean;
 }
 
 /** The samples from `fromSec` on: the latest step's part of the run's time series. */
@@ -172,6 +145,7 @@ function seriesFrom(series: LiveState['series'], fromSec: number): LiveState['se
     outputTokensPerSecond: series.outputTokensPerSecond.slice(from),
     inFlight: series.inFlight.slice(from),
     failed: series.failed.slice(from),
+    sentPerSecond: series.sentPerSecond.slice(from),
   };
 }
 
@@ -184,21 +158,53 @@ export function targetRateSeries(state: LiveState, steps: LiveStep[]): SeriesSpe
   for (const step of steps) {
     const index = state.steps.indexOf(step);
     const endSec = state.steps[index + 1]?.startedAtSec ?? state.elapsedSec;
-    const { ramp, rate } = step.profile;
+    const { ramp, rate, trace } = step.profile;
     if (ramp) {
       for (const p of ramp.targetRates) if (step.startedAtSec + p.atSec <= endSec) data.push({ x: step.startedAtSec + p.atSec, y: p.rate });
+    } else if (trace) {
+      // The load the trace recorded (scaled), bucket by bucket: a step level from each bucket's start.
+      trace.recordedRates.forEach((p, i) => {
+        const from = step.startedAtSec + p.atSec;
+        const to = Math.min(endSec, step.startedAtSec + (trace.recordedRates[i + 1]?.atSec ?? trace.scaledSpanSec));
+        if (from <= endSec) data.push({ x: from, y: p.rate }, { x: Math.max(from, to), y: p.rate });
+      });
     } else if (rate !== undefined) {
       data.push({ x: step.startedAtSec, y: rate }, { x: endSec, y: rate });
     }
   }
-  return data.length === 0 ? [] : [{ label: 'target requests/s', data, color: 1, dashed: true, rightAxis: true }];
+  return data.length === 0 ? [] : [{ label: steps.some((s) => s.profile.trace) ? 'target (recorded) requests/s' : 'target requests/s', data, color: 1, dashed: true, rightAxis: true }];
+}
+
+/** Requests sent per second over run time, when a trace step ran: the load achieved against the trace's recorded one. */
+function sentSeries(series: LiveState['series'], steps: LiveStep[]): SeriesSpec[] {
+  if (!steps.some((step) => step.profile.trace)) return [];
+  return [{ label: 'sent requests/s', data: zip(series.t, movingAverage(series.t, series.sentPerSecond, THROUGHPUT_WINDOW_SEC)), color: 3, rightAxis: true }];
+}
+
+export const LATENESS_COLUMNS: TableColumn[] = [
+  { label: 'Trace step' },
+  { label: 'Requests', numeric: true, description: 'Requests whose send lateness is counted (ended so far).' },
+  { label: 'Lateness p50', unit: 'ms', numeric: true, description: 'Send lateness: when a request went out minus when the trace (its recorded time, scaled) said to send it.' },
+  { label: 'Lateness p99', unit: 'ms', numeric: true },
+  { label: 'Lateness max', unit: 'ms', numeric: true },
+];
+
+/** Send lateness of each trace step: a finished step's from its summary, the running step's so far; none without trace steps. */
+export function latenessRows(state: LiveState): string[][] {
+  return state.steps.flatMap((step, index) => {
+    if (!step.profile.trace) return [];
+    const s = step.summary;
+    if (s) return [[stepLabel(step), String(s.queueMs?.count ?? s.requests.total), fixed(s.queueMs?.p50), fixed(s.queueMs?.p99), fixed(s.queueMs?.max)]];
+    const live = state.current?.stepIndex === index ? state.current.sendLatenessMs : null;
+    return [[`${stepLabel(step)} (running)`, live ? String(live.count) : '…', live ? fixed(live.p50) : '…', live ? fixed(live.p99) : '…', live ? fixed(live.max) : '…']];
+  });
 }
 
 export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): LiveChart[] {
   const latestStep = state.steps.at(-1);
   const series = choice.latestStepOnly && latestStep ? seriesFrom(state.series, latestStep.startedAtSec) : state.series;
-  const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined, scale = 1): LiveChart => {
-    const p = percentileSeries(state, stats, scale);
+  const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined): LiveChart => {
+    const p = percentileSeries(state, stats);
     const log = wantsLogAxis(p.series[0]?.data.map((point) => point.x) ?? []);
     return { id, title, description, spec: { kind: 'line', x: { title: p.title, ...(log ? { log } : {}) }, y: { title: yTitle }, series: p.series } };
   };
@@ -229,7 +235,10 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
       `Output tokens and completed requests per second, averaged over the last ${THROUGHPUT_WINDOW_SEC} seconds as the run goes; dashed lines mark where each step began. For rate steps, the dashed requests/s line is the target rate (a ramp's as it rises). ${METRICS.outputTokensPerSecond.definition}`,
       { title: 'Output tok/s', label: 'output tok/s', values: movingAverage(series.t, series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC), color: 0 },
       { title: 'Requests/s', label: 'requests/s', values: movingAverage(series.t, series.requestsPerSecond, THROUGHPUT_WINDOW_SEC), color: 1 },
-      targetRateSeries(state, choice.latestStepOnly && latestStep ? [latestStep] : state.steps),
+      [
+        ...targetRateSeries(state, choice.latestStepOnly && latestStep ? [latestStep] : state.steps),
+        ...sentSeries(series, choice.latestStepOnly && latestStep ? [latestStep] : state.steps),
+      ],
     ),
     overTime(
       'load',
@@ -238,9 +247,9 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
       { title: 'In flight', label: 'in flight', values: series.inFlight, color: 2 },
       { title: 'Failed (total)', label: 'failed (total)', values: series.failed, color: 'error' },
     ),
-    perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, 'TTFT (ms)', (s) => s.summary?.ttftMs),
-    perStep('itl', 'ITL per step (GuideLLM ITL = TPOT)', METRICS.tpotMs.definition, 'ITL (ms)', (s) => s.summary?.tpotMs),
-    perStep('latency', 'Latency per step', METRICS.latencyMs.definition, 'Latency (s)', (s) => s.summary?.latencyMs, 1 / 1000),
+    perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, metricTitle('ttftMs'), (s) => s.summary?.ttftMs),
+    perStep('tpot', 'TPOT per step', METRICS.tpotMs.definition, metricTitle('tpotMs'), (s) => s.summary?.tpotMs),
+    perStep('latency', 'Latency per step', METRICS.latencyMs.definition, metricTitle('latencyMs'), (s) => s.summary?.latencyMs),
   ];
 }
 
@@ -261,11 +270,15 @@ export function serverStrip(state: LiveState, choice: TimeChartChoice = { latest
     return { message: 'Server metrics: not scraped in this run (turned off).', note: '', charts: [] };
   }
   const from = timeFrom(state, choice);
-  const lines: ServerLines = {};
-  for (const quantity of LIVE_SERVER_QUANTITIES) {
-    const points = linePoints(server.lines[quantity], from);
-    if (server.lines[quantity].t.length > 0) lines[quantity] = points;
-  }
+  const linesOf = (live: LiveServerLines): ServerLines => {
+    const lines: ServerLines = {};
+    for (const quantity of LIVE_SERVER_QUANTITIES) {
+      const points = linePoints(live[quantity], from);
+      if (live[quantity].t.length > 0) lines[quantity] = points;
+    }
+    return lines;
+  };
+  const lines = linesOf(server.lines);
   if (Object.keys(lines).length === 0) {
     const message =
       server.problem !== null
@@ -279,17 +292,25 @@ export function serverStrip(state: LiveState, choice: TimeChartChoice = { latest
   }
   const t = state.series.t;
   const client = movingAverage(t, state.series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC).flatMap((v, i): TimePoints => ((t[i] ?? 0) >= from ? [[t[i] ?? 0, v]] : []));
-  const generated = lines.generatedTokens;
-  if (generated) lines.generatedTokens = smoothed(generated);
-  const { charts, missing } = serverTimeCharts(lines, client);
+  const oneByOne = choice.serverOneByOne === true && server.replicas.length > 1;
+  const groups = oneByOne ? server.replicas.map((replica) => ({ prefix: `replica-${replica.endpoint}-`, title: `Endpoint ${replica.endpoint}: `, lines: linesOf(replica.lines) })) : [{ prefix: '', title: '', lines }];
+  const drawn = groups.flatMap((group) => {
+    const generated = group.lines.generatedTokens;
+    if (generated) group.lines.generatedTokens = smoothed(generated);
+    // The client's tokens/s is the whole run's: beside the sum only.
+    const { charts, missing } = serverTimeCharts(group.lines, oneByOne ? undefined : client);
+    return charts.map((chart) => ({ ...chart, id: `${group.prefix}${chart.id}`, title: `${group.title}${oneByOne ? chart.title.replace(/^Server: /, '') : chart.title}`, missing }));
+  });
+  const missing = drawn[0]?.missing ?? [];
   const x = runTimeAxis(state, choice);
   const markers = stepMarks(state, choice);
+  const replicaNote = server.replicas.length > 1 && !oneByOne ? `Summed over ${server.replicas.length} endpoints (KV-cache usage: their mean).` : '';
   return {
     message: null,
-    note: [missing.length ? `${ENGINE_NAMES[server.engine]} does not export: ${missing.join(', ')}.` : '', server.problem ?? ''].filter(Boolean).join(' '),
-    charts: charts.map((chart) => ({
-      id: chart.id,
-      title: chart.id === 'server-tokens' ? `${chart.title} (${THROUGHPUT_WINDOW_SEC} s moving average)` : chart.title,
+    note: [replicaNote, missing.length ? `${ENGINE_NAMES[server.engine]} does not export: ${missing.join(', ')}.` : '', server.problem ?? ''].filter(Boolean).join(' '),
+    charts: drawn.map((chart) => ({
+      id: chart.id as LiveChartId,
+      title: chart.id.endsWith('server-tokens') ? `${chart.title} (${THROUGHPUT_WINDOW_SEC} s moving average)` : chart.title,
       description: chart.description,
       spec: {
         kind: 'line',

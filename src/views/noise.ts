@@ -8,6 +8,8 @@
  *   samples; within noise when it spans zero.
  * - `repeat-intervals`: both runs repeated their profile, so each figure is a mean across repeats
  *   with its 95% Student's t interval (src/views/repeats.ts); within noise when the two overlap.
+ * - `repeat-interval-single`: one run repeated its profile and the other did not: the repeated
+ *   figure's interval against the single value, within noise when the value lies inside it.
  * - `small-change`: one value a side (requests and tokens per second, failures; or too few samples
  *   or repeats for an interval): a change under NO_INTERVAL_NOISE_PERCENT is noise.
  *
@@ -71,7 +73,9 @@ export function overlapDifference(a: MeanInterval, b: MeanInterval): [number, nu
 /** What a figure has beyond its two values: each side's samples, or each side's interval across repeats. */
 export type NoiseEvidence =
   | { samples: { a: readonly number[]; b: readonly number[]; quantile: number; seed: number } }
-  | { repeats: { a: MeanInterval; b: MeanInterval } };
+  | { repeats: { a: MeanInterval; b: MeanInterval } }
+  /** One side repeated its profile, the other has a single value: that side's interval has no width (halfWidth 0). */
+  | { repeatedAgainstSingle: { a: MeanInterval; b: MeanInterval } };
 
 /**
  * The change of `metric` (its `statistic`, for a per-request one) from a to b, called better or
@@ -116,6 +120,11 @@ function intervalOf(evidence: NoiseEvidence): { interval: [number, number]; rule
     const interval = quantileDifferenceInterval(a, b, quantile, seed);
     return interval ? { interval, rule: 'bootstrap' } : null;
   }
+  if ('repeatedAgainstSingle' in evidence) {
+    // The single value has no width: the difference spans zero when it lies inside the repeated side's interval.
+    const interval = overlapDifference(evidence.repeatedAgainstSingle.a, evidence.repeatedAgainstSingle.b);
+    return interval ? { interval, rule: 'repeat-interval-single' } : null;
+  }
   const interval = overlapDifference(evidence.repeats.a, evidence.repeats.b);
   return interval ? { interval, rule: 'repeat-intervals' } : null;
 }
@@ -124,10 +133,11 @@ function intervalOf(evidence: NoiseEvidence): { interval: [number, number]; rule
 export const NOISE_RULE_TEXT: Record<NoiseRule, string> = {
   bootstrap: `Latency, TTFT, TPOT and ITL: the change of the p50 or p99, with its ${CONFIDENCE * 100}% interval from a bootstrap over the requests; "within noise" when the interval spans zero.`,
   'repeat-intervals': `A figure of runs that both repeated their profile is the mean across repeats with its ${CONFIDENCE * 100}% Student's t interval; a difference is "within noise" when the two runs' intervals overlap.`,
+  'repeat-interval-single': `Where one run repeated its profile and the other did not, the repeated run's figure is its mean across repeats with its ${CONFIDENCE * 100}% Student's t interval, and the other run's single value is "within noise" when it lies inside that interval.`,
   'small-change': `Without an interval (one value a side: requests/s, tokens/s, failures; or too few requests or repeats for one), a change under ${NO_INTERVAL_NOISE_PERCENT}% counts as noise.`,
 };
 
-const RULE_ORDER: NoiseRule[] = ['repeat-intervals', 'bootstrap', 'small-change'];
+const RULE_ORDER: NoiseRule[] = ['repeat-intervals', 'repeat-interval-single', 'bootstrap', 'small-change'];
 
 /** The sentences of the rules that decided these cells, in a fixed order. */
 export function noiseRulesText(rules: Iterable<NoiseRule | null>): string {
@@ -147,6 +157,8 @@ export function verdictDetail(cell: DeltaCell): string {
       return `${verdict}: the ${CONFIDENCE * 100}% bootstrap interval of the change${range ? `, ${range},` : ''} ${cell.verdict === 'same' ? 'spans' : 'clears'} zero`;
     case 'repeat-intervals':
       return `${verdict}: the two runs' ${CONFIDENCE * 100}% intervals across repeats ${cell.verdict === 'same' ? 'overlap' : 'do not overlap'}${range ? ` (the change lies within ${range})` : ''}`;
+    case 'repeat-interval-single':
+      return `${verdict}: the single run's value lies ${cell.verdict === 'same' ? 'inside' : 'outside'} the repeated run's ${CONFIDENCE * 100}% interval across repeats${range ? ` (the change lies within ${range})` : ''}`;
     case 'small-change':
       return `${verdict}: ${cell.verdict === 'same' ? 'under' : 'at least'} ${NO_INTERVAL_NOISE_PERCENT}% apart, with one value a side and no interval`;
     default:
@@ -166,10 +178,13 @@ export function verdictReason(cell: DeltaCell): string {
   switch (cell.rule) {
     case 'bootstrap':
       return `${CONFIDENCE * 100}% interval ${range ?? ''} ${cell.verdict === 'same' ? 'spans' : 'clears'} 0`.replace(/ {2}/, ' ');
-    case 'repeat-intervals': {
+    case 'repeat-intervals':
+    case 'repeat-interval-single': {
       const side = (tag: string, value: number | null, half: number | null | undefined) => `${tag} ${formatMetric(cell.metric, value)}${half === null || half === undefined ? '' : ` \u00b1 ${formatMetric(cell.metric, half)}`}`;
       const [ha, hb] = cell.halfWidths ?? [null, null];
-      return `${side('A', cell.a, ha)}, ${side('B', cell.b, hb)}: ${cell.verdict === 'same' ? 'overlap' : 'apart'}`;
+      // One run repeated: the other's single value lies inside its interval, or outside.
+      const verdict = cell.rule === 'repeat-intervals' ? (cell.verdict === 'same' ? 'overlap' : 'apart') : cell.verdict === 'same' ? 'inside' : 'outside';
+      return `${side('A', cell.a, ha)}, ${side('B', cell.b, hb)}: ${verdict}`;
     }
     case 'small-change':
       return `${cell.verdict === 'same' ? 'under' : 'over'} ${NO_INTERVAL_NOISE_PERCENT}%, no interval`;

@@ -6,8 +6,10 @@
  *
  * - a metric's value (src/format/metrics.ts): `formatMetric`, at that metric's own precision;
  * - a figure without a metric of its own (an SLO limit, a load found by a search): `formatNumber`;
+ * - a count of things (requests waiting, preemptions): `formatCount`;
  * - a change in percent (compare's delta table): `formatPercentChange`;
- * - seconds of run time: `formatSeconds`, `formatElapsed`; a file's size: `formatFileSize`; a chart's axis tick: `formatTick`;
+ * - seconds of run time: `formatSeconds`, `formatElapsed`; a length of time in words: `formatDuration`;
+ *   a moment in the reader's time zone: `formatLocalTime`; a file's size: `formatFileSize`; a chart's axis tick: `formatTick`;
  * - a cell of the tables laid out as other tools print theirs (GuideLLM's table in the terminal,
  *   the live panel and Markdown; vLLM's "Serving Benchmark Result" block; EvalScope's columns) and
  *   of the exports and ranking in that style (the HTML report's tables, the report's ranking and
@@ -44,16 +46,26 @@ export function formatNumber(value: number | null | undefined): string {
   return withSeparators(value, magnitude === 0 || magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3);
 }
 
+/** A count of things (requests, scrapes), whole, with thousands separators. */
+export function formatCount(value: number | null | undefined): string {
+  return isNumber(value) ? withSeparators(value, 0) : NOT_AVAILABLE;
+}
+
 /** A metric's value at that metric's own precision (src/format/metrics.ts), with thousands separators. */
 export function formatMetric(metric: MetricKey, value: number | null | undefined): string {
   return isNumber(value) ? withSeparators(value, METRICS[metric].decimals) : NOT_AVAILABLE;
 }
 
-/** A change in percent, signed: "+12%", "-2.5%", "0.0%" (whole percents from 10 up). */
+/**
+ * A change in percent, signed: "+12%", "-2.5%", "+1,250%" (whole percents from 10 up). A change
+ * that rounds to nothing is "0.0%", unsigned: "-0.0%" read as a loss where there was none.
+ */
 export function formatPercentChange(value: number | null | undefined): string {
   if (!isNumber(value)) return NOT_AVAILABLE;
-  const rounded = Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(1);
-  return `${value > 0 ? '+' : ''}${rounded}%`;
+  const digits = Math.abs(Number(value.toFixed(1))) >= 10 ? 0 : 1;
+  const rounded = Number(value.toFixed(digits));
+  if (rounded === 0) return `${(0).toFixed(digits)}%`;
+  return `${rounded > 0 ? '+' : ''}${withSeparators(rounded, digits)}%`;
 }
 
 /** Seconds of run time, "12.3 s" (`digits` decimals). */
@@ -64,6 +76,34 @@ export function formatSeconds(value: number | null | undefined, digits = 1): str
 /** A step's time so far, of its planned duration when it has one: "12.3 / 60 s", "12.3 s". */
 export function formatElapsed(elapsedSec: number, plannedSec: number | null): string {
   return plannedSec === null ? formatSeconds(elapsedSec) : `${elapsedSec.toFixed(1)} / ${plannedSec} s`;
+}
+
+/** A length of time in words, to the second under an hour: "43 s", "3 min 10 s", "1 h 5 min". */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const minutes = Math.round(s / 60);
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A moment as the reader's wall-clock time, with its offset from UTC: "2026-11-26 11:12:03
+ * UTC+1". Result files keep UTC ISO strings ("2026-11-26T10:12:03.000Z"), which read an hour or
+ * more off in most places. `offsetMinutes` (east of UTC) defaults to this machine's zone at that
+ * moment; an unreadable time prints as it is.
+ */
+export function formatLocalTime(iso: string, offsetMinutes?: number): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return iso;
+  const offset = offsetMinutes ?? -new Date(ms).getTimezoneOffset();
+  const local = new Date(ms + offset * 60_000);
+  const date = `${local.getUTCFullYear()}-${two(local.getUTCMonth() + 1)}-${two(local.getUTCDate())}`;
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
+  const zone = offset === 0 ? 'UTC' : `UTC${offset > 0 ? '+' : '-'}${Math.floor(Math.abs(offset) / 60)}${Math.abs(offset) % 60 ? `:${two(Math.abs(offset) % 60)}` : ''}`;
+  return `${date} ${time} ${zone}`;
 }
 
 /** "812 bytes", "3.6 MB": a file's size. */

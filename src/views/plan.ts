@@ -5,7 +5,7 @@
  * last their schedule; a duration limit bounds every step. Pure: unit tested.
  */
 import { LimitsConfigSchema, ProfileConfigSchema, stepRequests, type RunConfigInput } from '../format/config';
-import { formatDuration } from './progress';
+import { formatDuration } from './number-format';
 
 export interface RunPlanSummary {
   steps: number;

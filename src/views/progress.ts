@@ -7,7 +7,7 @@ import type { PlannedStep } from '../format/events';
 import type { StepProfile } from '../format/result';
 import { sweepRates } from '../format/config';
 import { stepLabel } from '../format/step-name';
-import { formatElapsed, formatSeconds } from './number-format';
+import { formatDuration, formatElapsed, formatSeconds } from './number-format';
 
 export interface Progress {
   value: number;
@@ -33,15 +33,6 @@ export function runDescription(state: LiveState): string {
 }
 
 const finishedSteps = (state: LiveState) => state.steps.filter((s) => s.summary !== null).length;
-
-/** "45 s", "3 min 10 s", "1 h 5 min": rounded as far as an estimate deserves. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  const minutes = Math.round(s / 60);
-  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
-}
 
 /**
  * Seconds left in the running step: measured requests remaining at the step's completion rate so

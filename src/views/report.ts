@@ -10,14 +10,19 @@
  * rises almost linearly (largest gap under KNEE_MIN_GAP), have no knee.
  */
 import type { z } from 'zod';
-import type { ResultDocument, Stats, Step, StepSummary } from '../format/result';
+import { ttfoStatsOf, type ResultDocument, type Stats, type Step, type StepSummary } from '../format/result';
 import { wantsLogAxis } from './axis';
-import type { ChartSpec, SeriesSpec } from './chart-spec';
-import { fixed, isNumber, NOT_AVAILABLE } from './number-format';
+import { DASH_PATTERNS, PALETTE_SIZE, type ChartSpec, type SeriesSpec, type TableColumn } from './chart-spec';
+import { formatMetric, isNumber, NOT_AVAILABLE } from './number-format';
+import { METRICS, type MetricKey } from '../format/metrics';
 import { definitionNotes } from './result';
+import { localCountsNotes } from './token-counts';
+import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
+import { endpointNotes, endpointTable } from './endpoint-figures';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
+import { olderRatesNote, stepWarningLines } from './step-warnings';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -50,20 +55,36 @@ export type Curve = z.infer<typeof CurveSchema>;
 export type ReportChart = z.infer<typeof ReportChartSchema>;
 export type RankingRow = z.infer<typeof RankingRowSchema>;
 export type ReportModel = z.infer<typeof ReportModelSchema>;
-export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'itlMs' | 'tpotMs' | 'failures';
+export type CurveMetric = 'requestsPerSecond' | 'outputTokensPerSecond' | 'latencyMs' | 'ttftMs' | 'ttfoMs' | 'itlMs' | 'tpotMs' | 'failures' | 'embeddingsPerSecond';
 
 export const KNEE_MIN_GAP = 0.1;
+
+/**
+ * How a run's curve is drawn: every run its own colour (a palette index) and its own dash (solid,
+ * dashed, dotted, dash-dot), so that two runs differ without colour too; when runs are grouped by
+ * a label, the dash is its group's, so that a group reads as one. The page's one legend shows both.
+ */
+export function curveStyle(runIndex: number, groupIndex: number | null): { color: number; dash: number } {
+  return { color: runIndex % PALETTE_SIZE, dash: (groupIndex ?? runIndex) % DASH_PATTERNS.length };
+}
 const NO_GROUP = '(no label)';
 
-const CURVES: { metric: CurveMetric; title: string; unit: string }[] = [
+/** The curves every report draws; `when` names the runs that add one (some run reasoned, or embedded). */
+const CURVES: { metric: CurveMetric; title: string; unit: string; when?: 'reasoning' | 'embeddings' }[] = [
   { metric: 'requestsPerSecond', title: 'Requests per second', unit: 'req/s' },
   { metric: 'outputTokensPerSecond', title: 'Output tokens per second', unit: 'tok/s' },
+  { metric: 'embeddingsPerSecond', title: 'Embeddings per second', unit: 'embeddings/s', when: 'embeddings' },
   { metric: 'latencyMs', title: 'Request latency', unit: 'ms' },
   { metric: 'ttftMs', title: 'Time to first token', unit: 'ms' },
+  { metric: 'ttfoMs', title: 'Time to first output token (the answer, reasoning left out)', unit: 'ms', when: 'reasoning' },
   { metric: 'itlMs', title: 'Inter-token latency (per chunk)', unit: 'ms' },
   { metric: 'tpotMs', title: 'Time per output token', unit: 'ms' },
   { metric: 'failures', title: 'Failed requests', unit: 'requests' },
 ];
+
+/** Whether any of the runs' steps reasoned, or returned embeddings. */
+const runsReasoned = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.ttfoMs !== undefined));
+const runsEmbedded = (runs: readonly ReportRun[]): boolean => runs.some((run) => run.doc.steps.some((step) => step.summary?.embeddingsPerSecond !== undefined));
 
 export function statOf(stats: Stats | null | undefined, stat: StatChoice): number | null {
   const value = stats?.[stat];
@@ -75,8 +96,12 @@ export function metricOf(summary: StepSummary, metric: CurveMetric, stat: StatCh
     case 'requestsPerSecond':
     case 'outputTokensPerSecond':
       return summary[metric];
+    case 'embeddingsPerSecond':
+      return summary.embeddingsPerSecond ?? null;
     case 'failures':
       return summary.requests.total > 0 ? summary.requests.failed : null;
+    case 'ttfoMs':
+      return statOf(ttfoStatsOf(summary), stat);
     default:
       return statOf(summary[metric], stat);
   }
@@ -138,17 +163,69 @@ export function findKnee(points: readonly { x: number; y: number }[]): number | 
   return best === -1 ? null : best;
 }
 
-function meetsSlo(summary: StepSummary, slo: ReportSlo, stat: StatChoice): boolean {
-  const checks: [number | undefined, Stats | null | undefined][] = [
-    [slo.ttftMs, summary.ttftMs],
-    [slo.tpotMs, summary.tpotMs],
-    [slo.e2eMs, summary.latencyMs],
-  ];
-  // A limit on a metric the step lacks cannot be shown to hold.
-  return checks.every(([limit, stats]) => limit === undefined || (statOf(stats, stat) ?? Infinity) <= limit);
+/**
+ * A step as the ranking judges it: one step, or a repeated step's repeats with every figure the
+ * mean of the repeats' values (each repeat's own `stat` for the latencies), so that no row of the
+ * ranking mixes one repeat's figures with a mean of them.
+ */
+interface RankedStep {
+  name: string;
+  /** Its mean load across repeats, on the report's axis. */
+  load: number;
+  /** How many repeats each figure is the mean of (1: a single step). */
+  repeats: number;
+  requestsPerSecond: number | null;
+  outputTokensPerSecond: MeanInterval | null;
+  ttftMs: number | null;
+  tpotMs: number | null;
+  latencyMs: number | null;
+  goodput: number | null;
+  /** A reasoning model's: its TTFO (`stat`), and the mean tokens it thought and answered. */
+  ttfoMs: number | null;
+  reasoningTokens: number | null;
+  answerTokens: number | null;
 }
 
-const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
+/** The mean of the values there are (a repeat without one is left out of that figure), or null. */
+const meanOfPresent = (values: readonly (number | null | undefined)[]): MeanInterval | null => meanInterval(values.filter(isNumber));
+
+/** A run's steps by name, each the mean of its repeats, lightest load first. */
+function rankedSteps(steps: readonly LoadedStep[], stat: StatChoice): RankedStep[] {
+  const byName = new Map<string, LoadedStep[]>();
+  for (const s of steps) byName.set(s.step.name, [...(byName.get(s.step.name) ?? []), s]);
+  return [...byName]
+    .map(([name, group]): RankedStep => {
+      const mean = (pick: (summary: StepSummary) => number | null | undefined): number | null => meanOfPresent(group.map((s) => pick(s.summary)))?.mean ?? null;
+      return {
+        name,
+        load: group.reduce((sum, s) => sum + s.load, 0) / group.length,
+        repeats: group.length,
+        requestsPerSecond: mean((s) => s.requestsPerSecond),
+        outputTokensPerSecond: meanOfPresent(group.map((s) => s.summary.outputTokensPerSecond)),
+        ttftMs: mean((s) => statOf(s.ttftMs, stat)),
+        tpotMs: mean((s) => statOf(s.tpotMs, stat)),
+        latencyMs: mean((s) => statOf(s.latencyMs, stat)),
+        goodput: mean((s) => s.goodput),
+        ttfoMs: mean((s) => statOf(ttfoStatsOf(s), stat)),
+        reasoningTokens: mean((s) => s.reasoningTokens?.mean ?? 0),
+        answerTokens: mean((s) => s.answerTokens?.mean ?? s.outputTokens?.mean),
+      };
+    })
+    .sort((a, b) => a.load - b.load);
+}
+
+function meetsSlo(step: RankedStep, slo: ReportSlo): boolean {
+  const checks: [number | undefined, number | null][] = [
+    [slo.ttftMs, step.ttftMs],
+    [slo.ttfoMs, step.ttfoMs],
+    [slo.tpotMs, step.tpotMs],
+    [slo.e2eMs, step.latencyMs],
+  ];
+  // A limit on a metric the step lacks cannot be shown to hold.
+  return checks.every(([limit, value]) => limit === undefined || (value ?? Infinity) <= limit);
+}
+
+const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
 
 export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}): ReportModel {
   const axis = options.axis ?? chooseAxis(runs);
@@ -157,12 +234,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const groupBy = options.groupBy ?? null;
   const groupOf = (run: ReportRun) => (groupBy ? (run.doc.labels[groupBy] ?? NO_GROUP) : run.name);
   const groups = [...new Set(runs.map(groupOf))];
-  const seenInGroup = new Map<string, number>();
   const styled = runs.map((run, index) => {
     const group = groupOf(run);
-    const nth = seenInGroup.get(group) ?? 0;
-    seenInGroup.set(group, nth + 1);
-    return { run, index, group, color: groups.indexOf(group), dashed: nth % 2 === 1, steps: loadedSteps(run.doc, axis) };
+    return { run, index, group, ...curveStyle(index, groupBy ? groups.indexOf(group) : null), steps: loadedSteps(run.doc, axis) };
   });
 
   const knees = styled.map(({ run, index, steps }) => {
@@ -189,7 +263,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       name: entry.run.name,
       group: entry.group,
       color: entry.color,
-      dashed: entry.dashed,
+      dash: entry.dash,
       points,
       knee: points.find((p) => p.step === kneeStep) ?? null,
       marks,
@@ -199,7 +273,9 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const xTitle = axis === 'concurrency' ? 'Concurrency (measured mean in flight)' : 'Achieved request rate (completed req/s)';
   const xLog = wantsLogAxis(styled.flatMap((entry) => entry.steps.map((s) => s.load)));
   const statLabel = stat === 'mean' ? 'mean' : stat;
-  const charts = CURVES.map(({ metric, title, unit }) => {
+  const reasoning = runsReasoned(runs);
+  const present = { reasoning, embeddings: runsEmbedded(runs) };
+  const charts = CURVES.filter((c) => c.when === undefined || present[c.when]).map(({ metric, title, unit }) => {
     const latencyLike = metric.endsWith('Ms');
     return {
       id: metric,
@@ -222,28 +298,29 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
   const acrossRepeatsOf = new Map<number, MeanInterval>();
   const ranking = styled
     .map(({ run, index, group, steps }): Omit<RankingRow, 'rank' | 'tiedWithAbove' | 'noiseRule'> => {
-      const meeting = hasSlo(slo) ? steps.filter((s) => meetsSlo(s.summary, slo, stat)) : steps;
+      // A run that repeated its profile is judged step by step on the means across its repeats, every figure alike.
+      const ranked = rankedSteps(steps, stat);
+      const meeting = hasSlo(slo) ? ranked.filter((s) => meetsSlo(s, slo)) : ranked;
       const best = meeting.at(-1);
-      // A run that repeated its profile is judged by that step's mean across its repeats, with its interval.
-      const repeats = best ? steps.filter((s) => s.step.name === best.step.name && isNumber(s.summary.outputTokensPerSecond)) : [];
-      const acrossRepeats = repeats.length > 1 ? meanInterval(repeats.map((s) => s.summary.outputTokensPerSecond as number)) : null;
-      if (acrossRepeats) acrossRepeatsOf.set(index, acrossRepeats);
-      const withGoodput = steps.filter((s) => isNumber(s.summary.goodput));
-      const bestGoodput = withGoodput.sort((a, b) => (b.summary.goodput ?? 0) - (a.summary.goodput ?? 0))[0];
+      const throughput = best?.outputTokensPerSecond ?? null;
+      if (best && best.repeats > 1 && throughput) acrossRepeatsOf.set(index, throughput);
+      const bestGoodput = ranked.filter((s) => isNumber(s.goodput)).sort((a, b) => (b.goodput ?? 0) - (a.goodput ?? 0))[0];
       return {
         run: index,
         name: run.name,
         group,
-        step: best?.step.name ?? null,
+        step: best?.name ?? null,
+        ...(best && best.repeats > 1 ? { repeats: best.repeats } : {}),
         load: best?.load ?? null,
-        requestsPerSecond: best?.summary.requestsPerSecond ?? null,
-        outputTokensPerSecond: acrossRepeats?.mean ?? best?.summary.outputTokensPerSecond ?? null,
-        ...(acrossRepeats?.halfWidth != null ? { outputTokensPerSecondHalfWidth: acrossRepeats.halfWidth } : {}),
-        ttftMs: best ? statOf(best.summary.ttftMs, stat) : null,
-        tpotMs: best ? statOf(best.summary.tpotMs, stat) : null,
-        latencyMs: best ? statOf(best.summary.latencyMs, stat) : null,
-        goodput: bestGoodput?.summary.goodput ?? null,
-        goodputStep: bestGoodput?.step.name ?? null,
+        requestsPerSecond: best?.requestsPerSecond ?? null,
+        outputTokensPerSecond: throughput?.mean ?? null,
+        ...(best && best.repeats > 1 && throughput?.halfWidth != null ? { outputTokensPerSecondHalfWidth: throughput.halfWidth } : {}),
+        ttftMs: best?.ttftMs ?? null,
+        ...(reasoning ? { ttfoMs: best?.ttfoMs ?? null, reasoningTokens: best?.reasoningTokens ?? null, answerTokens: best?.answerTokens ?? null } : {}),
+        tpotMs: best?.tpotMs ?? null,
+        latencyMs: best?.latencyMs ?? null,
+        goodput: bestGoodput?.goodput ?? null,
+        goodputStep: bestGoodput?.name ?? null,
       };
     })
     // Most output tokens per second at an SLO-meeting load first; runs meeting it nowhere last.
@@ -258,14 +335,16 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     }, []);
 
   return {
-    runs: styled.map(({ run, group, color }) => ({
+    runs: styled.map(({ run, group, color, dash }) => ({
       name: run.name,
       group,
       color,
+      dash,
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
-      definitionNotes: definitionNotes(run.doc.steps),
+      definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
+      stepWarnings: runStepWarnings(run),
       status: runStatus(run),
     })),
     groupBy,
@@ -275,11 +354,23 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     offAxis: styled.filter((entry) => entry.steps.length === 0).map((entry) => entry.run.name),
     stat,
     slo,
+    reasoning,
     charts,
     tradeoff,
     knees,
     ranking,
+    endpoints: runs.flatMap((run) => {
+      const table = endpointTable(run.doc);
+      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+    }),
   };
+}
+
+/** A run's step warnings as the report lists them, `step: message`, after a run written before steady windows says so. */
+export function runStepWarnings(run: ReportRun): string[] {
+  const imported = run.doc.importedFrom !== undefined;
+  const rates = olderRatesNote(run.doc.steps, imported);
+  return [...(rates ? [rates] : []), ...stepWarningLines(run.doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)];
 }
 
 /** A run's default display name: its model and the name of its file. */
@@ -294,7 +385,8 @@ export function runName(doc: ResultDocument, source: string | undefined): string
  */
 export function rankingNoiseNote(model: ReportModel): string {
   const rules = new Set(model.ranking.map((r) => r.noiseRule));
-  const repeats = rules.has('repeat-intervals') ? ' A run that repeated its profile ranks by the mean across repeats, shown ± its 95% interval.' : '';
+  const repeated = model.ranking.some((r) => r.repeats !== undefined);
+  const repeats = repeated ? ' A run that repeated its profile is judged on the means across its repeats: every figure of its row (load, requests/s, tokens/s, latencies, goodput) is the mean of its repeats\' values, output tok/s shown ± its 95% interval.' : '';
   const judged = [...rules].flatMap((rule) => (rule === 'repeat-intervals' || rule === 'small-change' ? [NOISE_RULE_TEXT[rule]] : []));
   return (
     'Runs rank by output tokens per second at their heaviest load within the SLO; \u2248 marks a run within noise of the one above, and they share a rank.' +
@@ -303,73 +395,123 @@ export function rankingNoiseNote(model: ReportModel): string {
   );
 }
 
+/** The ranking's step cell: the step, and the repeats its figures are the means of. */
+export const rankedStepText = (row: RankingRow): string => (row.step === null ? 'none' : row.repeats === undefined ? row.step : `${row.step} (mean of ${row.repeats} repeats)`);
+
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
 
-/** The heads of the ranking table, over `rankingRows`: the same in the HTML export and the extension's report view. */
-export function rankingColumns(model: ReportModel): string[] {
-  return ['Rank', 'Run', 'Group', 'Heaviest step meeting the SLO', 'Load', 'Requests/s', 'Output tok/s', `TTFT ${model.stat} (ms)`, `TPOT ${model.stat} (ms)`, `Latency ${model.stat} (ms)`, 'Best goodput (req/s)', 'Knee'];
+/** A table of text cells: a cell's lines are separated by "\n" (the views stack them, the Markdown export joins them). */
+export interface TextTable {
+  columns: TableColumn[];
+  rows: string[][];
 }
 
-/** The cells of the ranking table, one row a run: the same in the HTML export and the extension's report view. */
-export function rankingRows(model: ReportModel): string[][] {
-  return model.ranking.map((r) => [
-    rankText(r),
-    r.name,
-    r.group,
-    r.step ?? 'none',
-    fixed(r.load),
-    fixed(r.requestsPerSecond),
-    r.outputTokensPerSecondHalfWidth === undefined ? fixed(r.outputTokensPerSecond) : `${fixed(r.outputTokensPerSecond)} ± ${fixed(r.outputTokensPerSecondHalfWidth)}`,
-    fixed(r.ttftMs),
-    fixed(r.tpotMs),
-    fixed(r.latencyMs),
-    r.goodput === null ? NOT_AVAILABLE : `${fixed(r.goodput)} at ${r.goodputStep ?? '?'}`,
-    model.knees[r.run]?.step ?? 'none',
-  ]);
+/** A step's load, with its unit: "29.9 in flight", "12.30 req/s". */
+export function loadText(load: number | null, axis: LoadAxis): string {
+  if (!isNumber(load)) return NOT_AVAILABLE;
+  return axis === 'concurrency' ? `${formatMetric('achievedConcurrency', load)} in flight` : `${formatMetric('requestsPerSecond', load)} req/s`;
 }
 
-/** The knee table's columns: each run's knee and, beside it, where its server ran out of room. */
-export const KNEE_COLUMNS = ['Run', 'Knee', 'Load', `KV cache first \u2265 ${KV_CACHE_FULL * 100}%`, 'First kept waiting'];
+/** A step and its load on two lines, "none" without a step. */
+const stepAndLoad = (step: string | null, load: number | null, axis: LoadAxis) => (step === null ? 'none' : `${step}\n${loadText(load, axis)}`);
+
+/**
+ * The ranking table, the same in the report view and the HTML export: rank, run (its group under
+ * it when grouped), the heaviest step within the SLO with its load, then the figure ranked by and
+ * the others at that step, in the views' units and format. Best goodput only when some run
+ * measured one (its own SLO); each run's knee is in the knee table, in this order.
+ */
+export function rankingTable(model: ReportModel): TextTable {
+  const stat = model.stat;
+  const goodput = model.ranking.some((r) => r.goodput !== null);
+  const figure = (metric: MetricKey, unit?: string): TableColumn => ({ label: METRICS[metric].label, ...(unit ? { unit } : {}), numeric: true, description: METRICS[metric].definition });
+  return {
+    columns: [
+      { label: 'Rank' },
+      { label: 'Run', ...(model.groupBy ? { unit: model.groupBy } : {}) },
+      { label: hasSlo(model.slo) ? 'Heaviest step within the SLO' : 'Heaviest step', unit: 'and its load' },
+      figure('outputTokensPerSecond'),
+      figure('requestsPerSecond'),
+      figure('ttftMs', `${stat}, ms`),
+      // A reasoning model's wait for its answer, and how much it thought and answered.
+      ...(model.reasoning ? [figure('ttfoMs', `${stat}, ms`), figure('reasoningTokens', 'mean'), figure('answerTokens', 'mean')] : []),
+      figure('tpotMs', `${stat}, ms`),
+      figure('latencyMs', `${stat}, ms`),
+      ...(goodput ? [{ label: 'best goodput', unit: 'req/s, its own SLO', numeric: true, description: METRICS.goodput.definition }] : []),
+    ],
+    rows: model.ranking.map((r) => [
+      rankText(r),
+      model.groupBy ? `${r.name}\n${r.group}` : r.name,
+      stepAndLoad(r.step === null ? null : rankedStepText(r), r.load, model.axis),
+      r.outputTokensPerSecondHalfWidth === undefined
+        ? formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)
+        : `${formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)} ± ${formatMetric('outputTokensPerSecond', r.outputTokensPerSecondHalfWidth)}`,
+      formatMetric('requestsPerSecond', r.requestsPerSecond),
+      formatMetric('ttftMs', r.ttftMs),
+      ...(model.reasoning ? [formatMetric('ttfoMs', r.ttfoMs ?? null), formatMetric('reasoningTokens', r.reasoningTokens ?? null), formatMetric('answerTokens', r.answerTokens ?? null)] : []),
+      formatMetric('tpotMs', r.tpotMs),
+      formatMetric('latencyMs', r.latencyMs),
+      ...(goodput ? [r.goodput === null ? NOT_AVAILABLE : `${formatMetric('goodput', r.goodput)}\nat ${r.goodputStep ?? '?'}`] : []),
+    ]),
+  };
+}
 
 /** What the knee table says, under it in the report view and the HTML and Markdown exports. */
 export const SERVER_MARKS_NOTE =
-  `The knee is where added load stops buying throughput (the large point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
+  `The knee is where added load stops buying throughput (the ringed point on the curves). Beside it, from each run's server metrics: where its KV cache first reached ${KV_CACHE_FULL * 100}% (\u25B3 on the curves) ` +
   'and where requests first kept waiting, above zero in every scrape for a second or more and two scrapes at least (\u25A1), by step and run time. A knee at or after them is the server running out of room. ' +
   'Not seen: no scrape caught it (steps shorter than that can hide a queue); n/a: the server did not export it or was not scraped.';
 
-/** One row a run: its knee, and its server marks beside it; the same cells in the report view and the HTML and Markdown exports. */
-export function kneeRows(model: ReportModel): string[][] {
-  return model.knees.map((knee) => [knee.name, knee.step ?? 'none', fixed(knee.load), markText(knee.kvCacheFull), markText(knee.queueing)]);
+/**
+ * One row a run, in the ranking's order: its knee with the load there, and its server marks beside
+ * it; the same in the report view and the HTML and Markdown exports.
+ */
+export function kneeTable(model: ReportModel): TextTable {
+  const knees = model.ranking.flatMap((r) => model.knees.filter((knee) => knee.run === r.run));
+  return {
+    columns: [{ label: 'Run' }, { label: 'Knee', unit: 'and its load' }, { label: `KV cache first \u2265 ${KV_CACHE_FULL * 100}%` }, { label: 'First kept waiting' }],
+    rows: knees.map((knee) => [knee.name, stepAndLoad(knee.step, knee.load, model.axis), markText(knee.kvCacheFull), markText(knee.queueing)]),
+  };
 }
 
-/** A report chart as the shared chart spec: each run's curve, its knee a ringed point, its server marks outlined. */
+/**
+ * A report chart as the shared chart spec: each run's curve in its colour and dash; its knee a
+ * small ring and its server marks small outlines, drawn behind the lines so that they never hide a
+ * point. No legend of its own: the page has one for every chart (`reportLegend`).
+ */
 export function reportChartSpec(chart: ReportChart): ChartSpec {
   const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {
     const line: SeriesSpec = {
       label: curve.name,
       data: curve.points.map(({ x, y }) => ({ x, y })),
       color: curve.color,
-      dashed: curve.dashed,
-      pointRadius: 3,
+      dash: curve.dash,
+      pointRadius: 2.5,
     };
     const knee: SeriesSpec[] = curve.knee
-      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 8, hideInLegend: true }]
+      ? [{ label: `${curve.name} knee (${curve.knee.step})`, data: [{ x: curve.knee.x, y: curve.knee.y }], color: curve.color, showLine: false, pointRadius: 6, hollow: true, behind: true, hideInLegend: true }]
       : [];
     const marks = curve.marks.map((mark): SeriesSpec => ({
       label: `${curve.name} ${MARK_WORDS[mark.kind]} (${mark.point.step})`,
       data: [{ x: mark.point.x, y: mark.point.y }],
       color: curve.color,
       showLine: false,
-      // Outlines larger than the knee's point, which may sit on the same step.
-      pointRadius: mark.kind === 'kv-cache-full' ? 13 : 11,
+      // Outlines a little larger than the knee's ring, which may sit on the same step.
+      pointRadius: mark.kind === 'kv-cache-full' ? 9 : 8,
       pointStyle: mark.kind === 'kv-cache-full' ? 'triangle' : 'rect',
       hollow: true,
+      behind: true,
       hideInLegend: true,
     }));
     return [line, ...knee, ...marks];
   });
-  return { kind: 'line', x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+  return { kind: 'line', legend: false, x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+}
+
+/** The page's one legend for every report chart: each run's name, group, colour and dash, in the runs' order. */
+export function reportLegend(model: ReportModel): { name: string; group: string | null; color: number; dash: number }[] {
+  return model.runs.map((run) => ({ name: run.name, group: model.groupBy ? run.group : null, color: run.color, dash: run.dash }));
 }
 
 const MARK_WORDS = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;

@@ -3,13 +3,15 @@
  * across repeats and compare's delta table, from the view model (src/views/result.ts, compare.ts).
  * The webview only puts the cells on screen; tested without a browser (test/unit/result-view.test.ts).
  */
-import type { DeltaCell, DeltaRow, RepeatRow, RunSummary, StepRow } from '../format/messages/result';
+import { rowsEmbedded, rowsReasoned, type DeltaCell, type DeltaRow, type RepeatRow, type RunSummary, type StepRow } from '../format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../format/messages/from-views';
 import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
-import type { Stats } from '../format/result';
-import { formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
+import { ttfoStatsOf, type Stats, type StepSummary } from '../format/result';
+import type { TableColumn } from './chart-spec';
+import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
+import { markedName, NO_BREAK } from './step-warnings';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -49,25 +51,50 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
 /**
  * The step table: Benchmark | req/s | output tok/s | TTFT | TPOT | latency | (ITL) | failures, each
  * distribution at p50 and p99 and, when chosen, its mean, p90 and p95. Throughput comes first, as in
- * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling.
+ * GuideLLM's and vLLM's tables, and the defaults fit 1000 px without scrolling. Steps that reasoned
+ * add TTFO beside TTFT and the mean reasoning and answer tokens (and, with ITL, each phase's ITL);
+ * an embeddings run shows embeddings/s and input tok/s instead of the stream's figures. A run
+ * without reasoning has none of those columns, not empty ones.
  */
 export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
-  const distributions: MetricKey[] = ['ttftMs', 'tpotMs', 'latencyMs', ...(columns.itl ? (['itlMs'] as const) : [])];
+  const benchmark: ColumnGroup = { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] };
+  const name = (row: StepRow): string => `${markedName(stepLabel(row), row.warnings, NO_BREAK)}${row.partial ? ' (partial)' : ''}`;
+  if (rowsEmbedded(rows)) {
+    const stat = shownStats(rows, ['latencyMs'], statColumns(columns));
+    const rates: MetricKey[] = ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond'];
+    return {
+      groups: [benchmark, ...rates.map((metric) => group(metric, [''])), group('latencyMs', stat), group('failures', [''])],
+      rows: rows.map((row) => [name(row), ...rates.map((metric) => formatMetric(metric, row[metric as 'requestsPerSecond'])), ...statCells('latencyMs', row.latencyMs, stat), failureText(row)]),
+    };
+  }
+  const reasoned = rowsReasoned(rows);
+  const distributions: MetricKey[] = [
+    'ttftMs',
+    ...(reasoned ? (['ttfoMs'] as const) : []),
+    'tpotMs',
+    'latencyMs',
+    ...(columns.itl ? (['itlMs'] as const) : []),
+    ...(columns.itl && reasoned ? (['reasoningItlMs', 'answerItlMs'] as const) : []),
+  ];
   const stat = shownStats(rows, distributions, statColumns(columns));
+  // Token counts are read as means: how much a response thought, how much it answered.
+  const counts: MetricKey[] = reasoned ? ['reasoningTokens', 'answerTokens'] : [];
   const groups: ColumnGroup[] = [
-    { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] },
+    benchmark,
     group('requestsPerSecond', ['']),
     group('outputTokensPerSecond', ['']),
     ...distributions.map((metric) => group(metric, stat)),
+    ...counts.map((metric) => group(metric, ['mean'])),
     group('failures', ['']),
   ];
   return {
     groups,
     rows: rows.map((row) => [
-      `${stepLabel(row)}${row.partial ? ' (partial)' : ''}`,
+      name(row),
       formatMetric('requestsPerSecond', row.requestsPerSecond),
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
-      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'], stat)),
+      ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'] ?? null, stat)),
+      ...counts.map((metric) => formatMetric(metric, row[metric as 'reasoningTokens']?.mean)),
       failureText(row),
     ]),
   };
@@ -95,9 +122,86 @@ export function requestCountsUnknown(counts: { total: number }, figures: readonl
 
 function failureText(row: StepRow): string {
   if (requestCountsUnknown(row, [row.requestsPerSecond, row.outputTokensPerSecond, row.latencyMs?.mean, row.ttftMs?.mean])) return 'unknown';
-  if (row.failed === 0) return `0 of ${row.total}`;
+  // Requests the run cut on purpose are no failures: said apart, after them.
+  const cut = row.cancelledByDesign ? `; ${row.cancelledByDesign} cancelled by design` : '';
+  if (row.failed === 0) return `0 of ${row.total}${cut}`;
   const kinds = row.errors.map(([kind, n]) => `${kind} ${n}`).join(', ');
-  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}`;
+  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}${cut}`;
+}
+
+/**
+ * A column of the table of means, and its cell from a finished step's summary; a figure's column
+ * also gives its metric and number, so that a repeated step can show the mean of its repeats.
+ */
+export interface MeansColumn {
+  column: TableColumn;
+  cell: (summary: StepSummary) => string;
+  figure?: { metric: MetricKey; value: (summary: StepSummary) => number | null | undefined };
+}
+
+const figureColumn = (column: TableColumn, metric: MetricKey, value: (summary: StepSummary) => number | null | undefined): MeansColumn => ({
+  column,
+  cell: (summary) => formatMetric(metric, value(summary)),
+  figure: { metric, value },
+});
+
+const rateColumn = (metric: 'requestsPerSecond' | 'outputTokensPerSecond' | 'embeddingsPerSecond' | 'inputTokensPerSecond'): MeansColumn =>
+  figureColumn({ label: METRICS[metric].label, numeric: true, description: METRICS[metric].definition }, metric, (summary) => summary[metric]);
+
+const meanColumn = (metric: 'ttftMs' | 'ttfoMs' | 'tpotMs' | 'latencyMs' | 'reasoningTokens'): MeansColumn =>
+  figureColumn(
+    { label: METRICS[metric].label, unit: `mean, ${METRICS[metric].unit}`, numeric: true, description: METRICS[metric].definition },
+    metric,
+    (summary) => (metric === 'ttfoMs' ? ttfoStatsOf(summary) : summary[metric])?.mean,
+  );
+
+const REQUESTS_COLUMN: MeansColumn = {
+  column: { label: 'requests', unit: 'ok / failed', numeric: true, description: METRICS.failures.definition },
+  cell: (summary) => `${summary.requests.completed} / ${summary.requests.failed}`,
+};
+
+/**
+ * The table of means for these steps (the same names, units and formatting as the step table
+ * above): TTFO and the mean reasoning tokens beside TTFT when a step reasoned; for embeddings,
+ * their rates and latency, without the stream's figures.
+ */
+export function meansTable(summaries: readonly (StepSummary | null)[]): { columns: MeansColumn[]; footnote: string } {
+  if (summaries.some((s) => s?.embeddingsPerSecond !== undefined)) {
+    return {
+      columns: [rateColumn('requestsPerSecond'), rateColumn('embeddingsPerSecond'), rateColumn('inputTokensPerSecond'), meanColumn('latencyMs'), REQUESTS_COLUMN],
+      footnote: 'Means over successful requests. Embeddings have no stream: no TTFT, TPOT or output tokens.',
+    };
+  }
+  const reasoned = summaries.some((s) => s?.ttfoMs !== undefined);
+  return {
+    columns: [
+      rateColumn('requestsPerSecond'),
+      rateColumn('outputTokensPerSecond'),
+      meanColumn('ttftMs'),
+      ...(reasoned ? [meanColumn('ttfoMs'), meanColumn('reasoningTokens')] : []),
+      meanColumn('tpotMs'),
+      meanColumn('latencyMs'),
+      REQUESTS_COLUMN,
+    ],
+    footnote: `Means over successful requests. TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL.${reasoned ? ' TTFO: the first answer token, the reasoning left out.' : ''}`,
+  };
+}
+
+const PLAIN_MEANS = meansTable([]);
+
+/**
+ * The table of means a run prints as it goes, one row a step: the live panel's, which knows its
+ * columns before any step has ended. The command line (`llmbench run`, `import`) prints
+ * `meansTable` of its steps.
+ */
+export const MEANS_COLUMNS: TableColumn[] = [{ label: 'Benchmark' }, ...PLAIN_MEANS.columns.map((c) => c.column)];
+
+/** What the table of means says under it. */
+export const MEANS_FOOTNOTE = PLAIN_MEANS.footnote;
+
+/** A finished step's cells of the live panel's table of means, after its name. */
+export function meansCells(summary: StepSummary): string[] {
+  return PLAIN_MEANS.columns.map((c) => c.cell(summary));
 }
 
 export interface SummaryItem {
@@ -105,25 +209,46 @@ export interface SummaryItem {
   value: string;
 }
 
-export function summaryItems(summary: RunSummary): SummaryItem[] {
+/**
+ * The run's header. Start and finish in the reader's time zone (`offsetMinutes` east of UTC; this
+ * machine's by default), the finish with how long the run took.
+ */
+export function summaryItems(summary: RunSummary, offsetMinutes?: number): SummaryItem[] {
   const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
+  const took = summary.finishedAt === null || summary.createdAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },
     { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : 'not recorded in the file' },
     { label: 'Status', value: status },
     // A time the file does not know is "unknown", never 1970-01-01.
-    { label: 'Started', value: summary.createdAt ?? 'unknown' },
-    { label: 'Finished', value: summary.finishedAt ?? (summary.status === 'running' ? 'not yet' : 'unknown') },
+    { label: 'Started', value: summary.createdAt === null ? 'unknown' : formatLocalTime(summary.createdAt, offsetMinutes) },
+    {
+      label: 'Finished',
+      value: summary.finishedAt === null ? (summary.status === 'running' ? 'not yet' : 'unknown') : `${formatLocalTime(summary.finishedAt, offsetMinutes)}${took >= 0 ? `, after ${formatDuration(took)}` : ''}`,
+    },
     { label: 'Tool', value: summary.tool },
   ];
   if (summary.importedFrom) items.push({ label: 'Imported from', value: summary.importedFrom });
   return items;
 }
 
+export interface DeltaTableCell {
+  /** B's figure, its change against A and the verdict's mark in one line: "58.0 (-42%) ≈". */
+  text: string;
+  /** The same, apart, for a layout of its own: B's figure, its change ("from 0" when A is 0), the mark. */
+  value: string;
+  change: string;
+  mark: string;
+  /** Why the verdict, short, shown under the value (the interval that decided it). */
+  reason: string;
+  /** The same in a sentence, on hover. */
+  detail: string;
+  verdict: DeltaCell['verdict'];
+}
+
 export interface DeltaTable {
   columns: { label: string; definition: string }[];
-  /** `reason`: why the verdict, short, shown under the value (the interval that decided it); `detail`: the same in a sentence, on hover. */
-  rows: { step: string; cells: { text: string; reason: string; detail: string; verdict: DeltaCell['verdict'] }[] }[];
+  rows: { step: string; cells: DeltaTableCell[] }[];
 }
 
 /** Colour is not the only cue: better, worse and within-noise cells also carry a mark. */
@@ -142,19 +267,29 @@ export interface RepeatTable {
   columns: { label: string; definition: string }[];
   /** Each cell: the mean, and `± half-width` (or how many repeats had the figure, when too few for an interval). */
   rows: { step: string; cells: { mean: string; spread: string }[] }[];
+  /** Columns left out because they say nothing for this run, each with why (said under the table). */
+  omitted: string[];
 }
 
-/** Each step name across the run's repeats: every figure as mean ± the half-width of its 95% interval. */
+/**
+ * Each step name across the run's repeats: every figure as mean ± the half-width of its 95%
+ * interval; failures only when a request failed in some repeat (a column of zeros pushed the
+ * table past a 1000 px window).
+ */
 export function repeatTable(repeats: RepeatRow[]): RepeatTable {
+  const heads = repeats[0]?.cells ?? [];
+  const noFailures = heads.some((c) => c.metric === 'failures') && repeats.every((row) => row.cells.every((cell) => cell.metric !== 'failures' || cell.mean === 0 || cell.mean === null));
+  const shown = heads.flatMap((cell, i) => (noFailures && cell.metric === 'failures' ? [] : [i]));
   return {
-    columns: figureColumns(repeats[0]?.cells ?? []),
+    columns: figureColumns(shown.map((i) => heads[i]!)),
     rows: repeats.map((row) => ({
       step: `${row.name} (${row.repeats} repeats)`,
-      cells: row.cells.map((cell) => ({
+      cells: shown.map((i) => row.cells[i]!).map((cell) => ({
         mean: cell.mean === null ? NOT_AVAILABLE : formatMetric(cell.metric, cell.mean),
         spread: cell.mean === null ? '' : cell.halfWidth === null ? `n=${cell.n}` : `± ${formatMetric(cell.metric, cell.halfWidth)}`,
       })),
     })),
+    omitted: noFailures ? ['failures: no request failed in any repeat'] : [],
   };
 }
 
@@ -164,12 +299,80 @@ export function deltaTable(deltas: DeltaRow[]): DeltaTable {
     columns: figureColumns(deltas[0]?.cells ?? []),
     rows: deltas.map((row) => ({
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
-      cells: row.cells.map((cell) => ({
-        text: `${formatMetric(cell.metric, cell.b)} (${cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent)})${VERDICT_MARK[cell.verdict]}`,
-        reason: verdictReason(cell),
-        detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
-        verdict: cell.verdict,
-      })),
+      cells: row.cells.map((cell) => {
+        const value = formatMetric(cell.metric, cell.b);
+        const change = cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent);
+        const mark = VERDICT_MARK[cell.verdict].trim();
+        return {
+          text: `${value} (${change})${VERDICT_MARK[cell.verdict]}`,
+          value,
+          change,
+          mark,
+          reason: verdictReason(cell),
+          detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
+          verdict: cell.verdict,
+        };
+      }),
     })),
+  };
+}
+
+/** A column of compare's table as shown: a metric, and the statistics its cells stack, top to bottom. */
+export interface StackedColumn {
+  label: string;
+  /** The unit and the stacked statistics: "ms, p50 over p99"; empty for a figure whose label says its unit. */
+  unit: string;
+  definition: string;
+}
+
+/** Compare's table as shown (`stackedDeltaTable`). */
+export interface StackedDeltaTable {
+  columns: StackedColumn[];
+  /** Each cell: its lines, one a statistic (p50 over p99), each B's figure, its change and its mark. */
+  rows: { step: string; cells: (DeltaTableCell & { statistic: string | null })[][] }[];
+  /** Columns left out because they say nothing for these runs, each with why (said under the table). */
+  omitted: string[];
+}
+
+/** ITL is shown beside TPOT only where it differs from it by more than this share: one token a chunk makes them the same figure. */
+export const ITL_LIKE_TPOT = 0.1;
+
+/**
+ * Compare's table laid out to fit a narrow editor: one column a metric (its p50 and p99 stacked in
+ * one cell), and no column that says nothing for these runs: failures when no request failed in
+ * either, ITL when it is TPOT within ITL_LIKE_TPOT in every step of both (a chunk a token). The
+ * table it lays out is `deltaTable`'s, cell for cell.
+ */
+export function stackedDeltaTable(deltas: DeltaRow[]): StackedDeltaTable {
+  const flat = deltaTable(deltas);
+  const heads = deltas[0]?.cells ?? [];
+  const omitted = new Map<MetricKey, string>();
+  // A metric the table has, whose every cell passes `test`.
+  const all = (metric: MetricKey, test: (cell: DeltaCell, row: DeltaRow) => boolean) =>
+    heads.some((c) => c.metric === metric) && deltas.every((row) => row.cells.every((cell) => cell.metric !== metric || test(cell, row)));
+  if (all('failures', (c) => c.a === 0 && c.b === 0)) omitted.set('failures', 'failures: no request failed in either run');
+  const tpotOf = (row: DeltaRow, statistic: DeltaCell['statistic']) => row.cells.find((c) => c.metric === 'tpotMs' && c.statistic === statistic);
+  const near = (itl: number | null, tpot: number | null | undefined) => itl === null || (tpot != null && Math.abs(itl - tpot) <= ITL_LIKE_TPOT * tpot);
+  if (all('itlMs', (c, row) => near(c.a, tpotOf(row, c.statistic)?.a) && near(c.b, tpotOf(row, c.statistic)?.b))) {
+    omitted.set('itlMs', `ITL (per chunk): within ${ITL_LIKE_TPOT * 100}% of TPOT in every step of both runs (a token a chunk)`);
+  }
+  const metrics = [...new Set(heads.map((c) => c.metric))].filter((metric) => !omitted.has(metric));
+  const indexes = (metric: MetricKey) => heads.flatMap((c, i) => (c.metric === metric ? [i] : []));
+  return {
+    columns: metrics.map((metric) => {
+      const m = METRICS[metric];
+      const statistics = indexes(metric).flatMap((i) => (heads[i]?.statistic ? [heads[i]!.statistic!] : []));
+      const unit = metricUnit(metric);
+      return {
+        label: m.label,
+        unit: [unit, statistics.length > 1 ? `${statistics.join(' over ')}` : (statistics[0] ?? '')].filter(Boolean).join(', '),
+        definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.`,
+      };
+    }),
+    rows: flat.rows.map((row) => ({
+      step: row.step,
+      cells: metrics.map((metric) => indexes(metric).map((i) => ({ ...row.cells[i]!, statistic: heads[i]?.statistic ?? null }))),
+    })),
+    omitted: [...omitted.values()],
   };
 }

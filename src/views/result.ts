@@ -6,25 +6,33 @@
  */
 import type { ReadResult } from '../results/read-result';
 import { latencySamples, quantileOfSorted, quantileRanks } from '../results/stats';
-import type {
-  ChartSeries,
-  ViewChart,
-  ResultView,
-  RunSummary,
-  ServerSection,
-  StepRow,
-  XAxis,
+import {
+  rowsEmbedded,
+  rowsReasoned,
+  type ChartSeries,
+  type ViewChart,
+  type ResultView,
+  type RunSummary,
+  type ServerSection,
+  type StepRow,
+  type XAxis,
 } from '../format/messages/result';
-import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
+import { METRICS, metricTitle, reasoningCountNotes, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
 import { formatMetric, NOT_AVAILABLE } from './number-format';
 import { groupByName, hasRepeats, meanInterval, repeatRows } from './repeats';
-import { stepLabel } from '../format/step-name';
 import { turnCharts } from './turns';
 import { readableError, runFailure } from './failure';
+import { localCountsNotes } from './token-counts';
+import { unreachedConcurrencyNotes } from './unreached-concurrency';
+import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
 import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers, tokenRateNotes } from './server-views';
-import { commonSeries, engineOf, runSeries } from './server-quantities';
+import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-quantities';
+import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
+import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
+import type { TableSection, TraceSection } from '../format/messages/result';
+import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -36,11 +44,14 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
-  notes.push(...definitionNotes(doc.steps), ...unreachedConcurrencyNotes(doc.steps));
+  const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
+  // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
+  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
   const failure = runFailure(doc);
+  const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
-  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i)));
+  const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
   const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'));
   return {
     summary: runSummary(doc, fileName),
@@ -49,10 +60,12 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     // A run that measured nothing has only zeros to chart: its failure is said instead.
     // One load has one point a chart: its figures go in a card instead.
-    charts: failure ? [] : [...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
+    charts: failure ? [] : [...reasoningSplitCharts(rows), ...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
-    warnings: doc.warnings ?? [],
+    warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc),
+    endpoints: endpointSection(doc),
+    trace: traceSection(doc),
     figures: failure ? null : figures,
     failure,
   };
@@ -97,6 +110,27 @@ function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): N
   };
 }
 
+/** Each step's figures per endpoint beside its total, and what stands out; null for a run with one endpoint. */
+export function endpointSection(doc: ResultDocument): TableSection | null {
+  const table = endpointTable(doc);
+  return table === null ? null : { table, notes: endpointNotes(doc) };
+}
+
+/** The trace steps' lateness table, and each one's load over time, recorded against sent; null without a trace step. */
+export function traceSection(doc: ResultDocument): TraceSection | null {
+  const table = traceTable(doc.steps);
+  if (table === null) return null;
+  const charts = doc.steps.filter(isTraceStep).flatMap((step, i) => {
+    const load = loadOverTime(step);
+    if (load === null) return [];
+    const per = load.bucketSec === 1 ? 'per second' : `per ${load.bucketSec} s bucket`;
+    const series: ChartSeries[] = [{ label: 'recorded (scaled)', points: load.recorded, colorIndex: 1, dashed: true }];
+    if (load.sent.length > 0) series.push({ label: 'sent', points: load.sent, colorIndex: 0 });
+    return [chart(`trace-load-${i}`, null, `${stepLabel(step)}: recorded against sent load (requests/s ${per})`, 'Step time (s)', series, 'Requests/s')];
+  });
+  return { table, charts, notes: traceNotes(doc.steps) };
+}
+
 /**
  * The server's figures per step and its charts over the run's time, with a mark where each step
  * began; null when the run recorded no server metrics (scraping off, an older or imported file).
@@ -119,43 +153,60 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
     ...tokenRateNotes(doc, steps),
   ];
   const markers = stepMarkers(doc.steps);
+  // One time range for every chart over run time, drawn side by side: the last moment any of them has.
+  const end = Math.max(0, ...charts.flatMap((c) => c.lines.flatMap((line) => line.points.map(([t]) => t))));
+  const viewCharts = (timeCharts: typeof charts, prefix = ''): ViewChart[] =>
+    timeCharts.map((c) => ({
+      ...chart(`${prefix}${c.id}`, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
+      timeAxis: true,
+      xMax: end,
+      ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
+      ...(markers.length ? { markers } : {}),
+    }));
+  // A run over several endpoints: each replica's own figures, for the view that shows them one by one.
+  const byEndpoint = seriesByEndpoint(series);
+  const replicas =
+    byEndpoint.length > 1
+      ? byEndpoint.map(({ endpoint, series: own }) => ({
+          label: `Endpoint ${endpoint}${doc.endpoints?.[Number(endpoint)] ? ` ${doc.endpoints[Number(endpoint)]!.baseUrl}` : ''}`,
+          table: serverTable(stepFiguresOf(doc.steps, own, engine)),
+          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
+        }))
+      : [];
+  if (replicas.length > 0) notes.push(`Over ${replicas.length} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint's own.`);
   return {
     source,
     table: serverTable(steps),
-    charts: charts.map((c) => ({
-      ...chart(c.id, null, c.title, 'Run time (s)', c.lines.map((line) => ({ label: line.label, points: line.points, colorIndex: typeof line.color === 'number' ? line.color : 0, ...(line.dashed ? { dashed: true } : {}) })), c.yTitle),
-      ...(c.yMax !== undefined ? { yMax: c.yMax } : {}),
-      ...(markers.length ? { markers } : {}),
-    })),
+    charts: viewCharts(charts),
     notes,
+    ...(replicas.length > 0 ? { replicas } : {}),
   };
 }
 
-/** Below this share of its level, a concurrency step is said not to have reached it. */
-const REACHED_CONCURRENCY = 0.75;
-
 /**
- * A concurrency step whose requests in flight stayed well below its level (too few requests for
- * it, a slow ramp) measured a lighter load than its name says; its point sits where it was. Said
- * once per step name: a run with repeats names the repeats that fell short. A step where nothing
- * completed is left to the failure's own words (more requests would not help it).
+ * What a reader of reasoning figures should know that the figures do not say: token counts of the
+ * reasoning made locally (a tokenizer, or the rough estimate) because the server's usage gave none;
+ * thoughts the server counted but did not stream (hidden reasoning: the TTFT then holds them); a
+ * reply that reasoned without streaming (no times for its phases).
  */
-function unreachedConcurrencyNotes(steps: Step[]): string[] {
-  const short = steps.flatMap((step) => {
-    const level = step.profile.kind === 'concurrency' ? step.profile.concurrency : undefined;
-    const mean = step.summary?.achievedConcurrency;
-    if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
-    if ((step.summary?.requests.completed ?? 0) === 0) return [];
-    return [{ step, level, mean, requests: step.summary?.requests.total ?? step.requests.length }];
-  });
-  return groupByName(short.map((s) => ({ ...s, name: s.step.name }))).map(([name, group]) => {
-    const first = group[0]!;
-    const means = group.map((s) => formatMetric('achievedConcurrency', s.mean));
-    const repeated = group.some((s) => s.step.repeat !== undefined);
-    const which = repeated ? ` in repeat${group.length === 1 ? '' : 's'} ${group.map((s) => `#${(s.step.repeat ?? 0) + 1}`).join(', ')}` : '';
-    const requests = [...new Set(group.map((s) => s.requests))].join(' or ');
-    return `Step "${name}" averaged ${means.join(', ')} requests in flight${which}, not ${first.level}: with ${requests} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level; its points are drawn where they were measured.`;
-  });
+function reasoningNotes(steps: Step[]): string[] {
+  let estimated = 0;
+  let counted = 0;
+  let hidden = 0;
+  for (const step of steps) {
+    for (const r of step.requests) {
+      const reasoning = r.reasoning;
+      if (reasoning === undefined || r.warmup || r.error !== null) continue;
+      if (reasoning.tokensSource === 'estimate') estimated++;
+      else if (reasoning.tokensSource === 'tokenizer') counted++;
+      if (reasoning.firstMs === null && reasoning.answerFirstMs !== null) hidden++;
+    }
+  }
+  const notes = reasoningCountNotes(estimated, counted);
+  if (hidden > 0) {
+    notes.push(`The server counted reasoning tokens in ${hidden} responses without streaming the reasoning: their TTFT includes the time spent reasoning, and their TTFO equals it.`);
+  }
+  return notes;
 }
 
 /** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
@@ -185,10 +236,12 @@ export function knownTime(iso: string | null | undefined): string | null {
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
   const reason = doc.statusReason ? readableError(doc.statusReason) : null;
+  // A run over several endpoints names them all: `endpoint` is only the first.
+  const many = doc.endpoints !== undefined && doc.endpoints.length > 1 ? doc.endpoints : null;
   return {
     fileName,
-    model: doc.endpoint.model,
-    baseUrl: doc.endpoint.baseUrl,
+    model: many ? [...new Set(many.map((e) => e.model))].join(', ') : doc.endpoint.model,
+    baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: reason?.text ?? null,
@@ -224,7 +277,8 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
   return summary.achievedConcurrency ?? (step.profile.kind === 'synchronous' ? 1 : (step.profile.concurrency ?? null));
 }
 
-function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean): StepRow {
+/** A step as a row of the result view's tables (and the HTML export's step tables); `imported`: its file came from another tool, whose definitions its warnings keep. */
+export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean, imported = false): StepRow {
   return {
     name: step.name,
     ...(step.sourceName !== undefined ? { sourceName: step.sourceName } : {}),
@@ -241,12 +295,21 @@ function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: bool
     failed: summary.requests.failed,
     total: summary.requests.total,
     errors: Object.entries(summary.errors).filter(([, n]) => n > 0),
+    warnings: stepWarnings({ ...step, summary }, imported).map((w) => w.message),
+    // Only what the step has: a step without reasoning (or embeddings) gets no empty figure.
+    ...(summary.ttfoMs !== undefined ? { ttfoMs: summary.ttfoMs } : {}),
+    ...(summary.reasoningMs !== undefined ? { reasoningMs: summary.reasoningMs } : {}),
+    ...(summary.reasoningTokens !== undefined ? { reasoningTokens: summary.reasoningTokens } : {}),
+    ...(summary.answerTokens !== undefined ? { answerTokens: summary.answerTokens } : {}),
+    ...(summary.reasoningItlMs !== undefined ? { reasoningItlMs: summary.reasoningItlMs } : {}),
+    ...(summary.answerItlMs !== undefined ? { answerItlMs: summary.answerItlMs } : {}),
+    ...(summary.embeddingsPerSecond !== undefined ? { embeddingsPerSecond: summary.embeddingsPerSecond } : {}),
+    ...(summary.inputTokensPerSecond !== undefined ? { inputTokensPerSecond: summary.inputTokensPerSecond } : {}),
+    ...(summary.cancelledByDesign !== undefined ? { cancelledByDesign: summary.cancelledByDesign.requests } : {}),
   };
 }
 
 export type RowValue = (row: StepRow) => number | null | undefined;
-
-type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs';
 
 /** How a load curve is drawn: its legend name and colour, and what tells it from another run's on the same chart. */
 export interface LoadStyle {
@@ -309,16 +372,21 @@ export function loadSeries(rows: StepRow[], value: RowValue, style: LoadStyle, m
   ];
 }
 
+
+type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs' | 'ttfoMs';
+
 /**
- * p50, p90 and p99 of one metric, the upper two shading the band to the one below; for a run with
- * repeats, p50 and p99 each as the mean across repeats with its interval (three bands would cover each other).
+ * p50, p90 and p99 of one metric, the upper two shading the band to the one below; each
+ * percentile in its own colour (the palette's first three, as the live panel draws them) and dash.
+ * For a run with repeats, p50 and p99 each as the mean across repeats with its interval (three
+ * bands would cover each other).
  */
-function percentileBand(rows: StepRow[], metric: StatsMetric, colorIndex: number, prefix = ''): ChartSeries[] {
+function percentileBand(rows: StepRow[], metric: StatsMetric): ChartSeries[] {
   if (hasRepeats(rows)) {
-    return (['p50', 'p99'] as const).flatMap((p) => loadSeries(rows, (r) => r[metric]?.[p], { label: `${prefix}${p}`, colorIndex, percentile: p }, metric)).filter((s) => s.points.length > 0);
+    return (['p50', 'p99'] as const).flatMap((p) => loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: p === 'p50' ? 0 : 2, percentile: p }, metric)).filter((s) => s.points.length > 0);
   }
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
-    ...loadSeries(rows, (r) => r[metric]?.[p], { label: `${prefix}${p}`, colorIndex, percentile: p }, metric)[0]!,
+    ...loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: i, percentile: p }, metric)[0]!,
     fillToPrevious: i > 0,
   }));
   return band.filter((s) => s.points.length > 0);
@@ -331,16 +399,58 @@ export function chart(id: string, metric: MetricKey | null, title: string, xLabe
 function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
   const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => loadSeries(rows, value, { label: METRICS[metric].label, colorIndex }, metric);
   const xLog = wantsLogAxis(rows.map((r) => r.x));
-  const charts = [
-    chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
-    // Against the achieved request rate, requests per second is that same figure: a diagonal that says nothing.
-    ...(axis.kind === 'rate' ? [] : [chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1))]),
-    chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', 2)),
-    chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', 3)),
-    chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', 4)),
-  ];
+  // An embeddings run has no stream: its figures are vectors and input tokens per second, and latency.
+  const charts = rowsEmbedded(rows)
+    ? [
+        chart('embeddings-throughput', 'embeddingsPerSecond', 'Embeddings per second', axis.label, simple('embeddingsPerSecond', (r) => r.embeddingsPerSecond, 0)),
+        chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+        chart('input-throughput', 'inputTokensPerSecond', 'Input tokens per second', axis.label, simple('inputTokensPerSecond', (r) => r.inputTokensPerSecond, 7)),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+      ]
+    : [
+        chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
+        // Against the achieved request rate, requests per second is that same figure: a diagonal that says nothing.
+        ...(axis.kind === 'rate' ? [] : [chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1))]),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+        chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
+        ...(rowsReasoned(rows) ? [chart('ttfo', 'ttfoMs', 'TTFO percentiles (first answer token)', axis.label, percentileBand(rows, 'ttfoMs'))] : []),
+        chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
+      ];
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }
+
+/**
+ * A run whose responses reasoned opens on where each step's time went, one stacked bar a step: to
+ * the first token (mean TTFT), reasoning (mean TTFO - mean TTFT), the answer (mean latency - mean
+ * TTFO). Means add up, so the bar is the step's mean latency. None for a run without reasoning.
+ */
+function reasoningSplitCharts(rows: StepRow[]): ViewChart[] {
+  if (!rowsReasoned(rows)) return [];
+  const parts: { label: string; value: (row: StepRow) => number | null; colorIndex: number }[] = [
+    { label: 'to the first token (TTFT)', value: (row) => row.ttftMs?.mean ?? null, colorIndex: 3 },
+    { label: 'reasoning (TTFO - TTFT)', value: (row) => difference(row.ttfoMs?.mean, row.ttftMs?.mean), colorIndex: 6 },
+    { label: 'answer (latency - TTFO)', value: (row) => difference(row.latencyMs?.mean, row.ttfoMs?.mean), colorIndex: 0 },
+  ];
+  return [
+    {
+      ...chart(
+        'reasoning-split',
+        'reasoningMs',
+        'Where the time went: reasoning and answer (means)',
+        'Step',
+        parts.map((part) => ({ label: part.label, colorIndex: part.colorIndex, points: rows.flatMap((row, i): [number, number][] => {
+          const value = part.value(row);
+          return value === null ? [] : [[i, Math.max(0, value)]];
+        }) })),
+        'Mean time per request (ms)',
+      ),
+      kind: 'stacked-bar',
+      categories: rows.map((row) => (row.repeat !== undefined ? `${row.name} #${row.repeat + 1}` : row.name)),
+    },
+  ];
+}
+
+const difference = (a: number | null | undefined, b: number | null | undefined): number | null => (typeof a === 'number' && typeof b === 'number' ? a - b : null);
 
 /**
  * The cumulative distribution as [value, percent of samples at or below it], at fixed quantiles by
@@ -402,7 +512,9 @@ function selectRank(values: Float64Array, rank: number, lo: number, hi: number):
 
 function distributionCharts(steps: Step[]): ViewChart[] {
   const ttft: ChartSeries[] = [];
+  const ttfo: ChartSeries[] = [];
   const itl: ChartSeries[] = [];
+  const reasoned = steps.some((step) => step.summary?.ttfoMs !== undefined);
   steps.forEach((step, i) => {
     const samples = latencySamples(step.requests);
     const add = (list: ChartSeries[], values: number[]) => {
@@ -410,12 +522,15 @@ function distributionCharts(steps: Step[]): ViewChart[] {
       if (points.length > 0) list.push({ label: stepLabel(step), points, colorIndex: i });
     };
     add(ttft, samples.ttft);
+    if (reasoned) add(ttfo, samples.ttfo);
     add(itl, samples.itl);
   });
   const share = 'Share of requests (%)';
+  // A cumulative share ends at 100%: no headroom above it.
   return [
-    chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share),
-    chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'),
+    { ...chart('ttft-distribution', 'ttftMs', 'TTFT distribution (cumulative)', metricTitle('ttftMs'), ttft, share), yMax: 100 },
+    ...(reasoned ? [{ ...chart('ttfo-distribution', 'ttfoMs', 'TTFO distribution (cumulative)', metricTitle('ttfoMs'), ttfo, share), yMax: 100 }] : []),
+    { ...chart('itl-distribution', 'itlMs', 'ITL distribution (cumulative)', metricTitle('itlMs'), itl, 'Share of chunk gaps (%)'), yMax: 100 },
   ];
 }
 

@@ -8,9 +8,11 @@
 import type { ResultDocument } from '../format/result';
 import {
   COMMON_SERVER_METRICS,
+  ENDPOINT_LABEL,
   recogniseEngine,
   SERVER_METRIC_NAMES,
   SGLANG_GENERATION_THROUGHPUT,
+  seriesKey,
   type CommonServerMetric,
   type MetricSample,
   type MetricSeries,
@@ -39,12 +41,6 @@ export const COMMON_UNITS: Record<CommonServerMetric, string> = {
   prefillTime: 'ms (mean per interval)',
 };
 
-const seriesKey = (s: Pick<MetricSeries, 'source' | 'name' | 'labels'>): string =>
-  `${s.source}\u0000${s.name}\u0000${Object.entries(s.labels)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\u0000')}`;
-
 /**
  * Appends `more`'s samples to the series of `into` with the same source, name and labels (new
  * series are added, copied): how live events and a file's per-step chunks become whole-run series.
@@ -70,6 +66,20 @@ export function runSeries(doc: Pick<ResultDocument, 'steps' | 'sampledAfterSteps
   for (const step of doc.steps) if (step.sampled) mergeSeries(all, step.sampled);
   if (doc.sampledAfterSteps) mergeSeries(all, doc.sampledAfterSteps);
   return all;
+}
+
+/**
+ * A run over several endpoints: its server series split by endpoint (ENDPOINT_LABEL), each
+ * endpoint's own, in the endpoints' order; the label is left on. Empty when no series carries it.
+ */
+export function seriesByEndpoint(series: readonly MetricSeries[]): { endpoint: string; series: MetricSeries[] }[] {
+  const groups = new Map<string, MetricSeries[]>();
+  for (const s of series) {
+    const endpoint = s.source === 'server' ? s.labels[ENDPOINT_LABEL] : undefined;
+    if (endpoint === undefined) continue;
+    (groups.get(endpoint) ?? groups.set(endpoint, []).get(endpoint)!).push(s);
+  }
+  return [...groups].sort(([a], [b]) => Number(a) - Number(b)).map(([endpoint, own]) => ({ endpoint, series: own }));
 }
 
 /** The engine of a run: as recorded when scraping started, else as its series' names show. */
@@ -148,6 +158,9 @@ function ratioOfIncreases(numerator: readonly MetricSeries[], denominator: reado
     .map((p) => ({ tMs: p.tMs, value: ((top.get(p.tMs) ?? 0) / p.increase) * scale }));
 }
 
+/** The server series of every name listed (a counter's `plus`, a ratio's `queriesPlus`); none for none. */
+const seriesOfAll = (series: readonly MetricSeries[], names: readonly string[] | undefined): MetricSeries[] => (names ?? []).flatMap((name) => serverSeriesNamed(series, name));
+
 /** The series of one source, or null when the run has none of its names. */
 function fromSource(series: readonly MetricSeries[], source: MetricSource): ServerPoint[] | null {
   switch (source.kind) {
@@ -157,12 +170,12 @@ function fromSource(series: readonly MetricSeries[], source: MetricSource): Serv
     }
     case 'counter': {
       const found = serverSeriesNamed(series, source.sample);
-      return found.length === 0 ? null : perSecond(found);
+      return found.length === 0 ? null : perSecond([...found, ...seriesOfAll(series, source.plus)]);
     }
     case 'ratio': {
       const hits = serverSeriesNamed(series, source.hits);
       const queries = serverSeriesNamed(series, source.queries);
-      return hits.length === 0 || queries.length === 0 ? null : ratioOfIncreases(hits, queries);
+      return hits.length === 0 || queries.length === 0 ? null : ratioOfIncreases(hits, [...queries, ...seriesOfAll(series, source.queriesPlus)]);
     }
     case 'histogram': {
       const sums = serverSeriesNamed(series, `${source.family}_sum`, source.labels);
@@ -262,12 +275,13 @@ function overWindow(series: readonly MetricSeries[], engine: ServerEngine, metri
     if (source.kind === 'counter') {
       const found = serverSeriesNamed(series, source.sample);
       if (found.length === 0) continue;
-      value = metric === 'preemptions' ? (increaseOver(found, window)?.increase ?? null) : rateOver(found, window);
+      const all = [...found, ...seriesOfAll(series, source.plus)];
+      value = metric === 'preemptions' ? (increaseOver(all, window)?.increase ?? null) : rateOver(all, window);
     } else if (source.kind === 'ratio') {
       const hits = serverSeriesNamed(series, source.hits);
       const queries = serverSeriesNamed(series, source.queries);
       if (hits.length === 0 || queries.length === 0) continue;
-      value = ratioOver(hits, queries, window);
+      value = ratioOver(hits, [...queries, ...seriesOfAll(series, source.queriesPlus)], window);
     } else if (source.kind === 'histogram') {
       const sums = serverSeriesNamed(series, `${source.family}_sum`, source.labels);
       const counts = serverSeriesNamed(series, `${source.family}_count`, source.labels);

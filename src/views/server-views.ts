@@ -8,7 +8,7 @@
 import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step } from '../format/result';
 import type { MetricSeries, ServerEngine } from '../format/server-metrics';
-import { fixed, formatSeconds, NOT_AVAILABLE } from './number-format';
+import { fixed, formatCount, formatMetric, formatSeconds, NOT_AVAILABLE } from './number-format';
 import type { TableColumn } from './chart-spec';
 import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-quantities';
 
@@ -125,13 +125,13 @@ interface FigureColumn {
 
 /** The columns of the server table, in order; a column no step has a value for is left out. */
 const FIGURE_COLUMNS: FigureColumn[] = [
-  { keys: ['runningMean', 'runningMax'], column: { label: 'Running', unit: 'mean / max', numeric: true, description: "Requests in the server's running batch: the mean over the step's scrapes, and the most at any of them." }, format: (v) => (Number.isInteger(v) ? String(v) : fixed(v, 1)) },
-  { keys: ['waitingMax'], column: { label: 'Waiting', unit: 'max', numeric: true, description: 'Most requests queued by the server (accepted, not yet running) at any scrape of the step.' }, format: (v) => fixed(v, 0) },
+  { keys: ['runningMean', 'runningMax'], column: { label: 'Running', unit: 'mean / max', numeric: true, description: "Requests in the server's running batch: the mean over the step's scrapes, and the most at any of them." }, format: (v) => (Number.isInteger(v) ? formatCount(v) : formatMetric('achievedConcurrency', v)) },
+  { keys: ['waitingMax'], column: { label: 'Waiting', unit: 'max', numeric: true, description: 'Most requests queued by the server (accepted, not yet running) at any scrape of the step.' }, format: formatCount },
   { keys: ['kvCacheUsageMax'], column: { label: 'KV cache', unit: 'max %', numeric: true, description: 'Highest share of the KV cache in use at any scrape of the step.' }, format: (v) => fixed(v * 100, 1) },
-  { keys: ['preemptions'], column: { label: 'Preempted', unit: 'count', numeric: true, description: 'Requests the server preempted (evicted from the batch to free KV cache) during the step.' }, format: (v) => fixed(v, 0) },
+  { keys: ['preemptions'], column: { label: 'Preempted', unit: 'count', numeric: true, description: 'Requests the server preempted (evicted from the batch to free KV cache) during the step.' }, format: formatCount },
   { keys: ['prefixCacheHitRate'], column: { label: 'Prefix hits', unit: '%', numeric: true, description: 'Prompt tokens found in the prefix cache, as a share of those looked up, during the step.' }, format: (v) => fixed(v * 100, 1) },
-  { keys: ['generatedTokensPerSecond', 'promptTokensPerSecond'], column: { label: 'Server tok/s', unit: 'generated / prompt', numeric: true, description: 'Tokens the server counted as generated, and prompt tokens it counted as processed, during the step, per second.' }, format: (v) => fixed(v, 0) },
-  { keys: ['queueTimeMeanMs'], column: { label: 'Queue time', unit: 'mean ms', numeric: true, description: "Time requests spent in the server's queue before running, mean over those that left it during the step." }, format: (v) => fixed(v, 1) },
+  { keys: ['generatedTokensPerSecond', 'promptTokensPerSecond'], column: { label: 'Server tok/s', unit: 'generated / prompt', numeric: true, description: 'Tokens the server counted as generated, and prompt tokens it counted as processed, during the step, per second.' }, format: (v) => formatMetric('outputTokensPerSecond', v) },
+  { keys: ['queueTimeMeanMs'], column: { label: 'Queue time', unit: 'mean ms', numeric: true, description: "Time requests spent in the server's queue before running, mean over those that left it during the step." }, format: (v) => formatMetric('queueMs', v) },
 ];
 
 const STEP_COLUMN: TableColumn = { label: 'Step' };
@@ -241,19 +241,25 @@ export function tokenRateNotes(doc: Pick<ResultDocument, 'steps' | 'serverMetric
   }
   const check = doc.tokenCrossCheck;
   if (check) {
-    const agree = Math.abs(check.serverTokens - check.clientTokens) <= check.tolerance;
+    const count = (n: number) => n.toLocaleString('en-US');
+    const client =
+      check.clientTokensAtMost === check.clientTokens
+        ? count(check.clientTokens)
+        : check.clientTokensAtMost === null
+          ? `at least ${count(check.clientTokens)} (some counts are estimates, unbounded above)`
+          : `between ${count(check.clientTokens)} and ${count(check.clientTokensAtMost)} (some counts are estimates)`;
     notes.push(
-      `Token cross-check over the whole run: the server counted ${check.serverTokens.toLocaleString('en-US')} generated tokens, the client received ${check.clientTokens.toLocaleString('en-US')} (warm-up and failed requests included): ${agree ? `they agree within ${check.tolerance.toLocaleString('en-US')}` : 'they disagree (see the warning above)'}.`,
+      `Token cross-check over the whole run: the server counted ${count(check.serverTokens)} generated tokens, the client received ${client} (warm-up and failed requests included): ${check.agree ? `they agree within ${count(check.tolerance)}` : 'they disagree (see the warning above)'}.`,
     );
   } else if (figures.some((f) => typeof f.figures?.generatedTokensPerSecond === 'number')) {
-    notes.push('No token cross-check in this file: the run was cut short, its token counts were estimates, or it predates the check.');
+    notes.push('No token cross-check in this file: the run was cut short, /metrics was not read after its last request, or it predates the check.');
   }
   return notes;
 }
 
-/** Where each step began on the run's clock, in seconds: the marks of the charts over time. */
-export function stepMarkers(steps: readonly Pick<Step, 'name' | 'startMs'>[]): { x: number; label: string }[] {
-  return steps.flatMap((step) => (step.startMs === undefined ? [] : [{ x: step.startMs / 1000, label: step.name }]));
+/** Where each step began on the run's clock, in seconds: the marks of the charts over time, named as the tables name the step (its repeat too). */
+export function stepMarkers(steps: readonly Pick<Step, 'name' | 'repeat' | 'startMs'>[]): { x: number; label: string }[] {
+  return steps.flatMap((step) => (step.startMs === undefined ? [] : [{ x: step.startMs / 1000, label: stepLabel(step) }]));
 }
 
 /** "vLLM metrics from http://…/metrics every 1 s". */

@@ -7,8 +7,8 @@ import { SERVER_LOG_LINES, type TuneLiveState, type TuneView } from '../format/m
 import type { TuneConfig, TuneEvent, TuneStatus } from '../format/tune';
 import { buildTuneView, paramsText, type TuneData } from './tune';
 import type { ProgressSnapshot } from '../format/events';
-import { formatMetric } from './number-format';
-import { endSentence, formatDuration } from './progress';
+import { formatDuration, formatMetric } from './number-format';
+import { endSentence } from './progress';
 import { spaceSize } from '../tune/space';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
@@ -18,7 +18,7 @@ function benchmarkDetail(snapshot: ProgressSnapshot): string {
 }
 
 export function newTuneLiveState(tune: TuneLiveState['tune'], config: TuneConfig): TuneLiveState {
-  return { tune, phase: 'confirming', status: null, statusReason: null, config, trials: [], best: null, running: null, serverLog: [], serverLogTrial: null };
+  return { tune, phase: 'confirming', status: null, statusReason: null, config, trials: [], best: null, remeasure: null, running: null, serverLog: [], serverLogTrial: null };
 }
 
 /** Applies one event of the tuner, received at `atMs` (the host's clock). */
@@ -26,7 +26,7 @@ export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Da
   switch (event.type) {
     case 'trial-start':
       if (state.phase === 'confirming') state.phase = 'running';
-      state.running = { trial: event.trial, params: event.params, command: event.command, stage: 'launching', detail: null, startedAt: new Date(atMs).toISOString() };
+      state.running = { trial: event.trial, params: event.params, command: event.command, ...(event.round !== undefined ? { round: event.round } : {}), stage: 'launching', detail: null, startedAt: new Date(atMs).toISOString() };
       state.serverLog = [];
       state.serverLogTrial = event.trial;
       return;
@@ -50,6 +50,13 @@ export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Da
       else state.trials.push(event.trial);
       state.best = event.best;
       if (state.running?.trial === event.trial.number) state.running = null;
+      return;
+    }
+    case 'remeasure': {
+      state.remeasure = event.remeasure;
+      state.best = event.best;
+      const { running } = state;
+      if (running?.round !== undefined && event.remeasure.runs.some((r) => r.trial === running.trial && r.round === running.round)) state.running = null;
       return;
     }
     case 'log':
@@ -80,8 +87,12 @@ export function tuneLiveHeadline(state: TuneLiveState): { text: string; tone: 'o
     const tone = state.status === 'complete' ? 'ok' : state.status === 'cancelled' ? 'warning' : 'error';
     return { text: `Finished (${state.status ?? 'unknown'})${reason}`, tone };
   }
-  if (!state.running) return { text: 'Choosing the next trial...', tone: 'running' };
+  if (!state.running) return { text: state.remeasure?.status === 'running' ? 'Re-measuring the best candidates...' : 'Choosing the next trial...', tone: 'running' };
   const stage = STAGE_TEXT[state.running.stage];
+  if (state.running.round !== undefined) {
+    const rounds = state.remeasure?.rounds;
+    return { text: `Re-measuring trial ${state.running.trial}, round ${state.running.round}${rounds ? ` of ${rounds}` : ''}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+  }
   return { text: `Trial ${state.running.trial}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
 }
 
@@ -132,6 +143,7 @@ export function tuneLiveView(state: TuneLiveState): TuneView {
     config: state.config,
     trials: state.trials,
     best: state.best,
+    remeasure: state.remeasure,
     status: state.status ?? 'running',
     statusReason: state.statusReason,
   };

@@ -4,13 +4,17 @@
  * each parameter, and the Pareto front of throughput against the SLO metric. Pure; the host runs it
  * for the `*.llmtune.json` editor, the live tune panel's webview for its state.
  */
+import type { NoiseRule } from '../format/messages/result';
 import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneRowStatus, TuneView } from '../format/messages/tune';
-import { METRICS, metricTitle } from '../format/metrics';
+import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import type { StepSummary } from '../format/result';
-import { parseSloKey, sloFigure, type BestTrial, type Objective, type ParamSpec, type ParamValue, type Params, type Trial, type TuneConfig, type TuneStatus } from '../format/tune';
+import { parseSloKey, sloFigure, type BestTrial, type Objective, type ParamSpec, type ParamValue, type Params, type Remeasure, type Trial, type TuneConfig, type TuneStatus } from '../format/tune';
+import type { MeanInterval } from '../results/stats';
+import { writtenCommand } from '../tune/space';
 import { wantsLogAxis } from './axis';
 import { commandLine } from './command-line';
 import type { ChartSpec } from './chart-spec';
+import { judgeChange, NO_INTERVAL_NOISE_PERCENT } from './noise';
 import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
 
 /** What the views need of a tune: a tune file has it all, a running tune's state too. */
@@ -18,6 +22,8 @@ export interface TuneData {
   config: TuneConfig;
   trials: Trial[];
   best: BestTrial | null;
+  /** The re-measurement of the best candidates after the search, once it started. */
+  remeasure?: Remeasure | null;
   status: TuneStatus;
   statusReason: string | null;
 }
@@ -69,6 +75,113 @@ export function paramsText(params: Params): string {
 
 export { commandLine } from './command-line';
 
+/** A figure of the tune: its value and, once re-measured, its 95% interval. */
+export interface TrialFigure {
+  trial: number;
+  value: number;
+  interval: MeanInterval | null;
+}
+
+/**
+ * Where the best stands: its figure (with its interval once re-measured) and the trials within
+ * noise of it, by the project's one within-noise rule (src/views/noise.ts): the re-measured
+ * candidates whose 95% intervals overlap the best's, or, without re-measurement, the trials less
+ * than NO_INTERVAL_NOISE_PERCENT apart with one value each.
+ */
+export interface Standing {
+  best: TrialFigure;
+  ties: TrialFigure[];
+  /** The rule that made the ties ties (the first tie's). */
+  rule: NoiseRule | null;
+  /** Whether the best's figure is the mean of its re-measurements. */
+  remeasured: boolean;
+}
+
+/** The figure the within-noise rule judges: what is maximized, or (max-load-within-slo) a load, higher better as a throughput is. */
+const objectiveMetric = (objective: Objective): MetricKey => (objective.mode === 'maximize' ? objective.maximize : 'requestsPerSecond');
+
+export function tuneStanding(data: TuneData): Standing | null {
+  if (!data.best) return null;
+  const metric = objectiveMetric(data.config.objective);
+  const summaries = data.remeasure?.summaries ?? [];
+  const own = summaries.find((s) => s.trial === data.best!.trial && s.mean !== null);
+  const figureOf = (trial: number, value: number): TrialFigure => {
+    const summary = summaries.find((s) => s.trial === trial && s.mean !== null);
+    return summary ? { trial, value: summary.mean as number, interval: { n: summary.n, mean: summary.mean as number, halfWidth: summary.halfWidth } } : { trial, value, interval: null };
+  };
+  const best = figureOf(data.best.trial, data.best.objective);
+  const others: TrialFigure[] = own
+    ? summaries.filter((s) => s.trial !== best.trial && s.mean !== null).map((s) => figureOf(s.trial, s.mean as number))
+    : data.trials.filter((t) => t.status === 'complete' && t.objective !== null && t.number !== best.trial).map((t) => ({ trial: t.number, value: t.objective as number, interval: null }));
+  let rule: NoiseRule | null = null;
+  const ties = others
+    .filter((other) => {
+      const evidence = best.interval && other.interval ? { repeats: { a: best.interval, b: other.interval } } : null;
+      const cell = judgeChange(metric, best.value, other.value, evidence);
+      if (cell.verdict === 'same') rule ??= cell.rule;
+      return cell.verdict === 'same';
+    })
+    .sort((a, b) => b.value - a.value || a.trial - b.trial);
+  return { best, ties, rule, remeasured: own !== undefined };
+}
+
+/** A figure as the views write it: "3,087 ± 87" once re-measured, else "3,149". */
+export function figureText(objective: Objective, figure: Pick<TrialFigure, 'value' | 'interval'>): string {
+  const halfWidth = figure.interval?.halfWidth;
+  return `${formatObjective(objective, figure.value)}${typeof halfWidth === 'number' ? ` \u00b1 ${formatObjective(objective, halfWidth)}` : ''}`;
+}
+
+/** "trials 2 (3,127) and 5 (3,121)" */
+function tiesList(objective: Objective, ties: readonly TrialFigure[]): string {
+  const items = ties.map((t) => `${t.trial} (${figureText(objective, t)})`);
+  const joined = items.length === 1 ? items[0] : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+  return `trial${items.length === 1 ? '' : 's'} ${joined}`;
+}
+
+/** Why the ties are ties, in the rule's own terms. */
+function tieReason(standing: Standing): string {
+  return standing.rule === 'repeat-intervals'
+    ? 'their 95% intervals across re-measurements overlap'
+    : `under ${NO_INTERVAL_NOISE_PERCENT}% apart with one value each${standing.remeasured ? '' : '; re-measure them to tell them apart'}`;
+}
+
+/** "mean of 3 re-measurements, 95% interval", or "one measurement, not re-measured". */
+function measuredText(standing: Standing): string {
+  const n = standing.best.interval?.n ?? 1;
+  return standing.remeasured ? `mean of ${n} re-measurement${n === 1 ? '' : 's'}${standing.best.interval?.halfWidth != null ? ', 95% interval' : ''}` : 'one measurement, not re-measured';
+}
+
+/** What the search's single figures are, while and after the tune: re-measured later, never, or not (an older tune, a cut one). */
+function singleMeasurementText(data: TuneData): string {
+  if (data.config.remeasure === false) return "the search's figures are one measurement each, not re-measured (remeasure is off)";
+  if (data.status === 'running') return `the search's figures are one measurement each: the best ${data.config.remeasure.candidates} are re-measured after the search`;
+  return "the search's figures are one measurement each, not re-measured";
+}
+
+/** "Noise: one measurement moved by 1.5% (...)", or null before any candidate has two scored runs. */
+export function noiseText(remeasure: Remeasure | null | undefined): string | null {
+  if (!remeasure || remeasure.noisePercent === null) return null;
+  return `Noise: one measurement moved by ${remeasure.noisePercent.toFixed(1)}% (the standard deviation across re-measurements of the same flags, as a share of their mean).`;
+}
+
+/** What the command line prints under "Best:": the ties and the noise. */
+export function standingLines(data: TuneData): string[] {
+  const standing = tuneStanding(data);
+  if (!standing) return [];
+  const lines: string[] = [];
+  if (standing.ties.length > 0) lines.push(`Within noise of it: ${tiesList(data.config.objective, standing.ties)}: ${tieReason(standing)}.`);
+  else if (standing.remeasured) lines.push('No other candidate is within noise of it.');
+  const noise = noiseText(data.remeasure);
+  if (noise) lines.push(noise);
+  return lines;
+}
+
+/** The best trial's figure in a line of the command line: "3,087 ± 87 output tok/s (mean of 2 re-measurements, 95% interval)". */
+export function bestFigureText(data: TuneData): string | null {
+  const standing = tuneStanding(data);
+  return standing ? `${figureText(data.config.objective, standing.best)} ${objectiveTitle(data.config.objective)} (${standing.remeasured ? measuredText(standing) : 'one measurement'})` : null;
+}
+
 const STATUS_TEXT: Record<TuneRowStatus, string> = {
   complete: 'complete',
   refused: 'refused',
@@ -82,13 +195,19 @@ function sloVerdict(trial: Trial): string {
   return trial.slo.met ? 'met' : 'missed';
 }
 
+/** Whether the view has a re-measured column: once the re-measurement started. */
+const hasRemeasure = (data: TuneData): boolean => (data.remeasure?.candidates.length ?? 0) > 0;
+
 function tableColumns(data: TuneData): TuneColumn[] {
   const sloKeys = Object.keys(data.config.objective.slo);
   return [
     { label: '#', numeric: true, description: 'The trial, in the order it ran. Click a row to open its result file.' },
     ...Object.keys(data.config.space).map((name) => ({ label: name, description: `The server parameter ${name}` })),
     { label: 'status', description: 'complete; refused (a constraint ruled the combination out: no launch); failed to start (the server exited or never got ready); failed (the benchmark failed).' },
-    { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: 'The figure maximized, at the best load meeting every SLO; n/a when no step met them.' },
+    { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: "The figure maximized, at the best load meeting every SLO, as the search measured it once; n/a when no step met them." },
+    ...(hasRemeasure(data)
+      ? [{ label: 're-measured', unit: objectiveTitle(data.config.objective), numeric: true, breaks: true, description: "For the best candidates of the search: the mean of their re-measurements after it (not counting the search's figure, picked for being high) \u00b1 the half-width of its 95% Student's t interval." }]
+      : []),
     ...sloKeys.map((key) => {
       const { metric } = parseSloKey(key);
       return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric].definition} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
@@ -98,7 +217,18 @@ function tableColumns(data: TuneData): TuneColumn[] {
   ];
 }
 
-function trialRow(data: TuneData, trial: Trial): TuneRow {
+/** A candidate's re-measured figure in the table: "3,087 \u00b1 87", "(1 of 3 missed)" added; empty for a trial not re-measured. */
+function remeasuredCell(data: TuneData, trial: number): string {
+  const summary = data.remeasure?.summaries.find((s) => s.trial === trial);
+  if (!summary) return '';
+  const missed = summary.missed > 0 ? ` (${summary.missed} of ${summary.n + summary.missed} missed)` : '';
+  if (summary.mean === null) return summary.missed > 0 ? `none scored${missed}` : '';
+  // The half-width stays with its ±, which may go to a second line in a narrow editor.
+  const figure = figureText(data.config.objective, { value: summary.mean, interval: { n: summary.n, mean: summary.mean, halfWidth: summary.halfWidth } }).replace(' \u00b1 ', ' \u00b1\u00a0');
+  return `${figure}${missed}`;
+}
+
+function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>): TuneRow {
   const sloKeys = Object.keys(data.config.objective.slo);
   return {
     trial: trial.number,
@@ -108,6 +238,7 @@ function trialRow(data: TuneData, trial: Trial): TuneRow {
       ...Object.keys(data.config.space).map((name) => paramValueText(trial.params[name])),
       STATUS_TEXT[trial.status],
       formatObjective(data.config.objective, trial.objective),
+      ...(hasRemeasure(data) ? [remeasuredCell(data, trial.number)] : []),
       ...sloKeys.map((key) => {
         const value = trial.slo?.figures[key];
         return formatMetric(parseSloKey(key).metric, value);
@@ -117,6 +248,7 @@ function trialRow(data: TuneData, trial: Trial): TuneRow {
     ],
     resultFile: trial.resultFile,
     best: data.best?.trial === trial.number,
+    tie: ties.has(trial.number),
   };
 }
 
@@ -131,6 +263,7 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
       ...Object.keys(data.config.space).map((name) => paramValueText(running.params[name])),
       running.stage === 'benchmarking' ? 'benchmarking' : 'starting',
       '',
+      ...(hasRemeasure(data) ? [''] : []),
       ...sloKeys.map(() => ''),
       ...(sloKeys.length > 0 ? [''] : []),
       // The benchmark's progress has its own line above the table (src/views/tune-live.ts runningTrialProgress), not the reason column.
@@ -138,6 +271,7 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
     ],
     resultFile: null,
     best: false,
+    tie: false,
   };
 }
 
@@ -157,12 +291,13 @@ export function tuneHeadline(data: TuneData): string {
   const n = data.trials.length;
   const of = budget !== undefined ? ` of ${budget}` : '';
   const summary = n === 0 ? `No trial${of.replace(' of', ' of the')} finished yet` : `${n} trial${n === 1 ? '' : 's'}${of}: ${counts(data.trials)}`;
-  const best = data.best
-    ? ` Best: ${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)} (trial ${data.best.trial}).`
-    : n > 0
-      ? ' No trial met the SLOs yet.'
-      : '';
-  return `${summary}.${best}`;
+  const standing = tuneStanding(data);
+  if (!standing) return `${summary}.${n > 0 ? ' No trial met the SLOs yet.' : ''}`;
+  const { objective } = data.config;
+  const how = standing.remeasured ? `, ${measuredText(standing)}` : '';
+  const ties = standing.ties.length > 0 ? `, tied within noise with ${tiesList(objective, standing.ties)}` : '';
+  const after = standing.remeasured ? (noiseText(data.remeasure) ? ` ${noiseText(data.remeasure)}` : '') : `; ${singleMeasurementText(data)}.`;
+  return `${summary}. Best: ${figureText(objective, standing.best)} ${objectiveTitle(objective)} (trial ${standing.best.trial}${how})${ties}${standing.remeasured ? '.' : ''}${after}`;
 }
 
 /** Objective per trial (points) and the best so far (a step line). */
@@ -175,10 +310,11 @@ export function progressChart(data: TuneData): TuneChart {
     if (best > -Infinity) bestSoFar.push([trial.number, best]);
   }
   const missed = data.trials.filter((t) => t.objective === null).map((t): [number, number] => [t.number, 0]);
+  const remeasured = (data.remeasure?.runs ?? []).flatMap((r): [number, number][] => (r.objective === null ? [] : [[r.trial, r.objective]]));
   return {
     id: 'objective-per-trial',
     title: 'Objective per trial',
-    description: 'Each trial\'s objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero.',
+    description: `Each trial's objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero.${remeasured.length > 0 ? ' Re-measurements of the best candidates after the search sit over their trial: their spread is the noise.' : ''}`,
     // Trials are whole numbers: ticks at each, with half a trial of room either side (one trial sat on an axis of 0 to 1.2 by 0.2).
     x: { title: 'trial', integer: true, min: 0.5, max: Math.max(1, ...data.trials.map((t) => t.number)) + 0.5 },
     y: { title: objectiveTitle(data.config.objective) },
@@ -186,6 +322,7 @@ export function progressChart(data: TuneData): TuneChart {
       { label: 'trial', points: measured, color: 0, line: false, pointRadius: 4 },
       { label: 'best so far', points: bestSoFar, color: 'success', line: true, pointRadius: 0 },
       { label: 'no objective', points: missed, color: 'muted', line: false, pointRadius: 3 },
+      ...(remeasured.length > 0 ? [{ label: 're-measured', points: remeasured, color: 'warning' as const, line: false, pointRadius: 3 }] : []),
     ],
     markers: [],
   };
@@ -283,12 +420,18 @@ export function paretoChart(data: TuneData, measures: StepMeasure[]): TuneChart 
 }
 
 function bestView(data: TuneData): TuneView['best'] {
-  if (!data.best) return null;
+  const standing = tuneStanding(data);
+  if (!data.best || !standing) return null;
+  const { objective } = data.config;
   return {
     trial: data.best.trial,
-    objective: `${formatObjective(data.config.objective, data.best.objective)} ${objectiveTitle(data.config.objective)}`,
+    objective: `${figureText(objective, standing.best)} ${objectiveTitle(objective)}`,
+    measured: measuredText(standing),
     params: paramsText(data.best.params),
-    commandLine: commandLine(data.best.command),
+    commandLine: commandLine(writtenCommand(data.config.server, data.config.space, data.best.params)),
+    ties: standing.ties.map((t) => t.trial),
+    tieText: standing.ties.length > 0 ? `Tied within noise with ${tiesList(objective, standing.ties)}: ${tieReason(standing)}.` : null,
+    noise: standing.remeasured ? noiseText(data.remeasure) : null,
   };
 }
 
@@ -300,8 +443,10 @@ export function buildTuneView(data: TuneData, fileName: string, measures: StepMe
   const notes: string[] = [];
   if (!live && data.status === 'running') notes.push('The tune is still running, or its tuner stopped before finishing the file (then `llmbench tune --resume` continues it). The view follows the file as trials end.');
   if (!live && data.statusReason && data.status !== 'complete') notes.push(`The tune ended ${data.status}: ${data.statusReason}`);
-  const running = live?.running ?? null;
-  const rows = data.trials.map((trial) => trialRow(data, trial));
+  // A re-measurement's launch is of a trial already in the table: the headline says it runs.
+  const running = live?.running && live.running.round === undefined ? live.running : null;
+  const ties = new Set(tuneStanding(data)?.ties.map((t) => t.trial));
+  const rows = data.trials.map((trial) => trialRow(data, trial, ties));
   if (running) rows.push(runningRow(data, running));
   // Without a reason to show (every trial complete), the reason column would only widen the table.
   const columns = tableColumns(data);

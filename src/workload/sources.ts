@@ -3,7 +3,7 @@
  * The same seed gives the same requests; request(i) does not depend on which others were asked for.
  */
 import * as z from 'zod';
-import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
+import { DatasetFormatSchema, FORMATS_WITH_REPLIES, REPLY_FILTERS, takesMessages, type DatasetFormat, type RunConfig, type TokenCount, type WorkloadConfig } from '../format/config';
 import { describeZodError } from '../format/result';
 import { BadInputError, printable } from '../format/errors';
 import { readTextFile } from './files';
@@ -31,19 +31,48 @@ export function guessDatasetFormat(path: string): DatasetFormat | undefined {
 }
 
 export async function createWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
+  const prompts = await promptWorkload(config, counter);
+  return config.endpoint.api === 'embeddings' ? embeddingBatches(prompts, config.workload.embeddingBatch ?? 1) : prompts;
+}
+
+/**
+ * An embeddings request is a batch of `size` inputs: request i carries the prompts i * size to
+ * (i + 1) * size - 1 of the workload, as texts; its input tokens are theirs summed.
+ */
+function embeddingBatches(prompts: Workload, size: number): Workload {
+  return {
+    size: prompts.size === Infinity ? Infinity : Math.ceil(prompts.size / size),
+    request(index: number): PreparedRequest {
+      const inputs: string[] = [];
+      let tokens = 0;
+      let source: PreparedRequest['inputTokens']['source'] = 'estimate';
+      for (let k = 0; k < size; k++) {
+        const one = prompts.request(index * size + k);
+        inputs.push(promptFor(one.prompt, false) as string);
+        tokens += one.inputTokens.count;
+        source = one.inputTokens.source;
+      }
+      return { prompt: inputs[0] ?? '', inputs, inputTokens: { count: tokens, source } };
+    },
+  };
+}
+
+async function promptWorkload(config: RunConfig, counter: TokenCounter): Promise<Workload> {
   const workload = config.workload;
   const rows = workload.kind === 'synthetic' ? null : await loadDataset(workload, counter);
-  const chat = config.endpoint.api === 'chat';
+  const chat = takesMessages(config.endpoint.api);
+  const salt = promptSalt(config);
   const maxTokens = (spec: TokenCount | undefined, random: Random): number | undefined => (spec === undefined ? undefined : sampleCount(spec, random));
 
   if (rows === null) {
     const synthetic = workload as Extract<WorkloadConfig, { kind: 'synthetic' }>;
-    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, synthetic.prefixCount, counter);
-    const draw = (index: number) => {
+    const texts = createTextSource(config.seed, synthetic.sharedPrefixTokens, synthetic.prefixCount, counter, salt);
+    /** `opening`: the text opens a prompt (the salt goes first); a session's later turns do not. */
+    const draw = (index: number, opening = true) => {
       const random = createRandom(mixSeed(config.seed, index));
       const target = sampleCount(synthetic.inputTokens, random);
       const output = sampleCount(synthetic.outputTokens, random);
-      return { ...texts.prompt(target, index, random), output };
+      return { ...texts.prompt(target, index, random, opening), output };
     };
     const turns = config.sessions?.turns ?? 1;
     return {
@@ -60,7 +89,7 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
             session: (index: number): SessionPlan => ({
               system: [],
               turns: Array.from({ length: turns }, (_, t) => {
-                const { text, output } = draw(index * turns + t);
+                const { text, output } = draw(index * turns + t, t === 0);
                 return { user: text, maxTokens: output };
               }),
             }),
@@ -73,7 +102,7 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
     size: rows.length,
     request(index: number): PreparedRequest {
       const row = rows[index % rows.length] as DatasetRow;
-      const prompt = promptFor(row.prompt, chat);
+      const prompt = promptFor(salted(row.prompt, salt), chat);
       row.promptTokens ??= countPrompt(prompt, counter);
       const random = createRandom(mixSeed(config.seed, index));
       const output = dataset.outputTokens === 'reply' ? row.replyTokens : maxTokens(dataset.outputTokens, random);
@@ -86,18 +115,39 @@ export async function createWorkload(config: RunConfig, counter: TokenCounter): 
             const conversation = row.conversation ?? { system: [], users: [row.text], replies: [row.reply] };
             const random = createRandom(mixSeed(config.seed, index));
             const users = conversation.users.slice(0, config.sessions?.turns ?? conversation.users.length);
+            // The salt opens the conversation: its first system message, else its first user turn.
+            const system = conversation.system.length > 0 ? (salted(conversation.system, salt) as ChatMessage[]) : [];
             return {
-              system: conversation.system,
+              system,
               turns: users.map((user, t) => {
                 const reply = conversation.replies[t];
                 const output = dataset.outputTokens === 'reply' ? (reply === undefined ? undefined : counter.count(reply)) : maxTokens(dataset.outputTokens, random);
-                return { user, ...(output !== undefined ? { maxTokens: output } : {}) };
+                return { user: t === 0 && system.length === 0 ? (salted(user, salt) as string) : user, ...(output !== undefined ? { maxTokens: output } : {}) };
               }),
             };
           },
         }
       : {}),
   };
+}
+
+/**
+ * The text that opens every prompt of this run (config `cache`): its salt and a space, so that no
+ * prompt of it opens as a prompt of another run does and a long-lived server's prefix cache cannot
+ * serve one run's prompts to the next; shared prefixes stay shared within the run. Empty when the
+ * run reuses prompts, or has no salt (a workload built outside a run, whose prompts are the seed's alone).
+ */
+export function promptSalt(config: Pick<RunConfig, 'cache'>): string {
+  const cache = config.cache;
+  return cache.reusePrompts || cache.salt === undefined ? '' : `${cache.salt} `;
+}
+
+/** A prompt that opens with `salt`: a text, or messages whose first one does. */
+function salted(prompt: string | ChatMessage[], salt: string): string | ChatMessage[] {
+  if (salt === '') return prompt;
+  if (typeof prompt === 'string') return salt + prompt;
+  const [first, ...rest] = prompt;
+  return first === undefined ? prompt : [{ ...first, content: salt + first.content }, ...rest];
 }
 
 /**
@@ -112,6 +162,23 @@ export function sampleCount(spec: TokenCount, random: Random): number {
   }
   const drawn = Math.round(spec.mean + spec.stdev * random.normal());
   return Math.max(1, spec.min ?? 1, Math.min(spec.max ?? Infinity, drawn));
+}
+
+/**
+ * The most output tokens any request of the run may ask for (its max_tokens), or null when nothing
+ * bounds it: the extra body's max_tokens or max_completion_tokens, else the workload's output
+ * length at its largest (a range's top, a normal draw's max), else none (a dataset's replies, or
+ * no output length: the server decides).
+ */
+export function outputTokensBound(config: Pick<RunConfig, 'workload' | 'request'>): number | null {
+  const extra = config.request.extraBody;
+  const fromBody = [extra.max_tokens, extra.max_completion_tokens].find((n): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  if (fromBody !== undefined) return fromBody;
+  const spec = config.workload.outputTokens;
+  if (spec === undefined || spec === 'reply') return null;
+  if (typeof spec === 'number') return spec;
+  if ('rangeRatio' in spec) return rangeBounds(spec.mean, spec.rangeRatio).high;
+  return spec.max ?? null;
 }
 
 /** vLLM's `--random-range-ratio` bounds: [floor(mean * (1 - r)), ceil(mean * (1 + r))], the lower at least 1. */
@@ -146,8 +213,11 @@ const WORDS = (
 const UNIQUE_HEAD_WORDS = 12;
 
 export interface TextSource {
-  /** The prompt of request `index`: its shared prefix (by index) then text of its own. */
-  prompt(targetTokens: number, index: number, random: Random): { text: string; tokens: number };
+  /**
+   * The prompt of request `index`: the run's salt (unless `opening` is false: a session's later
+   * turn), its shared prefix (by index), then text of its own; `targetTokens` in all.
+   */
+  prompt(targetTokens: number, index: number, random: Random, opening?: boolean): { text: string; tokens: number };
   /**
    * `base` (which counts `base.tokens`) followed by text that `random` decides: a head of random
    * words, then the filler; `targetTokens` in all. A longer target gives a longer cut of the same
@@ -174,7 +244,7 @@ function randomWords(random: Random, count: number, firstWord = 0): string {
  * its target only, never on which texts were built before: the filler is one text however it grew,
  * and each request reads the same length of it for the same target.
  */
-export function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount: number, counter: TokenCounter): TextSource {
+export function createTextSource(seed: number, sharedPrefixTokens: number, prefixCount: number, counter: TokenCounter, salt = ''): TextSource {
   const fillerRandom = createRandom(mixSeed(seed, -1));
   const FILLER_CHUNK_WORDS = 2000;
   let filler = randomWords(fillerRandom, FILLER_CHUNK_WORDS);
@@ -189,11 +259,16 @@ export function createTextSource(seed: number, sharedPrefixTokens: number, prefi
   };
   // Built on first use: a run of a few requests does not pay for thousands of unused prefixes.
   const prefixes: ({ text: string; tokens: number } | undefined)[] = new Array(prefixCount);
-  const prefixOf = (index: number): { text: string; tokens: number } => {
-    if (sharedPrefixTokens === 0) return { text: '', tokens: 0 };
+  const saltOnly = { text: salt, tokens: salt === '' ? 0 : counter.count(salt) };
+  const unsaltedPrefixes: ({ text: string; tokens: number } | undefined)[] = new Array(prefixCount);
+  const prefixOf = (index: number, opening: boolean): { text: string; tokens: number } => {
+    const head = opening ? saltOnly : { text: '', tokens: 0 };
+    if (sharedPrefixTokens === 0) return head;
     const k = index % prefixCount;
+    const cache = opening ? prefixes : unsaltedPrefixes;
     // Prefix 0 keeps the seed offset a single shared prefix always had: same seed, same prompts.
-    return (prefixes[k] ??= fitText('', randomWords(createRandom(mixSeed(seed, -2 - k)), sharedPrefixTokens * 2 + 8) + ' ', sharedPrefixTokens, counter, charsPerToken));
+    // The salt comes before it and is not part of its length.
+    return (cache[k] ??= fitText(head.text, randomWords(createRandom(mixSeed(seed, -2 - k)), sharedPrefixTokens * 2 + 8) + ' ', head.tokens + sharedPrefixTokens, counter, charsPerToken));
   };
   const extend: TextSource['extend'] = (base, targetTokens, random) => {
     if (targetTokens <= base.tokens) return base;
@@ -204,7 +279,7 @@ export function createTextSource(seed: number, sharedPrefixTokens: number, prefi
     growFiller(bodyChars);
     return fitText(base.text, `${head} ${filler.slice(0, bodyChars)}`, targetTokens, counter, charsPerToken);
   };
-  return { prompt: (targetTokens, index, random) => extend(prefixOf(index), targetTokens, random), extend };
+  return { prompt: (targetTokens, index, random, opening = true) => extend(prefixOf(index, opening), targetTokens, random), extend };
 }
 
 /**

@@ -12,6 +12,8 @@ export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: stri
 export interface PreparedRequest {
   /** A completions prompt or chat messages; the client turns either into the other when needed. */
   prompt: string | ChatMessage[];
+  /** An embeddings request's batch of texts (api embeddings): sent instead of the prompt. */
+  inputs?: string[];
   /** Sent as max_tokens / max_completion_tokens; undefined leaves it to the server. */
   maxTokens?: number;
   /** Input tokens as the workload counted them (tokenizer or estimate), used when the server sends no usage. */

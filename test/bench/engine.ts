@@ -8,9 +8,13 @@
  *      10 ms gaps, at concurrency 64 and 256: the engine in its worker while this thread is kept
  *      busy (blocked 20 ms of every 100 ms), next to the bare loop on an idle thread; both time a
  *      request from when undici writes it to its connection;
- *   4. a Poisson 400 req/s run: achieved versus target rate.
+ *   4. a Poisson 400 req/s run: achieved versus target rate;
+ *   5. the end of a big run on the calling thread;
+ *   6. reasoning streams (half of each response in `delta.reasoning`, then the answer) beside plain
+ *      ones, alternating in the same run: chunks/s and CPU time per chunk (issue 25's goal: at
+ *      least 0.9 of plain's chunks/s).
  * Every phase is bounded in requests and seconds; the whole takes a couple of minutes. Naming
- * phases on the command line (`throughput`, `cpu`, `timing`, `rate`, `end`) runs only those.
+ * phases on the command line (`throughput`, `cpu`, `timing`, `rate`, `end`, `reasoning`) runs only those.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -522,13 +526,64 @@ async function ratePhase(): Promise<void> {
   }
 }
 
+/**
+ * What reading reasoning costs: the engine (in its worker) against a zero-delay server whose
+ * responses stream their first half as `delta.reasoning` (then as `reasoning_content`), beside the
+ * same server streaming plain content, alternating run by run. Both shapes are read through chunk
+ * templates, one per part of a response; the records of reasoning runs are checked to hold the split.
+ */
+async function reasoningPhase(): Promise<void> {
+  const outputTokens = 64;
+  const concurrency = 256;
+  const requests = 4000;
+  const servers = {
+    plain: await spawnServer({ defaultTokens: outputTokens }),
+    reasoning: await spawnServer({ defaultTokens: outputTokens, reasoningTokens: outputTokens / 2 }),
+    reasoning_content: await spawnServer({ defaultTokens: outputTokens, reasoningTokens: outputTokens / 2, reasoningField: 'reasoning_content' }),
+  };
+  const measured: Record<keyof typeof servers, Measured[]> = { plain: [], reasoning: [], reasoning_content: [] };
+  try {
+    for (const server of Object.values(servers)) await bareLoop(server.baseUrl, concurrency, concurrency, outputTokens);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [kind, server] of Object.entries(servers) as [keyof typeof servers, ServerProcess][]) {
+        const load = { ...engineLoad(concurrency, requests, outputTokens), limits: { requests, durationSec: PHASE_LIMIT_SEC, warmup: concurrency } };
+        const run = await engineRun(load, server.baseUrl);
+        if (kind !== 'plain') {
+          const split = run.records.every((r) => r.reasoning?.chunks === outputTokens / 2 && r.reasoning.answerChunk === outputTokens / 2);
+          if (!split) throw new Error(`a ${kind} run's records do not hold the ${outputTokens / 2} / ${outputTokens / 2} split`);
+        }
+        measured[kind].push(run.measured);
+      }
+      console.error(`  reasoning round ${round + 1} done`);
+    }
+  } finally {
+    for (const server of Object.values(servers)) server.stop();
+  }
+  const chunkRate = (m: Measured) => chunkCount(m) / m.durationSec;
+  const rows = (Object.keys(measured) as (keyof typeof servers)[]).map((kind) => {
+    const ratios = measured[kind].map((m, round) => chunkRate(m) / chunkRate(measured.plain[round] as Measured));
+    return [
+      kind === 'plain' ? 'plain content' : `half in delta.${kind}`,
+      f(median(measured[kind].map(chunkRate)), 0),
+      kind === 'plain' ? '1.00' : `${f(median(ratios), 2)} (${f(Math.min(...ratios), 2)}-${f(Math.max(...ratios), 2)})`,
+      f(median(measured[kind].map((m) => m.cpuUsPerChunk)), 2),
+    ];
+  });
+  printTable(
+    `6. Reasoning streams beside plain ones: zero-delay servers, ${outputTokens} chunks per response (the first ${outputTokens / 2} reasoning), concurrency ${concurrency},\n` +
+      `   ${requests} requests per run, engine in its worker; medians of ${ROUNDS} rounds, each round running the three one after the other. Ratio: over the plain run of the same round (goal >= 0.9).`,
+    ['stream', 'engine chunks/s', 'over plain', 'CPU µs/chunk'],
+    rows,
+  );
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === '--serve') return serve(JSON.parse(process.argv[3] ?? '{}') as TokenServerOptions);
   const started = performance.now();
   const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
   // Naming phases (throughput, timing, rate) runs only those: e.g. to profile one.
   const chosen = process.argv.slice(2);
-  const phases = { throughput: throughputPhase, cpu: cpuPhase, timing: timingPhase, rate: ratePhase, end: endPhase };
+  const phases = { throughput: throughputPhase, cpu: cpuPhase, timing: timingPhase, rate: ratePhase, end: endPhase, reasoning: reasoningPhase };
   const unknown = chosen.filter((name) => !(name in phases));
   if (unknown.length > 0) throw new Error(`Unknown phase ${unknown.join(', ')}: choose from ${Object.keys(phases).join(', ')}.`);
   console.log(`Engine benchmark (node ${process.version}, ${cpus().length} cores, load average ${load()})`);

@@ -14,6 +14,9 @@
  * `--target SHARE` (default 0.95) sets the share of the optimum to reach: 0.975 leaves only the peak, a
  * rarer target on the same measured values. Goal: tpe needs at most a third of random's trials. Figures go
  * to docs/performance.md ("## Tuning").
+ *  3. Coverage: each strategy's first `--coverage-trials N` (default 10) launched trials per seed, and
+ *     for each bool and short choice (the parameters the search's start covers), by which launched
+ *     trial every value had been tried, and how many trials the most tried value took.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +24,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SEARCH_STRATEGIES, TuneConfigSchema, type Params, type SearchConfig, type TuneConfig, type TuneConfigInput } from '../../src/format/tune';
 import { checkConstraints, runTune } from '../../src/tune/index';
-import { createSearch, type Observation } from '../../src/tune/search';
+import { COVERED_CHOICE_VALUES, createSearch, startupTrials, type Observation } from '../../src/tune/search';
 import { commandFor, paramsKey, type Space } from '../../src/tune/space';
 
 const flag = (name: string, fallback: number): number => {
@@ -48,6 +51,8 @@ const TTFT_SLO_MS = 20_000;
  * that change nothing to see through.
  */
 const IGNORED = flag('--ignored', 0);
+/** `--coverage-trials N`: the launched trials per seed the coverage report looks at (the issue's tune had 10). */
+const COVERAGE_TRIALS = flag('--coverage-trials', 10);
 const tableIndex = process.argv.indexOf('--table');
 const TABLE_FILE = tableIndex === -1 ? undefined : process.argv[tableIndex + 1];
 
@@ -82,6 +87,8 @@ function tuneConfig(space: TuneConfigInput['space'], strategy: SearchConfig['str
     objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': TTFT_SLO_MS / SPEEDUP } },
     budget: { trials: 1 },
     search: { strategy, seed },
+    // One measurement per combination: the table is the search's view; noise is kept out of the comparison.
+    remeasure: false,
   });
 }
 
@@ -146,6 +153,38 @@ function trialsToTarget(config: TuneConfig, table: Map<string, number | null>, t
   }
 }
 
+/** The parameters whose every value the search's start covers (bools, choices of at most COVERED_CHOICE_VALUES values), with their values. */
+function coveredParameters(space: Space): [string, readonly Params[string][]][] {
+  return Object.entries(space).flatMap(([name, spec]): [string, readonly Params[string][]][] =>
+    spec.type === 'bool' ? [[name, [false, true]]] : spec.type === 'choice' && spec.values.length <= COVERED_CHOICE_VALUES ? [[name, spec.values]] : [],
+  );
+}
+
+/** Per covered parameter, over one seed's first `trials` launched trials: when every value had been tried (null: not within them), and the most trials one value took. */
+function coverage(config: TuneConfig, table: Map<string, number | null>, trials: number): Map<string, { allBy: number | null; most: number }> {
+  const allowed = (p: Params) => checkConstraints(config.constraints, p, commandFor(config.server, config.space, p, null, llmbenchCommand)) === undefined;
+  const search = createSearch(config.space, config.search, allowed);
+  const history: Observation[] = [];
+  const launched: Params[] = [];
+  while (launched.length < trials) {
+    const params = search.propose(history);
+    if (params === undefined) break;
+    if (!allowed(params)) {
+      history.push({ params, score: null });
+      continue;
+    }
+    launched.push(params);
+    history.push({ params, score: table.get(paramsKey(measuredParams(params))) ?? null });
+  }
+  return new Map(
+    coveredParameters(config.space).map(([name, values]) => {
+      const counts = values.map((v) => launched.filter((p) => p[name] === v).length);
+      const allBy = launched.findIndex((_, i) => values.every((v) => launched.slice(0, i + 1).some((p) => p[name] === v)));
+      return [name, { allBy: allBy === -1 ? null : allBy + 1, most: Math.max(...counts) }];
+    }),
+  );
+}
+
 const summary = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -176,6 +215,20 @@ async function main(): Promise<void> {
   }
   const ratio = results.tpe!.mean / results.random!.mean;
   process.stdout.write(`tpe / random (mean trials): ${ratio.toFixed(2)}   goal <= 0.33: ${ratio <= 1 / 3 ? 'met' : 'NOT met'}\n`);
+
+  process.stdout.write(`\nCoverage over each seed's first ${COVERAGE_TRIALS} launched trials (the bools and the choices of at most ${COVERED_CHOICE_VALUES} values; the tpe start is ${startupTrials(base.space)} trials):\n`);
+  for (const strategy of SEARCH_STRATEGIES) {
+    const perSeed = Array.from({ length: SEEDS }, (_, seed) => coverage({ ...base, search: { strategy, seed: seed + 1 } }, table, COVERAGE_TRIALS));
+    for (const [name, values] of coveredParameters(base.space)) {
+      const allBy = perSeed.map((c) => c.get(name)!.allBy);
+      const within = allBy.filter((n): n is number => n !== null);
+      const most = perSeed.map((c) => c.get(name)!.most);
+      process.stdout.write(
+        `${strategy.padEnd(6)} ${name} (${values.length} values): all tried within ${COVERAGE_TRIALS} trials in ${within.length} of ${SEEDS} seeds` +
+          `${within.length > 0 ? `, by trial ${summary(within).median} (median), ${Math.max(...within)} at worst` : ''}; most trials on one value: mean ${summary(most).mean.toFixed(1)}, max ${Math.max(...most)}\n`,
+      );
+    }
+  }
 }
 
 main().catch((error: unknown) => {

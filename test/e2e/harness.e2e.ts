@@ -15,13 +15,16 @@ const manifest = z
     }),
   })
   .parse(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')));
+// Titles are %keys% of package.nls.json, which the English UI shows.
+const englishTitles = z.record(z.string(), z.string()).parse(JSON.parse(readFileSync(join(repoRoot, 'package.nls.json'), 'utf8')));
+const english = (text: string): string => text.replace(/^%(.+)%$/, (_, key: string) => englishTitles[key] ?? text);
 
 scenario('the command palette lists an LLM Bench command', async ({ page }) => {
   // A command with a commandPalette menu entry may be hidden there by its `when`: take one without.
   const restricted = new Set(manifest.contributes.menus?.commandPalette?.map((entry) => entry.command));
-  const command = manifest.contributes.commands.find((c) => c.category === 'LLM Bench' && !restricted.has(c.command));
+  const command = manifest.contributes.commands.find((c) => c.category !== undefined && english(c.category) === 'LLM Bench' && !restricted.has(c.command));
   if (!command) throw new Error('package.json contributes no palette command in the "LLM Bench" category');
-  await waitForCommand(page, `${command.category}: ${command.title}`);
+  await waitForCommand(page, `${english(command.category!)}: ${english(command.title)}`);
 });
 
 scenario('a workspace file opens in an editor', async ({ page }) => {

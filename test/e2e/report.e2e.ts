@@ -3,13 +3,14 @@
 // that folder from the explorer's context menu, and grouping by `engine` redraws the overlaid
 // curves with their knees and ranks every run; after Reload Window the report comes back as it was.
 // Screenshots of the report (tables, then curves) in three themes at 1000 and 1280 px land in
-// .test-artifacts/gallery-report-4-runs-*.png.
+// .test-artifacts/gallery-report-4-runs-*.png; at both sizes the ranking shows every column and
+// the toolbar keeps "Export" with its buttons.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import type { SimOptionsInput } from '../../src/sim';
 import { explorerContextCommand, findWebview, pollUntil, reloadWindow, scenario, waitForText } from './harness';
-import { shootAtEachSize, THEMES } from './harness/layout';
+import { boxFits, shootAtEachSize, THEMES } from './harness/layout';
 import { writeSimRuns } from './harness/sim-runs';
 
 // Two engines on the tiny preset, batching at most 12 and 6 sequences (the second stepping slower):
@@ -41,9 +42,11 @@ async function writeRuns(folder: string): Promise<string[]> {
   return names;
 }
 
-/** The text of one column of a table, row by row. */
-async function column(frame: Frame, table: string, index: number): Promise<string[]> {
-  return frame.locator(`${table} tbody tr`).evaluateAll((rows, i) => rows.map((row) => row.children[i]?.textContent?.trim() ?? ''), index);
+/** The text of one column of a table, row by row: a cell's `line`-th line (a cell may stack a run over its group, a step over its load). */
+async function column(frame: Frame, table: string, index: number, line = 0): Promise<string[]> {
+  return frame
+    .locator(`${table} tbody tr`)
+    .evaluateAll((rows, [i, n]) => rows.map((row) => ((row.children[i] as HTMLElement | undefined)?.innerText ?? '').split('\n')[n]?.trim() ?? ''), [index, line] as const);
 }
 
 /** Waits until a column reads `expected` (the host answers an option with a new model). */
@@ -109,13 +112,19 @@ scenario(
     const expectedRanks = ranks.reduce<string[]>((done, rank, i) => [...done, rank.startsWith('\u2248') ? `\u2248${(done[i - 1] ?? '').replace('\u2248', '')}` : String(i + 1)], []);
     expectEqual('ranks, ties sharing the rank above', ranks, expectedRanks);
     expectEqual('ranks counted', ranks.length, 4);
+    // The run with its group under it, the heaviest step with its load under it.
     const rankedRuns = await column(report, ranking, 1);
     expectEqual('ranked runs', [...rankedRuns].sort(), [...sources].sort());
-    const rankedGroups = await column(report, ranking, 2);
+    const rankedGroups = await column(report, ranking, 1, 1);
     expectEqual('ranked groups', rankedGroups, rankedRuns.map(engineOf));
     // Without an SLO every step qualifies: the heaviest one ranks, and each run's knee is named.
-    expectEqual('ranked steps', await column(report, ranking, 3), Array(files.length).fill('concurrency@48'));
-    const knees = await column(report, ranking, 11);
+    expectEqual('ranked steps', await column(report, ranking, 2), Array(files.length).fill('concurrency@48'));
+    const loads = await column(report, ranking, 2, 1);
+    if (!loads.every((load) => /^\d+\.\d in flight$/.test(load))) throw new Error(`each load with its unit, saw ${loads.join(', ')}`);
+    // The knee table lists the runs in the ranking's order.
+    const kneeTable = '.data-table.knees';
+    expectEqual('knees in the ranking\'s order', await column(report, kneeTable, 0), rankedRuns);
+    const knees = await column(report, kneeTable, 1);
     if (!knees.every((knee) => /^concurrency@\d+$/.test(knee))) throw new Error(`every run should have a knee, saw ${knees.join(', ')}`);
 
     // Four runs pictured at 1000 and 1280 px in each theme, nothing cut off; the theme changes
@@ -125,7 +134,23 @@ scenario(
       const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
       writeFileSync(settingsFile, JSON.stringify({ ...settings, 'workbench.colorTheme': themeName }, null, 2));
       await page.waitForTimeout(1_500);
-      await shootAtEachSize(page, () => findWebview(page, { title: 'Benchmark Report: benchmarks', text: 'Ranking' }), `report-4-runs-${theme}`);
+      await shootAtEachSize(page, () => findWebview(page, { title: 'Benchmark Report: benchmarks', text: 'Ranking' }), `report-4-runs-${theme}`, async (frame) => {
+        await boxFits(frame, '.data-table.ranking', 'the ranking', true);
+        // At 1000 px the toolbar wrapped between "Export" and its buttons.
+        const apart = await frame.locator('#export-html').evaluate((button) => {
+          const toolbar = button.closest('.toolbar');
+          const walker = document.createTreeWalker(toolbar ?? document.body, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (node.textContent?.trim() !== 'Export') continue;
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            const [word, first] = [range.getBoundingClientRect(), button.getBoundingClientRect()];
+            return Math.abs(word.top + word.height / 2 - (first.top + first.height / 2)) > first.height / 2;
+          }
+          return true;
+        });
+        if (apart) throw new Error('"Export" and its buttons are on different lines');
+      }, '.report-legend');
     }
 
     // The panel comes back by itself after a reload, on the same runs and grouping.

@@ -11,7 +11,7 @@ async function waitForRows(live: Frame, count: number, timeoutMs: number): Promi
 
 /** Every live chart drew on a canvas (a card that cannot says so in text instead). */
 async function assertChartsDrawn(live: Frame): Promise<void> {
-  for (const id of ['throughput', 'load', 'ttft', 'itl', 'latency']) await live.locator(`[data-chart="${id}"] canvas`).waitFor({ state: 'visible' });
+  for (const id of ['throughput', 'load', 'ttft', 'tpot', 'latency']) await live.locator(`[data-chart="${id}"] canvas`).waitFor({ state: 'visible' });
   const undrawn = await live.locator('.chart-card p.muted').count();
   if (undrawn > 0) throw new Error(`${undrawn} live chart(s) could not be drawn`);
   const blank = await live.locator('[data-chart="throughput"] canvas').evaluate((canvas: HTMLCanvasElement) => {

@@ -8,9 +8,10 @@ import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { parseTuneFile, type TuneFile } from '../../src/format/tune';
 import { isPortFree } from '../../src/tune/server';
+import { writtenCommand } from '../../src/tune/space';
 import { commandLine } from '../../src/views/tune';
-import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, scenario, waitForText } from './harness';
-import { shootAtEachSize, THEMES } from './harness/layout';
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, saveScreenshot, scenario, waitForText } from './harness';
+import { shootAtEachSize, SIZES, THEMES } from './harness/layout';
 import { processesWhere } from '../helpers/processes';
 import { simulatorTuneConfig } from '../helpers/tune-documents';
 
@@ -57,13 +58,14 @@ async function openTrial(page: Page, editor: Frame, tune: TuneFile): Promise<voi
   await waitForText(result, 'Steps');
 }
 
-/** Copy puts the best command line on the clipboard, quoted as the view shows it. */
+/** Copy puts the best command line on the clipboard as the user wrote it (`llmbench`, no trial port), quoted as the view shows it. */
 async function copyBestCommand(page: Page, editor: Frame, tune: TuneFile): Promise<void> {
   if (!tune.best) throw new Error('the tune found no best trial to copy');
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
   await page.evaluate(() => navigator.clipboard.writeText('nothing copied yet'));
   await editor.locator('#copy-best-command').click();
-  const expected = commandLine(tune.best.command);
+  const expected = commandLine(writtenCommand(tune.config.server, tune.config.space, tune.best.params));
+  if (!expected.startsWith('llmbench sim --preset tiny --speedup') || expected.includes('--port')) throw new Error(`the best command is not as written: ${expected}`);
   const shown = await editor.locator('#best-command').innerText();
   if (shown.trim() !== expected) throw new Error(`the view shows ${shown}, the file's best command is ${expected}`);
   await pollUntil('the best command line on the clipboard', 10_000, async () => ((await page.evaluate(() => navigator.clipboard.readText())) === expected ? true : undefined));
@@ -81,10 +83,19 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
         return shown.status === 'running' ? undefined : shown;
       });
       if (tune.status !== 'complete' || tune.trials.length !== 5) throw new Error(`the tune file says ${tune.status} with ${tune.trials.length} trials`);
+      // The best candidates were measured again after the search: the editor gives the winner's interval.
+      if (tune.remeasure?.status !== 'complete' || tune.remeasure.runs.length !== tune.remeasure.candidates.length * 3) throw new Error(`the re-measurement says ${JSON.stringify(tune.remeasure)}`);
       const editor = () => findWebview(page, { title: 'sim.llmtune.json', text: 'Parameter effects', timeoutMs: 60_000 });
       const rows = await (await editor()).locator('.trials-table tbody tr').count();
       if (rows !== 5) throw new Error(`the tune editor lists ${rows} trials, the file 5`);
+      const best = await (await editor()).locator('#best').innerText();
+      if (!/ ± [\d,]+ output tok\/s/.test(best) || !/mean of 3 re-measurements, 95% interval/.test(best)) throw new Error(`the Best section gives no interval: ${best}`);
       await shootAtEachSize(page, editor, `tune-editor-${theme}`);
+      // The trials table too, with its re-measured column and the rows tied with the best, at the narrower size.
+      const [narrow] = SIZES;
+      await page.setViewportSize(narrow!);
+      await (await editor()).locator('.trials-table').evaluate((table) => table.scrollIntoView({ block: 'start' }));
+      await saveScreenshot(page, `gallery-tune-editor-table-${theme}-${narrow!.width}`);
       await tunePanelTab(page).click();
       await shootAtEachSize(page, () => findWebview(page, { title: TUNE_PANEL, text: 'Finished (complete)' }), `tune-live-${theme}`);
       await page.locator('.tabs-container .tab', { hasText: 'sim.llmtune.json' }).click();

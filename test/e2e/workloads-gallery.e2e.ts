@@ -6,19 +6,14 @@
 // intervals. Each at 1000x700 and 1280x800 in dark, light and high-contrast
 // themes, nothing cut off; screenshots in .test-artifacts/gallery-<view>-<theme>-<width>.png.
 import { join } from 'node:path';
-import type { Frame } from 'playwright-core';
 import { answerQuickPick, findWebview, openFile, scenario, waitForText } from './harness';
-import { shootAtEachSize, THEMES } from './harness/layout';
+import { boxFits, shootAtEachSize, THEMES } from './harness/layout';
 import { LIVE_TITLE, liveTab, startSimulatorRun } from './harness/live-run';
 import { writeSimRuns, type SimRun } from './harness/sim-runs';
 
 /** A short concurrency sweep run three times over into one file. */
 const repeated = (name: string, seed: number): SimRun => ({ name, labels: { run: name }, inputTokens: 64, outputTokens: 32, levels: [2, 8], requests: 24, seed, repeat: 3 });
 
-/** The Across repeats table fits the view without scrolling sideways. */
-async function repeatTableFits(view: Frame): Promise<boolean> {
-  return view.locator('#repeat-table').evaluate((box: HTMLElement) => box.scrollWidth <= box.clientWidth + 1);
-}
 
 for (const [theme, themeName] of Object.entries(THEMES)) {
   scenario(
@@ -30,7 +25,7 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       await waitForText(await result(), 'Finished');
       await waitForText(await result(), 'TTFT by turn');
       await shootAtEachSize(page, result, `workloads-result-${theme}`, async (frame) => {
-        if (!(await repeatTableFits(frame))) throw new Error(`the Across repeats table does not fit at ${page.viewportSize()?.width} px`);
+        await boxFits(frame, '#repeat-table .table-scroll', 'the Across repeats table');
       });
       await liveTab(page).click();
       const live = () => findWebview(page, { title: LIVE_TITLE, text: 'Finished (complete)', timeoutMs: 30_000 });

@@ -23,6 +23,10 @@ export interface TokenServerOptions {
   keepRequests?: boolean;
   /** Keep each streamed request's arrival and chunk write times in `writes`, keyed by prompt. */
   traceWrites?: boolean;
+  /** A reasoning model: the first this many chat chunks carry `delta[reasoningField]` instead of content. */
+  reasoningTokens?: number;
+  /** `reasoning` (vLLM 0.11 and later, default) or `reasoning_content`. */
+  reasoningField?: 'reasoning' | 'reasoning_content';
 }
 
 /** Server-side times of one streamed request (this process's performance.now()). */
@@ -51,7 +55,7 @@ export interface TokenServer {
 export const TOKEN_SERVER_MODEL = 'token-server-model';
 
 export async function startTokenServer(options: TokenServerOptions = {}): Promise<TokenServer> {
-  const { firstTokenMs = 0, gapMs = 0, defaultTokens = 8, failStatus, keepRequests = true, traceWrites = false } = options;
+  const { firstTokenMs = 0, gapMs = 0, defaultTokens = 8, failStatus, keepRequests = true, traceWrites = false, reasoningTokens = 0, reasoningField = 'reasoning' } = options;
   const requests: SeenRequest[] = [];
   const writes = new Map<string, WriteTrace>();
   const instantBodies = new Map<string, string>();
@@ -88,8 +92,10 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
     const tokens = Number.isInteger(maxTokens) && maxTokens > 0 ? maxTokens : defaultTokens;
     const promptTokens = Math.max(1, Math.round(JSON.stringify(body.messages ?? body.prompt ?? '').length / 4));
     const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
-    const choice = (content: string | null, finish: string | null) =>
-      chat ? { index: 0, delta: content === null ? { role: 'assistant', content: null } : { content }, finish_reason: finish } : { index: 0, text: content ?? '', finish_reason: finish };
+    const choice = (content: string | null, finish: string | null, reasoning = false) =>
+      chat
+        ? { index: 0, delta: content === null ? { role: 'assistant', content: null } : reasoning ? { [reasoningField]: content } : { content }, finish_reason: finish }
+        : { index: 0, text: content ?? '', finish_reason: finish };
     const event = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
     const object = chat ? 'chat.completion.chunk' : 'text_completion';
 
@@ -113,7 +119,7 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
       const last = k === tokens - 1;
       // llama-server's completions put usage on the chunk with finish_reason; chat sends it after.
       const extra = last && !chat ? { usage } : {};
-      return event({ id: 'token-server', object, model: TOKEN_SERVER_MODEL, choices: [choice('tok ', last ? 'length' : null)], ...extra });
+      return event({ id: 'token-server', object, model: TOKEN_SERVER_MODEL, choices: [choice('tok ', last ? 'length' : null, k < reasoningTokens)], ...extra });
     };
     const closing = (chat && includeUsage ? event({ id: 'token-server', object, model: TOKEN_SERVER_MODEL, choices: [], usage }) : '') + 'data: [DONE]\n\n';
     const end = () => res.end(closing);

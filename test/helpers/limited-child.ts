@@ -33,6 +33,8 @@ export interface LimitedOptions {
   /** Arguments of `ulimit`, e.g. ['-n', '256'] or ['-f', '64']. */
   ulimit?: string[];
   cwd?: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
   timeoutMs: number;
   /** Called with the stderr so far, and the child, on each write (e.g. to send SIGINT). */
   onStderr?: (text: string, signal: (name: NodeJS.Signals) => void) => void;
@@ -44,6 +46,7 @@ export function runLimited(args: string[], options: LimitedOptions): Promise<Lim
   const started = performance.now();
   const child = spawn('bash', ['-c', `${limit}exec "$@"`, 'bash', process.execPath, ...args], {
     cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'llmbench-limited-')),
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

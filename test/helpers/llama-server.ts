@@ -28,9 +28,19 @@ export interface LlamaServer {
 /** The installed llama-server and its model, as the start of an argv (the tuner's tests add the rest). */
 export const LLAMA_SERVER_ARGV: readonly string[] = ['chroot', chrootDir, 'llama-server', '-m', '/models/test.gguf'];
 
-export const llamaServerInstalled = (): boolean => existsSync(join(chrootDir, 'models', 'test.gguf'));
+/** The model file every llama-server of the tests serves, as this machine sees it (outside the chroot). */
+export const LLAMA_MODEL_FILE = join(chrootDir, 'models', 'test.gguf');
 
-export async function startLlamaServer(): Promise<LlamaServer> {
+export const llamaServerInstalled = (): boolean => existsSync(LLAMA_MODEL_FILE);
+
+export interface LlamaOptions {
+  /** More server flags (a chat template, a reasoning format). */
+  extraArgs?: readonly string[];
+  /** Serve /v1/embeddings only (`--embeddings --pooling mean`): warmed up there. */
+  embeddings?: boolean;
+}
+
+export async function startLlamaServer(options: LlamaOptions = {}): Promise<LlamaServer> {
   if (!llamaServerInstalled()) {
     throw new Error(`No llama-server at ${chrootDir}: run \`bash scripts/setup.d/llama.sh\` (npm test runs it through scripts/setup-test-env.sh)`);
   }
@@ -39,7 +49,12 @@ export async function startLlamaServer(): Promise<LlamaServer> {
   // chroot execs llama-server in place, so this child's pid is the server's.
   const server = spawn(
     LLAMA_SERVER_ARGV[0] as string,
-    [...LLAMA_SERVER_ARGV.slice(1), '--host', '127.0.0.1', '--port', String(port), '-np', '4', '-c', '4096', '-t', '2', '--no-webui', '--metrics', '-a', LLAMA_MODEL_ID],
+    [
+      ...LLAMA_SERVER_ARGV.slice(1),
+      ...['--host', '127.0.0.1', '--port', String(port), '-np', '4', '-c', '4096', '-t', '2', '--no-webui', '--metrics', '-a', LLAMA_MODEL_ID],
+      ...(options.embeddings ? ['--embeddings', '--pooling', 'mean'] : []),
+      ...(options.extraArgs ?? []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
@@ -63,10 +78,10 @@ export async function startLlamaServer(): Promise<LlamaServer> {
     }
     // The first requests after start are several times slower: warm up before measuring.
     for (let i = 0; i < 2; i++) {
-      const warm = await fetch(`${baseUrl}/completions`, {
+      const warm = await fetch(`${baseUrl}/${options.embeddings ? 'embeddings' : 'completions'}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: LLAMA_MODEL_ID, prompt: 'Once upon a time', max_tokens: 8 }),
+        body: JSON.stringify(options.embeddings ? { model: LLAMA_MODEL_ID, input: 'Once upon a time' } : { model: LLAMA_MODEL_ID, prompt: 'Once upon a time', max_tokens: 8 }),
       });
       if (warm.status !== 200) throw new Error(`llama-server warm-up answered ${warm.status}: ${await warm.text()}`);
     }

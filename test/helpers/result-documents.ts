@@ -3,7 +3,14 @@
  * benchmark: deterministic request records, summarized with the engine's own summarizeStep.
  */
 import { summarizeStep } from '../../src/results/stats';
-import { SCHEMA_VERSION, type RequestRecord, type ResultDocument, type Step, type StepProfile } from '../../src/format/result';
+import { readFileSync } from 'node:fs';
+import { parseResultDocument, SCHEMA_VERSION, type RequestRecord, type ResultDocument, type Step, type StepProfile } from '../../src/format/result';
+
+/**
+ * A table's step name without the warning mark a step with warnings carries (src/views/step-warnings.ts
+ * markedName): for tests about names, whose short loopback steps may be rightly marked too short.
+ */
+export const withoutWarningMark = (name: string): string => name.replace(/[ \u00a0]\u26a0$/, '');
 
 export interface StepShape {
   name: string;
@@ -17,6 +24,30 @@ export interface StepShape {
   failEvery?: number;
   /** Leave the summary null, as in a file cut short while this step ran. */
   partial?: boolean;
+}
+
+/**
+ * A request record for the statistics tests: a successful one sent at `sentMs` with nothing
+ * measured, and the fields given (chunks, tokens, an error, reasoning...).
+ */
+export function requestRecord(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentMs'>): RequestRecord {
+  return {
+    index: 0,
+    warmup: false,
+    scheduledMs: fields.sentMs,
+    queueMs: 0,
+    firstTokenMs: null,
+    chunkMs: [],
+    endMs: null,
+    inputTokens: null,
+    inputTokensSource: 'estimate',
+    outputTokens: null,
+    outputTokensSource: 'usage',
+    finishReason: 'stop',
+    httpStatus: 200,
+    error: null,
+    ...fields,
+  };
 }
 
 /** Request i of a step: sent every 10 ms, TTFT and gaps varying by a fixed pattern. */
@@ -79,4 +110,11 @@ export function concurrencySweep(requestsPerStep = 20, scale = 1): ResultDocumen
       chunks: 16,
     })),
   );
+}
+
+/** A result file a run wrote, parsed; throws with the parser's message when it is not a valid one. */
+export function readResultFile(path: string): ResultDocument {
+  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
+  if (!parsed.ok) throw new Error(`${path}: ${parsed.error}`);
+  return parsed.value;
 }

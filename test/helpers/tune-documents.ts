@@ -16,6 +16,15 @@ export interface SimulatorTune {
   shortRequests?: boolean;
 }
 
+/** The simulator's vLLM flags of issue 12 as a search space: slots from 4 to `maxSeqs`, batched tokens, chunked prefill. */
+export function simulatorVllmSpace(maxSeqs: number): TuneConfigInput['space'] {
+  return {
+    max_num_seqs: { type: 'int', min: 4, max: maxSeqs, log: true },
+    max_num_batched_tokens: { type: 'choice', values: [512, 1024, 2048, 4096, 8192] },
+    enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
+  };
+}
+
 /** A tune config as a person writes it: the simulator's vLLM flags of issue 12, the vllm rules. */
 export function simulatorTuneConfig(tune: SimulatorTune): TuneConfigInput {
   return {
@@ -25,11 +34,7 @@ export function simulatorTuneConfig(tune: SimulatorTune): TuneConfigInput {
       startTimeoutSec: 60,
       stopGraceSec: 5,
     },
-    space: {
-      max_num_seqs: { type: 'int', min: 4, max: 256, log: true },
-      max_num_batched_tokens: { type: 'choice', values: [512, 1024, 2048, 4096, 8192] },
-      enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-    },
+    space: simulatorVllmSpace(256),
     constraints: ['vllm'],
     benchmark: {
       ...(tune.shortRequests ? { workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 } } : {}),
@@ -75,6 +80,7 @@ export function makeTrial(number: number, shape: TrialShape): Trial {
     logFile: status === 'refused' ? null : `tune-trials/trial-${number}.log`,
     port: status === 'refused' ? null : 41000 + number,
     gpuMemoryUsedMiB: null,
+    gpuMemoryNote: null,
     startedAt: `2026-11-25T08:0${number - 1}:00.000Z`,
     endedAt: `2026-11-25T08:0${number - 1}:30.000Z`,
   };

@@ -136,6 +136,46 @@ describe('llama.cpp llama-server (real engine)', { timeout: 600_000 }, () => {
     assert.equal((predicted.at(-1)?.[1] ?? 0) - (predicted[0]?.[1] ?? 0), clientTokens);
   });
 
+  test('its prefix cache: hits and misses kept apart, the hit rate as for vLLM, prompt tokens/s counting both; no cache reset to call, and the run says so', { timeout: 120_000 }, async () => {
+    // What llama-server's own counters say over the run, read around it.
+    const counters = async (): Promise<{ computed: number; cached: number }> => {
+      const text = await (await fetch(new URL('/metrics', baseUrl()))).text();
+      const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+      return { computed: value('llamacpp:prompt_tokens_total'), cached: value('llamacpp:prompt_tokens_cached_total') };
+    };
+    const before = await counters();
+    // A session's later turns resend its history, which the slot still holds: most of their prompt is served from the cache.
+    const doc = await bench({
+      api: 'chat',
+      workload: { kind: 'synthetic', inputTokens: 32, outputTokens: 32 },
+      sessions: { turns: 3 },
+      profile: { kind: 'synchronous' },
+      limits: { requests: 6 },
+      serverMetrics: { intervalMs: 500 },
+      cache: { resetBeforeStep: true },
+    });
+    const after = await counters();
+    const step = onlyStep(doc);
+    const cached = after.cached - before.cached;
+    const computed = after.computed - before.computed;
+    assert.ok(cached > 0 && computed > 0, `cached ${cached}, computed ${computed}`);
+    const series = runSeries(doc);
+    assert.ok(series.some((s) => s.name === 'llamacpp:prompt_tokens_cached_total'), 'both counters are kept');
+    const whole = stepServerFigures(series, { startMs: 0, endMs: Infinity }, 'llama.cpp');
+    assert.equal(whole.prefixCacheHitRate, cached / (cached + computed));
+    console.log(`llama.cpp prefix cache over the run: ${cached} prompt tokens from the cache, ${computed} computed: hit rate ${((whole.prefixCacheHitRate ?? 0) * 100).toFixed(1)}%`);
+    const rate = commonSeries(series, 'llama.cpp').promptTokens ?? [];
+    assert.ok(rate.length > 0);
+    // Prompt tokens/s counts every prompt token: over the run, its integral (each rate over the time since the scrape before) is what both counters gained.
+    const scrapedAt = [series.find((s) => s.name === 'llamacpp:prompt_tokens_total')?.samples[0]?.[0] ?? NaN, ...rate.map((p) => p.tMs)];
+    const promptTokens = rate.reduce((n, p, i) => n + (p.value * (p.tMs - (scrapedAt[i] ?? NaN))) / 1000, 0);
+    assert.ok(Math.abs(promptTokens - (cached + computed)) < 1, `${promptTokens} against ${cached + computed}`);
+    // llama.cpp has no prefix-cache reset: the step records that, and the run warns once.
+    assert.deepEqual(step.cacheReset?.done, false);
+    assert.match(step.cacheReset?.how ?? '', /offers no prefix-cache reset \(\/reset_prefix_cache answered 404; \/flush_cache answered 404\)/);
+    assert.equal((doc.warnings ?? []).filter((w) => w.includes('could not be reset')).length, 1, (doc.warnings ?? []).join('\n'));
+  });
+
   test('chat and completions, not streaming: latency only, no TTFT or ITL', { timeout: 120_000 }, async () => {
     for (const api of ['chat', 'completions'] as const) {
       const step = onlyStep(

@@ -3,10 +3,11 @@
 // strength; legends capped with "+N more"; the HTML export's SVG on the same log rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLogTickLabelled, LOG_AXIS_SPAN, wantsLogAxis } from '../../src/views/axis';
-import type { ChartSpec } from '../../src/views/chart-spec';
-import { svgLineChart } from '../../src/report/svg';
-import { capLegend, chartConfig, LEGEND_LIMIT } from '../../webview/shared/charts';
+import { axisTitle, isLogTickLabelled, LOG_AXIS_SPAN, wantsLogAxis } from '../../src/views/axis';
+import { DASH_PATTERNS, type ChartSpec } from '../../src/views/chart-spec';
+import { contrastOf, MARK_CONTRAST } from '../../src/views/contrast';
+import { logScale, svgLineChart } from '../../src/report/svg';
+import { capLegend, chartConfig, LEGEND_LIMIT, MARKER_MIN_GAP_PX, stepTicks, thinMarkers } from '../../webview/shared/charts';
 import type { Theme } from '../../webview/shared/theme';
 
 const THEME: Theme = {
@@ -48,13 +49,42 @@ test('chart.js gets a logarithmic x scale with 1-2-5 tick labels when the spec a
   assert.equal(linear['x']?.beginAtZero, true);
 });
 
-test('percentile lines of one colour differ by dash and strength: p50 solid and strongest, p99 dotted and faintest', () => {
+test('percentile lines of one colour differ by dash and by colour: p50 solid in the series colour, p90 and p99 dashed and dotted in shades toward the text colour', () => {
+  // p90 and p99 were the same colour at 80% and 60% opacity: told apart by dash alone.
   const datasets = chartConfig(spec(false), THEME).data.datasets as { label: string; borderDash: number[]; borderColor: string }[];
   const [p50, p90, p99] = datasets;
   assert.deepEqual(p50?.borderDash, []);
   assert.ok((p90?.borderDash.length ?? 0) > 0 && (p99?.borderDash.length ?? 0) > 0);
   assert.notDeepEqual(p90?.borderDash, p99?.borderDash);
-  assert.equal(new Set(datasets.map((d) => d.borderColor)).size, 3, `three strengths of one colour: ${datasets.map((d) => d.borderColor).join(', ')}`);
+  assert.equal(p50?.borderColor, THEME.palette[0]);
+  assert.equal(new Set(datasets.map((d) => d.borderColor)).size, 3, `three colours: ${datasets.map((d) => d.borderColor).join(', ')}`);
+  for (const d of datasets) {
+    assert.match(d.borderColor, /^#[0-9a-f]{6}$/, 'opaque: a shade, not a fainter line');
+    assert.ok(contrastOf(d.borderColor, THEME.background) >= MARK_CONTRAST, `${d.label} ${d.borderColor} reads on the background`);
+  }
+});
+
+test('a log axis says so in its title, in the webview and the export; marks drawn behind lines; a chart may leave its legend to the page', () => {
+  const scales = chartConfig(spec(true), THEME).options?.scales as Record<string, { title: { text: string } }>;
+  assert.equal(scales['x']?.title.text, 'Concurrency, log scale');
+  assert.equal((chartConfig(spec(false), THEME).options?.scales as Record<string, { title: { text: string } }>)['x']?.title.text, 'Concurrency');
+  assert.equal(axisTitle('Concurrency', true), 'Concurrency, log scale');
+  const marked: ChartSpec = { kind: 'line', legend: false, x: { title: 'x' }, y: { title: 'y' }, series: [{ label: 'run', data: [{ x: 1, y: 1 }], dash: 2 }, { label: 'knee', data: [{ x: 1, y: 1 }], showLine: false, hollow: true, behind: true }] };
+  const config = chartConfig(marked, THEME);
+  const [line, knee] = config.data.datasets as { order: number; borderDash: number[]; backgroundColor: string }[];
+  assert.ok((knee?.order ?? 0) > (line?.order ?? 0), 'chart.js draws the higher order first: the knee under the line');
+  assert.deepEqual(line?.borderDash, [...DASH_PATTERNS[2]!]);
+  assert.equal(knee?.backgroundColor, 'transparent', 'an outline');
+  assert.equal((config.options?.plugins?.legend as { display: boolean }).display, false);
+});
+
+test('step markers: none within a few pixels of the last one drawn, and a name only where it has room', () => {
+  // Eight repeats of short steps drew a solid bar of dashed lines with their names on top of each other.
+  const marks = [0, 2, 4, 30, 60, 61, 200, 390, 420].map((px) => ({ px, width: 40 }));
+  const kept = thinMarkers(marks, 0, 400);
+  assert.deepEqual(kept.map((k) => marks[k.index]!.px), [0, 30, 60, 200, 390], 'close ones and one past the plot left out');
+  assert.ok(kept.every((k, i) => i === 0 || marks[k.index]!.px - marks[kept[i - 1]!.index]!.px >= MARKER_MIN_GAP_PX));
+  assert.deepEqual(kept.map((k) => k.named), [true, false, true, true, false], 'a name needs its width clear of the one before, and inside the plot');
 });
 
 test('a legend keeps at most LEGEND_LIMIT entries, the last one counting the rest', () => {
@@ -65,18 +95,26 @@ test('a legend keeps at most LEGEND_LIMIT entries, the last one counting the res
   assert.equal(capped.at(-1), `+${9 - (LEGEND_LIMIT - 1)} more`);
 });
 
-test('the HTML export draws a log load axis on the same rule, with 1-2-5 labels', () => {
-  const svg = svgLineChart({
-    id: 'requestsPerSecond',
-    title: 'Requests per second',
-    xTitle: 'Concurrency',
-    yTitle: 'req/s',
-    xLog: true,
-    curves: [{ run: 0, name: 'run', group: 'run', color: 0, dashed: false, points: [1, 4, 16, 64].map((x) => ({ x, y: x * 2, step: `c@${x}` })), knee: null, marks: [] }],
-  });
-  const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+test('the HTML export draws a log load axis on the same rule, with 1-2-5 labels over the decades the data spans', () => {
+  const chart = (xs: number[]) =>
+    svgLineChart({
+      id: 'requestsPerSecond',
+      title: 'Requests per second',
+      xTitle: 'Concurrency',
+      yTitle: 'req/s',
+      xLog: true,
+      curves: [{ run: 0, name: 'run', group: 'run', color: 0, dash: 0, points: xs.map((x) => ({ x, y: x * 2, step: `c@${x}` })), knee: null, marks: [] }],
+    });
+  // The x axis's tick labels (centred under their ticks; the y axis's are right-aligned).
+  const ticks = (svg: string) => [...svg.matchAll(/text-anchor="middle" class="tick">([^<]*)<\/text>/g)].map((m) => m[1]);
+  const labels = [...chart([1, 4, 16, 64]).matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
   for (const tick of ['1', '2', '5', '10', '20', '50']) assert.ok(labels.includes(tick), `tick ${tick} among ${labels.join(' ')}`);
   assert.ok(!labels.includes('3') && !labels.includes('30'), 'no label between 1-2-5 ticks');
+  assert.ok(labels.includes('Concurrency, log scale'), 'the axis says it is logarithmic');
+  // A sweep 1 to 50 whose synchronous step measured 0.98 in flight ran from 0.1: the axis is 1 to 100.
+  const sweep = chart([0.98, 4.1, 15.8, 47.2]);
+  assert.deepEqual(ticks(sweep), ['1', '2', '5', '10', '20', '50', '100']);
+  assert.deepEqual([logScale([1, 50], 100).at(1), logScale([1, 50], 100).at(100), logScale([0.98, 50], 100).at(0.98)], [0, 100, 0]);
 });
 
 test('a category axis (a choice, on/off) has one named tick on each category and half a step of room either side', () => {
@@ -149,4 +187,15 @@ test('a whole-number axis (trials) padded by half a step has a labelled tick on 
   const unsized = { min: 0.5, max: Infinity, ticks: [{ value: 0 }] };
   x.afterBuildTicks(unsized);
   assert.deepEqual(unsized.ticks, [{ value: 0 }]);
+});
+
+test('a time axis ticks at its step\'s multiples, whatever room chart.js thinks it has', () => {
+  // chart.js spread 0 to 50 s over three spaces: ticks at 16.7 and 33.3.
+  const time: ChartSpec = { kind: 'line', x: { title: 'Run time (s)', min: 0, max: 50, step: 10 }, y: { title: 'y' }, series: [{ label: 's', data: [{ x: 0, y: 1 }, { x: 47, y: 2 }] }] };
+  const x = (chartConfig(time, THEME).options?.scales?.['x'] ?? {}) as unknown as { afterBuildTicks(scale: { ticks: { value: number }[] }): void };
+  const scale = { ticks: [0, 16.67, 33.33, 50].map((value) => ({ value })) };
+  x.afterBuildTicks(scale);
+  assert.deepEqual(scale.ticks.map((t) => t.value), [0, 10, 20, 30, 40, 50]);
+  assert.deepEqual(stepTicks(2, 5.2, 0.4).slice(0, 3), [2, 2.4, 2.8]);
+  assert.deepEqual(stepTicks(0, 0.3, 0.1), [0, 0.1, 0.2, 0.3], 'no 0.30000000000000004');
 });

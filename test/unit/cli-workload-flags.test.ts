@@ -126,3 +126,37 @@ test('--turns, --think-time, --concurrency-unit and --multi-turn make the config
   const badUnit = dryRun('--turns', '2', '--concurrency-unit', 'users');
   assert.match(badUnit.error, /--concurrency-unit: 'users' is not one of the choices; choose sessions or requests/);
 });
+
+test('--api responses|embeddings, --reasoning-tags, --embedding-batch, --slo ttfo and --cancel-rate/--cancel-after make their config fields', () => {
+  const responses = dryRun('--api', 'responses', '--reasoning-tags', '<think>', '--slo', 'ttfo=800,ttft=200');
+  assert.equal(responses.code, 0, responses.error);
+  assert.deepEqual(responses.config.endpoint, { baseUrl: 'http://127.0.0.1:9/v1', api: 'responses', model: 'm', headers: {}, reasoningTags: 'think' });
+  assert.deepEqual(responses.config.slo, { ttfoMs: 800, ttftMs: 200 });
+  const embeddings = dryRun('--api', 'embeddings', '--embedding-batch', '16', '--input-tokens', '128');
+  assert.equal(embeddings.code, 0, embeddings.error);
+  assert.deepEqual(embeddings.config.workload, { kind: 'synthetic', inputTokens: 128, outputTokens: 128, sharedPrefixTokens: 0, prefixCount: 1, embeddingBatch: 16 });
+  const range = dryRun('--cancel-rate', '0.2', '--cancel-after', '200-2000');
+  assert.equal(range.code, 0, range.error);
+  assert.deepEqual(range.config.cancel, { rate: 0.2, afterMs: { min: 200, max: 2000 } });
+  assert.deepEqual(dryRun('--cancel-rate', '1', '--cancel-after', '500').config.cancel, { rate: 1, afterMs: 500 });
+});
+
+test('the new flags refuse what they cannot mean, with the fix in the message', () => {
+  const cases: [string[], RegExp][] = [
+    [['--cancel-rate', '0.2'], /--cancel-rate needs --cancel-after MS/],
+    [['--cancel-after', '300'], /--cancel-after needs --cancel-rate P/],
+    [['--cancel-rate', '1.5', '--cancel-after', '300'], /--cancel-rate: '1.5' must be at most 1/],
+    [['--cancel-rate', '0.1', '--cancel-after', 'soon'], /--cancel-after: 'soon' is not a delay; give milliseconds after the send like --cancel-after 500/],
+    [['--cancel-rate', '0.1', '--cancel-after', '900-100'], /--cancel-after \(at cancel\.afterMs\.max\): min must not exceed max/],
+    [['--embedding-batch', '4'], /--embedding-batch: an embedding batch applies to api embeddings only/],
+    [['--api', 'embeddings', '--turns', '2'], /embeddings have no conversation/],
+    [['--reasoning-tags', 'think tags'], /--reasoning-tags: 'think tags' must be a tag name like think/],
+    [['--api', 'speech'], /--api/],
+    [['--slo', 'ttfx=3'], /use ttft, ttfo, tpot and\/or e2e/],
+  ];
+  for (const [args, message] of cases) {
+    const result = dryRun(...args);
+    assert.equal(result.code, 2, args.join(' '));
+    assert.match(result.error, message, args.join(' '));
+  }
+});

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseResultDocument, type ResultDocument } from '../../src/format/result';
+import { readResultFile } from '../helpers/result-documents';
 import { closedPort, TOKEN_SERVER_MODEL, startTokenServer } from '../helpers/cli-server';
 
 const repoRoot = process.env.LLMBENCH_ROOT ?? resolve(__dirname, '../../..');
@@ -50,11 +50,7 @@ function runCli(
   });
 }
 
-function readResult(path: string): ResultDocument {
-  const parsed = parseResultDocument(readFileSync(path, 'utf8'));
-  if (!parsed.ok) assert.fail(parsed.error);
-  return parsed.value;
-}
+const readResult = readResultFile;
 
 /** The one result file a run wrote under `dir/benchmarks/`. */
 function onlyResultIn(dir: string): string {
@@ -87,7 +83,7 @@ const badInputs: Array<[what: string, args: string[], message: RegExp]> = [
   ['a zero request count', ['run', ...endpoint, '--requests', '0'], /--requests: '0' must be at least 1/],
   ['a zero duration', ['run', ...endpoint, '--duration', '0'], /--duration: '0' must be greater than 0/],
   ['a fractional concurrency', ['run', ...endpoint, '--requests', '1', '--concurrency', '1,2.5'], /--concurrency: '2\.5' must be a whole number/],
-  ['an unknown profile', ['run', ...endpoint, '--requests', '1', '--profile', 'burst'], /--profile: 'burst' is not one of the choices; choose synchronous, concurrency, rate, throughput or sweep/],
+  ['an unknown profile', ['run', ...endpoint, '--requests', '1', '--profile', 'burst'], /--profile: 'burst' is not one of the choices; choose synchronous, concurrency, rate, throughput, sweep or trace/],
   ['a rate profile without --rate', ['run', ...endpoint, '--requests', '1', '--profile', 'rate'], /--rate is required with --profile rate/],
   ['a flag the profile does not use', ['run', ...endpoint, '--requests', '1', '--profile', 'synchronous', '--rate', '2'], /--rate does not apply to --profile synchronous/],
   ['no request or duration limit', ['run', ...endpoint], /--requests or --duration/],
@@ -176,7 +172,7 @@ test('exit 0 against a loopback server: table, result file, labels; the API key 
       { cwd: dir, env: { LLMBENCH_TEST_KEY: secret } },
     );
     assert.equal(outcome.code, 0, outcome.stderr);
-    assert.match(outcome.stdout, /Benchmark\s+\|\s+Requests\/s/);
+    assert.match(outcome.stdout, /Benchmark\s+\|\s+req\/s\s+\|\s+output tok\/s\s+\|\s+TTFT \(mean, ms\)/);
     assert.match(outcome.stdout, /Serving Benchmark Result/);
     assert.match(outcome.stdout, /Result: out\/run\.llmbench\.json/);
 

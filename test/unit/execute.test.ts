@@ -83,7 +83,7 @@ function bodyOf(server: RunnerServer, record: RequestRecord): string {
 
 /** (index, body, warm-up, due time) of every request, in index order; the due time only where the plan fixes it. */
 function requestsSent(server: RunnerServer, executed: Executed, step: StepPlan): [number, string, boolean, number | null][] {
-  const fixedDue = step.pacing.kind === 'open' || step.pacing.dueAtStart;
+  const fixedDue = step.pacing.kind === 'open' || (step.pacing.kind === 'closed' && step.pacing.dueAtStart);
   return executed.records
     .map(({ record }): [number, string, boolean, number | null] => [record.index, bodyOf(server, record), record.warmup, fixedDue ? record.scheduledMs : null])
     .sort((a, b) => a[0] - b[0]);

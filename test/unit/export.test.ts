@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { ResultDocumentSchema, type ResultDocument, type Stats, type StepSummary } from '../../src/format/result';
 import { formatStepsCsv } from '../../src/report/csv';
 import { renderHtmlReport } from '../../src/report/html';
-import { buildReportModel, findKnee, rankingNoiseNote, rankingRows, reportChartSpec, type ReportRun } from '../../src/views/report';
+import { buildReportModel, curveStyle, findKnee, kneeTable, rankingNoiseNote, rankingTable, reportChartSpec, reportLegend, type ReportRun } from '../../src/views/report';
+import { placeLabel, svgLineChart } from '../../src/report/svg';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { formatLabelsText, parseLabelsText, withLabels } from '../../src/views/labels';
 
@@ -106,7 +107,9 @@ test('ranking: the heaviest step meeting the SLO, ordered by output tokens per s
   const none = buildReportModel(runs, { slo: { ttftMs: 1 } });
   assert.deepEqual(none.ranking.map((r) => r.step), [null, null]);
   const md = formatRankingMarkdown(model).split('\n');
-  assert.equal(md[2], '| 1 | sglang-l20 | concurrency@3 | 2.40 req/sec | 240.00 tokens/second | 96.00 ms | 31.50 ms | none |');
+  // The report view's ranking, in its names and figures (it printed "240.00 tokens/second" beside the view's 240).
+  assert.equal(md[0], '| Rank | Run | Heaviest step within the SLO (and its load) | output tok/s | req/s | TTFT (p90, ms) | TPOT (p90, ms) | latency (p90, ms) |');
+  assert.equal(md[2], '| 1 | sglang-l20 | concurrency@3, 3.0 in flight | 240 | 2.40 | 96.0 | 31.50 | 1,875 |');
 });
 
 test('ranking: runs within noise of the run above (under 5% apart in output tok/s, compare\'s rule) share its rank, marked', () => {
@@ -117,7 +120,7 @@ test('ranking: runs within noise of the run above (under 5% apart in output tok/
     model.ranking.map((r) => [r.name, r.outputTokensPerSecond, r.rank, r.tiedWithAbove]),
     [['sglang-l20', 240, 1, false], ['h20', 232, 1, true], ['t4', 205, 3, false], ['vllm-a100', 190, 4, false]],
   );
-  assert.deepEqual(rankingRows(model).map((row) => row[0]), ['1', '\u22481', '3', '4']);
+  assert.deepEqual(rankingTable(model).rows.map((row) => row[0]), ['1', '\u22481', '3', '4']);
   assert.match(formatRankingMarkdown(model), /\| \u22481 \| h20 \|/);
   assert.deepEqual(model.ranking.map((r) => r.noiseRule), [null, 'small-change', 'small-change', 'small-change']);
   assert.match(rankingNoiseNote(model), /a change under 5% counts as noise/);
@@ -175,7 +178,8 @@ test('HTML report: self-contained (no script, no external reference), every run,
   assert.equal((html.match(/<svg [^>]*data-chart=/g) ?? []).length, 8, '8 charts');
   assert.equal((html.match(/<svg class="swatch"/g) ?? []).length, runs.length, 'a legend swatch per run');
   assert.equal((html.match(/class="knee"/g) ?? []).length, 8, 'the A100 knee on each chart');
-  assert.match(html, /<td>1<\/td><td>sglang-l20<\/td><td>sglang<\/td><td>concurrency@3<\/td>/);
+  // The group under the run's name, the load under its step, each with its unit; figures right-aligned, text not.
+  assert.match(html, /<td>1<\/td><td><span class="line">sglang-l20<\/span><span class="line sub">sglang<\/span><\/td><td><span class="line">concurrency@3<\/span><span class="line sub">3\.0 in flight<\/span><\/td><td class="num">240<\/td>/);
 });
 
 /** Runs a command module (compiled beside this test) in its own process, as `llmbench <command>` would. */
@@ -193,7 +197,8 @@ test('llmbench import writes a result file; llmbench report makes html, md and c
   const out = join(dir, 'vllm.llmbench.json');
   const imported = cli('import', [vllmFile, '--out', out, '--label', 'engine=vllm']);
   assert.equal(imported.code, 0, imported.stderr);
-  assert.match(imported.stdout, /asynchronous@2\.00 req\/sec \|\s+2\.00 \|\s+n\/a \|\s+80\.00 \|\s+20\.00 \|\s+200\.00/);
+  // The table of means in the views' names and figures: req/s, output tok/s, TTFT, TPOT, latency (ms), requests.
+  assert.match(imported.stdout, /asynchronous@2\.00 req\/sec \|\s+2\.00 \|\s+200 \|\s+80\.0 \|\s+20\.00 \|\s+n\/a \|\s+100 \/ 0/);
   assert.match(imported.stdout, /How vllm bench serve differs:/);
   const ours = join(dir, 'a100.llmbench.json');
   writeFileSync(ours, JSON.stringify(a100));
@@ -238,7 +243,8 @@ test('editing labels rewrites only the labels: every measurement stays as it was
   assert.equal(withLabels('{"schemaVersion": 1}', {}).ok, false);
 });
 
-test('report webview specs: one line per run, the knee as a ringed point left out of the legend', () => {
+test('report webview specs: one line per run, the knee a small ring drawn behind the lines, one legend for the page', () => {
+  // Eight charts each carried a five-line legend that squeezed the plot, and knee dots of radius 8 covered the data.
   const model = buildReportModel(runs, { groupBy: 'gpu' });
   const spec = reportChartSpec(model.charts[1]!);
   assert.deepEqual(spec.series.map((s) => [s.label, s.data.length, s.hideInLegend ?? false]), [
@@ -247,5 +253,97 @@ test('report webview specs: one line per run, the knee as a ringed point left ou
     ['sglang-l20', 3, false],
   ]);
   assert.deepEqual(spec.series[1]?.data, [{ x: 4, y: 270 }]);
-  assert.equal(rankingRows(model)[0]?.[11], 'concurrency@4');
+  assert.equal(spec.legend, false, 'no legend on the chart: the page has one');
+  const knee = spec.series[1]!;
+  assert.deepEqual([knee.hollow, knee.behind], [true, true], 'an outline behind the line');
+  assert.ok((knee.pointRadius ?? 0) <= 6 && (knee.pointRadius ?? 0) > (spec.series[0]!.pointRadius ?? 0), 'smaller than before, larger than a data point, so that the ring shows around it');
+  assert.deepEqual(kneeTable(model).rows.find((row) => row[0] === 'vllm-a100')?.[1], 'concurrency@4\n4.0 in flight');
+});
+
+test('the ranking fits a narrow editor: group under the run, load with its unit under the step, the figure ranked by first, goodput only when some run measured it', () => {
+  // It had twelve columns (the group, the load without a unit, a column of n/a goodput without an
+  // SLO, each run's knee again) and no metric column showed at 1000 px.
+  const model = buildReportModel(runs, { groupBy: 'engine', slo: { ttftMs: 100 } });
+  const table = rankingTable(model);
+  assert.deepEqual(table.columns.map((c) => [c.label, c.unit ?? '']), [
+    ['Rank', ''], ['Run', 'engine'], ['Heaviest step within the SLO', 'and its load'], ['output tok/s', ''], ['req/s', ''], ['TTFT', 'p90, ms'], ['TPOT', 'p90, ms'], ['latency', 'p90, ms'],
+  ]);
+  assert.deepEqual(table.rows[1], ['2', 'vllm-a100\nvllm', 'concurrency@2\n2.0 in flight', '190', '1.90', '82.5', '31.50', '1,575']);
+  assert.deepEqual(table.columns.map((c) => c.numeric ?? false), [false, false, false, true, true, true, true, true], 'text left, figures right');
+  const ungrouped = rankingTable(buildReportModel(runs));
+  assert.equal(ungrouped.columns[1]?.unit, undefined);
+  assert.equal(ungrouped.columns[2]?.label, 'Heaviest step', 'no SLO: every step counts');
+  assert.equal(ungrouped.rows[0]?.[1], 'vllm-a100');
+  // A run that measured goodput (its own SLO) brings the column, with the step it was best at.
+  const withGoodput: ReportRun[] = [{ ...runs[0]!, doc: { ...a100, steps: a100.steps.map((step, i) => ({ ...step, summary: step.summary && { ...step.summary, goodput: i + 0.5 } })) } }, runs[1]!];
+  const goodput = rankingTable(buildReportModel(withGoodput));
+  assert.deepEqual(goodput.columns.at(-1), { label: 'best goodput', unit: 'req/s, its own SLO', numeric: true, description: goodput.columns.at(-1)?.description });
+  assert.deepEqual(goodput.rows.map((row) => row.at(-1)), ['4.50\nat concurrency@16', 'n/a']);
+});
+
+test('the knee table lists the runs in the ranking\'s order, each knee with its load and unit', () => {
+  // It listed them in the order the runs were read, beside a ranking in another order.
+  const model = buildReportModel(runs, { slo: { ttftMs: 100 } });
+  assert.deepEqual(model.ranking.map((r) => r.name), ['sglang-l20', 'vllm-a100']);
+  const knees = kneeTable(model);
+  assert.deepEqual(knees.rows.map((row) => row[0]), ['sglang-l20', 'vllm-a100']);
+  assert.deepEqual(knees.rows.map((row) => row[1]), ['none', 'concurrency@4\n4.0 in flight']);
+  const byRate = kneeTable(buildReportModel(runs, { axis: 'rate' }));
+  assert.match(byRate.rows.find((row) => row[0] === 'vllm-a100')?.[1] ?? '', /\n\d+\.\d\d req\/s$/);
+});
+
+test('every run has its own colour, each group its own dash; the page legend and the export show both', () => {
+  // Runs of a group shared a colour, and the dash that told them apart was in no legend.
+  assert.deepEqual([0, 1, 2, 3].map((i) => curveStyle(i, null)), [0, 1, 2, 3].map((i) => ({ color: i, dash: i })), 'ungrouped: a colour and a dash each');
+  assert.deepEqual(curveStyle(9, null), { color: 1, dash: 1 });
+  assert.deepEqual(curveStyle(9, 2), { color: 1, dash: 2 }, 'grouped: the group\'s dash');
+  const four: ReportRun[] = [runs[0]!, runs[1]!, { ...runs[0]!, name: 'vllm-b' }, { ...runs[1]!, name: 'sglang-b' }];
+  const model = buildReportModel(four, { groupBy: 'engine' });
+  assert.deepEqual(reportLegend(model), [
+    { name: 'vllm-a100', group: 'vllm', color: 0, dash: 0 },
+    { name: 'sglang-l20', group: 'sglang', color: 1, dash: 1 },
+    { name: 'vllm-b', group: 'vllm', color: 2, dash: 0 },
+    { name: 'sglang-b', group: 'sglang', color: 3, dash: 1 },
+  ]);
+  assert.deepEqual(model.charts[0]?.curves.map((c) => [c.color, c.dash]), [[0, 0], [1, 1], [2, 0], [3, 1]]);
+  assert.deepEqual(reportChartSpec(model.charts[0]!).series.filter((s) => !s.hideInLegend).map((s) => [s.color, s.dash]), [[0, 0], [1, 1], [2, 0], [3, 1]]);
+  const html = renderHtmlReport(model, four, 'Four');
+  const swatches = [...html.matchAll(/<svg class="swatch"[^>]*><line [^>]*stroke="(#[0-9a-f]{6})"[^>]*?(?: stroke-dasharray="([\d ]+)")?\/>/g)].map((m) => [m[1], m[2] ?? '']);
+  assert.equal(new Set(swatches.map(([color]) => color)).size, 4, 'four colours in the legend');
+  assert.deepEqual(swatches.map(([, dash]) => dash), ['', '7 4', '', '7 4'], 'and the dashes');
+});
+
+test('the HTML export writes a mark\'s label only where it overlaps no other, inside the plot', () => {
+  // Two runs whose knees and queue marks fall on the same point wrote "knee" and "queue" over each other.
+  const plot = { x: 0, y: 0, width: 200, height: 100 };
+  const placed: { x: number; y: number; width: number; height: number }[] = [];
+  const first = placeLabel('knee', 100, 50, plot, placed);
+  const second = placeLabel('queue', 100, 50, plot, placed);
+  const third = placeLabel('knee', 100, 50, plot, placed);
+  const fourth = placeLabel('KV 95%', 100, 50, plot, placed);
+  assert.ok(first && second && third && fourth, 'four corners around one point');
+  assert.equal(placeLabel('knee', 100, 50, plot, placed), null, 'no fifth: left to the tooltip');
+  for (const [i, a] of placed.entries()) for (const b of placed.slice(i + 1)) assert.ok(a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y, 'no two overlap');
+  assert.equal(placeLabel('knee', 2, 2, plot, []) ?.x, 10, 'at the corner of the plot: the side that fits');
+  const model = buildReportModel([runs[0]!, { ...runs[0]!, name: 'twin' }]);
+  const svg = svgLineChart(model.charts[1]!);
+  const labels = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)" class="mark-label"/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assert.equal(labels.length, 2, 'both twins\' knees labelled');
+  assert.notDeepEqual(labels[0], labels[1]);
+  assert.ok(svg.indexOf('class="knee"') < svg.indexOf('class="curve"'), 'the knee ring is drawn before (under) the lines');
+});
+
+test('the HTML export: text columns left-aligned and wrapping, figures right-aligned; each chart half the page', () => {
+  const html = renderHtmlReport(buildReportModel(runs, { groupBy: 'engine' }), runs, 'Report');
+  // The runs table's text had no class of its own and inherited the right alignment of numbers.
+  assert.match(html, /<table class="runs"><thead><tr><th>Run<\/th><th>Group<span class="unit">engine<\/span><\/th><th>Status<\/th><th>Model<\/th><th>Source<\/th><th>Labels<\/th>/);
+  assert.match(html, /<tr><td>vllm-a100<\/td><td>vllm<\/td><td>complete<\/td><td>qwen<\/td><td>llmbench 0\.1\.0<\/td><td>engine=vllm, gpu=A100, model=qwen<\/td><\/tr>/);
+  assert.match(html, /td\{text-align:left;/);
+  assert.match(html, /td\.num,th\.num\{text-align:right;white-space:nowrap/);
+  assert.match(html, /\.charts\{display:grid;grid-template-columns:repeat\(2,minmax\(0,1fr\)\)/);
+  // The step tables are the result editor's: p50 and p99 in ms, figures formatted as the views do.
+  assert.match(html, /<table class="steps"><thead><tr><th title="[^"]+">Step<\/th><th class="num" title="[^"]+">req\/s<\/th><th class="num" title="[^"]+">output tok\/s<\/th><th class="num" title="[^"]+">TTFT<span class="unit">ms, p50<\/span><\/th>/);
+  assert.match(html, /<th class="num"[^>]*>latency<span class="unit">ms, p99<\/span><\/th>/);
+  // vllm-a100's concurrency@1: latency p50 1,000 ms and p99 2,000 ms (it printed "1.00", in seconds).
+  assert.match(html, /<tr><td>concurrency@1<\/td><td class="num">1\.00<\/td><td class="num">100<\/td>.*?<td class="num">1,000<\/td><td class="num">2,000<\/td><td class="num">0 of 50<\/td><\/tr>/);
 });

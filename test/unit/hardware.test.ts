@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectHardware, hardwareLabels, parseNpuSmiInfo, parseNvidiaSmiCsv, readGpuMemoryUsed } from '../../src/observe/hardware';
 import { repoRoot } from '../helpers/limited-child';
-import { readGpuMemoryUsedMiB } from '../../src/tune/gpu';
+import { trialGpuMemory } from '../../src/tune/gpu';
 
 const fixture = (name: string): string => readFileSync(join(repoRoot, 'test', 'fixtures', 'hardware', name), 'utf8');
 
@@ -88,7 +88,6 @@ test('detection: nvidia-smi when present (its query form), npu-smi otherwise, no
     assert.equal(found?.hardware.driver, '550.54.15');
     assert.deepEqual(found?.readings[1], { index: 1, name: 'NVIDIA H100 80GB HBM3', driver: '550.54.15', memoryTotalMiB: 81559, memoryUsedMiB: 2048, utilizationPercent: 5, powerWatts: null });
     assert.deepEqual((await readGpuMemoryUsed())?.gpus.map((g) => g.usedMiB), [1024, 2048]);
-    assert.equal(await readGpuMemoryUsedMiB(), 3072, "a tune trial's figure is the devices' sum");
   });
   const npu = join(repoRoot, 'test', 'fixtures', 'hardware', 'npu-smi-910b2c-25.0.rc1.2.txt');
   await withTools({ 'npu-smi': `[ "$1" = info ] && cat '${npu}'` }, async () => {
@@ -99,7 +98,7 @@ test('detection: nvidia-smi when present (its query form), npu-smi otherwise, no
   await withTools({}, async () => {
     assert.equal(await detectHardware((m) => warnings.push(m)), null);
     assert.equal(await readGpuMemoryUsed(), null);
-    assert.equal(await readGpuMemoryUsedMiB(), null);
+    assert.deepEqual(await trialGpuMemory([process.pid]), { usedMiB: null, note: null });
   });
   assert.deepEqual(warnings, []);
 });

@@ -67,7 +67,7 @@ test('a log axis labels its small ticks in the webview as the exported SVG does'
   const webview = ticks.map((t) => scales['x']!.ticks.callback(t));
   assert.deepEqual(webview, ['0.001', '0.002', '0.005', '0.01', '1', '1,000']);
   assert.deepEqual(webview, ticks.map(formatTick));
-  const svg = svgLineChart({ id: 'c', title: 'c', xTitle: 'x', xLog: true, yTitle: 'y', curves: [{ run: 0, name: 'a', group: 'a', color: 0, dashed: false, points: ticks.map((x) => ({ x, y: 1, step: String(x) })), knee: null, marks: [] }] });
+  const svg = svgLineChart({ id: 'c', title: 'c', xTitle: 'x', xLog: true, yTitle: 'y', curves: [{ run: 0, name: 'a', group: 'a', color: 0, dash: 0, points: ticks.map((x) => ({ x, y: 1, step: String(x) })), knee: null, marks: [] }] });
   for (const label of ['0.001', '0.002', '0.005', '1,000']) assert.ok(svg.includes(`class="tick">${label}</text>`), `the SVG labels ${label}`);
 });
 

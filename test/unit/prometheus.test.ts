@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePrometheusText, parsePromValue, type PromSample } from '../../src/observe/prometheus';
+import { SeriesStore } from '../../src/observe/metrics-scraper';
+import { mergeSeries } from '../../src/views/server-quantities';
+import type { MetricSeries } from '../../src/format/server-metrics';
 import { recogniseEngine } from '../../src/format/server-metrics';
 import { startSimServer } from '../../src/sim';
 import { repoRoot } from '../helpers/limited-child';
@@ -94,7 +97,6 @@ test('label escaping, trailing commas, spaces, timestamps, NaN and infinities', 
     'odd_metric{v="exp"} 1e-3',
     '{"utf8.metric.name", a="1"} 2',
     'openmetrics_total 7 # {trace_id="abc"} 1.0 1700000000.5',
-    '# EOF',
   ].join('\r\n');
   const parsed = parsePrometheusText(text);
   assert.deepEqual(parsed.problems, []);
@@ -150,4 +152,33 @@ test('parsePromValue reads what Prometheus reads (Go\'s ParseFloat without its G
   const parsed = parsePrometheusText('# TYPE g gauge\ng{v="hex"} 0x1F\ng{v="ok"} 31\n');
   assert.deepEqual(parsed.samples.map((s) => s.value), [31]);
   assert.match(parsed.problems[0]?.reason ?? '', /"0x1F" is not a number/);
+});
+
+test('timestamps: the Prometheus text format\'s are integer milliseconds, OpenMetrics\' (a page ending in # EOF, or served as application/openmetrics-text) seconds, whole or fractional', () => {
+  const prometheus = parsePrometheusText('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3 1700000000123\n');
+  assert.equal(prometheus.samples[0]?.timestampMs, 1_700_000_000_123);
+  const openMetrics = parsePrometheusText('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3 1700000000\nvllm:num_requests_running{engine="1"} 2 1700000000.25\nvllm:num_requests_running{engine="2"} 1 1.7e9\n# EOF\n');
+  assert.deepEqual(openMetrics.problems, []);
+  assert.deepEqual(openMetrics.samples.map((s) => s.timestampMs), [1_700_000_000_000, 1_700_000_000_250, 1_700_000_000_000]);
+  // The Content-Type decides for a page cut before its # EOF; a text/plain one stays in milliseconds.
+  const served = (text: string, contentType: string) => parsePrometheusText(text, { contentType }).samples[0]?.timestampMs;
+  assert.equal(served('up 1 1700000000\n', 'application/openmetrics-text; version=1.0.0; charset=utf-8'), 1_700_000_000_000);
+  assert.equal(served('up 1 1700000000123\n', 'text/plain; version=0.0.4; charset=utf-8'), 1_700_000_000_123);
+});
+
+test('one series key: a series whose labels come in another order is the same series for the scraper and for the views', () => {
+  const series = (labels: Record<string, string>): Omit<MetricSeries, 'samples'> => ({ source: 'server', name: 'vllm:num_requests_running', kind: 'gauge', labels });
+  const store = new SeriesStore();
+  store.add(series({ model_name: 'm', engine: '0' }), [0, 1]);
+  store.add(series({ engine: '0', model_name: 'm' }), [1000, 2]);
+  const taken = store.take();
+  assert.equal(taken.length, 1, JSON.stringify(taken));
+  assert.deepEqual(taken[0]?.samples, [[0, 1], [1000, 2]]);
+  const merged = mergeSeries([], [{ ...series({ model_name: 'm', engine: '0' }), samples: [[0, 1]] }, { ...series({ engine: '0', model_name: 'm' }), samples: [[1000, 2]] }]);
+  assert.equal(merged.length, 1);
+  // A label value holding what a key might join with stays apart from another split of the same characters.
+  const tricky = new SeriesStore();
+  tricky.add(series({ a: 'x,b=y' }), [0, 1]);
+  tricky.add(series({ a: 'x', b: 'y' }), [0, 2]);
+  assert.equal(tricky.take().length, 2);
 });

@@ -9,6 +9,7 @@ import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { runBenchmark } from '../../src/load/runner';
 import { arrivalSchedule, rampRate, rampTargets } from '../../src/load/schedule';
 import { liveCharts, targetRateSeries } from '../../src/views/live';
+import { formatStepsCsv } from '../../src/report/csv';
 import { startRunnerServer } from '../helpers/runner-server';
 
 const runInfo = (expectedSteps: number | null) => ({ id: 'run', model: 'm', baseUrl: 'http://127.0.0.1:1/v1', profile: 'rate', startedAt: '2026-01-01T00:00:00.000Z', labels: [], expectedSteps, resultPath: null });
@@ -83,6 +84,12 @@ test('a ramp step: a loopback server receives requests on the ramp\'s schedule; 
   server.arrivals.forEach((at, i) => assert.ok(Math.abs(at - first - (schedule[i] ?? 0) * 1000) < 60, `request ${i} at ${(at - first).toFixed(1)} ms, planned ${((schedule[i] ?? 0) * 1000).toFixed(1)} ms`));
   const ramp = step?.profile.ramp;
   assert.deepEqual({ strategy: ramp?.strategy, startRate: ramp?.startRate, endRate: ramp?.endRate }, { strategy: 'linear', startRate: 5, endRate: 50 });
+  // The summary's target is the ramp's mean: its 29 gaps over the 1.17 s its schedule spans; the CSV export carries it.
+  const meanTarget = Math.round((29 / (schedule[29] ?? NaN)) * 1000) / 1000;
+  assert.equal(ramp?.meanRate, meanTarget);
+  assert.equal(step?.summary?.targetRate, meanTarget);
+  const [header, row] = formatStepsCsv([{ name: 'ramp', doc }]).trim().split('\r\n').map((line) => line.split(','));
+  assert.equal(row?.[(header ?? []).indexOf('target_rate_req_per_s')], String(meanTarget));
   assert.equal(ramp?.targetRates.length, 30);
   ramp?.targetRates.forEach((p, i) => {
     assert.ok(close(p.rate, 5 + (45 * i) / 29, 1e-3), `rate ${i}`);

@@ -12,10 +12,10 @@ import { buildCompareView } from '../../src/views/compare';
 import { overlapDifference } from '../../src/views/noise';
 import { hasRepeats, meanInterval, tQuantile975 } from '../../src/views/repeats';
 import { resultChartSpec, withRepeatPoints } from '../../src/views/chart-spec';
-import { buildReportModel, rankingNoiseNote, rankingRows } from '../../src/views/report';
+import { buildReportModel, rankingNoiseNote, rankingTable } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
 import { deltaTable, repeatTable, stepTable } from '../../src/views/result-tables';
-import { makeDocument, type StepShape } from '../helpers/result-documents';
+import { makeDocument, withoutWarningMark, type StepShape } from '../helpers/result-documents';
 import { startRunnerServer } from '../helpers/runner-server';
 import { createProgressPrinter } from '../../src/cli/progress';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
@@ -116,8 +116,10 @@ test('a repeated step reads alike wherever a person reads it: the command line\'
     },
   });
   assert.deepEqual(written.join('').match(/^Step \d+: .*$/gm), labels.map((label, i) => `Step ${i + 1}: ${label}`));
-  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 6).map((line) => line.split(' | ')[0]?.trim()), labels);
-  assert.deepEqual(tableRows(live).map((row) => row[0]), labels);
+  // The final table lists each repeat so with --per-repeat; by default one row per step across its repeats, named as the repeat table names it.
+  assert.deepEqual(formatTerminalTable(doc, { perRepeat: true }).split('\n').slice(2, 6).map((line) => withoutWarningMark(line.split(' | ')[0]?.trim() ?? '')), labels);
+  assert.deepEqual(formatTerminalTable(doc).split('\n').slice(2, 4).map((line) => withoutWarningMark(line.split(' | ')[0]?.trim() ?? '')), ['concurrency@1 (2 repeats)', 'concurrency@2 (2 repeats)']);
+  assert.deepEqual(tableRows(live).map((row) => withoutWarningMark(row[0] ?? '')), labels);
   assert.deepEqual(headlines, labels.map((label, i) => `Running step ${i + 1} of 4: ${label}`));
 });
 
@@ -188,7 +190,7 @@ test('the report ranks repeated runs by their mean across repeats and ties them 
   near(model.ranking[0]?.outputTokensPerSecond, 1015, 1e-9);
   // s = 10 over 3 repeats: half-width 4.3027 * 10 / sqrt(3) = 24.84.
   near(model.ranking[0]?.outputTokensPerSecondHalfWidth, 24.84, 0.01);
-  assert.match(rankingRows(model)[0]?.[6] ?? '', /±/);
+  assert.match(rankingTable(model).rows[0]?.[3] ?? '', /±/, 'the output tok/s cell');
   assert.deepEqual(model.ranking.map((r) => r.noiseRule), [null, 'repeat-intervals', 'repeat-intervals']);
   assert.match(rankingNoiseNote(model), /the two runs' intervals overlap/);
   assert.doesNotMatch(rankingNoiseNote(model), /under 5%/, 'no run was judged by the small-change rule');
@@ -257,10 +259,20 @@ test('a delta cell shows why it is within noise: both runs\' intervals across re
   assert.match(table[singleCells.findIndex((c) => c.metric === 'outputTokensPerSecond')]!.reason, /^(under|over) 5%, no interval$|^no change$/);
 });
 
-test('a concurrency level a repeated run did not reach is said once for its step, naming the repeats that fell short', () => {
+test('a concurrency level a repeated run did not reach is said for each repeat that fell short, naming it', () => {
   const doc = repeatedRun([100, 110, 120]);
   for (const step of doc.steps.slice(0, 2)) step.summary = { ...step.summary!, achievedConcurrency: 1.5 };
   const notes = buildResultView(forReading(doc), 'r').notes.filter((n) => /requests in flight/.test(n));
-  assert.deepEqual(notes.length, 1);
-  assert.match(notes[0]!, /^Step "concurrency@4" averaged 1\.5, 1\.5 requests in flight in repeats #1, #2, not 4/);
+  assert.deepEqual(notes.map((n) => /^Step "([^"]+)" averaged 1\.5 requests in flight, not 4/.exec(n)?.[1]), ['concurrency@4 #1', 'concurrency@4 #2']);
+});
+
+test('the table across repeats leaves out failures when no request failed in any repeat, and says so; a failure brings the column back', () => {
+  // At 1000 px the failures column, zeros all the way down, was the one cut off.
+  const clean = repeatTable(buildResultView(forReading(repeatedRun([100, 110, 120])), 'r').repeats ?? []);
+  assert.ok(!clean.columns.some((c) => c.label === 'failures'), `columns: ${clean.columns.map((c) => c.label).join(', ')}`);
+  assert.equal(clean.rows[0]?.cells.length, clean.columns.length);
+  assert.deepEqual(clean.omitted, ['failures: no request failed in any repeat']);
+  const failing = repeatTable(buildResultView(forReading(repeatedRun([100, 110, 120], 5)), 'r').repeats ?? []);
+  assert.equal(failing.columns.at(-1)?.label, 'failures');
+  assert.deepEqual(failing.omitted, []);
 });

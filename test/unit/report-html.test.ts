@@ -1,16 +1,20 @@
 /**
  * The exported HTML report in a real browser (headless Debian Chromium) with every network request
- * refused: it must render its tables and charts from the file alone, asking for nothing.
+ * refused: it must render its tables and charts from the file alone, asking for nothing; and it
+ * must fit the windows people read it in.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { launchChromium } from '../vscode/harness/browser';
+import { renderHtmlReport } from '../../src/report/html';
+import { buildReportModel, runName } from '../../src/views/report';
+import { concurrencySweep } from '../helpers/result-documents';
 
 const repoRoot = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const fixtures = resolve(repoRoot, '../shared/fixtures');
@@ -78,6 +82,40 @@ test('the HTML report of imported GuideLLM, vLLM and AIPerf runs renders offline
     assert.equal(seen.runRows.length, 3);
     assert.match(String(seen.firstRank), /aiperf|llmd|guidellm/);
     assert.ok(readFileSync(out, 'utf8').length > 5000);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the HTML report fits a 1000 and a 1280 px window: no table scrolls sideways, text columns left-aligned, each chart half the page', { timeout: 60_000 }, async () => {
+  // Its Runs and Ranking tables were cut at both widths, with Run, Model and Labels right-aligned,
+  // and every chart was 640 px wide whatever the page.
+  const runs = ['vllm', 'sglang', 'trt-llm', 'llama.cpp'].map((engine, i) => {
+    const doc = concurrencySweep(20, 1 + i / 4);
+    doc.labels = { engine, gpu: 'NVIDIA H100 80GB HBM3 x8', model: 'Qwen/Qwen2.5-72B-Instruct-AWQ', quantization: 'awq-int4' };
+    return { name: runName(doc, `/results/${engine}-h100-tp8-concurrency-sweep.llmbench.json`), doc, source: `/results/${engine}.llmbench.json` };
+  });
+  const html = renderHtmlReport(buildReportModel(runs, { groupBy: 'engine' }), runs, 'Four engines on an H100');
+  const file = join(mkdtempSync(join(tmpdir(), 'llmbench-html-')), 'report.html');
+  writeFileSync(file, html);
+  const browser = await launchChromium();
+  try {
+    for (const width of [1000, 1280]) {
+      const page = await browser.newPage({ viewport: { width, height: 800 } });
+      await page.goto(pathToFileURL(file).href);
+      const seen = await page.evaluate(() => ({
+        scrolling: [...document.querySelectorAll('.table-scroll')].filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => `${box.querySelector('table')?.className}: ${box.scrollWidth} in ${box.clientWidth} px`),
+        textAlign: [...document.querySelectorAll('table.runs tbody td, table.ranking tbody td:nth-child(2)')].map((td) => getComputedStyle(td).textAlign),
+        numberAlign: [...document.querySelectorAll('table.ranking tbody td.num')].map((td) => getComputedStyle(td).textAlign),
+        body: document.body.clientWidth,
+        charts: [...document.querySelectorAll('.charts svg')].map((svg) => svg.getBoundingClientRect().width),
+      }));
+      assert.deepEqual(seen.scrolling, [], `at ${width} px`);
+      assert.ok(seen.textAlign.length > 0 && seen.textAlign.every((a) => a === 'left'), `text columns at ${width} px: ${seen.textAlign.join(' ')}`);
+      assert.ok(seen.numberAlign.length > 0 && seen.numberAlign.every((a) => a === 'right'));
+      for (const chart of seen.charts) assert.ok(chart > seen.body * 0.4 && chart < seen.body * 0.5, `a chart ${chart} px wide on a ${seen.body} px page`);
+      await page.close();
+    }
   } finally {
     await browser.close();
   }

@@ -71,16 +71,20 @@ test('markdown table: header, one row per step, units in every cell, n/a where m
   assert.match(lines[6] ?? '', /ITL = time per output token after the first/);
 });
 
-test('terminal table: aligned columns with units in the header and the ITL definition in a footnote', () => {
+test('terminal table: the live panel\'s table of means, aligned, in the views\' names, units and figures', () => {
+  // It printed GuideLLM's names ("ITL" for TPOT), latency in seconds and figures without separators.
   const lines = formatTerminalTable(doc).trimEnd().split('\n');
-  assert.deepEqual(cells(`|${lines[0]}|`), ['Benchmark', 'Requests/s', 'Latency (s)', 'TTFT (ms)', 'ITL (ms)', 'Output tok/s']);
+  assert.deepEqual(cells(`|${lines[0]}|`), ['Benchmark', 'req/s', 'output tok/s', 'TTFT (mean, ms)', 'TPOT (mean, ms)', 'latency (mean, ms)', 'requests (ok / failed)']);
   assert.match(lines[1] ?? '', /^-+$/);
-  assert.deepEqual(cells(`|${lines[2]}|`), ['synchronous', '0.51', '1.96', '95.57', '21.50', '45.36']);
-  assert.deepEqual(cells(`|${lines[4]}|`), ['throughput', '0.51', '1.96', 'n/a', 'n/a', 'n/a']);
+  assert.deepEqual(cells(`|${lines[2]}|`), ['synchronous', '0.51', '45', '95.6', '21.50', '1,960', '19 / 1']);
+  assert.deepEqual(cells(`|${lines[3]}|`), ['asynchronous@2.50 req/sec', '2.43', '45', '95.6', '21.50', '2,346', '19 / 1']);
+  assert.deepEqual(cells(`|${lines[4]}|`), ['throughput', '0.51', 'n/a', 'n/a', 'n/a', '1,960', '19 / 1']);
   // Aligned: every column separator sits at the same offset on every table line.
   const separators = (line: string) => [...line.matchAll(/ \| /g)].map((m) => m.index);
   for (const line of [lines[2], lines[3], lines[4]]) assert.deepEqual(separators(line ?? ''), separators(lines[0] ?? ''));
-  assert.match(lines.at(-1) ?? '', /GuideLLM's "ITL", vLLM's TPOT/);
+  assert.match(lines.at(-2) ?? '', /TPOT: time per output token after the first, which GuideLLM and AIPerf call ITL/);
+  // A file written before steady windows says how its rates were taken, under the table.
+  assert.match(lines.at(-1) ?? '', /^This file was written before steady windows: its rates are over each step's first send to its last completion/);
 });
 
 test('concurrency-as-columns table: one column per level, rows checked cell by cell', () => {

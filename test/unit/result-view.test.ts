@@ -17,7 +17,8 @@ import { METRICS } from '../../src/format/metrics';
 import { PERCENTILES } from '../../src/format/result';
 import { niceCeiling, resultChartSpec } from '../../src/views/chart-spec';
 import { formatMetric, formatNumber, formatPercentChange } from '../../src/views/number-format';
-import { deltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
+import type { DeltaRow } from '../../src/format/messages/result';
+import { deltaTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { concurrencySweep, makeDocument, makeRequest } from '../helpers/result-documents';
 
 test('a concurrency sweep becomes one row per step, placed at the concurrency each step measured', () => {
@@ -103,13 +104,13 @@ test('latency charts carry p50, p90 and p99 as a band; chart specs fill each ban
   assert.deepEqual(ttft.series.map((s) => [s.label, s.fillToPrevious ?? false]), [['p50', false], ['p90', true], ['p99', true]]);
   assert.deepEqual(ttft.series.map((s) => s.percentile), ['p50', 'p90', 'p99'], 'each line drawn in its percentile\'s style');
   const measured = view.rows.map((r) => r.x);
-  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), measured);
-  assert.equal(ttft.series[0]?.points[1]?.[1], 80);
+  assert.deepEqual(ttft.series[0]?.points.map((p) => p[0]), [...measured].sort((a, b) => (a ?? 0) - (b ?? 0)), 'each step at the load it measured, in order of load');
+  assert.equal(ttft.series[0]?.points.find((p) => p[0] === measured[1])?.[1], 80);
   const spec = resultChartSpec(ttft);
   assert.equal(spec.series[0]?.fillTo, undefined);
   assert.equal(spec.series[1]?.fillTo, 0);
   assert.equal(spec.series[2]?.fillTo, 1);
-  assert.deepEqual(spec.series[0]?.data[1], { x: measured[1], y: 80 });
+  assert.deepEqual(spec.series[0]?.data.find((d) => d.x === measured[1]), { x: measured[1], y: 80 });
   assert.equal(spec.y.title, 'TTFT (ms)');
   assert.deepEqual(view.charts.map((c) => c.id), ['output-throughput', 'requests', 'latency', 'ttft', 'itl', 'ttft-distribution', 'itl-distribution']);
 });
@@ -227,7 +228,7 @@ test('delta table text shows B with its change; failures from zero read "from 0"
 
 const row = (name: string, x: number, rps: number): StepRow => ({
   name, x, partial: false, requestsPerSecond: rps, outputTokensPerSecond: rps * 100, latencyMs: null, ttftMs: null, itlMs: null,
-  tpotMs: null, completed: 10, failed: 0, total: 10, errors: [],
+  tpotMs: null, completed: 10, failed: 0, total: 10, errors: [], warnings: [],
 });
 
 test('steps pair by name, else by position when no name matches and counts agree', () => {
@@ -351,5 +352,87 @@ test('an imported run without a start time says "unknown", not 1970', () => {
   assert.equal(items.find((i) => i.label === 'Finished')?.value, 'unknown');
   assert.equal(items.find((i) => i.label === 'Started' && /1970/.test(i.value)), undefined);
   doc.createdAt = '2025-03-01T10:00:00.000Z';
-  assert.equal(summaryItems(buildResultView(forReading(doc), 'x').summary).find((i) => i.label === 'Started')?.value, '2025-03-01T10:00:00.000Z');
+  assert.equal(summaryItems(buildResultView(forReading(doc), 'x').summary, 0).find((i) => i.label === 'Started')?.value, '2025-03-01 10:00:00 UTC');
+});
+
+test("a run over several endpoints names them all in its summary, with the strategy and each one's model (the summary named the first alone)", () => {
+  const doc = {
+    ...concurrencySweep(20),
+    endpoints: [
+      { baseUrl: 'http://10.0.0.1:8000/v1', api: 'chat' as const, model: 'llama-8b' },
+      { baseUrl: 'http://10.0.0.2:8000/v1', api: 'chat' as const, model: 'llama-8b-fp8' },
+    ],
+    endpointStrategy: 'least-in-flight' as const,
+  };
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  assert.equal(view.summary.baseUrl, '2 endpoints, least-in-flight: #0 http://10.0.0.1:8000/v1, #1 http://10.0.0.2:8000/v1');
+  assert.equal(view.summary.model, 'llama-8b, llama-8b-fp8');
+  const one = buildResultView(forReading(concurrencySweep(20)), 'r.llmbench.json');
+  assert.equal(one.summary.baseUrl, concurrencySweep(20).endpoint.baseUrl, 'one endpoint: as before');
+});
+
+test("compare's table fits a narrow editor: one column a metric, p50 over p99 in its cells, columns that say nothing left out and named", () => {
+  // The table was 1,284 px wide: ten figure columns of "48.3 (+267%) \u2248"; at 1000 px only three metrics showed.
+  const row = (stepA: string, itl: [number, number], failures: [number, number]): DeltaRow => ({
+    stepA,
+    stepB: stepA,
+    cells: [
+      judgeChange('requestsPerSecond', 10, 12),
+      judgeChange('outputTokensPerSecond', 1000, 1200),
+      judgeChange('ttftMs', 40, 60, null, 'p50'),
+      judgeChange('ttftMs', 80, 90, null, 'p99'),
+      judgeChange('tpotMs', 10, 10.2, null, 'p50'),
+      judgeChange('tpotMs', 20, 20, null, 'p99'),
+      judgeChange('latencyMs', 500, 480, null, 'p50'),
+      judgeChange('latencyMs', 900, 880, null, 'p99'),
+      judgeChange('itlMs', itl[0], itl[1], null, 'p50'),
+      judgeChange('failures', failures[0], failures[1]),
+    ],
+  });
+  // A token a chunk (ITL within 10% of TPOT) and nothing failed: both columns say nothing.
+  const quiet = stackedDeltaTable([row('c@1', [10.5, 9.8], [0, 0]), row('c@4', [10, 10.2], [0, 0])]);
+  assert.deepEqual(quiet.columns.map((c) => [c.label, c.unit]), [
+    ['req/s', ''], ['output tok/s', ''], ['TTFT', 'ms, p50 over p99'], ['TPOT', 'ms, p50 over p99'], ['latency', 'ms, p50 over p99'],
+  ]);
+  assert.deepEqual(quiet.omitted, ['failures: no request failed in either run', 'ITL (per chunk): within 10% of TPOT in every step of both runs (a token a chunk)']);
+  const ttft = quiet.rows[0]!.cells[2]!;
+  assert.deepEqual(ttft.map((stat) => [stat.statistic, stat.value, stat.change, stat.mark]), [['p50', '60.0', '+50%', '\u2717'], ['p99', '90.0', '+13%', '\u2717']]);
+  assert.equal(ttft[0]!.detail, deltaTable([row('c@1', [10.5, 9.8], [0, 0])]).rows[0]!.cells[2]!.detail, 'each line is the flat table\'s cell');
+  // Several tokens a chunk in one step, and a failure in B: both come back, in the result table's order.
+  const loud = stackedDeltaTable([row('c@1', [10.5, 9.8], [0, 0]), row('c@4', [30, 10.2], [0, 2])]);
+  assert.deepEqual(loud.columns.map((c) => c.label), ['req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'ITL', 'failures']);
+  assert.deepEqual(loud.omitted, []);
+  assert.deepEqual(loud.rows[1]!.cells[6]!.map((stat) => [stat.value, stat.change]), [['2', 'from 0']]);
+});
+
+test('a change that rounds to nothing reads 0.0%, unsigned, in compare\'s cells and intervals', () => {
+  // Compare showed "-0.0%" for B 0.02% below A.
+  assert.deepEqual([-0.04, -0.0004, 0.04, -9.96, 12345].map(formatPercentChange), ['0.0%', '0.0%', '0.0%', '-10%', '+12,345%']);
+  const cell = deltaTable([{ stepA: 's', stepB: 's', cells: [judgeChange('requestsPerSecond', 100, 99.98)] }]).rows[0]!.cells[0]!;
+  assert.equal(cell.change, '0.0%');
+  assert.doesNotMatch(cell.text, /-0\.0%/);
+});
+
+test("a run's start and finish in the reader's time zone, the finish with the run's duration", () => {
+  // They showed as raw UTC ISO strings: "2026-11-25T10:12:03.000Z".
+  const summary = buildResultView(forReading({ ...concurrencySweep(20), createdAt: '2026-11-25T10:12:03.000Z', finishedAt: '2026-11-25T10:12:46.700Z' }), 'r').summary;
+  const items = Object.fromEntries(summaryItems(summary, 60).map((item) => [item.label, item.value]));
+  assert.equal(items['Started'], '2026-11-25 11:12:03 UTC+1');
+  assert.equal(items['Finished'], '2026-11-25 11:12:46 UTC+1, after 44 s');
+  const west = Object.fromEntries(summaryItems(summary, -330).map((item) => [item.label, item.value]));
+  assert.equal(west['Started'], '2026-11-25 04:42:03 UTC-5:30');
+  const running = Object.fromEntries(summaryItems({ ...summary, finishedAt: null }, 0).map((item) => [item.label, item.value]));
+  // A finished file without its finish time says so; a running one is not finished yet.
+  assert.deepEqual([running['Started'], running['Finished']], ['2026-11-25 10:12:03 UTC', 'unknown']);
+  const live = Object.fromEntries(summaryItems({ ...summary, finishedAt: null, status: 'running' }, 0).map((item) => [item.label, item.value]));
+  assert.equal(live['Finished'], 'not yet');
+});
+
+test('cumulative shares end at 100%; the server charts over run time share one time range, ticked at round times', () => {
+  const view = buildResultView(forReading(concurrencySweep(20)), 'r');
+  for (const id of ['ttft-distribution', 'itl-distribution']) {
+    const chart = view.charts.find((c) => c.id === id)!;
+    assert.equal(chart.yMax, 100, id);
+    assert.equal(resultChartSpec(chart).y.max, 100, `${id}: no headroom past 100%`);
+  }
 });

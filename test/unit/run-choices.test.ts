@@ -5,7 +5,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
-import { canonicalLabels, RunConfigSchema } from '../../src/format/config';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiKindSchema, canonicalLabels, RunConfigSchema } from '../../src/format/config';
+import { ReasoningFieldSchema } from '../../src/sim/protocol';
+import { repoRoot } from '../helpers/limited-child';
 import { forReading } from '../../src/results/read-result';
 import { buildReportModel } from '../../src/views/report';
 import { makeDocument } from '../helpers/result-documents';
@@ -129,4 +133,23 @@ test('one label key per meaning: the palette offers gpu, as the command line and
   const model = buildReportModel([{ name: 'palette', doc: forReading(old).document }, { name: 'cli', doc: forReading(cli).document }], { groupBy: 'gpu' });
   assert.deepEqual(model.runs.map((r) => r.group), ['1x A100', '1x A100'], 'both runs in one group');
   assert.deepEqual(model.labelKeys, ['gpu']);
+});
+
+test('settings for the new APIs: cancellation in every preset, an endpoint of the Responses API that reasons in tags, the package.json entries', () => {
+  const cancelling = presets(PresetSettingsSchema.parse({ cancelRate: 0.1, cancelAfterMs: '200-800' }));
+  for (const preset of cancelling) assert.deepEqual(RunConfigSchema.parse({ ...preset.config, endpoint }).cancel, { rate: 0.1, afterMs: { min: 200, max: 800 } }, preset.id);
+  assert.ok(presets(PresetSettingsSchema.parse({})).every((preset) => !('cancel' in preset.config)), 'no cancellation by default');
+  assert.equal(PresetSettingsSchema.safeParse({ cancelAfterMs: 'soon' }).success, false);
+  const { endpoints, problems } = parseEndpointSettings([
+    { name: 'qwen3', baseUrl: 'http://gpu:8000/v1', api: 'responses', reasoningTags: 'think' },
+    { name: 'tei', baseUrl: 'http://gpu:8080/v1', api: 'embeddings' },
+    { name: 'bad tag', baseUrl: 'http://gpu:8000/v1', reasoningTags: '<think>' },
+  ]);
+  assert.deepEqual(endpoints.map((e) => [e.api, e.reasoningTags]), [['responses', 'think'], ['embeddings', undefined]]);
+  assert.match(problems[0] ?? '', /^llmBench\.endpoints\[2\]: reasoningTags: must be a tag name like think/);
+  // The settings the extension contributes say the same as the schemas.
+  const contributed = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { enum?: string[]; items?: { properties: Record<string, { enum?: string[] }> } }> } } }).contributes.configuration.properties;
+  assert.deepEqual(contributed['llmBench.endpoints']?.items?.properties['api']?.enum, ApiKindSchema.options);
+  assert.deepEqual(contributed['llmBench.simulator.reasoningField']?.enum, ReasoningFieldSchema.options);
+  for (const key of ['cancelRate', 'cancelAfterMs', 'embeddingBatch']) assert.ok(`llmBench.${key}` in contributed, key);
 });

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { performance } from 'node:perf_hooks';
 import assert from 'node:assert/strict';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/format/config';
 import { RunEventSchema, type RunEvent } from '../../src/format/events';
@@ -106,6 +107,7 @@ test('maxErrors ends a step early; the run still counts what succeeded', async (
   assert.deepEqual(summary?.errors, { http: 3 });
   assert.equal(doc.status, 'complete');
   assert.ok(events.some((e) => e.type === 'log' && /maxErrors/.test(e.message)));
+  assert.deepEqual(summary?.warnings?.map((w) => [w.kind, w.figures]), [['max-errors', { failed: 3, maxErrors: 3 }]], 'the stop is kept with the step');
 });
 
 test('a sweep runs synchronous, throughput, then rates evenly spaced between their measured rates', async (t) => {
@@ -187,10 +189,10 @@ test('an absolute schedule sends at the given times', async (t) => {
   assert.deepEqual(doc.steps[0]?.requests.map((r) => r.scheduledMs).sort((a, b) => a - b), [0, 100, 200, 250]);
 });
 
-test('at the duration limit requests in flight are cancelled and left out of the statistics', async (t) => {
+test('at the duration limit without a drain requests in flight are cancelled and left out of the statistics', async (t) => {
   const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 150 }));
   // 1 s leaves room for at least 2 rounds of 150 ms requests on a loaded machine.
-  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { durationSec: 1 } }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { durationSec: 1, drainSec: 0 } }));
   const step = doc.steps[0];
   const cancelled = step?.requests.filter((r) => r.error?.kind === 'cancelled').length ?? 0;
   assert.equal(cancelled, 2);
@@ -199,6 +201,48 @@ test('at the duration limit requests in flight are cancelled and left out of the
   assert.equal(step?.summary?.requests.total, step?.summary?.requests.completed);
   assert.ok((step?.summary?.requests.completed ?? 0) >= 4);
   assert.equal(doc.status, 'complete');
+});
+
+test('at the duration limit the requests in flight finish within the drain: they count toward latency, not toward the steady window', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 300 }));
+  // An open loop: a request every 100 ms for 2 s, each taking 300 ms; the last ones are still in flight at 2 s.
+  const { doc, events } = await run(configFor(server, { profile: { kind: 'rate', rates: [10], arrival: 'constant' }, limits: { durationSec: 2 } }));
+  const step = doc.steps[0];
+  const summary = step?.summary;
+  assert.equal(step?.requests.filter((r) => r.error !== null).length, 0, 'nothing cancelled: the default drain (30 s) lets them finish');
+  assert.equal(summary?.errors['cancelled'], undefined);
+  const window = summary?.rateWindow;
+  assert.equal(window?.definition, 'steady');
+  const lastSend = Math.max(...(step?.requests.map((r) => r.sentMs) ?? []));
+  assert.equal(window?.endMs, Math.round(lastSend * 1000) / 1000, 'the window closes at the last send');
+  const drained = step?.requests.filter((r) => (r.endMs ?? 0) > (window?.endMs ?? 0)) ?? [];
+  assert.ok(drained.length >= 2, `the last requests ended after it, in the drain (${drained.length})`);
+  assert.equal(summary?.latencyMs?.count, step?.requests.length, 'and count toward latency');
+  const inside = step?.requests.filter((r) => r.error === null && (r.endMs ?? 0) > (window?.startMs ?? 0) && (r.endMs ?? 0) <= (window?.endMs ?? 0)).length;
+  assert.equal(window?.completed, inside, 'requests/s counts the completions inside the window');
+  const rate = summary?.requestsPerSecond ?? 0;
+  assert.ok(Math.abs(rate - 10) < 3, `the offered 10 req/s, not the completions over the step plus its drain: ${rate.toFixed(2)} req/s`);
+  assert.ok(events.some((e) => e.type === 'log' && /sending stopped, the \d+ requests? in flight may finish within 30 s/.test(e.message)));
+});
+
+test('a closed loop cut by its duration takes its rates over its span, which the drain keeps whole', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 300 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { durationSec: 1 } }));
+  const summary = doc.steps[0]?.summary;
+  assert.equal(summary?.errors['cancelled'], undefined, 'the round in flight at 1 s finished in the drain');
+  assert.equal(summary?.rateWindow?.definition, 'span');
+  const rate = summary?.requestsPerSecond ?? 0;
+  assert.ok(Math.abs(rate - 2 / 0.3) < 0.25 * (2 / 0.3), `two requests every 300 ms: ${rate.toFixed(2)} req/s`);
+});
+
+test('a drain that runs out cancels what is still in flight', async (t) => {
+  const server = await withServer(t, (index) => (index < 2 ? { tokens: 2, firstTokenMs: 100 } : { tokens: 2, firstTokenMs: 5000 }));
+  const started = performance.now();
+  const { doc } = await run(configFor(server, { profile: { kind: 'concurrency', levels: [2] }, limits: { durationSec: 0.5, drainSec: 0.5 } }));
+  const elapsedSec = (performance.now() - started) / 1000;
+  const step = doc.steps[0];
+  assert.equal(step?.summary?.errors['cancelled'], 2, 'the two 5 s requests were cancelled when the drain ran out');
+  assert.ok(elapsedSec < 4, `the step ended after its duration and drain, not after its requests (${elapsedSec.toFixed(2)} s)`);
 });
 
 test('cancel stops sending, keeps what was measured, skips later steps and ends partial', async (t) => {
@@ -262,12 +306,13 @@ test('extraBody fields the run sets itself are warned about: stream is overridde
   const server = await withServer(t, () => ({ tokens: 2 }));
   const { doc, events } = await run(configFor(server, { request: { extraBody: { stream: false, max_tokens: 3, ignore_eos: true } }, limits: { requests: 1 } }));
   assert.equal(doc.status, 'complete');
-  const warnings = events.flatMap((e) => (e.type === 'log' && e.level === 'warn' ? [e.message] : []));
+  // One request is too short a step for its latency: that warning is said too, and is not about extraBody.
+  const warnings = events.flatMap((e) => (e.type === 'log' && e.level === 'warn' && !/too short for its latency/.test(e.message) ? [e.message] : []));
   assert.equal(warnings.length, 2, warnings.join('\n'));
   assert.match(warnings[0] ?? '', /"stream": false is ignored: every request is sent with "stream": true.*--no-stream/);
   assert.match(warnings[1] ?? '', /"max_tokens": 3 replaces the workload's output tokens \(4\)/);
   const quiet = await run(configFor(server, { request: { extraBody: { ignore_eos: true } }, limits: { requests: 1 } }));
-  assert.equal(quiet.events.filter((e) => e.type === 'log' && e.level === 'warn').length, 0);
+  assert.equal(quiet.events.filter((e) => e.type === 'log' && e.level === 'warn' && !/too short for its latency/.test(e.message)).length, 0);
 });
 
 test('credentials in the base URL are never stored, and secrets a server echoes are redacted from records and messages', async (t) => {
@@ -318,4 +363,15 @@ test('a sweep whose requests outlast its duration still measures both rates and 
   assert.equal(rates.length, 2, 'the sweep placed its rates');
   assert.ok(!events.some((e) => e.type === 'log' && /cannot place its rates/.test(e.message)));
   assert.ok(events.some((e) => e.type === 'log' && e.level === 'warn' && /throughput: 0 requests had ended at the 0.2 s duration, fewer than the 256 in flight at once/.test(e.message)));
+});
+
+test('--warmup-sec: the requests sent in a step\'s first seconds are warm-up, left out of its figures and its window', async (t) => {
+  const server = await withServer(t, () => ({ tokens: 2, firstTokenMs: 20 }));
+  const { doc } = await run(configFor(server, { profile: { kind: 'rate', rates: [20], arrival: 'constant' }, limits: { requests: 20, warmupSec: 0.3 } }));
+  const step = doc.steps[0];
+  const warm = step?.requests.filter((r) => r.warmup) ?? [];
+  assert.ok(warm.length >= 5 && warm.length <= 7, `a request every 50 ms for 0.3 s: ${warm.length} warm-up requests`);
+  assert.ok(warm.every((r) => r.sentMs < 300) && (step?.requests.filter((r) => !r.warmup) ?? []).every((r) => r.sentMs >= 290));
+  assert.equal(step?.summary?.latencyMs?.count, (step?.requests.length ?? 0) - warm.length, 'left out of the statistics');
+  assert.ok((step?.summary?.rateWindow?.startMs ?? 0) >= Math.min(...(step?.requests.filter((r) => !r.warmup).map((r) => r.sentMs) ?? [])), 'the window opens after the warm-up');
 });

@@ -70,8 +70,9 @@ test('during a sweep against the simulator: the series exist, and running + wait
   for (const name of ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:generation_tokens_total', 'vllm:prompt_tokens_total']) {
     assert.ok(series.some((s) => s.name === name && s.samples.length > 10), `${name} sampled through the run`);
   }
-  // Only the families the views read are kept: no histogram buckets, no request_success_total.
-  assert.ok(!series.some((s) => s.name.endsWith('_bucket') || s.name === 'vllm:request_success_total'), series.map((s) => s.name).join(', '));
+  // Only the families the views and the cross-checks read are kept: no histogram buckets; request_success_total for the abort cross-check.
+  assert.ok(!series.some((s) => s.name.endsWith('_bucket') || s.name === 'vllm:time_to_first_token_seconds_sum'), series.map((s) => s.name).join(', '));
+  assert.ok(series.some((s) => s.name === 'vllm:request_success_total' && s.labels.finished_reason === 'abort'), 'the abort counter is kept for the cross-check');
   assert.ok(events.some((e) => e.type === 'sampled' && e.series.some((s) => s.name === 'vllm:num_requests_running')), 'samples reach the live panel');
 
   const common = commonSeries(series, engineOf(doc, series));
@@ -163,14 +164,14 @@ test('a server that counts more generated tokens than the client received: the c
   assert.equal(doc.status, 'complete');
   assert.equal(doc.warnings?.length, 1);
   assert.match(doc.warnings?.[0] ?? '', /the server counted 98 generated tokens during the run, the client received 48 \(tolerance 16\); the server generated 50 more: another client on the same server/);
-  assert.deepEqual(doc.tokenCrossCheck, { serverTokens: 98, clientTokens: 48, tolerance: 16 });
+  assert.deepEqual(doc.tokenCrossCheck, { serverTokens: 98, clientTokens: 48, clientTokensAtMost: 48, tolerance: 16, agree: false });
 });
 
 test('an agreeing server: no cross-check warning; metrics off: no scrape at all and no serverMetrics', async () => {
   const agreeing = await runAgainst(vllmMetrics);
   assert.deepEqual(agreeing.doc.warnings ?? [], []);
   // The check ran, and the file says so: the result view shows it agreed.
-  assert.deepEqual(agreeing.doc.tokenCrossCheck, { serverTokens: 48, clientTokens: 48, tolerance: 16 });
+  assert.deepEqual(agreeing.doc.tokenCrossCheck, { serverTokens: 48, clientTokens: 48, clientTokensAtMost: 48, tolerance: 16, agree: true });
   assert.match(serverSection(agreeing.doc)?.notes.join(' ') ?? '', /Token cross-check over the whole run: the server counted 48 generated tokens, the client received 48 .*: they agree within 16\./);
   const off = await runAgainst(vllmMetrics, { url: 'off' });
   assert.equal(off.server.metricsRequests, 0);

@@ -60,6 +60,17 @@ test('llama.cpp: processing and deferred requests, predicted tokens per second',
   assert.equal(last(common.generatedTokens), 1200);
 });
 
+test('llama.cpp: its cached prompt tokens kept beside the computed ones, the prefix-cache hit rate and prompt tokens/s counting both', () => {
+  // Debian's 0.7.0 counts computed prompt tokens in prompt_tokens_total and those its cache served apart, in prompt_tokens_cached_total.
+  const series = twoScrapes(fixture('llamacpp-0.7.0.prom'), (name, v) => (name === 'llamacpp:prompt_tokens_total' ? v + 100 : name === 'llamacpp:prompt_tokens_cached_total' ? v + 300 : v));
+  const common = commonSeries(series, 'llama.cpp');
+  assert.equal(last(common.prefixCacheHitRate), 300 / (100 + 300));
+  assert.equal(last(common.promptTokens), 400, 'computed and cached prompt tokens, a second apart');
+  const figures = stepServerFigures(series, { startMs: 0, endMs: 1000 }, 'llama.cpp');
+  assert.equal(figures.prefixCacheHitRate, 0.75);
+  assert.equal(figures.promptTokensPerSecond, 400);
+});
+
 test('vLLM: the older gpu_cache_usage_perc when kv_cache_usage_perc is absent, the prefix-cache hit rate from its two counters, restarts', () => {
   const at = (t: number, hits: number, queries: number, generated: number, preemptions: number): MetricSeries[] => [
     { source: 'server', name: 'vllm:gpu_cache_usage_perc', kind: 'gauge', labels: { engine: '0' }, samples: [[t, 0.5]] },

@@ -11,8 +11,9 @@ import { applyRunEvent, newLiveState } from '../../src/host/live-state';
 import { formatRankingMarkdown } from '../../src/report/tables';
 import { renderHtmlReport } from '../../src/report/html';
 import { buildCompareView } from '../../src/views/compare';
-import { runTimeAxis, serverStrip, timeTicks } from '../../src/views/live';
-import { buildReportModel, kneeRows } from '../../src/views/report';
+import { runTimeAxis, serverStrip } from '../../src/views/live';
+import { resultChartSpec, timeTicks } from '../../src/views/chart-spec';
+import { buildReportModel, kneeTable } from '../../src/views/report';
 import { buildResultView, serverSection } from '../../src/views/result';
 import { compareServerTable, markText, serverMarks, serverSourceText, serverTable, serverTimeCharts, stepMarkers } from '../../src/views/server-views';
 import { concurrencySweep } from '../helpers/result-documents';
@@ -64,6 +65,10 @@ test('the server charts are drawn over run time in seconds, KV-cache usage in pe
   assert.deepEqual(tokens!.series[0]!.points, [[1, 50], [2, 50], [3, 50], [4, 400], [5, 400], [6, 400], [7, 60]]);
   assert.equal(tokens!.xLabel, 'Run time (s)');
   assert.deepEqual(kv!.markers, [{ x: 0, label: 'concurrency@1' }, { x: 3, label: 'concurrency@8' }]);
+  // Charts side by side share their time range, from 0, ticked at round times (chart.js picked 16.7 and 33.3).
+  assert.deepEqual(section.charts.map((c) => [c.timeAxis, c.xMax]), [[true, 7], [true, 7], [true, 7]]);
+  for (const chart of section.charts) assert.deepEqual([resultChartSpec(chart).x.min, resultChartSpec(chart).x.max, resultChartSpec(chart).x.step], [0, 8, 2]);
+  assert.deepEqual(resultChartSpec({ ...tokens!, xMax: 50 }).x, { title: 'Run time (s)', min: 0, max: 50, step: 10 });
 });
 
 test('a run without server metrics has no server section; one whose scrapes brought nothing says why', () => {
@@ -105,6 +110,9 @@ test('serverTable and compareServerTable: formatted cells, columns no step has l
   const table = serverTable([{ name: 's1', figures: figures(2.25) }, { name: 's2', figures: null }]);
   assert.deepEqual(table.columns.map((c) => c.label), ['Step', 'Running', 'KV cache']);
   assert.deepEqual(table.rows, [['s1', '2.3\u00a0/\u00a02.3', '50.0'], ['s2', 'n/a', 'n/a']]);
+  // Server tok/s as every view prints tokens per second: "6,335", not "6335".
+  const busy = serverTable([{ name: 's1', figures: { ...figures(1280), generatedTokensPerSecond: 6335.4, promptTokensPerSecond: 20000, waitingMax: 1500 } }]);
+  assert.deepEqual(busy.rows[0], ['s1', '1,280\u00a0/\u00a01,280', '1,500', '50.0', '6,335\u00a0/\u00a020,000']);
   const compared = compareServerTable([[{ name: 's1', figures: figures(1) }, { name: 's1', figures: figures(4) }], [{ name: 'a', figures: null }, { name: 'b', figures: figures(3) }]]);
   assert.equal(compared.columns[1]?.unit, 'mean / max');
   assert.deepEqual(compared.rows, [['s1', '1\u00a0/\u00a01 \u2192 4\u00a0/\u00a04', '50.0 \u2192 50.0'], ['a / b', 'n/a \u2192 3\u00a0/\u00a03', 'n/a \u2192 50.0']]);
@@ -112,6 +120,8 @@ test('serverTable and compareServerTable: formatted cells, columns no step has l
 
 test('stepMarkers and serverSourceText', () => {
   assert.deepEqual(stepMarkers([{ name: 'a', startMs: 0 }, { name: 'b' }, { name: 'c', startMs: 2500 }]), [{ x: 0, label: 'a' }, { x: 2.5, label: 'c' }]);
+  // Each repeat's mark is named as the tables name it, not three marks all "concurrency@1".
+  assert.deepEqual(stepMarkers([0, 1].map((repeat) => ({ name: 'concurrency@1', repeat, startMs: repeat * 1000 }))).map((m) => m.label), ['concurrency@1 #1', 'concurrency@1 #2']);
   assert.equal(serverSourceText({ serverMetrics: { ...METRICS_INFO, intervalMs: 250, engine: 'unknown' } }, 'unknown'), 'Metrics from http://127.0.0.1:8000/metrics, scraped every 250 ms');
   assert.equal(serverSourceText({}, 'sglang'), 'SGLang metrics');
 });
@@ -149,20 +159,20 @@ test("the report names the marks beside each run's knee in its ranking, the Mark
     { name: 'without', doc: concurrencySweep() },
   ];
   const model = buildReportModel(runs);
-  const rows = kneeRows(model);
-  assert.deepEqual(rows[0], ['with server', 'none', 'n/a', 'concurrency@8 at 5.0 s', 'concurrency@8 at 4.0 s']);
-  assert.deepEqual(rows[1]?.slice(3), ['n/a', 'n/a'], 'a run without server metrics: the server did not say');
+  const rows = kneeTable(model).rows;
+  assert.deepEqual(rows.find((row) => row[0] === 'with server'), ['with server', 'none', 'concurrency@8 at 5.0 s', 'concurrency@8 at 4.0 s']);
+  assert.deepEqual(rows.find((row) => row[0] === 'without')?.slice(2), ['n/a', 'n/a'], 'a run without server metrics: the server did not say');
   const throughput = model.charts.find((c) => c.id === 'outputTokensPerSecond')!;
   const curve = throughput.curves[0]!;
   const heavier = curve.points.find((p) => p.step === 'concurrency@8');
   assert.deepEqual(curve.marks, [{ kind: 'kv-cache-full', point: heavier }, { kind: 'queueing', point: heavier }]);
   assert.deepEqual(throughput.curves[1]!.marks, []);
   const markdown = formatRankingMarkdown(model);
-  assert.match(markdown, /\| Run \| Knee \| Load \| KV cache first \u2265 95% \| First kept waiting \|/);
-  assert.match(markdown, /\| with server \| none \| n\/a \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
+  assert.match(markdown, /\| Run \| Knee \(and its load\) \| KV cache first \u2265 95% \| First kept waiting \|/);
+  assert.match(markdown, /\| with server \| none \| concurrency@8 at 5\.0 s \| concurrency@8 at 4\.0 s \|/);
   const html = renderHtmlReport(model, runs, 'Report');
-  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<\/th><th>Load<\/th><th>KV cache first \u2265 95%<\/th>/);
-  assert.match(html, /<td>with server<\/td><td>none<\/td><td>n\/a<\/td><td>concurrency@8 at 5\.0 s<\/td><td>concurrency@8 at 4\.0 s<\/td>/);
+  assert.match(html, /<table class="knees"><thead><tr><th>Run<\/th><th>Knee<span class="unit">and its load<\/span><\/th><th>KV cache first \u2265 95%<\/th>/);
+  assert.match(html, /<td>with server<\/td><td>none<\/td><td>concurrency@8 at 5\.0 s<\/td><td>concurrency@8 at 4\.0 s<\/td>/);
   assert.equal((html.match(/class="server-mark" data-kind="kv-cache-full"/g) ?? []).length, model.charts.length + 1, 'a triangle on every chart of the run');
 });
 

@@ -118,16 +118,19 @@ test('sessions from a ShareGPT file and from JSONL messages: every user turn in 
   const file = join(mkdtempSync(join(tmpdir(), 'llmbench-sessions-')), 'multi.json');
   writeFileSync(file, JSON.stringify([conversation]));
   const server = await replyingServer(t);
-  const doc = await run(server, { workload: { kind: 'dataset', path: file, format: 'sharegpt' }, sessions: {}, limits: { requests: 3 } });
+  // The run's salt (given here, drawn per run otherwise) opens each conversation and stays in its history.
+  const salt = 'feed01';
+  const first = `${salt} ${users[0]}`;
+  const doc = await run(server, { workload: { kind: 'dataset', path: file, format: 'sharegpt' }, sessions: {}, limits: { requests: 3 }, cache: { salt } });
   assert.equal(doc.status, 'complete');
   assert.deepEqual(
     server.bodies.map((b) => b.messages),
     [
-      [{ role: 'user', content: users[0] }],
-      [{ role: 'user', content: users[0] }, { role: 'assistant', content: replyTo(users[0] ?? '') }, { role: 'user', content: users[1] }],
+      [{ role: 'user', content: first }],
+      [{ role: 'user', content: first }, { role: 'assistant', content: replyTo(first) }, { role: 'user', content: users[1] }],
       [
-        { role: 'user', content: users[0] },
-        { role: 'assistant', content: replyTo(users[0] ?? '') },
+        { role: 'user', content: first },
+        { role: 'assistant', content: replyTo(first) },
         { role: 'user', content: users[1] },
         { role: 'assistant', content: replyTo(users[1] ?? '') },
         { role: 'user', content: users[2] },
@@ -137,13 +140,18 @@ test('sessions from a ShareGPT file and from JSONL messages: every user turn in 
 
   const jsonl = join(mkdtempSync(join(tmpdir(), 'llmbench-sessions-')), 'chat.jsonl');
   const system = { role: 'system', content: 'Answer in one line.' };
+  const saltedSystem = { role: 'system', content: `${salt} Answer in one line.` };
   writeFileSync(jsonl, `${JSON.stringify({ messages: [system, { role: 'user', content: 'First question?' }, { role: 'assistant', content: 'recorded, never sent' }, { role: 'user', content: 'Second question?' }] })}\n`);
   const jsonlServer = await replyingServer(t);
-  await run(jsonlServer, { workload: { kind: 'dataset', path: jsonl }, sessions: { thinkTimeMs: 10 }, limits: { requests: 2 } });
+  await run(jsonlServer, { workload: { kind: 'dataset', path: jsonl }, sessions: { thinkTimeMs: 10 }, limits: { requests: 2 }, cache: { salt } });
   assert.deepEqual(jsonlServer.bodies.map((b) => b.messages), [
-    [system, { role: 'user', content: 'First question?' }],
-    [system, { role: 'user', content: 'First question?' }, { role: 'assistant', content: replyTo('First question?') }, { role: 'user', content: 'Second question?' }],
+    [saltedSystem, { role: 'user', content: 'First question?' }],
+    [saltedSystem, { role: 'user', content: 'First question?' }, { role: 'assistant', content: replyTo('First question?') }, { role: 'user', content: 'Second question?' }],
   ]);
+  // Without a salt (--reuse-prompts) the file's own words go out.
+  const reused = await replyingServer(t);
+  await run(reused, { workload: { kind: 'dataset', path: jsonl }, sessions: {}, limits: { requests: 1 }, cache: { reusePrompts: true } });
+  assert.deepEqual(reused.bodies.map((b) => b.messages), [[system, { role: 'user', content: 'First question?' }]]);
 });
 
 test('sessions under a rate profile start at the scheduled times; single requests carry null session and turn', async (t) => {

@@ -92,3 +92,19 @@ test('`llmbench sim` serves until SIGINT, then exits 0', async () => {
   assert.match(served.stdout, /MODELS .*"id":"my-sim"/);
   assert.equal(served.code, 0, served.stderr);
 });
+
+test('`llmbench sim --reasoning-tokens` says where the thoughts go, and its flags refuse what they cannot mean', async () => {
+  const served = await runSim(['--preset', 'tiny', '--port', '0', '--reasoning-tokens', '64,16', '--reasoning-field', 'reasoning_content', '--embedding-dim', '32']);
+  assert.ok(served.url, `no URL printed: ${served.stdout} ${served.stderr}`);
+  assert.match(served.stdout, /reasoning: 64 ± 16 tokens first, in the `reasoning_content` field/);
+  assert.equal(served.code, 0, served.stderr);
+  const fieldAlone = await runSim(['--reasoning-field', 'tags']);
+  assert.equal(fieldAlone.code, 2);
+  assert.match(fieldAlone.stderr, /--reasoning-field needs --reasoning-tokens N/);
+  const badField = await runSim(['--reasoning-tokens', '8', '--reasoning-field', 'thoughts']);
+  assert.equal(badField.code, 2);
+  assert.match(badField.stderr, /--reasoning-field/);
+  const badCount = await runSim(['--reasoning-tokens', '8,2,1']);
+  assert.equal(badCount.code, 2);
+  assert.match(badCount.stderr, /--reasoning-tokens: '8,2,1' is not N or MEAN,STDEV/);
+});

@@ -5,10 +5,10 @@ import type { RequestRecord } from '../../src/format/result';
 import { startSimServer, type SimOptionsInput } from '../../src/sim';
 import { clientContext, meta } from '../helpers/client-context';
 
-/** Sends `count` streaming chat requests one after another with the engine's client. */
-async function withFaults(faults: SimOptionsInput['faults'], count: number, seed = 5) {
-  const sim = await startSimServer({ preset: 'tiny', seed, faults });
-  const { context, close } = clientContext(sim.baseUrl, { endpoint: { model: sim.model }, request: { extraBody: { ignore_eos: true } } });
+/** Sends `count` streaming requests (chat unless told) one after another with the engine's client. */
+async function withFaults(faults: SimOptionsInput['faults'], count: number, seed = 5, more: { api?: 'chat' | 'responses'; reasoning?: SimOptionsInput['reasoning'] } = {}) {
+  const sim = await startSimServer({ preset: 'tiny', seed, faults, ...(more.reasoning ? { reasoning: more.reasoning } : {}) });
+  const { context, close } = clientContext(sim.baseUrl, { endpoint: { model: sim.model, api: more.api ?? 'chat' }, request: { extraBody: { ignore_eos: true } } });
   try {
     const records: RequestRecord[] = [];
     for (let i = 0; i < count; i++) {
@@ -41,6 +41,17 @@ test('a disconnect mid-stream is a reset for the client, and the engine drops th
 test('a malformed chunk is a protocol error for the client', async () => {
   const { records } = await withFaults({ malformedRate: 1 }, 3);
   for (const r of records) assert.equal(r.error?.kind, 'protocol', JSON.stringify(r.error));
+});
+
+test('the Responses API through the simulator: a disconnect mid-stream is a reset, a malformed event a protocol error; the thoughts that came are kept', async () => {
+  const reasoning = { tokens: 8, field: 'reasoning' as const };
+  const cut = await withFaults({ disconnectRate: 1 }, 4, 5, { api: 'responses', reasoning });
+  for (const r of cut.records) assert.equal(r.error?.kind, 'reset', JSON.stringify(r.error));
+  assert.ok(cut.traces.every((t) => t.fault === 'disconnect' && t.api === 'responses'));
+  // The cut strikes at a drawn token: those after some thoughts keep them in the partial record.
+  assert.ok(cut.records.some((r) => (r.reasoning?.chunks ?? 0) > 0), 'some cut responses had begun to reason');
+  const malformed = await withFaults({ malformedRate: 1 }, 3, 5, { api: 'responses', reasoning });
+  for (const r of malformed.records) assert.equal(r.error?.kind, 'protocol', JSON.stringify(r.error));
 });
 
 test('a stall holds the writes back for its duration, then the stream completes', async () => {

@@ -7,74 +7,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseTuneFile, TuneConfigSchema, type Params, type TuneConfigInput, type TuneEvent, type TuneFile } from '../../src/format/tune';
+import { parseTuneFile, TuneConfigSchema, type Params, type TuneEvent, type TuneFile } from '../../src/format/tune';
 import { checkConstraints, parseTuneConfigText, runTune, TuneConfigError } from '../../src/tune/index';
 import { benchmarkSource, prepareBenchmark } from '../../src/tune/config';
 import { RUN_PRESET_IDS } from '../../src/format/config';
 import { isPortFree } from '../../src/tune/server';
-import { isAlive, onThisHost } from '../../src/processes/alive';
 import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
 import { formatObjective } from '../../src/views/tune';
-import { cliPath, repoRoot } from '../helpers/limited-child';
-
-const llmbenchCommand = [process.execPath, cliPath];
-const engineWorkerScript = join(repoRoot, 'dist', 'engine-worker.js');
-const SIM = ['llmbench', 'sim', '--preset', 'tiny', '--speedup', '50', '--port', '{port}'];
-
-function vllmLikeConfig(overrides: Partial<TuneConfigInput> = {}): TuneConfigInput {
-  return {
-    server: {
-      command: [...SIM, '--max-num-seqs', '{max_num_seqs}', '--max-num-batched-tokens', '{max_num_batched_tokens}', '--max-model-len', '4096', '{enable_chunked_prefill}'],
-      readyPath: '/v1/models',
-      startTimeoutSec: 30,
-      stopGraceSec: 5,
-    },
-    space: {
-      max_num_seqs: { type: 'int', min: 4, max: 64, log: true },
-      max_num_batched_tokens: { type: 'choice', values: [512, 1024, 2048, 4096, 8192] },
-      enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-    },
-    constraints: ['vllm'],
-    benchmark: { profile: { kind: 'concurrency', levels: [8] }, limits: { requests: 16 }, workload: { kind: 'synthetic', inputTokens: 64, outputTokens: 16 } },
-    objective: { maximize: 'outputTokensPerSecond', slo: { 'ttftMs.p99': 2000 } },
-    budget: { trials: 3 },
-    ...overrides,
-  };
-}
-
-/** Whether any process of the group that `pid` leads still runs (here). */
-const groupAlive = (pid: number): boolean => isAlive(onThisHost(pid), { group: true });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'llmbench-tune-'));
-}
-
-function readTune(path: string): TuneFile {
-  const parsed = parseTuneFile(readFileSync(path, 'utf8'));
-  if (!parsed.ok) assert.fail(parsed.error);
-  return parsed.value;
-}
-
-/** Simulator processes launched from this checkout's CLI still alive (by their command line). */
-function liveSimulators(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return argv.includes(cliPath) && argv.includes('sim') && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`LLMBENCH_TUNE_TEST=${dir}`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { repoRoot } from '../helpers/limited-child';
+import { bystander, cancelledTuneFile, engineWorkerScript, exited, groupAlive, liveSimulators, llmbenchCommand, readTune, SIM, startCli, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 test('the vllm rule set reads the argv by vLLM flag names and names the rule it breaks', () => {
   const argv = (batched: number, chunked: string) => ['vllm', 'serve', 'm', '--max-num-seqs', '64', '--max-num-batched-tokens', String(batched), '--max-model-len=4096', chunked];
@@ -89,14 +34,6 @@ test('the vllm rule set reads the argv by vLLM flag names and names the rule it 
   assert.equal(checkConstraints(['vllm'], {}, ['vllm', 'serve', '--gpu-memory-utilization', '1.2'])?.rule, 'vllm/gpu-memory-utilization-share');
   // Unknown values (flags not given) decide nothing: vLLM's defaults apply.
   assert.equal(checkConstraints(['vllm'], {}, ['vllm', 'serve', '--max-num-batched-tokens', '512']), undefined);
-});
-
-test('the llama.cpp rule set: -ub within -b, -c divisible by -np', () => {
-  const argv = (np: number, c: number, b: number, ub: number) => ['llama-server', '-np', String(np), '-c', String(c), '-b', String(b), '-ub', String(ub)];
-  assert.equal(checkConstraints(['llama.cpp'], {}, argv(4, 4096, 512, 256)), undefined);
-  assert.equal(checkConstraints(['llama.cpp'], {}, argv(4, 4096, 256, 512))?.rule, 'llama.cpp/ubatch-within-batch');
-  assert.equal(checkConstraints(['llama.cpp'], {}, argv(3, 4096, 512, 512))?.rule, 'llama.cpp/ctx-divisible-by-parallel');
-  assert.equal(checkConstraints(['llama.cpp'], {}, ['llama-server', '--parallel=8', '--ctx-size=4', '-b', '1'])?.rule, 'llama.cpp/ctx-per-slot');
 });
 
 test('declarative rules compare parameters and literals, only where their conditions hold', () => {
@@ -221,6 +158,37 @@ test('the search: tpe finds a narrow optimum past a plateau, within 12 trials fo
   assert.ok(randomHits <= 14, `random reached the peak within ${budget} trials for ${randomHits} of 20 seeds: the objective is too easy to tell the searches apart`);
 });
 
+test('the search covers each value of a small choice before it exploits, even where the rules refuse a value in most combinations', () => {
+  // The issue's llama.cpp space: -np 8 needs the largest contexts (a slot rule refuses it with the others).
+  const space = TuneConfigSchema.parse({
+    ...vllmLikeConfig(),
+    constraints: [],
+    space: {
+      np: { type: 'choice', values: [1, 2, 4, 8], args: ['-np', '{value}'] },
+      ctx: { type: 'choice', values: [1024, 2048, 4096, 8192], args: ['-c', '{value}'] },
+      batch: { type: 'int', min: 64, max: 2048, log: true, args: ['-b', '{value}'] },
+      cont: { type: 'bool', true: '--cont-batching' },
+    },
+  }).space;
+  const allowed = (p: Params) => (p.ctx as number) / (p.np as number) >= 512;
+  const late: string[] = [];
+  for (let seed = 1; seed <= 40; seed++) {
+    const search = createSearch(space, { strategy: 'tpe', seed }, allowed);
+    const history: { params: Params; score: number }[] = [];
+    // Scores that reward -np 1 most: the search would exploit it first.
+    for (let i = 0; i < 5; i++) {
+      const params = search.propose(history)!;
+      history.push({ params, score: 1000 / (params.np as number) + (params.ctx as number) / 100 });
+    }
+    for (const name of ['np', 'ctx'] as const) {
+      const seen = new Set(history.map((h) => h.params[name]));
+      const values = (space[name] as { values: number[] }).values;
+      if (values.some((v) => !seen.has(v))) late.push(`seed ${seed}: ${name} ${values.filter((v) => !seen.has(v)).join(', ')} not tried in 5 trials`);
+    }
+  }
+  assert.deepEqual(late, []);
+});
+
 test('refused combinations are recorded with their rule and cost no launch', async () => {
   const dir = tempDir();
   const outPath = join(dir, 'refusals.llmtune.json');
@@ -235,6 +203,8 @@ test('refused combinations are recorded with their rule and cost no launch', asy
       },
       search: { strategy: 'random', seed: 3 },
       budget: { trials: 3 },
+      // Only the search's launches here (re-measurement has tests of its own).
+      remeasure: false,
     }),
   );
   const file = await runTune({ config, configDir: dir, outPath, resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir }, onEvent: (e) => events.push(e) });
@@ -327,6 +297,8 @@ test('max-load-within-slo: per trial, the highest concurrency within the SLO, fo
       benchmark: { workload: { kind: 'synthetic', inputTokens: 16, outputTokens: 32 }, request: { extraBody: { ignore_eos: true } }, profile: { kind: 'concurrency', levels: [1] }, limits: { requests: 48 } },
       objective: { mode: 'max-load-within-slo', slo: { 'ttftMs.p50': 20 }, load: { kind: 'concurrency', min: 1, max: 64, precision: 0.2 } },
       budget: { trials: 2 },
+      // The search's probes only: re-measuring would search each candidate's highest load again.
+      remeasure: false,
     }),
   );
   const file = await runTune({ config, configDir: dir, outPath: join(dir, 'load.llmtune.json'), resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } });
@@ -346,16 +318,6 @@ test('max-load-within-slo: per trial, the highest concurrency within the SLO, fo
   assert.ok(bySeqs.get(16)!.objective! > bySeqs.get(4)!.objective!, `16 slots held ${bySeqs.get(16)!.objective}, 4 slots ${bySeqs.get(4)!.objective}`);
   assert.deepEqual(liveSimulators(dir), []);
 });
-
-function startCli(args: string[], cwd: string, env: Record<string, string>): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  return Object.assign(child, { output: () => output });
-}
-
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 test('kill -9 of the tuner, then --resume: finished trials are kept, not rerun, and the left server is stopped', async () => {
   const dir = tempDir();
@@ -387,38 +349,31 @@ test('kill -9 of the tuner, then --resume: finished trials are kept, not rerun, 
   assert.equal(done.trials.filter((t) => t.status !== 'refused').length, 4);
   assert.deepEqual(done.trials.slice(0, crashed.trials.length), crashed.trials, 'finished trials were rerun or changed');
   assert.deepEqual(done.trials.map((t) => t.number), done.trials.map((_, i) => i + 1));
+  // After the search, the resumed tune re-measured its best 3, 3 rounds each (the default).
+  assert.equal(done.remeasure?.status, 'complete');
+  assert.equal(done.remeasure?.runs.length, 9);
   assert.equal(groupAlive(left.pid), false);
   assert.deepEqual(liveSimulators(dir), []);
 });
 
 test('--resume stops a left server only on the host whose tuner launched it: from another host it is named, and a process of this host with its number is left alone', async () => {
-  const dir = tempDir();
-  const outPath = join(dir, 'elsewhere.llmtune.json');
-  const cancelled = new AbortController();
-  cancelled.abort();
-  const options = { config: TuneConfigSchema.parse(vllmLikeConfig()), configDir: dir, outPath, signal: cancelled.signal, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir } };
   // A tune file, cancelled before its first trial, then made to read as the file of a tuner on
   // another host that crashed while its trial's server ran as process group N...
-  assert.equal((await runTune({ ...options, resume: false })).status, 'cancelled');
+  const { options, outPath, file } = await cancelledTuneFile(tempDir(), 'elsewhere.llmtune.json');
   // ...where N is, on this host, another process group.
-  const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { detached: true, stdio: 'ignore' });
-  const pid = bystander.pid!;
+  const stranger = bystander();
+  const { pid } = stranger;
   try {
-    const file = readTune(outPath);
     writeFileSync(outPath, JSON.stringify({ ...file, status: 'running', statusReason: null, finishedAt: null, writer: { pid: 4242, host: 'gpu-box-elsewhere' }, runningServer: { trial: 1, pid, port: 8000 } }));
     const events: TuneEvent[] = [];
-    const resumed = await runTune({ ...options, resume: true, onEvent: (e) => events.push(e) });
+    const resumed = await runTune({ ...options, onEvent: (e) => events.push(e) });
     assert.equal(resumed.status, 'cancelled');
     await sleep(300); // time for a kill's exit to be seen: a killed child of this process lingers as a zombie, which a signal 0 still finds
-    assert.ok(bystander.signalCode === null && groupAlive(pid), `process group ${pid} of this host was killed (${bystander.signalCode}) for a server that runs on another host`);
+    assert.ok(stranger.child.signalCode === null && groupAlive(pid), `process group ${pid} of this host was killed (${stranger.child.signalCode}) for a server that runs on another host`);
     const said = events.flatMap((e) => (e.type === 'log' ? [e.message] : [])).join('\n');
     assert.match(said, new RegExp(`trial 1 \\(process group ${pid}\\) .*gpu-box-elsewhere`));
   } finally {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone (the old resume killed it)
-    }
+    stranger.end();
   }
 });
 
@@ -428,6 +383,7 @@ test('trials are numbered from 1 wherever a person reads them: the command line,
   const config = vllmLikeConfig({
     space: { max_num_seqs: { type: 'choice', values: [8, 16] }, max_num_batched_tokens: { type: 'choice', values: [8192] }, enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' } },
     budget: { trials: 2 },
+    remeasure: false,
   });
   writeFileSync(join(dir, 'tune.json'), JSON.stringify(config));
   const child = startCli(['tune', '--config', 'tune.json', '--out', 'count.llmtune.json'], dir, { LLMBENCH_TUNE_TEST: dir });
@@ -447,7 +403,7 @@ test('trials are numbered from 1 wherever a person reads them: the command line,
 
 test('--resume of a tune file written before trials were numbered from 1: its trials keep their files and are renumbered, the next one follows', async () => {
   const dir = tempDir();
-  const input = vllmLikeConfig({ budget: { trials: 2 } });
+  const input = vllmLikeConfig({ budget: { trials: 2 }, remeasure: false });
   writeFileSync(join(dir, 'tune.json'), JSON.stringify(input));
   const config = TuneConfigSchema.parse(input);
   const params = { max_num_seqs: 8, max_num_batched_tokens: 8192, enable_chunked_prefill: true };

@@ -38,17 +38,22 @@ test('the trials table: one row per trial with its parameters, status, objective
   assert.equal(view.columns.find((c) => c.label === 'reason')?.wrap, true);
   assert.equal(view.objective, 'output tok/s');
   assert.deepEqual(view.slo, ['p99 TTFT \u2264 2,000 ms']);
-  assert.equal(view.headline, '6 trials of 12: 4 complete, 1 refused without a launch, 1 failed to start. Best: 1,500 output tok/s (trial 3).');
+  assert.equal(view.headline, "6 trials of 12: 4 complete, 1 refused without a launch, 1 failed to start. Best: 1,500 output tok/s (trial 3); the search's figures are one measurement each, not re-measured.");
   assert.deepEqual(view.notes, []);
 });
 
-test('the best trial: its objective, parameters and exact command line', () => {
+test('the best trial: its objective, parameters and command line as the user wrote it, which pastes', () => {
   const view = buildTuneView(sampleTuneFile(), 'sim.llmtune.json', []);
   assert.deepEqual(view.best, {
     trial: 3,
     objective: '1,500 output tok/s',
+    measured: 'one measurement, not re-measured',
+    ties: [],
+    tieText: null,
+    noise: null,
     params: 'max_num_seqs=64, max_num_batched_tokens=4096, enable_chunked_prefill=on',
-    commandLine: '/usr/bin/node /ext/dist/cli.js sim --preset tiny --port 41003 --max-num-seqs 64 --max-num-batched-tokens 4096 --max-model-len 4096 --enable-chunked-prefill',
+    // As the user wrote it: `llmbench`, not the Node and bundle that ran it, and without the trial's own port.
+    commandLine: 'llmbench sim --preset tiny --max-num-seqs 64 --max-num-batched-tokens 4096 --max-model-len 4096 --enable-chunked-prefill',
   });
   const none = buildTuneView(sampleTuneFile({ best: null, status: 'cancelled', statusReason: 'cancelled by the user' }), 'x.llmtune.json', []);
   assert.equal(none.best, null);

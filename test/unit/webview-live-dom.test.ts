@@ -57,11 +57,12 @@ test('a state message renders the headline and one table row per step, as text',
   const rows = bodyRows(panel);
   assert.equal(rows.length, 2);
   assert.equal(rows[0]?.[0], 'concurrency@1');
-  assert.match(rows[0]?.[3] ?? '', /^\d+\.\d\d$/, 'TTFT mean in ms');
+  assert.match(rows[0]?.[3] ?? '', /^\d+\.\d$/, 'TTFT mean in ms, at its one decimal');
   assert.equal(rows[1]?.[0], 'concurrency@4 (running)');
   assert.deepEqual(
     [...panel.document.querySelectorAll('#steps-table th')].map((th) => th.firstChild?.textContent),
-    ['Benchmark', 'Requests/s', 'Latency', 'TTFT', 'ITL', 'Output tok/s', 'Completed', 'Failed'],
+    // The result editor's names (TPOT, not GuideLLM's "ITL"), no unit said twice ("Requests/s / req/s").
+    ['Benchmark', 'req/s', 'output tok/s', 'TTFT', 'TPOT', 'latency', 'requests'],
   );
   assert.equal(panel.document.querySelectorAll('[data-chart]').length, 5, 'a card per live chart');
   assert.deepEqual(panel.saved(), { state: JSON.parse(JSON.stringify(runState(model))) }, 'kept for a reload');

@@ -9,7 +9,8 @@ import { applyRunEvent, MAX_SERIES_POINTS, newLiveState } from '../../src/host/l
 import { chartConfig } from '../../webview/shared/charts';
 import { opaque, withAlpha, type Theme } from '../../webview/shared/theme';
 import { liveCharts, movingAverage, stepAxis, TABLE_COLUMNS, tableRows, THROUGHPUT_WINDOW_SEC } from '../../src/views/live';
-import { formatDuration, notificationText, progressView, resultPathText, runEndMessage, statusBarText } from '../../src/views/progress';
+import { notificationText, progressView, resultPathText, runEndMessage, statusBarText } from '../../src/views/progress';
+import { formatDuration, formatMetric } from '../../src/views/number-format';
 import { makeStep } from '../helpers/result-documents';
 
 const RUN = {
@@ -99,21 +100,27 @@ test('a duration-limited step measures progress by time', () => {
   assert.deepEqual(progressView(state).step, { value: 15, max: 60 });
 });
 
-test('table rows follow the GuideLLM layout, the running step showing its live throughput', () => {
+test('table rows are the table of means in the views\' names, units and format; the running step shows its live throughput', () => {
+  // The live panel printed latency in seconds ("1.30"), TPOT as "ITL", 1297.65 where the result view
+  // prints 1,298, and a header "Requests/s" over the unit "req/s".
   const state = midRunState();
   const rows = tableRows(state);
-  assert.equal(TABLE_COLUMNS.length, 8);
+  assert.deepEqual(TABLE_COLUMNS.map((c) => [c.label, c.unit ?? '']), [
+    ['Benchmark', ''], ['req/s', ''], ['output tok/s', ''], ['TTFT', 'mean, ms'], ['TPOT', 'mean, ms'], ['latency', 'mean, ms'], ['requests', 'ok / failed'],
+  ]);
   assert.equal(rows.length, 2);
   const [first, running] = rows;
   const summary = state.steps[0]?.summary;
   assert.ok(summary && first && running);
   assert.equal(first[0], 'concurrency@1');
-  assert.equal(first[1], summary.requestsPerSecond?.toFixed(2));
-  assert.equal(first[2], ((summary.latencyMs?.mean ?? NaN) / 1000).toFixed(2));
-  assert.equal(first[3], summary.ttftMs?.mean.toFixed(2));
-  assert.equal(first[4], summary.tpotMs?.mean.toFixed(2));
-  assert.deepEqual(first.slice(6), ['30', '10']);
-  assert.deepEqual(running, ['concurrency@4 (running)', '4.00*', '…', '…', '…', '61.00*', '20', '2']);
+  assert.equal(first[1], formatMetric('requestsPerSecond', summary.requestsPerSecond));
+  assert.equal(first[2], formatMetric('outputTokensPerSecond', summary.outputTokensPerSecond));
+  assert.equal(first[3], formatMetric('ttftMs', summary.ttftMs?.mean));
+  assert.equal(first[4], formatMetric('tpotMs', summary.tpotMs?.mean));
+  assert.equal(first[5], formatMetric('latencyMs', summary.latencyMs?.mean), 'latency in ms, as everywhere');
+  assert.equal(first[6], '30 / 10');
+  assert.deepEqual(running, ['concurrency@4 (running)', '4.00*', '61*', '…', '…', '…', '20 / 2']);
+  assert.equal(formatMetric('latencyMs', 1297.65), '1,298', 'the figure the issue found as "1297.65" here and "1,298" in the result view');
 });
 
 test('per-step charts place steps at the concurrency they measured when all have one, else at their measured rate', () => {
@@ -137,13 +144,15 @@ test('throughput is a moving average over its window; samples older than the win
   assert.deepEqual(movingAverage([], [], 5), []);
 });
 
-test('latency charts are in seconds, time series charts decimate, mark where each step began and say their unit', () => {
+test('per-step charts are in ms and named as the result view names them, time series charts decimate, mark where each step began and say their unit', () => {
   const state = midRunState();
   const charts = liveCharts(state);
-  assert.deepEqual(charts.map((c) => c.id), ['throughput', 'load', 'ttft', 'itl', 'latency']);
+  assert.deepEqual(charts.map((c) => c.id), ['throughput', 'load', 'ttft', 'tpot', 'latency']);
   const latency = charts.find((c) => c.id === 'latency');
-  const mean = state.steps[0]?.summary?.latencyMs?.p50 ?? NaN;
-  assert.equal(latency?.spec.series[0]?.data[0]?.y, mean / 1000);
+  const p50 = state.steps[0]?.summary?.latencyMs?.p50 ?? NaN;
+  assert.equal(latency?.spec.series[0]?.data[0]?.y, p50, 'in ms, not seconds');
+  assert.equal(latency?.spec.y.title, 'latency (ms)');
+  assert.deepEqual(charts.filter((c) => c.id === 'tpot').map((c) => [c.title, c.spec.y.title]), [['TPOT per step', 'TPOT (ms)']]);
   const throughput = charts.find((c) => c.id === 'throughput');
   // 60 then 61 output tok/s, 1.9 s apart: the second point is the mean of both.
   assert.deepEqual(throughput?.spec.series[0]?.data, [{ x: 1.1, y: 60 }, { x: 3, y: 60.5 }]);
@@ -213,8 +222,8 @@ test('withAlpha turns theme colours into translucent fills', () => {
 
 test('opaque drops a theme colour\'s alpha so that series lines stay solid', () => {
   assert.equal(opaque('#d1861666'), '#d18616');
-  assert.equal(opaque('#abcd'), '#abc');
-  assert.equal(opaque('rgba(1, 2, 3, 0.4)'), 'rgb(1, 2, 3)');
+  assert.equal(opaque('#abcd'), '#aabbcc');
+  assert.equal(opaque('rgba(1, 2, 3, 0.4)'), '#010203');
   assert.equal(opaque('#3794ff'), '#3794ff');
 });
 

@@ -82,3 +82,38 @@ test('the live tune panel: the running trial, its command and server log, Cancel
   page.close();
   reopened.close();
 });
+
+test('the tune editor shows ties as ties: the heading names the tied trials, their rows are marked, the interval and the noise are said', () => {
+  const trials = [
+    makeTrial(1, { seqs: 16, batched: 2048, chunked: false, objective: 2100, ttftP99: 800 }),
+    makeTrial(2, { seqs: 128, batched: 4096, chunked: true, objective: 3127, ttftP99: 900 }),
+    makeTrial(3, { seqs: 64, batched: 4096, chunked: true, objective: 3149, ttftP99: 1000 }),
+  ];
+  const run = (trial: number, round: number, objective: number) => ({ trial, round, objective, status: 'complete' as const, reason: null, slo: null, load: null, resultFile: null, logFile: null, port: 1, gpuMemoryUsedMiB: null, gpuMemoryNote: null, startedAt: '2026-11-25T08:10:00.000Z', endedAt: '2026-11-25T08:10:10.000Z' });
+  const runs = [run(3, 1, 3100), run(2, 1, 3050), run(2, 2, 3090), run(3, 2, 3000), run(3, 3, 3080), run(2, 3, 3120)];
+  const file = sampleTuneFile({
+    trials,
+    best: { trial: 2, params: trials[1]!.params, objective: 3086.6666666666665, command: trials[1]!.command },
+    remeasure: {
+      candidates: [3, 2],
+      rounds: 3,
+      status: 'complete',
+      runs,
+      summaries: [
+        { trial: 3, n: 3, mean: 3060, halfWidth: 131.4496562845766, missed: 0 },
+        { trial: 2, n: 3, mean: 3086.6666666666665, halfWidth: 87.24100779704716, missed: 0 },
+      ],
+      noisePercent: 1.5,
+    },
+  });
+  const page = openView('tune');
+  page.send({ type: 'show', view: buildTuneView(file, 'ties.llmtune.json', []) });
+  assert.equal(page.document.querySelector('#best h2')?.textContent, 'Best: trial 2, tied with trial 3');
+  assert.match(page.document.querySelector('#best strong')?.textContent ?? '', /^3,087 ± 87 output tok\/s$/);
+  assert.match(page.document.querySelector('#best')?.textContent ?? '', /mean of 3 re-measurements, 95% interval/);
+  assert.equal(page.document.getElementById('best-ties')?.textContent, 'Tied within noise with trial 3 (3,060 ± 131): their 95% intervals across re-measurements overlap.');
+  assert.match(page.document.getElementById('best-noise')?.textContent ?? '', /^Noise: one measurement moved by 1\.5%/);
+  const marks = [...page.document.querySelectorAll('.trials-table tbody tr')].map((r) => [r.getAttribute('data-trial'), r.classList.contains('best-trial'), r.classList.contains('tie-trial')]);
+  assert.deepEqual(marks, [['1', false, false], ['2', true, false], ['3', false, true]]);
+  assert.match(page.document.querySelector('.trials-table thead')?.textContent ?? '', /re-measured/);
+});

@@ -98,7 +98,8 @@ test('ShareGPT as vLLM uses it: max_tokens is the recorded reply\'s length, and 
   const kept = conversations.filter((c) => c.id.startsWith('kept-'));
   const server = await startRunnerServer(() => ({ tokens: 1 }));
   t.after(() => server.close());
-  const doc = await runBenchmark(config(server.baseUrl, { workload: { kind: 'dataset', path, format: 'sharegpt', outputTokens: 'reply' }, limits: { requests: 8 } }), {});
+  // Prompts as the file has them (no run salt), to compare with vLLM's selection.
+  const doc = await runBenchmark(config(server.baseUrl, { workload: { kind: 'dataset', path, format: 'sharegpt', outputTokens: 'reply' }, limits: { requests: 8 }, cache: { reusePrompts: true } }), {});
   assert.equal(doc.status, 'complete');
   // The kept pairs, in file order, twice round: each prompt with its own reply's token count.
   const expected = [...kept, ...kept].map((c) => ({ prompt: c.turns[0], maxTokens: counter.count(c.turns[1] ?? '') }));

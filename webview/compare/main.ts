@@ -43,6 +43,13 @@ startPage((message, { app, board, ask, addBoard }) => {
             scrollingTable(view.server.table, 'server-table'),
           ])
         : null,
+      view.endpoints
+        ? el('section', { attrs: { id: 'endpoint-compare' } }, [
+            el('h2', { text: 'Per endpoint', title: "Each run's steps over all its endpoints (\"all\"), then each endpoint's own requests" }),
+            ...view.endpoints.notes.map((note) => el('p', { className: 'notice', text: note })),
+            scrollingTable(view.endpoints.table, 'endpoint-table'),
+          ])
+        : null,
       el('h2', { text: 'Both runs' }),
       hasRepeatPoints([...view.charts, ...view.ownCharts])
         ? repeatToggle(eachRepeat, (checked) => {

@@ -7,17 +7,17 @@ import '../shared/zod-csp';
 import { HostToLiveMessageSchema, LiveViewStateSchema, type HostToLiveMessage, type LiveState, type LiveViewState } from '../../src/format/messages/live';
 import type { LiveRequest } from '../../src/format/messages/from-views';
 import { SpecChart } from '../shared/charts';
-import { byId, el, replaceChildren, setText, textTable } from '../shared/dom';
+import { byId, el, replaceChildren, scrollBox, setText, textTable } from '../shared/dom';
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
-import { errorSummary, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { errorSummary, LATENESS_COLUMNS, latenessRows, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
 
 const host = connectToHost<HostToLiveMessage, LiveRequest, LiveViewState>({ events: HostToLiveMessageSchema, state: LiveViewStateSchema });
 
 let current: LiveState | null = null;
-const timeCharts: TimeChartChoice = { latestStepOnly: false };
+const timeCharts: TimeChartChoice = { latestStepOnly: false, serverOneByOne: false };
 let theme: Theme = readTheme();
 const charts = new Map<LiveChartId, SpecChart>();
 
@@ -40,9 +40,11 @@ const skeleton = {
   charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
   serverMessage: el('p', { className: 'muted', attrs: { id: 'server-message' } }),
   serverHeading: el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run, on the same time axis as the charts above" }),
+  serverChoice: el('label', { className: 'chart-choice hidden', title: 'A run over several endpoints: draw each endpoint\'s own server charts instead of their sum' }),
+  lateness: el('div', { attrs: { id: 'lateness-table' } }),
   serverCharts: el('div', { className: 'chart-grid', attrs: { id: 'server-charts' } }),
   serverNote: el('p', { className: 'muted', attrs: { id: 'server-note' } }),
-  table: el('div', { className: 'table-scroll', attrs: { id: 'steps-table' } }),
+  table: el('div', { attrs: { id: 'steps-table' } }),
   errors: el('p', { attrs: { id: 'error-summary' } }),
   logs: el('ul', { attrs: { id: 'run-log' } }),
   resultPath: el('p', { className: 'muted', attrs: { id: 'result-path' } }),
@@ -58,9 +60,10 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.resultPath,
   skeleton.chartChoice,
   skeleton.charts,
-  el('section', { className: 'server-strip', attrs: { id: 'server-strip' } }, [skeleton.serverHeading, skeleton.serverMessage, skeleton.serverCharts, skeleton.serverNote]),
+  el('section', { className: 'server-strip', attrs: { id: 'server-strip' } }, [skeleton.serverHeading, skeleton.serverChoice, skeleton.serverMessage, skeleton.serverCharts, skeleton.serverNote]),
   el('h2', { text: 'Steps' }),
   skeleton.table,
+  skeleton.lateness,
   el('p', { className: 'muted', text: TABLE_FOOTNOTE }),
   skeleton.errors,
   skeleton.logs,
@@ -75,6 +78,12 @@ latestStepBox.addEventListener('change', () => {
   if (current) renderCharts(current);
 });
 replaceChildren(skeleton.chartChoice, [latestStepBox, 'Time charts: latest step only']);
+const oneByOneBox = el('input', { attrs: { type: 'checkbox', id: 'server-one-by-one' } });
+oneByOneBox.addEventListener('change', () => {
+  timeCharts.serverOneByOne = oneByOneBox.checked;
+  if (current) renderCharts(current);
+});
+replaceChildren(skeleton.serverChoice, [oneByOneBox, 'Each endpoint on its own (else summed)']);
 replaceChildren(app, [skeleton.title, skeleton.messages, emptySection, runSection]);
 
 function showProgress(node: HTMLProgressElement, progress: { value: number; max: number } | null): void {
@@ -120,6 +129,7 @@ function renderServerStrip(state: LiveState): void {
     charts.delete(id);
     card.remove();
   }
+  skeleton.serverChoice.classList.toggle('hidden', (state.server?.replicas.length ?? 0) < 2 || strip.message !== null);
   setText(skeleton.serverMessage, strip.message ?? '');
   skeleton.serverMessage.classList.toggle('hidden', strip.message === null);
   skeleton.serverHeading.classList.toggle('hidden', strip.message !== null);
@@ -149,7 +159,9 @@ function render(state: LiveState | null): void {
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);
   runButton.classList.toggle('hidden', state.phase !== 'finished');
-  replaceChildren(skeleton.table, [textTable(TABLE_COLUMNS, tableRows(state))]);
+  replaceChildren(skeleton.table, [scrollBox(textTable(TABLE_COLUMNS, tableRows(state), 'data-table sticky-first'))]);
+  const lateness = latenessRows(state);
+  replaceChildren(skeleton.lateness, lateness.length > 0 ? [scrollBox(textTable(LATENESS_COLUMNS, lateness, 'data-table sticky-first'))] : []);
   setText(skeleton.errors, errorSummary(state));
   replaceChildren(skeleton.logs, state.logs.filter((l) => l.level !== 'info').map((l) => el('li', { className: `log-${l.level}`, text: `${l.level}: ${l.message}` })));
   renderCharts(state);

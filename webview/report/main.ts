@@ -6,10 +6,11 @@
 import '../shared/zod-csp';
 import { HostToReportSchema, type HostToReport } from '../../src/format/messages/report';
 import { ReportPanelStateSchema, type ReportPanelState, type ReportRequest } from '../../src/format/messages/from-views';
-import { KNEE_COLUMNS, kneeRows, noRunsText, rankingColumns, rankingNoiseNote, rankingRows, reportChartSpec, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { kneeTable, noRunsText, rankingNoiseNote, rankingTable, reportChartSpec, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { DASH_PATTERNS } from '../../src/views/chart-spec';
 import { SpecChart } from '../shared/charts';
-import { byId, el, replaceChildren, textTable } from '../shared/dom';
-import { onThemeChange, readTheme } from '../shared/theme';
+import { byId, el, replaceChildren, scrollBox, textTable, type Child } from '../shared/dom';
+import { onThemeChange, readTheme, seriesColor } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { formatLabelsText } from '../../src/views/labels';
@@ -40,39 +41,73 @@ function controls(model: ReportModel): HTMLElement[] {
   const stat = dropdown(['mean', 'p50', 'p90', 'p99'].map((s) => ({ value: s, label: s })), model.stat, (value) => send({ stat: value }), 'Statistic');
   const axis = dropdown([{ value: 'concurrency', label: 'concurrency' }, { value: 'rate', label: 'rate' }], model.axis, (value) => send({ axis: value }), 'Load axis');
   const ttft = sloInput('TTFT ≤ ms', model.slo.ttftMs, 'slo-ttft');
+  // TTFO is offered where it means something else than TTFT: when some run reasoned (or an SLO on it is set).
+  const ttfo = model.reasoning || model.slo.ttfoMs !== undefined ? sloInput('TTFO ≤ ms', model.slo.ttfoMs, 'slo-ttfo') : null;
   const tpot = sloInput('TPOT ≤ ms', model.slo.tpotMs, 'slo-tpot');
   const e2e = sloInput('Latency ≤ ms', model.slo.e2eMs, 'slo-e2e');
   const applySlo = () => {
     const slo: ReportSlo = {};
     const read = (input: HTMLInputElement) => (Number(input.value) > 0 ? Number(input.value) : undefined);
     const [t, p, e] = [read(ttft), read(tpot), read(e2e)];
+    const o = ttfo ? read(ttfo) : undefined;
     if (t) slo.ttftMs = t;
+    if (o) slo.ttfoMs = o;
     if (p) slo.tpotMs = p;
     if (e) slo.e2eMs = e;
     send({ slo });
   };
-  // Two rows, so that a narrow panel wraps between whole groups of controls, not inside the SLO.
+  // Each label stays with its controls: a narrow panel wraps between groups, never inside one
+  // (at 1000 px "Export" was left at the end of one line, its buttons on the next).
+  const group = (...children: Child[]) => el('span', { className: 'control-group' }, children);
   return [
     el('div', { className: 'toolbar' }, [
-      'Group by', groupBy, 'Statistic', stat, 'Axis', axis,
+      group('Group by', groupBy),
+      group('Statistic', stat),
+      group('Axis', axis),
       el('span', { className: 'spacer' }),
-      'Export',
-      button('HTML...', () => void host.ask({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
-      button('CSV...', () => void host.ask({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
-      button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+      group(
+        'Export',
+        button('HTML...', () => void host.ask({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
+        button('CSV...', () => void host.ask({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
+        button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+      ),
     ]),
-    el('div', { className: 'toolbar' }, ['SLO', ttft, tpot, e2e, button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
+    el('div', { className: 'toolbar' }, [group('SLO', ttft, ttfo, tpot, e2e), button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
   ];
 }
 
-/** Runs whose figures follow another tool's definition, said once each under the runs table. */
+/** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps. */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
-  return notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : [];
+  const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${warning}`));
+  return [
+    ...(notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : []),
+    ...(warnings.length ? [el('ul', { className: 'notes step-warnings tone-warning' }, warnings.map((text) => el('li', { text })))] : []),
+  ];
+}
+
+/** A line in a run's colour and dash, as its curves are drawn (SVG attributes, not a style: the CSP allows them). */
+function lineSwatch(color: string, dash: number): SVGSVGElement {
+  const svgNs = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(svgNs, 'svg');
+  for (const [name, value] of Object.entries({ width: '28', height: '8', 'aria-hidden': 'true', class: 'swatch' })) svg.setAttribute(name, value);
+  const line = document.createElementNS(svgNs, 'line');
+  const pattern = DASH_PATTERNS[dash % DASH_PATTERNS.length] ?? [];
+  for (const [name, value] of Object.entries({ x1: '0', y1: '4', x2: '28', y2: '4', stroke: color, 'stroke-width': '2.5', ...(pattern.length ? { 'stroke-dasharray': pattern.join(' ') } : {}) })) line.setAttribute(name, value);
+  svg.appendChild(line);
+  return svg;
+}
+
+/** The page's one legend for every chart below it: each run's colour and dash, name and group. */
+function legendElement(model: ReportModel): HTMLElement {
+  return el('ul', { className: 'report-legend', attrs: { 'aria-label': 'Runs on the charts' } }, reportLegend(model).map((entry) =>
+    el('li', {}, [lineSwatch(seriesColor(theme, entry.color), entry.dash), entry.name, entry.group === null ? null : el('span', { className: 'muted', text: ` (${model.groupBy}: ${entry.group})` })]),
+  ));
 }
 
 /** Counts draws, so that charts of a model already replaced are never built. */
 let drawn = 0;
+let legend: { model: ReportModel; element: HTMLElement } | null = null;
 
 /** A report of no runs: why, and how to make one, in place of empty tables and an empty chart. */
 function drawEmpty(title: string, problems: string[]): void {
@@ -103,40 +138,50 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const cards = all.map((chart) => {
     const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });
     const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length), 'data-server-marks': String(chart.curves.reduce((n, c) => n + c.marks.length, 0)) } }, [
-      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('PNG', () => void host.ask({ type: 'save-png', chartId: chart.id }), 'icon')]),
+      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('Save PNG', () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     return { card, canvas, chart };
   });
+  const grouped = model.groupBy !== null;
   const runRows = model.runs.map((r, i) => el('tr', {}, [
     el('td', { text: r.name }),
-    el('td', { text: r.group }),
+    grouped ? el('td', { text: r.group }) : null,
     el('td', { text: r.status, className: r.status === 'complete' ? '' : 'tone-warning' }),
-    el('td', { text: formatLabelsText(r.labels) }),
+    el('td', { className: 'wrap', text: formatLabelsText(r.labels) }),
     el('td', { text: r.importedFrom ? `${r.importedFrom} (imported)` : 'LLM Bench' }),
     el('td', {}, [r.source ? button('Edit Labels...', () => void host.ask({ type: 'editLabels', run: i }), 'secondary') : null]),
   ]));
+  const ranking = rankingTable(model);
+  const knees = kneeTable(model);
+  legend = { model, element: legendElement(model) };
   replaceChildren(app, [
     el('h1', { text: title }),
     ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
     ...controls(model),
     el('h2', { text: 'Ranking' }),
-    el('div', { className: 'table-scroll' }, [textTable(rankingColumns(model).map((label, i) => ({ label, numeric: i >= 4 && i <= 9 })), rankingRows(model), 'data-table ranking sticky-first')]),
+    scrollBox(textTable(ranking.columns, ranking.rows, 'data-table ranking sticky-first')),
     el('p', { className: 'muted', text: rankingNoiseNote(model) }),
     el('h2', { text: 'Knees' }),
-    el('div', { className: 'table-scroll' }, [textTable(KNEE_COLUMNS.map((label, i) => ({ label, numeric: i === 2 })), kneeRows(model), 'data-table knees sticky-first')]),
+    scrollBox(textTable(knees.columns, knees.rows, 'data-table knees sticky-first')),
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
+    ...model.endpoints.flatMap((run) => [
+      el('h2', { text: `Per endpoint: ${run.name}` }),
+      el('div', { className: 'table-scroll' }, [textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')]),
+      ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
+    ]),
     el('h2', { text: 'Runs' }),
-    el('div', { className: 'table-scroll' }, [
+    scrollBox(
       el('table', { className: 'data-table runs sticky-first' }, [
-        el('thead', {}, [el('tr', {}, ['Run', 'Group', 'Status', 'Labels', 'Source', ''].map((h) => el('th', { text: h })))]),
+        el('thead', {}, [el('tr', {}, ['Run', grouped ? `Group (${model.groupBy})` : null, 'Status', 'Labels', 'Source', ''].flatMap((h) => (h === null ? [] : [el('th', { text: h })])))]),
         el('tbody', {}, runRows),
       ]),
-    ]),
+    ),
     ...definitionNotices(model),
     el('h2', { text: 'Curves' }),
-    el('p', { className: 'muted', text: 'The large point on a curve marks its knee: past it, more load buys little throughput while latency climbs. A triangle outline marks the step where the server\'s KV cache first reached 95%, a square outline where requests first kept waiting. Runs of a group share a colour, every other one dashed.' }),
+    el('p', { className: 'muted', text: CURVES_NOTE }),
     model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,
+    legend.element,
     el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
   ]);
   charts = [];
@@ -150,9 +195,20 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   });
 }
 
+/** What the curves show, above the legend. */
+const CURVES_NOTE =
+  "Each run has its own colour; runs grouped by a label share their group's dash (the legend names both). A ring marks a run's knee: past it, more load buys little throughput while latency climbs. " +
+  "A triangle outline marks the step where the server's KV cache first reached 95%, a square outline where requests first kept waiting.";
+
 onThemeChange((next) => {
   theme = next;
   for (const chart of charts) chart.setTheme(next);
+  // The legend's swatches are the theme's colours: drawn again in the new ones.
+  if (legend) {
+    const fresh = legendElement(legend.model);
+    legend.element.replaceWith(fresh);
+    legend = { model: legend.model, element: fresh };
+  }
 });
 host.charts((chartId) => charts[chartIds.indexOf(chartId)]?.toPngDataUrl());
 host.start((message) => {

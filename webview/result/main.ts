@@ -6,15 +6,17 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, warningsSection } from './render';
+import { type ChartBoard, endpointSectionElement, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
 import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
 /** Whether the charts show each repeat's own points: kept while the page lives, as the file redraws. */
 let eachRepeat = false;
+let traceBoard: ChartBoard | undefined;
 
 startPage((message, { app, board, ask, addBoard }) => {
   serverBoard ??= addBoard();
+  traceBoard ??= addBoard();
   if (message.type === 'error') {
     replaceChildren(app, [errorSection(message.fileName, message.message, () => ask({ type: 'open-as-text' }))]);
   } else if (message.type === 'show') {
@@ -51,6 +53,8 @@ startPage((message, { app, board, ask, addBoard }) => {
         : []),
       el('h2', { text: 'Steps' }),
       table,
+      view.endpoints ? endpointSectionElement(view.endpoints) : null,
+      view.trace ? traceSectionElement(view.trace, traceBoard) : null,
       hasCharts || view.figures ? el('h2', { text: view.figures ? 'Figures' : 'Charts' }) : null,
       view.figures ? figuresCard(view.figures) : null,
       hasCharts && hasRepeatPoints(view.charts)
@@ -65,6 +69,7 @@ startPage((message, { app, board, ask, addBoard }) => {
     // Header and table paint first; a big run's charts follow on the next frame.
     requestAnimationFrame(() => {
       board.show(view.charts, eachRepeat);
+      traceBoard?.show(view.trace?.charts ?? []);
       serverBoard?.show(view.server?.charts ?? []);
     });
   }

@@ -2,15 +2,15 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import type { DeltaRow, RepeatRow, ResultView, RunFailure, RunSummary, ServerSection, StepRow, ViewChart } from '../../src/format/messages/result';
+import type { DeltaRow, RepeatRow, ResultView, RunFailure, RunSummary, ServerSection, StepRow, TableSection, TraceSection, ViewChart } from '../../src/format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
-import { el, errorBanner, textTable, type Child } from '../shared/dom';
+import { el, errorBanner, replaceChildren, scrollBox, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
 import { resultChartSpec, withRepeatPoints, type ChartSpec } from '../../src/views/chart-spec';
 import { button, statusBadge } from '../shared/toolkit';
-import { deltaTable, repeatTable, stepTable, summaryItems } from '../../src/views/result-tables';
+import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
@@ -83,18 +83,65 @@ export function warningsSection(warnings: string[]): HTMLElement | null {
   return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': 'Warnings of the run' } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: warning })));
 }
 
-/** A formatted table in a box that scrolls sideways, its first column kept in view. */
+/** A formatted table in a box that scrolls sideways when it must (and says so), its first column kept in view. */
 export function scrollingTable(table: { columns: { label: string; unit?: string; numeric?: boolean; description?: string }[]; rows: string[][] }, className: string): HTMLElement {
-  return el('div', { className: 'table-scroll' }, [textTable(table.columns, table.rows, `data-table sticky-first ${className}`)]);
+  return scrollBox(textTable(table.columns, table.rows, `data-table sticky-first ${className}`));
 }
 
-/** The server's figures per step and its charts over the run's time (drawn by `board`). */
+/** What a table leaves out for these runs, under it: "Not shown: failures (no request failed in either run)." */
+function omittedNote(omitted: string[]): HTMLElement | null {
+  return omitted.length ? el('p', { className: 'muted omitted-columns', text: `Not shown: ${omitted.join('; ')}.` }) : null;
+}
+
+/**
+ * The server's figures per step and its charts over the run's time (drawn by `board`). A run over
+ * several endpoints offers its replicas summed (the section's own table and charts) or one by one.
+ */
 export function serverSectionElement(server: ServerSection, board: ChartBoard): HTMLElement {
+  const replicas = server.replicas ?? [];
+  const tables = el('div', {});
+  const show = (oneByOne: boolean): void => {
+    replaceChildren(
+      tables,
+      oneByOne
+        ? replicas.flatMap((replica) => [el('h3', { text: replica.label }), replica.table.rows.length ? scrollingTable(replica.table, 'server-table') : null])
+        : [server.table.rows.length ? scrollingTable(server.table, 'server-table') : null],
+    );
+    board.show(oneByOne ? replicas.flatMap((replica) => replica.charts) : server.charts);
+  };
+  const toggle =
+    replicas.length > 0
+      ? el('div', { className: 'toolbar server-replicas', attrs: { role: 'group', 'aria-label': 'Endpoints' } }, [
+          button('Summed', () => show(false), 'secondary', 'server-summed'),
+          button('One by one', () => show(true), 'secondary', 'server-one-by-one'),
+        ])
+      : null;
+  replaceChildren(tables, [server.table.rows.length ? scrollingTable(server.table, 'server-table') : null]);
   return el('section', { className: 'server-section', attrs: { id: 'server-section' } }, [
     el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run" }),
     el('p', { className: 'muted', text: server.source }),
     ...server.notes.map((note) => el('p', { className: 'notice', text: note })),
-    server.table.rows.length ? scrollingTable(server.table, 'server-table') : null,
+    toggle,
+    tables,
+    board.element,
+  ]);
+}
+
+/** A run's figures per endpoint beside each step's total, and what stands out. */
+export function endpointSectionElement(section: TableSection): HTMLElement {
+  return el('section', { className: 'endpoint-section', attrs: { id: 'endpoint-section' } }, [
+    el('h2', { text: 'Per endpoint', title: 'Each step over all endpoints ("all"), then each endpoint\'s own requests' }),
+    ...section.notes.map((note) => el('p', { className: 'notice', text: note })),
+    scrollingTable(section.table, 'endpoint-table'),
+  ]);
+}
+
+/** A run's trace steps: what each replayed, how late it sent, and its load over time (drawn by `board`). */
+export function traceSectionElement(section: TraceSection, board: ChartBoard): HTMLElement {
+  return el('section', { className: 'trace-section', attrs: { id: 'trace-section' } }, [
+    el('h2', { text: 'Trace replay', title: 'Send lateness: when a request went out minus when the trace (its recorded time, scaled) said to send it' }),
+    ...section.notes.map((note) => el('p', { className: 'notice notice-warning', text: note })),
+    scrollingTable(section.table, 'trace-table'),
     board.element,
   ]);
 }
@@ -139,9 +186,7 @@ export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAUL
   );
   return el('div', { className: 'step-table-block' }, [
     onColumnsChange ? columnChooser(columns, onColumnsChange) : null,
-    el('div', { className: 'table-scroll' }, [
-      el('table', { className: 'data-table step-table sticky-first' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)]),
-    ]),
+    scrollBox(el('table', { className: 'data-table step-table sticky-first' }, [el('thead', {}, [el('tr', {}, top), el('tr', {}, sub)]), el('tbody', {}, body)])),
   ]);
 }
 
@@ -156,26 +201,42 @@ export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
   const body = table.rows.map((row) =>
     el('tr', {}, [el('th', { attrs: { scope: 'row' }, text: row.step }), ...row.cells.map((cell) => el('td', { className: 'num' }, [cell.mean, el('span', { className: 'unit', text: cell.spread })]))]),
   );
-  return el('div', { className: 'table-scroll', attrs: { id: 'repeat-table' } }, [
-    el('table', { className: 'data-table repeat-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
+  return el('div', { attrs: { id: 'repeat-table' } }, [
+    scrollBox(el('table', { className: 'data-table repeat-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)])),
+    omittedNote(table.omitted),
   ]);
 }
 
+/**
+ * B against A: one column a metric, p50 over p99 in its cells, each B's figure over its change
+ * and the verdict's mark (coloured, and the mark says it without colour); columns that say nothing
+ * for these runs are left out and named under the table.
+ */
 export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
-  const table = deltaTable(deltas);
+  const table = stackedDeltaTable(deltas);
   const head = el('tr', {}, [
     el('th', { attrs: { scope: 'col' }, text: 'Step' }),
-    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' }, text: c.label })),
+    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' } }, [c.label, c.unit ? el('span', { className: 'unit', text: c.unit }) : null])),
   ]);
   const body = table.rows.map((row) =>
     el('tr', {}, [
       el('th', { attrs: { scope: 'row' }, text: row.step }),
-      // Why the verdict goes under the value: a reader sees what made a change "within noise" without hovering.
-      ...row.cells.map((cell) => el('td', { className: `num delta-${cell.verdict}`, title: cell.detail }, [cell.text, cell.reason ? el('span', { className: 'unit verdict-reason', text: cell.reason }) : null])),
+      ...row.cells.map((stats) =>
+        el('td', { className: 'num' }, stats.map((stat) =>
+          // B's figure over its change and mark: two short lines, so that seven metrics fit a 1000 px window.
+          el('span', { className: `stat delta-${stat.verdict}`, title: `${stat.statistic ? `${stat.statistic}: ` : ''}${stat.detail}` }, [
+            el('span', { className: 'value', text: stat.value }),
+            el('span', { className: 'change', text: `${stat.change}${stat.mark ? `\u00a0${stat.mark}` : ''}` }),
+            // Why the verdict, under the change: a reader sees what made it "within noise" without hovering.
+            stat.reason ? el('span', { className: 'verdict-reason', text: stat.reason }) : null,
+          ]),
+        )),
+      ),
     ]),
   );
-  return el('div', { className: 'table-scroll' }, [
-    el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)]),
+  return el('div', { className: 'delta-block' }, [
+    scrollBox(el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)])),
+    omittedNote(table.omitted),
   ]);
 }
 

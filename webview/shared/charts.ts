@@ -1,11 +1,14 @@
 /**
  * chart.js for every view, with only the parts we draw registered (line and scatter charts on
- * linear or logarithmic axes, legend, tooltip, fills for percentile bands, decimation). Charts are
+ * linear or logarithmic axes, stacked bars over categories, legend, tooltip, fills for percentile
+ * bands, decimation). Charts are
  * described by a plain `ChartSpec`; `chartConfig` turns a spec and a theme into chart.js options as
  * a pure function, so views are tested without a canvas. Updates never animate and data is given
  * pre-parsed, which keeps charts smooth with tens of thousands of points.
  */
 import {
+  BarController,
+  BarElement,
   Chart,
   Decimation,
   Filler,
@@ -22,20 +25,44 @@ import {
   type LegendItem,
   type ScaleOptionsByType,
 } from 'chart.js';
-import { isLogTickLabelled } from '../../src/views/axis';
-import type { AxisSpec, ChartSpec, Point, SeriesSpec } from '../../src/views/chart-spec';
+import { axisTitle, isLogTickLabelled } from '../../src/views/axis';
+import { DASH_PATTERNS, type AxisSpec, type ChartSpec, type Point, type SeriesSpec } from '../../src/views/chart-spec';
+import { parseColor, toHex } from '../../src/views/contrast';
 import { formatTick } from '../../src/views/number-format';
 import { seriesColor, withAlpha, type Theme } from './theme';
 
-Chart.register(LineController, ScatterController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
+Chart.register(LineController, ScatterController, BarController, BarElement, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip, Filler, Decimation);
 
 interface MarkerOptions {
   markers: { x: number; label: string }[];
   color: string;
+  background: string;
   font: string;
 }
 
-/** Draws ChartSpec.markers: a dashed vertical line and its name, over the datasets. */
+/** Marks closer than this (px) to the last one drawn are left out: a run of short steps would be a solid bar. */
+export const MARKER_MIN_GAP_PX = 6;
+
+/**
+ * Which marks of an axis to draw, at their pixel positions: marks inside the plot, none within
+ * MARKER_MIN_GAP_PX of the last one kept, and which of those have room for their name (one name
+ * never runs into the next; the rest are named by the tooltip). Pure: unit tested.
+ */
+export function thinMarkers(marks: { px: number; width: number }[], left: number, right: number): { index: number; named: boolean }[] {
+  const kept: { index: number; named: boolean }[] = [];
+  let lastPx = -Infinity;
+  let lastLabelEnd = -Infinity;
+  marks.forEach(({ px, width }, index) => {
+    if (px < left || px > right || px - lastPx < MARKER_MIN_GAP_PX) return;
+    lastPx = px;
+    const named = px + 3 > lastLabelEnd && px + 3 + width <= right;
+    if (named) lastLabelEnd = px + 3 + width + 6;
+    kept.push({ index, named });
+  });
+  return kept;
+}
+
+/** Draws ChartSpec.markers: a dashed vertical line and its name on the plot's background, over the datasets. */
 const markerPlugin = {
   id: 'llmBenchMarkers',
   afterDatasetsDraw(chart: Chart, _args: unknown, options: MarkerOptions) {
@@ -43,25 +70,23 @@ const markerPlugin = {
     const x = scales['x'];
     if (!x || !options.markers?.length) return;
     ctx.save();
-    ctx.strokeStyle = options.color;
-    ctx.fillStyle = options.color;
     ctx.font = options.font;
-    ctx.setLineDash([3, 3]);
     ctx.lineWidth = 1;
-    let lastLabelEnd = -Infinity;
-    for (const marker of options.markers) {
-      const px = x.getPixelForValue(marker.x);
-      if (px < chartArea.left || px > chartArea.right) continue;
+    const marks = options.markers.map((marker) => ({ px: x.getPixelForValue(marker.x), width: ctx.measureText(marker.label).width }));
+    for (const { index, named } of thinMarkers(marks, chartArea.left, chartArea.right)) {
+      const { px, width } = marks[index]!;
+      ctx.strokeStyle = options.color;
+      ctx.setLineDash([3, 3]);
       ctx.beginPath();
       ctx.moveTo(px, chartArea.top);
       ctx.lineTo(px, chartArea.bottom);
       ctx.stroke();
-      // Names that would run into the previous one are left to the tooltip's step line.
-      const width = ctx.measureText(marker.label).width;
-      if (px + 3 > lastLabelEnd && px + 3 + width <= chartArea.right) {
-        ctx.fillText(marker.label, px + 3, chartArea.top + 10);
-        lastLabelEnd = px + 3 + width + 6;
-      }
+      if (!named) continue;
+      // The name on a patch of background, so that grid and data lines do not run through it.
+      ctx.fillStyle = options.background;
+      ctx.fillRect(px + 1, chartArea.top + 1, width + 4, 13);
+      ctx.fillStyle = options.color;
+      ctx.fillText(options.markers[index]!.label, px + 3, chartArea.top + 11);
     }
     ctx.restore();
   },
@@ -73,11 +98,15 @@ function colorOf(series: SeriesSpec, index: number, theme: Theme): string {
   return c === 'muted' ? theme.mutedForeground : theme[c];
 }
 
-/** Dash and strength of each percentile's line: told apart by both, not by colour alone. */
+/**
+ * Dash and shade of each percentile's line: told apart by both. The shade moves the series colour
+ * toward the theme's text colour, so it keeps (and gains) contrast on the background.
+ */
 const PERCENTILE_STYLE = {
-  p50: { dash: [] as number[], alpha: 1 },
-  p90: { dash: [7, 4], alpha: 0.8 },
-  p99: { dash: [2, 3], alpha: 0.6 },
+  p50: { dash: DASH_PATTERNS[0] as number[], shade: 0 },
+  // Far enough to tell apart, near enough to keep the series' hue (two runs' p99 must not both turn white).
+  p90: { dash: DASH_PATTERNS[1] as number[], shade: 0.25 },
+  p99: { dash: DASH_PATTERNS[2] as number[], shade: 0.45 },
 };
 
 /** At most this many legend entries; the rest are named by count ("+3 more"). */
@@ -89,8 +118,18 @@ function logTickLabel(value: number | string): string {
   return isLogTickLabelled(n) ? formatTick(n) : '';
 }
 
+/** The ticks of a range at every multiple of `step` from `min` to `max` (both ends included, float noise rounded off). */
+export function stepTicks(min: number, max: number, step: number): number[] {
+  if (!(step > 0) || max < min) return [min, max];
+  const count = Math.round((max - min) / step);
+  return Array.from({ length: count + 1 }, (_, i) => Number((min + i * step).toPrecision(12)));
+}
+
 /** Whole numbers only: a tick at each, labelled; none between (an axis of trials 1 to 1 ran 0 to 1.2 by 0.2). */
 const integerTicks = { stepSize: 1, callback: (value: number | string) => (Number.isInteger(Number(value)) ? formatTick(Number(value)) : '') };
+
+/** More whole numbers than this on one axis are left to chart.js's spacing (its callback still labels only whole ones). */
+const MAX_WHOLE_TICKS = 40;
 
 /**
  * The ticks of a whole-number axis, put on the whole numbers within it: padded by half a step
@@ -98,18 +137,22 @@ const integerTicks = { stepSize: 1, callback: (value: number | string) => (Numbe
  */
 function onWholeNumbers(scale: { min: number; max: number; ticks: { value: number }[] }): void {
   const first = Math.ceil(scale.min);
-  const count = Math.floor(scale.max) - first + 1;
+  const last = Math.floor(scale.max);
   // A scale not yet sized (no data, no room) keeps chart.js's ticks; so does one too long to label every number.
-  if (!Number.isFinite(count) || count < 1 || count > MAX_WHOLE_TICKS) return;
-  scale.ticks = Array.from({ length: count }, (_, i) => ({ value: first + i }));
+  if (!Number.isFinite(first) || !Number.isFinite(last) || last < first || last - first + 1 > MAX_WHOLE_TICKS) return;
+  scale.ticks = stepTicks(first, last, 1).map((value) => ({ value }));
 }
-
-/** More whole numbers than this on one axis are left to chart.js's spacing (its callback still labels only whole ones). */
-const MAX_WHOLE_TICKS = 40;
 
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
 function categoryTicks(categories: string[]) {
   return { autoSkip: false, callback: (value: number | string) => categories[Number(value)] ?? '' };
+}
+
+/** `color` moved toward `toward` by `share` (0..1), for shades of one series colour. */
+function mix(color: string, toward: string, share: number): string {
+  const [a, b] = [parseColor(color), parseColor(toward)];
+  if (!a || !b || share === 0) return color;
+  return toHex({ r: a.r + (b.r - a.r) * share, g: a.g + (b.g - a.g) * share, b: a.b + (b.b - a.b) * share, a: 1 });
 }
 
 function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' | 'right', gridOn: boolean) {
@@ -130,34 +173,53 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
         }
       : axis.log
         ? {}
-        : { beginAtZero: true, grace: '5%', ...(axis.integer ? { afterBuildTicks: onWholeNumbers } : {}) }),
-    title: { display: axis.title.length > 0, text: axis.title, color: theme.foreground },
+        : axis.step !== undefined && axis.min !== undefined && axis.max !== undefined
+          ? {
+              // chart.js divides a fixed range into as many spaces as it thinks fit, ignoring the step
+              // (0 to 50 by 10 came out 0, 16.7, 33.3, 50): the ticks are set to the step's multiples.
+              afterBuildTicks: (scale: { ticks: { value: number }[] }) => {
+                scale.ticks = stepTicks(axis.min as number, axis.max as number, axis.step as number).map((value) => ({ value }));
+              },
+            }
+          : { beginAtZero: true, grace: '5%', ...(axis.integer ? { afterBuildTicks: onWholeNumbers } : {}) }),
+    title: { display: axis.title.length > 0, text: axisTitle(axis.title, axis.log === true), color: theme.foreground },
     ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.integer ? integerTicks : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;
 }
 
+/** A bar chart's datasets: one a series, its segments stacked on one bar a category when the spec stacks. */
+function barDatasets(spec: ChartSpec, theme: Theme): ChartDataset<'bar', Point[]>[] {
+  return spec.series.map((s, i) => {
+    const color = colorOf(s, i, theme);
+    return { type: 'bar', label: s.label, data: s.data, backgroundColor: color, borderColor: color, borderWidth: 0, barPercentage: 0.7, categoryPercentage: 0.9, ...(spec.stacked ? { stack: 'stack' } : {}) };
+  });
+}
+
 /** chart.js configuration for a spec on a theme. Pure: same input, same output. */
 export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'line' | 'scatter', Point[]> {
-  const datasets = spec.series.map((s, i): ChartDataset<'line', Point[]> => {
+  const bar = spec.kind === 'bar';
+  const datasets = bar ? barDatasets(spec, theme) : spec.series.map((s, i): ChartDataset<'line', Point[]> => {
     const color = colorOf(s, i, theme);
     const showLine = s.showLine ?? spec.kind === 'line';
     const percentile = s.percentile ? PERCENTILE_STYLE[s.percentile] : undefined;
-    const lineColor = percentile ? withAlpha(color, percentile.alpha) : s.faint ? withAlpha(color, FAINT_ALPHA) : color;
+    const lineColor = percentile ? mix(color, theme.foreground, percentile.shade) : s.faint ? withAlpha(color, FAINT_ALPHA) : color;
     return {
       label: s.label,
       data: s.data,
       borderColor: lineColor,
-      backgroundColor: s.hollow ? 'transparent' : s.fillTo !== undefined ? withAlpha(color, 0.18) : lineColor,
-      borderWidth: s.band || (s.fillTo !== undefined && s.hideInLegend) ? 0 : 2,
-      borderDash: percentile ? percentile.dash : s.dashed ? [6, 4] : [],
+      backgroundColor: s.hollow ? 'transparent' : s.fillTo !== undefined ? withAlpha(lineColor, 0.18) : lineColor,
+      borderWidth: s.band || (s.fillTo !== undefined && s.hideInLegend) ? 0 : s.hollow ? 1.5 : 2,
+      borderDash: percentile ? percentile.dash : s.dash !== undefined ? [...(DASH_PATTERNS[s.dash % DASH_PATTERNS.length] ?? [])] : s.dashed ? [6, 4] : [],
       pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
       ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
       pointHoverRadius: 4,
       showLine,
       fill: s.fillTo === undefined ? false : s.fillTo === 'origin' ? 'origin' : s.fillTo,
       yAxisID: s.rightAxis ? 'y2' : 'y',
+      // chart.js draws the highest order first: marks behind the lines.
+      order: s.behind ? 1 : 0,
       tension: 0,
       spanGaps: false,
       // A point at the plot's edge (a one-step run, the last level of a sweep) is drawn whole.
@@ -165,8 +227,8 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
     };
   });
   const scales: Record<string, ScaleOptionsByType<'linear'>> = {
-    x: axisOptions(spec.x, theme, 'bottom', true),
-    y: axisOptions(spec.y, theme, 'left', true),
+    x: { ...axisOptions(spec.x, theme, 'bottom', !bar), ...(spec.stacked ? { stacked: true } : {}) },
+    y: { ...axisOptions(spec.y, theme, 'left', true), ...(spec.stacked ? { stacked: true } : {}) },
   };
   if (spec.y2) scales['y2'] = axisOptions(spec.y2, theme, 'right', false);
   return {
@@ -180,17 +242,19 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
       maintainAspectRatio: false,
       color: theme.foreground,
       font: { family: theme.fontFamily, size: theme.fontSize },
-      interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+      // A bar's tooltip lists every segment of the bar under the pointer.
+      interaction: bar ? { mode: 'index', intersect: false, axis: 'x' } : { mode: 'nearest', intersect: false, axis: 'x' },
       scales,
       plugins: {
         legend: {
+          display: spec.legend !== false,
           // A line swatch shows each series' dash, which a filled box blurs.
-          labels: { color: theme.foreground, usePointStyle: true, pointStyle: 'line', pointStyleWidth: 24, generateLabels: (chart: Chart) => legendItems(chart, spec) },
+          labels: { color: theme.foreground, usePointStyle: true, pointStyle: bar ? 'rect' : 'line', pointStyleWidth: bar ? 14 : 24, generateLabels: (chart: Chart) => legendItems(chart, spec) },
           onClick: (event: unknown, item: LegendItem, legend: unknown) => {
             if ((item.datasetIndex ?? -1) >= 0) defaultLegendClick.call(legend as never, event as never, item, legend as never);
           },
         },
-        llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
+        llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, background: theme.background, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
         tooltip: {
           callbacks: { title: (items: TooltipPoint[]) => tooltipTitle(spec, items), afterLabel: (item: TooltipPoint) => spec.series[item.datasetIndex]?.pointNotes?.[item.dataIndex] ?? '' },
           backgroundColor: theme.background,
@@ -229,9 +293,9 @@ export function tooltipTitle(spec: ChartSpec, items: TooltipPoint[]): string[] {
   const item = items[0];
   if (!item) return [];
   const x = item.parsed.x ?? 0;
-  const where = spec.x.unit ? `${formatTick(x)} ${spec.x.unit}` : `${spec.x.title}: ${formatTick(x)}`;
+  const where = spec.x.categories ? (spec.x.categories[x] ?? '') : spec.x.unit ? `${formatTick(x)} ${spec.x.unit}` : `${spec.x.title}: ${formatTick(x)}`;
   const names = [...new Set(items.flatMap((i) => spec.series[i.datasetIndex]?.pointLabels?.[i.dataIndex] ?? []))];
-  return names.length ? [names.join(', '), where] : [where];
+  return [...(names.length ? [names.join(', ')] : []), ...(where ? [where] : [])];
 }
 
 /**

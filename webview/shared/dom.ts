@@ -57,7 +57,13 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, root: Docu
 }
 
 
-/** A table whose cells are plain text. */
+/** A cell's text: lines separated by "\n" stack in the cell (a step over its load), each a block of its own. */
+export function cellLines(text: string): Child[] {
+  if (!text.includes('\n')) return [text];
+  return text.split('\n').map((line, i) => el('span', { className: i === 0 ? 'line' : 'line sub', text: line }));
+}
+
+/** A table whose cells are plain text (a cell's "\n" stacks its lines). */
 export function textTable(columns: TableColumn[], rows: string[][], className = 'data-table'): HTMLTableElement {
   const head = el('tr', {}, columns.map((c) =>
     el('th', { className: c.numeric ? 'num' : '', attrs: { scope: 'col' }, ...(c.description ? { title: c.description } : {}) }, [
@@ -66,9 +72,36 @@ export function textTable(columns: TableColumn[], rows: string[][], className = 
     ]),
   ));
   const body = rows.map((row) =>
-    el('tr', {}, row.map((cell, i) => el('td', { className: columns[i]?.numeric ? 'num' : '', text: cell }))),
+    el('tr', {}, row.map((cell, i) => el('td', { className: columns[i]?.numeric ? 'num' : '' }, cellLines(cell)))),
   );
   return el('table', { className }, [el('thead', {}, [head]), el('tbody', {}, body)]);
+}
+
+/** What a box that scrolls sideways says under itself while it hides part of its content. */
+export const SCROLL_HINT = 'More columns to the right: scroll the table sideways.';
+
+/**
+ * A box for a table that may be wider than the view: it scrolls sideways and, while it hides a
+ * part, says so: the box gets the class `overflows` (a shadow at its cut edge, media/webview.css)
+ * and a line under it (SCROLL_HINT). The tables are laid out to fit a 1000 px window; this is
+ * for a narrower one, or a long name. The e2e layout check accepts a sideways scroll only so marked.
+ */
+export function scrollBox(content: HTMLElement, id?: string): HTMLElement {
+  const box = el('div', { className: 'table-scroll', ...(id ? { attrs: { id } } : {}) }, [content]);
+  const hint = el('p', { className: 'scroll-hint muted hidden', text: SCROLL_HINT });
+  const update = () => {
+    const overflows = box.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle('overflows', overflows);
+    hint.classList.toggle('hidden', !overflows);
+  };
+  // Measured once laid out, and again whenever the box or its table changes size (a resize, new rows).
+  if (typeof ResizeObserver !== 'undefined') {
+    const observer = new ResizeObserver(update);
+    observer.observe(box);
+    observer.observe(content);
+  }
+  requestAnimationFrame(update);
+  return el('div', { className: 'scroll-frame' }, [box, hint]);
 }
 
 /** Shows an error as text in a banner with role=alert, so screen readers announce it. */

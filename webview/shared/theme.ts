@@ -1,8 +1,11 @@
 /**
  * Colours for charts and custom drawing, read from the `--vscode-*` CSS variables VS Code sets on
  * every webview, so views follow light, dark and high-contrast themes (and change with them).
- * CSS uses the variables directly; this module is for canvas, which cannot read CSS.
+ * CSS uses the variables directly, except for the colours of text that a theme may not make
+ * readable on its own background (`applyReadableColors`); this module is for canvas, which cannot read CSS.
  */
+import { fontStack } from '../../src/views/fonts';
+import { MARK_CONTRAST, parseColor, readableOn, TEXT_CONTRAST, toHex } from '../../src/views/contrast';
 
 export type ThemeKind = 'light' | 'dark' | 'high-contrast' | 'high-contrast-light';
 
@@ -64,58 +67,91 @@ export function themeKind(body: HTMLElement = document.body): ThemeKind {
 
 export function readTheme(root: HTMLElement = document.documentElement): Theme {
   const kind = themeKind(root.ownerDocument.body ?? undefined);
-  const fallback = FALLBACK[kind === 'light' || kind === 'high-contrast-light' ? 'light' : 'dark'];
   const style = getComputedStyle(root);
-  const read = (name: string, otherwise: string) => style.getPropertyValue(name).trim() || otherwise;
+  return themeFromVariables(kind, (name) => style.getPropertyValue(name).trim(), fontStack(style.getPropertyValue('--vscode-editor-font-family').trim(), style.getPropertyValue('--vscode-font-family').trim() || 'system-ui'), Number.parseFloat(style.getPropertyValue('--vscode-font-size')) || 13);
+}
+
+/**
+ * The theme from VS Code's variables (`read` answers '' for one not set), every colour a view
+ * writes or draws with made readable on the editor background (src/views/contrast.ts): text and
+ * status colours 4.5:1, series colours 3:1. The themes' own chart and status colours often fall
+ * short there (Light Modern's error red is 3.3:1 on its white). Pure: tested with the real themes' values.
+ */
+export function themeFromVariables(kind: ThemeKind, read: (name: string) => string, fontFamily = 'system-ui, sans-serif', fontSize = 13): Theme {
+  const fallback = FALLBACK[kind === 'light' || kind === 'high-contrast-light' ? 'light' : 'dark'];
+  const value = (name: string, otherwise: string) => read(name) || otherwise;
+  const background = opaque(value('--vscode-editor-background', fallback.background));
+  const text = (color: string) => readableOn(color, background, TEXT_CONTRAST);
   // Some themes give chart colours an alpha (pale on white); series lines need them solid.
-  const fromVariables = PALETTE_VARIABLES.map((name, i) => opaque(read(name, fallback.palette[i] ?? '')));
-  const foreground = read('--vscode-charts-foreground', read('--vscode-foreground', fallback.foreground));
+  const fromVariables = PALETTE_VARIABLES.map((name, i) => opaque(value(name, fallback.palette[i] ?? '')));
+  const foreground = text(value('--vscode-charts-foreground', value('--vscode-foreground', fallback.foreground)));
   return {
     kind,
-    background: read('--vscode-editor-background', fallback.background),
+    background,
     foreground,
-    mutedForeground: read('--vscode-descriptionForeground', fallback.mutedForeground),
+    mutedForeground: text(value('--vscode-descriptionForeground', fallback.mutedForeground)),
     // High-contrast themes want solid lines; VS Code's chart line colour is faint by design.
-    gridLines: kind.startsWith('high-contrast') ? read('--vscode-contrastBorder', foreground) : read('--vscode-charts-lines', fallback.gridLines),
-    border: read('--vscode-panel-border', fallback.border),
-    error: opaque(read('--vscode-errorForeground', fallback.error)),
-    warning: read('--vscode-editorWarning-foreground', fallback.warning),
-    success: read('--vscode-testing-iconPassed', fallback.success),
-    fontFamily: read('--vscode-font-family', 'system-ui, sans-serif'),
-    fontSize: Number.parseFloat(read('--vscode-font-size', '13')) || 13,
-    palette: [...fromVariables, ...fallback.palette.slice(fromVariables.length)],
+    gridLines: kind.startsWith('high-contrast') ? value('--vscode-contrastBorder', foreground) : value('--vscode-charts-lines', fallback.gridLines),
+    border: value('--vscode-panel-border', fallback.border),
+    error: text(value('--vscode-errorForeground', fallback.error)),
+    warning: text(value('--vscode-editorWarning-foreground', fallback.warning)),
+    // The chart green, not testing.iconPassed: that one is #73c991 in every theme but high-contrast light (2.0:1 on white).
+    success: text(value('--vscode-charts-green', fallback.success)),
+    fontFamily,
+    fontSize,
+    palette: [...fromVariables, ...fallback.palette.slice(fromVariables.length)].map((color) => readableOn(color, background, MARK_CONTRAST)),
   };
+}
+
+/**
+ * The colours the style sheet writes text in, by property name: media/webview.css reads
+ * `--llmbench-*` before VS Code's own variable; these are the theme's, made readable.
+ */
+export function readableColorProperties(theme: Theme): Record<string, string> {
+  return {
+    '--llmbench-foreground': theme.foreground,
+    '--llmbench-muted': theme.mutedForeground,
+    '--llmbench-error': theme.error,
+    '--llmbench-warning': theme.warning,
+    '--llmbench-success': theme.success,
+  };
+}
+
+/**
+ * Sets `readableColorProperties` on <body>, through the CSSOM, which the webviews' Content Security
+ * Policy allows (it blocks style attributes and <style> elements).
+ */
+export function applyReadableColors(theme: Theme, body: HTMLElement = document.body): void {
+  for (const [name, color] of Object.entries(readableColorProperties(theme))) body.style.setProperty(name, color);
 }
 
 export function seriesColor(theme: Theme, index: number): string {
   return theme.palette[index % theme.palette.length] ?? theme.foreground;
 }
 
-/** The colour with an alpha, for bands and fills. Accepts #rgb, #rrggbb(aa) and rgb()/rgba(). */
+/** The colour with an alpha, for bands and fills (any colour `parseColor` reads; others as they are). */
 export function withAlpha(color: string, alpha: number): string {
-  const hex = /^#([0-9a-f]{3,8})$/i.exec(color.trim())?.[1];
-  if (hex) {
-    const full = hex.length <= 4 ? [...hex].map((c) => c + c).join('') : hex;
-    const [r, g, b] = [0, 2, 4].map((i) => Number.parseInt(full.slice(i, i + 2), 16));
-    return `rgba(${r}, ${g}, ${b}, ${alpha})`;
-  }
-  const rgb = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)/i.exec(color.trim());
-  if (rgb) return `rgba(${rgb[1]}, ${rgb[2]}, ${rgb[3]}, ${alpha})`;
-  return color;
+  const c = parseColor(color);
+  return c ? `rgba(${c.r}, ${c.g}, ${c.b}, ${alpha})` : color;
 }
 
-/** The colour without its alpha: #rgba and #rrggbbaa lose the last digits, rgba() becomes rgb(). */
+/** The colour without its alpha, as #rrggbb (any colour `parseColor` reads; others as they are). */
 export function opaque(color: string): string {
-  const c = color.trim();
-  const hex = /^#([0-9a-f]{4}|[0-9a-f]{8})$/i.exec(c)?.[1];
-  if (hex) return `#${hex.slice(0, hex.length === 4 ? 3 : 6)}`;
-  const rgba = /^rgba\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)/i.exec(c);
-  return rgba ? `rgb(${rgba[1]}, ${rgba[2]}, ${rgba[3]})` : c;
+  const c = parseColor(color);
+  return c ? toHex(c) : color;
 }
 
-/** Calls `onChange` with the new theme whenever VS Code switches themes. Returns a stop function. */
+/**
+ * Calls `onChange` with the new theme whenever VS Code switches themes, and keeps the page's text
+ * colours readable in it (`applyReadableColors`, now and at each switch). Returns a stop function.
+ */
 export function onThemeChange(onChange: (theme: Theme) => void): () => void {
-  const observer = new MutationObserver(() => onChange(readTheme()));
+  applyReadableColors(readTheme());
+  const observer = new MutationObserver(() => {
+    const theme = readTheme();
+    applyReadableColors(theme);
+    onChange(theme);
+  });
   observer.observe(document.body, { attributes: true, attributeFilter: ['class'] });
   return () => observer.disconnect();
 }

@@ -5,7 +5,7 @@
  */
 import type { BestView, TuneChart, TuneView } from '../../src/format/messages/tune';
 import { tuneChartSpec } from '../../src/views/tune';
-import { el, type Child } from '../shared/dom';
+import { el, scrollBox, type Child } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { ChartBoard, type BoardChart } from '../result/render';
 
@@ -27,15 +27,15 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
   const body = view.rows.map((row) => {
     const cells = row.cells.map((cell, i) => {
       const column = view.columns[i];
-      return el('td', { className: [column?.numeric ? 'num' : '', column?.wrap ? 'wrap' : ''].filter(Boolean).join(' '), text: cell });
+      return el('td', { className: [column?.numeric ? 'num' : '', column?.wrap ? 'wrap' : '', column?.breaks ? 'breaks' : ''].filter(Boolean).join(' '), text: cell });
     });
     const opens = row.resultFile !== null;
     const tr = el(
       'tr',
       {
-        className: [`trial-${row.status}`, row.best ? 'best-trial' : '', opens ? 'opens' : ''].filter(Boolean).join(' '),
+        className: [`trial-${row.status}`, row.best ? 'best-trial' : '', row.tie ? 'tie-trial' : '', opens ? 'opens' : ''].filter(Boolean).join(' '),
         attrs: { 'data-trial': String(row.trial), ...(opens ? { tabindex: '0', role: 'link' } : {}) },
-        ...(opens ? { title: `Open trial ${row.trial}'s result` } : {}),
+        ...(opens ? { title: `Open trial ${row.trial}'s result${row.tie ? ' (within noise of the best)' : ''}` } : {}),
       },
       cells,
     );
@@ -47,15 +47,22 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
     }
     return tr;
   });
-  return el('div', { className: 'table-scroll' }, [el('table', { className: 'data-table trials-table' }, [el('thead', {}, [head]), el('tbody', {}, body)])]);
+  return scrollBox(el('table', { className: 'data-table trials-table' }, [el('thead', {}, [head]), el('tbody', {}, body)]));
 }
 
-/** The best trial: its objective and parameters, its exact command line and (with `onCopy`) a Copy button. */
+/**
+ * The best trial: its figure (with its interval once re-measured) and how it was measured, the
+ * trials tied with it within noise, the noise, its parameters, its command line as the user wrote
+ * it and (with `onCopy`) a Copy button.
+ */
 export function bestSection(best: BestView | null, onCopy?: () => void): HTMLElement {
   if (!best) return el('section', { className: 'best', attrs: { id: 'best' } }, [el('h2', { text: 'Best' }), el('p', { className: 'muted', text: 'No trial has met the SLOs yet.' })]);
+  const tied = best.ties.length > 0 ? `, tied with ${best.ties.length === 1 ? 'trial' : 'trials'} ${best.ties.join(', ')}` : '';
   return el('section', { className: 'best', attrs: { id: 'best' } }, [
-    el('h2', { text: `Best: trial ${best.trial}` }),
-    el('p', {}, [el('strong', { text: best.objective }), ` with ${best.params}`]),
+    el('h2', { text: `Best: trial ${best.trial}${tied}` }),
+    el('p', {}, [el('strong', { text: best.objective }), ` (${best.measured}) with ${best.params}`]),
+    best.tieText ? el('p', { className: 'tie-note', attrs: { id: 'best-ties' }, text: best.tieText }) : null,
+    best.noise ? el('p', { className: 'muted', attrs: { id: 'best-noise' }, text: best.noise }) : null,
     el('div', { className: 'command-line' }, [
       el('pre', { attrs: { id: 'best-command' } }, [el('code', { text: best.commandLine })]),
       onCopy ? button('Copy', onCopy, 'secondary', 'copy-best-command') : null,

@@ -20,11 +20,14 @@ Options:
   --out FILE            where to write it
   --format F            html (default: charts and tables in one file that opens offline), md, csv
   --group-by LABEL      colour and group runs by this label (engine, gpu, model, quant, ...)
-  --slo ttft=MS,tpot=MS,e2e=MS
-                        the objective for the ranking table (any of the three)
+  --slo ttft=MS,ttfo=MS,tpot=MS,e2e=MS
+                        the objective for the ranking table (any of them; ttfo: the first
+                        answer token, reasoning left out)
   --stat S              the statistic compared with the SLO and drawn for latencies: mean, p50, p90 (default), p99
   --axis A              concurrency or rate (default: what most steps are defined by)
   --title TEXT          the report's title
+  --per-repeat          Markdown: a row per repeat of a repeated run, instead of one per step with
+                        each figure's mean ± half-width of its 95% interval across repeats
   --help                this text
 `;
 
@@ -34,9 +37,10 @@ function parseSlo(text: string): ReportSlo {
     const [key, value] = parseKeyValue('--slo', part, 'an objective', 'ttft=200,tpot=50');
     const ms = parseNumber('--slo', value, { min: 0, exclusive: true, hint: 'milliseconds like --slo ttft=200,tpot=50' });
     if (key === 'ttft') slo.ttftMs = ms;
+    else if (key === 'ttfo') slo.ttfoMs = ms;
     else if (key === 'tpot') slo.tpotMs = ms;
     else if (key === 'e2e') slo.e2eMs = ms;
-    else throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+    else throw new UsageError(`--slo: '${key}' is not an objective; use ttft, ttfo, tpot and/or e2e, like --slo ttft=200,tpot=50`);
   }
   return slo;
 }
@@ -50,6 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     '--stat': { kind: 'string' },
     '--axis': { kind: 'string' },
     '--title': { kind: 'string' },
+    '--per-repeat': { kind: 'boolean' },
     '--help': { kind: 'boolean' },
   } as const;
   const flags = parseFlags(argv, specs, 'llmbench report');
@@ -67,6 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   const sloText = flags.get('--slo');
   const slo = sloText === undefined ? {} : parseSlo(sloText);
   const groupBy = flags.get('--group-by');
+  const tableOptions = { perRepeat: flags.has('--per-repeat') };
 
   const { runs, problems } = await loadRuns(flags.positionals);
   for (const problem of problems) process.stderr.write(`llmbench report: skipped ${problem}\n`);
@@ -85,7 +91,7 @@ export async function run(argv: string[]): Promise<number> {
       ? renderHtmlReport(model, runs, title)
       : format === 'csv'
         ? formatStepsCsv(runs)
-        : [`# ${title}`, formatRankingMarkdown(model), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
+        : [`# ${title}`, formatRankingMarkdown(model), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc, tableOptions)}\n${formatConcurrencyColumnsMarkdown(r.doc, tableOptions)}`)].join('\n\n');
   await writeFile(out, text);
   process.stdout.write(`Wrote ${format} report of ${runs.length} run(s) to ${out}\n`);
   return problems.length > 0 ? 1 : 0;

@@ -7,14 +7,15 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, ProfileConfigSchema, RampStrategySchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
+import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchema, EndpointStrategySchema, parseDelayRange, ProfileConfigSchema, RampStrategySchema, ReasoningTagSchema, type RunConfig, WorkloadConfigSchema } from '../../format/config';
+import { TraceFormatSchema } from '../../format/trace';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
 import { BadInputError } from '../../format/errors';
 import { runBenchmarkInWorker, type RunOverview } from '../../load/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../../results/writer';
 import { SimConfigError, startSimServer, type SimServer } from '../../sim/index';
-import { formatTerminalTable, formatVllmBlock } from '../../report/tables';
+import { formatRunDetails, formatTerminalTable, formatVllmBlock } from '../../report/tables';
 import {
   parseChoice,
   parseFlags,
@@ -30,11 +31,21 @@ import { createProgressPrinter } from '../progress';
 
 export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--help': { kind: 'boolean' },
-  '--url': { kind: 'string' },
+  '--url': { kind: 'string', repeatable: true },
+  '--url-strategy': { kind: 'string' },
+  '--url-failover': { kind: 'boolean' },
+  '--trace': { kind: 'string' },
+  '--trace-format': { kind: 'string' },
+  '--time-scale': { kind: 'string' },
+  '--trace-window': { kind: 'string' },
+  '--trace-max-requests': { kind: 'string' },
+  '--skip-bad-rows': { kind: 'boolean' },
   '--model': { kind: 'string' },
   '--api': { kind: 'string' },
+  '--reasoning-tags': { kind: 'string' },
   '--stream': { kind: 'boolean' },
   '--no-stream': { kind: 'boolean' },
+  '--no-usage': { kind: 'boolean' },
   '--profile': { kind: 'string' },
   '--concurrency': { kind: 'string' },
   '--rate': { kind: 'string' },
@@ -47,12 +58,23 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--duration': { kind: 'string' },
   '--warmup': { kind: 'string' },
   '--max-errors': { kind: 'string' },
+  '--warmup-sec': { kind: 'string' },
+  '--drain-sec': { kind: 'string' },
+  '--cooldown-sec': { kind: 'string' },
+  '--max-error-rate': { kind: 'string' },
+  '--max-error-rate-min': { kind: 'string' },
+  '--max-error-rate-scope': { kind: 'string' },
+  '--no-saturation-stop': { kind: 'boolean' },
+  '--saturation-window-sec': { kind: 'string' },
+  '--cancel-rate': { kind: 'string' },
+  '--cancel-after': { kind: 'string' },
   '--input-tokens': { kind: 'string' },
   '--output-tokens': { kind: 'string' },
   '--input-tokens-range': { kind: 'string' },
   '--output-tokens-range': { kind: 'string' },
   '--prefix-tokens': { kind: 'string' },
   '--prefix-count': { kind: 'string' },
+  '--embedding-batch': { kind: 'string' },
   '--dataset': { kind: 'string' },
   '--dataset-format': { kind: 'string' },
   '--tokenizer': { kind: 'string' },
@@ -70,10 +92,13 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--think-time': { kind: 'string' },
   '--concurrency-unit': { kind: 'string' },
   '--multi-turn': { kind: 'boolean' },
+  '--reuse-prompts': { kind: 'boolean' },
+  '--reset-cache': { kind: 'boolean' },
   '--repeat-pause-sec': { kind: 'string' },
   '--out': { kind: 'string' },
   '--config': { kind: 'string' },
   '--format': { kind: 'string' },
+  '--per-repeat': { kind: 'boolean' },
   '--sim': { kind: 'optional' },
   '--dry-run': { kind: 'boolean' },
 };
@@ -84,19 +109,33 @@ export const RUN_HELP = `Usage: llmbench run --url URL --model NAME [options]
 Benchmarks an OpenAI-compatible server and writes a result file (NAME.llmbench.json).
 
 Endpoint
-  --url URL              base URL up to /v1, e.g. http://127.0.0.1:8000/v1
+  --url URL              base URL up to /v1, e.g. http://127.0.0.1:8000/v1; repeat it for
+                         replicas of one model: the load is spread over them and every figure
+                         is given per endpoint beside the total
+  --url-strategy S       round-robin (default) or least-in-flight: which replica gets a request
+  --url-failover         a replica whose last 3 requests failed without an answer (refused,
+                         timed out, closed, HTTP 5xx) is out for 10 s and its requests go to the
+                         others (config failover: {consecutiveErrors, coolOffSec}); without it,
+                         its share of the requests fails
   --model NAME           the served model name (see GET /v1/models)
   --sim [PRESET]         run against the built-in simulator instead of --url
-  --api chat|completions /v1/chat/completions (default) or /v1/completions
+  --api API              chat (/v1/chat/completions, default), completions, responses
+                         (/v1/responses, typed events) or embeddings (/v1/embeddings)
+  --reasoning-tags TAG   the model writes its reasoning inside <TAG>...</TAG> in the text
+                         (no reasoning parser on the server), e.g. --reasoning-tags think
   --stream, --no-stream  streamed responses (default) or whole bodies (no TTFT, no ITL)
+  --no-usage             do not ask a stream for the server's token counts
+                         (stream_options.include_usage), for servers and gateways that refuse
+                         it: counts are then the --tokenizer's or estimated, and marked so
   --header 'Name: value' extra request header (repeatable)
   --api-key-env VAR      send the key held in environment variable VAR as a Bearer token
   --extra-body JSON      fields added to every request body, e.g. '{"ignore_eos": true}'
   --timeout SEC          longest time for one request (default 600)
 
 Load (each value of a list is a step)
-  --profile KIND         synchronous | concurrency | rate | throughput | sweep
-                         (default: rate with --rate, concurrency with --concurrency, else synchronous)
+  --profile KIND         synchronous | concurrency | rate | throughput | sweep | trace
+                         (default: rate with --rate, concurrency with --concurrency, trace with
+                         --trace, else synchronous)
   --concurrency 1,8,64   requests in flight per step; with rate/throughput: one value, the cap
   --rate 1,2.5           requests per second per step; with sweep: how many rates between
                          the synchronous and throughput steps (default 8)
@@ -108,11 +147,40 @@ Load (each value of a list is a step)
   --requests N           measured requests per step
   --duration SEC         seconds per step (with --requests, whichever ends first)
   --warmup N             requests per step sent first and left out of the statistics
+  --warmup-sec S         requests sent in the first S seconds of each step are warm-up too
+  --drain-sec S          a step cut by --duration stops sending and lets its requests in flight
+                         finish for up to S seconds before cancelling them (default 30); they
+                         count toward latency, not toward the step's rates
+  --cooldown-sec S       before each step, wait up to S seconds for the server's running and
+                         waiting requests to read 0 on /metrics (default 30; 0: do not wait); a
+                         step that starts on a busy server carries a warning
   --max-errors N         end a step after N failed requests
+  --max-error-rate R     end a step once more than the share R (0.1 = 10%) of its requests failed,
+                         judged from --max-error-rate-min N ended requests on (default 20)
+  --max-error-rate-scope step|run   what too many failures end (default step)
+  --no-saturation-stop   let open-loop steps (rate, sweep) run their full length past the knee;
+                         by default a step whose queue keeps growing for --saturation-window-sec
+                         S (default 10) ends early, and a sweep skips its higher rates
+  --cancel-rate P        abort this share (0..1) of the measured requests, chosen from the seed,
+  --cancel-after MS|MS-MS  this long after each was sent (a range: drawn per request); they
+                         count apart, with the tokens they had received (AIPerf's
+                         --request-cancellation-rate and -delay)
   --seed N               seed for prompts and arrival times (default 42)
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
   --repeat-pause-sec S   seconds to wait between repeats (default 0)
+
+Trace replay (docs/workloads.md): each row of a production trace sent at its recorded time
+  --trace FILE           Mooncake JSONL, Azure LLM inference CSV (2023, 2024), BurstGPT CSV, or
+                         any JSONL/CSV with a column map in --config (profile.columns); its
+                         lengths set each prompt (built with --tokenizer) and max_tokens
+  --trace-format F       mooncake | azure | burstgpt | columns (default: told from the first line)
+  --time-scale X         2 replays twice as fast, 0.5 at half speed (default 1)
+  --trace-window S:E     only rows from S to E seconds after the trace's first row (S: or :E)
+  --trace-max-requests N at most N rows (after the window)
+  --skip-bad-rows        skip rows that cannot be replayed and count them, instead of stopping
+                         at the first with its line
+  --concurrency N        with a trace: at most N requests in flight (a request due meanwhile waits)
 
 Workload
   --input-tokens N       synthetic prompt length in tokens (default 512)
@@ -125,9 +193,16 @@ Workload
   --output-tokens-range R  the same for --output-tokens
   --prefix-tokens N      every synthetic prompt opens with a shared prefix of N tokens
   --prefix-count K       K distinct shared prefixes, used in turn (default 1)
+  --embedding-batch N    with --api embeddings: N inputs per request, each --input-tokens long
+                         (default 1)
   --dataset FILE         prompts from a file instead of synthetic ones
   --dataset-format F     openqa | sharegpt | lines | jsonl
   --tokenizer FILE       a Hugging Face tokenizer.json to count tokens with
+  --reuse-prompts        send the prompts every run of this seed sends: without it, each run's
+                         prompts open with a salt of their own (in the result), so that a
+                         long-lived server's prefix cache cannot serve one run's prompts to the next
+  --reset-cache          empty the server's prefix cache before each step (vLLM with
+                         VLLM_SERVER_DEV_MODE=1: /reset_prefix_cache; SGLang: /flush_cache)
 
 Server metrics (docs/server-metrics.md)
   --server-metrics URL|off        the server's Prometheus metrics to scrape during the run
@@ -142,10 +217,13 @@ Conversations (multi-turn sessions; each turn resends the history with the repli
                          (requests in flight; a thinking session leaves its slot to another)
 
 Output
-  --slo ttft=MS,tpot=MS,e2e=MS   service-level objectives for goodput
+  --slo ttft=MS,ttfo=MS,tpot=MS,e2e=MS   service-level objectives for goodput (ttfo: time to
+                         the first answer token, reasoning left out)
   --label key=value      free label stored in the result (repeatable): engine, gpu, ...
   --out FILE             result file (default benchmarks/<time>-<model>-<profile>.llmbench.json)
   --format table|vllm    vllm also prints vLLM's "Serving Benchmark Result" block per step
+  --per-repeat           with --repeat, a row per repeat in the final table instead of one per
+                         step with each figure's mean ± half-width of its 95% interval
   --config FILE          JSON run settings (the schema of the extension's settings); flags win;
                          relative paths in the file are read from the file's folder
   --dry-run              print the run configuration as prepared (defaults, paths, endpoint), or
@@ -165,12 +243,21 @@ const RULES = {
   duration: { min: 0, exclusive: true, hint: 'seconds per step like --duration 30' },
   warmup: { integer: true, min: 0, hint: 'a number of warm-up requests like --warmup 5' },
   maxErrors: { integer: true, min: 1, hint: 'a number of failed requests like --max-errors 10' },
+  seconds: { min: 0, hint: 'seconds like 30' },
+  maxErrorRate: { min: 0, exclusive: true, hint: 'a share of failed requests above 0 and at most 1 like --max-error-rate 0.1' },
+  maxErrorRateMin: { integer: true, min: 1, hint: 'a number of ended requests like --max-error-rate-min 20' },
+  saturationWindow: { min: 2, hint: 'seconds, at least 2, like --saturation-window-sec 10' },
   inputTokens: { integer: true, min: 1, hint: 'prompt tokens like --input-tokens 512' },
   outputTokens: { integer: true, min: 1, hint: 'output tokens like --output-tokens 128' },
   rangeRatio: { min: 0, hint: 'a ratio from 0 up to (not including) 1 like 0.5' },
   prefixTokens: { integer: true, min: 0, hint: 'shared prefix tokens like --prefix-tokens 256' },
   prefixCount: { integer: true, min: 1, hint: 'a number of distinct prefixes like --prefix-count 4' },
+  embeddingBatch: { integer: true, min: 1, hint: 'inputs per embeddings request like --embedding-batch 16' },
+  cancelRate: { min: 0, exclusive: true, hint: 'a share of the requests above 0 and at most 1 like --cancel-rate 0.1' },
   timeout: { min: 0, exclusive: true, hint: 'seconds like --timeout 120' },
+  timeScale: { min: 0, exclusive: true, hint: 'a speed factor like --time-scale 2 (twice as fast) or 0.5' },
+  traceMaxRequests: { integer: true, min: 1, hint: 'a number of rows like --trace-max-requests 1000' },
+  windowSec: { min: 0, hint: 'seconds after the trace\'s first row like --trace-window 60:120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
   serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
   repeat: { integer: true, min: 1, hint: 'a number of repeats like --repeat 5' },
@@ -181,7 +268,8 @@ const RULES = {
 } satisfies Record<string, NumberRule>;
 
 type ProfileKind = z.infer<typeof ProfileConfigSchema>['kind'];
-const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep'] as const;
+const PROFILE_KINDS = ['synchronous', 'concurrency', 'rate', 'throughput', 'sweep', 'trace'] as const;
+const TRACE_FLAGS = ['--trace', '--trace-format', '--time-scale', '--trace-window', '--trace-max-requests', '--skip-bad-rows'] as const;
 const OUTPUT_FORMATS = ['table', 'vllm'] as const;
 const RAMP_FLAGS = ['--ramp-up', '--ramp-start-rate', '--ramp-end-rate'] as const;
 /** The load flags each profile kind understands (the rest are refused, not silently ignored). */
@@ -192,18 +280,32 @@ const PROFILE_FLAGS: Readonly<Record<ProfileKind, readonly string[]>> = {
   throughput: ['--concurrency'],
   sweep: ['--rate', '--arrival', '--burstiness'],
   schedule: ['--concurrency'],
+  trace: ['--concurrency', ...TRACE_FLAGS],
 };
-const SLO_KEYS = { ttft: 'ttftMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
+const SLO_KEYS = { ttft: 'ttftMs', ttfo: 'ttfoMs', tpot: 'tpotMs', e2e: 'e2eMs' } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Which flag sets which config field, longest path first wins; used to word schema errors. */
 const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['endpoint.baseUrl', '--url'],
+  ['endpoints', '--url'],
+  ['endpointStrategy', '--url-strategy'],
+  ['failover', '--url-failover'],
+  ['profile.path', '--trace'],
+  ['profile.format', '--trace-format'],
+  ['profile.timeScale', '--time-scale'],
+  ['profile.window', '--trace-window'],
+  ['profile.window.startSec', '--trace-window'],
+  ['profile.window.endSec', '--trace-window'],
+  ['profile.maxRequests', '--trace-max-requests'],
+  ['profile.skipBadRows', '--skip-bad-rows'],
   ['endpoint.model', '--model'],
   ['endpoint.api', '--api'],
   ['endpoint.headers', '--header'],
   ['endpoint.apiKeyEnv', '--api-key-env'],
+  ['endpoint.reasoningTags', '--reasoning-tags'],
   ['request.stream', '--stream'],
+  ['request.usage', '--no-usage'],
   ['request.extraBody', '--extra-body'],
   ['request.totalTimeoutMs', '--timeout'],
   ['workload.inputTokens.rangeRatio', '--input-tokens-range'],
@@ -212,9 +314,12 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['workload.outputTokens', '--output-tokens'],
   ['workload.sharedPrefixTokens', '--prefix-tokens'],
   ['workload.prefixCount', '--prefix-count'],
+  ['workload.embeddingBatch', '--embedding-batch'],
   ['workload.path', '--dataset'],
   ['workload.format', '--dataset-format'],
   ['tokenizer', '--tokenizer'],
+  ['cache.reusePrompts', '--reuse-prompts'],
+  ['cache.resetBeforeStep', '--reset-cache'],
   ['profile.kind', '--profile'],
   ['profile.levels', '--concurrency'],
   ['profile.maxConcurrency', '--concurrency'],
@@ -230,8 +335,19 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['limits.durationSec', '--duration'],
   ['limits.warmup', '--warmup'],
   ['limits.maxErrors', '--max-errors'],
+  ['limits.warmupSec', '--warmup-sec'],
+  ['limits.drainSec', '--drain-sec'],
+  ['limits.cooldownSec', '--cooldown-sec'],
+  ['limits.maxErrorRate', '--max-error-rate'],
+  ['limits.maxErrorRateMin', '--max-error-rate-min'],
+  ['limits.maxErrorRateScope', '--max-error-rate-scope'],
+  ['limits.saturationStop', '--no-saturation-stop'],
+  ['limits.saturationWindowSec', '--saturation-window-sec'],
   ['limits', '--requests or --duration'],
   ['slo', '--slo'],
+  ['cancel.rate', '--cancel-rate'],
+  ['cancel.afterMs', '--cancel-after'],
+  ['cancel', '--cancel-rate and --cancel-after'],
   ['labels', '--label'],
   ['seed', '--seed'],
   ['serverMetrics.url', '--server-metrics'],
@@ -272,7 +388,7 @@ export async function runCommand(argv: readonly string[], command: string): Prom
   }
   const flagSettings = settingsFromFlags(flags, file?.settings);
   const format = parseChoice('--format', flags.get('--format') ?? 'table', OUTPUT_FORMATS);
-  if (flags.has('--sim') && flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them');
+  if (flags.has('--sim') && flags.has('--url')) throw new UsageError('--sim and --url both name the endpoint; give one of them (several replicas: start simulators with `llmbench sim` and give each --url)');
 
   let sim: SimServer | undefined;
   try {
@@ -289,7 +405,7 @@ export async function runCommand(argv: readonly string[], command: string): Prom
     if (flags.has('--dry-run')) return dryRun(request);
     const prepared = prepareOrExplain(request);
     const resultPath = chooseResultPath(flags.get('--out'), prepared.config);
-    return await execute(prepared, { resultPath, format });
+    return await execute(prepared, { resultPath, format, perRepeat: flags.has('--per-repeat') });
   } finally {
     await sim?.close();
   }
@@ -355,16 +471,32 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
     return text === undefined ? undefined : parseNumber(flag, text, rule);
   };
 
-  put('endpoint', 'baseUrl', flags.get('--url'));
+  const urls = flags.all('--url');
+  if (urls.length > 1) settings.endpoints = urls.map((baseUrl) => ({ baseUrl }));
+  else put('endpoint', 'baseUrl', flags.get('--url'));
+  const strategy = flags.get('--url-strategy');
+  const manyUrls = urls.length > 1 || Array.isArray(fileSettings?.endpoints);
+  for (const flag of ['--url-strategy', '--url-failover']) {
+    if (flags.has(flag) && !manyUrls) throw new UsageError(`${flag} spreads a run over several endpoints: give --url more than once (or endpoints in --config)`);
+  }
+  if (strategy !== undefined) settings.endpointStrategy = parseChoice('--url-strategy', strategy, EndpointStrategySchema.options);
+  if (flags.has('--url-failover')) settings.failover = isPlainObject(fileSettings?.failover) ? fileSettings.failover : {};
   put('endpoint', 'model', flags.get('--model'));
   const api = flags.get('--api');
   if (api !== undefined) put('endpoint', 'api', parseChoice('--api', api, ApiKindSchema.options));
   if (flags.has('--header')) put('endpoint', 'headers', Object.fromEntries(flags.all('--header').map(parseHeader)));
   put('endpoint', 'apiKeyEnv', flags.get('--api-key-env'));
+  const tag = flags.get('--reasoning-tags');
+  if (tag !== undefined) {
+    const parsed = ReasoningTagSchema.safeParse(tag.replace(/^<\/?|>$/g, ''));
+    if (!parsed.success) throw new UsageError(`--reasoning-tags: '${tag}' ${parsed.error.issues[0]?.message ?? 'is not a tag name'}`);
+    put('endpoint', 'reasoningTags', parsed.data);
+  }
 
   if (flags.has('--stream') && flags.has('--no-stream')) throw new UsageError('--stream and --no-stream contradict each other; give one');
   if (flags.has('--stream')) put('request', 'stream', true);
   if (flags.has('--no-stream')) put('request', 'stream', false);
+  if (flags.has('--no-usage')) put('request', 'usage', false);
   const extraBody = flags.get('--extra-body');
   if (extraBody !== undefined) put('request', 'extraBody', parseExtraBody(extraBody));
   const timeoutSec = number('--timeout', RULES.timeout);
@@ -374,17 +506,35 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   if (workload) settings.workload = workload;
   const tokenizer = flags.get('--tokenizer');
   if (tokenizer !== undefined) settings.tokenizer = tokenizer;
+  if (flags.has('--reuse-prompts')) put('cache', 'reusePrompts', true);
+  if (flags.has('--reset-cache')) put('cache', 'resetBeforeStep', true);
 
   const profile = profileFromFlags(flags, fileSettings);
   if (profile) settings.profile = profile;
+  if ((profile?.kind ?? (isPlainObject(fileSettings?.profile) ? fileSettings.profile.kind : undefined)) === 'trace') {
+    for (const flag of ['--dataset', '--input-tokens', '--output-tokens', '--input-tokens-range', '--output-tokens-range', '--turns', '--multi-turn']) {
+      if (flags.has(flag)) throw new UsageError(`${flag} does not apply to a trace: each request's lengths come from its row (prompts are built to its input tokens, max_tokens is its output tokens)`);
+    }
+  }
 
   put('limits', 'requests', number('--requests', RULES.requests));
   put('limits', 'durationSec', number('--duration', RULES.duration));
   put('limits', 'warmup', number('--warmup', RULES.warmup));
   put('limits', 'maxErrors', number('--max-errors', RULES.maxErrors));
+  put('limits', 'warmupSec', number('--warmup-sec', { ...RULES.seconds, hint: 'seconds like --warmup-sec 10' }));
+  put('limits', 'drainSec', number('--drain-sec', { ...RULES.seconds, hint: 'seconds like --drain-sec 30 (0: cancel at once)' }));
+  put('limits', 'cooldownSec', number('--cooldown-sec', { ...RULES.seconds, hint: 'seconds like --cooldown-sec 30 (0: do not wait)' }));
+  put('limits', 'maxErrorRate', number('--max-error-rate', RULES.maxErrorRate));
+  put('limits', 'maxErrorRateMin', number('--max-error-rate-min', RULES.maxErrorRateMin));
+  const errorScope = flags.get('--max-error-rate-scope');
+  if (errorScope !== undefined) put('limits', 'maxErrorRateScope', parseChoice('--max-error-rate-scope', errorScope, ['step', 'run'] as const));
+  if (flags.has('--no-saturation-stop')) put('limits', 'saturationStop', false);
+  put('limits', 'saturationWindowSec', number('--saturation-window-sec', RULES.saturationWindow));
 
   const slo = flags.get('--slo');
   if (slo !== undefined) settings.slo = parseSlo(slo);
+  const cancel = cancelFromFlags(flags, fileSettings, number);
+  if (cancel !== undefined) settings.cancel = cancel;
   if (flags.has('--label')) {
     settings.labels = Object.fromEntries(flags.all('--label').map((l) => parseKeyValue('--label', l, 'a label', 'engine=vllm')));
   }
@@ -430,12 +580,30 @@ function parseExtraBody(text: string): Settings {
   return value;
 }
 
+/** `--cancel-rate P --cancel-after MS|MS-MS`: both, or one over a config file's `cancel`. */
+function cancelFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined, number: (flag: string, rule: NumberRule) => number | undefined): Settings | undefined {
+  const rate = number('--cancel-rate', RULES.cancelRate);
+  const afterText = flags.get('--cancel-after');
+  if (rate === undefined && afterText === undefined) return undefined;
+  if (rate !== undefined && rate > 1) throw new UsageError(`--cancel-rate: '${rate}' must be at most 1; give ${RULES.cancelRate.hint}`);
+  let afterMs: number | Settings | undefined;
+  if (afterText !== undefined) {
+    const range = parseDelayRange(afterText);
+    if (range === null) throw new UsageError(`--cancel-after: '${afterText}' is not a delay; give milliseconds after the send like --cancel-after 500, or a range drawn per request like --cancel-after 200-2000`);
+    afterMs = range;
+  }
+  const fromFile = isPlainObject(fileSettings?.cancel) ? fileSettings.cancel : {};
+  if (rate === undefined && fromFile.rate === undefined) throw new UsageError('--cancel-after needs --cancel-rate P: the share of requests to cancel');
+  if (afterMs === undefined && fromFile.afterMs === undefined) throw new UsageError('--cancel-rate needs --cancel-after MS (or MS-MS): when, after its send, a request is cancelled');
+  return { ...(rate !== undefined ? { rate } : {}), ...(afterMs !== undefined ? { afterMs } : {}) };
+}
+
 function parseSlo(text: string): Settings {
   const slo: Settings = {};
   for (const item of text.split(',')) {
     const [key, value] = parseKeyValue('--slo', item, 'an objective', 'ttft=200,tpot=50,e2e=5000');
     if (!(key in SLO_KEYS)) {
-      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, tpot and/or e2e, like --slo ttft=200,tpot=50`);
+      throw new UsageError(`--slo: '${key}' is not an objective; use ttft, ttfo, tpot and/or e2e, like --slo ttft=200,tpot=50`);
     }
     slo[SLO_KEYS[key as keyof typeof SLO_KEYS]] = parseNumber(`--slo ${key}`, value, RULES.slo);
   }
@@ -467,6 +635,8 @@ function workloadFromFlags(
   if (formatText !== undefined) workload.format = parseChoice('--dataset-format', formatText, DatasetFormatSchema.options);
   if (inputTokens !== undefined) workload.inputTokens = inputTokens;
   if (outputTokens !== undefined) workload.outputTokens = outputTokens;
+  const embeddingBatch = number('--embedding-batch', RULES.embeddingBatch);
+  if (embeddingBatch !== undefined) workload.embeddingBatch = embeddingBatch;
   const prefixTokens = number('--prefix-tokens', RULES.prefixTokens);
   const prefixCount = number('--prefix-count', RULES.prefixCount);
   if (prefixCount !== undefined && prefixTokens === undefined && !(Number(fileWorkload?.sharedPrefixTokens) > 0)) {
@@ -508,21 +678,26 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
   const kind: ProfileKind | undefined =
     given !== undefined
       ? parseChoice('--profile', given, PROFILE_KINDS)
-      : (fileKind as ProfileKind | undefined) ??
-        (flags.has('--rate') || flags.has('--ramp-up') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
+      : flags.has('--trace')
+        ? 'trace'
+        : (fileKind as ProfileKind | undefined) ??
+          (flags.has('--rate') || flags.has('--ramp-up') ? 'rate' : flags.has('--concurrency') ? 'concurrency' : undefined);
   if (kind === undefined) {
     for (const flag of ['--arrival', '--burstiness', ...RAMP_FLAGS]) {
       if (flags.has(flag)) throw new UsageError(`${flag} applies to --profile rate or sweep; add --profile rate --rate R`);
     }
+    for (const flag of TRACE_FLAGS) if (flags.has(flag)) throw new UsageError(`${flag} applies to a trace replay: add --trace FILE`);
     return undefined;
   }
 
-  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness', ...RAMP_FLAGS]) {
+  for (const flag of ['--concurrency', '--rate', '--arrival', '--burstiness', ...RAMP_FLAGS, ...TRACE_FLAGS]) {
     if (flags.has(flag) && !PROFILE_FLAGS[kind].includes(flag)) {
-      throw new UsageError(`${flag} does not apply to --profile ${kind}${kind === 'synchronous' ? ' (one request at a time)' : ''}`);
+      const hint = (TRACE_FLAGS as readonly string[]).includes(flag) ? ': it applies to a trace replay (--trace FILE)' : kind === 'synchronous' ? ' (one request at a time)' : '';
+      throw new UsageError(`${flag} does not apply to --profile ${kind}${hint}`);
     }
   }
 
+  if (kind === 'trace') return traceProfileFromFlags(flags, fileProfile);
   const profile: Settings = { kind };
   const concurrency = flags.get('--concurrency');
   if (concurrency !== undefined) {
@@ -550,6 +725,39 @@ function profileFromFlags(flags: ParsedFlags, fileSettings: Settings | undefined
     profile.arrival = 'gamma';
   }
   return profile;
+}
+
+/** `--trace FILE` and the trace flags: a trace profile, over the config file's when it has one. */
+function traceProfileFromFlags(flags: ParsedFlags, fileProfile: Settings | undefined): Settings {
+  const profile: Settings = { kind: 'trace' };
+  const path = flags.get('--trace');
+  if (path === undefined && !(fileProfile?.kind === 'trace' && typeof fileProfile.path === 'string')) {
+    throw new UsageError('--profile trace needs --trace FILE: the trace to replay (Mooncake JSONL, Azure or BurstGPT CSV)');
+  }
+  if (path !== undefined) profile.path = path;
+  const format = flags.get('--trace-format');
+  if (format !== undefined) profile.format = parseChoice('--trace-format', format, TraceFormatSchema.options);
+  const scale = flags.get('--time-scale');
+  if (scale !== undefined) profile.timeScale = parseNumber('--time-scale', scale, RULES.timeScale);
+  const window = flags.get('--trace-window');
+  if (window !== undefined) profile.window = parseTraceWindow(window);
+  const max = flags.get('--trace-max-requests');
+  if (max !== undefined) profile.maxRequests = parseNumber('--trace-max-requests', max, RULES.traceMaxRequests);
+  if (flags.has('--skip-bad-rows')) profile.skipBadRows = true;
+  const concurrency = flags.get('--concurrency');
+  if (concurrency !== undefined) profile.maxConcurrency = parseNumber('--concurrency', concurrency, RULES.concurrencyCap);
+  return profile;
+}
+
+/** `START:END` seconds after the trace's first row; either side may be left out (`60:`, `:120`). */
+function parseTraceWindow(text: string): Settings {
+  const parts = text.split(':');
+  if (parts.length !== 2 || (parts[0]?.trim() === '' && parts[1]?.trim() === '')) {
+    throw new UsageError(`--trace-window: '${text}' is not START:END; give seconds after the trace's first row like --trace-window 60:120 (or 60: to the end)`);
+  }
+  const [start, end] = parts.map((part) => (part.trim() === '' ? undefined : parseNumber('--trace-window', part, RULES.windowSec)));
+  if (start !== undefined && end !== undefined && end <= start) throw new UsageError(`--trace-window: '${text}' ends before it starts; give START:END with END after START`);
+  return { ...(start !== undefined ? { startSec: start } : {}), ...(end !== undefined ? { endSec: end } : {}) };
 }
 
 /** `--ramp-up S --ramp-start-rate X --ramp-end-rate Y`, all three or none. */
@@ -589,8 +797,8 @@ function isExistingDirectory(path: string): boolean {
 }
 
 async function execute(
-  { config, apiKey, warnings }: PreparedRun,
-  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number] },
+  { config, apiKey, apiKeys, warnings }: PreparedRun,
+  options: { resultPath: string; format: (typeof OUTPUT_FORMATS)[number]; perRepeat: boolean },
 ): Promise<number> {
   const shownPath = relative(process.cwd(), options.resultPath) || options.resultPath;
   const progress = createProgressPrinter(process.stderr);
@@ -617,6 +825,7 @@ async function execute(
       resultPath: options.resultPath,
       onEvent: progress.onEvent,
       ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(apiKeys !== undefined ? { apiKeys } : {}),
     });
   } catch (error) {
     progress.finish();
@@ -629,7 +838,7 @@ async function execute(
   }
   progress.finish();
 
-  process.stdout.write(`\n${formatTerminalTable(doc)}`);
+  process.stdout.write(`\n${formatTerminalTable(doc, { perRepeat: options.perRepeat })}${formatRunDetails(doc)}`);
   if (options.format === 'vllm') {
     doc.steps.forEach((_, index) => process.stdout.write(`\n${formatVllmBlock(doc, index)}`));
   }

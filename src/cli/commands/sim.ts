@@ -5,6 +5,7 @@
  */
 import { parseChoice, parseFlags, parseNumber, parseNumberList, UsageError, type FlagSpec, type NumberRule } from '../args';
 import { PRESET_NAMES, PRESETS, resolveSimConfig, SimConfigError, startSimServer, type SimOptionsInput } from '../../sim';
+import { ReasoningFieldSchema } from '../../sim/protocol';
 
 const COMMAND = 'llmbench sim';
 
@@ -24,6 +25,14 @@ Engine (vLLM's flags; default: the preset's):
   --enable-prefix-caching | --no-enable-prefix-caching
 Hardware (default: the preset's):
   --step-base-ms X  --decode-per-seq-ms X  --prefill-tokens-per-sec X  --request-overhead-ms X  --output-per-seq-ms X
+Reasoning and embeddings:
+  --reasoning-tokens N|MEAN,STDEV every response first streams N reasoning tokens (or a rounded
+                                  normal draw per request), counted in max_tokens and reported in
+                                  usage.completion_tokens_details.reasoning_tokens
+  --reasoning-field F             where they go: reasoning (vLLM 0.11 and later, default),
+                                  reasoning_content (older vLLM, SGLang, DeepSeek's API, llama.cpp)
+                                  or tags (<think>...</think> in the text: no reasoning parser)
+  --embedding-dim N               floats per vector from /v1/embeddings (default 384)
 Faults (for testing clients):
   --fault-error-rate P            share of requests answered with an error status (0..1)
   --fault-error-status LIST       statuses to use, e.g. 500,429 (default 500)
@@ -74,6 +83,9 @@ const SPECS: Record<string, FlagSpec> = {
   '--no-enable-prefix-caching': flag,
   '--fault-error-status': string,
   '--fault-stall-ms': string,
+  '--reasoning-tokens': string,
+  '--reasoning-field': string,
+  '--embedding-dim': string,
   ...Object.fromEntries([...Object.keys(ENGINE_FLAGS), ...Object.keys(HARDWARE_FLAGS), ...Object.keys(FAULT_RATE_FLAGS)].map((f) => [f, string])),
 };
 
@@ -107,6 +119,9 @@ export function parseSimArgs(argv: readonly string[]): SimOptionsInput | 'help' 
   });
   const statuses = flags.get('--fault-error-status');
   const preset = flags.get('--preset');
+  const reasoningTokens = flags.get('--reasoning-tokens');
+  const reasoningField = flags.get('--reasoning-field');
+  if (reasoningField !== undefined && reasoningTokens === undefined) throw new UsageError('--reasoning-field needs --reasoning-tokens N: how many reasoning tokens each response streams');
   return defined({
     preset: preset === undefined ? undefined : parseChoice('--preset', preset, PRESET_NAMES),
     port: number('--port', { integer: true, min: 0, hint: 'a port number, or 0 for any free port' }),
@@ -114,6 +129,14 @@ export function parseSimArgs(argv: readonly string[]): SimOptionsInput | 'help' 
     model: flags.get('--model'),
     speedup: number('--speedup', { min: 0, exclusive: true, hint: 'a factor like 4' }),
     traceFile: flags.get('--trace'),
+    embeddingDim: number('--embedding-dim', { integer: true, min: 1, hint: 'a vector size like --embedding-dim 1024' }),
+    reasoning:
+      reasoningTokens === undefined
+        ? undefined
+        : {
+            tokens: parseReasoningTokens(reasoningTokens),
+            ...(reasoningField !== undefined ? { field: parseChoice('--reasoning-field', reasoningField, ReasoningFieldSchema.options) } : {}),
+          },
     engine: defined({
       ...Object.fromEntries(Object.entries(ENGINE_FLAGS).map(([name, key]) => [key, number(name, wholeNumber)])),
       enableChunkedPrefill: toggle(flags, 'chunked-prefill'),
@@ -127,6 +150,15 @@ export function parseSimArgs(argv: readonly string[]): SimOptionsInput | 'help' 
       stallMs: number('--fault-stall-ms', nonNegative),
     }),
   });
+}
+
+/** `N` (every response) or `MEAN,STDEV` (a rounded normal draw per response). */
+function parseReasoningTokens(text: string): number | { mean: number; stdev: number } {
+  const rule: NumberRule = { min: 0, hint: 'reasoning tokens like --reasoning-tokens 256, or a mean and a standard deviation like --reasoning-tokens 512,128' };
+  const parts = text.split(',');
+  if (parts.length === 1) return parseNumber('--reasoning-tokens', text, { ...rule, integer: true });
+  if (parts.length !== 2) throw new UsageError(`--reasoning-tokens: '${text}' is not N or MEAN,STDEV; give ${rule.hint}`);
+  return { mean: parseNumber('--reasoning-tokens', parts[0] as string, rule), stdev: parseNumber('--reasoning-tokens', parts[1] as string, rule) };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -157,7 +189,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  const { engine, hardware } = server.config;
+  const { engine, hardware, reasoning } = server.config;
   process.stdout.write(
     [
       `LLM Bench simulator: ${server.model} (preset ${server.config.preset}: ${PRESETS[server.config.preset].description})`,
@@ -167,6 +199,7 @@ export async function run(argv: string[]): Promise<number> {
         `prefix caching ${engine.enablePrefixCaching ? 'on' : 'off'}`,
       `  hardware: step ${hardware.stepBaseMs} ms + ${hardware.decodePerSeqMs} ms/seq, prefill ${hardware.prefillTokensPerSec} tok/s, ` +
         `overhead ${hardware.requestOverheadMs} ms, output ${hardware.outputPerSeqMs} ms/seq${server.config.speedup !== 1 ? `, speedup x${server.config.speedup}` : ''}`,
+      ...(reasoning ? [`  reasoning: ${typeof reasoning.tokens === 'number' ? reasoning.tokens : `${reasoning.tokens.mean} ± ${reasoning.tokens.stdev}`} tokens first, in ${reasoning.field === 'tags' ? '<think> tags in the text' : `the \`${reasoning.field}\` field`}`] : []),
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),

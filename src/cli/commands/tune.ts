@@ -6,7 +6,8 @@
 import { relative, resolve } from 'node:path';
 import { parseSloKey, type BestTrial, type Objective, type Trial, type TuneEvent } from '../../format/tune';
 import { formatMetric } from '../../views/number-format';
-import { formatObjective, objectiveTitle, paramsText, sloFigureName } from '../../views/tune';
+import { bestFigureText, commandLine, figureText, formatObjective, objectiveTitle, paramsText, sloFigureName, standingLines } from '../../views/tune';
+import { writtenCommand } from '../../tune/space';
 import { readTuneConfigFile, runTune, TuneConfigError } from '../../tune/index';
 import { parseFlags, UsageError, type FlagSpec } from '../args';
 
@@ -75,9 +76,20 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const { config, configDir } = readTuneConfigFile(configPath, `--config ${configPath}`);
     const { objective } = config;
+    let reported: unknown;
     const onEvent = (event: TuneEvent) => {
-      if (event.type === 'trial-start') process.stderr.write(`trial ${event.trial}: ${JSON.stringify(event.command)}\n`);
-      else if (event.type === 'trial-end') process.stderr.write(`${describeTrial(event.trial, objective)}${event.best ? `   (best so far: ${bestText(event.best, objective)})` : ''}\n`);
+      if (event.type === 'trial-start' && event.round !== undefined) process.stderr.write(`re-measuring trial ${event.trial}, round ${event.round}: ${JSON.stringify(event.command)}\n`);
+      else if (event.type === 'trial-start') process.stderr.write(`trial ${event.trial}: ${JSON.stringify(event.command)}\n`);
+      else if (event.type === 'remeasure') {
+        const run = event.remeasure.runs.at(-1);
+        const summary = run && event.remeasure.summaries.find((s) => s.trial === run.trial);
+        if (run && summary && run !== reported) {
+          reported = run;
+          const figure = run.objective === null ? `${run.status === 'complete' ? 'missed the SLOs' : `${run.status}: ${run.reason ?? ''}`}` : `objective ${formatObjective(objective, run.objective)}`;
+          const sofar = summary.mean === null ? '' : `   (so far ${figureText(objective, { value: summary.mean, interval: { n: summary.n, mean: summary.mean, halfWidth: summary.halfWidth } })} over ${summary.n})`;
+          process.stderr.write(`trial ${run.trial}, re-measurement ${run.round}: ${figure}${sofar}\n`);
+        }
+      } else if (event.type === 'trial-end') process.stderr.write(`${describeTrial(event.trial, objective)}${event.best ? `   (best so far: ${bestText(event.best, objective)})` : ''}\n`);
       else if (event.type === 'server-log' && verbose) process.stderr.write(`  | ${event.line}\n`);
       else if (event.type === 'log') process.stderr.write(`${event.level}: ${event.message}\n`);
     };
@@ -92,7 +104,9 @@ export async function run(argv: string[]): Promise<number> {
     });
     const shown = relative(process.cwd(), resolve(out)) || out;
     if (file.best) {
-      process.stdout.write(`\nBest: ${bestText(file.best, objective)}\n  ${JSON.stringify(file.best.params)}\n  ${JSON.stringify(file.best.command)}\n`);
+      // The command as written, to paste: `llmbench`, not this Node and bundle, and no trial port.
+      const lines = [...standingLines(file), JSON.stringify(file.best.params), commandLine(writtenCommand(config.server, config.space, file.best.params))];
+      process.stdout.write(`\nBest: trial ${file.best.trial}, objective ${bestFigureText(file) ?? ''}\n${lines.map((line) => `  ${line}\n`).join('')}`);
     } else {
       process.stdout.write('\nNo trial met the objective.\n');
     }

@@ -48,6 +48,8 @@ export const LoadAxisSchema = z.enum(['concurrency', 'rate']);
 export const StatChoiceSchema = z.enum(['mean', 'p50', 'p90', 'p99']);
 export const ReportSloSchema = z.object({
   ttftMs: z.number().positive().optional(),
+  /** Time to the first answer token (reasoning left out); a step without reasoning is held to it by its TTFT. */
+  ttfoMs: z.number().positive().optional(),
   tpotMs: z.number().positive().optional(),
   e2eMs: z.number().positive().optional(),
 });

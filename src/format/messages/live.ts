@@ -34,6 +34,8 @@ export const LiveSeriesSchema = z.object({
   inFlight: z.array(z.number()),
   /** Failed requests so far in the run (cumulative). */
   failed: z.array(z.number()),
+  /** Requests sent over the last second, in trace steps (0 elsewhere): against the trace's recorded load. */
+  sentPerSecond: z.array(z.number()).default([]),
   /** Progress samples per point: doubles each time the series reaches its bound. */
   stride: z.number().int().positive(),
   /** Samples merged into the last point so far (it is complete at `stride`). */
@@ -54,6 +56,16 @@ export type LiveLine = z.infer<typeof LiveLineSchema>;
 export const LIVE_SERVER_QUANTITIES = ['runningRequests', 'waitingRequests', 'kvCacheUsage', 'generatedTokens'] as const;
 export type LiveServerQuantity = (typeof LIVE_SERVER_QUANTITIES)[number];
 
+export const LiveServerLinesSchema = z.object({
+  runningRequests: LiveLineSchema,
+  waitingRequests: LiveLineSchema,
+  /** A fraction, 0..1. */
+  kvCacheUsage: LiveLineSchema,
+  /** Tokens per second, from the server's counter. */
+  generatedTokens: LiveLineSchema,
+});
+export type LiveServerLines = z.infer<typeof LiveServerLinesSchema>;
+
 /** The server's own metrics as the run goes (scraped from its /metrics). */
 export const LiveServerSchema = z.object({
   url: z.string(),
@@ -63,14 +75,9 @@ export const LiveServerSchema = z.object({
   scrapes: z.number().int().nonnegative(),
   /** What went wrong with scraping, when the scraper said (404, timeout, not Prometheus text, too many series): the latest. */
   problem: z.string().nullable(),
-  lines: z.object({
-    runningRequests: LiveLineSchema,
-    waitingRequests: LiveLineSchema,
-    /** A fraction, 0..1. */
-    kvCacheUsage: LiveLineSchema,
-    /** Tokens per second, from the server's counter. */
-    generatedTokens: LiveLineSchema,
-  }),
+  lines: LiveServerLinesSchema,
+  /** A run over several endpoints: each one's own lines (`lines` are their sum, or mean for a fraction), by endpoint index. */
+  replicas: z.array(z.object({ endpoint: z.string(), lines: LiveServerLinesSchema })).default([]),
 });
 export type LiveServer = z.infer<typeof LiveServerSchema>;
 

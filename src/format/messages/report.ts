@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { LoadAxisSchema, ReportPanelStateSchema, ReportSloSchema, StatChoiceSchema } from './from-views';
 import { keepStateEvent } from './protocol';
-import { NoiseRuleSchema } from './result';
+import { NoiseRuleSchema, TextTableSchema } from './result';
 
 export const CurvePointSchema = z.object({ x: z.number(), y: z.number(), step: z.string() });
 
@@ -21,10 +21,10 @@ export const CurveSchema = z.object({
   run: z.number().int().nonnegative(),
   name: z.string(),
   group: z.string(),
-  /** Palette index: runs of one group share it. */
+  /** Palette index: each run its own (src/views/report.ts curveStyle). */
   color: z.number().int().nonnegative(),
-  /** The second, fourth ... run of a group is dashed. */
-  dashed: z.boolean(),
+  /** Index into the dash patterns (src/views/chart-spec.ts DASH_PATTERNS): each group its own. */
+  dash: z.number().int().nonnegative(),
   points: z.array(CurvePointSchema),
   knee: CurvePointSchema.nullable(),
   marks: z.array(CurveMarkSchema).default([]),
@@ -52,12 +52,18 @@ export const RankingRowSchema = z.object({
   group: z.string(),
   /** The heaviest step that met the SLO, or null when none did. */
   step: z.string().nullable(),
+  /** For a run that repeated its profile: how many repeats every figure of the row is the mean of (absent: one step's figures). */
+  repeats: z.number().int().positive().optional(),
   load: nullableNumber,
   requestsPerSecond: nullableNumber,
   outputTokensPerSecond: nullableNumber,
-  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (then the mean across the step's repeats). */
+  /** For a run that repeated its profile: the half-width of the 95% interval of outputTokensPerSecond (the mean across the step's repeats, as every figure of the row). */
   outputTokensPerSecondHalfWidth: z.number().nonnegative().optional(),
   ttftMs: nullableNumber,
+  /** TTFO (its TTFT without reasoning), and the step's mean reasoning and answer tokens; set when some run reasoned. */
+  ttfoMs: nullableNumber.optional(),
+  reasoningTokens: nullableNumber.optional(),
+  answerTokens: nullableNumber.optional(),
   tpotMs: nullableNumber,
   latencyMs: nullableNumber,
   /** Highest goodput the run measured itself (its own SLO), with its step. */
@@ -71,12 +77,15 @@ export const ReportModelSchema = z.object({
       name: z.string(),
       group: z.string(),
       color: z.number().int().nonnegative(),
+      dash: z.number().int().nonnegative(),
       source: z.string().optional(),
       labels: z.record(z.string(), z.string()),
       /** The tool (and its version, when the file has it) whose output this run was imported from. */
       importedFrom: z.string().optional(),
       /** Statistics of the run kept under another tool's definition (GuideLLM 0.4+'s token-weighted TPOT...). */
       definitionNotes: z.array(z.string()),
+      /** Its steps' warnings (too short, a busy server at the start, a stop guard), `step: message`, and which definition its rates follow. */
+      stepWarnings: z.array(z.string()).default([]),
       /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
       status: z.string(),
     }),
@@ -88,6 +97,8 @@ export const ReportModelSchema = z.object({
   axis: LoadAxisSchema,
   stat: StatChoiceSchema,
   slo: ReportSloSchema,
+  /** Some run reasoned: the report adds TTFO and the reasoning and answer tokens. */
+  reasoning: z.boolean().default(false),
   charts: z.array(ReportChartSchema),
   tradeoff: ReportChartSchema,
   /** Runs with no step placed on this axis (e.g. a rate run without a concurrency): in no curve. */
@@ -104,6 +115,8 @@ export const ReportModelSchema = z.object({
     }),
   ),
   ranking: z.array(RankingRowSchema),
+  /** Each run over several endpoints: its steps' figures per endpoint beside their totals, and what stands out. */
+  endpoints: z.array(z.object({ name: z.string(), table: TextTableSchema, notes: z.array(z.string()) })).default([]),
 });
 
 export const HostToReportSchema = z.discriminatedUnion('type', [

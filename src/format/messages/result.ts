@@ -4,23 +4,13 @@
  * draws. Both sides parse every message with these schemas.
  */
 import * as z from 'zod';
-import { RunStatusSchema, StatsSchema } from '../result';
+import { METRICS, type MetricKey } from '../metrics';
+import { RunStatusSchema, StatsSchema, StepSummarySchema } from '../result';
 import { ComparePanelStateSchema, TableColumnsSchema } from './from-views';
 import { keepStateEvent } from './protocol';
 
-const MetricKeySchema = z.enum([
-  'requestsPerSecond',
-  'outputTokensPerSecond',
-  'totalTokensPerSecond',
-  'latencyMs',
-  'ttftMs',
-  'itlMs',
-  'tpotMs',
-  'queueMs',
-  'failures',
-  'achievedConcurrency',
-  'goodput',
-]);
+/** Every metric of src/format/metrics.ts: its definitions are the one list. */
+const MetricKeySchema = z.enum(Object.keys(METRICS) as [MetricKey, ...MetricKey[]]);
 
 export const ChartSeriesSchema = z.object({
   label: z.string(),
@@ -48,6 +38,10 @@ export type ChartSeries = z.infer<typeof ChartSeriesSchema>;
 
 export const ViewChartSchema = z.object({
   id: z.string(),
+  /** `stacked-bar`: each series a segment of one bar per category (x is the category's index). Default: lines. */
+  kind: z.enum(['line', 'stacked-bar']).optional(),
+  /** The bars' names, for a stacked-bar chart. */
+  categories: z.array(z.string()).optional(),
   title: z.string(),
   /** The metric whose definition the chart's title shows on hover. */
   metric: MetricKeySchema.nullable(),
@@ -59,6 +53,8 @@ export const ViewChartSchema = z.object({
   /** Shared upper bounds, set when two runs are shown side by side so their axes line up. */
   xMax: z.number().optional(),
   yMax: z.number().optional(),
+  /** The x axis is run time in seconds: it starts at 0 and ticks at round times. */
+  timeAxis: z.boolean().optional(),
   /** Vertical marks on the x axis, each named (where each step began, on a chart over run time). */
   markers: z.array(z.object({ x: z.number(), label: z.string() })).optional(),
 });
@@ -86,8 +82,18 @@ export const StepRowSchema = z.object({
   failed: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   errors: z.array(z.tuple([z.string(), z.number()])),
+  /** What is wrong with the step's figures (too short, a busy server at its start, a stop guard), each in words (src/views/step-warnings.ts). */
+  warnings: z.array(z.string()).default([]),
+  /** A step where a response reasoned, or an embeddings step: as its summary has them (absent otherwise, so that no empty column shows). */
+  ...StepSummarySchema.pick({ ttfoMs: true, reasoningMs: true, reasoningTokens: true, answerTokens: true, reasoningItlMs: true, answerItlMs: true, embeddingsPerSecond: true, inputTokensPerSecond: true }).shape,
+  /** Requests the run cut on purpose (`cancel`), apart from `failed`. */
+  cancelledByDesign: z.number().int().nonnegative().optional(),
 });
 export type StepRow = z.infer<typeof StepRowSchema>;
+
+/** Whether steps reasoned (TTFO and the reasoning figures apply) and whether they embedded (no stream figures apply). */
+export const rowsReasoned = (rows: readonly StepRow[]): boolean => rows.some((row) => row.ttfoMs !== undefined);
+export const rowsEmbedded = (rows: readonly StepRow[]): boolean => rows.some((row) => row.embeddingsPerSecond !== undefined);
 
 export const XAxisSchema = z.object({ kind: z.enum(['concurrency', 'rate']), label: z.string() });
 export type XAxis = z.infer<typeof XAxisSchema>;
@@ -134,8 +140,21 @@ export const ServerSectionSchema = z.object({
   charts: z.array(ViewChartSchema),
   /** What is missing and why (quantities the engine does not export, steps without a span on the run's clock). */
   notes: z.array(z.string()),
+  /**
+   * A run over several endpoints: each replica's own table and charts (the section's are their sum,
+   * or mean for a fraction), for a view that shows them one by one. Chart ids are prefixed by `replica-N-`.
+   */
+  replicas: z.array(z.object({ label: z.string(), table: TextTableSchema, charts: z.array(ViewChartSchema) })).optional(),
 });
 export type ServerSection = z.infer<typeof ServerSectionSchema>;
+
+/** A table with the notes that go with it (a run's figures per endpoint). */
+export const TableSectionSchema = z.object({ table: TextTableSchema, notes: z.array(z.string()) });
+export type TableSection = z.infer<typeof TableSectionSchema>;
+
+/** A run's trace steps: what each replayed and how late it sent (a table), and recorded against sent load over each step's time. */
+export const TraceSectionSchema = z.object({ table: TextTableSchema, charts: z.array(ViewChartSchema), notes: z.array(z.string()) });
+export type TraceSection = z.infer<typeof TraceSectionSchema>;
 /** One figure across a run's repeats: the mean and the half-width of its 95% Student's t interval (null with one repeat). */
 export const RepeatCellSchema = z.object({
   metric: MetricKeySchema,
@@ -170,7 +189,7 @@ export const ResultViewSchema = z.object({
   charts: z.array(ViewChartSchema),
   /** Things a reader should know (partial steps, imported metrics that differ). */
   notes: z.array(z.string()),
-  /** What the run itself warned of, each once: /metrics failing, the server's token count disagreeing with the client's. */
+  /** What the run itself warned of, each once (/metrics failing, the server's token count disagreeing with the client's), then each step's warnings as `step: message`. */
   warnings: z.array(z.string()).default([]),
   /** Null when the run has no server metrics (scraping off, an older or imported file). */
   server: ServerSectionSchema.nullable().default(null),
@@ -188,11 +207,15 @@ export const ResultViewSchema = z.object({
     .default(null),
   /** Set when the run measured nothing: said instead of charts of zeros. */
   failure: RunFailureSchema.nullable().default(null),
+  /** A run over several endpoints: each step's figures per endpoint beside its total; null otherwise. */
+  endpoints: TableSectionSchema.nullable().default(null),
+  /** A run that replayed a trace: its lateness and load over time; null otherwise. */
+  trace: TraceSectionSchema.nullable().default(null),
 });
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
 /** Which rule decided whether a change is within noise (src/views/noise.ts). */
-export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'small-change'] as const;
+export const NOISE_RULES = ['bootstrap', 'repeat-intervals', 'repeat-interval-single', 'small-change'] as const;
 export const NoiseRuleSchema = z.enum(NOISE_RULES);
 export type NoiseRule = z.infer<typeof NoiseRuleSchema>;
 
@@ -233,6 +256,8 @@ export const CompareViewSchema = z.object({
   notes: z.array(z.string()),
   /** Each paired step's server figures, A's then B's; null when neither run has server metrics. */
   server: z.object({ table: TextTableSchema, notes: z.array(z.string()) }).nullable().default(null),
+  /** Each run's figures per endpoint (A's rows, then B's), when either ran over several endpoints; null otherwise. */
+  endpoints: TableSectionSchema.nullable().default(null),
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
 

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { statePanelSchemas } from './protocol';
-import { BestTrialSchema, ParamsSchema, TrialNumberSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
+import { BestTrialSchema, ParamsSchema, RemeasureSchema, TrialNumberSchema, TrialSchema, TrialStageSchema, TrialStatusSchema, TuneConfigSchema, TuneStatusSchema } from '../tune';
 
 const PointSchema = z.tuple([z.number(), z.number()]);
 
@@ -55,6 +55,8 @@ export const TuneRowSchema = z.object({
   /** The trial's result file relative to the tune file's folder; null when nothing was measured. */
   resultFile: z.string().nullable(),
   best: z.boolean(),
+  /** Within noise of the best: a tie, not a loser. */
+  tie: z.boolean().default(false),
 });
 export type TuneRow = z.infer<typeof TuneRowSchema>;
 
@@ -65,15 +67,29 @@ export const TuneColumnSchema = z.object({
   description: z.string().optional(),
   /** Long text (the reason) that wraps instead of widening the table. */
   wrap: z.boolean().optional(),
+  /** A figure with its interval ("4,999 ± 4,450") that may break before its ± rather than widen the table. */
+  breaks: z.boolean().optional(),
 });
 export type TuneColumn = z.infer<typeof TuneColumnSchema>;
 
 export const BestViewSchema = z.object({
   trial: TrialNumberSchema,
+  /** "3,087 ± 87 output tok/s" once re-measured, else "3,149 output tok/s". */
   objective: z.string(),
+  /** How the figure was measured: "mean of 3 re-measurements, 95% interval", "one measurement, not re-measured". */
+  measured: z.string(),
   params: z.string(),
-  /** The exact argv, quoted for a POSIX shell: what Copy puts on the clipboard. */
+  /**
+   * The command as the user wrote it (`llmbench` as the first word, the trial's port left out),
+   * quoted for a POSIX shell: what Copy puts on the clipboard.
+   */
   commandLine: z.string(),
+  /** The trials within noise of it. */
+  ties: z.array(TrialNumberSchema),
+  /** The ties in words, with the rule that made them ties; null without ties. */
+  tieText: z.string().nullable(),
+  /** The noise the re-measurement saw, in words; null without re-measurement. */
+  noise: z.string().nullable(),
 });
 export type BestView = z.infer<typeof BestViewSchema>;
 
@@ -128,12 +144,16 @@ export const TuneLiveStateSchema = z.object({
   config: TuneConfigSchema,
   trials: z.array(TrialSchema),
   best: BestTrialSchema.nullable(),
+  /** The re-measurement after the search, once it started. */
+  remeasure: RemeasureSchema.nullable().default(null),
   /** The trial under way: launching its server, then benchmarking it. */
   running: z
     .object({
       trial: TrialNumberSchema,
       params: ParamsSchema,
       command: z.array(z.string()),
+      /** Set while trial `trial` is re-measured after the search: the round. */
+      round: z.number().int().positive().optional(),
       stage: TrialStageSchema,
       /** The benchmark's latest progress, in words. */
       detail: z.string().nullable(),
