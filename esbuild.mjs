@@ -4,6 +4,7 @@
 //   src/host/views-feature.ts  -> dist/views-feature.js    (result editor, compare, report, imports: on first use)
 //   src/cli/main.ts            -> dist/cli.js              (the `llmbench` command line)
 //   src/load/worker.ts         -> dist/engine-worker.js    (the benchmark engine in a worker thread)
+//   src/load/executor-worker.ts -> dist/executor-worker.js (one executor of a run with --workers N)
 //   src/sim/worker.ts          -> dist/sim-worker.js       (the simulator in a worker thread)
 //   webview/<name>/main.ts     -> dist/webview/<name>.js   (browser bundles, one per view)
 //   test/bench/<name>.ts       -> dist/bench/<name>.js     (benchmark scripts, not packaged)
@@ -33,6 +34,7 @@ const nodeTargets = [
   { in: 'src/host/views-feature.ts', out: 'views-feature' },
   { in: 'src/cli/main.ts', out: 'cli' },
   { in: 'src/load/worker.ts', out: 'engine-worker' },
+  { in: 'src/load/executor-worker.ts', out: 'executor-worker' },
   { in: 'src/sim/worker.ts', out: 'sim-worker' },
 ].filter((entry) => existsSync(entry.in));
 

@@ -25,6 +25,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
   let stepName = '';
   let liveLineShown = false;
   let lastPipeLineAt = 0;
+  let workers = 1;
 
   const clearLiveLine = () => {
     if (liveLineShown) stream.write('\r\x1b[2K');
@@ -39,7 +40,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
     const done = s.plannedRequests ? `${s.completed + s.failed}/${s.plannedRequests}` : `${s.completed + s.failed}`;
     return (
       `  [${s.stepIndex + 1}/${stepCount}] ${stepName}: ${done} done (${s.failed} failed), ` +
-      `${s.inFlight} in flight, ${formatMetric('requestsPerSecond', s.requestsPerSecond)} req/s, ` +
+      `${s.inFlight} in flight${workers > 1 ? ` over ${workers} workers` : ''}, ${formatMetric('requestsPerSecond', s.requestsPerSecond)} req/s, ` +
       `${formatMetric('outputTokensPerSecond', s.outputTokensPerSecond)} tok/s, ${formatElapsed(s.elapsedSec, s.plannedDurationSec)}`
     );
   };
@@ -49,6 +50,7 @@ export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrint
       switch (event.type) {
         case 'run-start':
           stepCount = event.stepCount;
+          workers = event.workers?.count ?? 1;
           break;
         case 'step-start':
           stepName = stepLabel(event);

@@ -406,6 +406,12 @@ export const SessionsConfigSchema = z
   .strict();
 export type SessionsConfig = z.infer<typeof SessionsConfigSchema>;
 
+/**
+ * Worker threads that send a run's requests (docs/architecture.md): a whole number, or `auto`,
+ * which takes more than one only for a load one worker cannot keep easily (src/load/workers.ts).
+ */
+export const WorkersSchema = z.union([z.literal('auto'), between(1, LIMITS.workers, 'workers')]);
+export type Workers = z.infer<typeof WorkersSchema>;
 /** A run's salt: a few letters and digits, far shorter than a KV-cache block (16 tokens) in any tokenizer. */
 export const PROMPT_SALT_PATTERN = /^[a-z0-9]{1,8}$/;
 
@@ -495,6 +501,8 @@ export const RunConfigSchema = z
     cancel: CancelConfigSchema.optional(),
     labels: LabelsSchema.default({}),
     seed: z.number().int().default(42),
+    /** Unset: `auto`. */
+    workers: WorkersSchema.optional(),
     serverMetrics: ServerMetricsConfigSchema.default(ServerMetricsConfigSchema.parse({})),
     cache: CacheConfigSchema.default(CacheConfigSchema.parse({})),
     /**

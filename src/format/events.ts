@@ -4,7 +4,7 @@
  * worker thread relays them across `postMessage`, where they are parsed again.
  */
 import * as z from 'zod';
-import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from './result';
+import { ClientLoadSchema, LoadFiguresSchema, RunStatusSchema, StepProfileSchema, StepSummarySchema, WorkersInfoSchema } from './result';
 import { HardwareSchema, MetricSeriesSchema, ServerEngineSchema, ServerMetricsInfoSchema } from './server-metrics';
 
 /** A rolling snapshot of the current step, emitted a few times per second. */
@@ -28,6 +28,10 @@ export const ProgressSnapshotSchema = z.object({
   /** Latest completed requests' values, for live distributions; may be empty. */
   recentTtftMs: z.array(z.number()),
   recentLatencyMs: z.array(z.number()),
+  /** Each worker with a share of the step: its requests in flight and its send lateness over its last report. */
+  workers: z
+    .array(z.object({ worker: z.number().int().nonnegative(), inFlight: z.number().int().nonnegative(), sendLatenessMs: LoadFiguresSchema.nullable() }))
+    .optional(),
   /** A trace step: requests sent over the last second (against the recorded load, the profile's `trace.recordedRates`). */
   sentPerSecond: z.number().nonnegative().optional(),
   /** A trace step: send lateness so far (sent minus due, ms), from the requests ended; null before one. */
@@ -59,6 +63,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     /** Steps the run will run unless it is cut short: the planned ones and a sweep's rate steps, times the repeats. Every front end counts steps by it. */
     stepCount: z.number().int().nonnegative(),
     resultPath: z.string().nullable(),
+    /** Worker threads sending the requests, and why that many. */
+    workers: WorkersInfoSchema.optional(),
     /** Set when the server's metrics are scraped during the run. */
     serverMetrics: ServerMetricsInfoSchema.optional(),
     hardware: HardwareSchema.optional(),
@@ -97,6 +103,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     stepIndex: z.number().int().nonnegative(),
     name: z.string(),
     summary: StepSummarySchema,
+    client: ClientLoadSchema.optional(),
   }),
   z.object({
     type: z.literal('log'),

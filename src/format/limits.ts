@@ -26,6 +26,8 @@ export const LIMITS = {
   prefixes: 10_000,
   /** Turns of one session: its whole history is resent with each. */
   turns: 1000,
+  /** Worker threads of one run: each is a thread with its own event loop and connections. */
+  workers: 256,
   /** Inputs of one embeddings request (OpenAI allows 2,048). */
   embeddingBatch: 2048,
   /** Replicas one run spreads its load over (`endpoints`): each is a connection pool and a scraper. */

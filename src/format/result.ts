@@ -123,6 +123,8 @@ export const RequestRecordSchema = z.object({
   /** For a multi-turn run: the session (in order of start) and the turn within it (0-based); null for single requests. */
   session: z.number().int().nonnegative().nullable().optional(),
   turn: z.number().int().nonnegative().nullable().optional(),
+  /** Which worker sent it (0 to workers - 1); absent in files written before workers. */
+  worker: z.number().int().nonnegative().optional(),
   /** For a run over several endpoints (`endpoints` in its config): which one it went to, an index into the document's `endpoints`. */
   endpoint: z.number().int().nonnegative().optional(),
   /**
@@ -257,6 +259,8 @@ export const STEP_WARNING_KINDS = {
   maxErrors: 'max-errors',
   /** Ran other than planned, as its note says: past its duration to measure a rate (a sweep's synchronous and throughput steps), or out of turns before its schedule ended (an open loop of sessions). */
   ranOtherThanPlanned: 'ran-other-than-planned',
+  /** The client's own thread was the limit (src/load/client-bound.ts): its figures name the one that crossed its threshold, with `value` and `threshold`. */
+  clientBound: 'client-bound',
 } as const;
 const requestCount = z.number().int().nonnegative();
 /** How many requests' counts came from each source (TokenSourceSchema); a source none came from is absent. */
@@ -333,6 +337,45 @@ export const StepSummarySchema = z.object({
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
+/** p50, p99 and max of a figure the client measured of itself (milliseconds). */
+export const LoadFiguresSchema = z.object({ p50: z.number(), p99: z.number(), max: z.number() });
+export type LoadFigures = z.infer<typeof LoadFiguresSchema>;
+
+/**
+ * What one thread that stamps tokens went through during a step (docs/metrics.md, "Is the client
+ * the limit?"). Shares are of the step's wall time; null where this system cannot tell (thread CPU
+ * time is read from Linux's /proc).
+ */
+export const ThreadLoadSchema = z.object({
+  /** Event-loop delay: how late a timer ran, which is how long a token's stamp could wait. */
+  loopDelayMs: LoadFiguresSchema.nullable(),
+  /** Share of the step the thread's event loop was working (not waiting for I/O), its waits for a send time left out. */
+  busy: z.number().nonnegative().nullable(),
+  /** Share of the step the thread ran on a core. */
+  cpuShare: z.number().nonnegative().nullable(),
+  /** Share of the step the thread was ready to run but waited for a core (other threads and processes had them). */
+  coreWaitShare: z.number().nonnegative().nullable(),
+  /** From when a request was due (its send time, or when its lane or slot freed) to when it was handed to the client. */
+  sendLatenessMs: LoadFiguresSchema.nullable(),
+  chunksPerSecond: z.number().nonnegative(),
+  bytesPerSecond: z.number().nonnegative(),
+});
+export type ThreadLoad = z.infer<typeof ThreadLoadSchema>;
+
+/** How many worker threads sent a run's requests, and why that many (`workers` in the config: a number, or `auto`'s rule). */
+export const WorkersInfoSchema = z.object({ count: z.number().int().positive(), reason: z.string() });
+export type WorkersInfo = z.infer<typeof WorkersInfoSchema>;
+
+/** The client's side of a step: its worker count, each worker's load and the start skew between them. */
+export const ClientLoadSchema = z.object({
+  workers: z.number().int().positive(),
+  /** Per worker that had a share of the step, by worker number. */
+  threads: z.array(ThreadLoadSchema.extend({ worker: z.number().int().nonnegative() })),
+  /** How much later than the common start instant the last worker began than the first (ms); null for one worker. */
+  startSkewMs: z.number().nonnegative().nullable(),
+});
+export type ClientLoad = z.infer<typeof ClientLoadSchema>;
+
 /** Whether the server's prefix cache was emptied before a step (`cache.resetBeforeStep`), and how, or why not. */
 export const CacheResetSchema = z.object({ done: z.boolean(), how: z.string() });
 export type CacheReset = z.infer<typeof CacheResetSchema>;
@@ -379,6 +422,8 @@ export const StepSchema = z.object({
   summary: StepSummarySchema.nullable(),
   /** How the step ran other than planned: a sweep step run past its duration to measure a rate, an open loop's turns spent before its schedule. */
   note: z.string().optional(),
+  /** What the client's own threads went through (absent in older and imported files); a client-bound step's warning is in its summary's `warnings`. */
+  client: ClientLoadSchema.optional(),
   /** In a run over several endpoints: each endpoint's figures over the step (its records alone), beside the step's summary. */
   endpoints: z.array(z.object({ endpoint: z.number().int().nonnegative(), summary: StepSummarySchema })).optional(),
   /** Endpoints taken out and back by failover during the step (times in ms from the step start). */
@@ -463,6 +508,8 @@ export const ResultDocumentSchema = z.object({
   serverMetrics: ServerMetricsInfoSchema.optional(),
   /** The GPUs (or NPUs) of the machine that ran the benchmark, when nvidia-smi or npu-smi was found. */
   hardware: HardwareSchema.optional(),
+  /** Worker threads that sent the requests, and why that many (`workers` in the config); absent in older files. */
+  workers: WorkersInfoSchema.optional(),
   steps: z.array(StepSchema),
   /** Samples taken after the last step ended (the final scrape), written when the run ends. */
   sampledAfterSteps: z.array(MetricSeriesSchema).optional(),
@@ -492,8 +539,10 @@ export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: strin
  * rejects is parsed again with ResultDocumentSchema for the exact reason.
  */
 const finiteNumbers = z.custom<number[]>((value) => Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n)));
+/** RequestRecordSchema with its chunk times checked in one loop: for records read in bulk (files, a worker's batches). */
+export const RequestRecordReadSchema = RequestRecordSchema.extend({ chunkMs: finiteNumbers });
 const ResultDocumentReadSchema = ResultDocumentSchema.extend({
-  steps: z.array(StepSchema.extend({ requests: z.array(RequestRecordSchema.extend({ chunkMs: finiteNumbers })) })),
+  steps: z.array(StepSchema.extend({ requests: z.array(RequestRecordReadSchema) })),
 });
 
 /**

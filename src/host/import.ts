@@ -46,10 +46,12 @@ function describeRun(doc: ResultDocument, index: number): vscode.QuickPickItem &
 async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | undefined> {
   const runs = [...found];
   const steps = runs.reduce((sum, doc) => sum + doc.steps.length, 0);
+  const runsText = runs.length === 1 ? vscode.l10n.t('1 run') : vscode.l10n.t('{0} runs', runs.length);
+  const stepsText = steps === 1 ? vscode.l10n.t('1 step') : vscode.l10n.t('{0} steps', steps);
   for (;;) {
     const write = { label: `$(save) ${runs.length === 1 ? vscode.l10n.t('Write 1 result file') : vscode.l10n.t('Write {0} result files', runs.length)}`, index: -1 };
     const choice = await vscode.window.showQuickPick([write, ...runs.map(describeRun)], {
-      title: vscode.l10n.t('LLM Bench: found {0} run(s), {1} step(s): pick a run to edit its labels', runs.length, steps),
+      title: vscode.l10n.t('LLM Bench: found {0}, {1}: pick a run to edit its labels', runsText, stepsText),
       ignoreFocusOut: true,
       matchOnDescription: true,
       matchOnDetail: true,

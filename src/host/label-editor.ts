@@ -15,10 +15,19 @@ export interface LabelEditorDone {
   detail?: string;
 }
 
-const ADD = Symbol('add a label');
-const DONE = Symbol('done');
+const ADD: unique symbol = Symbol('add a label');
+const DONE: unique symbol = Symbol('done');
+const EXTRA: unique symbol = Symbol('extra');
 
-type Choice = vscode.QuickPickItem & { value: string | typeof ADD | typeof DONE };
+type Choice = vscode.QuickPickItem & { value: string | typeof ADD | typeof DONE | typeof EXTRA };
+
+/** A question asked beside the labels (the run's workers): listed after them, its answer kept by `choose`. */
+export interface LabelEditorExtra {
+  label: string;
+  description: string;
+  detail: string;
+  choose(): Promise<void>;
+}
 
 /** The keys listed: the known ones in their order, then the others the labels hold. */
 export function labelKeysOffered(labels: Labels): string[] {
@@ -47,18 +56,27 @@ function promptOf(key: string): string {
  * Asks for labels field by field, starting from `initial`; answers the labels (trimmed, empty ones
  * removed, each under its one key) once `done` is chosen, or undefined when the user leaves.
  */
-export async function editLabelFields(initial: Labels, options: { title: string; placeHolder: string; done: LabelEditorDone; doneDetail?: (labels: Labels) => string }): Promise<Labels | undefined> {
+export async function editLabelFields(
+  initial: Labels,
+  options: { title: string; placeHolder: string; done: LabelEditorDone; doneDetail?: (labels: Labels) => string; extra?: () => LabelEditorExtra },
+): Promise<Labels | undefined> {
   const labels: Labels = { ...canonicalLabels(initial) };
   for (;;) {
+    const extra = options.extra?.();
     const items: Choice[] = [
       { label: options.done.label, ...(options.done.description ? { description: options.done.description } : {}), detail: options.doneDetail?.(cleanLabels(labels)) ?? options.done.detail ?? '', value: DONE },
       { label: vscode.l10n.t('Labels'), kind: vscode.QuickPickItemKind.Separator, value: DONE },
       ...labelKeysOffered(labels).map((key) => ({ label: key, description: labels[key] || vscode.l10n.t('(not set)'), detail: promptOf(key), value: key })),
       { label: `$(add) ${vscode.l10n.t('Add a label…')}`, detail: vscode.l10n.t('A label of your own: a key, then its value'), value: ADD },
+      ...(extra ? [{ label: extra.label, description: extra.description, detail: extra.detail, value: EXTRA } satisfies Choice] : []),
     ];
     const chosen = await vscode.window.showQuickPick(items, { title: options.title, placeHolder: options.placeHolder, ignoreFocusOut: true, matchOnDetail: false });
     if (chosen === undefined) return undefined;
     if (chosen.value === DONE) return cleanLabels(labels);
+    if (chosen.value === EXTRA) {
+      await extra?.choose();
+      continue;
+    }
     let key = chosen.value;
     if (key === ADD) {
       const typed = await vscode.window.showInputBox({

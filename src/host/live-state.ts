@@ -24,6 +24,7 @@ export function newLiveState(run: LiveRunStart): LiveState {
     status: null,
     statusReason: null,
     elapsedSec: 0,
+    workers: null,
     steps: [],
     current: null,
     series: { t: [], requestsPerSecond: [], outputTokensPerSecond: [], inFlight: [], failed: [], sentPerSecond: [], stride: 1, lastCount: 0 },
@@ -44,6 +45,7 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
       state.run.expectedSteps = event.stepCount > 0 ? event.stepCount : null;
       state.run.plan = event.plannedSteps;
       if (event.repeat) state.run.repeat = event.repeat;
+      state.workers = event.workers ?? null;
       if (event.serverMetrics) state.server = newLiveServer(event.serverMetrics);
       return;
     case 'step-start':

@@ -1,8 +1,9 @@
 /**
  * The questions of "Run LLM Benchmark": endpoint, model, profile (a preset or a config file) and
- * labels. Each answer is checked where it is typed; the result is a `RunPlan` that the run
+ * labels, with the workers offered beside the labels (`llmBench.workers`, auto by default). Each answer is checked where it is typed; the result is a `RunPlan` that the run
  * session parses like any other run request (command argument, config file).
  */
+import { availableParallelism } from 'node:os';
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { isPlainObject, parseConfigFileText, RunInputError, unreadableConfigFile, type ConfigFile, type Settings } from '../run/prepare';
@@ -14,6 +15,8 @@ import { canonicalLabels } from '../format/config';
 import { planOf, planText } from '../views/plan';
 import { formatLabelsText } from '../views/labels';
 import { PresetSettingsSchema, presetFieldSetting, presets, tracePreset } from '../run/presets';
+import { WorkersSchema, type Workers } from '../format/config';
+import { maxWorkers } from '../load/workers';
 import type { RunArgs } from './run-arguments';
 
 /** What the user asked for, before it means anything: src/run/prepare.ts decides that. */
@@ -279,18 +282,45 @@ export async function showConfigError(message: string, file?: vscode.Uri): Promi
   if (answer === open && file) await vscode.window.showTextDocument(file);
 }
 
+/** `llmBench.workers`, or auto when it is not a valid value. */
+function workersSetting(): Workers {
+  const parsed = WorkersSchema.safeParse(settings().get('workers'));
+  return parsed.success ? parsed.data : 'auto';
+}
+
+/** The workers to run with: auto, or a number up to this machine's cores less one (or the setting's, if higher). */
+async function chooseWorkers(title: string, current: Workers): Promise<Workers | undefined> {
+  const most = maxWorkers();
+  const numbers = Array.from({ length: Math.max(most, typeof current === 'number' ? current : 1) }, (_, i) => i + 1);
+  const choices: Choice<Workers>[] = [
+    { label: 'auto', detail: vscode.l10n.t('One worker unless the load needs more; at most {0} here ({1} cores less one)', most, availableParallelism()), value: 'auto' },
+    ...numbers.map((n) => ({ label: String(n), detail: n === 1 ? vscode.l10n.t("The run's own thread sends every request") : vscode.l10n.t('{0} worker threads split every step', n), value: n })),
+  ];
+  // The current choice first, so that Enter keeps it.
+  const ordered = [...choices.filter((c) => c.value === current), ...choices.filter((c) => c.value !== current)];
+  return pick(ordered, vscode.l10n.t('{0}: workers', title), vscode.l10n.t('Threads that send the requests; a step whose client was the bottleneck says so'));
+}
+
 /**
- * The last question: the labels, field by field, with the run's plan in one line on the Start item
- * (steps, requests, what can be said of the time beforehand).
+ * The last question: the labels, field by field, and the workers, with the run's plan in one line
+ * on the Start item (steps, requests, what can be said of the time beforehand).
  */
-async function editLabels(memento: vscode.Memento, title: string, plan: string | null): Promise<Record<string, string> | undefined> {
+async function editLabels(memento: vscode.Memento, title: string, plan: string | null, workers: { value: Workers }): Promise<Record<string, string> | undefined> {
   const defaults = settings().get<Record<string, string>>('defaultLabels', {});
   const remembered = { ...canonicalLabels(defaults), ...canonicalLabels(memento.get<Record<string, string>>(LABELS_KEY, {})) };
   const labels = await editLabelFields(remembered, {
     title,
     placeHolder: vscode.l10n.t('Set labels (optional), then Start'),
     done: { label: `$(play) ${vscode.l10n.t('Start the benchmark')}` },
-    doneDetail: (current) => [plan, formatLabelsText(current) ? vscode.l10n.t('Labels: {0}', formatLabelsText(current)) : vscode.l10n.t('No labels')].filter(Boolean).join(' · '),
+    doneDetail: (current) => [plan, formatLabelsText(current) ? vscode.l10n.t('Labels: {0}', formatLabelsText(current)) : vscode.l10n.t('No labels'), vscode.l10n.t('Workers: {0}', String(workers.value))].filter(Boolean).join(' · '),
+    extra: () => ({
+      label: vscode.l10n.t('Workers'),
+      description: String(workers.value),
+      detail: vscode.l10n.t('Threads that send the requests (auto: more than one only for a load one cannot keep)'),
+      choose: async () => {
+        workers.value = (await chooseWorkers(title, workers.value)) ?? workers.value;
+      },
+    }),
   });
   if (!labels) return undefined;
   await memento.update(LABELS_KEY, labels);
@@ -369,9 +399,14 @@ export async function promptRunPlan(
   } else {
     overrides = { ...profile.config };
   }
+  // A config file's own workers stand unless the user picks other ones here.
+  const fileWorkers = file?.settings['workers'];
+  const workers = { value: (fileWorkers === undefined ? workersSetting() : WorkersSchema.safeParse(fileWorkers).data) ?? workersSetting() };
+  const initialWorkers = workers.value;
   const planned = planOf((file ? { ...file.settings, ...overrides } : overrides) as Parameters<typeof planOf>[0]);
-  const labels = await editLabels(memento, vscode.l10n.t('{0} (3/3): labels', title), planned ? planText(planned) : null);
+  const labels = await editLabels(memento, vscode.l10n.t('{0} (3/3): labels', title), planned ? planText(planned) : null, workers);
   if (!labels) return undefined;
+  if (workers.value !== initialWorkers) overrides['workers'] = workers.value;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.
   const fileLabels = isPlainObject(file?.settings['labels']) ? file.settings['labels'] : {};
   overrides['labels'] = Object.fromEntries(Object.entries(labels).filter(([key]) => !(key in fileLabels)));

@@ -265,7 +265,9 @@ export class RunController implements vscode.Disposable, LivePanelActions {
           });
         },
       );
-      this.log.info(`Run ${id} ended ${doc.status}${doc.statusReason ? ` (${doc.statusReason})` : ''}.\n${formatTerminalTable(doc)}`);
+      // The table first, the verdict last: the Output panel shows a log's end, and the table is wide.
+      this.log.info(`Run ${id}, the table of means:\n${formatTerminalTable(doc)}`);
+      this.log.info(`Run ${id} ended ${doc.status}${doc.statusReason ? ` (${doc.statusReason})` : ''}.`);
       await this.finish(doc, resultUri, openResult);
       return { status: doc.status, reason: doc.statusReason ?? null, resultUri: resultUri.toString() };
     } catch (e) {

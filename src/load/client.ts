@@ -324,6 +324,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
     const arrivedMs = performance.now() - this.context.stepStartMs;
+    const received = this.context.received;
+    if (received !== undefined) received.bytes += chunk.length;
     if (this.bodyBytes < this.bodyLimit) this.body.push(chunk);
     this.bodyBytes += chunk.length;
     if (this.parser !== null) {

@@ -10,8 +10,8 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { takesMessages, type RunConfig } from '../format/config';
-import type { FailoverEvent, RequestRecord } from '../format/result';
+import { redactSecrets, runSecrets, takesMessages, type RunConfig } from '../format/config';
+import type { FailoverEvent, LoadFigures, RequestRecord } from '../format/result';
 import { Conversation } from '../workload/conversation';
 import type { PreparedRequest, TokenCounter, Workload } from '../workload/types';
 import { cancelDelayMs } from './cancel';
@@ -21,6 +21,7 @@ import { TraceReplayer, type TraceRowMark } from './trace-pacing';
 import { OwnedIndexes, partLanes, partSlots, type ExecutorPart, type PartUsage } from './plan';
 import { waitUntil } from './schedule';
 import { sessionDriver } from './sessions';
+import type { ThreadLoadMeter } from './thread-load';
 import type { ClientContext } from './types';
 
 /** Lanes of a closed-loop step started before yielding to the event loop: each prepares its first prompt. */
@@ -38,6 +39,8 @@ export interface ExecutorEnv {
   tokenCounter: TokenCounter;
   /** This executor's connection pool for the step, sized by `partConnections`. */
   dispatcher: Dispatcher;
+  /** The step's load on this executor's thread: lateness, bytes and chunks are noted in it. */
+  meter: ThreadLoadMeter;
   /** A trace step's replay, opened before the step starts (`preparePart`); opened at the start when absent. */
   trace?: TraceReplayer;
 }
@@ -70,13 +73,44 @@ export interface ExecutorSink {
   /** Requests this executor has in flight, after one went out or ended. */
   inFlight(count: number): void;
   /**
-   * A request ended: its record as the client measured it (times in ms from the step start,
-   * `index` the step-local request index). Throws when the record cannot be kept (the result file
-   * cannot be written): the executor then stops and rethrows once its requests have settled.
+   * A request ended: its record as the client measured it (times in ms from the step start, to the
+   * microsecond; `index` the step-local request index; its error's message without the run's
+   * secrets). Throws when the record cannot be kept (the result file cannot be written): the
+   * executor then stops and rethrows once its requests have settled.
    */
   record(record: RequestRecord): void;
+  /** The executor's send lateness since its previous report (for the live panel), a few times a second. */
+  lateness(recent: LoadFigures | null): void;
   /** Failover took an endpoint out of the turn or gave it back (a run over several endpoints with `failover`). */
   failover?(event: FailoverEvent): void;
+}
+
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+const roundNullable = (ms: number | null): number | null => (ms === null ? null : roundMs(ms));
+
+/**
+ * A record as it is kept: times to the microsecond (all a record needs; it keeps result files
+ * about half the size) and the error's message without the run's secrets, which a server may echo.
+ * Done by the executor, so that with worker threads each does its own. The chunk times are
+ * rounded in place: the client hands its record over, and a copy per request would double the
+ * garbage of the hottest array.
+ */
+export function keptRecord(r: RequestRecord, secrets: readonly string[]): RequestRecord {
+  const chunkMs = r.chunkMs;
+  for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
+  r.scheduledMs = roundMs(r.scheduledMs);
+  r.sentMs = roundMs(r.sentMs);
+  r.queueMs = roundMs(r.queueMs);
+  r.firstTokenMs = roundNullable(r.firstTokenMs);
+  r.endMs = roundNullable(r.endMs);
+  const reasoning = r.reasoning;
+  if (reasoning !== undefined) {
+    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
+    const durationMs = reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs));
+    r.reasoning = { ...reasoning, firstMs: roundNullable(reasoning.firstMs), answerFirstMs: roundNullable(reasoning.answerFirstMs), durationMs };
+  }
+  if (r.error !== null) r.error = { kind: r.error.kind, message: redactSecrets(r.error.message, secrets) };
+  return r;
 }
 
 /** Waiters for a free slot under a concurrency cap. */
@@ -85,6 +119,10 @@ class Slots {
   private readonly waiting: (() => void)[] = [];
   constructor(size: number) {
     this.free = size;
+  }
+  /** Whether a slot is free now. */
+  get available(): boolean {
+    return this.free > 0;
   }
   /** Resolves true with a slot, or false when `signal` aborts first. */
   acquire(signal: AbortSignal): Promise<boolean> {
@@ -130,9 +168,11 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
   if (signals.stop.aborted) halt.abort();
   const signal = halt.signal;
   const drain = signals.drain;
+  const meter = env.meter;
+  const secrets = runSecrets(config, env.apiKeys ?? [env.apiKey]);
   // A wait for the next send ends at the drain too: nothing more will go out.
   const pacingSignal = AbortSignal.any([signal, drain]);
-  const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter };
+  const context: ClientContext = { config, apiKey: env.apiKey, dispatcher: env.dispatcher, signal, stepStartMs: startMs, tokenCounter: env.tokenCounter, received: meter };
   // One endpoint unless the config has several; each request goes where the router says.
   const router = new EndpointRouter(endpointContexts(context, env.apiKeys), config.endpointStrategy ?? 'round-robin', config.failover, () => performance.now() - startMs, (event) => sink.failover?.(event));
   const manyEndpoints = config.endpoints !== undefined;
@@ -146,9 +186,14 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
 
   let inFlight = 0;
   let engineError: unknown = null;
-  /** Resolves true when the request failed (or could not be recorded). */
-  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, turn?: { session: number; turn: number }, row?: TraceRowMark): Promise<boolean> => {
+  /**
+   * Sends one request, due `readyMs` (step time: its send time, or when its lane or slot freed);
+   * `scheduledMs` is what its record says it was scheduled at. Resolves true when the request
+   * failed (or could not be recorded).
+   */
+  const send = async (prepared: PreparedRequest, index: number, scheduledMs: number, readyMs: number, turn?: { session: number; turn: number }, row?: TraceRowMark): Promise<boolean> => {
     sink.inFlight(++inFlight);
+    meter.dispatched(performance.now() - startMs - readyMs);
     const endpoint = router.pick();
     router.started(endpoint);
     try {
@@ -157,7 +202,12 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       const cancelAfterMs = cancelDelayMs(config.cancel, config.seed, first, index, warmup);
       const measured = await sendRequest(prepared, { index, warmup, scheduledMs, ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}) }, router.contexts[endpoint] as ClientContext);
       router.ended(endpoint, measured);
-      sink.record({ ...measured, session: turn?.session ?? null, turn: turn?.turn ?? null, ...(manyEndpoints ? { endpoint } : {}), ...(row ? { trace: row } : {}) });
+      measured.session = turn?.session ?? null;
+      measured.turn = turn?.turn ?? null;
+      if (manyEndpoints) measured.endpoint = endpoint;
+      if (row) measured.trace = row;
+      meter.recorded(measured.chunkMs.length);
+      sink.record(keptRecord(measured, secrets));
       return measured.error !== null;
     } catch (error) {
       engineError ??= error;
@@ -181,7 +231,13 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
       ? sessionDriver(
           config.sessions,
           () => conversation(sessionStarts.take()),
-          (prepared, turn, dueAtMs) => (requests.more ? send(prepared, requests.take(), dueAtMs - startMs, turn) : Promise.resolve(true)),
+          // The record is scheduled when the turn was due (a cap's wait is then queue time); the
+          // meter's lateness counts from when the driver handed the turn over, after any slot wait.
+          (prepared, turn, dueAtMs) => {
+            if (!requests.more) return Promise.resolve(true);
+            const readyMs = performance.now() - startMs;
+            return send(prepared, requests.take(), dueAtMs - startMs, readyMs, turn);
+          },
           takesMessages(config.endpoint.api),
           env.tokenCounter,
           () => yieldToEventLoop(),
@@ -195,7 +251,19 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     if (pacing.kind === 'trace') {
       const slotCount = partSlots(part);
       const replayer = env.trace ?? (await TraceReplayer.open(part, env));
-      await replayer.run(startMs, { stop: signal, drain }, slotCount === null ? undefined : new Slots(slotCount), (prepared, index, scheduledMs, row) => send(prepared, index, scheduledMs, undefined, row));
+      // Due at its send time, or when a slot freed if it had to wait for one (as an open loop's).
+      const slots = slotCount === null ? undefined : new Slots(slotCount);
+      let slotFreedMs: number | null = null;
+      const gate = slots && {
+        acquire: async (stop: AbortSignal): Promise<boolean> => {
+          const waited = !slots.available;
+          const got = await slots.acquire(stop);
+          slotFreedMs = waited ? performance.now() - startMs : null;
+          return got;
+        },
+        release: () => slots.release(),
+      };
+      await replayer.run(startMs, { stop: signal, drain }, gate, (prepared, index, scheduledMs, row) => send(prepared, index, scheduledMs, slotFreedMs === null ? scheduledMs : Math.max(scheduledMs, slotFreedMs), undefined, row));
     } else if (sessions && pacing.kind === 'closed') {
       await Promise.all(Array.from({ length: partLanes(part) }, () => sessions.lane(withinBudget, signal)));
     } else if (sessions && pacing.kind === 'open') {
@@ -217,9 +285,10 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
     } else if (pacing.kind === 'closed') {
       const lane = async (): Promise<void> => {
         while (!signal.aborted && !drain.aborted && requests.more) {
+          const readyMs = performance.now() - startMs;
           const index = requests.take();
           const prepared = prompt(index);
-          const failed = await send(prepared, index, pacing.dueAtStart ? 0 : performance.now() - startMs);
+          const failed = await send(prepared, index, pacing.dueAtStart ? 0 : readyMs, readyMs);
           // A failure that needed no network I/O (EMFILE, a body that cannot be built) settles
           // without leaving the event loop's current pass: without yielding, the lanes would
           // spin and the duration timer and a cancel would never run.
@@ -244,8 +313,14 @@ export async function executePart(part: ExecutorPart, startMs: number, env: Exec
         const prepared = prompt(index);
         await waitUntil(startMs + scheduledMs, pacingSignal);
         if (signal.aborted || drain.aborted) break;
-        if (slots && !(await slots.acquire(signal))) break;
-        const sent: Promise<boolean> = send(prepared, index, scheduledMs).finally(() => {
+        // Due at its send time, or when a slot freed if it had to wait for one.
+        let readyMs = scheduledMs;
+        if (slots) {
+          const waited = !slots.available;
+          if (!(await slots.acquire(signal))) break;
+          if (waited) readyMs = Math.max(scheduledMs, performance.now() - startMs);
+        }
+        const sent: Promise<boolean> = send(prepared, index, scheduledMs, readyMs).finally(() => {
           slots?.release();
           pending.delete(sent);
         });

@@ -10,15 +10,17 @@ import { performance } from 'node:perf_hooks';
 import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, type RunConfig } from '../format/config';
 import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
-import { STEP_WARNING_KINDS, type CacheReset, type FailoverEvent, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning } from '../format/result';
+import { STEP_WARNING_KINDS, type CacheReset, type ClientLoad, type FailoverEvent, type LoadFigures, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
 import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
 import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
 import { ResultWriter } from '../results/writer';
+import { clientBoundWarnings } from './client-bound';
 import type { ExecutorSink, StepSignals } from './execute';
 import { errorRateStop, sampleIntervalMs, SaturationGuard } from './guards';
 import { stepConnections, type RunPlan, type StepPlan } from './plan';
 import { SendCounter, traceStepWarnings } from './trace-gather';
+import { maxWorkers } from './workers';
 import type { RunOptions } from './types';
 
 /** The run stops when its first requests all fail this way: retrying cannot help. */
@@ -28,37 +30,6 @@ const PROGRESS_WINDOW_MS = 1000;
 const RECENT_VALUES_LIMIT = 100;
 
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
-const roundNullable = (ms: number | null): number | null => (ms === null ? null : roundMs(ms));
-
-/**
- * Microsecond precision is all a record needs; it keeps result files about half the size.
- * The chunk times are rounded in place: the client hands its record over, and a copy per
- * request would double the garbage of the hottest array.
- */
-function roundRecordTimes(r: RequestRecord): RequestRecord {
-  const chunkMs = r.chunkMs;
-  for (let i = 0; i < chunkMs.length; i++) chunkMs[i] = roundMs(chunkMs[i] as number);
-  const reasoning = r.reasoning;
-  return {
-    ...r,
-    scheduledMs: roundMs(r.scheduledMs),
-    sentMs: roundMs(r.sentMs),
-    queueMs: roundMs(r.queueMs),
-    firstTokenMs: roundNullable(r.firstTokenMs),
-    endMs: roundNullable(r.endMs),
-    // The duration as the difference of the rounded times it spans, so that the file agrees with itself.
-    ...(reasoning !== undefined
-      ? {
-          reasoning: {
-            ...reasoning,
-            firstMs: roundNullable(reasoning.firstMs),
-            answerFirstMs: roundNullable(reasoning.answerFirstMs),
-            durationMs: reasoning.durationMs === null || reasoning.firstMs === null ? roundNullable(reasoning.durationMs) : roundMs(roundMs(reasoning.firstMs + reasoning.durationMs) - roundMs(reasoning.firstMs)),
-          },
-        }
-      : {}),
-  };
-}
 
 /** Errors that say the endpoint cannot serve this run at all, whatever the load. */
 function hopelessFailure(r: RequestRecord): string | null {
@@ -93,6 +64,7 @@ class StepProgress {
   warmupEnded = 0;
   warmupFailed = 0;
   private readonly inFlightBy: number[];
+  private readonly latenessBy: (LoadFigures | null)[];
   private inFlightTotal = 0;
   private readonly recentCompletions: { atMs: number; tokens: number }[] = [];
   private recentTtft: number[] = [];
@@ -112,6 +84,7 @@ class StepProgress {
     traceStep = false,
   ) {
     this.inFlightBy = new Array<number>(executors).fill(0);
+    this.latenessBy = new Array<LoadFigures | null>(executors).fill(null);
     this.traceStep = traceStep;
   }
 
@@ -130,6 +103,10 @@ class StepProgress {
     if (count > (this.inFlightBy[executor] ?? 0)) this.sends.sent(performance.now());
     this.inFlightTotal += count - (this.inFlightBy[executor] ?? 0);
     this.inFlightBy[executor] = count;
+  }
+
+  setLateness(executor: number, recent: LoadFigures | null): void {
+    this.latenessBy[executor] = recent;
   }
 
   add(r: RequestRecord): void {
@@ -168,6 +145,7 @@ class StepProgress {
       outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
       recentTtftMs: this.recentTtft,
       recentLatencyMs: this.recentLatency,
+      workers: this.inFlightBy.map((inFlight, worker) => ({ worker, inFlight, sendLatenessMs: this.latenessBy[worker] ?? null })),
       ...(this.traceStep ? { sentPerSecond: this.sends.perSecond(now, windowSec), sendLatenessMs: this.sends.lateness() } : {}),
     };
     this.recentTtft = [];
@@ -190,6 +168,8 @@ export class RunGather {
   /** Warm-up requests that failed: the step tables leave them out, the verdict names them apart. */
   private warmupFailures = 0;
   private failure: string | null = null;
+  /** Why the run lost a worker, if it did. */
+  private lost: string | null = null;
   /** The first measured request's failure, for the verdict of a run where every one failed. */
   private firstMeasuredError: string | null = null;
   /** Output tokens of every request (warm-up and failed ones too: the server generated them), for the cross-check. */
@@ -211,6 +191,8 @@ export class RunGather {
     private readonly monitor: RunMonitor,
     /** performance.now() at the origin of the run's clock. */
     private readonly clockOrigin: number,
+    /** The workers that send the run's requests. */
+    private readonly workers: WorkersInfo,
   ) {
     this.secrets = runSecrets(config, options.apiKeys ?? [options.apiKey]);
     this.outputBound = outputTokensBound(config);
@@ -265,6 +247,7 @@ export class RunGather {
       stepCount: plan.stepCount,
       ...(this.config.repeat ? { repeat: this.config.repeat } : {}),
       resultPath: this.options.resultPath ?? null,
+      workers: this.workers,
       ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
       ...(this.monitor.hardware ? { hardware: this.monitor.hardware } : {}),
     });
@@ -327,10 +310,9 @@ export class RunGather {
     this.cancel();
   }
 
-  /** Writes, judges and counts one record of a step (its times rounded, its error redacted). */
-  addRecord(raw: RequestRecord): RequestRecord {
-    const r = roundRecordTimes(raw);
-    if (r.error !== null) r.error = { kind: r.error.kind, message: this.redact(r.error.message) };
+  /** Writes, judges and counts one record of a step, as executor `executor` kept it (execute.ts's keptRecord). */
+  addRecord(r: RequestRecord, executor: number): RequestRecord {
+    r.worker = executor;
     this.writer.addRecord(r);
     this.countOutput(r);
     // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
@@ -344,20 +326,37 @@ export class RunGather {
     return r;
   }
 
-  /** Closes a step in the file with its summary (what the run saw about it among its warnings), on the run's clock. */
-  endStep(stepIndex: number, name: string, note: string | null, startMs: number, warnings: StepWarning[] = [], failovers: FailoverEvent[] = []): StepSummary {
+  /**
+   * Closes a step in the file with its summary (what the run saw about it among its warnings), on
+   * the run's clock, with what its client went through and whether that made the client the limit
+   * (client-bound.ts): a warning of the step's summary like the others.
+   */
+  endStep(stepIndex: number, name: string, note: string | null, startMs: number, client: ClientLoad | null, warnings: StepWarning[] = [], failovers: FailoverEvent[] = []): StepSummary {
     const summary = this.writer.endStep({
       note,
       startMs: roundMs(startMs - this.clockOrigin),
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
-      warnings,
+      ...(client !== null ? { client } : {}),
+      warnings: [...warnings, ...(client === null ? [] : clientBoundWarnings(client, maxWorkers()))],
       failovers,
     });
-    // What the records themselves show (too short) is said here; the run's own warnings were said when they happened.
+    // What the records and the client's threads show (too short, client-bound) is said here; the run's own warnings were said when they happened.
     for (const warning of summary.warnings ?? []) if (!warnings.includes(warning)) this.log('warn', `${name}: ${warning.message}`);
-    this.emit({ type: 'step-end', stepIndex, name, summary });
+    this.emit({ type: 'step-end', stepIndex, name, summary, ...(client !== null ? { client } : {}) });
     return summary;
+  }
+
+  /**
+   * A worker was lost mid-step (its thread crashed or stopped answering): the run stops, its file
+   * says why and ends partial, and everything recorded is kept.
+   */
+  lose(message: string): void {
+    if (this.lost !== null) return;
+    this.lost = message;
+    this.log('error', message);
+    this.writer.addWarning(message);
+    this.cancel();
   }
 
   /**
@@ -441,6 +440,7 @@ export class RunGather {
       const summary = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
       return ['failed', `Every measured request failed (${summary}); the first: ${this.firstMeasuredError ?? ''}`];
     }
+    if (this.lost !== null) return ['partial', this.lost];
     if (userCancelled) return ['partial', 'Cancelled before the run finished; every request measured until then is kept.'];
     if (measured === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
     return ['complete', null];
@@ -551,6 +551,10 @@ export class StepGather {
     if (run.stopped) this.stopStep.abort();
   }
 
+  get name(): string {
+    return this.step.name;
+  }
+
   /** What every executor of the step watches: `stop` ends the step and cancels what is in flight, `drain` ends its sending. */
   get signals(): StepSignals {
     return { stop: this.stopStep.signal, drain: this.drainStep.signal };
@@ -561,7 +565,7 @@ export class StepGather {
     this.stopStep.abort();
   }
 
-  /** The step's executors start at `startMs` (performance.now()): the step-start event and its timers. */
+  /** The step's executors start at `startMs` (performance.now(), now or a moment later): the step-start event and its timers. */
   start(startMs: number): void {
     const { step, run } = this;
     this.startMs = startMs;
@@ -570,7 +574,8 @@ export class StepGather {
     this.progress = progress;
     run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
-    if (durationSec !== null) this.durationTimer = setTimeout(() => this.durationReached(progress, durationSec), durationSec * 1000);
+    // The executors start at startMs, which may be a moment after now: the duration counts from it.
+    if (durationSec !== null) this.durationTimer = setTimeout(() => this.durationReached(progress, durationSec), Math.max(0, startMs + durationSec * 1000 - performance.now()));
     this.progressTimer = setInterval(() => run.emit({ type: 'progress', snapshot: progress.snapshot() }), PROGRESS_INTERVAL_MS);
     this.progressTimer.unref();
     this.startSaturationGuard();
@@ -667,8 +672,9 @@ export class StepGather {
     const limits = run.limits;
     return {
       inFlight: (count) => progress.setInFlight(executor, count),
-      record: (raw) => {
-        const r = run.addRecord(raw);
+      lateness: (recent) => progress.setLateness(executor, recent),
+      record: (kept) => {
+        const r = run.addRecord(kept, executor);
         progress.add(r);
         if (r.trace?.promptLate) this.promptsLate++;
         this.noteEnded(r);
@@ -713,10 +719,23 @@ export class StepGather {
     this.run.stop.removeEventListener('abort', this.followRun);
   }
 
-  /** The step's last progress, its summary in the file (with its warnings) and its step-end event. */
-  end(): StepSummary {
+  /**
+   * The step's last progress, its summary in the file (with its warnings) and its step-end event.
+   * `loads`: what each executor that had a share of the step went through, with how late it began
+   * after the common start instant (ms); none when no executor finished its share.
+   */
+  end(loads: readonly { executor: number; load: ThreadLoad; startLateMs: number }[] = []): StepSummary {
     if (this.progress !== null) this.run.emit({ type: 'progress', snapshot: this.progress.snapshot() });
-    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, this.warnings, this.failovers);
+    const starts = loads.map((l) => l.startLateMs);
+    const client: ClientLoad | null =
+      loads.length === 0
+        ? null
+        : {
+            workers: this.executors,
+            threads: loads.map(({ executor, load }) => ({ worker: executor, ...load })),
+            startSkewMs: loads.length > 1 ? Math.max(...starts) - Math.min(...starts) : null,
+          };
+    const summary = this.run.endStep(this.stepIndex, this.step.name, this.overrun, this.startMs, client, this.warnings, this.failovers);
     if (this.step.pacing.kind === 'trace') for (const message of traceStepWarnings(this.step.name, summary, this.promptsLate)) this.run.note({ level: 'warn', message });
     return summary;
   }

@@ -84,8 +84,8 @@ export interface RunPlan {
   repeats: number;
   /** Steps the run will run unless cut short, a sweep's rate steps and the repeats counted. */
   stepCount: number;
-  /** The most connections any step may open, for the file-descriptor check before the run. */
-  mostConnections: number;
+  /** A sweep's rate steps, placed later: their in-flight cap (null for no sweep). */
+  sweepCap: number | null;
 }
 
 /**
@@ -343,15 +343,23 @@ export function planRun(config: RunConfig, trace?: TraceReplay): RunPlan {
   const steps = initialSteps(config, trace);
   const sweep = config.profile.kind === 'sweep';
   const repeats = config.repeat?.count ?? 1;
-  const connections = steps.map(stepConnections);
-  // A sweep's rate steps are capped at the throughput concurrency.
-  if (sweep) connections.push(Math.min(DEFAULT_THROUGHPUT_CONCURRENCY, plannedSends(config)));
   return {
     steps,
     repeats,
     stepCount: (steps.length + (config.profile.kind === 'sweep' ? config.profile.rateCount : 0)) * repeats,
-    mostConnections: Math.max(...connections),
+    // A sweep's rate steps are capped at the throughput concurrency.
+    sweepCap: sweep ? Math.min(DEFAULT_THROUGHPUT_CONCURRENCY, plannedSends(config)) : null,
   };
+}
+
+/**
+ * The most connections any step of the run may hold open at once over `executors` executors, for
+ * the file-descriptor check before the run: each executor of an uncapped open loop may open up to
+ * UNCAPPED_CONNECTION_LIMIT, so the sum over the executors counts.
+ */
+export function mostConnections(plan: RunPlan, executors: number): number {
+  const sums = plan.steps.map((step) => partition(step, executors, RUN_START).reduce((sum, part) => sum + partConnections(part), 0));
+  return Math.max(plan.sweepCap ?? 0, ...sums);
 }
 
 // The sweep's rates are format/config.ts's `sweepRates`: the live panel's time left places them too.
@@ -555,14 +563,18 @@ export function plannedSessions(part: ExecutorPart, cap = Infinity): PlannedSess
   return planned;
 }
 
-/** Connections a part may hold open at once: its lanes, its slots, or the uncapped limit (never more than its requests). */
+/**
+ * Connections a part may hold open at once: its lanes, its slots, or the uncapped limit (never more
+ * than its requests). 0: the part has no share of the step (fewer lanes, slots or requests than
+ * executors), and its executor sits the step out.
+ */
 export function partConnections(part: ExecutorPart): number {
   const step = part.step;
   if (step.pacing.kind === 'closed') return partLanes(part);
   const used = executorsUsed(step, part.executors);
   const due = scheduled(step.pacing);
   const owned = part.executor < Math.min(used, due) ? Math.ceil((due - part.executor) / used) : 0;
-  return Math.min(partSlots(part) ?? UNCAPPED_CONNECTION_LIMIT, Math.max(owned, 1));
+  return Math.min(partSlots(part) ?? UNCAPPED_CONNECTION_LIMIT, owned);
 }
 
 /**

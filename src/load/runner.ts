@@ -1,21 +1,22 @@
 /**
  * Runs a benchmark: parses the config, plans the run (plan.ts), opens the monitor and the result
- * file, then for each step plans it, has it executed (execute.ts) and gathers its records into the
- * file, its summary and the run's verdict (gather.ts); docs/architecture.md draws the three. The
- * steps run here, in this thread, by one executor; workers and shards differ only in where the
- * executors run and how parts of the plan travel to them and records come back.
+ * file, then for each step plans it, has it executed (execute.ts) by the run's executors
+ * (executors.ts: this thread for one worker, worker threads for more) and gathers its records into
+ * the file, its summary and the run's verdict (gather.ts); docs/architecture.md draws the three.
+ * Workers and shards differ only in where the executors run and how parts of the plan travel to
+ * them and records come back.
  */
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { canonicalLabels, redactHeaders, redactUrl, RunConfigSchema, shownEndpoint, STEP_END_DEFAULTS, takesMessages, type Labels, type RunConfig } from '../format/config';
 import type { TraceReplay } from '../format/result';
 import { describeLeftOut } from '../workload/trace';
 import { scanTrace } from '../workload/trace-scan';
-import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning } from '../format/result';
+import { describeZodError, SCHEMA_VERSION, STEP_WARNING_KINDS, type CacheReset, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
 import packageJson from '../../package.json';
 import { onThisHost } from '../processes/alive';
 import { randomBytes } from 'node:crypto';
-import { createDispatcher, wantsUsage } from './client';
+import { wantsUsage } from './client';
 import { CacheResetter } from './cache-reset';
 import { BadInputError } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
@@ -23,22 +24,16 @@ import { RunMonitor } from '../observe/monitor';
 import { probeEngineLabels } from '../observe/probe';
 import { waitUntil } from './schedule';
 import { createTokenCounter } from '../workload/tokenizer';
-import type { TokenCounter, Workload } from '../workload/types';
 import type { RunBenchmark, RunOptions } from './types';
 import { createWorkload } from '../workload/sources';
 import { ResultWriter } from '../results/writer';
-import { executePart, preparePart } from './execute';
+import { InThreadExecutors, ThreadExecutors, WorkerLostError, type ExecutorPool } from './executors';
 import { RunGather } from './gather';
 import { waitForIdleServer, type StepLeftovers } from './cooldown';
-import { cursorAfter, partConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { cursorAfter, mostConnections, partition, planRun, planSweepRates, RUN_START, scheduleCutNote, stepsOfRepeat, traceRequestLimit, traceSourceOf, type PartUsage, type RunCursor, type RunPlan, type StepPlan } from './plan';
+import { resolveWorkers } from './workers';
 
 export { DEFAULT_THROUGHPUT_CONCURRENCY, UNCAPPED_CONNECTION_LIMIT, sweepRates } from './plan';
-
-/**
- * Executors a step runs on in this thread: one (worker threads are the next step, issue 23). They would
- * share the workload: `request(i)` and `session(i)` do not depend on what was asked before.
- */
-const EXECUTORS = 1;
 
 function parseConfig(input: RunConfig): RunConfig {
   const parsed = RunConfigSchema.safeParse(input);
@@ -82,7 +77,7 @@ function extraBodyWarnings(config: RunConfig): string[] {
 }
 
 /** The result document's fixed part: what ran against what, with secrets left out. */
-function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
+function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor, workers: WorkersInfo) {
   const { endpoint, serverMetrics } = config;
   const scrapedUrl = serverMetrics.url === undefined || serverMetrics.url === 'off' ? {} : { url: redactUrl(serverMetrics.url) };
   return {
@@ -107,6 +102,7 @@ function documentHead(config: RunConfig, labels: Labels, monitor: RunMonitor) {
     writer: onThisHost(),
     ...(monitor.serverMetrics ? { serverMetrics: monitor.serverMetrics } : {}),
     ...(monitor.hardware ? { hardware: monitor.hardware } : {}),
+    workers,
   } as const;
 }
 
@@ -132,12 +128,10 @@ function traceNotes(trace: TraceReplay): { level: 'info' | 'warn'; message: stri
   return notes;
 }
 
-/** What the steps of a run share, in this thread. */
+/** What the steps of a run share. */
 interface RunParts {
   config: RunConfig;
-  options: RunOptions;
-  workload: Workload;
-  tokenCounter: TokenCounter;
+  executors: ExecutorPool;
   gather: RunGather;
   /** Empties the server's prefix cache before each step (`cache.resetBeforeStep`); null when not asked. */
   cacheResetter: CacheResetter | null;
@@ -153,46 +147,40 @@ interface StepRan {
 /**
  * One step: begun once the server is idle (cooldown.ts), opened in the file, split over the
  * executors, executed from one start instant, gathered. Resolves with its summary, where the next
- * step's prompts and sessions start, and the guard that stopped it.
+ * step's prompts and sessions start, and the guard that stopped it. A lost worker ends the step (and
+ * the run) with what was gathered; another executor's failure rejects.
  */
 async function runStep(run: RunParts, step: StepPlan, repeat: number | undefined, cursor: RunCursor, previous: StepLeftovers | null): Promise<StepRan> {
-  const { config, options, workload, tokenCounter, gather } = run;
+  const { config, executors, gather } = run;
   const cooldownSec = config.limits.cooldownSec ?? STEP_END_DEFAULTS.cooldownSec;
   const idle = await waitForIdleServer(() => gather.readServerLoad(), cooldownSec, previous, gather.stop);
-  const parts = partition(step, EXECUTORS, cursor);
+  const parts = partition(step, executors.count, cursor);
   const cacheReset = await resetCache(run, step);
-  // Readied before the step opens: a trace's first prompts are built, not timed.
-  const prepared = await Promise.all(parts.map((part) => preparePart(part, { config, tokenCounter })));
   const stepGather = gather.beginStep(step, repeat, parts.length, idle, cacheReset);
-  const dispatchers = parts.map((part) => createDispatcher(partConnections(part), config.request));
-  const startMs = performance.now();
-  stepGather.start(startMs);
+  const loads: { executor: number; load: ThreadLoad; startLateMs: number }[] = [];
   let next = cursor;
   try {
-    const executed = await Promise.allSettled(
-      parts.map((part, i) => {
-        const env = { config, apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}), workload, tokenCounter, dispatcher: dispatchers[i] as Dispatcher, ...prepared[i] };
-        return executePart(part, startMs, env, stepGather.signals, stepGather.sinkFor(i)).catch((error: unknown) => {
-          // One executor's engine failure ends the step for all of them.
-          stepGather.stopNow();
-          throw error;
-        });
-      }),
-    );
+    // Each executor readies its part (a trace's first prompts) before the common start instant.
+    const executed = await executors.execute(parts, stepGather);
     const usages: PartUsage[] = [];
-    for (const e of executed) {
-      if (e.status === 'rejected') throw e.reason;
-      usages.push(e.value);
+    let lost: WorkerLostError | null = null;
+    for (const [executor, e] of executed.entries()) {
+      if (e.status === 'rejected') {
+        if (!(e.reason instanceof WorkerLostError)) throw e.reason;
+        lost ??= e.reason;
+      } else if (e.value !== null) {
+        usages.push(e.value.usage);
+        loads.push({ executor, load: e.value.load, startLateMs: e.value.startLateMs });
+      }
     }
+    if (lost !== null) gather.lose(lost.message);
     next = cursorAfter(cursor, usages);
     const cut = scheduleCutNote(step, usages);
     if (cut !== null) stepGather.addNote(cut);
   } finally {
     stepGather.settled();
-    // Nothing is in flight any more: close the step's sockets without waiting on them.
-    await Promise.all(dispatchers.map((d) => d.destroy()));
   }
-  return { summary: stepGather.end(), cursor: next, stoppedBy: stepGather.stoppedBy };
+  return { summary: stepGather.end(loads), cursor: next, stoppedBy: stepGather.stoppedBy };
 }
 
 /** What a step left behind for the next one's wait: requests it cancelled, and how fast it was served. */
@@ -278,55 +266,73 @@ async function runSteps(run: RunParts, plan: RunPlan): Promise<void> {
   sequence.finish();
 }
 
+/** The run's executors: this thread for one worker (with the workload built here), else worker threads. */
+async function startExecutors(config: RunConfig, options: RunOptions, workers: WorkersInfo): Promise<{ executors: ExecutorPool; chatNote: string | null }> {
+  if (workers.count === 1) {
+    const tokenCounter = await createTokenCounter(config.tokenizer);
+    const workload = await createWorkload(config, tokenCounter);
+    return { executors: new InThreadExecutors({ config, apiKey: options.apiKey, ...(options.apiKeys ? { apiKeys: options.apiKeys } : {}), workload, tokenCounter }), chatNote: tokenCounter.chatNote };
+  }
+  // Each worker builds its own workload from the config and seed; a config they cannot use rejects here.
+  const script = options.executorScript ?? join(__dirname, 'executor-worker.js');
+  const executors = await ThreadExecutors.start(workers.count, script, config, options.apiKey, options.apiKeys);
+  return { executors, chatNote: takesMessages(config.endpoint.api) ? (await createTokenCounter(config.tokenizer)).chatNote : null };
+}
+
 /**
- * Runs the configured benchmark in this thread and resolves with the final document. Bad
- * configuration and unreadable datasets or tokenizers reject before anything is sent or
- * written; after that, request failures are recorded, never thrown.
+ * Runs the configured benchmark and resolves with the final document. Bad configuration and
+ * unreadable datasets or tokenizers reject before anything is sent or written; after that, request
+ * failures are recorded, never thrown.
  */
 export const runBenchmark: RunBenchmark = async (input, options) => {
   const config = parseConfig(input);
-  const tokenCounter = await createTokenCounter(config.tokenizer);
-  const workload = await createWorkload(config, tokenCounter);
   // A trace is read once before anything is sent: a bad row stops the run here, with its line.
   const trace: TraceReplay | undefined = config.profile.kind === 'trace' ? await scanTrace(traceSourceOf(config.profile), traceRequestLimit(config)) : undefined;
   // The plan is made before the file exists so that a bad schedule creates no file.
   const plan = planRun(config, trace);
-  checkFileDescriptors(plan.mostConnections);
-  // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
-  const probed = await probeEngineLabels(config, options);
-  // The run's clock starts here: the first scrape and every step's start are on it.
-  const clockOrigin = performance.now();
-  const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin, options.apiKeys);
-  let writer: ResultWriter;
+  const workers = resolveWorkers(config, plan);
+  checkFileDescriptors(mostConnections(plan, workers.count));
+  const { executors, chatNote } = await startExecutors(config, options, workers);
   try {
-    // The hardware found fills the hardware/gpus labels the user left empty.
-    writer = new ResultWriter(options.resultPath, documentHead(config, canonicalLabels({ ...probed?.labels, ...monitor.labels(), ...canonicalLabels(config.labels) }), monitor), {
-      keepRecords: options.keepRecords !== false,
-    });
-  } catch (error) {
-    await monitor.stop(false);
-    throw error;
-  }
-  const gather = new RunGather(config, options, writer, monitor, clockOrigin);
-  const cancel = (): void => gather.cancel();
-  options.signal?.addEventListener('abort', cancel, { once: true });
-  if (options.signal?.aborted) gather.cancel();
-  try {
-    gather.started(plan);
-    if (probed) gather.log('info', probed.message);
-    if (takesMessages(config.endpoint.api) && tokenCounter.chatNote !== null) gather.log('info', tokenCounter.chatNote);
-    for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
-    if (config.request.stream && !wantsUsage(config.request)) {
-      gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+    // After everything that can reject the config, so that a bad one sends nothing; the user's labels win.
+    const probed = await probeEngineLabels(config, options);
+    // The run's clock starts here: the first scrape and every step's start are on it.
+    const clockOrigin = performance.now();
+    const monitor = await RunMonitor.open(config, options.apiKey, () => performance.now() - clockOrigin, options.apiKeys);
+    let writer: ResultWriter;
+    try {
+      // The hardware found fills the hardware/gpus labels the user left empty.
+      writer = new ResultWriter(options.resultPath, documentHead(config, canonicalLabels({ ...probed?.labels, ...monitor.labels(), ...canonicalLabels(config.labels) }), monitor, workers), {
+        keepRecords: options.keepRecords !== false,
+      });
+    } catch (error) {
+      await monitor.stop(false);
+      throw error;
     }
-    const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
-    if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
-    await runSteps({ config, options, workload, tokenCounter, gather, cacheResetter }, plan);
-    return await gather.finish();
-  } catch (error) {
-    await gather.fail(error);
-    throw error;
+    const gather = new RunGather(config, options, writer, monitor, clockOrigin, workers);
+    const cancel = (): void => gather.cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    if (options.signal?.aborted) gather.cancel();
+    try {
+      gather.started(plan);
+      if (probed) gather.log('info', probed.message);
+      if (workers.count > 1 || config.workers !== undefined) gather.log('info', `Workers: ${workers.count} (${workers.reason}).`);
+      if (takesMessages(config.endpoint.api) && chatNote !== null) gather.log('info', chatNote);
+      for (const warning of extraBodyWarnings(config)) gather.log('warn', warning);
+      if (config.request.stream && !wantsUsage(config.request)) {
+        gather.log('info', 'The server is not asked for its token counts (usage is off): counts come from the tokenizer or the estimate, and every view marks them as not the server\'s.');
+      }
+      const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
+      if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
+      await runSteps({ config, executors, gather, cacheResetter }, plan);
+      return await gather.finish();
+    } catch (error) {
+      await gather.fail(error);
+      throw error;
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
   } finally {
-    options.signal?.removeEventListener('abort', cancel);
+    await executors.close();
   }
 };

@@ -112,6 +112,26 @@ const TIMER_MARGIN_MS = 1.5;
 const SPIN_LIMIT_MS = 2;
 
 /**
+ * Time this thread spent in the yielding turns of `waitUntil` (any number of waits at once counts
+ * once): its event loop is busy then without work to do, which the client's busy share leaves out
+ * (thread-load.ts).
+ */
+const spin = { waits: 0, since: 0, totalMs: 0 };
+
+function beginSpin(): void {
+  if (spin.waits++ === 0) spin.since = performance.now();
+}
+
+function endSpin(): void {
+  if (--spin.waits === 0) spin.totalMs += performance.now() - spin.since;
+}
+
+/** Milliseconds this thread has spent waiting out send times in yielding turns, so far. */
+export function spinningMs(): number {
+  return spin.totalMs + (spin.waits > 0 ? performance.now() - spin.since : 0);
+}
+
+/**
  * Resolves at (not before) the absolute `performance.now()` time `targetMs`, or as soon as
  * `signal` aborts. A timer covers all but the last 1.5-2 ms; the rest is covered by `setImmediate`
  * turns, which keep the event loop serving sockets while they wait. Lateness never accumulates
@@ -122,9 +142,12 @@ export function waitUntil(targetMs: number, signal?: AbortSignal): Promise<void>
     if (signal?.aborted) return resolve();
     let timer: NodeJS.Timeout | undefined;
     let immediate: NodeJS.Immediate | undefined;
+    let spinning = false;
     const finish = (): void => {
       if (timer) clearTimeout(timer);
       if (immediate) clearImmediate(immediate);
+      if (spinning) endSpin();
+      spinning = false;
       signal?.removeEventListener('abort', finish);
       resolve();
     };
@@ -135,7 +158,11 @@ export function waitUntil(targetMs: number, signal?: AbortSignal): Promise<void>
       const remaining = targetMs - performance.now();
       if (remaining <= 0) return finish();
       if (remaining > SPIN_LIMIT_MS) timer = setTimeout(step, remaining - TIMER_MARGIN_MS);
-      else immediate = setImmediate(step);
+      else {
+        if (!spinning) beginSpin();
+        spinning = true;
+        immediate = setImmediate(step);
+      }
     };
     step();
   });

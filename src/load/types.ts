@@ -20,6 +20,8 @@ export interface ClientContext {
   /** performance.now() at step start: every time in a record is relative to it. */
   stepStartMs: number;
   tokenCounter: TokenCounter;
+  /** Counts the bytes of every response body read (the executor's load, thread-load.ts). */
+  received?: { bytes: number };
 }
 
 /** Which request a record is, and what the run decided for it. */
@@ -96,6 +98,8 @@ export interface RunOptions {
    */
   keepRecords?: boolean;
   onEvent?: (event: RunEvent) => void;
+  /** The executor threads' bundle for a run with more than one worker; dist/executor-worker.js beside this bundle by default. */
+  executorScript?: string;
 }
 
 export type RunBenchmark = (config: RunConfig, options: RunOptions) => Promise<ResultDocument>;

@@ -10,6 +10,9 @@ import { Worker } from 'node:worker_threads';
 import type * as z from 'zod';
 import { describeZodError } from '../format/result';
 
+/** How long a thread whose uncaught error is ending it may take to exit before it is terminated. */
+const DYING_DEADLINE_MS = 1000;
+
 export interface WorkerThreadOptions<Reply> {
   script: string;
   workerData?: unknown;
@@ -36,10 +39,12 @@ export function startWorkerThread<Command, Reply>(options: WorkerThreadOptions<R
   let exited = false;
   let closing: Promise<void> | null = null;
   let crashed = false;
+  /** The uncaught error that is ending the thread: reported at its exit, once its messages are in. */
+  let dying: string | null = null;
   const exit = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
       exited = true;
-      crash(`the worker thread exited with code ${code}`);
+      crash(dying ?? `the worker thread exited with code ${code}`);
       resolve();
     }),
   );
@@ -60,7 +65,14 @@ export function startWorkerThread<Command, Reply>(options: WorkerThreadOptions<R
     }
     options.onReply(parsed.data);
   });
-  worker.on('error', (error) => crash(error.message));
+  // An uncaught error ends the thread, but what it posted before may still be on its way: Node
+  // delivers those messages before 'exit' (not before 'error'), so the crash is reported there. A
+  // thread that has not exited a second later is ended.
+  worker.on('error', (error) => {
+    if (dying !== null) return;
+    dying = error.message;
+    setTimeout(() => crash(error.message), DYING_DEADLINE_MS).unref();
+  });
 
   return {
     send(command) {

@@ -12,7 +12,7 @@ import { localCountsNotes } from '../views/token-counts';
 import { stepLabel } from '../format/step-name';
 import { htmlPage } from './page';
 import { colorOf, dashAttribute, escapeXml as escapeHtml, svgLineChart } from './svg';
-import { formatLocalTime } from '../views/number-format';
+import { formatLocalTime, NOT_AVAILABLE } from '../views/number-format';
 import type { TableColumn } from '../views/chart-spec';
 import { stepTable } from '../views/result-tables';
 import { fontStack } from '../views/fonts';
@@ -66,7 +66,11 @@ function runTables(run: ReportRun): string {
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
     g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
-  const listed = [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel), ...(run.doc.importedFrom?.notes ?? [])];
+  const listed = [
+    ...definitionNotes(run.doc.steps),
+    ...localCountsNotes(run.doc.steps, stepLabel),
+    ...(run.doc.importedFrom?.notes ?? []),
+  ];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const warned = runStepWarnings(run);
   const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
@@ -87,12 +91,13 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
     .join('')}</ul>`;
   const grouped = model.groupBy !== null;
   const runsTable = table(
-    [{ label: 'Run' }, ...(grouped ? [{ label: 'Group', unit: model.groupBy ?? '' }] : []), { label: 'Status' }, { label: 'Model' }, { label: 'Source' }, { label: 'Labels' }],
+    [{ label: 'Run' }, ...(grouped ? [{ label: 'Group', unit: model.groupBy ?? '' }] : []), { label: 'Status' }, { label: 'Model' }, { label: 'Workers' }, { label: 'Source' }, { label: 'Labels' }],
     runs.map((r, i) => [
       r.name,
       ...(grouped ? [model.runs[i]?.group ?? ''] : []),
       model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
+      r.doc.workers ? String(r.doc.workers.count) : NOT_AVAILABLE,
       r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
       formatLabelsText(r.doc.labels),
     ]),

@@ -121,13 +121,18 @@ export function formatTerminalTable(doc: ResultOverview, options: TableOptions =
   const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => meansCell(c, steps.map((step) => step.summary)))]);
   const [headerLine = '', ...bodyLines] = alignColumns([header, ...rows]);
   const rule = '-'.repeat(headerLine.length);
-  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...warningLines(doc)].join('\n') + '\n';
+  return [headerLine, rule, ...bodyLines, rule, footnote, ...repeatsNote(doc.steps, options), ...localCountsNotes(doc.steps, stepLabel), ...workersLines(doc), ...warningLines(doc)].join('\n') + '\n';
 }
 
 /** A row's label with the warning mark when one of its steps (one of a repeated step's repeats) has warnings. */
 function markedLabel(doc: ResultOverview, label: string, steps: readonly Omit<Step, 'requests'>[]): string {
   const imported = doc.importedFrom !== undefined;
   return markedName(label, steps.flatMap((step) => stepWarnings(step, imported)));
+}
+
+/** Under a table of a run's steps: its workers, when more than one. */
+function workersLines(doc: ResultOverview): string[] {
+  return doc.workers && doc.workers.count > 1 ? [`Workers: ${doc.workers.count} (${doc.workers.reason}).`] : [];
 }
 
 /** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
@@ -176,6 +181,7 @@ export function formatMarkdownTable(doc: ResultOverview, options: TableOptions =
     footnote,
     ...repeatsNote(doc.steps, options),
     ...localCountsNotes(doc.steps, stepLabel),
+    ...workersLines(doc),
     ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
   ].join('\n\n') + '\n';
 }

@@ -29,6 +29,11 @@ export class Column {
     return this.data[index] as number;
   }
 
+  /** A copy of the values from index `from` on. */
+  slice(from = 0): Float64Array {
+    return this.data.slice(from, this.length);
+  }
+
   /** The values that are numbers (NaN stands for "none" in a column). */
   present(): Float64Array {
     return this.data.subarray(0, this.length).filter((v) => !Number.isNaN(v));

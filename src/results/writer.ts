@@ -19,6 +19,7 @@ import {
   type CacheReset,
   type ParseOutcome,
   type RequestRecord,
+  type ClientLoad,
   type ResultDocument,
   type RunStatus,
   type Step,
@@ -43,9 +44,11 @@ export interface StepEnding {
   startMs?: number;
   endMs?: number;
   sampled?: MetricSeries[];
+  /** What the client's threads went through during the step. */
+  client?: ClientLoad;
   /** What failover did during the step (a run over several endpoints). */
   failovers?: FailoverEvent[];
-  /** What the run saw about the step (a busy server at its start, a stop guard that ended it), added to what its records show (too short). */
+  /** What the run saw about the step (a busy server at its start, a stop guard that ended it, a client that was the limit), added to what its records show (too short). */
   warnings?: StepWarning[];
 }
 
@@ -193,7 +196,7 @@ export class ResultWriter {
   /**
    * Ends the open step with its summary and what StepEnding adds.
    */
-  endStep({ note = null, startMs, endMs, sampled, warnings = [], failovers }: StepEnding = {}): StepSummary {
+  endStep({ note = null, startMs, endMs, sampled, client, warnings = [], failovers }: StepEnding = {}): StepSummary {
     const open = this.openStep;
     if (!open) throw new Error('ResultWriter: no step is open');
     const measured = open.accumulator.summary();
@@ -208,6 +211,7 @@ export class ResultWriter {
       ...(startMs !== undefined ? { startMs } : {}),
       ...(endMs !== undefined ? { endMs } : {}),
       ...(sampled && sampled.length > 0 ? { sampled } : {}),
+      ...(client !== undefined ? { client } : {}),
     };
     const extraText = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
     this.replaceTail(`],"summary":${JSON.stringify(summary)}${extraText}}`, runTail(this.doc));

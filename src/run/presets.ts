@@ -191,6 +191,7 @@ const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'serverMetrics.url': 'llmBench.serverMetrics.url',
   'serverMetrics.intervalMs': 'llmBench.serverMetrics.intervalMs',
   'serverMetrics.allowList': 'llmBench.serverMetrics.allowList',
+  workers: 'llmBench.workers',
 };
 export const presetFieldSetting = (field: string): string | undefined => PRESET_FIELD_SETTINGS[field];
 
@@ -199,6 +200,8 @@ export const presetFieldSetting = (field: string): string | undefined => PRESET_
  * values win over them. An empty URL setting leaves the default (the endpoint's /metrics).
  */
 export function runDefaultsFromSettings(setting: (key: string) => unknown): Record<string, unknown> {
+  const workers = setting('workers');
+  const defaults: Record<string, unknown> = workers === undefined || workers === null ? {} : { workers };
   const url = setting('serverMetrics.url');
   const serverMetrics: Record<string, unknown> = {};
   if (typeof url === 'string' && url.trim() !== '') serverMetrics.url = url.trim();
@@ -206,5 +209,5 @@ export function runDefaultsFromSettings(setting: (key: string) => unknown): Reco
     const value = setting(`serverMetrics.${key}`);
     if (value !== undefined && value !== null) serverMetrics[key] = value;
   }
-  return Object.keys(serverMetrics).length > 0 ? { serverMetrics } : {};
+  return Object.keys(serverMetrics).length > 0 ? { ...defaults, serverMetrics } : defaults;
 }

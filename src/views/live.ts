@@ -30,6 +30,21 @@ export function tableRows(state: LiveState): string[][] {
   });
 }
 
+/**
+ * How many workers send the run's requests and, while a step runs, each one's requests in flight
+ * and send lateness (p50 / p99 over its last report); empty before the run says.
+ */
+export function workersText(state: LiveState): string {
+  const workers = state.workers;
+  if (workers === null) return '';
+  const head = `Workers: ${workers.count} (${workers.reason})`;
+  const each = (state.current?.workers ?? []).map(({ worker, inFlight, sendLatenessMs: late }) => {
+    const lateness = late === null ? 'no send' : `send lateness ${fixed(late.p50)} / ${fixed(late.p99)} ms`;
+    return `#${worker}: ${inFlight} in flight, ${lateness}`;
+  });
+  return each.length === 0 ? head : `${head} · ${each.join(' · ')} (p50 / p99)`;
+}
+
 export function errorSummary(state: LiveState): string {
   const kinds = Object.entries(state.errors).filter(([, n]) => n > 0);
   return kinds.length === 0 ? '' : `Errors by kind: ${kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')}`;

@@ -15,7 +15,7 @@ import { wantsLogAxis } from './axis';
 import { DASH_PATTERNS, PALETTE_SIZE, type ChartSpec, type SeriesSpec, type TableColumn } from './chart-spec';
 import { formatMetric, isNumber, NOT_AVAILABLE } from './number-format';
 import { METRICS, type MetricKey } from '../format/metrics';
-import { definitionNotes } from './result';
+import { definitionNotes, workersText } from './result';
 import { localCountsNotes } from './token-counts';
 import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
@@ -345,6 +345,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
       definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
       stepWarnings: runStepWarnings(run),
+      workers: workersText(run.doc),
       status: runStatus(run),
     })),
     groupBy,

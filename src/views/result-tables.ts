@@ -228,6 +228,7 @@ export function summaryItems(summary: RunSummary, offsetMinutes?: number): Summa
     },
     { label: 'Tool', value: summary.tool },
   ];
+  if (summary.workers !== null) items.push({ label: 'Workers', value: summary.workers });
   if (summary.importedFrom) items.push({ label: 'Imported from', value: summary.importedFrom });
   return items;
 }

@@ -233,6 +233,11 @@ export function knownTime(iso: string | null | undefined): string | null {
   return Number.isFinite(ms) && ms > 0 ? iso : null;
 }
 
+/** "4 (asked for 4)": the run's workers, for its summary; null for a file that does not say. */
+export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null {
+  return doc.workers ? `${doc.workers.count} (${doc.workers.reason})` : null;
+}
+
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
   const reason = doc.statusReason ? readableError(doc.statusReason) : null;
@@ -253,6 +258,7 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
       ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
       : null,
     labels: Object.entries(doc.labels),
+    workers: workersText(doc),
     config: JSON.stringify(doc.config, null, 2),
   };
 }

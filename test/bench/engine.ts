@@ -16,13 +16,11 @@
  * Every phase is bounded in requests and seconds; the whole takes a couple of minutes. Naming
  * phases on the command line (`throughput`, `cpu`, `timing`, `rate`, `end`, `reasoning`) runs only those.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { RunConfigSchema, type RunConfigInput } from '../../src/format/config';
 import { parseResultDocument, type RequestRecord } from '../../src/format/result';
@@ -30,7 +28,8 @@ import { runBenchmark } from '../../src/load/runner';
 import { runBenchmarkInWorker } from '../../src/load/worker-host';
 import { createWorkload } from '../../src/workload/sources';
 import { createTokenCounter } from '../../src/workload/tokenizer';
-import { promptKey, TOKEN_SERVER_MODEL, startTokenServer, type TokenServerOptions, type WriteTrace } from '../helpers/cli-server';
+import { promptKey, TOKEN_SERVER_MODEL, type WriteTrace } from '../helpers/cli-server';
+import { serveIfAsked, spawnServer, type ServerProcess } from './lib/server-process';
 
 const WORKER_SCRIPT = join(__dirname, '..', 'engine-worker.js');
 const PHASE_LIMIT_SEC = 30;
@@ -63,46 +62,6 @@ interface Measured {
 function cpuUs(): number {
   const { user, system } = process.cpuUsage();
   return user + system;
-}
-
-// ---- the server, in a child process --------------------------------------------------------
-
-/** Child mode: serve, print `port N`, answer `writes` on stdin with the write traces so far. */
-async function serve(options: TokenServerOptions): Promise<void> {
-  const server = await startTokenServer({ ...options, keepRequests: false, traceWrites: true });
-  process.stdout.write(`port ${server.port}\n`);
-  const lines = createInterface({ input: process.stdin });
-  lines.on('line', (line) => {
-    if (line === 'writes') {
-      process.stdout.write(`writes ${JSON.stringify([...server.writes])}\n`);
-      server.writes.clear();
-    }
-  });
-  lines.on('close', () => void server.close().then(() => process.exit(0)));
-}
-
-interface ServerProcess {
-  baseUrl: string;
-  /** Server-side times of the streamed requests since the last call, by prompt. */
-  writes(): Promise<Map<string, WriteTrace>>;
-  stop(): void;
-}
-
-async function spawnServer(options: TokenServerOptions): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [__filename, '--serve', JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout! });
-  const waiters: Array<(line: string) => void> = [];
-  lines.on('line', (line) => waiters.shift()?.(line));
-  const nextLine = () => new Promise<string>((resolve) => waiters.push(resolve));
-  const port = Number((await nextLine()).split(' ')[1]);
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    async writes() {
-      child.stdin!.write('writes\n');
-      return new Map(JSON.parse((await nextLine()).slice('writes '.length)) as Array<[string, WriteTrace]>);
-    },
-    stop: () => child.stdin!.end(),
-  };
 }
 
 // ---- the two clients ------------------------------------------------------------------------
@@ -578,7 +537,7 @@ async function reasoningPhase(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === '--serve') return serve(JSON.parse(process.argv[3] ?? '{}') as TokenServerOptions);
+  if (serveIfAsked()) return;
   const started = performance.now();
   const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
   // Naming phases (throughput, timing, rate) runs only those: e.g. to profile one.

@@ -36,7 +36,8 @@ async function finishAndReturnToLivePanel(page: Page): Promise<Frame> {
 scenario(
   'run from the palette against the simulator: the live panel grows, then the result opens',
   async ({ page }) => {
-    await startSimulatorRun(page, 'Concurrency sweep');
+    // The Run command offers the workers beside the labels, auto by default.
+    await startSimulatorRun(page, 'Concurrency sweep', '1');
     const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'concurrency', timeoutMs: 60_000 });
     await waitForText(live, 'sim-tiny');
     await waitForRows(live, 2, 60_000);
@@ -44,6 +45,8 @@ scenario(
     await saveScreenshot(page, 'e2e-live-running-dark');
     const done = await finishAndReturnToLivePanel(page);
     await waitForRows(done, 3, 1_000);
+    // Checked once the run is over, so that the checks of the running panel keep its short run.
+    await waitForText(done, 'Workers: 1 (asked for 1)');
     await saveScreenshot(page, 'e2e-live-done-dark');
   },
   {
@@ -68,8 +71,18 @@ scenario(
     await answerQuickPick(page, 'Built-in simulator');
     await answerQuickPick(page, 'From a config file…');
     await answerQuickPick(page, 'bench/rate-sweep.json');
+    // The setting asks for 2 workers (more than this 2-core machine's cores less one, so the
+    // choices go up to it); the Workers question keeps it.
+    await answerQuickPick(page, 'Workers');
+    await answerQuickPick(page, '2');
     await answerQuickPick(page, 'Start the benchmark');
     const live = await findWebview(page, { title: 'LLM Bench: Live', text: 'rate', timeoutMs: 60_000 });
+    // Both workers, each with its requests in flight and send lateness while a step runs.
+    await waitForText(live, 'Workers: 2 (asked for 2');
+    await pollUntil('each worker on the live panel', 60_000, async () => {
+      const text = (await live.locator('#workers').textContent()) ?? '';
+      return text.includes('#0:') && text.includes('#1:') ? true : undefined;
+    });
     await waitForRows(live, 2, 60_000);
     await assertChartsDrawn(live);
     await live.locator('#step-progress').waitFor({ state: 'visible' });
@@ -79,7 +92,7 @@ scenario(
   {
     timeoutMs: 180_000,
     workspace: {
-      settings: { 'workbench.colorTheme': 'Default Light Modern', 'llmBench.simulator.preset': 'tiny' },
+      settings: { 'workbench.colorTheme': 'Default Light Modern', 'llmBench.simulator.preset': 'tiny', 'llmBench.workers': 2 },
       files: {
         'bench/rate-sweep.json': JSON.stringify({
           profile: { kind: 'rate', rates: [5, 10, 20], arrival: 'poisson' },

@@ -1,7 +1,8 @@
 /**
  * Runs one benchmark in its own process, for tests that kill it mid-run:
  *   node runner-child.js '<run config JSON>' <result path>
- * Prints `done <status>` when the run ends by itself.
+ * Prints `done <status>` when the run ends by itself. LLMBENCH_EXECUTOR_SCRIPT names the executor
+ * threads' bundle for a config with workers (dist/executor-worker.js).
  */
 import { runBenchmark } from '../../src/load/runner';
 import { RunConfigSchema } from '../../src/format/config';
@@ -11,7 +12,8 @@ if (configJson === undefined || resultPath === undefined) {
   console.error('usage: runner-child.js <config JSON> <result path>');
   process.exit(2);
 }
-runBenchmark(RunConfigSchema.parse(JSON.parse(configJson)), { resultPath }).then(
+const executorScript = process.env['LLMBENCH_EXECUTOR_SCRIPT'];
+runBenchmark(RunConfigSchema.parse(JSON.parse(configJson)), { resultPath, ...(executorScript ? { executorScript } : {}) }).then(
   (doc) => console.log(`done ${doc.status}`),
   (error: unknown) => {
     console.error(error);

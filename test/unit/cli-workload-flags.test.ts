@@ -127,6 +127,25 @@ test('--turns, --think-time, --concurrency-unit and --multi-turn make the config
   assert.match(badUnit.error, /--concurrency-unit: 'users' is not one of the choices; choose sessions or requests/);
 });
 
+test('--workers N|auto becomes the run\'s workers; a config file\'s workers stand unless the flag is given; a bad value exits 2 naming the flag', () => {
+  assert.equal(dryRun('--workers', '3').config.workers, 3);
+  assert.equal(dryRun('--workers', 'auto').config.workers, 'auto');
+  assert.equal(dryRun().config.workers, undefined, 'unset: auto, left out of the config');
+  const dir = mkdtempSync(join(tmpdir(), 'llmbench-flags-'));
+  const configPath = join(dir, 'run.json');
+  writeFileSync(configPath, JSON.stringify({ workers: 2 }));
+  assert.equal(dryRun('--config', configPath).config.workers, 2);
+  assert.equal(dryRun('--config', configPath, '--workers', 'auto').config.workers, 'auto');
+  for (const bad of ['0', 'two', '1.5']) {
+    const refused = dryRun('--workers', bad);
+    assert.equal(refused.code, 2, `--workers ${bad}`);
+    assert.match(refused.error, /--workers: .*(whole number|at least 1|a number of worker threads)/);
+  }
+  const tooMany = dryRun('--workers', '1000');
+  assert.equal(tooMany.code, 2);
+  assert.match(tooMany.error, /--workers: must be at most 256 workers/);
+});
+
 test('--api responses|embeddings, --reasoning-tags, --embedding-batch, --slo ttfo and --cancel-rate/--cancel-after make their config fields', () => {
   const responses = dryRun('--api', 'responses', '--reasoning-tags', '<think>', '--slo', 'ttfo=800,ttft=200');
   assert.equal(responses.code, 0, responses.error);

@@ -9,6 +9,7 @@ import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../src/
 import type { RequestRecord } from '../../src/format/result';
 import { createDispatcher } from '../../src/load/client';
 import { executePart } from '../../src/load/execute';
+import { ThreadLoadMeter } from '../../src/load/thread-load';
 import { cursorAfter, executorOf, partConnections, partition, planRun, type RunCursor, type StepPlan } from '../../src/load/plan';
 import { createWorkload } from '../../src/workload/sources';
 import { createTokenCounter } from '../../src/workload/tokenizer';
@@ -52,6 +53,7 @@ async function execute(config: RunConfig, step: StepPlan, executors: number): Pr
       workload: await createWorkload(config, counter),
       tokenCounter: counter,
       dispatcher: createDispatcher(Math.max(partConnections(part), 1), config.request),
+      meter: new ThreadLoadMeter(),
     })),
   );
   const signals = { stop: new AbortController().signal, drain: new AbortController().signal };
@@ -63,6 +65,7 @@ async function execute(config: RunConfig, step: StepPlan, executors: number): Pr
         executePart(part, startMs, envs[executor] as (typeof envs)[number], signals, {
           inFlight: (count) => assert.ok(count <= partConnections(part), `executor ${executor} keeps at most its share in flight`),
           record: (record) => records.push({ executor, record }),
+          lateness: () => undefined,
         }),
       ),
     );

@@ -38,7 +38,7 @@ test('vsce package with no flags: no warning, only bundles, media and the manife
     const files = entries.map((e) => e.name).filter((name) => name.startsWith('extension/')).map((name) => name.slice('extension/'.length));
     const unexpected = files.filter((f) => /^(src|test|webview|scripts|tools|docs|node_modules)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts'));
     assert.deepEqual(unexpected, [], 'sources, tests or source maps in the VSIX');
-    for (const wanted of ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'media/icon.png', 'dist/extension.js', 'dist/tune-feature.js', 'dist/views-feature.js', 'dist/engine-worker.js', 'dist/webview/result.js', 'dist/webview/tune.js', 'dist/webview/tune-live.js', 'media/llmbench-config.schema.json', 'package.nls.json', 'package.nls.zh-cn.json', 'l10n/bundle.l10n.json', 'l10n/bundle.l10n.zh-cn.json']) {
+    for (const wanted of ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'media/icon.png', 'dist/extension.js', 'dist/tune-feature.js', 'dist/views-feature.js', 'dist/engine-worker.js', 'dist/executor-worker.js', 'dist/sim-worker.js', 'dist/webview/result.js', 'dist/webview/tune.js', 'dist/webview/tune-live.js', 'media/llmbench-config.schema.json', 'package.nls.json', 'package.nls.zh-cn.json', 'l10n/bundle.l10n.json', 'l10n/bundle.l10n.zh-cn.json']) {
       assert.ok(files.includes(wanted), `${wanted} missing from the VSIX (has: ${files.join(', ')})`);
     }
     // Tune Server Flags resolves `llmbench` in a tune's server command to the extension's own command line.
@@ -67,6 +67,7 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
       'README.zh-cn.md',
       'dist/cli.js',
       'dist/engine-worker.js',
+      'dist/executor-worker.js',
       'dist/sim-worker.js',
       'media/llmbench-config.schema.json',
       'media/llmbench.schema.json',
@@ -85,6 +86,13 @@ test('npm pack holds the CLI, its workers and the JSON Schemas only, and the tar
     assert.ok(result.ok, result.ok ? '' : result.error);
     assert.equal(result.value.status, 'complete');
     assert.equal(result.value.steps[0]!.requests.filter((r) => r.error === null).length, 4);
+    // With workers the run starts executor threads from their own bundle, which the package must hold
+    // (4 lanes: 2 for each worker).
+    run('npx', ['--no-install', 'llmbench', 'run', '--sim', 'tiny', '--profile', 'concurrency', '--concurrency', '4', '--requests', '8', '--output-tokens', '8', '--input-tokens', '16', '--workers', '2', '--out', 'workers.llmbench.json'], userDir);
+    const split = parseResultDocument(readFileSync(join(userDir, 'workers.llmbench.json'), 'utf8'));
+    assert.ok(split.ok, split.ok ? '' : split.error);
+    assert.equal(split.value.status, 'complete', split.value.statusReason ?? '');
+    assert.deepEqual(new Set(split.value.steps[0]!.requests.map((r) => r.worker)), new Set([0, 1]), 'both workers sent requests');
 
     writeFileSync(join(userDir, 'vllm.json'), JSON.stringify(vllmBenchServeResult()));
     const imported = run('npx', ['--no-install', 'llmbench', 'import', 'vllm.json', '--out', 'vllm.llmbench.json'], userDir);

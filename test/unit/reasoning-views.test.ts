@@ -99,7 +99,7 @@ test('a run without reasoning has no reasoning chart, column or figure; the text
   assert.doesNotMatch(formatMarkdownTable(plain), /Output Token\b.*First Output|Reasoning/);
   const thinkingTable = formatTerminalTable(thinking).split('\n');
   assert.match(thinkingTable[0]!, /TTFT \(mean, ms\) \| TTFO \(mean, ms\) \| reasoning tok \(mean, tokens\) \| TPOT \(mean, ms\)/);
-  // The footnote under the table's closing rule (the steps' warning lines, if any, follow it).
+  // The footnote under the table's closing rule (the steps' warning lines, a loaded machine's client-bound one among them, follow it).
   assert.match(thinkingTable[thinkingTable.lastIndexOf(thinkingTable[1]!) + 1]!, /TTFO: the first answer token, the reasoning left out\./);
   assert.match(formatMarkdownTable(thinking), /\| Time to First Token \| Time to First Output Token \| Reasoning Tokens \|/);
 });

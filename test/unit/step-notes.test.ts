@@ -20,17 +20,26 @@ async function notesOf(answer: (index: number) => Answer, input: Omit<RunConfigI
   }
 }
 
-test('a step its duration cut: the note names the duration, not the requests per step', async () => {
-  // Lane i's requests take about (i + 1) x 0.3 s: the slow lanes' requests are still in flight when the 1.2 s duration ends them.
-  const [note, ...more] = await notesOf((index) => ({ tokens: 4, gapMs: ((index % 8) + 1) * 75 }), {
-    workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
-    profile: { kind: 'concurrency', levels: [8] },
-    limits: { requests: 64, durationSec: 1.2 },
+test('a step its duration cut: the note names the duration, not the requests per step, whether the step cancelled its last requests or drained them', async () => {
+  // Lane i's requests take about (i + 1) x 0.3 s: the slow lanes' requests are still in flight when the 1.2 s duration ends the step.
+  const answer = (index: number): Answer => ({ tokens: 4, gapMs: ((index % 8) + 1) * 75 });
+  const input = (drainSec: number) => ({
+    workload: { kind: 'synthetic' as const, inputTokens: 8, outputTokens: 4 },
+    profile: { kind: 'concurrency' as const, levels: [8] },
+    limits: { requests: 64, durationSec: 1.2, drainSec },
   });
-  console.log(note);
+  // No drain: the requests in flight at the duration are cancelled, and the note says so.
+  const [cancelled, ...more] = await notesOf(answer, input(0));
+  console.log(cancelled);
   assert.deepEqual(more, []);
-  assert.match(note ?? '', /^Step "concurrency@8" averaged [\d.]+ requests in flight, not 8: its duration of 1\.2 s ended it, cancelling the \d+ requests then in flight \(left out of its figures\).*Lengthen the duration \(--duration\)/);
-  assert.ok(!(note ?? '').includes('Raise the requests per step'), note);
+  assert.match(cancelled ?? '', /^Step "concurrency@8" averaged [\d.]+ requests in flight, not 8: its duration of 1\.2 s ended it, cancelling the \d+ requests then in flight \(left out of its figures\).*Lengthen the duration \(--duration\)/);
+  assert.ok(!(cancelled ?? '').includes('Raise the requests per step'), cancelled);
+  // The default drain lets them finish: the duration is still named as the cause.
+  const [drained, ...others] = await notesOf(answer, input(5));
+  console.log(drained);
+  assert.deepEqual(others, []);
+  assert.match(drained ?? '', /^Step "concurrency@8" averaged [\d.]+ requests in flight, not 8: its duration of 1\.2 s ended it.*Lengthen the duration \(--duration\)/);
+  assert.ok(!(drained ?? '').includes('Raise the requests per step'), drained);
 });
 
 test('sessions that think between turns: the note names the think time and the concurrency unit', async () => {

@@ -24,6 +24,7 @@ import { buildResultView } from '../../src/views/result';
 import { promptKey, startTokenServer, TOKEN_SERVER_MODEL, type TokenServer } from '../helpers/cli-server';
 import { repoRoot, runCliLimited } from '../helpers/limited-child';
 import { readResultFile } from '../helpers/result-documents';
+import { ThreadLoadMeter } from '../../src/load/thread-load';
 import { counterValue, startSimProcess } from '../helpers/sim-process';
 
 const fixture = (name: string): string => join(repoRoot, 'test', 'fixtures', 'traces', name);
@@ -259,12 +260,13 @@ test('a trace step is planned as a reference to its file, and split over executo
     const drain = new AbortController();
     const before = server.requests.length;
     const envs = await Promise.all(
-      parts.map(async (part) => ({ config, apiKey: undefined, workload, tokenCounter, dispatcher: new Agent({ connections: 64 }), ...(await preparePart(part, { config, tokenCounter })) })),
+      parts.map(async (part) => ({ config, apiKey: undefined, workload, tokenCounter, dispatcher: new Agent({ connections: 64 }), meter: new ThreadLoadMeter(), ...(await preparePart(part, { config, tokenCounter })) })),
     );
     const startMs = performance.now();
     const records = new Map<number, { executor: number; record: RequestRecord }>();
     const sink = (executor: number) => ({
       inFlight: () => undefined,
+      lateness: () => undefined,
       record: (record: RequestRecord) => {
         assert.ok(!records.has(record.index), `request ${record.index} sent once`);
         records.set(record.index, { executor, record });

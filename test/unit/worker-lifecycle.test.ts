@@ -12,6 +12,8 @@ import { RunConfigSchema } from '../../src/format/config';
 import { parseResultDocument } from '../../src/format/result';
 import { runBenchmarkInWorker } from '../../src/load/worker-host';
 import { startSimServer } from '../../src/sim/index';
+import * as z from 'zod';
+import { startWorkerThread } from '../../src/processes/worker-thread';
 import { repoRoot } from '../helpers/limited-child';
 import { startRunnerServer } from '../helpers/runner-server';
 
@@ -41,6 +43,20 @@ parentPort.postMessage = (message) => { const changed = (${change})(message); if
 const dropCommands = (drop: string): string => `
 const on = parentPort.on.bind(parentPort);
 parentPort.on = (event, listener) => on(event, event === 'message' ? (command) => { if (!(${drop})(command)) listener(command); } : listener);`;
+
+test('a thread that throws after posting: every message it posted arrives before its crash is reported, with the error as the reason', async () => {
+  const script = join(mkdtempSync(join(tmpdir(), 'llmbench-lifecycle-')), 'worker.js');
+  writeFileSync(script, `const { parentPort } = require('node:worker_threads');\nfor (let n = 0; n < 200; n++) parentPort.postMessage({ n });\nthrow new Error('thrown after 200 messages');\n`);
+  for (let round = 0; round < 5; round++) {
+    const received: number[] = [];
+    const crashed = new Promise<{ reason: string; before: number }>((resolve) => {
+      startWorkerThread<never, { n: number }>({ script, replies: z.object({ n: z.number() }), onReply: (m) => received.push(m.n), onCrash: (reason) => resolve({ reason, before: received.length }) });
+    });
+    const { reason, before } = await within(crashed, 10_000, 'the crash');
+    assert.equal(reason, 'thrown after 200 messages');
+    assert.equal(before, 200, `round ${round}: the messages posted before the error (a lost worker's last records) all arrived first`);
+  }
+});
 
 test('the simulator: a thread that answers outside the protocol fails the start with the reason, instead of being ignored', async () => {
   const script = wrapped(simWorker, rewriteReplies(`(m) => (m.type === 'ready' ? { type: 'ready', port: 'not a port' } : m)`));

@@ -11,7 +11,7 @@ import { byId, el, replaceChildren, scrollBox, setText, textTable } from '../sha
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
-import { errorSummary, LATENESS_COLUMNS, latenessRows, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { errorSummary, LATENESS_COLUMNS, latenessRows, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, workersText, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
 
 const host = connectToHost<HostToLiveMessage, LiveRequest, LiveViewState>({ events: HostToLiveMessageSchema, state: LiveViewStateSchema });
@@ -35,6 +35,7 @@ const skeleton = {
   overall: el('progress', { attrs: { id: 'overall-progress', 'aria-label': 'Overall progress' } }),
   stepDetail: el('p', { className: 'muted', attrs: { id: 'step-detail' } }),
   step: el('progress', { attrs: { id: 'step-progress', 'aria-label': 'Current step progress' } }),
+  workers: el('p', { className: 'muted', attrs: { id: 'workers' } }),
   messages: el('div', { attrs: { id: 'messages' } }),
   chartChoice: el('label', { className: 'chart-choice', title: 'Draw the time charts for the latest step only, on a scale of its own' }),
   charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
@@ -56,6 +57,7 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.overall,
   skeleton.stepDetail,
   skeleton.step,
+  skeleton.workers,
   el('div', { className: 'toolbar' }, [cancelButton, openButton, el('span', { className: 'spacer' }), logButton, runButton]),
   skeleton.resultPath,
   skeleton.chartChoice,
@@ -155,6 +157,7 @@ function render(state: LiveState | null): void {
   showProgress(skeleton.step, view.step);
   setText(skeleton.stepDetail, [view.stepDetail, view.eta].filter(Boolean).join(' · '));
   setText(skeleton.resultPath, resultPathText(state));
+  setText(skeleton.workers, workersText(state));
   cancelButton.classList.toggle('hidden', !view.canCancel && state.phase !== 'cancelling');
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);

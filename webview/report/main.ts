@@ -76,7 +76,7 @@ function controls(model: ReportModel): HTMLElement[] {
   ];
 }
 
-/** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps. */
+/** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps (a client that was the limit among them). */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
   const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${warning}`));
@@ -167,7 +167,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
     ...model.endpoints.flatMap((run) => [
       el('h2', { text: `Per endpoint: ${run.name}` }),
-      el('div', { className: 'table-scroll' }, [textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')]),
+      scrollBox(textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')),
       ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
     ]),
     el('h2', { text: 'Runs' }),

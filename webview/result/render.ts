@@ -14,7 +14,7 @@ import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../s
 
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
-const COMPACT_ITEMS = new Set(['Model', 'Endpoint', 'Status', 'Imported from']);
+const COMPACT_ITEMS = new Set(['Model', 'Endpoint', 'Status', 'Workers', 'Imported from']);
 
 export function summarySection(summary: RunSummary, heading: string = summary.fileName, compact = false): HTMLElement {
   const labels = summary.labels.length

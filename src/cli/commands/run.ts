@@ -85,6 +85,7 @@ export const RUN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   '--api-key-env': { kind: 'string' },
   '--extra-body': { kind: 'string' },
   '--seed': { kind: 'string' },
+  '--workers': { kind: 'string' },
   '--server-metrics': { kind: 'string' },
   '--server-metrics-interval': { kind: 'string' },
   '--repeat': { kind: 'string' },
@@ -166,6 +167,10 @@ Load (each value of a list is a step)
                          count apart, with the tokens they had received (AIPerf's
                          --request-cancellation-rate and -delay)
   --seed N               seed for prompts and arrival times (default 42)
+  --workers N|auto       threads that send the requests, each with its own event loop and
+                         connections (default auto: more than one only for a load one worker
+                         does not keep easily, at most the cores less one); a step whose
+                         client was the bottleneck says so and how many to add
   --repeat N             run the whole profile N times into one file; views show each figure
                          as a mean with its 95% confidence interval across the repeats
   --repeat-pause-sec S   seconds to wait between repeats (default 0)
@@ -259,6 +264,7 @@ const RULES = {
   traceMaxRequests: { integer: true, min: 1, hint: 'a number of rows like --trace-max-requests 1000' },
   windowSec: { min: 0, hint: 'seconds after the trace\'s first row like --trace-window 60:120' },
   seed: { integer: true, min: 0, hint: 'a whole number like --seed 7' },
+  workers: { integer: true, min: 1, hint: "a number of worker threads like --workers 4, or 'auto'" },
   serverMetricsInterval: { integer: true, min: SERVER_METRICS_INTERVAL.minMs, hint: `milliseconds between scrapes like --server-metrics-interval 500 (at least ${SERVER_METRICS_INTERVAL.minMs})` },
   repeat: { integer: true, min: 1, hint: 'a number of repeats like --repeat 5' },
   turns: { integer: true, min: 1, hint: 'turns per session like --turns 4' },
@@ -350,6 +356,7 @@ const FIELD_FLAGS: ReadonlyArray<[field: string, flag: string]> = [
   ['cancel', '--cancel-rate and --cancel-after'],
   ['labels', '--label'],
   ['seed', '--seed'],
+  ['workers', '--workers'],
   ['serverMetrics.url', '--server-metrics'],
   ['serverMetrics.intervalMs', '--server-metrics-interval'],
   ['repeat.count', '--repeat'],
@@ -540,6 +547,8 @@ function settingsFromFlags(flags: ParsedFlags, fileSettings: Settings | undefine
   }
   const seed = number('--seed', RULES.seed);
   if (seed !== undefined) settings.seed = seed;
+  const workers = flags.get('--workers');
+  if (workers !== undefined) settings.workers = workers === 'auto' ? 'auto' : parseNumber('--workers', workers, RULES.workers);
   put('serverMetrics', 'url', flags.get('--server-metrics'));
   put('serverMetrics', 'intervalMs', number('--server-metrics-interval', RULES.serverMetricsInterval));
   const repeatPauseSec = number('--repeat-pause-sec', RULES.repeatPause);

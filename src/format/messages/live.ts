@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { PlannedStepSchema, ProgressSnapshotSchema } from '../events';
-import { RunStatusSchema, StepProfileSchema, StepSummarySchema } from '../result';
+import { RunStatusSchema, StepProfileSchema, StepSummarySchema, WorkersInfoSchema } from '../result';
 import { ServerEngineSchema } from '../server-metrics';
 import { statePanelSchemas } from './protocol';
 
@@ -105,6 +105,8 @@ export const LiveStateSchema = z.object({
   status: RunStatusSchema.nullable(),
   statusReason: z.string().nullable(),
   elapsedSec: z.number().nonnegative(),
+  /** The worker threads sending the requests, once the run said (null before, or a state kept before workers). */
+  workers: WorkersInfoSchema.nullable().default(null),
   steps: z.array(LiveStepSchema),
   /** The running step's latest progress; null between steps. */
   current: ProgressSnapshotSchema.nullable(),

@@ -84,8 +84,10 @@ export const ReportModelSchema = z.object({
       importedFrom: z.string().optional(),
       /** Statistics of the run kept under another tool's definition (GuideLLM 0.4+'s token-weighted TPOT...). */
       definitionNotes: z.array(z.string()),
-      /** Its steps' warnings (too short, a busy server at the start, a stop guard), `step: message`, and which definition its rates follow. */
+      /** Its steps' warnings (too short, a busy server at the start, a stop guard, a client that was the limit), `step: message`, and which definition its rates follow. */
       stepWarnings: z.array(z.string()).default([]),
+      /** Worker threads that sent its requests, and why; null for a file that does not say. */
+      workers: z.string().nullable().default(null),
       /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
       status: z.string(),
     }),

@@ -114,6 +114,8 @@ export const RunSummarySchema = z.object({
   tool: z.string(),
   importedFrom: z.string().nullable(),
   labels: z.array(z.tuple([z.string(), z.string()])),
+  /** Worker threads that sent the requests, and why that many; null for a file that does not say. */
+  workers: z.string().nullable().default(null),
   /** The run configuration as pretty-printed JSON. */
   config: z.string(),
 });

@@ -20,11 +20,18 @@ export async function waitForProgressBeyond(live: Frame, than: number, timeoutMs
   });
 }
 
-/** Starts a run on the built-in simulator with a profile preset ("Concurrency sweep", "Quick check"...) from the palette. */
-export async function startSimulatorRun(page: Page, profile: string): Promise<void> {
+/**
+ * Starts a run on the built-in simulator with a profile preset ("Concurrency sweep", "Quick check"...)
+ * from the palette; `workers` answers the Workers question beside the labels ("auto", "1"...).
+ */
+export async function startSimulatorRun(page: Page, profile: string, workers?: string): Promise<void> {
   await runCommand(page, 'LLM Bench: Run LLM Benchmark');
   await answerQuickPick(page, 'Built-in simulator');
   await answerQuickPick(page, profile);
+  if (workers !== undefined) {
+    await answerQuickPick(page, 'Workers');
+    await answerQuickPick(page, workers);
+  }
   await answerQuickPick(page, 'Start the benchmark');
 }
 
