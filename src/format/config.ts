@@ -271,6 +271,14 @@ export const ProfileConfigSchema = z.discriminatedUnion('kind', [
 ]);
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 
+/**
+ * A sweep's rate steps: `rateCount` rates evenly spaced strictly between the measured
+ * synchronous and throughput request rates (GuideLLM's sweep).
+ */
+export function sweepRates(synchronousRate: number, throughputRate: number, rateCount: number): number[] {
+  return Array.from({ length: rateCount }, (_, i) => synchronousRate + ((throughputRate - synchronousRate) * (i + 1)) / (rateCount + 1));
+}
+
 export const LimitsConfigSchema = z
   .object({
     /** Measured requests per step (warm-up not included). */
@@ -281,6 +289,12 @@ export const LimitsConfigSchema = z
       .positive()
       .max(LIMITS.durationSec, `must be at most ${LIMITS.durationSec.toLocaleString('en-US')} s, the longest timer Node.js keeps (allowed: above 0 up to ${LIMITS.durationSec.toLocaleString('en-US')})`)
       .optional(),
+    /**
+     * Concurrency steps send at least this many measured requests per concurrent slot: a step at
+     * concurrency 64 with 4 measures at least 256 (`requests` stays the least any step sends). Fewer
+     * requests than a few rounds of its slots leave a step filling up and draining, never at its level.
+     */
+    requestsPerConcurrency: between(1, LIMITS.requests, 'requests per slot').optional(),
     /** Requests sent at the start of each step and left out of its statistics. */
     warmup: between(0, LIMITS.requests, 'requests').default(0),
     /** Seconds from each step's start whose sends are warm-up too: left out of every figure, as `warmup` requests are. */
@@ -331,6 +345,16 @@ export const LimitsConfigSchema = z
  */
 export const STEP_END_DEFAULTS = { drainSec: 30, cooldownSec: 30, maxErrorRateMin: 20, saturationWindowSec: 10 } as const;
 export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
+
+/**
+ * The measured requests of a step (warm-up not included): `requests`, or for a concurrency step
+ * `requestsPerConcurrency` times its concurrency when that is more; null when only a duration ends it.
+ */
+export function stepRequests(limits: Pick<LimitsConfig, 'requests' | 'requestsPerConcurrency'>, concurrency?: number): number | null {
+  const bySlots = concurrency !== undefined && limits.requestsPerConcurrency !== undefined ? Math.min(limits.requestsPerConcurrency * concurrency, LIMITS.requests) : undefined;
+  if (limits.requests === undefined) return bySlots ?? null;
+  return Math.max(limits.requests, bySlots ?? 0);
+}
 
 export const SloConfigSchema = z
   .object({
@@ -433,6 +457,24 @@ export type FailoverConfig = z.infer<typeof FailoverConfigSchema>;
 
 export const LabelsSchema = z.record(z.string(), z.string());
 export type Labels = z.infer<typeof LabelsSchema>;
+
+/**
+ * Label keys read as another, one key per meaning: the palette and the GPU detection once wrote
+ * `hardware` where the command line and the importers write `gpu`, so that runs made both ways
+ * grouped apart. Files keep what they hold; every reader sees the one key.
+ */
+export const LABEL_ALIASES: Readonly<Record<string, string>> = { hardware: 'gpu' };
+
+/** The labels under their one key each (LABEL_ALIASES); an alias stays as it is when its key is set too, so nothing is lost. */
+export function canonicalLabels(labels: Labels): Labels {
+  if (!Object.keys(labels).some((key) => key in LABEL_ALIASES)) return labels;
+  const out: Labels = {};
+  for (const [key, value] of Object.entries(labels)) {
+    const canonical = LABEL_ALIASES[key];
+    out[canonical !== undefined && !(canonical in labels) ? canonical : key] = value;
+  }
+  return out;
+}
 
 export const RunConfigSchema = z
   .object({

@@ -12,11 +12,14 @@ export const ProgressSnapshotSchema = z.object({
   stepIndex: z.number().int().nonnegative(),
   /** Seconds since the step started. */
   elapsedSec: z.number().nonnegative(),
+  /** Measured requests that completed and failed so far: what the step's table will count (warm-up apart). */
   completed: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
   inFlight: z.number().int().nonnegative(),
-  /** Requests the step will send, when known (a request limit). */
+  /** Measured requests the step will send, when known (a request limit); warm-up not included. */
   plannedRequests: z.number().int().positive().nullable(),
+  /** The step's warm-up requests: how many, and how many have ended; absent without warm-up. */
+  warmup: z.object({ planned: z.number().int().positive(), ended: z.number().int().nonnegative() }).optional(),
   /** Seconds the step will last, when known (a duration limit). */
   plannedDurationSec: z.number().positive().nullable(),
   /** Over the last window (about one second). */
@@ -36,11 +39,27 @@ export const ProgressSnapshotSchema = z.object({
 });
 export type ProgressSnapshot = z.infer<typeof ProgressSnapshotSchema>;
 
+/** A step as planned before it runs. */
+export const PlannedStepSchema = z.object({
+  name: z.string(),
+  profile: StepProfileSchema,
+  requests: z.number().int().positive().nullable().optional(),
+  warmup: z.number().int().nonnegative().optional(),
+  durationSec: z.number().positive().nullable().optional(),
+});
+export type PlannedStep = z.infer<typeof PlannedStepSchema>;
+
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('run-start'),
-    /** Steps known up front; a sweep adds its rate steps once the first two are measured. */
-    plannedSteps: z.array(z.object({ name: z.string(), profile: StepProfileSchema })),
+    /**
+     * Steps known up front (one repeat's); a sweep adds its rate steps once the first two are
+     * measured. Each with its measured requests (null when a duration alone ends it), its warm-up and
+     * its duration limit: what the time left is estimated from.
+     */
+    plannedSteps: z.array(PlannedStepSchema),
+    /** The profile's repeats and the pause before each after the first; absent: once. */
+    repeat: z.object({ count: z.number().int().positive(), pauseSec: z.number().nonnegative() }).optional(),
     /** Steps the run will run unless it is cut short: the planned ones and a sweep's rate steps, times the repeats. Every front end counts steps by it. */
     stepCount: z.number().int().nonnegative(),
     resultPath: z.string().nullable(),

@@ -437,6 +437,8 @@ export const ttfoStatsOf = (summary: Pick<StepSummary, 'ttfoMs' | 'ttftMs'>): St
 export const StepSchema = z.object({
   /** `synchronous`, `concurrency@8`, `asynchronous@2.50 req/sec`, `throughput`. */
   name: z.string(),
+  /** An imported step's name in its source, when it differs from ours (GuideLLM's `constant@1.90`): shown with ours beside it. */
+  sourceName: z.string().optional(),
   profile: StepProfileSchema,
   /** Which repeat of the profile (0 to count - 1) the step is, in a run with `repeat`; steps of one name are aggregated across repeats. */
   repeat: z.number().int().nonnegative().optional(),
@@ -502,6 +504,20 @@ export const ImportSourceSchema = z.object({
 export const ResultWriterSchema = z.object({ pid: z.number().int().positive(), host: z.string() });
 export type ResultWriter = z.infer<typeof ResultWriterSchema>;
 
+/**
+ * The run's token cross-check as it was made: the server's count against the client's, whose
+ * estimated requests give a range (from `clientTokens` to `clientTokensAtMost`; null when nothing
+ * bounds them), within `tolerance`; `agree` when the server's count lies in that range.
+ */
+export const TokenCrossCheckSchema = z.object({
+  serverTokens: z.number(),
+  clientTokens: z.number(),
+  clientTokensAtMost: z.number().nullable(),
+  tolerance: z.number(),
+  agree: z.boolean(),
+});
+export type TokenCrossCheck = z.infer<typeof TokenCrossCheckSchema>;
+
 export const ResultDocumentSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -533,6 +549,12 @@ export const ResultDocumentSchema = z.object({
   steps: z.array(StepSchema),
   /** Samples taken after the last step ended (the final scrape), written when the run ends. */
   sampledAfterSteps: z.array(MetricSeriesSchema).optional(),
+  /**
+   * The run's end compared the increase of the server's generated-token counter with the tokens the
+   * client received (docs/server-metrics.md, "Cross-check"); absent when it could not (no counter,
+   * /metrics read fewer than twice, a run cut short) or the file is older.
+   */
+  tokenCrossCheck: TokenCrossCheckSchema.optional(),
   /**
    * Things the run noticed that do not fail it, each said once: /metrics unreachable, slow or
    * malformed, a tool that failed, the server's token count disagreeing with the client's.

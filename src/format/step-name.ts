@@ -33,6 +33,8 @@ export function stepName(profile: StepProfile, ratePrefix = 'asynchronous'): str
  * A step's label where a person reads it: its name, with its repeat counted from 1 in a run that
  * repeats its profile ("concurrency@8 #2"); the name alone otherwise.
  */
-export function stepLabel(step: { name: string; repeat?: number | undefined }): string {
-  return step.repeat === undefined ? step.name : `${step.name} #${step.repeat + 1}`;
+export function stepLabel(step: { name: string; repeat?: number | undefined; sourceName?: string | undefined }): string {
+  // An imported step keeps its source's own name, ours beside it.
+  const name = step.sourceName && step.sourceName !== step.name ? `${step.sourceName} (${step.name})` : step.name;
+  return step.repeat === undefined ? name : `${name} #${step.repeat + 1}`;
 }

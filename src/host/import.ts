@@ -12,7 +12,9 @@ import { IMPORT_COMMANDS, REPORT_COMMANDS } from './view-ids';
 import * as z from 'zod';
 import { RESULT_FILE_SUFFIX, type ResultDocument } from '../format/result';
 import { importPastedText, importRuns, runFileName, runSource } from '../import';
-import { formatLabelsText, parseLabelsText } from '../views/labels';
+import { formatLabelsText } from '../views/labels';
+import { stepLabel } from '../format/step-name';
+import { editLabelFields } from './label-editor';
 
 export { IMPORT_COMMANDS } from './view-ids';
 const OPEN_REPORT_COMMAND = REPORT_COMMANDS.open;
@@ -32,7 +34,7 @@ function describeRun(doc: ResultDocument, index: number): vscode.QuickPickItem &
   return {
     index,
     label: `$(graph-line) ${vscode.l10n.t('Run {0}: {1}', index + 1, doc.labels['model'] ?? doc.endpoint.model)}`,
-    description: (steps === 1 ? vscode.l10n.t('{0}, 1 step ({1})', doc.importedFrom?.tool ?? '', doc.steps.map((s) => s.name).join(', ')) : vscode.l10n.t('{0}, {1} steps ({2})', doc.importedFrom?.tool ?? '', steps, doc.steps.map((s) => s.name).join(', '))),
+    description: (steps === 1 ? vscode.l10n.t('{0}, 1 step ({1})', doc.importedFrom?.tool ?? '', doc.steps.map((s) => stepLabel(s)).join(', ')) : vscode.l10n.t('{0}, {1} steps ({2})', doc.importedFrom?.tool ?? '', steps, doc.steps.map((s) => stepLabel(s)).join(', '))),
     detail: `${formatLabelsText(doc.labels) || vscode.l10n.t('no labels')}  ·  ${runSource(doc)}`,
   };
 }
@@ -57,18 +59,13 @@ async function reviewRuns(found: ResultDocument[]): Promise<ResultDocument[] | u
     if (!choice) return undefined;
     const doc = runs[choice.index];
     if (!doc) return runs;
-    const input = await vscode.window.showInputBox({
+    // A field per label, the known keys offered: one long comma-separated line was hard to read and easy to break.
+    const labels = await editLabelFields(doc.labels, {
       title: vscode.l10n.t('Labels of run {0} ({1})', choice.index + 1, runSource(doc)),
-      prompt: vscode.l10n.t('key=value pairs separated by commas (model, engine, gpus, gpu, quantization, ...). Measurements are not touched.'),
-      value: formatLabelsText(doc.labels),
-      ignoreFocusOut: true,
-      validateInput: (value) => {
-        const parsed = parseLabelsText(value);
-        return parsed.ok ? undefined : parsed.error;
-      },
+      placeHolder: vscode.l10n.t('Pick a label to set it; measurements are not touched'),
+      done: { label: `$(check) ${vscode.l10n.t('Done')}`, detail: vscode.l10n.t('Back to the runs found') },
     });
-    const labels = input === undefined ? undefined : parseLabelsText(input);
-    if (labels?.ok) runs[choice.index] = { ...doc, labels: labels.value };
+    if (labels) runs[choice.index] = { ...doc, labels };
   }
 }
 

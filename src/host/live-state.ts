@@ -14,9 +14,12 @@ import { commonSeries, mergeSeries, seriesByEndpoint } from '../views/server-qua
 export const MAX_SERIES_POINTS = 1500;
 const MAX_LOGS = 30;
 
-export function newLiveState(run: LiveState['run']): LiveState {
+/** A run as the front end knows it before the engine starts: its plan comes with the engine's run-start. */
+export type LiveRunStart = Omit<LiveState['run'], 'plan'> & Partial<Pick<LiveState['run'], 'plan'>>;
+
+export function newLiveState(run: LiveRunStart): LiveState {
   return {
-    run,
+    run: { ...run, plan: run.plan ?? [] },
     phase: 'starting',
     status: null,
     statusReason: null,
@@ -40,6 +43,8 @@ export function applyRunEvent(state: LiveState, event: RunEvent, atSec: number):
       state.run.resultPath = event.resultPath ?? state.run.resultPath;
       // The engine's own count of its steps (a sweep's rates and the repeats included).
       state.run.expectedSteps = event.stepCount > 0 ? event.stepCount : null;
+      state.run.plan = event.plannedSteps;
+      if (event.repeat) state.run.repeat = event.repeat;
       state.workers = event.workers ?? null;
       if (event.serverMetrics) state.server = newLiveServer(event.serverMetrics);
       return;

@@ -19,6 +19,7 @@ import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun 
 import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
 import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
+import { editLabelFields } from './label-editor';
 import { REPORT_COMMANDS, REPORT_VIEW_TYPE } from './view-ids';
 import { saveWithDialog } from './save-file';
 import { hostWebview, webviewOptions } from './webview-html';
@@ -82,6 +83,9 @@ class ReportPanel {
       case 'export':
         await this.export(message.format);
         return;
+      case 'make-runs':
+        await vscode.commands.executeCommand(message.how === 'run' ? 'llmBench.run' : 'llmBench.importResults');
+        return;
       case 'editLabels': {
         const source = this.runs[message.run]?.source;
         if (source && (await editLabels(vscode.Uri.file(source)))) await this.load();
@@ -115,25 +119,29 @@ function defaultUri(name: string): vscode.Uri {
   return folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name);
 }
 
-/** Asks for new labels and rewrites only the `labels` of the file; answers whether it changed. */
+/**
+ * Asks for new labels, a field each (src/host/label-editor.ts), and rewrites only the `labels` of
+ * the file; answers whether it changed. `answer` (scripts, tests) gives them as key=value text instead.
+ */
 export async function editLabels(file: vscode.Uri, answer?: string): Promise<boolean> {
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
   const current = JSON.parse(text) as { labels?: Record<string, string> };
-  const input =
-    answer ??
-    (await vscode.window.showInputBox({
+  let labels: Record<string, string>;
+  if (answer !== undefined) {
+    const parsed = parseLabelsText(answer);
+    if (!parsed.ok) throw new Error(parsed.error);
+    labels = parsed.value;
+  } else {
+    const edited = await editLabelFields(current.labels ?? {}, {
       title: vscode.l10n.t('Labels of {0}', vscode.workspace.asRelativePath(file)),
-      prompt: vscode.l10n.t('key=value pairs separated by commas (engine, gpu, model, quant, ...). Measurements are not touched.'),
-      value: formatLabelsText(current.labels ?? {}),
-      validateInput: (value) => {
-        const parsed = parseLabelsText(value);
-        return parsed.ok ? undefined : parsed.error;
-      },
-    }));
-  if (input === undefined) return false;
-  const labels = parseLabelsText(input);
-  if (!labels.ok) throw new Error(labels.error);
-  const updated = withLabels(text, labels.value);
+      placeHolder: vscode.l10n.t('Pick a label to set it; measurements are not touched'),
+      done: { label: `$(save) ${vscode.l10n.t('Save the labels')}` },
+      doneDetail: (labels) => formatLabelsText(labels) || vscode.l10n.t('No labels'),
+    });
+    if (edited === undefined) return false;
+    labels = edited;
+  }
+  const updated = withLabels(text, labels);
   if (!updated.ok) throw new Error(`${vscode.workspace.asRelativePath(file)}: ${updated.error}`);
   await vscode.workspace.fs.writeFile(file, encoder.encode(updated.value));
   return true;

@@ -10,7 +10,9 @@ import { isPlainObject, parseConfigFileText, RunInputError, unreadableConfigFile
 import { probeEndpointByFetch } from './fetch-probe';
 import { PRESETS, DEFAULT_PRESET, type PresetName } from '../sim/index';
 import { baseUrlProblem, parseEndpointSettings, type EndpointSetting } from './endpoint-settings';
-import { cleanLabels, LABEL_KEYS } from './labels';
+import { editLabelFields } from './label-editor';
+import { canonicalLabels } from '../format/config';
+import { planOf, planText } from '../views/plan';
 import { formatLabelsText } from '../views/labels';
 import { PresetSettingsSchema, presetFieldSetting, presets, tracePreset } from '../run/presets';
 import { WorkersSchema, type Workers } from '../format/config';
@@ -54,20 +56,6 @@ export async function resultsDirectory(folder: vscode.WorkspaceFolder): Promise<
   return dirUri;
 }
 
-/** The labels' prompts as the display language says them (labels.ts keeps the keys, with no `vscode`). */
-function labelPrompt(key: (typeof LABEL_KEYS)[number]): string {
-  switch (key) {
-    case 'engine':
-      return vscode.l10n.t('Inference engine and version, e.g. vLLM 0.11.0');
-    case 'hardware':
-      return vscode.l10n.t('Hardware, e.g. 1x A100 80GB');
-    case 'gpus':
-      return vscode.l10n.t('Number of GPUs (tensor/pipeline parallel), e.g. 2 (TP=2)');
-    case 'quantization':
-      return vscode.l10n.t('Quantization, e.g. bf16, fp8, AWQ int4');
-  }
-}
-
 /** baseUrlProblem's verdict in the display language, for input boxes and notifications. */
 export function urlProblem(text: string): string | undefined {
   return baseUrlProblem(text) === undefined ? undefined : vscode.l10n.t('Type a full URL that starts with http:// or https://, like {0}', 'http://127.0.0.1:8000/v1');
@@ -84,11 +72,12 @@ function simulatorPreset(): PresetName {
   return value !== undefined && value in PRESETS ? (value as PresetName) : DEFAULT_PRESET;
 }
 
-async function typeUrl(memento: vscode.Memento, title: string): Promise<string | undefined> {
+async function typeUrl(memento: vscode.Memento, title: string, value?: string): Promise<string | undefined> {
   const url = await vscode.window.showInputBox({
     title,
     prompt: vscode.l10n.t('Base URL of an OpenAI-compatible server, up to and including /v1'),
     placeHolder: 'http://127.0.0.1:8000/v1',
+    ...(value ? { value } : {}),
     ignoreFocusOut: true,
     validateInput: (v) => urlProblem(v),
   });
@@ -146,34 +135,83 @@ export async function pickEndpointUrl(title: string): Promise<string | undefined
   return vscode.window.showInputBox({ title, prompt: vscode.l10n.t('Base URL of the endpoint'), validateInput: urlProblem, ignoreFocusOut: true });
 }
 
+/** The model question's answer: a model, or the user's wish to correct the URL that did not answer. */
+const CHANGE_URL = Symbol('change the URL');
+
 async function pickModel(
   endpoint: { baseUrl: string; headers: Record<string, string> },
   apiKey: string | undefined,
   title: string,
   log: vscode.LogOutputChannel,
-): Promise<string | undefined> {
-  const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing models at {0}', endpoint.baseUrl) }, () =>
-    probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
-  );
-  const ids = probe.models;
-  const problem = probe.error ?? '';
-  if (probe.error) log.warn(probe.error);
-  if (probe.engine) log.info(`${endpoint.baseUrl}: ${probe.engine.name}${probe.engine.version ? ` ${probe.engine.version}` : ''} (${probe.engine.evidence}).`);
-  const TYPE = Symbol('type');
-  if (ids.length > 0) {
-    const chosen = await pick<string | typeof TYPE>(
-      [...ids.map((id) => ({ label: id, value: id })), { label: `$(edit) ${vscode.l10n.t('Type a model name…')}`, value: TYPE }],
-      title,
-      vscode.l10n.t('Which model?'),
+): Promise<string | typeof CHANGE_URL | undefined> {
+  for (;;) {
+    const probe = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing models at {0}', endpoint.baseUrl) }, () =>
+      probeEndpointByFetch(endpoint.baseUrl, { headers: endpoint.headers, ...(apiKey ? { apiKey } : {}), timeoutMs: MODEL_LIST_TIMEOUT_MS }),
     );
-    if (chosen !== TYPE) return chosen;
+    const ids = probe.models;
+    const problem = probe.error ?? '';
+    if (probe.error) log.warn(probe.error);
+    if (probe.engine) log.info(`${endpoint.baseUrl}: ${probe.engine.name}${probe.engine.version ? ` ${probe.engine.version}` : ''} (${probe.engine.evidence}).`);
+    const TYPE = Symbol('type');
+    if (ids.length > 0) {
+      const chosen = await pick<string | typeof TYPE>(
+        [...ids.map((id) => ({ label: id, value: id })), { label: `$(edit) ${vscode.l10n.t('Type a model name…')}`, value: TYPE }],
+        title,
+        vscode.l10n.t('Which model?'),
+      );
+      if (chosen !== TYPE) return chosen;
+    } else if (!probe.reachable) {
+      // Nothing answered: say what was tried and what to check, and let the user correct the URL
+      // rather than start a run that can only fail.
+      const RETRY = Symbol('retry');
+      const choice = await pick<typeof CHANGE_URL | typeof RETRY | typeof TYPE>(
+        [
+          { label: `$(link) ${vscode.l10n.t('Change the URL…')}`, description: endpoint.baseUrl, detail: vscode.l10n.t('Tried GET {0}: {1}', modelsUrlOf(endpoint.baseUrl), problem), value: CHANGE_URL },
+          { label: `$(refresh) ${vscode.l10n.t('Try again')}`, detail: vscode.l10n.t('Once the server is up: check that it runs, listens on that host and port, and that the URL ends in /v1'), value: RETRY },
+          { label: `$(edit) ${vscode.l10n.t('Type a model name anyway')}`, detail: vscode.l10n.t('The run fails at once unless the server answers by then'), value: TYPE },
+        ],
+        title,
+        vscode.l10n.t('Nothing answered at {0}', endpoint.baseUrl),
+      );
+      if (choice === undefined || choice === CHANGE_URL) return choice;
+      if (choice === RETRY) continue;
+    }
+    return vscode.window.showInputBox({
+      title,
+      prompt: `${problem} ${vscode.l10n.t('The served model name, as the server expects it in requests.')}`.trim(),
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Type the model name') : undefined),
+    });
   }
-  return vscode.window.showInputBox({
-    title,
-    prompt: `${problem} ${vscode.l10n.t('The served model name, as the server expects it in requests.')}`.trim(),
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Type the model name') : undefined),
-  });
+}
+
+/** Where the model list is asked for: the base URL's /models. */
+function modelsUrlOf(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/models`;
+}
+
+/**
+ * The endpoint's model: its configured one, or asked (src/host/run-prompts.ts pickModel); a URL that
+ * did not answer may be corrected there, and the model asked again at the new URL. Answers the
+ * endpoint as corrected with its model, or undefined when the user leaves.
+ */
+async function endpointWithModel(
+  memento: vscode.Memento,
+  choice: Extract<EndpointChoice, { kind: 'server' }>,
+  apiKeyFor: (baseUrl: string) => Promise<string | undefined>,
+  title: string,
+  log: vscode.LogOutputChannel,
+): Promise<{ endpoint: Extract<EndpointChoice, { kind: 'server' }>; model: string } | undefined> {
+  let endpoint = choice;
+  for (;;) {
+    if (endpoint.endpoint.model) return { endpoint, model: endpoint.endpoint.model };
+    const model = await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), vscode.l10n.t('{0}: model at {1}', title, endpoint.endpoint.baseUrl), log);
+    if (model === undefined || model === '') return undefined;
+    if (model !== CHANGE_URL) return { endpoint, model };
+    const url = await typeUrl(memento, vscode.l10n.t('{0}: the server\'s URL', title), endpoint.endpoint.baseUrl);
+    if (url === undefined) return undefined;
+    endpoint = { kind: 'server', endpoint: { ...endpoint.endpoint, baseUrl: url } };
+  }
 }
 
 const CONFIG_FILE = Symbol('config file');
@@ -263,39 +301,30 @@ async function chooseWorkers(title: string, current: Workers): Promise<Workers |
   return pick(ordered, vscode.l10n.t('{0}: workers', title), vscode.l10n.t('Threads that send the requests; a step whose client was the bottleneck says so'));
 }
 
-/** The last question: labels (remembered) and the workers, until "Start the benchmark". */
-async function editLabels(memento: vscode.Memento, title: string, workers: { value: Workers }): Promise<Record<string, string> | undefined> {
+/**
+ * The last question: the labels, field by field, and the workers, with the run's plan in one line
+ * on the Start item (steps, requests, what can be said of the time beforehand).
+ */
+async function editLabels(memento: vscode.Memento, title: string, plan: string | null, workers: { value: Workers }): Promise<Record<string, string> | undefined> {
   const defaults = settings().get<Record<string, string>>('defaultLabels', {});
-  const labels: Record<string, string> = { ...defaults, ...memento.get<Record<string, string>>(LABELS_KEY, {}) };
-  const START = Symbol('start');
-  const WORKERS = Symbol('workers');
-  for (;;) {
-    const summary = formatLabelsText(cleanLabels(labels));
-    const chosen = await pick<string | typeof START | typeof WORKERS>(
-      [
-        {
-          label: `$(play) ${vscode.l10n.t('Start the benchmark')}`,
-          detail: `${summary ? vscode.l10n.t('Labels: {0}', summary) : vscode.l10n.t('No labels')} · ${vscode.l10n.t('Workers: {0}', String(workers.value))}`,
-          value: START,
-        },
-        ...LABEL_KEYS.map((key) => ({ label: key, description: labels[key] ?? '', detail: labelPrompt(key), value: key })),
-        { label: vscode.l10n.t('Workers'), description: String(workers.value), detail: vscode.l10n.t('Threads that send the requests (auto: more than one only for a load one cannot keep)'), value: WORKERS },
-      ],
-      title,
-      vscode.l10n.t('Labels describe what was measured; they are stored in the result and remembered for next time'),
-    );
-    if (chosen === undefined) return undefined;
-    if (chosen === START) break;
-    if (chosen === WORKERS) {
-      workers.value = (await chooseWorkers(title, workers.value)) ?? workers.value;
-      continue;
-    }
-    const value = await vscode.window.showInputBox({ title: `${title}: ${chosen}`, prompt: labelPrompt(chosen as (typeof LABEL_KEYS)[number]), value: labels[chosen] ?? '', ignoreFocusOut: true });
-    if (value !== undefined) labels[chosen] = value;
-  }
-  const cleaned = cleanLabels(labels);
-  await memento.update(LABELS_KEY, cleaned);
-  return cleaned;
+  const remembered = { ...canonicalLabels(defaults), ...canonicalLabels(memento.get<Record<string, string>>(LABELS_KEY, {})) };
+  const labels = await editLabelFields(remembered, {
+    title,
+    placeHolder: vscode.l10n.t('Set labels (optional), then Start'),
+    done: { label: `$(play) ${vscode.l10n.t('Start the benchmark')}` },
+    doneDetail: (current) => [plan, formatLabelsText(current) ? vscode.l10n.t('Labels: {0}', formatLabelsText(current)) : vscode.l10n.t('No labels'), vscode.l10n.t('Workers: {0}', String(workers.value))].filter(Boolean).join(' · '),
+    extra: () => ({
+      label: vscode.l10n.t('Workers'),
+      description: String(workers.value),
+      detail: vscode.l10n.t('Threads that send the requests (auto: more than one only for a load one cannot keep)'),
+      choose: async () => {
+        workers.value = (await chooseWorkers(title, workers.value)) ?? workers.value;
+      },
+    }),
+  });
+  if (!labels) return undefined;
+  await memento.update(LABELS_KEY, labels);
+  return labels;
 }
 
 function endpointConfig(choice: Extract<EndpointChoice, { kind: 'server' }>, model: string): Record<string, unknown> {
@@ -328,12 +357,15 @@ export async function promptRunPlan(
   log: vscode.LogOutputChannel,
 ): Promise<RunPlan | undefined> {
   const title = vscode.l10n.t('Run LLM Benchmark');
-  const endpoint = await pickEndpoint(memento, vscode.l10n.t('{0} (1/4): endpoint', title));
-  if (!endpoint) return undefined;
+  // Three questions; the model of a server is part of the first (a simulator or a configured model has none to ask).
+  const picked = await pickEndpoint(memento, vscode.l10n.t('{0} (1/3): endpoint', title));
+  if (!picked) return undefined;
+  let endpoint: EndpointChoice = picked;
   let model: string | undefined;
-  if (endpoint.kind === 'server') {
-    model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), vscode.l10n.t('{0} (2/4): model', title), log));
-    if (!model) return undefined;
+  if (picked.kind === 'server') {
+    const withModel = await endpointWithModel(memento, picked, apiKeyFor, vscode.l10n.t('{0} (1/3)', title), log);
+    if (!withModel) return undefined;
+    ({ endpoint, model } = withModel);
   }
   // Every preset setting is named as its field, under llmBench.
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
@@ -349,14 +381,14 @@ export async function promptRunPlan(
       },
       { label: `$(file) ${vscode.l10n.t('From a config file…')}`, detail: vscode.l10n.t('A JSON run configuration in the workspace'), value: CONFIG_FILE },
     ],
-    vscode.l10n.t('{0} (3/4): profile', title),
+    vscode.l10n.t('{0} (2/3): profile', title),
     vscode.l10n.t('What load to apply?'),
   );
   if (!profile) return undefined;
   let overrides: Settings = {};
   let file: ConfigFile | undefined;
   if (profile === CONFIG_FILE) {
-    const uri = await pickConfigFile(vscode.l10n.t('{0} (3/4): config file', title));
+    const uri = await pickConfigFile(vscode.l10n.t('{0} (2/3): config file', title));
     if (!uri) return undefined;
     file = await readConfigFile(uri);
     if (!file) return undefined;
@@ -371,7 +403,8 @@ export async function promptRunPlan(
   const fileWorkers = file?.settings['workers'];
   const workers = { value: (fileWorkers === undefined ? workersSetting() : WorkersSchema.safeParse(fileWorkers).data) ?? workersSetting() };
   const initialWorkers = workers.value;
-  const labels = await editLabels(memento, vscode.l10n.t('{0} (4/4): labels', title), workers);
+  const planned = planOf((file ? { ...file.settings, ...overrides } : overrides) as Parameters<typeof planOf>[0]);
+  const labels = await editLabels(memento, vscode.l10n.t('{0} (3/3): labels', title), planned ? planText(planned) : null, workers);
   if (!labels) return undefined;
   if (workers.value !== initialWorkers) overrides['workers'] = workers.value;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.
@@ -396,7 +429,7 @@ export async function planFromConfigFile(
   const endpoint = await pickEndpoint(memento, `Run ${config.shownAs}: endpoint (the file names none)`);
   if (!endpoint) return undefined;
   if (endpoint.kind === 'simulator') return { ...plan, overrides: {}, simulator: simulatorOptions(endpoint.preset) };
-  const model = endpoint.endpoint.model ?? (await pickModel(endpoint.endpoint, await apiKeyFor(endpoint.endpoint.baseUrl), `Run ${config.shownAs}: model`, log));
-  if (!model) return undefined;
-  return { ...plan, overrides: { endpoint: endpointConfig(endpoint, model) } };
+  const withModel = await endpointWithModel(memento, endpoint, apiKeyFor, vscode.l10n.t('Run {0}', config.shownAs), log);
+  if (!withModel) return undefined;
+  return { ...plan, overrides: { endpoint: endpointConfig(withModel.endpoint, withModel.model) } };
 }

@@ -120,9 +120,12 @@ export interface ImportedHead {
 }
 
 /** An imported step, named as our runs name the same load; what the tool did not store stays empty. */
-export function importedStep(profile: StepProfile, summary: Partial<StepSummary>, requests: RequestRecord[] = [], startedAt?: string): Step {
+export function importedStep(profile: StepProfile, summary: Partial<StepSummary>, requests: RequestRecord[] = [], startedAt?: string, sourceName?: string): Step {
+  const name = stepName(profile);
+  const own = sourceName?.replace(/\*\*|`/g, '').trim();
   return {
-    name: stepName(profile),
+    name,
+    ...(own && own !== name ? { sourceName: own } : {}),
     profile,
     ...(startedAt ? { startedAt } : {}),
     summary: { ...emptySummary(), ...summary },

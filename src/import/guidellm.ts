@@ -70,6 +70,13 @@ export function looksLikeGuidellm(raw: unknown): boolean {
   return Array.isArray(benchmarks) && benchmarks.some((b) => typeof b === 'object' && b !== null && 'metrics' in b);
 }
 
+/** The strategy's name as GuideLLM prints it in its tables: `synchronous`, `concurrent@8`, `constant@1.90`, `poisson@2.00`. */
+function strategyName(strategy: z.infer<typeof StrategySchema>): string {
+  if (strategy.type_ === 'concurrent' && strategy.streams) return `concurrent@${strategy.streams}`;
+  if ((strategy.type_ === 'constant' || strategy.type_ === 'poisson') && strategy.rate) return `${strategy.type_}@${strategy.rate.toFixed(2)}`;
+  return strategy.type_;
+}
+
 function profileOf(strategy: z.infer<typeof StrategySchema>): StepProfile | string {
   switch (strategy.type_) {
     case 'synchronous':
@@ -146,6 +153,7 @@ function stepOf(raw: unknown, index: number, tokenWeighted: boolean): Step | str
     },
     [],
     startedAt,
+    strategyName(strategy),
   );
 }
 

@@ -457,7 +457,7 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
       latencyMs: stat('latencyMs'),
       inputTokens: stat('inputTokens'),
       outputTokens: stat('outputTokens'),
-    });
+    }, [], undefined, row.namedLoad && !/^\d+(\.\d+)?$/.test(row.name.trim()) ? row.name : undefined);
     return { row, step, outside, withoutMean, twice };
   });
 
@@ -481,7 +481,7 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
   if (reading.steps.some((row) => row.measuredConcurrency !== undefined)) {
     notes.push('A concurrency column beside loads named by the rows is read as the measured mean concurrency.');
   }
-  if (!steps.some(({ step }) => (step.summary?.requests.total ?? 0) > 0)) notes.push('The table gives no request counts: steps show 0 of 0 requests.');
+  if (!steps.some(({ step }) => (step.summary?.requests.total ?? 0) > 0)) notes.push('The table gives no request counts: they read unknown.');
   const seen = new Map<string, number>();
   for (const row of reading.steps) {
     const key = stepKey(row);

@@ -365,7 +365,7 @@ function readEvalscopeReport(table: TextTable, input: ImportInput, context: Labe
       version: null,
       path: input.path,
       notes: [
-        'Read from EvalScope\'s "Performance Test Summary Report" table: request counts and durations are not in it (0 of 0 requests); its success rate is not a count and is not imported.',
+        'Read from EvalScope\'s "Performance Test Summary Report" table: request counts and durations are not in it (they read unknown); its success rate is not a count and is not imported.',
         'TPOT is (latency - TTFT) / (output tokens - 1), as ours; EvalScope\'s percentiles are nearest-rank (ours interpolate).',
       ],
       model: context['model'] ?? 'unknown',

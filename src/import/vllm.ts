@@ -210,7 +210,7 @@ export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
   const profile = profileOf(file);
   const notes = [...VLLM_NOTES];
   const missing = ['duration', 'completed', 'request_throughput', 'output_throughput'].filter((k) => record[k] === undefined);
-  if (missing.length) notes.push(`The file has no ${missing.join(', ')}: those values show as n/a (request counts as 0 of 0).`);
+  if (missing.length) notes.push(`The file has no ${missing.join(', ')}: those values show as n/a (request counts as unknown).`);
   const absentMetrics = METRICS.filter((m) => record[`mean_${m}_ms`] === undefined);
   if (absentMetrics.length) {
     notes.push(`No ${absentMetrics.join(', ')} statistics in the file (vLLM saves e2el only when --percentile-metrics names it): n/a.`);

@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, type RunConfig } from '../format/config';
-import type { ProgressSnapshot, RunEvent } from '../format/events';
+import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
 import { STEP_WARNING_KINDS, type CacheReset, type ClientLoad, type FailoverEvent, type LoadFigures, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
 import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
@@ -41,10 +41,28 @@ function hopelessFailure(r: RequestRecord): string | null {
   return null;
 }
 
-/** A step's running counts for progress events: totals over its executors, and rates over the last second. */
+/** A step's warm-up requests (the first `warmup` it sends, never more than it sends). */
+function stepWarmup(step: StepPlan): number {
+  return step.requests === null ? step.warmup : Math.min(step.warmup, step.requests);
+}
+
+/** A step as the run-start event announces it: its measured requests, warm-up and duration limit. */
+function plannedStep(step: StepPlan): PlannedStep {
+  const warmup = stepWarmup(step);
+  const measured = step.requests === null ? 0 : step.requests - warmup;
+  return { name: step.name, profile: step.profile, requests: measured > 0 ? measured : null, warmup, durationSec: step.durationSec };
+}
+
+/**
+ * A step's running counts for progress events: totals over its executors, and rates over the last
+ * second. Completed and failed count measured requests, as the step's table does; warm-up requests
+ * are counted apart.
+ */
 class StepProgress {
   completed = 0;
   failed = 0;
+  warmupEnded = 0;
+  warmupFailed = 0;
   private readonly inFlightBy: number[];
   private readonly latenessBy: (LoadFigures | null)[];
   private inFlightTotal = 0;
@@ -58,14 +76,21 @@ class StepProgress {
   constructor(
     private readonly stepIndex: number,
     private readonly stepStartMs: number,
+    /** Measured requests planned (warm-up not included); null when a duration alone ends the step. */
     private readonly plannedRequests: number | null,
     private readonly plannedDurationSec: number | null,
+    private readonly plannedWarmup: number,
     executors: number,
     traceStep = false,
   ) {
     this.inFlightBy = new Array<number>(executors).fill(0);
     this.latenessBy = new Array<LoadFigures | null>(executors).fill(null);
     this.traceStep = traceStep;
+  }
+
+  /** Requests that ended, warm-up included. */
+  get ended(): number {
+    return this.completed + this.failed + this.warmupEnded;
   }
 
   /** Requests in flight, summed over the executors. */
@@ -86,7 +111,11 @@ class StepProgress {
 
   add(r: RequestRecord): void {
     if (this.traceStep && r.error?.kind !== 'cancelled') this.sends.late(r.sentMs - r.scheduledMs);
-    if (r.error === null) {
+    if (r.warmup) {
+      if (r.error?.kind === 'cancelled') return;
+      this.warmupEnded++;
+      if (r.error !== null) this.warmupFailed++;
+    } else if (r.error === null) {
       this.completed++;
       this.recentCompletions.push({ atMs: performance.now(), tokens: r.outputTokens ?? 0 });
       if (r.firstTokenMs !== null && this.recentTtft.length < RECENT_VALUES_LIMIT) this.recentTtft.push(r.firstTokenMs - r.sentMs);
@@ -111,6 +140,7 @@ class StepProgress {
       inFlight: this.inFlight,
       plannedRequests: this.plannedRequests !== null && this.plannedRequests > 0 ? this.plannedRequests : null,
       plannedDurationSec: this.plannedDurationSec,
+      ...(this.plannedWarmup > 0 ? { warmup: { planned: this.plannedWarmup, ended: this.warmupEnded } } : {}),
       requestsPerSecond: windowSec > 0 ? recent.length / windowSec : 0,
       outputTokensPerSecond: windowSec > 0 ? tokens / windowSec : 0,
       recentTtftMs: this.recentTtft,
@@ -133,6 +163,10 @@ export class RunGather {
   private readonly stopRun = new AbortController();
   /** Per endpoint (one unless `endpoints`): set once a request got an answer that shows it usable, or its first requests all hopeless. */
   private readonly judged: { usable: boolean; hopeless: number; verdict: string | null }[];
+  /** Why the endpoints cannot serve this run, once the first requests to each all said so: "at URL: why". */
+  private hopeless: string | null = null;
+  /** Warm-up requests that failed: the step tables leave them out, the verdict names them apart. */
+  private warmupFailures = 0;
   private failure: string | null = null;
   /** Why the run lost a worker, if it did. */
   private lost: string | null = null;
@@ -209,8 +243,9 @@ export class RunGather {
   started(plan: RunPlan): void {
     this.emit({
       type: 'run-start',
-      plannedSteps: plan.steps.map(({ name, profile }) => ({ name, profile })),
+      plannedSteps: plan.steps.map(plannedStep),
       stepCount: plan.stepCount,
+      ...(this.config.repeat ? { repeat: this.config.repeat } : {}),
       resultPath: this.options.resultPath ?? null,
       workers: this.workers,
       ...(this.monitor.serverMetrics ? { serverMetrics: this.monitor.serverMetrics } : {}),
@@ -282,6 +317,7 @@ export class RunGather {
     this.countOutput(r);
     // Cancelled once the server had it (answering, or sent and cut by design): what its abort count should see.
     if (r.error?.kind === 'cancelled' && (r.httpStatus !== null || r.cancelAfterMs !== undefined)) this.cancelledOnServer++;
+    if (r.warmup && r.error !== null && r.error.kind !== 'cancelled') this.warmupFailures++;
     if (this.firstMeasuredError === null && r.error !== null && isMeasured(r)) this.firstMeasuredError = r.error.message;
     const reasoningSource = r.reasoning?.tokensSource;
     if (r.error === null && isMeasured(r) && (reasoningSource === 'estimate' || reasoningSource === 'tokenizer')) this.reasoningCounted[reasoningSource]++;
@@ -354,9 +390,10 @@ export class RunGather {
     // A run cut short (cancelled, or failed) abandoned streams the server went on generating: the
     // counts cannot agree, and saying so would only blame another client.
     const crossCheck = this.stopped ? null : this.monitor.crossCheck(this.clientTokens);
-    if (crossCheck !== null) {
-      this.log('warn', crossCheck);
-      this.writer.addWarning(crossCheck);
+    if (crossCheck !== null) this.writer.setTokenCrossCheck(crossCheck.counts);
+    if (crossCheck?.warning) {
+      this.log('warn', crossCheck.warning);
+      this.writer.addWarning(crossCheck.warning);
     }
     const aborts = this.stopped ? null : this.monitor.abortCheck(this.cancelledOnServer);
     if (aborts !== null) {
@@ -389,6 +426,7 @@ export class RunGather {
   }
 
   private outcome(): [Exclude<RunStatus, 'running'>, string | null] {
+    if (this.hopeless !== null) return ['failed', this.hopelessReason(this.hopeless)];
     if (this.failure) return ['failed', this.failure];
     // Every step has ended by now: their summaries count the run's measured requests.
     const summaries = this.writer.document.steps.flatMap((step) => (step.summary ? [step.summary] : []));
@@ -409,6 +447,18 @@ export class RunGather {
   }
 
   /**
+   * The verdict of a run stopped because its first requests could not be served, with the one count
+   * the step tables show (measured requests), the warm-up ones named apart.
+   */
+  private hopelessReason(hopeless: string): string {
+    const measured = this.writer.document.steps.reduce((n, step) => n + (step.summary?.requests.failed ?? 0), 0);
+    const warm = this.warmupFailures;
+    const plural = (n: number, word: string) => `${n} ${word} request${n === 1 ? '' : 's'}`;
+    const counted = measured > 0 ? `${plural(measured, 'measured')} failed${warm > 0 ? ` (after ${plural(warm, 'warm-up')}, not counted in the table)` : ''}` : `${plural(warm, 'warm-up')} failed before any was measured`;
+    return `${counted} ${hopeless}. The run was stopped rather than send more.`;
+  }
+
+  /**
    * Notes the verdict a record gives on its endpoint: an endpoint whose first requests all fail
    * hopelessly cannot serve the run. The run ends when every endpoint is so; while another serves,
    * it goes on, saying which endpoint failed (its requests fail, or go elsewhere with failover).
@@ -425,16 +475,19 @@ export class RunGather {
     judged.hopeless++;
     if (judged.hopeless < FAIL_FAST_AFTER) return;
     const url = redactUrl(endpointsOf(this.config)[index]?.baseUrl ?? this.config.endpoint.baseUrl);
-    judged.verdict = `The first ${judged.hopeless} requests to ${url} failed: ${hopeless}.`;
+    // Said without a count: requests in flight may still fail before the stop reaches them. The
+    // run's verdict counts them once every step has ended, as its table does.
+    judged.verdict = `at ${url}: ${hopeless}`;
     if (this.judged.some((j) => j.verdict === null)) {
       this.note({
         level: 'warn',
-        message: `${judged.verdict} The run goes on with the other endpoints; ${this.config.failover ? 'failover sends its requests to them while it fails' : 'its share of the requests fails (add --url-failover to move it to the others)'}.`,
+        message: `Requests to ${url} fail from the start: ${hopeless}. The run goes on with the other endpoints; ${this.config.failover ? 'failover sends its requests to them while it fails' : 'its share of the requests fails (add --url-failover to move it to the others)'}.`,
       });
       return;
     }
     if (this.failure !== null) return;
-    this.failure = `${this.judged.map((j) => j.verdict).join(' ')} The run was stopped rather than send more.`;
+    this.hopeless = this.judged.map((j) => j.verdict).join('; ');
+    this.failure = `Requests fail from the start ${this.hopeless}. The run was stopped rather than send more.`;
     this.log('error', this.failure);
     this.cancel();
   }
@@ -516,7 +569,8 @@ export class StepGather {
   start(startMs: number): void {
     const { step, run } = this;
     this.startMs = startMs;
-    const progress = new StepProgress(this.stepIndex, startMs, step.requests, step.durationSec, this.executors, step.pacing.kind === 'trace');
+    const warmup = stepWarmup(step);
+    const progress = new StepProgress(this.stepIndex, startMs, step.requests === null ? null : step.requests - warmup, step.durationSec, warmup, this.executors, step.pacing.kind === 'trace');
     this.progress = progress;
     run.emit({ type: 'step-start', stepIndex: this.stepIndex, name: step.name, profile: step.profile, startMs: run.onRunClock(startMs), ...(this.repeat !== undefined ? { repeat: this.repeat } : {}) });
     const durationSec = step.durationSec;
@@ -535,7 +589,7 @@ export class StepGather {
    */
   private durationReached(progress: StepProgress, durationSec: number): void {
     const { step, run } = this;
-    const ended = progress.completed + progress.failed;
+    const ended = progress.ended;
     const firstRound = stepConnections(step);
     if (step.needsRate && ended < firstRound && progress.inFlight > 0) {
       this.overrun = `${ended} requests had ended at the ${durationSec} s duration, fewer than the ${firstRound} in flight at once: too few to measure a rate beyond the ramp-up. The step sent no more requests and ran until the ${progress.inFlight} in flight finished.`;
@@ -625,11 +679,11 @@ export class StepGather {
         if (r.trace?.promptLate) this.promptsLate++;
         this.noteEnded(r);
         if (r.error === null || r.error.kind === 'cancelled') return;
-        if (limits.maxErrors !== undefined && progress.failed === limits.maxErrors) {
+        if (limits.maxErrors !== undefined && progress.failed + progress.warmupFailed === limits.maxErrors) {
           this.stopFor({
             kind: STEP_WARNING_KINDS.maxErrors,
-            message: `Ended early: ${progress.failed} requests failed (maxErrors, --max-errors ${limits.maxErrors}).`,
-            figures: { failed: progress.failed, maxErrors: limits.maxErrors },
+            message: `Ended early: ${limits.maxErrors} requests failed (maxErrors, --max-errors ${limits.maxErrors}).`,
+            figures: { failed: limits.maxErrors, maxErrors: limits.maxErrors },
           });
         }
         if (limits.maxErrorRate !== undefined && this.stoppedBy === null) {

@@ -20,7 +20,7 @@
  * A step split over N executors (worker threads, shards) gives request k to one executor by
  * `executorOf`, so that N executors send exactly the requests one would.
  */
-import type { Arrival, RampConfig, RunConfig } from '../format/config';
+import { stepRequests, sweepRates, type Arrival, type RampConfig, type RunConfig } from '../format/config';
 import type { StepProfile, StepSummary, TraceReplay } from '../format/result';
 import type { TraceSource } from '../format/trace';
 import { stepName } from '../format/step-name';
@@ -127,9 +127,13 @@ export interface PlanNote {
   message: string;
 }
 
-/** Requests a step sends: warm-up plus the measured limit, or unbounded when only a duration limits it. */
-function plannedSends(config: RunConfig): number {
-  return config.limits.requests === undefined ? Infinity : config.limits.warmup + config.limits.requests;
+/**
+ * Requests a step sends: warm-up plus its measured requests (`stepRequests`: a concurrency step's
+ * sized from its concurrency when the limits ask), or unbounded when only a duration limits it.
+ */
+function plannedSends(config: RunConfig, concurrency?: number): number {
+  const measured = stepRequests(config.limits, concurrency);
+  return measured === null ? Infinity : config.limits.warmup + measured;
 }
 
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -147,7 +151,8 @@ function stepLimits(config: RunConfig, sends: number): Pick<StepPlan, 'requests'
 }
 
 function closedStep(config: RunConfig, name: string, profile: StepProfile, concurrency: number, readyAtStart: boolean): StepPlan {
-  const sends = plannedSends(config);
+  // Only a concurrency step is sized from its level: a throughput step's concurrency is a cap.
+  const sends = plannedSends(config, profile.kind === 'concurrency' ? concurrency : undefined);
   const lanes = Math.min(concurrency, sends);
   return { name, profile, pacing: { kind: 'closed', lanes, dueAtStart: readyAtStart && Number.isFinite(sends) }, ...stepLimits(config, sends) };
 }
@@ -357,13 +362,8 @@ export function mostConnections(plan: RunPlan, executors: number): number {
   return Math.max(plan.sweepCap ?? 0, ...sums);
 }
 
-/**
- * A sweep's rate steps: `rateCount` rates evenly spaced strictly between the measured
- * synchronous and throughput request rates (GuideLLM's sweep).
- */
-export function sweepRates(synchronousRate: number, throughputRate: number, rateCount: number): number[] {
-  return Array.from({ length: rateCount }, (_, i) => synchronousRate + ((throughputRate - synchronousRate) * (i + 1)) / (rateCount + 1));
-}
+// The sweep's rates are format/config.ts's `sweepRates`: the live panel's time left places them too.
+export { sweepRates };
 
 /**
  * A sweep's rate steps, placed between the request rates its synchronous and throughput steps

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { RunConfigSchema, STEP_END_DEFAULTS, takesMessages, type RunConfig } from '../format/config';
+import { canonicalLabels, RunConfigSchema, STEP_END_DEFAULTS, takesMessages, type RunConfig } from '../format/config';
 import type { TraceReplay } from '../format/result';
 import { describeLeftOut } from '../workload/trace';
 import { scanTrace } from '../workload/trace-scan';
@@ -317,7 +317,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
     let writer: ResultWriter;
     try {
       // The hardware found fills the hardware/gpus labels the user left empty.
-      writer = new ResultWriter(options.resultPath, documentHead(config, { ...probed?.labels, ...monitor.labels(), ...config.labels }, monitor, workers, coordinator?.info()), {
+      writer = new ResultWriter(options.resultPath, documentHead(config, canonicalLabels({ ...probed?.labels, ...monitor.labels(), ...canonicalLabels(config.labels) }), monitor, workers, coordinator?.info()), {
         keepRecords: options.keepRecords !== false,
       });
     } catch (error) {

@@ -169,10 +169,10 @@ export async function detectHardware(warn: (message: string) => void): Promise<D
 }
 
 /** `2x NVIDIA A100-SXM4-80GB` (or `1x L4, 1x T4` for a mixed machine) and the device count, for the run's labels. */
-export function hardwareLabels(hardware: Hardware): { hardware: string; gpus: string } {
+export function hardwareLabels(hardware: Hardware): { gpu: string; gpus: string } {
   const counts = new Map<string, number>();
   for (const gpu of hardware.gpus) counts.set(gpu.name, (counts.get(gpu.name) ?? 0) + 1);
-  return { hardware: [...counts].map(([name, n]) => `${n}x ${name}`).join(', '), gpus: String(hardware.gpus.length) };
+  return { gpu: [...counts].map(([name, n]) => `${n}x ${name}`).join(', '), gpus: String(hardware.gpus.length) };
 }
 
 /**

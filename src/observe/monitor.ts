@@ -6,6 +6,7 @@
  * tokens with the client's. Nothing here can fail a run: every problem becomes one warning.
  */
 import type { Labels, RunConfig } from '../format/config';
+import type { TokenCrossCheck } from '../format/result';
 import type { RunEvent } from '../format/events';
 import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
@@ -160,10 +161,11 @@ export class RunMonitor {
    * The cross-check, once the monitor has stopped: a warning when the server counted more or fewer
    * generated tokens during the run than the client received, beyond the tolerance. The client's
    * estimated counts are not compared as counts: only their bounds are (docs/server-metrics.md), and
-   * a side the bounds leave open is said to be unchecked. Null when it agrees, or when there is
-   * nothing to compare (no counter, no scrape after the last request).
+   * a side the bounds leave open is said to be unchecked. The counts compared are answered too (the
+   * result keeps them, and its view says the check ran); null when there is nothing to compare (no
+   * counter, no scrape after the last request).
    */
-  crossCheck(client: ClientOutputTokens): string | null {
+  crossCheck(client: ClientOutputTokens): { counts: TokenCrossCheck; warning: string | null } | null {
     if (!this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
     const server = this.generatedAtEnd - this.generatedAtStart;
     const { counted, estimated, failed } = client;
@@ -174,18 +176,19 @@ export class RunMonitor {
       estimated.requests === 0
         ? `the client received ${counted}`
         : `the client received ${counted} counted${estimated.atMost === Infinity ? ` and at least ${estimated.atLeast}` : ` and between ${estimated.atLeast} and ${estimated.atMost}`} more in ${estimated.requests} requests whose counts are estimates`;
+    const counts: TokenCrossCheck = { serverTokens: server, clientTokens: low, clientTokensAtMost: high === Infinity ? null : high, tolerance: Math.round(tolerance), agree: server <= high + tolerance && server >= low - tolerance };
     const head = `Server/client token cross-check: the server counted ${server} generated tokens during the run, ${received} (tolerance ${Math.round(tolerance)})`;
     if (server > high + tolerance) {
       const lost = failed > 0 ? ` (${failed} requests failed)` : '';
-      return `${head}; the server generated ${server - high} more: another client on the same server, or streams this client lost${lost}.`;
+      return { counts, warning: `${head}; the server generated ${server - high} more: another client on the same server, or streams this client lost${lost}.` };
     }
     if (server < low - tolerance) {
-      return `${head}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.`;
+      return { counts, warning: `${head}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.` };
     }
     if (high === Infinity) {
-      return `${head}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.`;
+      return { counts, warning: `${head}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.` };
     }
-    return null;
+    return { counts, warning: null };
   }
 
   /**

@@ -16,7 +16,7 @@ import { localCountsNotes } from '../views/token-counts';
 import { endpointLines } from '../views/endpoint-figures';
 import { traceNotes, traceTable } from '../views/trace-figures';
 import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
-import { meansTable, type MeansColumn } from '../views/result-tables';
+import { meansTable, requestCountsUnknown, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
 
 /** How the tables lay out a run that repeated its profile. */
@@ -206,7 +206,16 @@ export function formatConcurrencyColumnsMarkdown(doc: ResultOverview, options: T
     row('Output throughput', (s) => s?.outputTokensPerSecond, 'tok/s'),
     row('Latency p50', (s) => msToSec(s?.latencyMs?.p50), 's', 3),
     row('Latency p90', (s) => msToSec(s?.latencyMs?.p90), 's', 3),
-    ['Failures', ...columns.map((c) => (c.summaries.every((s) => s === null) ? NOT_AVAILABLE : `${count(c.summaries, (s) => s.requests.failed)} of ${count(c.summaries, (s) => s.requests.total)}`))],
+        [
+      'Failures',
+      ...columns.map((c) => {
+        const summaries = c.summaries.filter((s): s is StepSummary => s !== null);
+        if (summaries.length === 0) return NOT_AVAILABLE;
+        // An imported step that gives rates but no request counts: its counts are unknown, not 0 of 0.
+        if (summaries.every((s) => requestCountsUnknown(s.requests, [s.requestsPerSecond, s.outputTokensPerSecond]))) return 'unknown';
+        return `${count(c.summaries, (s) => s.requests.failed)} of ${count(c.summaries, (s) => s.requests.total)}`;
+      }),
+    ],
   ];
   return markdownTable(['Concurrency', ...columns.map((c) => c.heading)], rows) + '\n';
 }

@@ -8,6 +8,7 @@
  */
 import { parseResultDocument, type ParseOutcome, type ResultDocument, type ResultWriter } from '../format/result';
 import { isAlive as processIsAlive } from '../processes/alive';
+import { canonicalLabels } from '../format/config';
 import { asFinished, INTERRUPTED_REASON, summarizeStepOf } from './writer';
 
 export interface ReadResult {
@@ -18,7 +19,9 @@ export interface ReadResult {
 }
 
 /** A parsed document as every view shows it (see the module comment). */
-export function forReading(doc: ResultDocument, isAlive: (writer: ResultWriter | undefined) => boolean = processIsAlive): ReadResult {
+export function forReading(raw: ResultDocument, isAlive: (writer: ResultWriter | undefined) => boolean = processIsAlive): ReadResult {
+  // One key per label meaning: an older file's `hardware` reads as `gpu`, so that it groups with runs that say gpu.
+  const doc = { ...raw, labels: canonicalLabels(raw.labels) };
   const unfinishedSteps = doc.steps.flatMap((step, index) => (step.summary === null ? [index] : []));
   if (doc.status === 'running' && isAlive(doc.writer)) {
     return { document: { ...doc, steps: doc.steps.map((step) => ({ ...step, summary: step.summary ?? summarizeStepOf(doc, step) })) }, unfinishedSteps };

@@ -60,10 +60,11 @@ const OPEN_STEP_CLOSE = '],"summary":null}';
  * samples taken after the last step. Warnings are few and short: the tail, rewritten with every
  * record, stays small.
  */
-function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'warnings' | 'sampledAfterSteps'>): string {
+function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'warnings' | 'sampledAfterSteps' | 'tokenCrossCheck'>): string {
   const warnings = doc.warnings && doc.warnings.length > 0 ? `,"warnings":${JSON.stringify(doc.warnings)}` : '';
+  const crossCheck = doc.tokenCrossCheck ? `,"tokenCrossCheck":${JSON.stringify(doc.tokenCrossCheck)}` : '';
   const after = doc.sampledAfterSteps && doc.sampledAfterSteps.length > 0 ? `,"sampledAfterSteps":${JSON.stringify(doc.sampledAfterSteps)}` : '';
-  return `]${warnings}${after},"status":${JSON.stringify(doc.status)},"statusReason":${JSON.stringify(doc.statusReason ?? null)},"finishedAt":${JSON.stringify(doc.finishedAt ?? null)}}`;
+  return `]${warnings}${crossCheck}${after},"status":${JSON.stringify(doc.status)},"statusReason":${JSON.stringify(doc.statusReason ?? null)},"finishedAt":${JSON.stringify(doc.finishedAt ?? null)}}`;
 }
 
 function writeFailure(path: string, error: unknown, what = 'result file'): Error {
@@ -226,6 +227,11 @@ export class ResultWriter {
    */
   addWarning(message: string): void {
     (this.doc.warnings ??= []).push(message);
+  }
+
+  /** The token cross-check's counts, written with the run's end. */
+  setTokenCrossCheck(check: NonNullable<ResultDocument['tokenCrossCheck']>): void {
+    this.doc.tokenCrossCheck = check;
   }
 
   /** Writes the final status (an open step gets its summary from its records so far) and closes the file. */

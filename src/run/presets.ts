@@ -4,10 +4,16 @@
  */
 import { basename } from 'node:path';
 import * as z from 'zod';
-import { ConcurrencyUnitSchema, parseDelayRange, RampStrategySchema, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
+import { ConcurrencyUnitSchema, parseDelayRange, RampStrategySchema, stepRequests, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
   requestsPerStep: z.number().int().positive().default(100),
+  /**
+   * The concurrency sweep's steps measure at least this many requests per concurrent slot: a step
+   * with fewer than a few rounds of its slots spends its time filling up and draining, never at its
+   * level (40 requests at concurrency 64 never have 64 in flight).
+   */
+  requestsPerConcurrency: z.number().int().positive().default(4),
   warmupRequests: z.number().int().nonnegative().default(2),
   inputTokens: z.number().int().positive().default(512),
   outputTokens: z.number().int().positive().default(128),
@@ -79,8 +85,8 @@ export function presets(settings: PresetSettings): Preset[] {
     {
       id: 'concurrency',
       label: 'Concurrency sweep',
-      detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each (${tokens})`,
-      config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits },
+      detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each or ${settings.requestsPerConcurrency} per concurrent slot if more (${concurrencyRequests(settings)}) (${tokens})`,
+      config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits: { ...limits, requestsPerConcurrency: settings.requestsPerConcurrency } },
     },
     {
       id: 'rate',
@@ -107,6 +113,13 @@ export function presets(settings: PresetSettings): Preset[] {
       config: { ...repeat, workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
     },
   ];
+}
+
+/** "100 to 256 requests a step": the concurrency sweep's step sizes, each from its level (stepRequests). */
+function concurrencyRequests(settings: PresetSettings): string {
+  const counts = settings.concurrencyLevels.map((c) => stepRequests({ requests: settings.requestsPerStep, requestsPerConcurrency: settings.requestsPerConcurrency }, c) ?? settings.requestsPerStep);
+  const [least, most] = [Math.min(...counts), Math.max(...counts)];
+  return least === most ? `${least} requests a step` : `${least} to ${most} requests a step`;
 }
 
 /**
@@ -148,6 +161,7 @@ export function describeProfile(profile: RunConfig['profile']): string {
 const PRESET_FIELD_SETTINGS: Readonly<Record<string, string>> = {
   'limits.requests': 'llmBench.requestsPerStep',
   'limits.warmup': 'llmBench.warmupRequests',
+  'limits.requestsPerConcurrency': 'llmBench.requestsPerConcurrency',
   'workload.inputTokens': 'llmBench.inputTokens',
   'workload.outputTokens': 'llmBench.outputTokens',
   'workload.inputTokens.rangeRatio': 'llmBench.inputTokensRange',

@@ -30,6 +30,8 @@ export interface AxisSpec {
   step?: number;
   /** A category axis drawn on a linear one: the value i is labelled `categories[i]` (choices, on/off). */
   categories?: string[];
+  /** Whole numbers only (trials): a tick at every whole number, no label between. */
+  integer?: boolean;
 }
 
 export interface SeriesSpec {
@@ -55,8 +57,16 @@ export interface SeriesSpec {
   fillTo?: number | 'origin';
   /** Band edges and other helpers stay out of the legend. */
   hideInLegend?: boolean;
+  /** An edge of an interval band: no line of its own (it would read as another curve), only the fill to its pair. */
+  band?: boolean;
   /** Plots against the right-hand axis (`spec.y2`). */
   rightAxis?: boolean;
+  /** Drawn faintly: marks behind the figure that stands for them (each repeat behind the mean). */
+  faint?: boolean;
+  /** What each point is (by index in `data`): its tooltip's title, instead of the bare x value. */
+  pointLabels?: string[];
+  /** A line under each point's value in its tooltip. */
+  pointNotes?: string[];
   /** Drawn under the other series (marks that must not hide the data). */
   behind?: boolean;
 }
@@ -121,11 +131,21 @@ export function resultChartSpec(chart: ViewChart): ChartSpec {
       color: s.colorIndex,
       ...(s.dashed ? { dashed: true } : {}),
       ...(s.percentile ? { percentile: s.percentile } : {}),
-      // A load curve has a handful of points: show them; a distribution curve is a line.
-      pointRadius: s.points.length <= 20 ? 3 : 0,
+      // A load curve has a handful of points: show them; a distribution curve is a line; a band's edge is neither.
+      pointRadius: s.bandEdge ? 0 : s.points.length <= 20 ? 3 : 0,
       ...(s.fillToPrevious && i > 0 ? { fillTo: i - 1 } : {}),
+      ...(s.bandEdge ? { hideInLegend: true, band: true } : {}),
+      ...(s.eachRepeat ? { showLine: false, faint: true, hollow: true } : {}),
+      ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
+      ...(s.pointLabels ? { pointLabels: s.pointLabels } : {}),
+      ...(s.pointNotes ? { pointNotes: s.pointNotes } : {}),
     })),
   };
+}
+
+/** The chart without each repeat's faint points, unless the reader asked for them (the result and compare views' toggle). */
+export function withRepeatPoints(chart: ViewChart, shown: boolean): ViewChart {
+  return shown || !chart.series.some((s) => s.eachRepeat) ? chart : { ...chart, series: chart.series.filter((s) => !s.eachRepeat) };
 }
 
 /** A round axis maximum at or above `value` (1, 2, 2.5, 5 times a power of ten), as chart.js would pick. */

@@ -9,7 +9,7 @@ import { rowsEmbedded, rowsReasoned, type CompareView, type DeltaCell, type Delt
 import type { MetricKey } from '../format/metrics';
 import { ttfoStatsOf, type ResultDocument, type Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
-import { alignAxes, buildResultView, chart, chooseXAxis, pointsOf, type RowValue } from './result';
+import { alignAxes, buildResultView, chart, chooseXAxis, loadSeries, type LoadStyle, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
 import { hasRepeats, repeatFigures, stepFigures } from './repeats';
 import { rateDefinitionsDiffer } from './step-warnings';
@@ -227,25 +227,30 @@ function sideBySide(a: ViewChart[], b: ViewChart[]): ViewChart[] {
   });
 }
 
+/**
+ * Both runs on the same charts. B is dashed with triangles, so that where the two lines meet B's
+ * does not vanish under A's; a run that repeated its profile is drawn as its means with their 95%
+ * intervals (src/views/result.ts `loadSeries`).
+ */
 function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
-  const runs = [
-    { tag: 'A', view: a, colorIndex: 0 },
-    { tag: 'B', view: b, colorIndex: 1 },
+  const runs: { view: ResultView; style: LoadStyle }[] = [
+    { view: a, style: { label: 'A', colorIndex: 0 } },
+    { view: b, style: { label: 'B', colorIndex: 1, dashed: true, pointStyle: 'triangle' } },
   ];
-  const xLog = [...a.charts, ...b.charts].some((c) => c.id === 'requests' && c.xLog);
+  const xLog = [...a.charts, ...b.charts].some((c) => c.id === 'output-throughput' && c.xLog);
   const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
   const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
-    withAxis(chart(id, metric, title, a.xAxis.label, runs.map((r) => ({ label: r.tag, points: pointsOf(r.view.rows, value), colorIndex: r.colorIndex }))));
+    withAxis(chart(id, metric, title, a.xAxis.label, runs.flatMap((r) => loadSeries(r.view.rows, value, r.style, metric))));
+  // Percentile lines keep their own dash (p50 solid, p99 dotted): B differs by its triangles and colour.
   const latency = withAxis(
     chart(
       'latency',
       'latencyMs',
       'Latency p50 and p99',
       a.xAxis.label,
-      runs.flatMap((r) => [
-        { label: `${r.tag} p50`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p50), colorIndex: r.colorIndex, percentile: 'p50' as const },
-        { label: `${r.tag} p99`, points: pointsOf(r.view.rows, (row) => row.latencyMs?.p99), colorIndex: r.colorIndex, percentile: 'p99' as const },
-      ]),
+      runs.flatMap((r) =>
+        (['p50', 'p99'] as const).flatMap((p) => loadSeries(r.view.rows, (row) => row.latencyMs?.[p], { ...r.style, label: `${r.style.label} ${p}`, percentile: p }, 'latencyMs')),
+      ),
     ),
   );
   const rows = [...a.rows, ...b.rows];
@@ -258,7 +263,8 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
     ];
   }
   return [
-    overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+    // Against the achieved request rate, requests per second is that same figure.
+    ...(a.xAxis.kind === 'rate' ? [] : [overlay('requests', 'requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond)]),
     latency,
     overlay('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
     overlay('ttft', 'ttftMs', 'TTFT p50', (r) => r.ttftMs?.p50),

@@ -93,25 +93,27 @@ const PERCENTILE_LINES = ['p50', 'p90', 'p99'] as const;
 function percentileSeries(state: LiveState, stats: (step: LiveStep) => Stats | null | undefined): { title: string; series: SeriesSpec[] } {
   const axis = stepAxis(state.steps);
   const placed = state.steps
-    .flatMap((step): Array<{ x: number; stats: Stats }> => {
+    .flatMap((step): Array<{ x: number; stats: Stats; label: string }> => {
       const x = axis.x(step);
       const s = stats(step);
-      return isNumber(x) && s ? [{ x, stats: s }] : [];
+      return isNumber(x) && s ? [{ x, stats: s, label: stepLabel(step) }] : [];
     })
     .sort((a, b) => a.x - b.x);
   return {
     title: axis.title,
-    series: PERCENTILE_LINES.map((line, i) => ({
-      label: line,
-      data: placed.flatMap((p) => {
-        const y = p.stats[line];
-        return isNumber(y) ? [{ x: p.x, y }] : [];
-      }),
-      color: i,
-      percentile: line,
-      showLine: true,
-      pointRadius: 3,
-    })),
+    series: PERCENTILE_LINES.map((line, i) => {
+      const shown = placed.filter((p) => isNumber(p.stats[line]));
+      return {
+        label: line,
+        data: shown.map((p) => ({ x: p.x, y: p.stats[line] as number })),
+        // Each point's tooltip names its step, not its bare measured concurrency.
+        pointLabels: shown.map((p) => p.label),
+        color: i,
+        percentile: line,
+        showLine: true,
+        pointRadius: 3,
+      };
+    }),
   };
 }
 

@@ -19,7 +19,7 @@ import { createRandom } from '../workload/random';
 import { quantileOfSorted } from '../results/stats';
 import type { DeltaCell, NoiseRule } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
-import { formatPercentChange } from './number-format';
+import { formatMetric, formatPercentChange } from './number-format';
 import type { MeanInterval } from './repeats';
 
 /** Figures without an interval: a smaller change than this (percent) is not called better or worse. */
@@ -96,6 +96,8 @@ export function judgeChange(
   const percent = av === 0 ? (bv === 0 ? 0 : null) : ((bv - av) / Math.abs(av)) * 100;
   const improved = METRICS[metric].better === 'higher' ? bv > av : bv < av;
   const judged = evidence ? intervalOf(evidence) : null;
+  // The repeat rule's cell keeps both runs' intervals: the view shows them, which is why it decided as it did.
+  const halfWidths = evidence && 'repeats' in evidence ? { halfWidths: [evidence.repeats.a.halfWidth, evidence.repeats.b.halfWidth] as [number | null, number | null] } : {};
   if (judged) {
     const [low, high] = judged.interval;
     const spansZero = low <= 0 && high >= 0;
@@ -105,10 +107,11 @@ export function judgeChange(
       ...(av === 0 ? {} : { interval: [(low / Math.abs(av)) * 100, (high / Math.abs(av)) * 100] as [number, number] }),
       verdict: spansZero || bv === av ? 'same' : improved ? 'better' : 'worse',
       rule: judged.rule,
+      ...halfWidths,
     });
   }
   const change = percent ?? Math.sign(bv - av) * Infinity;
-  return cell({ percent, verdict: Math.abs(change) < NO_INTERVAL_NOISE_PERCENT ? 'same' : improved ? 'better' : 'worse', rule: 'small-change' });
+  return cell({ percent, verdict: Math.abs(change) < NO_INTERVAL_NOISE_PERCENT ? 'same' : improved ? 'better' : 'worse', rule: 'small-change', ...halfWidths });
 }
 
 function intervalOf(evidence: NoiseEvidence): { interval: [number, number]; rule: NoiseRule } | null {
@@ -160,5 +163,30 @@ export function verdictDetail(cell: DeltaCell): string {
       return `${verdict}: ${cell.verdict === 'same' ? 'under' : 'at least'} ${NO_INTERVAL_NOISE_PERCENT}% apart, with one value a side and no interval`;
     default:
       return verdict;
+  }
+}
+
+/**
+ * Why a cell's verdict is what it is, short enough to stand under its value: the interval that
+ * decided it (the bootstrap's, or both runs' across repeats), or the small-change rule's threshold.
+ * "interval -20% to +600% spans 0", "A 48.3 ± 3.1, B 52.0 ± 4.0: overlap", "under 5%, no interval".
+ */
+export function verdictReason(cell: DeltaCell): string {
+  if (cell.rule === null || cell.verdict === 'unknown') return '';
+  if (cell.a === cell.b) return 'no change';
+  const range = cell.interval ? `${formatPercentChange(cell.interval[0])} to ${formatPercentChange(cell.interval[1])}` : null;
+  switch (cell.rule) {
+    case 'bootstrap':
+      return `${CONFIDENCE * 100}% interval ${range ?? ''} ${cell.verdict === 'same' ? 'spans' : 'clears'} 0`.replace(/ {2}/, ' ');
+    case 'repeat-intervals':
+    case 'repeat-interval-single': {
+      const side = (tag: string, value: number | null, half: number | null | undefined) => `${tag} ${formatMetric(cell.metric, value)}${half === null || half === undefined ? '' : ` \u00b1 ${formatMetric(cell.metric, half)}`}`;
+      const [ha, hb] = cell.halfWidths ?? [null, null];
+      // One run repeated: the other's single value lies inside its interval, or outside.
+      const verdict = cell.rule === 'repeat-intervals' ? (cell.verdict === 'same' ? 'overlap' : 'apart') : cell.verdict === 'same' ? 'inside' : 'outside';
+      return `${side('A', cell.a, ha)}, ${side('B', cell.b, hb)}: ${verdict}`;
+    }
+    case 'small-change':
+      return `${cell.verdict === 'same' ? 'under' : 'over'} ${NO_INTERVAL_NOISE_PERCENT}%, no interval`;
   }
 }

@@ -3,6 +3,9 @@
  * bars, the status bar item and the progress notification all say the same thing.
  */
 import type { LiveState } from '../format/messages/live';
+import type { PlannedStep } from '../format/events';
+import type { StepProfile } from '../format/result';
+import { sweepRates } from '../format/config';
 import { stepLabel } from '../format/step-name';
 import { formatDuration, formatElapsed, formatSeconds } from './number-format';
 
@@ -32,28 +35,117 @@ export function runDescription(state: LiveState): string {
 const finishedSteps = (state: LiveState) => state.steps.filter((s) => s.summary !== null).length;
 
 /**
- * Seconds left in the running step: requests remaining at the step's completion rate so far, or
- * its time limit, whichever ends it first; null before anything can be said.
+ * Seconds left in the running step: measured requests remaining at the step's completion rate so
+ * far, or its time limit, whichever ends it first; null before anything can be said.
  */
 function stepSecondsLeft(state: LiveState): number | null {
   const c = state.current;
   if (!c) return null;
-  const done = c.completed + c.failed;
-  const byRequests = c.plannedRequests !== null && done > 0 && c.elapsedSec > 0 ? (c.elapsedSec * (c.plannedRequests - done)) / done : null;
+  // Warm-up requests took part of the time so far: counted with the rest here.
+  const done = c.completed + c.failed + (c.warmup?.ended ?? 0);
+  const planned = c.plannedRequests === null ? null : c.plannedRequests + (c.warmup?.planned ?? 0);
+  const byRequests = planned !== null && done > 0 && c.elapsedSec > 0 ? (c.elapsedSec * (planned - done)) / done : null;
   const byTime = c.plannedDurationSec !== null ? c.plannedDurationSec - c.elapsedSec : null;
   const candidates = [byRequests, byTime].filter((x): x is number => x !== null && Number.isFinite(x));
   return candidates.length ? Math.max(0, Math.min(...candidates)) : null;
 }
 
-/** Time left in this step and, when the run's step count is known, in the run (later steps as long as those done so far). */
+/** Requests in flight a closed-loop step holds (its concurrency, or all its requests when fewer); null for open-loop steps. */
+function closedLoopSlots(profile: StepProfile, sends: number): number | null {
+  if (profile.kind === 'synchronous') return 1;
+  if (profile.kind === 'concurrency' || profile.kind === 'throughput') return Math.min(profile.concurrency ?? sends, sends);
+  return null;
+}
+
+/**
+ * Requests each slot completes per second, as measured so far: by the finished step whose load is
+ * nearest below `slots` (a request takes longer under more load, so the nearest measured load says
+ * most), else by the running step's own progress.
+ */
+function perSlotRate(state: LiveState, slots: number): number | null {
+  const measured = state.steps.flatMap((step) => {
+    const s = step.summary;
+    const load = s?.achievedConcurrency ?? null;
+    return s && s.requestsPerSecond && load && load > 0 ? [{ load, rate: s.requestsPerSecond / load }] : [];
+  });
+  const below = measured.filter((m) => m.load <= slots * 1.05).sort((a, b) => b.load - a.load)[0];
+  const nearest = below ?? measured.sort((a, b) => a.load - b.load)[0];
+  if (nearest) return nearest.rate;
+  const c = state.current;
+  const running = state.steps[c?.stepIndex ?? -1];
+  const ended = (c?.completed ?? 0) + (c?.failed ?? 0) + (c?.warmup?.ended ?? 0);
+  if (!c || !running || c.elapsedSec <= 0 || ended === 0) return null;
+  const runningSlots = closedLoopSlots(running.profile, Math.max((c.plannedRequests ?? Infinity) + (c.warmup?.planned ?? 0), 1)) ?? Math.max(c.inFlight, 1);
+  return ended / c.elapsedSec / runningSlots;
+}
+
+/** The measured request rates of a sweep's synchronous and throughput steps, which place its rate steps. */
+function sweepEnds(state: LiveState): [number, number] | null {
+  const [synchronous, throughput] = state.steps;
+  const a = synchronous?.summary?.requestsPerSecond;
+  const b = throughput?.summary?.requestsPerSecond;
+  return a && b ? [a, b] : null;
+}
+
+/**
+ * Seconds a step not yet started will take, from its plan and what the run measured so far: the
+ * same step of an earlier repeat as it took; an open-loop step its requests at its rate; a
+ * closed-loop step its requests at its slots times the rate per slot measured nearest its load;
+ * never past its duration limit. Null when nothing can be said yet.
+ */
+function plannedStepSeconds(state: LiveState, step: PlannedStep | { sweepRate: number; of: number; requests: number | null; warmup: number; durationSec: number | null }): number | null {
+  const limit = step.durationSec ?? null;
+  const sends = step.requests === null || step.requests === undefined ? null : step.requests + (step.warmup ?? 0);
+  const capped = (seconds: number | null) => (seconds === null ? limit : limit === null ? seconds : Math.min(seconds, limit));
+  if (sends === null) return limit;
+  if ('sweepRate' in step) {
+    const ends = sweepEnds(state);
+    if (!ends) return limit;
+    const rate = sweepRates(ends[0], ends[1], step.of)[step.sweepRate] ?? ends[1];
+    return capped(sends / rate);
+  }
+  const before = state.steps.find((done) => done.name === step.name && done.summary?.durationSec && done.summary.requests.total > 0);
+  if (before?.summary?.durationSec) return capped((before.summary.durationSec * sends) / before.summary.requests.total);
+  const profile = step.profile;
+  if (profile.kind === 'rate' && profile.ramp) return capped(profile.ramp.targetRates.at(-1)?.atSec ?? null);
+  if (profile.kind === 'rate' && profile.rate) return capped(sends / profile.rate);
+  const slots = closedLoopSlots(profile, sends);
+  const rate = slots === null ? null : perSlotRate(state, slots);
+  // A closed loop runs in waves: 17 sends on 16 slots take two rounds, not 17/16 of one.
+  return capped(slots === null || rate === null ? null : Math.ceil(sends / slots) / rate);
+}
+
+/**
+ * Seconds left in the run after the running step: each step still to come, estimated by
+ * `plannedStepSeconds`, and the pauses between repeats; null when the plan is unknown or a step
+ * cannot be estimated yet.
+ */
+function laterSecondsLeft(state: LiveState, total: number): number | null {
+  const plan = state.run.plan;
+  if (plan.length === 0 || state.run.expectedSteps === null) return null;
+  const repeats = state.run.repeat?.count ?? 1;
+  const perRepeat = Math.max(Math.round(state.run.expectedSteps / repeats), plan.length);
+  const sweepSteps = perRepeat - plan.length;
+  let seconds = 0;
+  for (let index = state.steps.length; index < total; index++) {
+    const position = index % perRepeat;
+    if (position === 0 && index > 0) seconds += state.run.repeat?.pauseSec ?? 0;
+    const planned = plan[position];
+    const template = plan[0];
+    const step = planned ?? (template ? { sweepRate: position - plan.length, of: sweepSteps, requests: template.requests ?? null, warmup: template.warmup ?? 0, durationSec: template.durationSec ?? null } : null);
+    const estimate = step ? plannedStepSeconds(state, step) : null;
+    if (estimate === null) return null;
+    seconds += estimate;
+  }
+  return seconds;
+}
+
+/** Time left in this step and, when the plan allows an estimate, in the run: "about 40 s left in this step, 3 min 10 s in all". */
 function etaText(state: LiveState, total: number): string {
   const stepLeft = stepSecondsLeft(state);
   if (stepLeft === null || state.current === null) return '';
-  const finished = state.steps.flatMap((step) => (step.summary?.durationSec ? [step.summary.durationSec] : []));
-  const thisStep = state.current.elapsedSec + stepLeft;
-  const perStep = finished.length ? finished.reduce((a, b) => a + b, 0) / finished.length : thisStep;
-  const later = state.run.expectedSteps !== null ? Math.max(0, total - state.steps.length) : null;
-  const inAll = later !== null && later > 0 ? `, about ${formatDuration(stepLeft + later * perStep)} in all` : '';
+  const later = laterSecondsLeft(state, total);
+  const inAll = later !== null && later > 0 ? `, about ${formatDuration(stepLeft + later)} in all` : '';
   return `about ${formatDuration(stepLeft)} left in this step${inAll}`;
 }
 
@@ -73,8 +165,11 @@ export function progressView(state: LiveState): ProgressView {
   const stepFraction = step ? step.value / step.max : 0;
   const running = state.steps.at(-1);
   const c = state.current;
+  // The counts are the measured requests the step's table will show; the warm-up is said while it lasts.
+  const warmingUp = c?.warmup && c.warmup.ended < c.warmup.planned ? `warming up (${c.warmup.ended} of ${c.warmup.planned})` : null;
   const stepDetail = c
     ? [
+        ...(warmingUp ? [warmingUp] : []),
         `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''} requests done`,
         `${c.failed} failed`,
         `${c.inFlight} in flight`,

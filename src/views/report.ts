@@ -516,3 +516,19 @@ export function reportLegend(model: ReportModel): { name: string; group: string 
 }
 
 const MARK_WORDS = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'requests first kept waiting' } as const;
+
+/**
+ * What a report of no runs says in place of empty tables and charts: that the folder or files held
+ * no result, why each path gave none, and how to make one.
+ */
+export function noRunsText(problems: readonly string[]): { headline: string; why: string[]; how: string[] } {
+  return {
+    headline: 'No benchmark runs to report: the report reads LLM Bench result files (*.llmbench.json), and none was found.',
+    why: [...problems],
+    how: [
+      'Run a benchmark: "LLM Bench: Run LLM Benchmark" (the built-in simulator needs no server); its result file is written to the workspace\'s benchmarks folder.',
+      'Or import other tools\' results (vLLM, GuideLLM, EvalScope, AIPerf, LLMPerf files, or printouts in notes): "LLM Bench: Import Benchmark Results...".',
+      'Then open the report on the folder that holds the result files.',
+    ],
+  };
+}

@@ -9,7 +9,7 @@ import { METRICS, metricUnit, type MetricKey } from '../format/metrics';
 import { ttfoStatsOf, type Stats, type StepSummary } from '../format/result';
 import type { TableColumn } from './chart-spec';
 import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
-import { verdictDetail } from './noise';
+import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
 import { markedName, NO_BREAK } from './step-warnings';
 
@@ -57,10 +57,10 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
  * without reasoning has none of those columns, not empty ones.
  */
 export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
-  const stat = statColumns(columns);
   const benchmark: ColumnGroup = { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] };
   const name = (row: StepRow): string => `${markedName(stepLabel(row), row.warnings, NO_BREAK)}${row.partial ? ' (partial)' : ''}`;
   if (rowsEmbedded(rows)) {
+    const stat = shownStats(rows, ['latencyMs'], statColumns(columns));
     const rates: MetricKey[] = ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond'];
     return {
       groups: [benchmark, ...rates.map((metric) => group(metric, [''])), group('latencyMs', stat), group('failures', [''])],
@@ -76,6 +76,7 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
     ...(columns.itl ? (['itlMs'] as const) : []),
     ...(columns.itl && reasoned ? (['reasoningItlMs', 'answerItlMs'] as const) : []),
   ];
+  const stat = shownStats(rows, distributions, statColumns(columns));
   // Token counts are read as means: how much a response thought, how much it answered.
   const counts: MetricKey[] = reasoned ? ['reasoningTokens', 'answerTokens'] : [];
   const groups: ColumnGroup[] = [
@@ -99,7 +100,28 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
   };
 }
 
+/**
+ * The statistics shown follow what the run holds: one that no step has (an imported GuideLLM table
+ * gives means and no p50) is left out rather than shown as a column of n/a, and the mean is shown
+ * when the steps have means but no medians, whatever the check boxes say. Without any, as chosen.
+ */
+function shownStats(rows: StepRow[], distributions: MetricKey[], chosen: StatColumn[]): StatColumn[] {
+  const held = (key: StatColumn) => rows.some((row) => distributions.some((metric) => typeof row[metric as 'ttftMs']?.[key] === 'number'));
+  const withMeans = !held('p50') && held('mean') && !chosen.includes('mean') ? (['mean', ...chosen] as StatColumn[]) : chosen;
+  const shown = withMeans.filter(held);
+  return shown.length > 0 ? shown : chosen;
+}
+
+/**
+ * Whether a step's request counts are unknown: an imported step with figures whose tool did not say
+ * how many requests it sent reads "unknown", never "0 of 0".
+ */
+export function requestCountsUnknown(counts: { total: number }, figures: readonly (number | null | undefined)[]): boolean {
+  return counts.total === 0 && figures.some((figure) => typeof figure === 'number');
+}
+
 function failureText(row: StepRow): string {
+  if (requestCountsUnknown(row, [row.requestsPerSecond, row.outputTokensPerSecond, row.latencyMs?.mean, row.ttftMs?.mean])) return 'unknown';
   // Requests the run cut on purpose are no failures: said apart, after them.
   const cut = row.cancelledByDesign ? `; ${row.cancelledByDesign} cancelled by design` : '';
   if (row.failed === 0) return `0 of ${row.total}${cut}`;
@@ -193,13 +215,17 @@ export interface SummaryItem {
  */
 export function summaryItems(summary: RunSummary, offsetMinutes?: number): SummaryItem[] {
   const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
-  const took = summary.finishedAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
+  const took = summary.finishedAt === null || summary.createdAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },
     { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : 'not recorded in the file' },
     { label: 'Status', value: status },
-    { label: 'Started', value: formatLocalTime(summary.createdAt, offsetMinutes) },
-    { label: 'Finished', value: summary.finishedAt === null ? NOT_AVAILABLE : `${formatLocalTime(summary.finishedAt, offsetMinutes)}${took >= 0 ? `, after ${formatDuration(took)}` : ''}` },
+    // A time the file does not know is "unknown", never 1970-01-01.
+    { label: 'Started', value: summary.createdAt === null ? 'unknown' : formatLocalTime(summary.createdAt, offsetMinutes) },
+    {
+      label: 'Finished',
+      value: summary.finishedAt === null ? (summary.status === 'running' ? 'not yet' : 'unknown') : `${formatLocalTime(summary.finishedAt, offsetMinutes)}${took >= 0 ? `, after ${formatDuration(took)}` : ''}`,
+    },
     { label: 'Tool', value: summary.tool },
   ];
   if (summary.workers !== null) items.push({ label: 'Workers', value: summary.workers });
@@ -214,6 +240,9 @@ export interface DeltaTableCell {
   value: string;
   change: string;
   mark: string;
+  /** Why the verdict, short, shown under the value (the interval that decided it). */
+  reason: string;
+  /** The same in a sentence, on hover. */
   detail: string;
   verdict: DeltaCell['verdict'];
 }
@@ -280,6 +309,7 @@ export function deltaTable(deltas: DeltaRow[]): DeltaTable {
           value,
           change,
           mark,
+          reason: verdictReason(cell),
           detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
           verdict: cell.verdict,
         };

@@ -19,13 +19,15 @@ import {
 } from '../format/messages/result';
 import { METRICS, metricTitle, reasoningCountNotes, type MetricKey } from '../format/metrics';
 import { wantsLogAxis } from './axis';
-import { hasRepeats, repeatRows } from './repeats';
+import { formatMetric, NOT_AVAILABLE } from './number-format';
+import { groupByName, hasRepeats, meanInterval, repeatRows } from './repeats';
 import { turnCharts } from './turns';
+import { readableError, runFailure } from './failure';
 import { localCountsNotes } from './token-counts';
 import { unreachedConcurrencyNotes } from './unreached-concurrency';
 import { stepLabel } from '../format/step-name';
 import type { ResultDocument, Step, StepSummary } from '../format/result';
-import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers } from './server-views';
+import { ENGINE_NAMES, serverLinesOf, serverSourceText, serverTable, serverTimeCharts, stepFiguresOf, stepMarkers, tokenRateNotes } from './server-views';
 import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-quantities';
 import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
 import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
@@ -46,20 +48,65 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
   // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
   notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
   const xAxis = axis ?? chooseXAxis(doc.steps);
+  const failure = runFailure(doc);
   const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
+  const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'));
   return {
     summary: runSummary(doc, fileName),
     xAxis,
     rows,
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
-    charts: [...reasoningSplitCharts(rows), ...loadCharts(rows, xAxis), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
+    // A run that measured nothing has only zeros to chart: its failure is said instead.
+    // One load has one point a chart: its figures go in a card instead.
+    charts: failure ? [] : [...reasoningSplitCharts(rows), ...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc),
     endpoints: endpointSection(doc),
     trace: traceSection(doc),
+    figures: failure ? null : figures,
+    failure,
+  };
+}
+
+/** The figures of a run of one load, as a card: the step table's main figures (the mean across repeats when it repeated). */
+function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): NonNullable<ResultView['figures']> | null {
+  const groups = groupByName(rows);
+  if (groups.length !== 1) return null;
+  const [name, group] = groups[0]!;
+  const mean = (value: RowValue) =>
+    meanInterval(
+      group.flatMap((row) => {
+        const v = value(row);
+        return typeof v === 'number' && Number.isFinite(v) ? [v] : [];
+      }),
+    );
+  const figure = (metric: MetricKey, label: string, value: RowValue) => {
+    const m = mean(value);
+    const spread = m?.halfWidth !== null && m?.halfWidth !== undefined ? ` \u00b1 ${formatMetric(metric, m.halfWidth)}` : '';
+    return { label, value: `${formatMetric(metric, m?.mean)}${spread}`, unit: METRICS[metric].unit };
+  };
+  // An imported run may give means where ours give medians: each figure says which it is.
+  const stat = (metric: 'ttftMs' | 'tpotMs' | 'latencyMs', p: 'p50' | 'p99') => {
+    const has = (key: 'p50' | 'p99' | 'mean') => group.some((row) => typeof row[metric]?.[key] === 'number');
+    const key = has(p) ? p : p === 'p50' && has('mean') ? 'mean' : p;
+    return figure(metric, `${METRICS[metric].label} ${key}`, (row) => row[metric]?.[key]);
+  };
+  const x = mean((row) => row.x);
+  const at = x === null ? '' : xAxis.kind === 'rate' ? `, at ${formatMetric('requestsPerSecond', x.mean)} req/s achieved` : `, at ${measuredLoad ? formatMetric('achievedConcurrency', x.mean) : String(x.mean)} in flight (${measuredLoad ? 'measured mean' : 'configured: the file has no measured concurrency'})`;
+  return {
+    load: `${name}${group.length > 1 ? ` (mean of ${group.length} repeats)` : ''}${at}`,
+    items: [
+      figure('outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
+      figure('requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      stat('ttftMs', 'p50'),
+      stat('ttftMs', 'p99'),
+      stat('tpotMs', 'p50'),
+      stat('latencyMs', 'p50'),
+      stat('latencyMs', 'p99'),
+    ].filter((item) => !item.value.startsWith(NOT_AVAILABLE)),
   };
 }
 
@@ -103,6 +150,7 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
   const notes = [
     ...(missing.length ? [`${ENGINE_NAMES[engine]} does not export: ${missing.join(', ')}.`] : []),
     ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
+    ...tokenRateNotes(doc, steps),
   ];
   const markers = stepMarkers(doc.steps);
   // One time range for every chart over run time, drawn side by side: the last moment any of them has.
@@ -175,6 +223,16 @@ export function definitionNotes(steps: Step[]): string[] {
   return [...stepsByNote].map(([note, names]) => `${note} (steps: ${names.join(', ')})`);
 }
 
+/**
+ * A time a file states, or null when it does not know it: an imported file whose tool kept no start
+ * time says the epoch (1970-01-01) or something that is not a time at all.
+ */
+export function knownTime(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) && ms > 0 ? iso : null;
+}
+
 /** "4 (asked for 4)": the run's workers, for its summary; null for a file that does not say. */
 export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null {
   return doc.workers ? `${doc.workers.count} (${doc.workers.reason})` : null;
@@ -182,6 +240,7 @@ export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null
 
 function runSummary(doc: ResultDocument, fileName: string): RunSummary {
   const imported = doc.importedFrom;
+  const reason = doc.statusReason ? readableError(doc.statusReason) : null;
   // A run over several endpoints names them all: `endpoint` is only the first.
   const many = doc.endpoints !== undefined && doc.endpoints.length > 1 ? doc.endpoints : null;
   return {
@@ -190,9 +249,10 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
     baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
-    statusReason: doc.statusReason ?? null,
-    createdAt: doc.createdAt,
-    finishedAt: doc.finishedAt ?? null,
+    statusReason: reason?.text ?? null,
+    statusDetails: reason?.details ?? null,
+    createdAt: knownTime(doc.createdAt),
+    finishedAt: knownTime(doc.finishedAt),
     tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
     importedFrom: imported
       ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
@@ -210,9 +270,11 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
  */
 export function chooseXAxis(steps: Step[]): XAxis {
   const closedLoop = steps.length > 0 && steps.every((s) => s.profile.kind === 'synchronous' || s.profile.kind === 'concurrency');
-  return closedLoop
-    ? { kind: 'concurrency', label: 'Concurrency (measured mean in flight)' }
-    : { kind: 'rate', label: 'Achieved request rate (req/s)' };
+  if (!closedLoop) return { kind: 'rate', label: 'Achieved request rate (req/s)' };
+  // The axis says what it holds: an imported step without a measured concurrency sits at its configured one.
+  const measured = steps.filter((s) => typeof s.summary?.achievedConcurrency === 'number').length;
+  const holds = measured === steps.length ? 'measured mean in flight' : measured === 0 ? 'configured' : 'measured mean in flight, else configured';
+  return { kind: 'concurrency', label: `Concurrency (${holds})` };
 }
 
 function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
@@ -225,6 +287,7 @@ function stepX(step: Step, summary: StepSummary, axis: XAxis): number | null {
 export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinished: boolean, imported = false): StepRow {
   return {
     name: step.name,
+    ...(step.sourceName !== undefined ? { sourceName: step.sourceName } : {}),
     ...(step.repeat !== undefined ? { repeat: step.repeat } : {}),
     x: stepX(step, summary, axis),
     partial: unfinished,
@@ -254,28 +317,82 @@ export function stepRow(step: Step, summary: StepSummary, axis: XAxis, unfinishe
 
 export type RowValue = (row: StepRow) => number | null | undefined;
 
-/** [x, y] for each row that has both, sorted by x (a sweep may measure rates out of order). */
-export function pointsOf(rows: StepRow[], value: RowValue): [number, number][] {
-  const points: [number, number][] = [];
-  for (const row of rows) {
-    const y = value(row);
-    if (row.x !== null && typeof y === 'number' && Number.isFinite(y)) points.push([row.x, y]);
-  }
-  return points.sort((p, q) => p[0] - q[0]);
+/** How a load curve is drawn: its legend name and colour, and what tells it from another run's on the same chart. */
+export interface LoadStyle {
+  label: string;
+  colorIndex: number;
+  percentile?: 'p50' | 'p90' | 'p99';
+  dashed?: boolean;
+  pointStyle?: 'circle' | 'triangle' | 'rect';
 }
+
+/** Each row that has a value, at its x, with its step's label; sorted by x. */
+function placedRows(rows: StepRow[], value: RowValue): { x: number; y: number; label: string }[] {
+  return rows
+    .flatMap((row) => {
+      const y = value(row);
+      return row.x !== null && typeof y === 'number' && Number.isFinite(y) ? [{ x: row.x, y, label: stepLabel(row) }] : [];
+    })
+    .sort((p, q) => p.x - q.x);
+}
+
+/**
+ * One curve of a load chart. A run that repeated its profile is drawn as what it measured: one point
+ * per step at the mean across its repeats (at the mean load they reached), the 95% interval of that
+ * mean as a band (the same numbers as the table across repeats), and each repeat's own point, faint,
+ * for the view's toggle; never one line zig-zagging through every repeat. Every point names its step.
+ */
+export function loadSeries(rows: StepRow[], value: RowValue, style: LoadStyle, metric: MetricKey): ChartSeries[] {
+  const placed = placedRows(rows, value);
+  const marks = { colorIndex: style.colorIndex, ...(style.pointStyle ? { pointStyle: style.pointStyle } : {}) };
+  const own = { ...marks, ...(style.dashed ? { dashed: true } : {}), ...(style.percentile ? { percentile: style.percentile } : {}) };
+  if (!hasRepeats(rows)) return [{ label: style.label, points: placed.map((p): [number, number] => [p.x, p.y]), pointLabels: placed.map((p) => p.label), ...own }];
+  const steps = groupByName(rows)
+    .flatMap(([name, group]) => {
+      const x = meanInterval(group.flatMap((row) => (row.x === null ? [] : [row.x])));
+      const y = meanInterval(group.flatMap((row) => {
+        const v = value(row);
+        return typeof v === 'number' && Number.isFinite(v) ? [v] : [];
+      }));
+      return x && y ? [{ name, x: x.mean, y }] : [];
+    })
+    .sort((p, q) => p.x - q.x);
+  const withInterval = steps.filter((step) => step.y.halfWidth !== null);
+  const edge = (sign: 1 | -1) => withInterval.map((step): [number, number] => [step.x, step.y.mean + sign * (step.y.halfWidth ?? 0)]);
+  const band: ChartSeries[] = withInterval.length
+    ? [
+        { label: `${style.label} 95% interval (low)`, points: edge(-1), colorIndex: style.colorIndex, bandEdge: true },
+        { label: `${style.label} 95% interval`, points: edge(1), colorIndex: style.colorIndex, bandEdge: true, fillToPrevious: true },
+      ]
+    : [];
+  return [
+    ...band,
+    {
+      label: `${style.label} (mean of repeats)`,
+      points: steps.map((step): [number, number] => [step.x, step.y.mean]),
+      pointLabels: steps.map((step) => `${step.name}: mean of ${step.y.n} repeat${step.y.n === 1 ? '' : 's'}`),
+      pointNotes: steps.map((step) => (step.y.halfWidth === null ? 'one repeat: no interval' : `95% interval \u00b1 ${formatMetric(metric, step.y.halfWidth)}`)),
+      ...own,
+    },
+    { label: `${style.label}, each repeat`, points: placed.map((p): [number, number] => [p.x, p.y]), pointLabels: placed.map((p) => p.label), eachRepeat: true, ...marks },
+  ];
+}
+
 
 type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs' | 'ttfoMs';
 
 /**
  * p50, p90 and p99 of one metric, the upper two shading the band to the one below; each
  * percentile in its own colour (the palette's first three, as the live panel draws them) and dash.
+ * For a run with repeats, p50 and p99 each as the mean across repeats with its interval (three
+ * bands would cover each other).
  */
 function percentileBand(rows: StepRow[], metric: StatsMetric): ChartSeries[] {
+  if (hasRepeats(rows)) {
+    return (['p50', 'p99'] as const).flatMap((p) => loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: p === 'p50' ? 0 : 2, percentile: p }, metric)).filter((s) => s.points.length > 0);
+  }
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
-    label: p,
-    points: pointsOf(rows, (r) => r[metric]?.[p]),
-    colorIndex: i,
-    percentile: p,
+    ...loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: i, percentile: p }, metric)[0]!,
     fillToPrevious: i > 0,
   }));
   return band.filter((s) => s.points.length > 0);
@@ -286,9 +403,7 @@ export function chart(id: string, metric: MetricKey | null, title: string, xLabe
 }
 
 function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
-  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => [
-    { label: METRICS[metric].label, points: pointsOf(rows, value), colorIndex },
-  ];
+  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => loadSeries(rows, value, { label: METRICS[metric].label, colorIndex }, metric);
   const xLog = wantsLogAxis(rows.map((r) => r.x));
   // An embeddings run has no stream: its figures are vectors and input tokens per second, and latency.
   const charts = rowsEmbedded(rows)
@@ -300,7 +415,8 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
       ]
     : [
         chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
-        chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
+        // Against the achieved request rate, requests per second is that same figure: a diagonal that says nothing.
+        ...(axis.kind === 'rate' ? [] : [chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1))]),
         chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
         chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
         ...(rowsReasoned(rows) ? [chart('ttfo', 'ttfoMs', 'TTFO percentiles (first answer token)', axis.label, percentileBand(rows, 'ttfoMs'))] : []),
@@ -409,7 +525,7 @@ function distributionCharts(steps: Step[]): ViewChart[] {
     const samples = latencySamples(step.requests);
     const add = (list: ChartSeries[], values: number[]) => {
       const points = distributionCurve(values);
-      if (points.length > 0) list.push({ label: step.name, points, colorIndex: i });
+      if (points.length > 0) list.push({ label: stepLabel(step), points, colorIndex: i });
     };
     add(ttft, samples.ttft);
     if (reasoned) add(ttfo, samples.ttfo);

@@ -198,6 +198,65 @@ export function stepFiguresOf(steps: readonly Step[], series: readonly MetricSer
   });
 }
 
+/** A server and a client figure this far apart (a share of the client's) are said to differ. */
+const TOKEN_RATE_DIFFERENCE = 0.1;
+
+/**
+ * Why the server's tokens/s of a step may differ from the client's output tokens/s: the server's is
+ * its counter's increase between two scrapes, which start up to one interval before the step and
+ * end up to one interval before its end, so over a step not much longer than the interval it spans
+ * another stretch of time than the client's (first send to last end); and it counts the warm-up
+ * requests the client leaves out. A step whose two figures differ by more than that allows is said
+ * apart, with the reasons that remain. The run's own cross-check (its whole count) is said too: that
+ * it ran and agreed, or that it could not.
+ */
+export function tokenRateNotes(doc: Pick<ResultDocument, 'steps' | 'serverMetrics' | 'tokenCrossCheck'>, figures: readonly StepFigures[]): string[] {
+  const intervalSec = (doc.serverMetrics?.intervalMs ?? 1000) / 1000;
+  const explained: string[] = [];
+  const unexplained: string[] = [];
+  doc.steps.forEach((step, i) => {
+    const server = figures[i]?.figures?.generatedTokensPerSecond;
+    const client = step.summary?.outputTokensPerSecond;
+    const window = stepWindow(step);
+    if (typeof server !== 'number' || !client || client <= 0 || window === null) return;
+    const difference = Math.abs(server - client) / client;
+    if (difference <= TOKEN_RATE_DIFFERENCE) return;
+    const lengthSec = (window.endMs - window.startMs) / 1000;
+    // Up to one interval of time too many or too few at each end of the step.
+    const granularity = lengthSec > 0 ? (2 * intervalSec) / lengthSec : Infinity;
+    const text = `${stepLabel(step)} (${fixed(server, 0)} against ${fixed(client, 0)} over ${formatSeconds(lengthSec)})`;
+    (difference <= granularity + TOKEN_RATE_DIFFERENCE ? explained : unexplained).push(text);
+  });
+  const every = formatSeconds(intervalSec, intervalSec % 1 === 0 ? 0 : 1);
+  const notes: string[] = [];
+  if (explained.length) {
+    notes.push(
+      `Server tok/s differs from the client's output tok/s in ${explained.join(', ')}: /metrics is read every ${every}, so the server's figure is its counter's increase over scrapes that can start up to ${every} before a step and end up to ${every} before its end, and it counts the warm-up requests; over steps this short the two do not compare. The run's cross-check below compares the whole run's counts.`,
+    );
+  }
+  if (unexplained.length) {
+    notes.push(
+      `Server tok/s differs from the client's output tok/s in ${unexplained.join(', ')}, by more than scrapes every ${every} explain: the server also counts warm-up requests and any other client's, and an engine that counts a request's tokens only when it finishes (TGI) lags the client.`,
+    );
+  }
+  const check = doc.tokenCrossCheck;
+  if (check) {
+    const count = (n: number) => n.toLocaleString('en-US');
+    const client =
+      check.clientTokensAtMost === check.clientTokens
+        ? count(check.clientTokens)
+        : check.clientTokensAtMost === null
+          ? `at least ${count(check.clientTokens)} (some counts are estimates, unbounded above)`
+          : `between ${count(check.clientTokens)} and ${count(check.clientTokensAtMost)} (some counts are estimates)`;
+    notes.push(
+      `Token cross-check over the whole run: the server counted ${count(check.serverTokens)} generated tokens, the client received ${client} (warm-up and failed requests included): ${check.agree ? `they agree within ${count(check.tolerance)}` : 'they disagree (see the warning above)'}.`,
+    );
+  } else if (figures.some((f) => typeof f.figures?.generatedTokensPerSecond === 'number')) {
+    notes.push('No token cross-check in this file: the run was cut short, /metrics was not read after its last request, or it predates the check.');
+  }
+  return notes;
+}
+
 /** Where each step began on the run's clock, in seconds: the marks of the charts over time, named as the tables name the step (its repeat too). */
 export function stepMarkers(steps: readonly Pick<Step, 'name' | 'repeat' | 'startMs'>[]): { x: number; label: string }[] {
   return steps.flatMap((step) => (step.startMs === undefined ? [] : [{ x: step.startMs / 1000, label: stepLabel(step) }]));

@@ -7,8 +7,9 @@ import { SERVER_LOG_LINES, type TuneLiveState, type TuneView } from '../format/m
 import type { TuneConfig, TuneEvent, TuneStatus } from '../format/tune';
 import { buildTuneView, paramsText, type TuneData } from './tune';
 import type { ProgressSnapshot } from '../format/events';
-import { formatMetric } from './number-format';
+import { formatDuration, formatMetric } from './number-format';
 import { endSentence } from './progress';
+import { spaceSize } from '../tune/space';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
 function benchmarkDetail(snapshot: ProgressSnapshot): string {
@@ -20,12 +21,12 @@ export function newTuneLiveState(tune: TuneLiveState['tune'], config: TuneConfig
   return { tune, phase: 'confirming', status: null, statusReason: null, config, trials: [], best: null, remeasure: null, running: null, serverLog: [], serverLogTrial: null };
 }
 
-/** Applies one event of the tuner. */
-export function applyTuneEvent(state: TuneLiveState, event: TuneEvent): void {
+/** Applies one event of the tuner, received at `atMs` (the host's clock). */
+export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Date.now()): void {
   switch (event.type) {
     case 'trial-start':
       if (state.phase === 'confirming') state.phase = 'running';
-      state.running = { trial: event.trial, params: event.params, command: event.command, ...(event.round !== undefined ? { round: event.round } : {}), stage: 'launching', detail: null };
+      state.running = { trial: event.trial, params: event.params, command: event.command, ...(event.round !== undefined ? { round: event.round } : {}), stage: 'launching', detail: null, startedAt: new Date(atMs).toISOString() };
       state.serverLog = [];
       state.serverLogTrial = event.trial;
       return;
@@ -93,6 +94,47 @@ export function tuneLiveHeadline(state: TuneLiveState): { text: string; tone: 'o
     return { text: `Re-measuring trial ${state.running.trial}, round ${state.running.round}${rounds ? ` of ${rounds}` : ''}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
   }
   return { text: `Trial ${state.running.trial}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+}
+
+/** The trials the tune will run unless cut short: its trial budget, or every combination of a smaller space; null without a trial budget. */
+function plannedTrials(state: TuneLiveState): number | null {
+  const budget = state.config.budget.trials;
+  const size = spaceSize(state.config.space);
+  return budget === undefined ? (Number.isFinite(size) ? size : null) : Math.min(budget, size);
+}
+
+/**
+ * Time left in the whole tune, in words: the trials still to run at the mean time a trial has taken
+ * so far (refused ones included, which take none), the running one's time so far counted, and never
+ * past the wall-time budget. Empty once the tune is over.
+ */
+export function tuneTimeLeft(state: TuneLiveState, nowMs: number): string {
+  if (state.phase === 'finished' || state.phase === 'confirming') return '';
+  const planned = plannedTrials(state);
+  const done = state.trials.length;
+  const wallSec = state.config.budget.wallTimeSec;
+  const tuneElapsedSec = (nowMs - Date.parse(state.tune.startedAt)) / 1000;
+  const wallLeftSec = wallSec === undefined || !Number.isFinite(tuneElapsedSec) ? Infinity : Math.max(0, wallSec - tuneElapsedSec);
+  const of = planned === null ? '' : ` of ${planned}`;
+  const durations = state.trials.map((t) => (Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000).filter((d) => Number.isFinite(d) && d >= 0);
+  if (durations.length === 0) {
+    const wall = Number.isFinite(wallLeftSec) ? `; the wall-time budget ends it within ${formatDuration(wallLeftSec)}` : '';
+    return `${done}${of} trials done. Time left: known once the first trial ends${wall}.`;
+  }
+  const perTrialSec = durations.reduce((a, b) => a + b, 0) / durations.length;
+  const runningSec = state.running?.startedAt ? Math.max(0, (nowMs - Date.parse(state.running.startedAt)) / 1000) : 0;
+  const later = planned === null ? null : Math.max(0, planned - done - (state.running ? 1 : 0));
+  if (later === null && !Number.isFinite(wallLeftSec)) return `${done} trials done, ${formatDuration(perTrialSec)} a trial so far.`;
+  const byTrials = later === null ? Infinity : (state.running ? Math.max(0, perTrialSec - runningSec) : 0) + later * perTrialSec;
+  const left = Math.min(byTrials, wallLeftSec);
+  return `${done}${of} trials done, ${formatDuration(perTrialSec)} a trial so far: about ${formatDuration(left)} left in the tune${left < byTrials ? ' (its wall-time budget ends it)' : ''}.`;
+}
+
+/** What the running trial's benchmark is doing, in its own line (not in the trials table's reason column); empty when none runs. */
+export function runningTrialProgress(state: TuneLiveState): string {
+  const running = state.phase === 'finished' ? null : state.running;
+  if (!running) return '';
+  return `Trial ${running.trial}: ${running.detail ?? STAGE_TEXT[running.stage]}`;
 }
 
 /** The live panel's view of the tune so far: the same table and charts as the editor (without the Pareto chart, which needs the result files). */

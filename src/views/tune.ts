@@ -266,7 +266,8 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
       ...(hasRemeasure(data) ? [''] : []),
       ...sloKeys.map(() => ''),
       ...(sloKeys.length > 0 ? [''] : []),
-      running.detail ?? '',
+      // The benchmark's progress has its own line above the table (src/views/tune-live.ts runningTrialProgress), not the reason column.
+      '',
     ],
     resultFile: null,
     best: false,
@@ -314,7 +315,8 @@ export function progressChart(data: TuneData): TuneChart {
     id: 'objective-per-trial',
     title: 'Objective per trial',
     description: `Each trial's objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero.${remeasured.length > 0 ? ' Re-measurements of the best candidates after the search sit over their trial: their spread is the noise.' : ''}`,
-    x: { title: 'trial' },
+    // Trials are whole numbers: ticks at each, with half a trial of room either side (one trial sat on an axis of 0 to 1.2 by 0.2).
+    x: { title: 'trial', integer: true, min: 0.5, max: Math.max(1, ...data.trials.map((t) => t.number)) + 0.5 },
     y: { title: objectiveTitle(data.config.objective) },
     series: [
       { label: 'trial', points: measured, color: 0, line: false, pointRadius: 4 },
@@ -473,7 +475,14 @@ export function buildTuneView(data: TuneData, fileName: string, measures: StepMe
 export function tuneChartSpec(chart: TuneChart): ChartSpec {
   return {
     kind: 'scatter',
-    x: { title: chart.x.title, ...(chart.x.log ? { log: true } : {}), ...(chart.x.categories ? { categories: chart.x.categories } : {}) },
+    x: {
+      title: chart.x.title,
+      ...(chart.x.log ? { log: true } : {}),
+      ...(chart.x.categories ? { categories: chart.x.categories } : {}),
+      ...(chart.x.integer ? { integer: true } : {}),
+      ...(chart.x.min !== undefined ? { min: chart.x.min } : {}),
+      ...(chart.x.max !== undefined ? { max: chart.x.max } : {}),
+    },
     y: { title: chart.y.title },
     series: chart.series.map((s) => ({
       label: s.label,

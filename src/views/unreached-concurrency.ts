@@ -53,6 +53,8 @@ export function unreachedConcurrencyNotes(doc: Pick<ResultDocument, 'config'> & 
     const level = step.profile.kind === 'concurrency' ? step.profile.concurrency : undefined;
     const mean = step.summary?.achievedConcurrency;
     if (level === undefined || mean === null || mean === undefined || mean >= REACHED_CONCURRENCY * level) return [];
+    // A step where nothing completed is left to the failure's own words: more requests would not help it.
+    if ((step.summary?.requests.completed ?? 0) === 0) return [];
     const shown = formatMetric('achievedConcurrency', mean);
     return [`Step "${stepLabel(step)}" averaged ${shown} requests in flight, not ${level}: ${causesOf(step, config, level).join('; and ')}. Its points are drawn at ${shown}.`];
   });

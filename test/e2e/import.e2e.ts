@@ -35,7 +35,20 @@ scenario(
     if (!listed.includes('Run 2: Qwen2-7B-Instruct-AWQ')) throw new Error(`the review lists ${JSON.stringify(listed)}`);
 
     await answerQuickPick(page, 'Run 2: Qwen2-7B-Instruct-AWQ');
-    await answerInputBox(page, 'model=Qwen2-7B-Instruct-AWQ, engine=vLLM, gpu=H20 96GB, gpus=2, quantization=AWQ', { prompt: /key=value pairs/ });
+    // A field per label, the known keys offered (one comma-separated line before issue 26).
+    const fields = await quickPickLabels(page, /Labels of run 2/);
+    for (const key of ['engine', 'gpu', 'gpus', 'quantization', 'model']) if (!fields.includes(key)) throw new Error(`the label fields offered are ${JSON.stringify(fields)}`);
+    // The last item, past the rows a run with many labels shows at once: found by typing.
+    const filter = page.locator('.quick-input-widget input');
+    await filter.fill('Add a label');
+    const adding = await quickPickLabels(page, /Labels of run 2/);
+    if (!adding.includes('Add a label…')) throw new Error(`typing "Add a label" offers ${JSON.stringify(adding)}`);
+    await filter.fill('');
+    await answerQuickPick(page, 'engine');
+    await answerInputBox(page, 'vLLM', { prompt: /Inference engine/ });
+    await answerQuickPick(page, 'gpu');
+    await answerInputBox(page, 'H20 96GB', { prompt: /GPU/ });
+    await answerQuickPick(page, 'Done');
     await answerQuickPick(page, 'Write 2 result files');
     const files = await acceptOfferedFolder(page, workspace);
 

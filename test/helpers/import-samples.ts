@@ -53,6 +53,17 @@ ${vllmBlock(16, 120)}
 // 提要 / 细节; units in the headers or in the cells; bold cells, alignment rows, missing trailing
 // pipes, full-width bars, thousands separators, and `—` / `-` / `N/A` for missing values.
 
+/**
+ * GuideLLM's benchmark table pasted alone: means only (no p50), no request counts, and a step named
+ * by the profile's rate ("constant@1.90") where our names say "asynchronous@1.90 req/sec".
+ */
+export const GUIDELLM_MEANS_TABLE = `| Benchmark | Requests per Second | Request Latency | Time to First Token | Inter Token Latency | Output Token Throughput |
+|:---|---:|---:|---:|---:|---:|
+| synchronous | 0.51 req/sec | 1.96 sec | 95.57 ms | 7.31 ms | 130.41 tokens/sec |
+| constant@1.90 | 1.84 req/sec | 2.25 sec | 120.02 ms | 8.35 ms | 389.20 tokens/sec |
+| throughput | 4.26 req/sec | 10.12 sec | 6,032.15 ms | 15.99 ms | 1,090.51 tokens/sec |
+`;
+
 /** An English wiki page: GuideLLM's "Performance Summary by Benchmark" copied into Markdown. */
 export const GUIDELLM_WORDS_WIKI = `# Llama-3.1-8B-Instruct on 1 x L40S 48GB, vLLM 0.6.1: load test
 

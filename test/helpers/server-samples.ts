@@ -50,5 +50,8 @@ export function runWithServerMetrics(values = VLLM_VALUES): ResultDocument {
   const [first, second] = doc.steps;
   Object.assign(first!, { startMs: 0, endMs: 3000, sampled: vllmSeries((t) => t <= 3000, values) });
   Object.assign(second!, { startMs: 3000, endMs: 7000, sampled: vllmSeries((t) => t > 3000, values) });
-  return { ...doc, serverMetrics: METRICS_INFO };
+  // The client received what the server generated: 150 tokens in step 1's 3 s, 1,260 in step 2's 4 s.
+  first!.summary = { ...first!.summary!, outputTokensPerSecond: 50 };
+  second!.summary = { ...second!.summary!, outputTokensPerSecond: 315 };
+  return { ...doc, serverMetrics: METRICS_INFO, tokenCrossCheck: { serverTokens: 1410, clientTokens: 1410, clientTokensAtMost: 1410, tolerance: 28, agree: true } };
 }

@@ -36,6 +36,8 @@ export interface Page {
   deliver(message: unknown): void;
   /** A host request; answers the page's reply envelope. */
   ask(body: unknown): Promise<Extract<Envelope, { kind: 'reply' }>>;
+  /** Closes the page as a panel closes: its timers stop (a live page's clock would keep the test process alive). */
+  close(): void;
   /** Where the page's messages go besides `envelopes` (a FakePanel). */
   onPost?: (message: unknown) => void;
 }
@@ -74,6 +76,7 @@ export function openPage(view: string, options: { saved?: unknown; onPost?: (mes
         replies.set(id, resolve);
         page.deliver({ kind: 'request', id, body });
       }),
+    close: () => dom.window.close(),
     ...(options.onPost ? { onPost: options.onPost } : {}),
   };
   Object.assign(dom.window, {

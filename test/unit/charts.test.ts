@@ -132,6 +132,63 @@ test('a category axis (a choice, on/off) has one named tick on each category and
   assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['off', 'on']);
 });
 
+test('a tooltip is titled by what the point is (its step), then where it sits on the axis; never by a bare x value', () => {
+  // Tooltips read "3.991": the measured concurrency, with nothing saying which step it was.
+  const load: ChartSpec = {
+    kind: 'line',
+    x: { title: 'Concurrency (measured mean in flight)' },
+    y: { title: 'TTFT (ms)' },
+    series: [{ label: 'p50', data: [{ x: 0.998, y: 20 }, { x: 3.991, y: 80 }], pointLabels: ['synchronous', 'concurrency@4'], pointNotes: ['', '95% interval ± 3.1'] }],
+  };
+  const callbacks = (chartConfig(load, THEME).options?.plugins?.tooltip?.callbacks ?? {}) as unknown as {
+    title: (items: { datasetIndex: number; dataIndex: number; parsed: { x: number } }[]) => string[];
+    afterLabel: (item: { datasetIndex: number; dataIndex: number }) => string;
+  };
+  assert.deepEqual(callbacks.title([{ datasetIndex: 0, dataIndex: 1, parsed: { x: 3.991 } }]), ['concurrency@4', 'Concurrency (measured mean in flight): 3.991']);
+  assert.equal(callbacks.afterLabel({ datasetIndex: 0, dataIndex: 1 }), '95% interval ± 3.1');
+  // A series without names (a distribution, a time chart) is titled by its axis, with its unit when it has one.
+  const time: ChartSpec = { ...load, x: { title: 'Run time (s)', unit: 's' }, series: [{ label: 'in flight', data: [{ x: 12.5, y: 3 }] }] };
+  const timeTitle = (chartConfig(time, THEME).options?.plugins?.tooltip?.callbacks as unknown as typeof callbacks).title;
+  assert.deepEqual(timeTitle([{ datasetIndex: 0, dataIndex: 0, parsed: { x: 12.5 } }]), ['12.5 s']);
+});
+
+test('the edges of a repeated run\'s 95% band draw no line of their own: only the fill between them shows, under the line of means', () => {
+  // The low edge was drawn as a full-strength line, a second curve under the means that read as data.
+  const spec: ChartSpec = {
+    kind: 'line',
+    x: { title: 'Concurrency (measured mean in flight)' },
+    y: { title: 'TTFT (ms)' },
+    series: [
+      { label: 'p50 (mean of repeats)', data: [{ x: 1, y: 20 }, { x: 4, y: 40 }] },
+      { label: 'p50 95% interval (low)', data: [{ x: 1, y: 18 }, { x: 4, y: 35 }], band: true, hideInLegend: true, pointRadius: 0 },
+      { label: 'p50 95% interval', data: [{ x: 1, y: 22 }, { x: 4, y: 45 }], band: true, hideInLegend: true, pointRadius: 0, fillTo: 1 },
+    ],
+  };
+  const datasets = chartConfig(spec, THEME).data.datasets;
+  assert.deepEqual(datasets.map((d) => d.borderWidth), [2, 0, 0]);
+  assert.equal(datasets[2]?.fill, 1, 'the upper edge fills down to the lower one');
+});
+
+test('a whole-number axis (trials) padded by half a step has a labelled tick on every whole number, none between', () => {
+  // Trials 1 to 5 on an axis of 0.5 to 5.5: chart.js stepped from 0.5, so every tick fell between two trials and none was labelled.
+  const spec: ChartSpec = { kind: 'scatter', x: { title: 'trial', integer: true, min: 0.5, max: 5.5 }, y: { title: 'tok/s' }, series: [{ label: 'trial', data: [{ x: 1, y: 5 }] }] };
+  const x = (chartConfig(spec, THEME).options?.scales?.['x'] ?? {}) as unknown as {
+    min: number;
+    max: number;
+    afterBuildTicks(scale: { min: number; max: number; ticks: { value: number }[] }): void;
+    ticks: { callback(value: number): string };
+  };
+  assert.deepEqual([x.min, x.max], [0.5, 5.5]);
+  const scale = { min: 0.5, max: 5.5, ticks: [0.5, 1.5, 2.5, 3.5, 4.5, 5.5].map((value) => ({ value })) };
+  x.afterBuildTicks(scale);
+  assert.deepEqual(scale.ticks.map((t) => t.value), [1, 2, 3, 4, 5]);
+  assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['1', '2', '3', '4', '5']);
+  // A scale not sized yet keeps its ticks rather than counting to infinity.
+  const unsized = { min: 0.5, max: Infinity, ticks: [{ value: 0 }] };
+  x.afterBuildTicks(unsized);
+  assert.deepEqual(unsized.ticks, [{ value: 0 }]);
+});
+
 test('a time axis ticks at its step\'s multiples, whatever room chart.js thinks it has', () => {
   // chart.js spread 0 to 50 s over three spaces: ticks at 16.7 and 33.3.
   const time: ChartSpec = { kind: 'line', x: { title: 'Run time (s)', min: 0, max: 50, step: 10 }, y: { title: 'y' }, series: [{ label: 's', data: [{ x: 0, y: 1 }, { x: 47, y: 2 }] }] };

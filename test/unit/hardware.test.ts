@@ -16,7 +16,7 @@ test('nvidia-smi with a header and units: eight A100s, memory and utilisation re
   assert.equal(gpus.length, 8);
   assert.deepEqual(gpus[0], { index: 0, name: 'NVIDIA A100-SXM4-80GB', driver: null, memoryTotalMiB: 81920, memoryUsedMiB: 66147, utilizationPercent: 99, powerWatts: null });
   assert.equal(gpus[7]?.memoryUsedMiB, 6247);
-  assert.deepEqual(hardwareLabels({ tool: 'nvidia-smi', driver: null, gpus: gpus.map(({ index, name, memoryTotalMiB }) => ({ index, name, memoryTotalMiB })) }), { hardware: '8x NVIDIA A100-SXM4-80GB', gpus: '8' });
+  assert.deepEqual(hardwareLabels({ tool: 'nvidia-smi', driver: null, gpus: gpus.map(({ index, name, memoryTotalMiB }) => ({ index, name, memoryTotalMiB })) }), { gpu: '8x NVIDIA A100-SXM4-80GB', gpus: '8' });
 });
 
 test('nvidia-smi headers name the columns in any order; extra columns are ignored', () => {
@@ -38,7 +38,7 @@ test('nvidia-smi noheader,nounits reads by the fields asked; a mixed machine lab
   const gpus = parseNvidiaSmiCsv(fixture('nvidia-smi-a100-display-noheader-nounits.csv'), ['index', 'name', 'memory.used', 'utilization.gpu']);
   assert.equal(gpus.length, 5);
   assert.deepEqual(gpus[4], { index: 4, name: 'NVIDIA A100-SXM4-80GB', driver: null, memoryTotalMiB: null, memoryUsedMiB: 4066, utilizationPercent: 91, powerWatts: null });
-  assert.equal(hardwareLabels({ tool: 'nvidia-smi', driver: null, gpus: gpus.map(({ index, name, memoryTotalMiB }) => ({ index, name, memoryTotalMiB })) }).hardware, '4x NVIDIA A100-SXM4-80GB, 1x NVIDIA DGX Display');
+  assert.equal(hardwareLabels({ tool: 'nvidia-smi', driver: null, gpus: gpus.map(({ index, name, memoryTotalMiB }) => ({ index, name, memoryTotalMiB })) }).gpu, '4x NVIDIA A100-SXM4-80GB, 1x NVIDIA DGX Display');
 });
 
 test('nvidia-smi [N/A] and [Not Supported] become null, not zero', () => {
@@ -93,7 +93,7 @@ test('detection: nvidia-smi when present (its query form), npu-smi otherwise, no
   await withTools({ 'npu-smi': `[ "$1" = info ] && cat '${npu}'` }, async () => {
     const found = await detectHardware((m) => warnings.push(m));
     assert.equal(found?.hardware.tool, 'npu-smi');
-    assert.deepEqual(found && hardwareLabels(found.hardware), { hardware: '2x Ascend 910B2C', gpus: '2' });
+    assert.deepEqual(found && hardwareLabels(found.hardware), { gpu: '2x Ascend 910B2C', gpus: '2' });
   });
   await withTools({}, async () => {
     assert.equal(await detectHardware((m) => warnings.push(m)), null);

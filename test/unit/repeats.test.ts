@@ -11,6 +11,7 @@ import { ResultDocumentSchema, type ResultDocument } from '../../src/format/resu
 import { buildCompareView } from '../../src/views/compare';
 import { overlapDifference } from '../../src/views/noise';
 import { hasRepeats, meanInterval, tQuantile975 } from '../../src/views/repeats';
+import { resultChartSpec, withRepeatPoints } from '../../src/views/chart-spec';
 import { buildReportModel, rankingNoiseNote, rankingTable } from '../../src/views/report';
 import { buildResultView } from '../../src/views/result';
 import { deltaTable, repeatTable, stepTable } from '../../src/views/result-tables';
@@ -193,6 +194,76 @@ test('the report ranks repeated runs by their mean across repeats and ties them 
   assert.deepEqual(model.ranking.map((r) => r.noiseRule), [null, 'repeat-intervals', 'repeat-intervals']);
   assert.match(rankingNoiseNote(model), /the two runs' intervals overlap/);
   assert.doesNotMatch(rankingNoiseNote(model), /under 5%/, 'no run was judged by the small-change rule');
+});
+
+test('a repeated run is charted as one point per step at its mean, with the 95% interval of the table across repeats as a band, each repeat faint behind it', () => {
+  // The chart joined every repeat's point into one line that zig-zagged from repeat to repeat.
+  const doc = makeDocument([...[100, 110, 120].map((ttft) => shape('concurrency@4', 4, ttft)), ...[200, 230, 260].map((ttft) => shape('concurrency@8', 8, ttft))]);
+  doc.steps = doc.steps.map((step, i) => ({ ...step, repeat: i % 3 }));
+  doc.steps = [0, 3, 1, 4, 2, 5].map((i) => doc.steps[i]!);
+  const view = buildResultView(forReading(doc), 'r.llmbench.json');
+  const ttft = view.charts.find((c) => c.id === 'ttft')!;
+  const p50 = ttft.series.find((s) => s.label === 'p50 (mean of repeats)')!;
+  assert.equal(p50.points.length, 2, 'one point per step name');
+  const table = view.repeats!.map((row) => row.cells.find((c) => c.metric === 'ttftMs' && c.statistic === 'p50')!);
+  p50.points.forEach(([, y], i) => near(y, table[i]!.mean!, 1e-9));
+  assert.deepEqual(p50.pointLabels, ['concurrency@4: mean of 3 repeats', 'concurrency@8: mean of 3 repeats']);
+  assert.match(p50.pointNotes?.[0] ?? '', /^95% interval ± 2\d(\.\d)?$/);
+  // The band: the table's mean ± its half-width, filled between its two edges.
+  const edges = ttft.series.filter((s) => s.bandEdge && s.label.startsWith('p50'));
+  assert.equal(edges.length, 2);
+  edges[0]!.points.forEach(([, y], i) => near(y, table[i]!.mean! - table[i]!.halfWidth!, 1e-9));
+  edges[1]!.points.forEach(([, y], i) => near(y, table[i]!.mean! + table[i]!.halfWidth!, 1e-9));
+  assert.equal(edges[1]!.fillToPrevious, true);
+  // Each repeat, for the toggle: six faint points named with their repeat, off the chart until asked for.
+  const each = ttft.series.find((s) => s.label === 'p50, each repeat')!;
+  assert.equal(each.eachRepeat, true);
+  assert.equal(each.points.length, 6);
+  assert.ok(each.pointLabels?.includes('concurrency@8 #3'));
+  assert.equal(withRepeatPoints(ttft, false).series.some((s) => s.eachRepeat), false);
+  assert.equal(withRepeatPoints(ttft, true).series.length, ttft.series.length);
+  const spec = resultChartSpec(withRepeatPoints(ttft, true));
+  const drawn = spec.series.find((s) => s.label === 'p50, each repeat')!;
+  assert.deepEqual([drawn.showLine, drawn.faint], [false, true]);
+  assert.ok(spec.series.filter((s) => s.label.includes('interval')).every((s) => s.hideInLegend && s.pointRadius === 0));
+  // The distributions name each repeat's curve with its repeat.
+  assert.deepEqual(view.charts.find((c) => c.id === 'ttft-distribution')?.series.map((s) => s.label).slice(0, 2), ['concurrency@4 #1', 'concurrency@8 #1']);
+});
+
+test('compare draws both repeated runs as their means with intervals, B dashed with triangles so that it shows where the lines meet', () => {
+  const view = buildCompareView(forReading(repeatedRun([100, 110, 120])), forReading(repeatedRun([100, 110, 120])), 'a', 'b');
+  const ttft = view.charts.find((c) => c.id === 'ttft')!;
+  const a = ttft.series.find((s) => s.label === 'A (mean of repeats)')!;
+  const b = ttft.series.find((s) => s.label === 'B (mean of repeats)')!;
+  assert.equal(a.points.length, 1);
+  assert.deepEqual([b.dashed, b.pointStyle, a.dashed, a.pointStyle], [true, 'triangle', undefined, undefined]);
+  assert.ok(ttft.series.some((s) => s.label === 'B 95% interval' && s.fillToPrevious));
+  // Without repeats, the overlay is one line a run, each point named by its step.
+  const single = buildCompareView(forReading(makeDocument([shape('concurrency@4', 4, 100), shape('concurrency@8', 8, 200)])), forReading(makeDocument([shape('concurrency@4', 4, 100)])), 'a', 'b');
+  const requests = single.charts.find((c) => c.id === 'requests')!;
+  assert.deepEqual(requests.series.map((s) => [s.label, s.pointLabels]), [['A', ['concurrency@4', 'concurrency@8']], ['B', ['concurrency@4']]]);
+});
+
+test('a delta cell shows why it is within noise: both runs\' intervals across repeats, the bootstrap interval, or the small-change threshold', () => {
+  // "TTFT p50 48.3 (+267%) ≈" said within noise with no reason in view.
+  const repeated = buildCompareView(forReading(repeatedRun([100, 110, 120])), forReading(repeatedRun([105, 115, 125])), 'a', 'b');
+  const cells = repeated.deltas[0]!.cells;
+  const at = cells.findIndex((c) => c.metric === 'ttftMs' && c.statistic === 'p50');
+  assert.equal(cells[at]?.halfWidths?.length, 2);
+  assert.match(deltaTable(repeated.deltas).rows[0]!.cells[at]!.reason, /^A 11\d(\.\d)? ± 2\d(\.\d)?, B 11\d(\.\d)? ± 2\d(\.\d)?: overlap$/);
+  const single = buildCompareView(forReading(makeDocument([shape('concurrency@4', 4, 100)])), forReading(makeDocument([shape('concurrency@4', 4, 101)])), 'a', 'b');
+  const table = deltaTable(single.deltas).rows[0]!.cells;
+  const singleCells = single.deltas[0]!.cells;
+  assert.match(table[singleCells.findIndex((c) => c.metric === 'ttftMs' && c.statistic === 'p50')]!.reason, /^95% interval -\d+(\.\d)?% to \+\d+(\.\d)?% spans 0$/);
+  assert.equal(table[singleCells.findIndex((c) => c.metric === 'failures')]!.reason, 'no change');
+  assert.match(table[singleCells.findIndex((c) => c.metric === 'outputTokensPerSecond')]!.reason, /^(under|over) 5%, no interval$|^no change$/);
+});
+
+test('a concurrency level a repeated run did not reach is said for each repeat that fell short, naming it', () => {
+  const doc = repeatedRun([100, 110, 120]);
+  for (const step of doc.steps.slice(0, 2)) step.summary = { ...step.summary!, achievedConcurrency: 1.5 };
+  const notes = buildResultView(forReading(doc), 'r').notes.filter((n) => /requests in flight/.test(n));
+  assert.deepEqual(notes.map((n) => /^Step "([^"]+)" averaged 1\.5 requests in flight, not 4/.exec(n)?.[1]), ['concurrency@4 #1', 'concurrency@4 #2']);
 });
 
 test('the table across repeats leaves out failures when no request failed in any repeat, and says so; a failure brings the column back', () => {

@@ -182,7 +182,7 @@ test('delta cells without an interval: percent of B against A, better or worse b
 
 test('delta cells with an interval: within noise when it spans zero, else better or worse; the interval shown in percent', () => {
   const repeats = (a: number, aHalf: number, b: number, bHalf: number) => ({ repeats: { a: { n: 3, mean: a, halfWidth: aHalf }, b: { n: 3, mean: b, halfWidth: bHalf } } });
-  assert.deepEqual(judgeChange('ttftMs', 100, 60, repeats(100, 5, 60, 5)), { metric: 'ttftMs', a: 100, b: 60, percent: -40, interval: [-50, -30], verdict: 'better', rule: 'repeat-intervals' });
+  assert.deepEqual(judgeChange('ttftMs', 100, 60, repeats(100, 5, 60, 5)), { metric: 'ttftMs', a: 100, b: 60, percent: -40, interval: [-50, -30], verdict: 'better', rule: 'repeat-intervals', halfWidths: [5, 5] });
   assert.equal(judgeChange('ttftMs', 100, 58, repeats(100, 24, 58, 24)).verdict, 'same', 'a large change whose interval spans zero is noise');
   assert.equal(judgeChange('latencyMs', 200, 202, repeats(200, 0.5, 202, 0.5)).verdict, 'worse', 'a small change outside noise is a change');
   assert.deepEqual(judgeChange('latencyMs', 200, 202, repeats(200, 0.5, 202, 0.5)).interval, [0.5, 1.5]);
@@ -304,11 +304,15 @@ test('compare draws a rate run and a concurrency run on one axis, the achieved r
   const concurrency = concurrencySweep(20, 1);
   const rates = { ...concurrencySweep(20, 2), steps: concurrencySweep(20, 2).steps.map((step, i) => ({ ...step, name: `constant@${i + 1}`, profile: { kind: 'rate' as const, rate: i + 1 } })) };
   const view = buildCompareView(forReading(concurrency), forReading(rates), 'c.llmbench.json', 'r.llmbench.json');
-  const requests = view.charts.find((c) => c.id === 'requests');
-  assert.equal(requests?.xLabel, 'Achieved request rate (req/s)');
-  for (const series of requests?.series ?? []) {
+  // Requests per second against the achieved request rate would be a diagonal: left out (issue 26).
+  assert.equal(view.charts.find((c) => c.id === 'requests'), undefined);
+  const throughput = view.charts.find((c) => c.id === 'output-throughput');
+  assert.equal(throughput?.xLabel, 'Achieved request rate (req/s)');
+  const rowsOf = { A: buildResultView(forReading(concurrency), 'c').rows, B: buildResultView(forReading(rates), 'r').rows };
+  for (const series of throughput?.series ?? []) {
     assert.equal(series.points.length, 3, `${series.label}: every step placed`);
-    assert.ok(series.points.every(([x, y]) => x === y), `${series.label}: placed at its achieved rate`);
+    const rates = rowsOf[series.label as 'A' | 'B'].map((row) => row.requestsPerSecond).sort((p, q) => (p ?? 0) - (q ?? 0));
+    assert.deepEqual(series.points.map(([x]) => x), rates, `${series.label}: placed at its achieved rate`);
   }
   assert.match(view.notes.join(' '), /different load shapes .* both are drawn against achieved request rate/);
   assert.deepEqual(view.deltas.map((d) => [d.stepA, d.stepB]), [['synchronous', 'constant@1'], ['concurrency@4', 'constant@2'], ['concurrency@16', 'constant@3']], 'paired by position');
@@ -336,6 +340,19 @@ test('a concurrency step that stayed well below its level says so in the notes',
   assert.equal(view.notes.length, 1);
   assert.match(view.notes[0]!, /^Step "concurrency@16" averaged 5\.2 requests in flight, not 16/);
   assert.equal(view.rows[2]?.x, 5.2, 'drawn where it was');
+});
+
+test('an imported run without a start time says "unknown", not 1970', () => {
+  // "Started 1970-01-01T00:00:00.000Z": the importer's stand-in for a time the tool did not keep.
+  const doc = concurrencySweep(5);
+  doc.createdAt = new Date(0).toISOString();
+  doc.finishedAt = null;
+  const items = summaryItems(buildResultView(forReading(doc), 'imported.llmbench.json').summary);
+  assert.equal(items.find((i) => i.label === 'Started')?.value, 'unknown');
+  assert.equal(items.find((i) => i.label === 'Finished')?.value, 'unknown');
+  assert.equal(items.find((i) => i.label === 'Started' && /1970/.test(i.value)), undefined);
+  doc.createdAt = '2025-03-01T10:00:00.000Z';
+  assert.equal(summaryItems(buildResultView(forReading(doc), 'x').summary, 0).find((i) => i.label === 'Started')?.value, '2025-03-01 10:00:00 UTC');
 });
 
 test("a run over several endpoints names them all in its summary, with the strategy and each one's model (the summary named the first alone)", () => {
@@ -405,7 +422,10 @@ test("a run's start and finish in the reader's time zone, the finish with the ru
   const west = Object.fromEntries(summaryItems(summary, -330).map((item) => [item.label, item.value]));
   assert.equal(west['Started'], '2026-11-25 04:42:03 UTC-5:30');
   const running = Object.fromEntries(summaryItems({ ...summary, finishedAt: null }, 0).map((item) => [item.label, item.value]));
-  assert.deepEqual([running['Started'], running['Finished']], ['2026-11-25 10:12:03 UTC', 'n/a']);
+  // A finished file without its finish time says so; a running one is not finished yet.
+  assert.deepEqual([running['Started'], running['Finished']], ['2026-11-25 10:12:03 UTC', 'unknown']);
+  const live = Object.fromEntries(summaryItems({ ...summary, finishedAt: null, status: 'running' }, 0).map((item) => [item.label, item.value]));
+  assert.equal(live['Finished'], 'not yet');
 });
 
 test('cumulative shares end at 100%; the server charts over run time share one time range, ticked at round times', () => {

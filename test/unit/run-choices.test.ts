@@ -7,11 +7,14 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiKindSchema, RunConfigSchema } from '../../src/format/config';
+import { ApiKindSchema, canonicalLabels, RunConfigSchema } from '../../src/format/config';
 import { ReasoningFieldSchema } from '../../src/sim/protocol';
 import { repoRoot } from '../helpers/limited-child';
+import { forReading } from '../../src/results/read-result';
+import { buildReportModel } from '../../src/views/report';
+import { makeDocument } from '../helpers/result-documents';
 import { apiKeySecretName, baseUrlProblem, parseEndpointSettings } from '../../src/host/endpoint-settings';
-import { cleanLabels } from '../../src/host/labels';
+import { cleanLabels, LABEL_KEYS } from '../../src/host/labels';
 import { PresetSettingsSchema, presets } from '../../src/run/presets';
 import { parseRunArgument } from '../../src/host/run-arguments';
 import { probeEndpointByFetch } from '../../src/host/fetch-probe';
@@ -40,7 +43,8 @@ test('every preset with the default settings is a valid run configuration of its
 test('preset settings shape the presets', () => {
   const [, concurrency, rate] = presets(PresetSettingsSchema.parse({ requestsPerStep: 7, concurrencyLevels: [3, 9], requestRates: [0.5] }));
   assert.deepEqual(concurrency?.config.profile, { kind: 'concurrency', levels: [3, 9] });
-  assert.deepEqual(concurrency?.config.limits, { requests: 7, warmup: 2 });
+  assert.deepEqual(concurrency?.config.limits, { requests: 7, warmup: 2, requestsPerConcurrency: 4 });
+  assert.match(concurrency?.detail ?? '', /7 requests each or 4 per concurrent slot if more \(12 to 36 requests a step\)/);
   assert.match(rate?.detail ?? '', /0\.5 req\/s/);
   assert.equal(PresetSettingsSchema.safeParse({ concurrencyLevels: [0] }).success, false);
   const [quick] = presets(PresetSettingsSchema.parse({ inputTokens: 1024, inputTokensRange: 0.8, sharedPrefixTokens: 256, prefixCount: 4 }));
@@ -114,6 +118,21 @@ test('run command arguments: a bare config, { config, simulator }, a config file
 
 test('labels are trimmed and empty ones dropped', () => {
   assert.deepEqual(cleanLabels({ engine: ' vLLM 0.11 ', gpus: '', ' ': 'x', hardware: 'A100' }), { engine: 'vLLM 0.11', hardware: 'A100' });
+});
+
+test('one label key per meaning: the palette offers gpu, as the command line and the importers write it; files and remembered labels with hardware read as gpu', () => {
+  // The palette called it `hardware`, the CLI and import `gpu`: runs made both ways grouped apart in the report.
+  assert.ok(LABEL_KEYS.includes('gpu'));
+  assert.ok(!(LABEL_KEYS as readonly string[]).includes('hardware'));
+  assert.deepEqual(canonicalLabels({ hardware: '1x A100', engine: 'vLLM' }), { gpu: '1x A100', engine: 'vLLM' });
+  // Both keys set: nothing is lost, the one key keeps its value.
+  assert.deepEqual(canonicalLabels({ hardware: 'box', gpu: 'A100' }), { hardware: 'box', gpu: 'A100' });
+  const old = makeDocument([{ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 4, ttftMs: 10, gapMs: 2, chunks: 3 }], { labels: { hardware: '1x A100' } });
+  const cli = makeDocument([{ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 4, ttftMs: 12, gapMs: 2, chunks: 3 }], { labels: { gpu: '1x A100' } });
+  assert.deepEqual(forReading(old).document.labels, { gpu: '1x A100' });
+  const model = buildReportModel([{ name: 'palette', doc: forReading(old).document }, { name: 'cli', doc: forReading(cli).document }], { groupBy: 'gpu' });
+  assert.deepEqual(model.runs.map((r) => r.group), ['1x A100', '1x A100'], 'both runs in one group');
+  assert.deepEqual(model.labelKeys, ['gpu']);
 });
 
 test('settings for the new APIs: cancellation in every preset, an endpoint of the Responses API that reasons in tags, the package.json entries', () => {

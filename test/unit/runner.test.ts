@@ -277,9 +277,21 @@ test('an unreachable endpoint fails the run after its first few requests', async
     configFor({ baseUrl: `http://127.0.0.1:${port}/v1` }, { profile: { kind: 'concurrency', levels: [1, 4] }, limits: { requests: 1000 } }),
   );
   assert.equal(doc.status, 'failed');
-  assert.match(doc.statusReason ?? '', /first 3 requests .* failed: could not connect/);
+  assert.match(doc.statusReason ?? '', /^3 measured requests failed at http:\/\/127\.0\.0\.1:\d+\/v1: could not connect/);
   assert.equal(doc.steps.length, 1);
   assert.equal(doc.steps[0]?.requests.length, 3);
+});
+
+test('a run stopped at an unreachable endpoint says the count its table shows, the warm-up apart', async () => {
+  // "The first 3 requests failed" stood beside a table of "2 of 2 (connect 2)": the warm-up request was in one count, not the other.
+  const port = await closedPort();
+  const { doc } = await run(configFor({ baseUrl: `http://127.0.0.1:${port}/v1` }, { limits: { requests: 1000, warmup: 1 } }));
+  const failed = doc.steps[0]?.summary?.requests.failed;
+  assert.equal(failed, 2);
+  assert.match(doc.statusReason ?? '', new RegExp(`^${failed} measured requests failed \\(after 1 warm-up request, not counted in the table\\) at http`));
+  const allWarmup = await run(configFor({ baseUrl: `http://127.0.0.1:${port}/v1` }, { limits: { requests: 1000, warmup: 5 } }));
+  assert.equal(allWarmup.doc.steps[0]?.summary?.requests.failed, 0);
+  assert.match(allWarmup.doc.statusReason ?? '', /^3 warm-up requests failed before any was measured at http/);
 });
 
 test('an endpoint answering 404 to the first requests fails the run with a hint', async (t) => {

@@ -4,6 +4,7 @@
 // the API key sent to /metrics as to the API and kept out of the file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { serverSection } from '../../src/views/result';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,11 +164,15 @@ test('a server that counts more generated tokens than the client received: the c
   assert.equal(doc.status, 'complete');
   assert.equal(doc.warnings?.length, 1);
   assert.match(doc.warnings?.[0] ?? '', /the server counted 98 generated tokens during the run, the client received 48 \(tolerance 16\); the server generated 50 more: another client on the same server/);
+  assert.deepEqual(doc.tokenCrossCheck, { serverTokens: 98, clientTokens: 48, clientTokensAtMost: 48, tolerance: 16, agree: false });
 });
 
 test('an agreeing server: no cross-check warning; metrics off: no scrape at all and no serverMetrics', async () => {
   const agreeing = await runAgainst(vllmMetrics);
   assert.deepEqual(agreeing.doc.warnings ?? [], []);
+  // The check ran, and the file says so: the result view shows it agreed.
+  assert.deepEqual(agreeing.doc.tokenCrossCheck, { serverTokens: 48, clientTokens: 48, clientTokensAtMost: 48, tolerance: 16, agree: true });
+  assert.match(serverSection(agreeing.doc)?.notes.join(' ') ?? '', /Token cross-check over the whole run: the server counted 48 generated tokens, the client received 48 .*: they agree within 16\./);
   const off = await runAgainst(vllmMetrics, { url: 'off' });
   assert.equal(off.server.metricsRequests, 0);
   assert.equal(off.doc.serverMetrics, undefined);

@@ -42,7 +42,8 @@ test("each step's server figures come from its own span of the run's clock", () 
   assert.deepEqual(column(table, 'Prefix hits', '%'), ['33.3', '25.0']);
   // vLLM's queue-time histogram is not in this run: its column is left out, not shown as n/a.
   assert.ok(!table.columns.some((c) => c.label === 'Queue time'));
-  assert.deepEqual(section.notes, []);
+  // The server's tokens/s agree with the client's: nothing to explain; the run's cross-check is said to have run.
+  assert.deepEqual(section.notes, ['Token cross-check over the whole run: the server counted 1,410 generated tokens, the client received 1,410 (warm-up and failed requests included): they agree within 28.']);
 });
 
 test('each repeat of a step is its own row, named by its repeat', () => {
@@ -88,7 +89,7 @@ test("an engine without some quantities: its charts and columns are left out and
   const section = serverSection(doc);
   assert.ok(section);
   assert.deepEqual(section.charts.map((c) => c.id), ['server-requests', 'server-tokens']);
-  assert.deepEqual(section.notes, ['vLLM does not export: waiting, KV-cache usage.', "No span on the run's clock for: concurrency@1 (the file predates it)."]);
+  assert.deepEqual(section.notes, ['vLLM does not export: waiting, KV-cache usage.', "No span on the run's clock for: concurrency@1 (the file predates it).", 'Token cross-check over the whole run: the server counted 1,410 generated tokens, the client received 1,410 (warm-up and failed requests included): they agree within 28.']);
   assert.deepEqual(section.table.rows[0]!.slice(0, 3), ['concurrency@1', 'n/a', 'n/a']);
   assert.ok(!section.table.columns.some((c) => c.label === 'KV cache' || c.label === 'Waiting'));
 });
@@ -286,4 +287,18 @@ test('live strip on the latest step only: its lines and axis start where the ste
   assert.deepEqual(strip.charts[0]!.spec.series[0]!.data, [{ x: 2.5, y: 1 }]);
   assert.equal(strip.charts[0]!.spec.x.min, 2.0);
   assert.deepEqual(strip.charts[0]!.spec.markers, [{ x: 2.0, label: 'concurrency@8' }]);
+});
+
+test("a step whose server tokens/s differs from the client's says why: the scrapes' granularity over a short step, or what remains beyond it", () => {
+  // At concurrency 64 the server reported 473 tok/s against the client's 1,298, with no comment.
+  const doc = runWithServerMetrics();
+  doc.steps[0]!.summary = { ...doc.steps[0]!.summary!, outputTokensPerSecond: 70 };
+  doc.steps[1]!.summary = { ...doc.steps[1]!.summary!, outputTokensPerSecond: 1298 };
+  delete doc.tokenCrossCheck;
+  const notes = serverSection(doc)?.notes ?? [];
+  // Step 1: 50 against 70 over 3 s is within what scrapes every 1 s can do to a 3 s step (up to 2 s of 3).
+  assert.match(notes[0] ?? '', /^Server tok\/s differs from the client's output tok\/s in concurrency@1 \(50 against 70 over 3\.0 s\): \/metrics is read every 1 s, so the server's figure is its counter's increase over scrapes that can start up to 1 s before a step/);
+  // Step 2: 315 against 1,298 over 4 s is beyond it.
+  assert.match(notes[1] ?? '', /^Server tok\/s differs from the client's output tok\/s in concurrency@8 \(315 against 1298 over 4\.0 s\), by more than scrapes every 1 s explain: the server also counts warm-up requests/);
+  assert.match(notes[2] ?? '', /^No token cross-check in this file/);
 });

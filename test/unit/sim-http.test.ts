@@ -211,6 +211,37 @@ test('/metrics shows running and waiting requests, KV usage and token counters w
   }
 });
 
+test('the generated-token counter moves per token as a stream goes, as vLLM\'s does per iteration, not when the request finishes', async () => {
+  // One request of 300 tokens at 2 ms a step: the counter, read while the reply streams, matches the
+  // tokens the client has received so far within a few steps, and is neither 0 nor 300 mid-way.
+  const server = await startSimServer({ preset: 'tiny', hardware: { stepBaseMs: 2, decodePerSeqMs: 0, prefillTokensPerSec: 1_000_000, requestOverheadMs: 0, outputPerSeqMs: 0 } });
+  try {
+    const response = await post('/completions', { model: server.model, prompt: 'p'.repeat(40), max_tokens: 300, ignore_eos: true, stream: true }, server);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    let text = '';
+    const readings: [number, number][] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      received = (text.match(/"text":"[^"]/g) ?? []).length;
+      if (received > 50 && received < 250 && readings.length < 5) {
+        const metrics = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+        const counter = Number(/^vllm:generation_tokens_total\{[^}]*\} (\S+)$/m.exec(metrics)?.[1]);
+        const after = (text.match(/"text":"[^"]/g) ?? []).length;
+        readings.push([received, counter]);
+        assert.ok(counter >= received && counter <= after + 40, `mid-stream: the client had ${received} tokens, the server counted ${counter}`);
+      }
+    }
+    assert.ok(readings.length >= 2, `read the counter mid-stream ${readings.length} times`);
+    assert.ok(readings.every(([, counter]) => counter > 0 && counter < 300), `never 0 or the whole reply mid-way: ${JSON.stringify(readings)}`);
+  } finally {
+    await server.close();
+  }
+});
+
 test('the same seed gives the same replies; another seed gives others', async () => {
   const replies = async (seed: number): Promise<string[]> => {
     const server = await startSimServer({ preset: 'tiny', seed });

@@ -9,7 +9,8 @@ import type { StepSummary } from '../../src/format/result';
 import { SLO_METRICS, SLO_STATS, type Objective } from '../../src/format/tune';
 import { sloFigures } from '../../src/tune/objective';
 import { buildTuneView, commandLine, paretoFront, sloFigureName, stepMeasure, tuneChartSpec, type StepMeasure } from '../../src/views/tune';
-import { applyTuneEvent, newTuneLiveState, tuneEndMessage, tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
+import { applyTuneEvent, newTuneLiveState, runningTrialProgress, tuneEndMessage, tuneLiveHeadline, tuneLiveView, tuneTimeLeft } from '../../src/views/tune-live';
+import { chartConfig } from '../../webview/shared/charts';
 import { concurrencySweep } from '../helpers/result-documents';
 import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
 
@@ -166,7 +167,9 @@ test('the live state from the tuner\'s events: confirming, a trial launching the
   assert.equal(view.rows.length, 1);
   assert.equal(view.rows[0]?.status, 'running');
   assert.deepEqual(view.rows[0]?.cells.slice(0, 5), ['1', '16', '2048', 'off', 'benchmarking']);
-  assert.equal(view.rows[0]?.cells.at(-1), 'step 1: 12 / 64 requests, 830 output tok/s');
+  // The benchmark's progress has its own line; it sat in the table's reason column, which a running trial leaves out.
+  assert.equal(runningTrialProgress(state), 'Trial 1: step 1: 12 / 64 requests, 830 output tok/s');
+  assert.ok(!view.columns.some((c) => c.label === 'reason'), view.columns.map((c) => c.label).join(', '));
   assert.deepEqual(view.notes, []);
 
   applyTuneEvent(state, { type: 'trial-end', trial, best: { trial: 1, params: trial.params, objective: 900, command: trial.command } });
@@ -217,4 +220,31 @@ test('an SLO key is read by one parser: the tuner and the views read the same fi
     assert.throws(() => sloFigureName(key), new RegExp(`'${key}' is not an SLO key`));
     assert.throws(() => sloFigures(summary, { [key]: 1 }), new RegExp(`'${key}' is not an SLO key`));
   }
+});
+
+test('the time left in the whole tune: the trials still to run at the time a trial has taken so far, never past the wall-time budget', () => {
+  const state = liveState();
+  const startMs = Date.parse('2026-11-25T08:00:00.000Z');
+  const trial = (n: number) => makeTrial(n, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
+  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: trial(1).params, command: trial(1).command, port: 41000, logFile: null }, startMs);
+  assert.equal(tuneTimeLeft(state, startMs + 10_000), '0 of 12 trials done. Time left: known once the first trial ends.');
+  // Two trials of 30 s each (makeTrial), the third 10 s in: 20 s more, then 9 trials of 30 s.
+  for (const n of [1, 2]) applyTuneEvent(state, { type: 'trial-end', trial: trial(n), best: null }, startMs);
+  applyTuneEvent(state, { type: 'trial-start', trial: 3, params: trial(3).params, command: trial(3).command, port: 41000, logFile: null }, startMs + 60_000);
+  assert.equal(tuneTimeLeft(state, startMs + 70_000), '2 of 12 trials done, 30 s a trial so far: about 4 min 50 s left in the tune.');
+  const walled = { ...state, config: { ...state.config, budget: { trials: 12, wallTimeSec: 120 } } };
+  assert.equal(tuneTimeLeft(walled, startMs + 70_000), '2 of 12 trials done, 30 s a trial so far: about 50 s left in the tune (its wall-time budget ends it).');
+  applyTuneEvent(state, { type: 'done', status: 'complete', reason: null, best: null, trials: 2 });
+  assert.equal(tuneTimeLeft(state, startMs + 70_000), '');
+});
+
+test('the objective per trial of a one-trial tune sits on an axis of whole trials, not 0 to 1.2 by 0.2; long parameter names are whole titles', () => {
+  const file = sampleTuneFile();
+  const one = buildTuneView({ ...file, trials: file.trials.slice(0, 1) }, 'x.llmtune.json', []);
+  const spec = tuneChartSpec(one.progress);
+  assert.deepEqual([spec.x.integer, spec.x.min, spec.x.max], [true, 0.5, 1.5]);
+  const ticks = (chartConfig(spec, { kind: 'light', background: '#fff', foreground: '#333', mutedForeground: '#777', gridLines: '#ddd', border: '#ccc', error: '#e51400', warning: '#bf8803', success: '#388a34', fontFamily: 'sans-serif', fontSize: 13, palette: ['#005fb8'] }).options?.scales?.['x']?.ticks ?? {}) as unknown as { stepSize: number; callback: (v: number) => string };
+  assert.equal(ticks.stepSize, 1);
+  assert.deepEqual([0.5, 1, 1.2, 1.5].map((v) => ticks.callback(v)), ['', '1', '', '']);
+  assert.ok(one.effects.some((c) => c.title === 'max_num_batched_tokens'), 'the title is the whole name (the page lets it wrap after an underscore)');
 });

@@ -227,23 +227,45 @@ test('opaque drops a theme colour\'s alpha so that series lines stay solid', () 
   assert.equal(opaque('#3794ff'), '#3794ff');
 });
 
-test('time left: the step by its completion rate so far, the run by the steps done; the bar stays between steps', () => {
+test('time left: the step by its completion rate so far, the run by the planned steps at the rate per slot measured; the bar stays between steps', () => {
   const state = newLiveState({ ...structuredClone(RUN), expectedSteps: 3 });
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 3, resultPath: RUN.resultPath }, 0);
+  const planned = (level: number) => ({ name: `concurrency@${level}`, profile: concurrency(level), requests: 100, warmup: 0, durationSec: null });
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [planned(1), planned(4), planned(16)], stepCount: 3, resultPath: RUN.resultPath }, 0);
   applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: concurrency(1) }, 0);
-  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: 'concurrency@1', summary: { ...summaryOf('concurrency@1', concurrency(1), 50), durationSec: 20 } }, 20);
+  // One request at a time, 2 a second: 0.5 s a request.
+  const first = { ...summaryOf('concurrency@1', concurrency(1), 50), durationSec: 20, requestsPerSecond: 2, achievedConcurrency: 1 };
+  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: 'concurrency@1', summary: first }, 20);
   applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: concurrency(4) }, 20);
   const between = progressView(state);
   assert.deepEqual(between.step, { value: 0, max: 1 }, 'a step that has not reported yet shows an empty bar, not none');
   assert.match(between.stepDetail, /^concurrency@4: sending the first requests/);
   applyRunEvent(state, { type: 'progress', snapshot: { stepIndex: 1, elapsedSec: 10, completed: 25, failed: 0, inFlight: 4, plannedRequests: 100, plannedDurationSec: null, requestsPerSecond: 2.5, outputTokensPerSecond: 300, recentTtftMs: [], recentLatencyMs: [] } }, 30);
-  // 75 requests left at 2.5/s: 30 s; then one more step as long as the first (20 s).
-  assert.equal(progressView(state).eta, 'about 30 s left in this step, about 50 s in all');
+  // 75 requests left at 2.5/s: 30 s; then 100 requests on 16 slots, seven rounds (the last one not full) at 2 a second each: 3.5 s more, not another 20 s step.
+  assert.equal(progressView(state).eta, 'about 30 s left in this step, about 34 s in all');
   // The same words in the notification and, shortened, in the status bar.
-  assert.match(notificationText(progressView(state)), /^Running step 2 of 3: concurrency@4 · .* · about 30 s left in this step, about 50 s in all$/);
+  assert.match(notificationText(progressView(state)), /^Running step 2 of 3: concurrency@4 · .* · about 30 s left in this step, about 34 s in all$/);
   assert.equal(statusBarText(state), 'LLM Bench 42% · 300 tok/s · 30 s left');
+  // Without the engine's plan (an older engine's events), only the step's time is said.
+  const unplanned = structuredClone(state);
+  unplanned.run.plan = [];
+  assert.equal(progressView(unplanned).eta, 'about 30 s left in this step');
   assert.equal(formatDuration(190), '3 min 10 s');
   assert.equal(formatDuration(3900), '1 h 5 min');
+});
+
+test('time left counts the warm-up with the step\'s requests, and the progress line counts the measured requests the table will show', () => {
+  // The progress said 42 requests (2 of them warm-up) while the table showed 40.
+  const state = newLiveState({ ...structuredClone(RUN), expectedSteps: 1 });
+  applyRunEvent(state, { type: 'run-start', plannedSteps: [{ name: 'concurrency@1', profile: concurrency(1), requests: 40, warmup: 2, durationSec: null }], stepCount: 1, resultPath: RUN.resultPath }, 0);
+  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: 'concurrency@1', profile: concurrency(1) }, 0);
+  applyRunEvent(state, { type: 'progress', snapshot: { stepIndex: 0, elapsedSec: 1, completed: 0, failed: 0, inFlight: 1, plannedRequests: 40, plannedDurationSec: null, warmup: { planned: 2, ended: 1 }, requestsPerSecond: 0, outputTokensPerSecond: 0, recentTtftMs: [], recentLatencyMs: [] } }, 1);
+  assert.match(progressView(state).stepDetail, /^warming up \(1 of 2\) · 0 \/ 40 requests done/);
+  applyRunEvent(state, { type: 'progress', snapshot: { stepIndex: 0, elapsedSec: 10, completed: 8, failed: 0, inFlight: 1, plannedRequests: 40, plannedDurationSec: null, warmup: { planned: 2, ended: 2 }, requestsPerSecond: 1, outputTokensPerSecond: 0, recentTtftMs: [], recentLatencyMs: [] } }, 10);
+  const view = progressView(state);
+  assert.match(view.stepDetail, /^8 \/ 40 requests done/);
+  assert.deepEqual(view.step, { value: 8, max: 40 });
+  // 10 requests (2 warm-up) took 10 s: 32 more take 32 s.
+  assert.equal(view.eta, 'about 32 s left in this step');
 });
 
 test('the time charts can show the latest step alone, on its own scale', () => {

@@ -68,6 +68,7 @@ test('the live tune panel: the running trial, its command and server log, Cancel
   assert.equal(page.document.getElementById('tune-headline')?.textContent, 'Trial 2: launching its server (max_num_seqs=64, max_num_batched_tokens=4096, enable_chunked_prefill=on)');
   assert.deepEqual([...page.document.querySelectorAll('.trials-table tbody tr')].map((r) => r.className.split(' ')[0]), ['trial-complete', 'trial-running']);
   assert.equal(page.document.getElementById('server-log')?.textContent, 'INFO:     Application startup complete.');
+  assert.match(page.document.getElementById('tune-eta')?.textContent ?? '', /^1 of \d+ trials done, .* left in the tune/, 'the time left in the whole tune');
   assert.match(page.document.querySelector('.server-command')?.textContent ?? '', /--max-num-seqs 64/);
   assert.equal(page.document.getElementById('copy-best-command'), null, 'the best so far is copied from the tune file, where it is final');
   page.click('#cancel-tune');
@@ -77,6 +78,9 @@ test('the live tune panel: the running trial, its command and server log, Cancel
 
   const reopened = openView('tune-live', { state });
   assert.match(reopened.document.getElementById('tune-headline')?.textContent ?? '', /^Trial 2/, 'a reloaded panel shows its last state before the host answers');
+  // A running tune's panel retells its time left every few seconds; closed, as a panel closes, its clock stops.
+  page.close();
+  reopened.close();
 });
 
 test('the tune editor shows ties as ties: the heading names the tied trials, their rows are marked, the interval and the noise are said', () => {

@@ -8,13 +8,15 @@ import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { VERDICT_MARK } from '../../src/views/result-tables';
-import { type ChartBoard, deltaTableElement, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
+import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 
 const runColumn = (tag: string, summary: RunSummary) =>
   el('div', { className: `compare-run compare-run-${tag.toLowerCase()}` }, [summarySection(summary, `${tag}: ${summary.fileName}`, true)]);
 
 let ownBoard: ChartBoard | undefined;
+/** Whether the charts show each repeat's own points. */
+let eachRepeat = false;
 
 startPage((message, { app, board, ask, addBoard }) => {
   ownBoard ??= addBoard();
@@ -49,6 +51,13 @@ startPage((message, { app, board, ask, addBoard }) => {
           ])
         : null,
       el('h2', { text: 'Both runs' }),
+      hasRepeatPoints([...view.charts, ...view.ownCharts])
+        ? repeatToggle(eachRepeat, (checked) => {
+            eachRepeat = checked;
+            board.show(view.charts, eachRepeat);
+            ownBoard?.show(view.ownCharts, eachRepeat);
+          })
+        : null,
       board.element,
       el('h2', { text: 'Each run on its own (A left, B right)' }),
       ownBoard.element,
@@ -56,8 +65,8 @@ startPage((message, { app, board, ask, addBoard }) => {
     ownBoard.element.classList.add('chart-pairs');
     // Headers and the table paint first; the charts follow on the next frame.
     requestAnimationFrame(() => {
-      board.show(view.charts);
-      ownBoard?.show(view.ownCharts);
+      board.show(view.charts, eachRepeat);
+      ownBoard?.show(view.ownCharts, eachRepeat);
     });
   }
 });

@@ -6,7 +6,7 @@
 import '../shared/zod-csp';
 import { HostToReportSchema, type HostToReport } from '../../src/format/messages/report';
 import { ReportPanelStateSchema, type ReportPanelState, type ReportRequest } from '../../src/format/messages/from-views';
-import { kneeTable, rankingNoiseNote, rankingTable, reportChartSpec, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { kneeTable, noRunsText, rankingNoiseNote, rankingTable, reportChartSpec, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { DASH_PATTERNS } from '../../src/views/chart-spec';
 import { SpecChart } from '../shared/charts';
 import { byId, el, replaceChildren, scrollBox, textTable, type Child } from '../shared/dom';
@@ -109,8 +109,31 @@ function legendElement(model: ReportModel): HTMLElement {
 let drawn = 0;
 let legend: { model: ReportModel; element: HTMLElement } | null = null;
 
+/** A report of no runs: why, and how to make one, in place of empty tables and an empty chart. */
+function drawEmpty(title: string, problems: string[]): void {
+  const text = noRunsText(problems);
+  replaceChildren(app, [
+    el('h1', { text: title }),
+    el('section', { className: 'empty-report', attrs: { id: 'no-runs' } }, [
+      el('p', { text: text.headline }),
+      ...text.why.map((why) => el('p', { className: 'notice', text: why })),
+      el('ul', {}, text.how.map((how) => el('li', { text: how }))),
+      el('div', { className: 'toolbar' }, [
+        button('Run LLM Benchmark...', () => void host.ask({ type: 'make-runs', how: 'run' }), 'primary', 'make-run'),
+        button('Import Results...', () => void host.ask({ type: 'make-runs', how: 'import' }), 'secondary', 'make-import'),
+      ]),
+    ]),
+  ]);
+}
+
 function draw(title: string, model: ReportModel, problems: string[]): void {
   for (const chart of charts) chart.destroy();
+  if (model.runs.length === 0) {
+    charts = [];
+    chartIds = [];
+    drawEmpty(title, problems);
+    return;
+  }
   const all = [...model.charts, model.tradeoff];
   const cards = all.map((chart) => {
     const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });

@@ -6,10 +6,12 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, endpointSectionElement, errorSection, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
+import { type ChartBoard, endpointSectionElement, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
 import { startPage } from './start';
 
 let serverBoard: ChartBoard | undefined;
+/** Whether the charts show each repeat's own points: kept while the page lives, as the file redraws. */
+let eachRepeat = false;
 let traceBoard: ChartBoard | undefined;
 
 startPage((message, { app, board, ask, addBoard }) => {
@@ -34,6 +36,7 @@ startPage((message, { app, board, ask, addBoard }) => {
     // Sections are rebuilt from each view; the chart board is kept so charts update in place.
     replaceChildren(app, [
       summarySection(view.summary),
+      view.failure ? failureSection(view.failure) : null,
       warningsSection(view.warnings),
       notesSection(view.notes),
       toolbar([
@@ -52,13 +55,20 @@ startPage((message, { app, board, ask, addBoard }) => {
       table,
       view.endpoints ? endpointSectionElement(view.endpoints) : null,
       view.trace ? traceSectionElement(view.trace, traceBoard) : null,
-      hasCharts ? el('h2', { text: 'Charts' }) : null,
+      hasCharts || view.figures ? el('h2', { text: view.figures ? 'Figures' : 'Charts' }) : null,
+      view.figures ? figuresCard(view.figures) : null,
+      hasCharts && hasRepeatPoints(view.charts)
+        ? repeatToggle(eachRepeat, (checked) => {
+            eachRepeat = checked;
+            board.show(view.charts, eachRepeat);
+          })
+        : null,
       board.element,
       view.server ? serverSectionElement(view.server, serverBoard) : null,
     ]);
     // Header and table paint first; a big run's charts follow on the next frame.
     requestAnimationFrame(() => {
-      board.show(view.charts);
+      board.show(view.charts, eachRepeat);
       traceBoard?.show(view.trace?.charts ?? []);
       serverBoard?.show(view.server?.charts ?? []);
     });

@@ -2,14 +2,14 @@
  * DOM for the result and compare views. Every string from a result file (model, labels, step
  * names, error messages, config) goes through dom.ts's text-only helpers.
  */
-import type { DeltaRow, RepeatRow, RunSummary, ServerSection, StepRow, TableSection, TraceSection, ViewChart } from '../../src/format/messages/result';
+import type { DeltaRow, RepeatRow, ResultView, RunFailure, RunSummary, ServerSection, StepRow, TableSection, TraceSection, ViewChart } from '../../src/format/messages/result';
 import { DEFAULT_TABLE_COLUMNS, type TableColumns } from '../../src/format/messages/from-views';
 import { METRICS } from '../../src/format/metrics';
 import { SpecChart } from '../shared/charts';
 import { el, errorBanner, replaceChildren, scrollBox, textTable, type Child } from '../shared/dom';
 import { readTheme, type Theme } from '../shared/theme';
-import { resultChartSpec, type ChartSpec } from '../../src/views/chart-spec';
-import { badge, button } from '../shared/toolkit';
+import { resultChartSpec, withRepeatPoints, type ChartSpec } from '../../src/views/chart-spec';
+import { button, statusBadge } from '../shared/toolkit';
 import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 
 
@@ -22,9 +22,15 @@ export function summarySection(summary: RunSummary, heading: string = summary.fi
     : el('span', { className: 'muted', text: 'none' });
   const items = summaryItems(summary).filter((item) => !compact || COMPACT_ITEMS.has(item.label));
   return el('section', { className: `run-summary${compact ? ' compact' : ''}` }, [
-    el(compact ? 'h2' : 'h1', {}, [heading, ' ', badge(summary.status)]),
+    el(compact ? 'h2' : 'h1', {}, [heading, ' ', statusBadge(summary.status)]),
     el('dl', { className: 'kv' }, [
-      ...items.flatMap((item) => [el('dt', { text: item.label }), el('dd', { text: item.value })]),
+      ...items.flatMap((item) => [
+        el('dt', { text: item.label }),
+        // The server's JSON error behind a status, pretty-printed under it rather than inline.
+        item.label === 'Status' && summary.statusDetails
+          ? el('dd', {}, [item.value, el('details', { className: 'server-error' }, [el('summary', { text: "The server's answer" }), el('pre', { text: summary.statusDetails })])])
+          : el('dd', { text: item.value }),
+      ]),
       el('dt', { text: 'Labels' }),
       el('dd', {}, [labels]),
     ]),
@@ -32,6 +38,37 @@ export function summarySection(summary: RunSummary, heading: string = summary.fi
       el('summary', { text: 'Run configuration' }),
       el('pre', { text: summary.config }),
     ]),
+  ]);
+}
+
+/** A run of one load: its figures as a card, in place of charts of one point each. */
+export function figuresCard(figures: NonNullable<ResultView['figures']>): HTMLElement {
+  return el('section', { className: 'figure-card', attrs: { id: 'figure-card' } }, [
+    el('p', { className: 'muted', text: `One load, so no load charts (each would hold one point): ${figures.load}.` }),
+    el(
+      'div',
+      { className: 'figures' },
+      figures.items.map((item) =>
+        el('div', { className: 'figure' }, [el('div', { className: 'figure-label', text: item.label }), el('div', { className: 'figure-value' }, [item.value, item.unit ? el('span', { className: 'unit', text: ` ${item.unit}` }) : null])]),
+      ),
+    ),
+  ]);
+}
+
+/** A run that measured nothing: what failed, the server's words, what to try; in place of charts of zeros. */
+export function failureSection(failure: RunFailure): HTMLElement {
+  return el('section', { className: 'run-failure', attrs: { id: 'run-failure', role: 'alert' } }, [
+    el('h2', { text: 'Nothing was measured' }),
+    el('p', { text: failure.headline }),
+    el('p', { text: `Failed requests by kind: ${failure.kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')}.` }),
+    ...failure.errors.map((error) =>
+      el('div', { className: 'failure-error' }, [
+        el('p', {}, [el('strong', { text: `${error.count} \u00d7 ` }), error.text]),
+        error.details ? el('pre', { className: 'server-error', text: error.details }) : null,
+      ]),
+    ),
+    el('h3', { text: 'What to try' }),
+    el('ul', {}, failure.advice.map((advice) => el('li', { text: advice }))),
   ]);
 }
 
@@ -190,6 +227,8 @@ export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
           el('span', { className: `stat delta-${stat.verdict}`, title: `${stat.statistic ? `${stat.statistic}: ` : ''}${stat.detail}` }, [
             el('span', { className: 'value', text: stat.value }),
             el('span', { className: 'change', text: `${stat.change}${stat.mark ? `\u00a0${stat.mark}` : ''}` }),
+            // Why the verdict, under the change: a reader sees what made it "within noise" without hovering.
+            stat.reason ? el('span', { className: 'verdict-reason', text: stat.reason }) : null,
           ]),
         )),
       ),
@@ -198,6 +237,20 @@ export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
   return el('div', { className: 'delta-block' }, [
     scrollBox(el('table', { className: 'data-table delta-table sticky-first' }, [el('thead', {}, [head]), el('tbody', {}, body)])),
     omittedNote(table.omitted),
+  ]);
+}
+
+/** Whether any chart holds each repeat's own points (a run that repeated its profile). */
+export const hasRepeatPoints = (charts: ViewChart[]): boolean => charts.some((chart) => chart.series.some((series) => series.eachRepeat));
+
+/** The check box that shows each repeat's faint points behind the means; off at first (the means and their intervals are the figures). */
+export function repeatToggle(checked: boolean, onChange: (checked: boolean) => void): HTMLElement {
+  const box = el('input', { attrs: { type: 'checkbox', id: 'show-repeats' }, title: "Draw each repeat's own point, faint, behind the step's mean" });
+  box.checked = checked;
+  box.addEventListener('change', () => onChange(box.checked));
+  return el('div', { className: 'column-chooser repeat-toggle' }, [
+    el('label', {}, [box, 'Show each repeat']),
+    el('span', { className: 'muted', text: 'Points are the means across repeats; the shaded band is their 95% interval.' }),
   ]);
 }
 
@@ -231,9 +284,9 @@ export class ChartBoard {
     this.element = el('div', { className });
   }
 
-  /** A result or compare view's charts. */
-  show(specs: ViewChart[]): void {
-    this.showCharts(specs.map(resultBoardChart));
+  /** A result or compare view's charts; each repeat's own points only when `eachRepeat` asks for them. */
+  show(specs: ViewChart[], eachRepeat = false): void {
+    this.showCharts(specs.map((spec) => resultBoardChart(withRepeatPoints(spec, eachRepeat))));
   }
 
   /** Draws the charts that have data; the same charts again update in place. */

@@ -125,6 +125,24 @@ export function stepTicks(min: number, max: number, step: number): number[] {
   return Array.from({ length: count + 1 }, (_, i) => Number((min + i * step).toPrecision(12)));
 }
 
+/** Whole numbers only: a tick at each, labelled; none between (an axis of trials 1 to 1 ran 0 to 1.2 by 0.2). */
+const integerTicks = { stepSize: 1, callback: (value: number | string) => (Number.isInteger(Number(value)) ? formatTick(Number(value)) : '') };
+
+/** More whole numbers than this on one axis are left to chart.js's spacing (its callback still labels only whole ones). */
+const MAX_WHOLE_TICKS = 40;
+
+/**
+ * The ticks of a whole-number axis, put on the whole numbers within it: padded by half a step
+ * (0.5 to 5.5), chart.js steps from its minimum and every tick falls between two.
+ */
+function onWholeNumbers(scale: { min: number; max: number; ticks: { value: number }[] }): void {
+  const first = Math.ceil(scale.min);
+  const last = Math.floor(scale.max);
+  // A scale not yet sized (no data, no room) keeps chart.js's ticks; so does one too long to label every number.
+  if (!Number.isFinite(first) || !Number.isFinite(last) || last < first || last - first + 1 > MAX_WHOLE_TICKS) return;
+  scale.ticks = stepTicks(first, last, 1).map((value) => ({ value }));
+}
+
 /** One tick per category, on its index, named by it; the axis pads half a step either side. */
 function categoryTicks(categories: string[]) {
   return { autoSkip: false, callback: (value: number | string) => categories[Number(value)] ?? '' };
@@ -163,9 +181,9 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
                 scale.ticks = stepTicks(axis.min as number, axis.max as number, axis.step as number).map((value) => ({ value }));
               },
             }
-          : { beginAtZero: true, grace: '5%' }),
+          : { beginAtZero: true, grace: '5%', ...(axis.integer ? { afterBuildTicks: onWholeNumbers } : {}) }),
     title: { display: axis.title.length > 0, text: axisTitle(axis.title, axis.log === true), color: theme.foreground },
-    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
+    ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.integer ? integerTicks : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
   } as unknown as ScaleOptionsByType<'linear'>;
@@ -186,13 +204,13 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
     const color = colorOf(s, i, theme);
     const showLine = s.showLine ?? spec.kind === 'line';
     const percentile = s.percentile ? PERCENTILE_STYLE[s.percentile] : undefined;
-    const lineColor = percentile ? mix(color, theme.foreground, percentile.shade) : color;
+    const lineColor = percentile ? mix(color, theme.foreground, percentile.shade) : s.faint ? withAlpha(color, FAINT_ALPHA) : color;
     return {
       label: s.label,
       data: s.data,
       borderColor: lineColor,
       backgroundColor: s.hollow ? 'transparent' : s.fillTo !== undefined ? withAlpha(lineColor, 0.18) : lineColor,
-      borderWidth: s.fillTo !== undefined && s.hideInLegend ? 0 : s.hollow ? 1.5 : 2,
+      borderWidth: s.band || (s.fillTo !== undefined && s.hideInLegend) ? 0 : s.hollow ? 1.5 : 2,
       borderDash: percentile ? percentile.dash : s.dash !== undefined ? [...(DASH_PATTERNS[s.dash % DASH_PATTERNS.length] ?? [])] : s.dashed ? [6, 4] : [],
       pointRadius: s.pointRadius ?? (showLine ? 0 : 3),
       ...(s.pointStyle ? { pointStyle: s.pointStyle } : {}),
@@ -238,8 +256,7 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
         },
         llmBenchMarkers: { markers: spec.markers ?? [], color: theme.mutedForeground, background: theme.background, font: `${theme.fontSize - 1}px ${theme.fontFamily}` },
         tooltip: {
-          ...(spec.x.unit ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => `${formatTick(items[0]?.parsed.x ?? 0)} ${spec.x.unit}` } } : {}),
-          ...(spec.x.categories ? { callbacks: { title: (items: { parsed: { x: number | null } }[]) => spec.x.categories?.[items[0]?.parsed.x ?? -1] ?? '' } } : {}),
+          callbacks: { title: (items: TooltipPoint[]) => tooltipTitle(spec, items), afterLabel: (item: TooltipPoint) => spec.series[item.datasetIndex]?.pointNotes?.[item.dataIndex] ?? '' },
           backgroundColor: theme.background,
           titleColor: theme.foreground,
           bodyColor: theme.foreground,
@@ -258,6 +275,28 @@ export function chartConfig(spec: ChartSpec, theme: Theme): ChartConfiguration<'
 }
 
 const defaultLegendClick = Chart.defaults.plugins.legend.onClick;
+
+/** Each repeat's point behind the mean it makes: this strong. */
+const FAINT_ALPHA = 0.45;
+
+interface TooltipPoint {
+  datasetIndex: number;
+  dataIndex: number;
+  parsed: { x: number | null };
+}
+
+/**
+ * A tooltip's title: what the point is (its step, when the series names its points), then where it
+ * sits on x with the axis' name or unit; never a bare number.
+ */
+export function tooltipTitle(spec: ChartSpec, items: TooltipPoint[]): string[] {
+  const item = items[0];
+  if (!item) return [];
+  const x = item.parsed.x ?? 0;
+  const where = spec.x.categories ? (spec.x.categories[x] ?? '') : spec.x.unit ? `${formatTick(x)} ${spec.x.unit}` : `${spec.x.title}: ${formatTick(x)}`;
+  const names = [...new Set(items.flatMap((i) => spec.series[i.datasetIndex]?.pointLabels?.[i.dataIndex] ?? []))];
+  return [...(names.length ? [names.join(', ')] : []), ...(where ? [where] : [])];
+}
 
 /**
  * The legend's entries: series with data that are not helpers, at most LEGEND_LIMIT of them, the

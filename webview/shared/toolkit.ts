@@ -62,11 +62,18 @@ export function dropdown(
  * A badge in the toolkit's look. Not the toolkit's vscode-badge: its template binds a `style`
  * attribute, which our CSP (no 'unsafe-inline') blocks. Styled by `.badge` in media/webview.css.
  */
-export function badge(text: string): HTMLElement {
+export function badge(text: string, tone?: 'error' | 'warning' | 'ok'): HTMLElement {
   const node = document.createElement('span');
-  node.className = 'badge';
+  node.className = tone ? `badge badge-${tone}` : 'badge';
   node.textContent = text;
   return node;
+}
+
+/** A run's status as a badge that reads as what it is: a failure in the theme's error colour with a cross, a partial run as a warning. */
+export function statusBadge(status: string): HTMLElement {
+  if (status === 'failed') return badge('\u2717 failed', 'error');
+  if (status === 'partial') return badge('partial', 'warning');
+  return badge(status);
 }
 
 export function divider(): HTMLElement {

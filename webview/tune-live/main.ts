@@ -7,7 +7,7 @@
 import '../shared/zod-csp';
 import { HostToTuneLiveMessageSchema, TuneLiveViewStateSchema, type HostToTuneLiveMessage, type TuneLiveState, type TuneLiveViewState } from '../../src/format/messages/tune';
 import type { TuneLiveRequest } from '../../src/format/messages/from-views';
-import { tuneLiveHeadline, tuneLiveView } from '../../src/views/tune-live';
+import { runningTrialProgress, tuneLiveHeadline, tuneLiveView, tuneTimeLeft } from '../../src/views/tune-live';
 import { commandLine } from '../../src/views/tune';
 import { byId, el, replaceChildren, setText } from '../shared/dom';
 import { onThemeChange } from '../shared/theme';
@@ -29,6 +29,10 @@ const logButton = button('Show log', () => void host.ask({ type: 'show-log' }), 
 
 const parts = {
   headline: el('p', { attrs: { id: 'tune-headline', role: 'status', 'aria-live': 'polite' } }),
+  /** The running trial's benchmark, in its own line (it sat in the table's reason column). */
+  progress: el('p', { attrs: { id: 'tune-progress' } }),
+  /** Time left in the whole tune. */
+  eta: el('p', { className: 'muted', attrs: { id: 'tune-eta' } }),
   summary: el('p', { className: 'muted', attrs: { id: 'tune-summary' } }),
   objective: el('div', {}),
   file: el('p', { className: 'muted', attrs: { id: 'tune-file' } }),
@@ -42,6 +46,8 @@ const parts = {
 };
 const tuneSection = el('div', { attrs: { id: 'tune' } }, [
   parts.headline,
+  parts.progress,
+  parts.eta,
   parts.summary,
   el('div', { className: 'toolbar' }, [cancelButton, openButton, el('span', { className: 'spacer' }), logButton]),
   parts.file,
@@ -65,6 +71,11 @@ function render(state: TuneLiveState | null): void {
   setText(parts.headline, headline.text);
   parts.headline.className = `headline tone-${headline.tone}`;
   const view = tuneLiveView(state);
+  const progress = runningTrialProgress(state);
+  setText(parts.progress, progress);
+  parts.progress.classList.toggle('hidden', progress === '');
+  showTimeLeft();
+  tickWhileRunning(state);
   setText(parts.summary, view.headline);
   setText(parts.file, `Tune file: ${state.tune.outPath}`);
   const cancellable = state.phase === 'running' || state.phase === 'confirming';
@@ -85,6 +96,24 @@ function render(state: TuneLiveState | null): void {
   setText(parts.log, state.serverLog.length > 0 ? state.serverLog.join('\n') : 'No server output yet.');
   // Follow the tail unless the reader scrolled up to read.
   if (stick) parts.log.scrollTop = parts.log.scrollHeight;
+}
+
+/** The tune's time left, again every few seconds: the running trial's time counts as it goes. */
+function showTimeLeft(): void {
+  const text = current ? tuneTimeLeft(current, Date.now()) : '';
+  setText(parts.eta, text);
+  parts.eta.classList.toggle('hidden', text === '');
+}
+
+/** The clock that retells the time left: it runs only while a tune does (a finished tune's panel keeps no timer alive). */
+let ticker: ReturnType<typeof setInterval> | undefined;
+function tickWhileRunning(state: TuneLiveState): void {
+  const running = state.phase !== 'finished';
+  if (running && ticker === undefined) ticker = setInterval(showTimeLeft, 5000);
+  if (!running && ticker !== undefined) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
 }
 
 showStates(host, { panel: 'tune panel', messages: parts.messages, empty: emptySection, shown: tuneSection, render });

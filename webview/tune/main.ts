@@ -9,7 +9,7 @@ import { HostToTuneMessageSchema, type HostToTuneMessage } from '../../src/forma
 import type { TuneRequest } from '../../src/format/messages/from-views';
 import { byId, el, errorBanner, replaceChildren } from '../shared/dom';
 import { onThemeChange } from '../shared/theme';
-import { badge, button } from '../shared/toolkit';
+import { statusBadge, button } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { notesSection, toolbar } from '../result/render';
 import { bestSection, objectiveList, trialsTable, TuneCharts } from './render';
@@ -35,7 +35,7 @@ host.start((message) => {
   const { view } = message;
   replaceChildren(app, [
     el('section', { className: 'tune-summary' }, [
-      el('h1', {}, [view.fileName, ' ', badge(view.status)]),
+      el('h1', {}, [view.fileName, ' ', statusBadge(view.status)]),
       el('p', { className: 'headline', attrs: { id: 'tune-headline' }, text: view.headline }),
       objectiveList(view),
     ]),

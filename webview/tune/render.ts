@@ -9,7 +9,8 @@ import { el, scrollBox, type Child } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { ChartBoard, type BoardChart } from '../result/render';
 
-const boardChart = (chart: TuneChart): BoardChart => ({ id: chart.id, title: chart.title, hint: chart.description, spec: tuneChartSpec(chart) });
+// A long parameter name (max_num_batched_tokens) wraps after an underscore rather than being cut.
+const boardChart = (chart: TuneChart): BoardChart => ({ id: chart.id, title: chart.title.replace(/_/g, '_\u200b'), hint: chart.description, spec: tuneChartSpec(chart) });
 
 /**
  * The trials table. A row whose trial measured something opens its result file on click (or Enter);

@@ -70,6 +70,8 @@ export const ReportRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('options'), options: ReportOptionsSchema }),
   z.object({ type: z.literal('export'), format: z.enum(['html', 'csv', 'md']) }),
   z.object({ type: z.literal('editLabels'), run: z.number().int().nonnegative() }),
+  /** A report of no runs offers to make one: run a benchmark, or import other tools' results. */
+  z.object({ type: z.literal('make-runs'), how: z.enum(['run', 'import']) }),
   SavePngRequestSchema,
 ]);
 export type ReportRequest = z.infer<typeof ReportRequestSchema>;

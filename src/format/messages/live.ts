@@ -6,7 +6,7 @@
  * (src/format/messages/protocol.ts carries them).
  */
 import * as z from 'zod';
-import { ProgressSnapshotSchema } from '../events';
+import { PlannedStepSchema, ProgressSnapshotSchema } from '../events';
 import { RunStatusSchema, StepProfileSchema, StepSummarySchema, WorkersInfoSchema } from '../result';
 import { ServerEngineSchema } from '../server-metrics';
 import { statePanelSchemas } from './protocol';
@@ -94,6 +94,10 @@ export const LiveStateSchema = z.object({
     labels: z.array(z.tuple([z.string(), z.string()])),
     /** Steps the profile will run, when known (a sweep's count is known from its config). */
     expectedSteps: z.number().int().positive().nullable(),
+    /** One repeat's steps as planned (measured requests, warm-up, duration limit), from the engine's start: the time left is estimated from them. */
+    plan: z.array(PlannedStepSchema).default([]),
+    /** The profile's repeats and the pause between them; absent: once. */
+    repeat: z.object({ count: z.number().int().positive(), pauseSec: z.number().nonnegative() }).optional(),
     resultPath: z.string().nullable(),
   }),
   phase: LivePhaseSchema,

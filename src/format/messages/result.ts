@@ -21,8 +21,18 @@ export const ChartSeriesSchema = z.object({
   dashed: z.boolean().optional(),
   /** A percentile line, drawn in that percentile's dash and strength. */
   percentile: z.enum(['p50', 'p90', 'p99']).optional(),
-  /** Shade the area between this series and the one before it (a percentile band). */
+  /** Shade the area between this series and the one before it (a percentile band, an interval's band). */
   fillToPrevious: z.boolean().optional(),
+  /** An edge of a band: no line, no legend entry, no tooltip of its own. */
+  bandEdge: z.boolean().optional(),
+  /** Each repeat's own point of a run that repeated its profile: faint marks, drawn only when the view asks for them. */
+  eachRepeat: z.boolean().optional(),
+  /** The points' shape, so that two runs on one chart differ by more than colour. */
+  pointStyle: z.enum(['circle', 'triangle', 'rect']).optional(),
+  /** What each point is (its step, "concurrency@8 #2"): the title of its tooltip. */
+  pointLabels: z.array(z.string()).optional(),
+  /** A line under each point's value in its tooltip (its 95% interval across repeats). */
+  pointNotes: z.array(z.string()).optional(),
 });
 export type ChartSeries = z.infer<typeof ChartSeriesSchema>;
 
@@ -54,6 +64,8 @@ const nullableStats = StatsSchema.nullable();
 
 export const StepRowSchema = z.object({
   name: z.string(),
+  /** An imported step's own name in its source, when it differs (its label shows both). */
+  sourceName: z.string().optional(),
   /** Which repeat of the profile the step was, in a run that repeats it. */
   repeat: z.number().int().nonnegative().optional(),
   /** Position on the charts' x axis (concurrency or achieved rate); null when unknown. */
@@ -92,8 +104,12 @@ export const RunSummarySchema = z.object({
   baseUrl: z.string(),
   api: z.string(),
   status: RunStatusSchema,
+  /** Why the run is partial or failed, readable: a server's JSON error in it replaced by its own message. */
   statusReason: z.string().nullable(),
-  createdAt: z.string(),
+  /** That JSON error, pretty-printed; null when the reason holds none. */
+  statusDetails: z.string().nullable().default(null),
+  /** Null when the file does not know when the run started (an imported file whose tool kept no time). */
+  createdAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
   tool: z.string(),
   importedFrom: z.string().nullable(),
@@ -155,6 +171,17 @@ export type RepeatCell = z.infer<typeof RepeatCellSchema>;
 export const RepeatRowSchema = z.object({ name: z.string(), repeats: z.number().int().positive(), cells: z.array(RepeatCellSchema) });
 export type RepeatRow = z.infer<typeof RepeatRowSchema>;
 
+/** A run that measured nothing (src/views/failure.ts): what failed, the server's words, what to try. */
+export const RunFailureSchema = z.object({
+  headline: z.string(),
+  /** Failed requests per error kind, warm-up included. */
+  kinds: z.array(z.tuple([z.string(), z.number()])),
+  /** The most frequent distinct messages: readable text, the server's JSON body pretty-printed, how many requests said it. */
+  errors: z.array(z.object({ text: z.string(), details: z.string().nullable(), count: z.number().int().positive() })),
+  advice: z.array(z.string()),
+});
+export type RunFailure = z.infer<typeof RunFailureSchema>;
+
 export const ResultViewSchema = z.object({
   summary: RunSummarySchema,
   xAxis: XAxisSchema,
@@ -168,6 +195,20 @@ export const ResultViewSchema = z.object({
   warnings: z.array(z.string()).default([]),
   /** Null when the run has no server metrics (scraping off, an older or imported file). */
   server: ServerSectionSchema.nullable().default(null),
+  /**
+   * A run of one load (one step, or one step name repeated): its figures as a card, in place of load
+   * charts that would each hold a single point. Null otherwise.
+   */
+  figures: z
+    .object({
+      /** Where the figures were measured: "concurrency@64, at 64 in flight (configured)". */
+      load: z.string(),
+      items: z.array(z.object({ label: z.string(), value: z.string(), unit: z.string() })),
+    })
+    .nullable()
+    .default(null),
+  /** Set when the run measured nothing: said instead of charts of zeros. */
+  failure: RunFailureSchema.nullable().default(null),
   /** A run over several endpoints: each step's figures per endpoint beside its total; null otherwise. */
   endpoints: TableSectionSchema.nullable().default(null),
   /** A run that replayed a trace: its lateness and load over time; null otherwise. */
@@ -194,6 +235,8 @@ export const DeltaCellSchema = z.object({
   verdict: z.enum(['better', 'worse', 'same', 'unknown']),
   /** The rule that decided the verdict; null when there was nothing to compare. */
   rule: NoiseRuleSchema.nullable().default(null),
+  /** With the repeat rule: the half-widths of A's and B's 95% intervals across repeats (null for a side with one repeat). */
+  halfWidths: z.tuple([z.number().nullable(), z.number().nullable()]).optional(),
 });
 export type DeltaCell = z.infer<typeof DeltaCellSchema>;
 

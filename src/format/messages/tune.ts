@@ -22,6 +22,10 @@ export const TuneChartSchema = z.object({
     log: z.boolean().optional(),
     /** Categories (string choices, on/off) drawn at 0, 1, 2... */
     categories: z.array(z.string()).optional(),
+    /** Whole numbers only (trials): a tick at each, none between. */
+    integer: z.boolean().optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
   }),
   y: z.object({ title: z.string() }),
   series: z.array(
@@ -153,6 +157,8 @@ export const TuneLiveStateSchema = z.object({
       stage: TrialStageSchema,
       /** The benchmark's latest progress, in words. */
       detail: z.string().nullable(),
+      /** When the trial started (the host's clock): the tune's time left counts it. */
+      startedAt: z.string().optional(),
     })
     .nullable(),
   /** The running (or last) trial's server output, the latest SERVER_LOG_LINES lines. */
