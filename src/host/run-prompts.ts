@@ -393,7 +393,7 @@ export async function promptRunPlan(
     file = await readConfigFile(uri);
     if (!file) return undefined;
   } else if (profile === TRACE_FILE) {
-    const path = await pickTraceFile(vscode.l10n.t('{0} (3/4): trace file', title));
+    const path = await pickTraceFile(vscode.l10n.t('{0} (2/3): trace file', title));
     if (!path) return undefined;
     overrides = { ...tracePreset(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}), path).config };
   } else {

@@ -38,7 +38,7 @@ const options: ScenarioOptions<ScriptedServer> = {
 async function runQuickCheck(page: Page, model: string): Promise<string[]> {
   await runCommand(page, 'LLM Bench: Run LLM Benchmark');
   await answerQuickPick(page, ENDPOINT_NAME);
-  const offered = await quickPickLabels(page, '(2/4): model');
+  const offered = await quickPickLabels(page, '(1/3): model');
   await answerQuickPick(page, model);
   await answerQuickPick(page, 'Quick check');
   await answerQuickPick(page, 'Start the benchmark');
