@@ -59,6 +59,34 @@ function runCounted(tier, command, commandArgs, env = {}) {
   });
 }
 
+const failedNodeTests = [];
+
+/** Each failing test in a TAP stream: its name and the first lines of its error (message, expected, actual, where). */
+function failedInTap(text) {
+  const lines = text.split('\n');
+  const found = [];
+  lines.forEach((line, i) => {
+    const m = line.match(/^(\s*)not ok \d+ - (.*)$/);
+    if (!m) return;
+    const indent = m[1];
+    const detail = [];
+    for (let j = i + 1; j < lines.length && detail.length < 14; j++) {
+      const next = lines[j];
+      if (next.trim() === '...' && next.startsWith(indent)) break;
+      if (/^\s*stack: \|-/.test(next)) {
+        if (lines[j + 1]?.trim()) detail.push(`at ${lines[j + 1].trim()}`);
+        break;
+      }
+      if (/^\s*(---|duration_ms:|type:|failureType:|code:|name:|operator:|error: \|-)/.test(next)) continue;
+      if (next.trim()) detail.push(next.trim());
+    }
+    // A parent whose subtests failed says only that: its children are listed themselves.
+    if (detail.some((d) => /subtests? failed/.test(d))) return;
+    found.push([m[2], ...detail.map((d) => `  ${d}`)].join('\n'));
+  });
+  return found;
+}
+
 function findTests(dir) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
@@ -96,6 +124,7 @@ if (runTier('node')) {
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   rmSync(tap, { force: true });
   const count = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+  failedNodeTests.push(...failedInTap(text));
   if (!text) record('node', 0, 1);
   else record('node', count('pass'), count('fail') + count('cancelled'), count('skipped') + count('todo'));
 }
@@ -117,6 +146,8 @@ if (totals.skipped > 0 && ci && process.env.LLMBENCH_ALLOW_SKIPS !== '1') {
   totals.failed += 1;
 }
 
+// The spec reporter's failure details scroll far up a long log; CI shows its tail: repeat them here.
+for (const failed of failedNodeTests) console.log(`\nnode tier, failed: ${failed}`);
 console.log(`\n${failures.length ? 'Failures: ' + failures.join('; ') : 'All tiers passed.'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);
