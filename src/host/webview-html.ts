@@ -12,6 +12,7 @@ import { htmlPage } from '../report/page';
 import { escapeXml } from '../report/svg';
 import { savePng } from './save-file';
 import { WebviewSession, type SessionOptions } from './webview-session';
+import { webviewLanguage } from './webview-strings';
 
 export interface WebviewPage {
   /** The bundle name: webview/<view>/main.ts builds to dist/webview/<view>.js. */
@@ -79,13 +80,14 @@ export function hostWebview<Show, Ask extends { type: string }>(
   panel: vscode.WebviewPanel,
   extensionUri: vscode.Uri,
   page: WebviewPage,
-  options: Omit<SessionOptions<Ask>, 'onFailure' | 'savePng'> & { pngUri?(chartId: string): vscode.Uri },
+  options: Omit<SessionOptions<Ask>, 'onFailure' | 'savePng' | 'language'> & { pngUri?(chartId: string): vscode.Uri },
 ): WebviewSession<Show, Ask, vscode.WebviewPanel> {
   panel.webview.options = webviewOptions(extensionUri);
   panel.webview.html = webviewHtml(panel.webview, extensionUri, page);
   const { pngUri } = options;
   return new WebviewSession(panel, {
     ...options,
+    language: webviewLanguage(),
     onFailure: (message) => void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message)),
     ...(pngUri ? { savePng: (chartId: string, dataUrl: string) => savePng(dataUrl, pngUri(chartId)) } : {}),
   });

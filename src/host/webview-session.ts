@@ -11,7 +11,7 @@
  */
 import type * as vscode from 'vscode';
 import type { z } from 'zod';
-import { ChartPngResultSchema, MessageChannel, ViewEventSchema, type HostRequest, type SavePngRequest, type ViewEvent } from '../format/messages/protocol';
+import { ChartPngResultSchema, MessageChannel, ViewEventSchema, type HostRequest, type LanguageEvent, type SavePngRequest, type ViewEvent } from '../format/messages/protocol';
 
 /** How long the host waits for a page's chart (a hidden page answers once it is shown). */
 export const PNG_TIMEOUT_MS = 15_000;
@@ -38,6 +38,8 @@ export interface SessionOptions<Ask> {
   savePng?(chartId: string, dataUrl: string): Promise<unknown>;
   /** A request that failed, in words, for the user. */
   onFailure(message: string): void;
+  /** The display language, posted before the page's views (src/host/webview-strings.ts); none: the page stays English. */
+  language?: LanguageEvent;
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -47,7 +49,9 @@ export class WebviewSession<Show, Ask extends { type: string }, P extends Sessio
   private latest: Show | undefined;
   private kept: Show | undefined;
   private disposed = false;
-  private readonly channel: MessageChannel<ViewEvent, Ask, Show, HostRequest>;
+  private readonly channel: MessageChannel<ViewEvent, Ask, Show | LanguageEvent, HostRequest>;
+  /** Whether the page has the language since it last loaded (said `ready`). */
+  private languageSent = false;
   private readonly subscriptions: { dispose(): unknown }[];
 
   constructor(
@@ -115,6 +119,11 @@ export class WebviewSession<Show, Ask extends { type: string }, P extends Sessio
 
   private post(message: Show): boolean {
     if (!this.visible) return false;
+    // The language goes first, so that the page draws its first view in it.
+    if (this.options.language && !this.languageSent) {
+      this.channel.event(this.options.language);
+      this.languageSent = true;
+    }
     this.channel.event(message);
     return true;
   }
@@ -131,6 +140,8 @@ export class WebviewSession<Show, Ask extends { type: string }, P extends Sessio
       return;
     }
     const first = this.latest === undefined;
+    // A page that says `ready` has (re)loaded: it has lost the language too.
+    this.languageSent = false;
     this.resend();
     if (first) this.options.onFirstReady?.();
   }

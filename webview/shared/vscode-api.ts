@@ -7,7 +7,8 @@
  * per page, so the handle is cached here.
  */
 import * as z from 'zod';
-import { HostRequestSchema, MessageChannel, type HostRequest, type ViewEvent } from '../../src/format/messages/protocol';
+import { HostRequestSchema, LanguageEventSchema, MessageChannel, type HostRequest, type LanguageEvent, type ViewEvent } from '../../src/format/messages/protocol';
+import { setLanguage, t } from './l10n';
 import { byId, errorBanner, replaceChildren } from './dom';
 
 /** What VS Code injects into webviews (and what tests fake). */
@@ -62,18 +63,31 @@ export function connectToHost<In extends { type: string }, Ask extends { type: s
   const api = vscodeApi();
   let pngOf: ((chartId: string) => string | undefined) | undefined;
   let onEvent: (event: Exclude<In, KeepState>) => void = () => undefined;
-  let onInvalid = (reason: string) => byId('app').prepend(errorBanner('A message from LLM Bench could not be read.', reason));
+  let onInvalid = (reason: string) => byId('app').prepend(errorBanner(t('A message from LLM Bench could not be read.'), reason));
   let lastShown: string | undefined;
-  const channel: MessageChannel<In, HostRequest, ViewEvent, Ask> = new MessageChannel({
+  let lastEvent: Exclude<In, KeepState> | undefined;
+  let language: string | undefined;
+  const channel: MessageChannel<In | LanguageEvent, HostRequest, ViewEvent, Ask> = new MessageChannel({
     post: (envelope) => api.postMessage(envelope),
-    events: schemas.events,
+    events: z.union([LanguageEventSchema, schemas.events]),
     requests: HostRequestSchema,
     onEvent: (event) => {
+      if (event.type === 'language') {
+        const { locale, strings } = event as LanguageEvent;
+        const key = JSON.stringify([locale, strings]);
+        if (key === language) return;
+        language = key;
+        setLanguage(locale, strings);
+        // A view drawn before the language came is drawn again in it.
+        if (lastEvent !== undefined) onEvent(lastEvent);
+        return;
+      }
       if (event.type === 'keep-state') return api.setState((event as unknown as KeepState).state);
       const key = JSON.stringify(event);
       if (key === lastShown) return;
       lastShown = key;
-      onEvent(event as Exclude<In, KeepState>);
+      lastEvent = event as Exclude<In, KeepState>;
+      onEvent(lastEvent);
     },
     onRequest: async ({ chartId }) => {
       if (!pngOf) throw new Error('this view has no charts to save');
@@ -138,7 +152,7 @@ export function showStates<State>(
       show(message.state);
       host.setState({ state: message.state });
     },
-    (reason) => replaceChildren(page.messages, [errorBanner(`LLM Bench sent the ${page.panel} an update it could not read; the panel shows the last good state.`, reason)]),
+    (reason) => replaceChildren(page.messages, [errorBanner(t('LLM Bench sent the {0} an update it could not read; the panel shows the last good state.', page.panel), reason)]),
   );
   show(host.getState()?.state ?? null);
 }

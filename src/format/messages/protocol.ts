@@ -31,6 +31,18 @@ export const ViewEventSchema = z.discriminatedUnion('type', [
 ]);
 export type ViewEvent = z.infer<typeof ViewEventSchema>;
 
+/**
+ * The display language of a page, which the host posts before its first view (and again when the
+ * page reloads): the strings of the l10n bundle VS Code loaded for the extension (English key ->
+ * text; empty in English) and the locale numbers and dates are formatted with (vscode.env.language).
+ */
+export const LanguageEventSchema = z.object({
+  type: z.literal('language'),
+  locale: z.string().min(2).max(35).regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'locale must be a BCP 47 tag'),
+  strings: z.record(z.string().max(2000), z.string().max(8000)),
+});
+export type LanguageEvent = z.infer<typeof LanguageEventSchema>;
+
 /** A chart as a PNG data URL, from a webview's canvas. */
 export const PngDataUrlSchema = z.string().max(50_000_000).regex(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/, 'dataUrl must be a base64 PNG data URL');
 

@@ -1,0 +1,32 @@
+/**
+ * The views' strings in the display language (issue 27). A view model and the DOM layer say each
+ * string through a `Translate`: the English text is the key, `{0}`, `{1}` its arguments, as in
+ * VS Code's l10n bundles. The host hands the webviews the bundle VS Code loaded for the extension
+ * (src/host/webview-strings.ts lists every key, so that @vscode/l10n-dev extracts them); without
+ * one, as in the command line and the tests, the English key is the text.
+ */
+
+/** A string in the display language: `key` is the English text, `{n}` in it is `args[n]`. */
+export type Translate = (key: string, ...args: (string | number)[]) => string;
+
+/** Fills `{0}`, `{1}` ... of `text`; a placeholder without its argument stays as it is. */
+export function fillPlaceholders(text: string, args: readonly (string | number)[]): string {
+  return args.length === 0 ? text : text.replace(/\{(\d+)\}/g, (whole, index: string) => (Number(index) < args.length ? String(args[Number(index)]) : whole));
+}
+
+/** A translator over `strings` (key -> text); a key the table lacks reads in English. */
+export function translator(strings: Readonly<Record<string, string>> = {}): Translate {
+  return (key, ...args) => fillPlaceholders(Object.prototype.hasOwnProperty.call(strings, key) ? strings[key]! : key, args);
+}
+
+/** English: the key is the text. The command line, the tests and a page before its host's language arrives use it. */
+export const english: Translate = translator();
+
+/** The language a view draws in: its translator and the locale numbers and dates are formatted with. */
+export interface ViewLocale {
+  t: Translate;
+  /** A BCP 47 tag, VS Code's display language (vscode.env.language): 'en', 'zh-cn'. */
+  locale: string;
+}
+
+export const ENGLISH: ViewLocale = { t: english, locale: 'en' };
