@@ -13,6 +13,7 @@ import { escapeXml } from '../report/svg';
 import { savePng } from './save-file';
 import { WebviewSession, type SessionOptions } from './webview-session';
 import { webviewLanguage } from './webview-strings';
+import type { LanguageEvent } from '../format/messages/protocol';
 
 export interface WebviewPage {
   /** The bundle name: webview/<view>/main.ts builds to dist/webview/<view>.js. */
@@ -55,6 +56,14 @@ function loadingSkeleton(page: WebviewPage): string {
 /** A file's size for a loading line (the one formatter of sizes, src/views/number-format.ts). */
 export { formatFileSize } from '../views/number-format';
 
+/**
+ * The display language as data in the page (not a script: it never runs), so that what a page builds
+ * as it loads, and a state it restores, read in that language before the host's first message.
+ */
+function languageBlock(language: LanguageEvent): string {
+  return `<script type="application/json" id="llmbench-language">${JSON.stringify(language).replace(/</g, '\\u003c')}</script>`;
+}
+
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', `${page.view}.js`));
@@ -68,6 +77,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     head: [`<meta property="csp-nonce" content="${nonce}">`, ...styles.map((href) => `<link rel="stylesheet" href="${href}">`)].join('\n'),
     bodyAttributes: ` data-view="${escapeXml(page.view)}"`,
     body: `<main id="app" aria-busy="true">${loadingSkeleton(page)}</main>
+${languageBlock(webviewLanguage())}
 <script nonce="${nonce}" src="${script.toString()}"></script>`,
   });
 }

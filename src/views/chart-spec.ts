@@ -4,6 +4,7 @@
  * threshold every time chart is decimated at, and the result view's compact charts as specs.
  */
 import type { ViewChart } from '../format/messages/result';
+import { english, type Translate } from './l10n';
 
 /** Time series lines with more points than this are drawn decimated (LTTB). */
 export const DECIMATE_ABOVE = 600;
@@ -98,21 +99,21 @@ export interface TableColumn {
 }
 
 /** The view's chart (compact [x, y] pairs) as a shared chart spec. */
-export function resultChartSpec(chart: ViewChart): ChartSpec {
+export function resultChartSpec(chart: ViewChart, t: Translate = english): ChartSpec {
   if (chart.kind === 'stacked-bar') {
     return {
       kind: 'bar',
       stacked: true,
-      x: { title: chart.xLabel, categories: chart.categories ?? [] },
-      y: { title: chart.yLabel },
-      series: chart.series.map((s) => ({ label: s.label, data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
+      x: { title: t(chart.xLabel), categories: chart.categories ?? [] },
+      y: { title: t(chart.yLabel) },
+      series: chart.series.map((s) => ({ label: t(s.label), data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
     };
   }
   const xMax = chart.xMax ?? Math.max(0, ...chart.series.flatMap((s) => s.points.map(([x]) => x)));
   return {
     kind: 'line',
     x: {
-      title: chart.xLabel,
+      title: t(chart.xLabel),
       ...(chart.xLog ? { log: true } : {}),
       // Run time from 0, ticked at round times; a log axis ends at its last level; a linear one at a round number past it.
       ...(chart.timeAxis && xMax > 0
@@ -121,12 +122,12 @@ export function resultChartSpec(chart: ViewChart): ChartSpec {
           ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) }
           : {}),
     },
-    y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
+    y: { title: t(chart.yLabel), ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
     ...(chart.markers ? { markers: chart.markers } : {}),
     // A series over a long run's time has thousands of scrapes: drawn decimated, as the live panel's are.
     ...(chart.series.some((s) => s.points.length > DECIMATE_ABOVE) ? { decimateAbove: DECIMATE_ABOVE } : {}),
     series: chart.series.map((s, i) => ({
-      label: s.label,
+      label: t(s.label),
       data: s.points.map(([x, y]) => ({ x, y })),
       color: s.colorIndex,
       ...(s.dashed ? { dashed: true } : {}),

@@ -10,6 +10,7 @@ import { button } from '../shared/toolkit';
 import { VERDICT_MARK } from '../../src/views/result-tables';
 import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
+import { t } from '../shared/l10n';
 
 const runColumn = (tag: string, summary: RunSummary) =>
   el('div', { className: `compare-run compare-run-${tag.toLowerCase()}` }, [summarySection(summary, `${tag}: ${summary.fileName}`, true)]);
@@ -21,16 +22,16 @@ let eachRepeat = false;
 startPage((message, { app, board, ask, addBoard }) => {
   ownBoard ??= addBoard();
   if (message.type === 'error') {
-    replaceChildren(app, [el('h1', { text: message.fileName }), errorBanner('These runs cannot be compared.', message.message)]);
+    replaceChildren(app, [el('h1', { text: message.fileName }), errorBanner(t('These runs cannot be compared.'), message.message)]);
   } else if (message.type === 'show-compare') {
     const { view } = message;
-    const legend = `${VERDICT_MARK.better.trim()} better, ${VERDICT_MARK.worse.trim()} worse, ${VERDICT_MARK.same.trim()} within noise. ${view.noiseRule}`;
+    const legend = `${t('{0} better, {1} worse, {2} within noise.', VERDICT_MARK.better.trim(), VERDICT_MARK.worse.trim(), VERDICT_MARK.same.trim())} ${view.noiseRule}`;
     replaceChildren(app, [
       el('div', { className: 'compare-runs' }, [runColumn('A', view.a), runColumn('B', view.b)]),
-      ...view.warnings.map((warning) => el('p', { className: 'notice', text: `Not like for like: ${warning}` })),
+      ...view.warnings.map((warning) => el('p', { className: 'notice', text: t('Not like for like: {0}', warning) })),
       toolbar([
-        button('Swap A \u2194 B', () => ask({ type: 'swap' }), 'secondary', 'swap-runs'),
-        button('Open Side by Side', () => ask({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
+        button(t('Swap A \u2194 B'), () => ask({ type: 'swap' }), 'secondary', 'swap-runs'),
+        button(t('Open Side by Side'), () => ask({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
       ]),
       el('h2', { text: 'B against A' }),
       view.deltas.length ? el('p', { className: 'muted', text: legend }) : null,
@@ -38,19 +39,19 @@ startPage((message, { app, board, ask, addBoard }) => {
       notesSection(view.notes),
       view.server
         ? el('section', { attrs: { id: 'server-compare' } }, [
-            el('h2', { text: 'Server per step (A \u2192 B)', title: "Each run's server metrics (scraped from its /metrics) over each paired step" }),
+            el('h2', { text: t('Server per step (A \u2192 B)'), title: t("Each run's server metrics (scraped from its /metrics) over each paired step") }),
             ...view.server.notes.map((note) => el('p', { className: 'notice', text: note })),
             scrollingTable(view.server.table, 'server-table'),
           ])
         : null,
       view.endpoints
         ? el('section', { attrs: { id: 'endpoint-compare' } }, [
-            el('h2', { text: 'Per endpoint', title: "Each run's steps over all its endpoints (\"all\"), then each endpoint's own requests" }),
+            el('h2', { text: t('Per endpoint'), title: t("Each run's steps over all its endpoints (\"all\"), then each endpoint's own requests") }),
             ...view.endpoints.notes.map((note) => el('p', { className: 'notice', text: note })),
             scrollingTable(view.endpoints.table, 'endpoint-table'),
           ])
         : null,
-      el('h2', { text: 'Both runs' }),
+      el('h2', { text: t('Both runs') }),
       hasRepeatPoints([...view.charts, ...view.ownCharts])
         ? repeatToggle(eachRepeat, (checked) => {
             eachRepeat = checked;
@@ -59,7 +60,7 @@ startPage((message, { app, board, ask, addBoard }) => {
           })
         : null,
       board.element,
-      el('h2', { text: 'Each run on its own (A left, B right)' }),
+      el('h2', { text: t('Each run on its own (A left, B right)') }),
       ownBoard.element,
     ]);
     ownBoard.element.classList.add('chart-pairs');

@@ -13,6 +13,7 @@ import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
 import { errorSummary, LATENESS_COLUMNS, latenessRows, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, workersText, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
+import { t } from '../shared/l10n';
 
 const host = connectToHost<HostToLiveMessage, LiveRequest, LiveViewState>({ events: HostToLiveMessageSchema, state: LiveViewStateSchema });
 
@@ -22,26 +23,26 @@ let theme: Theme = readTheme();
 const charts = new Map<LiveChartId, SpecChart>();
 
 const app = byId('app');
-const cancelButton = button('Cancel run', () => current && void host.ask({ type: 'cancel', runId: current.run.id }), 'secondary', 'cancel');
-const openButton = button('Open result', () => current && void host.ask({ type: 'open-result', runId: current.run.id }), 'primary', 'open-result');
-const logButton = button('Show log', () => void host.ask({ type: 'show-log' }), 'secondary', 'show-log');
-const runButton = button('Run LLM Benchmark…', () => void host.ask({ type: 'run-again' }), 'secondary', 'run-again');
+const cancelButton = button(t('Cancel run'), () => current && void host.ask({ type: 'cancel', runId: current.run.id }), 'secondary', 'cancel');
+const openButton = button(t('Open result'), () => current && void host.ask({ type: 'open-result', runId: current.run.id }), 'primary', 'open-result');
+const logButton = button(t('Show log'), () => void host.ask({ type: 'show-log' }), 'secondary', 'show-log');
+const runButton = button(t('Run LLM Benchmark…'), () => void host.ask({ type: 'run-again' }), 'secondary', 'run-again');
 
 const skeleton = {
-  title: el('h1', { text: 'LLM Bench: live run' }),
+  title: el('h1', { text: t('LLM Bench: live run') }),
   description: el('p', { className: 'muted', attrs: { id: 'run-description' } }),
   labels: el('p', { className: 'muted', attrs: { id: 'run-labels' } }),
   headline: el('p', { attrs: { id: 'headline', role: 'status', 'aria-live': 'polite' } }),
-  overall: el('progress', { attrs: { id: 'overall-progress', 'aria-label': 'Overall progress' } }),
+  overall: el('progress', { attrs: { id: 'overall-progress', 'aria-label': t('Overall progress') } }),
   stepDetail: el('p', { className: 'muted', attrs: { id: 'step-detail' } }),
-  step: el('progress', { attrs: { id: 'step-progress', 'aria-label': 'Current step progress' } }),
+  step: el('progress', { attrs: { id: 'step-progress', 'aria-label': t('Current step progress') } }),
   workers: el('p', { className: 'muted', attrs: { id: 'workers' } }),
   messages: el('div', { attrs: { id: 'messages' } }),
-  chartChoice: el('label', { className: 'chart-choice', title: 'Draw the time charts for the latest step only, on a scale of its own' }),
+  chartChoice: el('label', { className: 'chart-choice', title: t('Draw the time charts for the latest step only, on a scale of its own') }),
   charts: el('div', { className: 'chart-grid', attrs: { id: 'charts' } }),
   serverMessage: el('p', { className: 'muted', attrs: { id: 'server-message' } }),
-  serverHeading: el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run, on the same time axis as the charts above" }),
-  serverChoice: el('label', { className: 'chart-choice hidden', title: 'A run over several endpoints: draw each endpoint\'s own server charts instead of their sum' }),
+  serverHeading: el('h2', { text: t('Server'), title: t("The server's own metrics, scraped from its /metrics during the run, on the same time axis as the charts above") }),
+  serverChoice: el('label', { className: 'chart-choice hidden', title: t('A run over several endpoints: draw each endpoint\'s own server charts instead of their sum') }),
   lateness: el('div', { attrs: { id: 'lateness-table' } }),
   serverCharts: el('div', { className: 'chart-grid', attrs: { id: 'server-charts' } }),
   serverNote: el('p', { className: 'muted', attrs: { id: 'server-note' } }),
@@ -63,7 +64,7 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.chartChoice,
   skeleton.charts,
   el('section', { className: 'server-strip', attrs: { id: 'server-strip' } }, [skeleton.serverHeading, skeleton.serverChoice, skeleton.serverMessage, skeleton.serverCharts, skeleton.serverNote]),
-  el('h2', { text: 'Steps' }),
+  el('h2', { text: t('Steps') }),
   skeleton.table,
   skeleton.lateness,
   el('p', { className: 'muted', text: TABLE_FOOTNOTE }),
@@ -71,21 +72,21 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   skeleton.logs,
 ]);
 const emptySection = el('div', { attrs: { id: 'empty' } }, [
-  el('p', { text: 'No benchmark has run in this window yet. Start one with “LLM Bench: Run LLM Benchmark” from the Command Palette.' }),
-  button('Run LLM Benchmark…', () => void host.ask({ type: 'run-again' }), 'primary'),
+  el('p', { text: t('No benchmark has run in this window yet. Start one with “LLM Bench: Run LLM Benchmark” from the Command Palette.') }),
+  button(t('Run LLM Benchmark…'), () => void host.ask({ type: 'run-again' }), 'primary'),
 ]);
 const latestStepBox = el('input', { attrs: { type: 'checkbox', id: 'latest-step-only' } });
 latestStepBox.addEventListener('change', () => {
   timeCharts.latestStepOnly = latestStepBox.checked;
   if (current) renderCharts(current);
 });
-replaceChildren(skeleton.chartChoice, [latestStepBox, 'Time charts: latest step only']);
+replaceChildren(skeleton.chartChoice, [latestStepBox, t('Time charts: latest step only')]);
 const oneByOneBox = el('input', { attrs: { type: 'checkbox', id: 'server-one-by-one' } });
 oneByOneBox.addEventListener('change', () => {
   timeCharts.serverOneByOne = oneByOneBox.checked;
   if (current) renderCharts(current);
 });
-replaceChildren(skeleton.serverChoice, [oneByOneBox, 'Each endpoint on its own (else summed)']);
+replaceChildren(skeleton.serverChoice, [oneByOneBox, t('Each endpoint on its own (else summed)')]);
 replaceChildren(app, [skeleton.title, skeleton.messages, emptySection, runSection]);
 
 function showProgress(node: HTMLProgressElement, progress: { value: number; max: number } | null): void {
@@ -113,7 +114,7 @@ function drawCharts(grid: HTMLElement, list: LiveChart[]): void {
     ]);
     grid.appendChild(card);
     if (!canvas.getContext('2d')) {
-      card.appendChild(el('p', { className: 'muted', text: 'Charts cannot be drawn here (no canvas support).' }));
+      card.appendChild(el('p', { className: 'muted', text: t('Charts cannot be drawn here (no canvas support).') }));
       continue;
     }
     charts.set(chart.id, new SpecChart(canvas, chart.spec, theme));
@@ -175,4 +176,4 @@ onThemeChange((next) => {
   for (const chart of charts.values()) chart.setTheme(theme);
 });
 
-showStates(host, { panel: 'live panel', messages: skeleton.messages, empty: emptySection, shown: runSection, render });
+showStates(host, { panel: t('live panel'), messages: skeleton.messages, empty: emptySection, shown: runSection, render });

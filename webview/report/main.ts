@@ -14,6 +14,7 @@ import { onThemeChange, readTheme, seriesColor } from '../shared/theme';
 import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { formatLabelsText } from '../../src/views/labels';
+import { t } from '../shared/l10n';
 
 const host = connectToHost<HostToReport, ReportRequest, ReportPanelState>({ events: HostToReportSchema, state: ReportPanelStateSchema });
 const app = byId('app');
@@ -32,14 +33,14 @@ function controls(model: ReportModel): HTMLElement[] {
   const options = () => ({ ...(model.groupBy ? { groupBy: model.groupBy } : {}), axis: model.axis, stat: model.stat, slo: model.slo });
   const send = (patch: object) => void host.ask({ type: 'options', options: { ...options(), ...patch } });
   const groupBy = dropdown(
-    [{ value: '', label: 'Each run' }, ...model.labelKeys.map((k) => ({ value: k, label: k }))],
+    [{ value: '', label: t('Each run') }, ...model.labelKeys.map((k) => ({ value: k, label: k }))],
     model.groupBy ?? '',
     (value) => send({ groupBy: value || undefined }),
-    'Group by label',
+    t('Group by label'),
   );
   groupBy.id = 'group-by';
   const stat = dropdown(['mean', 'p50', 'p90', 'p99'].map((s) => ({ value: s, label: s })), model.stat, (value) => send({ stat: value }), 'Statistic');
-  const axis = dropdown([{ value: 'concurrency', label: 'concurrency' }, { value: 'rate', label: 'rate' }], model.axis, (value) => send({ axis: value }), 'Load axis');
+  const axis = dropdown([{ value: 'concurrency', label: t('concurrency') }, { value: 'rate', label: t('rate') }], model.axis, (value) => send({ axis: value }), t('Load axis'));
   const ttft = sloInput('TTFT ≤ ms', model.slo.ttftMs, 'slo-ttft');
   // TTFO is offered where it means something else than TTFT: when some run reasoned (or an SLO on it is set).
   const ttfo = model.reasoning || model.slo.ttfoMs !== undefined ? sloInput('TTFO ≤ ms', model.slo.ttfoMs, 'slo-ttfo') : null;
@@ -61,7 +62,7 @@ function controls(model: ReportModel): HTMLElement[] {
   const group = (...children: Child[]) => el('span', { className: 'control-group' }, children);
   return [
     el('div', { className: 'toolbar' }, [
-      group('Group by', groupBy),
+      group(t('Group by'), groupBy),
       group('Statistic', stat),
       group('Axis', axis),
       el('span', { className: 'spacer' }),
@@ -69,10 +70,10 @@ function controls(model: ReportModel): HTMLElement[] {
         'Export',
         button('HTML...', () => void host.ask({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
         button('CSV...', () => void host.ask({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
-        button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+        button(t('Markdown...'), () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
       ),
     ]),
-    el('div', { className: 'toolbar' }, [group('SLO', ttft, ttfo, tpot, e2e), button('Apply SLO', applySlo, 'secondary', 'apply-slo')]),
+    el('div', { className: 'toolbar' }, [group('SLO', ttft, ttfo, tpot, e2e), button(t('Apply SLO'), applySlo, 'secondary', 'apply-slo')]),
   ];
 }
 
@@ -100,7 +101,7 @@ function lineSwatch(color: string, dash: number): SVGSVGElement {
 
 /** The page's one legend for every chart below it: each run's colour and dash, name and group. */
 function legendElement(model: ReportModel): HTMLElement {
-  return el('ul', { className: 'report-legend', attrs: { 'aria-label': 'Runs on the charts' } }, reportLegend(model).map((entry) =>
+  return el('ul', { className: 'report-legend', attrs: { 'aria-label': t('Runs on the charts') } }, reportLegend(model).map((entry) =>
     el('li', {}, [lineSwatch(seriesColor(theme, entry.color), entry.dash), entry.name, entry.group === null ? null : el('span', { className: 'muted', text: ` (${model.groupBy}: ${entry.group})` })]),
   ));
 }
@@ -119,8 +120,8 @@ function drawEmpty(title: string, problems: string[]): void {
       ...text.why.map((why) => el('p', { className: 'notice', text: why })),
       el('ul', {}, text.how.map((how) => el('li', { text: how }))),
       el('div', { className: 'toolbar' }, [
-        button('Run LLM Benchmark...', () => void host.ask({ type: 'make-runs', how: 'run' }), 'primary', 'make-run'),
-        button('Import Results...', () => void host.ask({ type: 'make-runs', how: 'import' }), 'secondary', 'make-import'),
+        button(t('Run LLM Benchmark...'), () => void host.ask({ type: 'make-runs', how: 'run' }), 'primary', 'make-run'),
+        button(t('Import Results...'), () => void host.ask({ type: 'make-runs', how: 'import' }), 'secondary', 'make-import'),
       ]),
     ]),
   ]);
@@ -138,7 +139,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const cards = all.map((chart) => {
     const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });
     const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length), 'data-server-marks': String(chart.curves.reduce((n, c) => n + c.marks.length, 0)) } }, [
-      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button('Save PNG', () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
+      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button(t('Save PNG'), () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     return { card, canvas, chart };
@@ -149,8 +150,8 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     grouped ? el('td', { text: r.group }) : null,
     el('td', { text: r.status, className: r.status === 'complete' ? '' : 'tone-warning' }),
     el('td', { className: 'wrap', text: formatLabelsText(r.labels) }),
-    el('td', { text: r.importedFrom ? `${r.importedFrom} (imported)` : 'LLM Bench' }),
-    el('td', {}, [r.source ? button('Edit Labels...', () => void host.ask({ type: 'editLabels', run: i }), 'secondary') : null]),
+    el('td', { text: r.importedFrom ? t('{0} (imported)', r.importedFrom) : 'LLM Bench' }),
+    el('td', {}, [r.source ? button(t('Edit Labels...'), () => void host.ask({ type: 'editLabels', run: i }), 'secondary') : null]),
   ]));
   const ranking = rankingTable(model);
   const knees = kneeTable(model);
@@ -159,18 +160,18 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('h1', { text: title }),
     ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
     ...controls(model),
-    el('h2', { text: 'Ranking' }),
+    el('h2', { text: t('Ranking') }),
     scrollBox(textTable(ranking.columns, ranking.rows, 'data-table ranking sticky-first')),
     el('p', { className: 'muted', text: rankingNoiseNote(model) }),
-    el('h2', { text: 'Knees' }),
+    el('h2', { text: t('Knees') }),
     scrollBox(textTable(knees.columns, knees.rows, 'data-table knees sticky-first')),
     el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
     ...model.endpoints.flatMap((run) => [
-      el('h2', { text: `Per endpoint: ${run.name}` }),
+      el('h2', { text: t('Per endpoint: {0}', run.name) }),
       scrollBox(textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')),
       ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
     ]),
-    el('h2', { text: 'Runs' }),
+    el('h2', { text: t('Runs') }),
     scrollBox(
       el('table', { className: 'data-table runs sticky-first' }, [
         el('thead', {}, [el('tr', {}, ['Run', grouped ? `Group (${model.groupBy})` : null, 'Status', 'Labels', 'Source', ''].flatMap((h) => (h === null ? [] : [el('th', { text: h })])))]),
@@ -178,9 +179,9 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
       ]),
     ),
     ...definitionNotices(model),
-    el('h2', { text: 'Curves' }),
+    el('h2', { text: t('Curves') }),
     el('p', { className: 'muted', text: CURVES_NOTE }),
-    model.offAxis.length ? el('div', { className: 'notice', text: `Not on the ${model.axis} axis (no step has a ${model.axis}): ${model.offAxis.join(', ')}. Try the other axis.` }) : null,
+    model.offAxis.length ? el('div', { className: 'notice', text: t('Not on the {0} axis (no step has a {0}): {1}. Try the other axis.', t(model.axis), model.offAxis.join(', ')) }) : null,
     legend.element,
     el('div', { className: 'chart-grid' }, cards.map((c) => c.card)),
   ]);
@@ -196,9 +197,9 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
 }
 
 /** What the curves show, above the legend. */
-const CURVES_NOTE =
-  "Each run has its own colour; runs grouped by a label share their group's dash (the legend names both). A ring marks a run's knee: past it, more load buys little throughput while latency climbs. " +
-  "A triangle outline marks the step where the server's KV cache first reached 95%, a square outline where requests first kept waiting.";
+const CURVES_NOTE = t(
+  "Each run has its own colour; runs grouped by a label share their group's dash (the legend names both). A ring marks a run's knee: past it, more load buys little throughput while latency climbs. A triangle outline marks the step where the server's KV cache first reached 95%, a square outline where requests first kept waiting.",
+);
 
 onThemeChange((next) => {
   theme = next;

@@ -8,6 +8,7 @@ import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { type ChartBoard, endpointSectionElement, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
 import { startPage } from './start';
+import { t } from '../shared/l10n';
 
 let serverBoard: ChartBoard | undefined;
 /** Whether the charts show each repeat's own points: kept while the page lives, as the file redraws. */
@@ -40,18 +41,18 @@ startPage((message, { app, board, ask, addBoard }) => {
       warningsSection(view.warnings),
       notesSection(view.notes),
       toolbar([
-        button('Compare With...', () => ask({ type: 'compare-with' }), 'secondary', 'compare-with'),
-        button('Copy Table as Markdown', () => ask({ type: 'markdown', action: 'copy' }), 'secondary', 'copy-markdown'),
-        button('Save Table as Markdown...', () => ask({ type: 'markdown', action: 'save' }), 'secondary', 'save-markdown'),
+        button(t('Compare With...'), () => ask({ type: 'compare-with' }), 'secondary', 'compare-with'),
+        button(t('Copy Table as Markdown'), () => ask({ type: 'markdown', action: 'copy' }), 'secondary', 'copy-markdown'),
+        button(t('Save Table as Markdown...'), () => ask({ type: 'markdown', action: 'save' }), 'secondary', 'save-markdown'),
       ]),
       ...(view.repeats
         ? [
-            el('h2', { text: 'Across repeats' }),
-            el('p', { className: 'muted', text: "Each figure is the mean over the run's repeats of its step, ± the half-width of its 95% confidence interval (Student's t)." }),
+            el('h2', { text: t('Across repeats') }),
+            el('p', { className: 'muted', text: t("Each figure is the mean over the run's repeats of its step, ± the half-width of its 95% confidence interval (Student's t).") }),
             repeatTableElement(view.repeats),
           ]
         : []),
-      el('h2', { text: 'Steps' }),
+      el('h2', { text: t('Steps') }),
       table,
       view.endpoints ? endpointSectionElement(view.endpoints) : null,
       view.trace ? traceSectionElement(view.trace, traceBoard) : null,

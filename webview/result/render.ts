@@ -11,6 +11,7 @@ import { readTheme, type Theme } from '../shared/theme';
 import { resultChartSpec, withRepeatPoints, type ChartSpec } from '../../src/views/chart-spec';
 import { button, statusBadge } from '../shared/toolkit';
 import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
+import { t } from '../shared/l10n';
 
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
@@ -25,17 +26,17 @@ export function summarySection(summary: RunSummary, heading: string = summary.fi
     el(compact ? 'h2' : 'h1', {}, [heading, ' ', statusBadge(summary.status)]),
     el('dl', { className: 'kv' }, [
       ...items.flatMap((item) => [
-        el('dt', { text: item.label }),
+        el('dt', { text: t(item.label) }),
         // The server's JSON error behind a status, pretty-printed under it rather than inline.
         item.label === 'Status' && summary.statusDetails
-          ? el('dd', {}, [item.value, el('details', { className: 'server-error' }, [el('summary', { text: "The server's answer" }), el('pre', { text: summary.statusDetails })])])
-          : el('dd', { text: item.value }),
+          ? el('dd', {}, [item.value, el('details', { className: 'server-error' }, [el('summary', { text: t("The server's answer") }), el('pre', { text: summary.statusDetails })])])
+          : el('dd', { text: t(item.value) }),
       ]),
-      el('dt', { text: 'Labels' }),
+      el('dt', { text: t('Labels') }),
       el('dd', {}, [labels]),
     ]),
     el('details', { className: 'run-config' }, [
-      el('summary', { text: 'Run configuration' }),
+      el('summary', { text: t('Run configuration') }),
       el('pre', { text: summary.config }),
     ]),
   ]);
@@ -44,7 +45,7 @@ export function summarySection(summary: RunSummary, heading: string = summary.fi
 /** A run of one load: its figures as a card, in place of charts of one point each. */
 export function figuresCard(figures: NonNullable<ResultView['figures']>): HTMLElement {
   return el('section', { className: 'figure-card', attrs: { id: 'figure-card' } }, [
-    el('p', { className: 'muted', text: `One load, so no load charts (each would hold one point): ${figures.load}.` }),
+    el('p', { className: 'muted', text: t('One load, so no load charts (each would hold one point): {0}.', figures.load) }),
     el(
       'div',
       { className: 'figures' },
@@ -58,16 +59,16 @@ export function figuresCard(figures: NonNullable<ResultView['figures']>): HTMLEl
 /** A run that measured nothing: what failed, the server's words, what to try; in place of charts of zeros. */
 export function failureSection(failure: RunFailure): HTMLElement {
   return el('section', { className: 'run-failure', attrs: { id: 'run-failure', role: 'alert' } }, [
-    el('h2', { text: 'Nothing was measured' }),
+    el('h2', { text: t('Nothing was measured') }),
     el('p', { text: failure.headline }),
-    el('p', { text: `Failed requests by kind: ${failure.kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')}.` }),
+    el('p', { text: t('Failed requests by kind: {0}.', failure.kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')) }),
     ...failure.errors.map((error) =>
       el('div', { className: 'failure-error' }, [
         el('p', {}, [el('strong', { text: `${error.count} \u00d7 ` }), error.text]),
         error.details ? el('pre', { className: 'server-error', text: error.details }) : null,
       ]),
     ),
-    el('h3', { text: 'What to try' }),
+    el('h3', { text: t('What to try') }),
     el('ul', {}, failure.advice.map((advice) => el('li', { text: advice }))),
   ]);
 }
@@ -80,7 +81,7 @@ export function notesSection(notes: string[]): HTMLElement | null {
 /** What the run warned of (its server metrics failing, the token cross-check), each said once. */
 export function warningsSection(warnings: string[]): HTMLElement | null {
   if (warnings.length === 0) return null;
-  return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': 'Warnings of the run' } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: warning })));
+  return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': t('Warnings of the run') } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: warning })));
 }
 
 /** A formatted table in a box that scrolls sideways when it must (and says so), its first column kept in view. */
@@ -90,7 +91,7 @@ export function scrollingTable(table: { columns: { label: string; unit?: string;
 
 /** What a table leaves out for these runs, under it: "Not shown: failures (no request failed in either run)." */
 function omittedNote(omitted: string[]): HTMLElement | null {
-  return omitted.length ? el('p', { className: 'muted omitted-columns', text: `Not shown: ${omitted.join('; ')}.` }) : null;
+  return omitted.length ? el('p', { className: 'muted omitted-columns', text: t('Not shown: {0}.', omitted.join('; ')) }) : null;
 }
 
 /**
@@ -111,14 +112,14 @@ export function serverSectionElement(server: ServerSection, board: ChartBoard): 
   };
   const toggle =
     replicas.length > 0
-      ? el('div', { className: 'toolbar server-replicas', attrs: { role: 'group', 'aria-label': 'Endpoints' } }, [
-          button('Summed', () => show(false), 'secondary', 'server-summed'),
-          button('One by one', () => show(true), 'secondary', 'server-one-by-one'),
+      ? el('div', { className: 'toolbar server-replicas', attrs: { role: 'group', 'aria-label': t('Endpoints') } }, [
+          button(t('Summed'), () => show(false), 'secondary', 'server-summed'),
+          button(t('One by one'), () => show(true), 'secondary', 'server-one-by-one'),
         ])
       : null;
   replaceChildren(tables, [server.table.rows.length ? scrollingTable(server.table, 'server-table') : null]);
   return el('section', { className: 'server-section', attrs: { id: 'server-section' } }, [
-    el('h2', { text: 'Server', title: "The server's own metrics, scraped from its /metrics during the run" }),
+    el('h2', { text: t('Server'), title: t("The server's own metrics, scraped from its /metrics during the run") }),
     el('p', { className: 'muted', text: server.source }),
     ...server.notes.map((note) => el('p', { className: 'notice', text: note })),
     toggle,
@@ -130,7 +131,7 @@ export function serverSectionElement(server: ServerSection, board: ChartBoard): 
 /** A run's figures per endpoint beside each step's total, and what stands out. */
 export function endpointSectionElement(section: TableSection): HTMLElement {
   return el('section', { className: 'endpoint-section', attrs: { id: 'endpoint-section' } }, [
-    el('h2', { text: 'Per endpoint', title: 'Each step over all endpoints ("all"), then each endpoint\'s own requests' }),
+    el('h2', { text: t('Per endpoint'), title: t('Each step over all endpoints ("all"), then each endpoint\'s own requests') }),
     ...section.notes.map((note) => el('p', { className: 'notice', text: note })),
     scrollingTable(section.table, 'endpoint-table'),
   ]);
@@ -139,7 +140,7 @@ export function endpointSectionElement(section: TableSection): HTMLElement {
 /** A run's trace steps: what each replayed, how late it sent, and its load over time (drawn by `board`). */
 export function traceSectionElement(section: TraceSection, board: ChartBoard): HTMLElement {
   return el('section', { className: 'trace-section', attrs: { id: 'trace-section' } }, [
-    el('h2', { text: 'Trace replay', title: 'Send lateness: when a request went out minus when the trace (its recorded time, scaled) said to send it' }),
+    el('h2', { text: t('Trace replay'), title: t('Send lateness: when a request went out minus when the trace (its recorded time, scaled) said to send it') }),
     ...section.notes.map((note) => el('p', { className: 'notice notice-warning', text: note })),
     scrollingTable(section.table, 'trace-table'),
     board.element,
@@ -147,16 +148,16 @@ export function traceSectionElement(section: TraceSection, board: ChartBoard): H
 }
 
 const COLUMN_CHOICES: { key: keyof TableColumns; label: string; hint: string }[] = [
-  { key: 'means', label: 'Means', hint: 'Show each distribution\'s mean' },
-  { key: 'p90', label: 'p90', hint: 'Show each distribution\'s 90th percentile' },
-  { key: 'p95', label: 'p95', hint: 'Show each distribution\'s 95th percentile (vLLM\'s and GuideLLM\'s files give it too)' },
-  { key: 'itl', label: 'ITL', hint: 'Show inter-token latency (per chunk, vLLM\'s ITL)' },
+  { key: 'means', label: t('Means'), hint: t('Show each distribution\'s mean') },
+  { key: 'p90', label: 'p90', hint: t('Show each distribution\'s 90th percentile') },
+  { key: 'p95', label: 'p95', hint: t('Show each distribution\'s 95th percentile (vLLM\'s and GuideLLM\'s files give it too)') },
+  { key: 'itl', label: 'ITL', hint: t('Show inter-token latency (per chunk, vLLM\'s ITL)') },
 ];
 
 /** Check boxes for the step table's optional columns. */
 function columnChooser(columns: TableColumns, onChange: (columns: TableColumns) => void): HTMLElement {
-  return el('div', { className: 'column-chooser', attrs: { role: 'group', 'aria-label': 'Table columns' } }, [
-    el('span', { className: 'muted', text: 'Also show:' }),
+  return el('div', { className: 'column-chooser', attrs: { role: 'group', 'aria-label': t('Table columns') } }, [
+    el('span', { className: 'muted', text: t('Also show:') }),
     ...COLUMN_CHOICES.map(({ key, label, hint }) => {
       const box = el('input', { attrs: { type: 'checkbox', 'data-column': key }, title: hint });
       box.checked = columns[key];
@@ -173,13 +174,13 @@ function columnChooser(columns: TableColumns, onChange: (columns: TableColumns) 
 export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS, onColumnsChange?: (columns: TableColumns) => void): HTMLElement {
   const table = stepTable(rows, columns);
   const top = table.groups.map((g) =>
-    el('th', { title: g.definition, attrs: { scope: 'colgroup', colspan: String(g.columns.length) } }, [
-      g.label,
+    el('th', { title: t(g.definition), attrs: { scope: 'colgroup', colspan: String(g.columns.length) } }, [
+      t(g.label),
       g.unit ? el('span', { className: 'unit', text: g.unit }) : null,
     ]),
   );
   const sub = table.groups.flatMap((g, gi) =>
-    g.columns.map((c) => el('th', { className: gi === 0 ? '' : 'num', attrs: { scope: 'col' }, text: c })),
+    g.columns.map((c) => el('th', { className: gi === 0 ? '' : 'num', attrs: { scope: 'col' }, text: t(c) })),
   );
   const body = table.rows.map((cells) =>
     el('tr', {}, cells.map((cell, i) => (i === 0 ? el('th', { attrs: { scope: 'row' }, text: cell }) : el('td', { className: 'num', text: cell })))),
@@ -194,8 +195,8 @@ export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAUL
 export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
   const table = repeatTable(repeats);
   const head = el('tr', {}, [
-    el('th', { attrs: { scope: 'col' }, text: 'Step' }),
-    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' }, text: c.label })),
+    el('th', { attrs: { scope: 'col' }, text: t('Step') }),
+    ...table.columns.map((c) => el('th', { className: 'num', title: t(c.definition), attrs: { scope: 'col' }, text: t(c.label) })),
   ]);
   // The interval goes under its mean: a row of ten figures fits 1000 px.
   const body = table.rows.map((row) =>
@@ -215,8 +216,8 @@ export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
 export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
   const table = stackedDeltaTable(deltas);
   const head = el('tr', {}, [
-    el('th', { attrs: { scope: 'col' }, text: 'Step' }),
-    ...table.columns.map((c) => el('th', { className: 'num', title: c.definition, attrs: { scope: 'col' } }, [c.label, c.unit ? el('span', { className: 'unit', text: c.unit }) : null])),
+    el('th', { attrs: { scope: 'col' }, text: t('Step') }),
+    ...table.columns.map((c) => el('th', { className: 'num', title: t(c.definition), attrs: { scope: 'col' } }, [t(c.label), c.unit ? el('span', { className: 'unit', text: c.unit }) : null])),
   ]);
   const body = table.rows.map((row) =>
     el('tr', {}, [
@@ -245,12 +246,12 @@ export const hasRepeatPoints = (charts: ViewChart[]): boolean => charts.some((ch
 
 /** The check box that shows each repeat's faint points behind the means; off at first (the means and their intervals are the figures). */
 export function repeatToggle(checked: boolean, onChange: (checked: boolean) => void): HTMLElement {
-  const box = el('input', { attrs: { type: 'checkbox', id: 'show-repeats' }, title: "Draw each repeat's own point, faint, behind the step's mean" });
+  const box = el('input', { attrs: { type: 'checkbox', id: 'show-repeats' }, title: t("Draw each repeat's own point, faint, behind the step's mean") });
   box.checked = checked;
   box.addEventListener('change', () => onChange(box.checked));
   return el('div', { className: 'column-chooser repeat-toggle' }, [
-    el('label', {}, [box, 'Show each repeat']),
-    el('span', { className: 'muted', text: 'Points are the means across repeats; the shaded band is their 95% interval.' }),
+    el('label', {}, [box, t('Show each repeat')]),
+    el('span', { className: 'muted', text: t('Points are the means across repeats; the shaded band is their 95% interval.') }),
   ]);
 }
 
@@ -264,7 +265,7 @@ export interface BoardChart {
 
 /** A result view's chart as a board's card: the metric's definition on hover. */
 function resultBoardChart(chart: ViewChart): BoardChart {
-  return { id: chart.id, title: chart.title, ...(chart.metric ? { hint: METRICS[chart.metric].definition } : {}), spec: resultChartSpec(chart) };
+  return { id: chart.id, title: t(chart.title), ...(chart.metric ? { hint: t(METRICS[chart.metric].definition) } : {}), spec: resultChartSpec(chart, t) };
 }
 
 /**
@@ -315,7 +316,7 @@ export class ChartBoard {
       const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
         el('div', { className: 'chart-head' }, [
           el('h3', { text: chart.title, ...(chart.hint ? { title: chart.hint } : {}) }),
-          this.onSavePng ? button('Save PNG', () => this.onSavePng?.(chart.id), 'secondary') : null,
+          this.onSavePng ? button(t('Save PNG'), () => this.onSavePng?.(chart.id), 'secondary') : null,
         ]),
         el('div', { className: 'chart-box' }, [canvas]),
       ]);
@@ -333,7 +334,7 @@ export class ChartBoard {
       if (!canvas.getContext('2d')) throw new Error('no 2D canvas');
       return new SpecChart(canvas, spec, this.theme);
     } catch (e) {
-      card.appendChild(el('p', { className: 'muted', text: `This chart cannot be drawn here (${e instanceof Error ? e.message : String(e)}).` }));
+      card.appendChild(el('p', { className: 'muted', text: t('This chart cannot be drawn here ({0}).', e instanceof Error ? e.message : String(e)) }));
       return null;
     }
   }
@@ -347,7 +348,7 @@ export function toolbar(children: Child[]): HTMLElement {
 export function errorSection(fileName: string, message: string, onOpenAsText: () => void): HTMLElement {
   return el('section', { className: 'load-error' }, [
     el('h1', { text: fileName }),
-    errorBanner('This file cannot be shown as an LLM Bench result.', message),
-    toolbar([button('Open as Text', onOpenAsText, 'primary', 'open-as-text')]),
+    errorBanner(t('This file cannot be shown as an LLM Bench result.'), message),
+    toolbar([button(t('Open as Text'), onOpenAsText, 'primary', 'open-as-text')]),
   ]);
 }

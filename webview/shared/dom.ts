@@ -3,6 +3,7 @@
  * helpers only ever set `textContent` and attributes: nothing here parses a string as HTML.
  */
 import type { TableColumn } from '../../src/views/chart-spec';
+import { t } from './l10n';
 
 export type Child = Node | string | null | undefined | false;
 
@@ -66,9 +67,9 @@ export function cellLines(text: string): Child[] {
 /** A table whose cells are plain text (a cell's "\n" stacks its lines). */
 export function textTable(columns: TableColumn[], rows: string[][], className = 'data-table'): HTMLTableElement {
   const head = el('tr', {}, columns.map((c) =>
-    el('th', { className: c.numeric ? 'num' : '', attrs: { scope: 'col' }, ...(c.description ? { title: c.description } : {}) }, [
-      c.label,
-      c.unit ? el('span', { className: 'unit', text: c.unit }) : null,
+    el('th', { className: c.numeric ? 'num' : '', attrs: { scope: 'col' }, ...(c.description ? { title: t(c.description) } : {}) }, [
+      t(c.label),
+      c.unit ? el('span', { className: 'unit', text: t(c.unit) }) : null,
     ]),
   ));
   const body = rows.map((row) =>
@@ -88,7 +89,7 @@ export const SCROLL_HINT = 'More columns to the right: scroll the table sideways
  */
 export function scrollBox(content: HTMLElement, id?: string): HTMLElement {
   const box = el('div', { className: 'table-scroll', ...(id ? { attrs: { id } } : {}) }, [content]);
-  const hint = el('p', { className: 'scroll-hint muted hidden', text: SCROLL_HINT });
+  const hint = el('p', { className: 'scroll-hint muted hidden', text: t(SCROLL_HINT) });
   const update = () => {
     const overflows = box.scrollWidth > box.clientWidth + 1;
     box.classList.toggle('overflows', overflows);

@@ -1,10 +1,25 @@
 /**
- * The page's display language: English until the host's `language` event (vscode-api.ts) sets the
- * strings of the extension's l10n bundle and the locale. The DOM layer says every string through `t`.
+ * The page's display language. The host writes it into the page as JSON data (webview-html.ts), so
+ * that what a page builds as it loads reads in that language at once, and posts it again before its
+ * first view (the `language` event, vscode-api.ts). Without either, English. The DOM layer says every
+ * string through `t`.
  */
+import './zod-csp';
+import { LanguageEventSchema } from '../../src/format/messages/protocol';
 import { english, translator, type Translate, type ViewLocale } from '../../src/views/l10n';
 
-let current: ViewLocale = { t: english, locale: 'en' };
+function fromPage(): ViewLocale {
+  const block = typeof document === 'undefined' ? null : document.getElementById('llmbench-language');
+  if (!block?.textContent) return { t: english, locale: 'en' };
+  try {
+    const parsed = LanguageEventSchema.safeParse(JSON.parse(block.textContent));
+    return parsed.success ? { t: translator(parsed.data.strings), locale: parsed.data.locale } : { t: english, locale: 'en' };
+  } catch {
+    return { t: english, locale: 'en' };
+  }
+}
+
+let current: ViewLocale = fromPage();
 
 /** The page's string `key` in the display language (src/views/l10n.ts). */
 export const t: Translate = (key, ...args) => current.t(key, ...args);

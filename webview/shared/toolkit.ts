@@ -11,6 +11,7 @@ import {
   vsCodeOption,
   vsCodeProgressRing,
 } from '@vscode/webview-ui-toolkit';
+import { t } from './l10n';
 
 let registered = false;
 
@@ -71,9 +72,9 @@ export function badge(text: string, tone?: 'error' | 'warning' | 'ok'): HTMLElem
 
 /** A run's status as a badge that reads as what it is: a failure in the theme's error colour with a cross, a partial run as a warning. */
 export function statusBadge(status: string): HTMLElement {
-  if (status === 'failed') return badge('\u2717 failed', 'error');
-  if (status === 'partial') return badge('partial', 'warning');
-  return badge(status);
+  if (status === 'failed') return badge(`\u2717 ${t('failed')}`, 'error');
+  if (status === 'partial') return badge(t('partial'), 'warning');
+  return badge(t(status));
 }
 
 export function divider(): HTMLElement {

@@ -14,6 +14,7 @@ import { onThemeChange } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
 import { bestSection, objectiveList, trialsTable, TuneCharts } from '../tune/render';
+import { t } from '../shared/l10n';
 
 const host = connectToHost<HostToTuneLiveMessage, TuneLiveRequest, TuneLiveViewState>({ events: HostToTuneLiveMessageSchema, state: TuneLiveViewStateSchema });
 
@@ -23,9 +24,9 @@ const app = byId('app');
 const charts = new TuneCharts();
 onThemeChange((theme) => charts.setTheme(theme));
 
-const cancelButton = button('Cancel tune', () => current && void host.ask({ type: 'cancel', tuneId: current.tune.id }), 'secondary', 'cancel-tune');
-const openButton = button('Open tune file', () => current && void host.ask({ type: 'open-tune-file', tuneId: current.tune.id }), 'primary', 'open-tune-file');
-const logButton = button('Show log', () => void host.ask({ type: 'show-log' }), 'secondary', 'show-log');
+const cancelButton = button(t('Cancel tune'), () => current && void host.ask({ type: 'cancel', tuneId: current.tune.id }), 'secondary', 'cancel-tune');
+const openButton = button(t('Open tune file'), () => current && void host.ask({ type: 'open-tune-file', tuneId: current.tune.id }), 'primary', 'open-tune-file');
+const logButton = button(t('Show log'), () => void host.ask({ type: 'show-log' }), 'secondary', 'show-log');
 
 const parts = {
   headline: el('p', { attrs: { id: 'tune-headline', role: 'status', 'aria-live': 'polite' } }),
@@ -40,7 +41,7 @@ const parts = {
   best: el('div', {}),
   table: el('div', { attrs: { id: 'trials' } }),
   charts: el('div', {}),
-  logTitle: el('h2', { text: 'Server log' }),
+  logTitle: el('h2', { text: t('Server log') }),
   command: el('pre', { className: 'server-command' }),
   log: el('pre', { className: 'server-log', attrs: { id: 'server-log', tabindex: '0' } }),
 };
@@ -53,16 +54,16 @@ const tuneSection = el('div', { attrs: { id: 'tune' } }, [
   parts.file,
   parts.objective,
   parts.best,
-  el('h2', { text: 'Trials' }),
+  el('h2', { text: t('Trials') }),
   parts.table,
-  el('h2', { text: 'Charts' }),
+  el('h2', { text: t('Charts') }),
   parts.charts,
   parts.logTitle,
   parts.command,
   parts.log,
 ]);
-const emptySection = el('p', { attrs: { id: 'empty' }, text: 'No tune has run in this window yet. Start one with “LLM Bench: Tune Server Flags” from the Command Palette, or from a *.llmtune-config.json file in the explorer.' });
-replaceChildren(app, [el('h1', { text: 'LLM Bench: Tune' }), parts.messages, emptySection, tuneSection]);
+const emptySection = el('p', { attrs: { id: 'empty' }, text: t('No tune has run in this window yet. Start one with “LLM Bench: Tune Server Flags” from the Command Palette, or from a *.llmtune-config.json file in the explorer.') });
+replaceChildren(app, [el('h1', { text: t('LLM Bench: Tune') }), parts.messages, emptySection, tuneSection]);
 
 function render(state: TuneLiveState | null): void {
   current = state;
@@ -77,7 +78,7 @@ function render(state: TuneLiveState | null): void {
   showTimeLeft();
   tickWhileRunning(state);
   setText(parts.summary, view.headline);
-  setText(parts.file, `Tune file: ${state.tune.outPath}`);
+  setText(parts.file, t('Tune file: {0}', state.tune.outPath));
   const cancellable = state.phase === 'running' || state.phase === 'confirming';
   cancelButton.classList.toggle('hidden', state.phase === 'finished');
   setDisabled(cancelButton, !cancellable);
@@ -89,11 +90,11 @@ function render(state: TuneLiveState | null): void {
   replaceChildren(parts.charts, charts.sections(view));
   charts.show(view, false);
   const logOf = state.serverLogTrial;
-  setText(parts.logTitle, logOf === null ? 'Server log' : `Server log: trial ${logOf}${state.running?.trial === logOf ? '' : ' (ended)'}`);
+  setText(parts.logTitle, logOf === null ? t('Server log') : state.running?.trial === logOf ? t('Server log: trial {0}', logOf) : t('Server log: trial {0} (ended)', logOf));
   setText(parts.command, state.running ? `$ ${commandLine(state.running.command)}` : '');
   parts.command.classList.toggle('hidden', !state.running);
   const stick = parts.log.scrollTop + parts.log.clientHeight >= parts.log.scrollHeight - 4;
-  setText(parts.log, state.serverLog.length > 0 ? state.serverLog.join('\n') : 'No server output yet.');
+  setText(parts.log, state.serverLog.length > 0 ? state.serverLog.join('\n') : t('No server output yet.'));
   // Follow the tail unless the reader scrolled up to read.
   if (stick) parts.log.scrollTop = parts.log.scrollHeight;
 }
@@ -116,4 +117,4 @@ function tickWhileRunning(state: TuneLiveState): void {
   }
 }
 
-showStates(host, { panel: 'tune panel', messages: parts.messages, empty: emptySection, shown: tuneSection, render });
+showStates(host, { panel: t('tune panel'), messages: parts.messages, empty: emptySection, shown: tuneSection, render });

@@ -13,6 +13,7 @@ import { statusBadge, button } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { notesSection, toolbar } from '../result/render';
 import { bestSection, objectiveList, trialsTable, TuneCharts } from './render';
+import { t } from '../shared/l10n';
 
 const host = connectToHost<HostToTuneMessage, TuneRequest>({ events: HostToTuneMessageSchema });
 const app = byId('app');
@@ -26,8 +27,8 @@ host.start((message) => {
     replaceChildren(app, [
       el('section', { className: 'load-error' }, [
         el('h1', { text: message.fileName }),
-        errorBanner('This file cannot be shown as an LLM Bench tune.', message.message),
-        toolbar([button('Open as Text', () => void host.ask({ type: 'open-as-text' }), 'primary', 'open-as-text')]),
+        errorBanner(t('This file cannot be shown as an LLM Bench tune.'), message.message),
+        toolbar([button(t('Open as Text'), () => void host.ask({ type: 'open-as-text' }), 'primary', 'open-as-text')]),
       ]),
     ]);
     return;
@@ -41,9 +42,9 @@ host.start((message) => {
     ]),
     notesSection(view.notes),
     bestSection(view.best, () => void host.ask({ type: 'copy-best-command' })),
-    el('h2', { text: 'Trials' }),
+    el('h2', { text: t('Trials') }),
     trialsTable(view, (trial) => void host.ask({ type: 'open-trial', trial })),
-    el('h2', { text: 'Charts' }),
+    el('h2', { text: t('Charts') }),
     ...charts.sections(view),
   ]);
   // The table paints first; the charts follow on the next frame.

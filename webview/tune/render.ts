@@ -8,6 +8,7 @@ import { tuneChartSpec } from '../../src/views/tune';
 import { el, scrollBox, type Child } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { ChartBoard, type BoardChart } from '../result/render';
+import { t } from '../shared/l10n';
 
 // A long parameter name (max_num_batched_tokens) wraps after an underscore rather than being cut.
 const boardChart = (chart: TuneChart): BoardChart => ({ id: chart.id, title: chart.title.replace(/_/g, '_\u200b'), hint: chart.description, spec: tuneChartSpec(chart) });
@@ -35,7 +36,7 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
       {
         className: [`trial-${row.status}`, row.best ? 'best-trial' : '', row.tie ? 'tie-trial' : '', opens ? 'opens' : ''].filter(Boolean).join(' '),
         attrs: { 'data-trial': String(row.trial), ...(opens ? { tabindex: '0', role: 'link' } : {}) },
-        ...(opens ? { title: `Open trial ${row.trial}'s result${row.tie ? ' (within noise of the best)' : ''}` } : {}),
+        ...(opens ? { title: row.tie ? t("Open trial {0}'s result (within noise of the best)", row.trial) : t("Open trial {0}'s result", row.trial) } : {}),
       },
       cells,
     );
@@ -56,8 +57,8 @@ export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void
  * it and (with `onCopy`) a Copy button.
  */
 export function bestSection(best: BestView | null, onCopy?: () => void): HTMLElement {
-  if (!best) return el('section', { className: 'best', attrs: { id: 'best' } }, [el('h2', { text: 'Best' }), el('p', { className: 'muted', text: 'No trial has met the SLOs yet.' })]);
-  const tied = best.ties.length > 0 ? `, tied with ${best.ties.length === 1 ? 'trial' : 'trials'} ${best.ties.join(', ')}` : '';
+  if (!best) return el('section', { className: 'best', attrs: { id: 'best' } }, [el('h2', { text: t('Best') }), el('p', { className: 'muted', text: t('No trial has met the SLOs yet.') })]);
+  const tied = best.ties.length > 0 ? (best.ties.length === 1 ? t(', tied with trial {0}', best.ties.join(', ')) : t(', tied with trials {0}', best.ties.join(', '))) : '';
   return el('section', { className: 'best', attrs: { id: 'best' } }, [
     el('h2', { text: `Best: trial ${best.trial}${tied}` }),
     el('p', {}, [el('strong', { text: best.objective }), ` (${best.measured}) with ${best.params}`]),
@@ -65,7 +66,7 @@ export function bestSection(best: BestView | null, onCopy?: () => void): HTMLEle
     best.noise ? el('p', { className: 'muted', attrs: { id: 'best-noise' }, text: best.noise }) : null,
     el('div', { className: 'command-line' }, [
       el('pre', { attrs: { id: 'best-command' } }, [el('code', { text: best.commandLine })]),
-      onCopy ? button('Copy', onCopy, 'secondary', 'copy-best-command') : null,
+      onCopy ? button(t('Copy'), onCopy, 'secondary', 'copy-best-command') : null,
     ]),
   ]);
 }
@@ -89,8 +90,8 @@ export class TuneCharts {
     const hasEffects = view.effects.some((chart) => chart.series.some((s) => s.points.length > 0));
     return [
       this.main.element,
-      el('h2', { text: 'Parameter effects', title: 'The objective of each trial against each parameter' }),
-      hasEffects ? null : el('p', { className: 'muted', text: 'No trial has an objective yet: each parameter\'s chart appears once one has.' }),
+      el('h2', { text: t('Parameter effects'), title: t('The objective of each trial against each parameter') }),
+      hasEffects ? null : el('p', { className: 'muted', text: t('No trial has an objective yet: each parameter\'s chart appears once one has.') }),
       this.effects.element,
     ];
   }
@@ -108,9 +109,9 @@ export class TuneCharts {
 /** The tune's objective and SLOs as a key-value list. */
 export function objectiveList(view: TuneView): HTMLElement {
   return el('dl', { className: 'kv' }, [
-    el('dt', { text: 'Maximizes' }),
+    el('dt', { text: t('Maximizes') }),
     el('dd', { text: view.objective }),
-    el('dt', { text: 'SLOs' }),
+    el('dt', { text: t('SLOs') }),
     el('dd', { text: view.slo.length > 0 ? view.slo.join(' · ') : 'none' }),
   ]);
 }
