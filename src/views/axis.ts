@@ -3,6 +3,8 @@
  * 1/4/16/64 spans orders of magnitude, and on a linear axis its first steps overlap.
  */
 
+import { english, type Translate } from './l10n';
+
 /** Load values spanning more than this factor are drawn on a log axis. */
 export const LOG_AXIS_SPAN = 8;
 
@@ -19,6 +21,6 @@ export function isLogTickLabelled(value: number): boolean {
 }
 
 /** An axis title that says when the axis is logarithmic (equal steps are factors, not sums): in the webviews' charts and the exported SVG. */
-export function axisTitle(title: string, log: boolean): string {
-  return log && title ? `${title}, log scale` : title;
+export function axisTitle(title: string, log: boolean, t: Translate = english): string {
+  return log && title ? t('{0}, log scale', title) : title;
 }

@@ -4,7 +4,7 @@
  * threshold every time chart is decimated at, and the result view's compact charts as specs.
  */
 import type { ViewChart } from '../format/messages/result';
-import { english, type Translate } from './l10n';
+import type { Translate } from './l10n';
 
 /** Time series lines with more points than this are drawn decimated (LTTB). */
 export const DECIMATE_ABOVE = 600;
@@ -99,21 +99,21 @@ export interface TableColumn {
 }
 
 /** The view's chart (compact [x, y] pairs) as a shared chart spec. */
-export function resultChartSpec(chart: ViewChart, t: Translate = english): ChartSpec {
+export function resultChartSpec(chart: ViewChart): ChartSpec {
   if (chart.kind === 'stacked-bar') {
     return {
       kind: 'bar',
       stacked: true,
-      x: { title: t(chart.xLabel), categories: chart.categories ?? [] },
-      y: { title: t(chart.yLabel) },
-      series: chart.series.map((s) => ({ label: t(s.label), data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
+      x: { title: chart.xLabel, categories: chart.categories ?? [] },
+      y: { title: chart.yLabel },
+      series: chart.series.map((s) => ({ label: s.label, data: s.points.map(([x, y]) => ({ x, y })), color: s.colorIndex })),
     };
   }
   const xMax = chart.xMax ?? Math.max(0, ...chart.series.flatMap((s) => s.points.map(([x]) => x)));
   return {
     kind: 'line',
     x: {
-      title: t(chart.xLabel),
+      title: chart.xLabel,
       ...(chart.xLog ? { log: true } : {}),
       // Run time from 0, ticked at round times; a log axis ends at its last level; a linear one at a round number past it.
       ...(chart.timeAxis && xMax > 0
@@ -122,12 +122,12 @@ export function resultChartSpec(chart: ViewChart, t: Translate = english): Chart
           ? { max: chart.xLog ? chart.xMax : niceCeiling(chart.xMax) }
           : {}),
     },
-    y: { title: t(chart.yLabel), ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
+    y: { title: chart.yLabel, ...(chart.yMax !== undefined ? { max: niceCeiling(chart.yMax) } : {}) },
     ...(chart.markers ? { markers: chart.markers } : {}),
     // A series over a long run's time has thousands of scrapes: drawn decimated, as the live panel's are.
     ...(chart.series.some((s) => s.points.length > DECIMATE_ABOVE) ? { decimateAbove: DECIMATE_ABOVE } : {}),
     series: chart.series.map((s, i) => ({
-      label: t(s.label),
+      label: s.label,
       data: s.points.map(([x, y]) => ({ x, y })),
       color: s.colorIndex,
       ...(s.dashed ? { dashed: true } : {}),
@@ -142,6 +142,16 @@ export function resultChartSpec(chart: ViewChart, t: Translate = english): Chart
       ...(s.pointNotes ? { pointNotes: s.pointNotes } : {}),
     })),
   };
+}
+
+/**
+ * The spec in the display language: its axis titles and series names looked up by their English
+ * text (a name that is data, a step's or a run's, is no key and stays as it is). Every chart of every
+ * webview is drawn through this (webview/shared/charts.ts).
+ */
+export function localizedSpec(spec: ChartSpec, t: Translate): ChartSpec {
+  const axis = (a: AxisSpec): AxisSpec => ({ ...a, title: t(a.title) });
+  return { ...spec, x: axis(spec.x), y: axis(spec.y), ...(spec.y2 ? { y2: axis(spec.y2) } : {}), series: spec.series.map((s) => ({ ...s, label: t(s.label) })) };
 }
 
 /** The chart without each repeat's faint points, unless the reader asked for them (the result and compare views' toggle). */

@@ -107,9 +107,9 @@ function drawCharts(grid: HTMLElement, list: LiveChart[]): void {
     }
     // A card without a chart (no canvas here) is made once, not again at each update.
     if (grid.querySelector(`[data-chart="${chart.id}"]`)) continue;
-    const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
+    const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': t(chart.title) } });
     const card = el('figure', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
-      el('h3', { text: chart.title, title: chart.description }),
+      el('h3', { text: t(chart.title), title: t(chart.description) }),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     grid.appendChild(card);

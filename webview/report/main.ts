@@ -137,9 +137,9 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   }
   const all = [...model.charts, model.tradeoff];
   const cards = all.map((chart) => {
-    const canvas = el('canvas', { attrs: { 'aria-label': chart.title } });
+    const canvas = el('canvas', { attrs: { 'aria-label': t(chart.title) } });
     const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length), 'data-server-marks': String(chart.curves.reduce((n, c) => n + c.marks.length, 0)) } }, [
-      el('div', { className: 'chart-head' }, [el('h3', { text: chart.title }), button(t('Save PNG'), () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
+      el('div', { className: 'chart-head' }, [el('h3', { text: t(chart.title) }), button(t('Save PNG'), () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     return { card, canvas, chart };

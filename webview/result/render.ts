@@ -265,7 +265,7 @@ export interface BoardChart {
 
 /** A result view's chart as a board's card: the metric's definition on hover. */
 function resultBoardChart(chart: ViewChart): BoardChart {
-  return { id: chart.id, title: t(chart.title), ...(chart.metric ? { hint: t(METRICS[chart.metric].definition) } : {}), spec: resultChartSpec(chart, t) };
+  return { id: chart.id, title: chart.title, ...(chart.metric ? { hint: METRICS[chart.metric].definition } : {}), spec: resultChartSpec(chart) };
 }
 
 /**
@@ -312,10 +312,10 @@ export class ChartBoard {
     for (const entry of this.charts.values()) entry.chart?.destroy();
     this.charts.clear();
     const cards = charts.map((chart) => {
-      const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
+      const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': t(chart.title) } });
       const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
         el('div', { className: 'chart-head' }, [
-          el('h3', { text: chart.title, ...(chart.hint ? { title: chart.hint } : {}) }),
+          el('h3', { text: t(chart.title), ...(chart.hint ? { title: t(chart.hint) } : {}) }),
           this.onSavePng ? button(t('Save PNG'), () => this.onSavePng?.(chart.id), 'secondary') : null,
         ]),
         el('div', { className: 'chart-box' }, [canvas]),

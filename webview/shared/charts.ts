@@ -26,7 +26,8 @@ import {
   type ScaleOptionsByType,
 } from 'chart.js';
 import { axisTitle, isLogTickLabelled } from '../../src/views/axis';
-import { DASH_PATTERNS, type AxisSpec, type ChartSpec, type Point, type SeriesSpec } from '../../src/views/chart-spec';
+import { t } from './l10n';
+import { DASH_PATTERNS, localizedSpec, type AxisSpec, type ChartSpec, type Point, type SeriesSpec } from '../../src/views/chart-spec';
 import { parseColor, toHex } from '../../src/views/contrast';
 import { formatTick } from '../../src/views/number-format';
 import { seriesColor, withAlpha, type Theme } from './theme';
@@ -182,7 +183,7 @@ function axisOptions(axis: AxisSpec, theme: Theme, position: 'bottom' | 'left' |
               },
             }
           : { beginAtZero: true, grace: '5%', ...(axis.integer ? { afterBuildTicks: onWholeNumbers } : {}) }),
-    title: { display: axis.title.length > 0, text: axisTitle(axis.title, axis.log === true), color: theme.foreground },
+    title: { display: axis.title.length > 0, text: axisTitle(axis.title, axis.log === true, t), color: theme.foreground },
     ticks: { color: theme.mutedForeground, maxRotation: 0, ...(axis.step !== undefined ? { stepSize: axis.step } : {}), ...(axis.integer ? integerTicks : {}), ...(axis.log ? { callback: logTickLabel, autoSkip: false } : {}), ...(axis.categories ? categoryTicks(axis.categories) : {}) },
     grid: { color: theme.gridLines, display: gridOn },
     border: { color: theme.border },
@@ -314,7 +315,7 @@ function legendItems(chart: Chart, spec: ChartSpec): LegendItem[] {
 export function capLegend<T>(shown: T[], more: (text: string) => T): T[] {
   if (shown.length <= LEGEND_LIMIT) return shown;
   const hidden = shown.length - (LEGEND_LIMIT - 1);
-  return [...shown.slice(0, LEGEND_LIMIT - 1), more(`+${hidden} more`)];
+  return [...shown.slice(0, LEGEND_LIMIT - 1), more(t('+{0} more', hidden))];
 }
 
 /** A chart on a canvas, redrawn from new specs or themes without animation. */
@@ -324,13 +325,14 @@ export class SpecChart {
   private theme: Theme;
 
   constructor(canvas: HTMLCanvasElement, spec: ChartSpec, theme: Theme) {
+    spec = localizedSpec(spec, t);
     this.spec = spec;
     this.theme = theme;
     this.chart = new Chart(canvas, { ...chartConfig(spec, theme), plugins: [markerPlugin] } as ChartConfiguration<'line' | 'scatter', Point[]>);
   }
 
   update(spec: ChartSpec): void {
-    this.spec = spec;
+    this.spec = localizedSpec(spec, t);
     this.redraw();
   }
 

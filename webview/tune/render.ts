@@ -19,10 +19,10 @@ const boardChart = (chart: TuneChart): BoardChart => ({ id: chart.id, title: cha
  */
 export function trialsTable(view: TuneView, onOpenTrial: (trial: number) => void): HTMLElement {
   const head = el('tr', {}, view.columns.map((c) =>
-    el('th', { className: c.numeric ? 'num' : '', attrs: { scope: 'col' }, ...(c.description ? { title: c.description } : {}) }, [
+    el('th', { className: c.numeric ? 'num' : '', attrs: { scope: 'col' }, ...(c.description ? { title: t(c.description) } : {}) }, [
       // Long parameter names (max_num_batched_tokens) may wrap after an underscore, so the table fits a narrow editor.
-      c.label.replace(/_/g, '_\u200b'),
-      c.unit ? el('span', { className: 'unit', text: c.unit }) : null,
+      t(c.label).replace(/_/g, '_\u200b'),
+      c.unit ? el('span', { className: 'unit', text: t(c.unit) }) : null,
     ]),
   ));
   const body = view.rows.map((row) => {
