@@ -44,7 +44,8 @@ export interface Page {
 
 let hostIds = 1000;
 
-export function openPage(view: string, options: { saved?: unknown; onPost?: (message: unknown) => void } = {}): Page {
+/** `language`: the display language the host writes into the page (src/host/webview-html.ts), as its JSON data block. */
+export function openPage(view: string, options: { saved?: unknown; onPost?: (message: unknown) => void; language?: unknown } = {}): Page {
   const bundle = bundles.get(view) ?? readFileSync(join(root, 'dist', 'webview', `${view}.js`), 'utf8');
   bundles.set(view, bundle);
   const scriptErrors: string[] = [];
@@ -53,7 +54,8 @@ export function openPage(view: string, options: { saved?: unknown; onPost?: (mes
     if (!/Not implemented: HTMLCanvasElement/.test(e.message)) scriptErrors.push(e.message);
   });
   virtualConsole.on('error', (...args: unknown[]) => scriptErrors.push(args.map(String).join(' ')));
-  const dom = new JSDOM('<!DOCTYPE html><html><body class="vscode-dark"><main id="app" aria-busy="true"></main></body></html>', {
+  const language = options.language === undefined ? '' : `<script type="application/json" id="llmbench-language">${JSON.stringify(options.language).replace(/</g, '\\u003c')}</script>`;
+  const dom = new JSDOM(`<!DOCTYPE html><html><body class="vscode-dark"><main id="app" aria-busy="true"></main>${language}</body></html>`, {
     runScripts: 'outside-only',
     pretendToBeVisual: true,
     virtualConsole,

@@ -10,6 +10,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { repoRoot } from '../vscode/harness/tools';
+import { builtStrings, listedWebviewKeys, translatedLiterals } from '../helpers/view-strings';
+import { concurrencySweep } from '../helpers/result-documents';
+import { runWithServerMetrics } from '../helpers/server-samples';
+import { openPage } from '../helpers/webview-page';
+import { english, translator } from '../../src/views/l10n';
+import { buildResultView } from '../../src/views/result';
+import { buildCompareView } from '../../src/views/compare';
+import { forReading } from '../../src/results/read-result';
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(isAbsolute(path) ? path : join(repoRoot, path), 'utf8'));
 
@@ -129,4 +137,67 @@ test('the scan finds a plain string in a notification, a quick pick and a button
   assert.deepEqual(bypassingStrings("void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: no benchmark is running.'));"), []);
   assert.deepEqual(bypassingStrings("{ label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => this.showLog() },"), []);
   assert.deepEqual(bypassingStrings("await vscode.commands.executeCommand('vscode.openWith', uri, RESULT_VIEW_TYPE);"), []);
+});
+
+// --- The webviews' strings (issue 27): from the host's bundle, English without one. ---
+
+const zhCnLanguage = () => ({ type: 'language', locale: 'zh-cn', strings: stringTable('l10n/bundle.l10n.zh-cn.json') });
+
+function sampleRuns() {
+  // Two sweeps (compare, report), one with server metrics; a run whose responses reasoned; a repeated profile.
+  const server = runWithServerMetrics();
+  return [
+    { doc: concurrencySweep(20), fileName: 'a.llmbench.json' },
+    { doc: concurrencySweep(20, 1.5), fileName: 'b.llmbench.json' },
+    { doc: server, fileName: 'server.llmbench.json' },
+  ];
+}
+
+test('every string the webviews show is listed in src/host/webview-strings.ts and translated in both bundles', () => {
+  const listed = listedWebviewKeys();
+  const english = stringTable('l10n/bundle.l10n.json');
+  const chinese = stringTable('l10n/bundle.l10n.zh-cn.json');
+  const used = new Set([...translatedLiterals(), ...builtStrings(sampleRuns()).shown]);
+  assert.ok(used.size > 150, `only ${used.size} strings found: the collection is broken`);
+  assert.deepEqual([...used].filter((key) => !listed.has(key)), [], 'not listed in src/host/webview-strings.ts (then npm run l10n:export)');
+  assert.deepEqual([...used].filter((key) => english[key] === undefined), [], 'not in l10n/bundle.l10n.json');
+  assert.deepEqual([...used].filter((key) => !/[\u4e00-\u9fff]/.test(chinese[key] ?? '')), [], 'not in Chinese in l10n/bundle.l10n.zh-cn.json');
+});
+
+test('a translator without a bundle says English, filling {n}; with one, the bundle text', () => {
+  assert.equal(english('Not shown: {0}.', 'ITL'), 'Not shown: ITL.');
+  assert.equal(translator({})('Server log: trial {0}', 3), 'Server log: trial 3');
+  assert.equal(translator(stringTable('l10n/bundle.l10n.zh-cn.json'))('Server log: trial {0}', 3), '服务端日志：试验 3');
+  // A key the bundle lacks (a step's name) reads as it is.
+  assert.equal(translator(stringTable('l10n/bundle.l10n.zh-cn.json'))('concurrency@16'), 'concurrency@16');
+});
+
+test('the result page draws in Chinese from the language the host writes into it, and in English without', () => {
+  const view = buildResultView(forReading(concurrencySweep(20)), 'run.llmbench.json');
+  const headings = (page: ReturnType<typeof openPage>) => [...page.document.querySelectorAll('h2')].map((h) => h.textContent);
+  const plain = openPage('result');
+  plain.send({ type: 'show', view });
+  assert.deepEqual(headings(plain), ['Steps', 'Charts']);
+  assert.equal(plain.document.querySelector('.step-table thead th:nth-child(4)')?.firstChild?.textContent, 'TTFT');
+  const chinese = openPage('result', { language: zhCnLanguage() });
+  chinese.send({ type: 'show', view });
+  assert.deepEqual(headings(chinese), ['各步', '图表']);
+  const ttft = chinese.document.querySelector('.step-table thead th:nth-child(4)');
+  assert.equal(ttft?.firstChild?.textContent, '首 token 延迟 (TTFT)');
+  assert.match(ttft?.getAttribute('title') ?? '', /^首 token 延迟：/);
+  // The figures are the same in both.
+  const cells = (page: ReturnType<typeof openPage>) => [...page.document.querySelectorAll('.step-table tbody td')].map((td) => td.textContent);
+  assert.deepEqual(cells(chinese), cells(plain));
+  assert.deepEqual([...plain.scriptErrors, ...chinese.scriptErrors], []);
+});
+
+test("a page that got its view before the host's language event draws it again in that language", () => {
+  const page = openPage('compare');
+  const [a, b] = sampleRuns();
+  page.send({ type: 'show-compare', view: buildCompareView(forReading(a!.doc), forReading(b!.doc), a!.fileName, b!.fileName) });
+  assert.ok([...page.document.querySelectorAll('h2')].some((h) => h.textContent === 'B against A' || h.textContent === 'Both runs'));
+  page.send(zhCnLanguage());
+  assert.ok([...page.document.querySelectorAll('h2')].some((h) => h.textContent === '两次运行'), 'the compare page did not redraw in Chinese');
+  assert.equal(page.document.documentElement.lang, 'zh-cn');
+  assert.deepEqual(page.scriptErrors, []);
 });

@@ -56,7 +56,7 @@ startPage((message, { app, board, ask, addBoard }) => {
       table,
       view.endpoints ? endpointSectionElement(view.endpoints) : null,
       view.trace ? traceSectionElement(view.trace, traceBoard) : null,
-      hasCharts || view.figures ? el('h2', { text: view.figures ? 'Figures' : 'Charts' }) : null,
+      hasCharts || view.figures ? el('h2', { text: view.figures ? t('Figures') : t('Charts') }) : null,
       view.figures ? figuresCard(view.figures) : null,
       hasCharts && hasRepeatPoints(view.charts)
         ? repeatToggle(eachRepeat, (checked) => {
