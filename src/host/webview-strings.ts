@@ -9,16 +9,10 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageEvent } from '../format/messages/protocol';
-import type { ViewLocale } from '../views/l10n';
 
 /** What the host posts a page before its first view (webview-session.ts). */
 export function webviewLanguage(): LanguageEvent {
   return { type: 'language', locale: vscode.env.language, strings: { ...(vscode.l10n.bundle ?? {}) } };
-}
-
-/** The view models the host builds (result, compare, report) say their strings in the display language. */
-export function hostLocale(): ViewLocale {
-  return { t: (key, ...args) => vscode.l10n.t(key, ...args), locale: vscode.env.language };
 }
 
 /**

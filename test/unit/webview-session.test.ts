@@ -8,6 +8,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as z from 'zod';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../vscode/harness/tools';
 import { LiveRequestSchema, ResultRequestSchema, type LiveRequest, type ResultRequest } from '../../src/format/messages/from-views';
 import type { HostToLiveMessage, LiveState } from '../../src/format/messages/live';
 import { HostRequestSchema, MessageChannel, type Envelope, type HostRequest, type ViewEvent } from '../../src/format/messages/protocol';
@@ -245,4 +248,21 @@ test('a chart the page does not have fails the export with the page\'s reason, a
   await assert.rejects(page.channel.request({ type: 'save-png', chartId: 'nope' }, z.unknown()), /^Error: the chart could not be saved: The view did not return chart "nope"/);
   assert.equal(failures.length, 1);
   assert.match(failures[0] ?? '', /^the chart could not be saved/);
+});
+
+test("the session posts the display language before the first view, and again to a page that reloaded", async () => {
+  const strings = JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+  const panel = new FakePanel();
+  const page = panel.load('live');
+  const { session, seen } = liveSession(panel, { language: { type: 'language', locale: 'zh-cn', strings } });
+  session.show({ type: 'state', state: runState('run-1', 'model-a') });
+  await settled();
+  // What the page draws from the state (its static parts read the language the HTML carries, webview-html.ts).
+  const headings = (p: Page) => [...p.document.querySelectorAll('#steps-table th')].map((th) => th.firstChild?.textContent ?? '');
+  assert.ok(headings(page).includes('基准测试'), `headings: ${headings(page).join(', ')}`);
+  assert.equal(page.document.documentElement.lang, 'zh-cn');
+  const reloaded = panel.load('live');
+  await settled();
+  assert.ok(headings(reloaded).includes('基准测试'), 'the reloaded page did not get the language again');
+  assert.deepEqual([...page.scriptErrors, ...reloaded.scriptErrors, ...seen.errors], []);
 });

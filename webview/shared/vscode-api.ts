@@ -52,6 +52,17 @@ export interface HostConnection<In, Ask, State> {
   setState(state: State): void;
 }
 
+/** The view's events and the host's `language` event: each body parsed by its own schema, so that what does not fit is said precisely. */
+function withLanguage<In>(events: z.ZodType<In>): z.ZodType<In | LanguageEvent> {
+  return z.unknown().transform((body, ctx) => {
+    const isLanguage = typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'language';
+    const parsed = (isLanguage ? LanguageEventSchema : events).safeParse(body);
+    if (parsed.success) return parsed.data as In | LanguageEvent;
+    ctx.issues.push(...(parsed.error.issues as typeof ctx.issues));
+    return z.NEVER;
+  }) as unknown as z.ZodType<In | LanguageEvent>;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function connectToHost<In extends { type: string }, Ask extends { type: string }, State = never>(schemas: {
@@ -69,7 +80,7 @@ export function connectToHost<In extends { type: string }, Ask extends { type: s
   let language: string | undefined;
   const channel: MessageChannel<In | LanguageEvent, HostRequest, ViewEvent, Ask> = new MessageChannel({
     post: (envelope) => api.postMessage(envelope),
-    events: z.union([LanguageEventSchema, schemas.events]),
+    events: withLanguage(schemas.events),
     requests: HostRequestSchema,
     onEvent: (event) => {
       if (event.type === 'language') {
