@@ -16,7 +16,8 @@ import { renderHtmlReport } from '../report/html';
 import { formatLabelsText, parseLabelsText, withLabels } from '../views/labels';
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
-import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../report/tables';
+import { formatMarkdownReport } from '../report/tables';
+import { displayLocale } from './webview-strings';
 import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
 import { editLabelFields } from './label-editor';
@@ -96,12 +97,14 @@ class ReportPanel {
 
   private async export(format: 'html' | 'csv' | 'md'): Promise<void> {
     const model = buildReportModel(this.runs, this.options ?? {});
+    // The exports read in the display language, as the views do.
+    const language = displayLocale();
     const text =
       format === 'html'
-        ? renderHtmlReport(model, this.runs, this.title)
+        ? renderHtmlReport(model, this.runs, this.title, new Date(), language)
         : format === 'csv'
           ? formatStepsCsv(this.runs)
-          : [`# ${this.title}`, formatRankingMarkdown(model), ...this.runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc)}\n${formatConcurrencyColumnsMarkdown(r.doc)}`)].join('\n\n');
+          : formatMarkdownReport(model, this.runs, this.title, { t: language.t });
     const filters: Record<string, Record<string, string[]>> = { html: { [vscode.l10n.t('HTML report')]: ['html'] }, csv: { CSV: ['csv'] }, md: { Markdown: ['md'] } };
     const saved = await saveWithDialog(encoder.encode(text), defaultUri(`llmbench-report.${format}`), filters[format] ?? {});
     if (saved) void vscode.window.showInformationMessage(vscode.l10n.t('LLM Bench: report saved to {0}.', vscode.workspace.asRelativePath(saved)));

@@ -9,10 +9,16 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageEvent } from '../format/messages/protocol';
+import type { ViewLocale } from '../views/l10n';
 
 /** What the host posts a page before its first view (webview-session.ts). */
 export function webviewLanguage(): LanguageEvent {
   return { type: 'language', locale: vscode.env.language, strings: { ...(vscode.l10n.bundle ?? {}) } };
+}
+
+/** The display language for what the host writes itself (the report's HTML and Markdown exports). */
+export function displayLocale(): ViewLocale {
+  return { t: (key, ...args) => vscode.l10n.t(key, ...args), locale: vscode.env.language };
 }
 
 /**
@@ -308,5 +314,36 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("best goodput"),
     vscode.l10n.t("req/s, its own SLO"),
     vscode.l10n.t("No benchmark runs to report: the report reads LLM Bench result files (*.llmbench.json), and none was found."),
+    // the reports (src/report/, llmbench report --lang)
+    vscode.l10n.t("latency ≤ {0} ms"),
+    vscode.l10n.t("{0} ({1} of each step)"),
+    vscode.l10n.t("no SLO given: every step counts"),
+    vscode.l10n.t("Imported from {0} ({1}):"),
+    vscode.l10n.t("1 run, generated {0} by LLM Bench."),
+    vscode.l10n.t("{0} runs, generated {1} by LLM Bench."),
+    vscode.l10n.t("Load axis: {0}."),
+    vscode.l10n.t("Grouped by {0}."),
+    vscode.l10n.t("Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts)."),
+    vscode.l10n.t("TPOT: (latency - TTFT) / (output tokens - 1) per request. ITL: every gap between streamed chunks, pooled (vLLM's ITL; GuideLLM's \"ITL\" is our TPOT)."),
+    vscode.l10n.t("{0}: {1} in {2}"),
+    vscode.l10n.t("{0}: knee at {1}"),
+    vscode.l10n.t("knee"),
+    vscode.l10n.t("{0} ({1} repeats)"),
+    vscode.l10n.t("Failures"),
+    vscode.l10n.t("unknown"),
+    vscode.l10n.t("{0} of {1}"),
+    vscode.l10n.t("Concurrency"),
+    vscode.l10n.t("Time taken"),
+    vscode.l10n.t("QPS"),
+    vscode.l10n.t("Average latency"),
+    vscode.l10n.t("Output throughput"),
+    vscode.l10n.t("Latency p50"),
+    vscode.l10n.t("Latency p90"),
+    vscode.l10n.t("Group"),
+    vscode.l10n.t("Source"),
+    vscode.l10n.t("KV cache first at 95%"),
+    vscode.l10n.t("requests first kept waiting"),
+    vscode.l10n.t("LLM Bench: {0} runs compared"),
+    vscode.l10n.t("The knee is where added load stops buying throughput (the ringed point on the curves). Beside it, from each run's server metrics: where its KV cache first reached 95% (△ on the curves) and where requests first kept waiting, above zero in every scrape for a second or more and two scrapes at least (□), by step and run time. A knee at or after them is the server running out of room. Not seen: no scrape caught it (steps shorter than that can hide a queue); n/a: the server did not export it or was not scraped."),
   ];
 }

@@ -16,6 +16,7 @@ import { formatLocalTime, NOT_AVAILABLE } from '../views/number-format';
 import type { TableColumn } from '../views/chart-spec';
 import { stepTable } from '../views/result-tables';
 import { fontStack } from '../views/fonts';
+import { ENGLISH, type Translate, type ViewLocale } from '../views/l10n';
 
 /** A report opened anywhere: the system UI fonts first, then the CJK faces for Chinese labels (src/views/fonts.ts). */
 const REPORT_FONTS = fontStack('system-ui, -apple-system, "Segoe UI"');
@@ -42,29 +43,29 @@ const cellText = (text: string) => text.split('\n').map((line, i) => (text.inclu
  * A table in a box that scrolls sideways if it must: numbers right-aligned and kept on one line,
  * text (runs, models, labels) left-aligned and wrapping, so that the tables fit half a page.
  */
-function table(columns: TableColumn[], rows: string[][], className: string): string {
-  const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}${c.description ? ` title="${escapeHtml(c.description)}"` : ''}>${escapeHtml(c.label)}${c.unit ? `<span class="unit">${escapeHtml(c.unit)}</span>` : ''}</th>`).join('');
+function table(columns: TableColumn[], rows: string[][], className: string, t: Translate): string {
+  const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}${c.description ? ` title="${escapeHtml(t(c.description))}"` : ''}>${escapeHtml(t(c.label))}${c.unit ? `<span class="unit">${escapeHtml(t(c.unit))}</span>` : ''}</th>`).join('');
   const body = rows.map((row) => `<tr>${row.map((cell, i) => `<td${columns[i]?.numeric ? ' class="num"' : ''}>${cellText(cell)}</td>`).join('')}</tr>`).join('');
   return `<div class="table-scroll"><table class="${className}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
-function sloText(model: ReportModel): string {
+function sloText(model: ReportModel, t: Translate): string {
   const parts = [
     model.slo.ttftMs !== undefined ? `TTFT ≤ ${model.slo.ttftMs} ms` : null,
     model.slo.ttfoMs !== undefined ? `TTFO ≤ ${model.slo.ttfoMs} ms` : null,
     model.slo.tpotMs !== undefined ? `TPOT ≤ ${model.slo.tpotMs} ms` : null,
-    model.slo.e2eMs !== undefined ? `latency ≤ ${model.slo.e2eMs} ms` : null,
+    model.slo.e2eMs !== undefined ? t('latency ≤ {0} ms', model.slo.e2eMs) : null,
   ].filter((p): p is string => p !== null);
-  return parts.length ? `${parts.join(', ')} (${model.stat} of each step)` : 'no SLO given: every step counts';
+  return parts.length ? t('{0} ({1} of each step)', parts.join(', '), model.stat) : t('no SLO given: every step counts');
 }
 
 /** A run's steps as the result editor's table shows them (src/views/result-tables.ts stepTable), its notes under it. */
-function runTables(run: ReportRun): string {
+function runTables(run: ReportRun, t: Translate): string {
   const axis = chooseXAxis(run.doc.steps);
   // The reader gave every step a summary (an unfinished one from its records, marked partial).
   const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true, run.doc.importedFrom !== undefined)] : [])));
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
-    g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
+    g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat ? t(stat) : ''].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
   const listed = [
     ...definitionNotes(run.doc.steps),
@@ -76,12 +77,16 @@ function runTables(run: ReportRun): string {
   const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
-    ? `<p class="muted">Imported from ${escapeHtml(imported.tool)}${imported.version ? ` ${escapeHtml(imported.version)}` : ''} (${escapeHtml(imported.file)}):</p>${list}`
+    ? `<p class="muted">${escapeHtml(t('Imported from {0} ({1}):', `${imported.tool}${imported.version ? ` ${imported.version}` : ''}`, imported.file))}</p>${list}`
     : list;
-  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps') + warnings + notes;
+  return `<h3>${escapeHtml(run.name)}</h3>` + table(columns, steps.rows, 'steps', t) + warnings + notes;
 }
 
-export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date()): string {
+/**
+ * `t` and `lang`: the report's language (src/views/l10n.ts): the display language in the extension,
+ * `--lang` on the command line; English by default. Figures, names and units are the same in every language.
+ */
+export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: string, generatedAt = new Date(), { t, locale }: ViewLocale = ENGLISH): string {
   const legend = `<ul class="legend">${reportLegend(model)
     .map((entry) => {
       // An SVG line, not a styled span: the page's CSP allows no style attributes.
@@ -100,44 +105,46 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
       model.runs[i]?.status ?? '',
       r.doc.endpoint.model,
       ...(withWorkers ? [r.doc.workers ? String(r.doc.workers.count) : NOT_AVAILABLE] : []),
-      r.doc.importedFrom ? `${r.doc.importedFrom.tool} (imported)` : `${r.doc.tool.name} ${r.doc.tool.version}`,
+      r.doc.importedFrom ? t('{0} (imported)', r.doc.importedFrom.tool) : `${r.doc.tool.name} ${r.doc.tool.version}`,
       formatLabelsText(r.doc.labels),
     ]),
     'runs',
+    t,
   );
   const rankingTableOf = rankingTable(model);
-  const ranking = table(rankingTableOf.columns, rankingTableOf.rows, 'ranking');
+  const ranking = table(rankingTableOf.columns, rankingTableOf.rows, 'ranking', t);
   const knees = kneeTable(model);
-  const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c)}</figure>`).join('');
+  const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c, undefined, undefined, t)}</figure>`).join('');
   return htmlPage({
     // Only this page's own style sheet, by its hash: no scripts, no inline style attributes.
     contentSecurityPolicy: `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src data:`,
     title,
+    lang: locale,
     head: `<style>${STYLE}</style>`,
     body: `<h1>${escapeHtml(title)}</h1>
-<p class="muted">${runs.length} run${runs.length === 1 ? '' : 's'}, generated ${escapeHtml(formatLocalTime(generatedAt.toISOString()))} by LLM Bench. Load axis: ${model.axis}.${model.groupBy ? ` Grouped by ${escapeHtml(model.groupBy)}.` : ''}</p>
-<h2>Runs</h2>
+<p class="muted">${escapeHtml(runs.length === 1 ? t('1 run, generated {0} by LLM Bench.', formatLocalTime(generatedAt.toISOString())) : t('{0} runs, generated {1} by LLM Bench.', runs.length, formatLocalTime(generatedAt.toISOString())))} ${escapeHtml(t('Load axis: {0}.', t(model.axis)))}${model.groupBy ? ` ${escapeHtml(t('Grouped by {0}.', model.groupBy))}` : ''}</p>
+<h2>${escapeHtml(t('Runs'))}</h2>
 ${runsTable}
-<h2>Ranking</h2>
-<p>SLO: ${escapeHtml(sloText(model))}. Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).</p>
+<h2>${escapeHtml(t('Ranking'))}</h2>
+<p>SLO: ${escapeHtml(sloText(model, t))}. ${escapeHtml(t('Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).'))}</p>
 ${ranking}
-<p class="muted">${escapeHtml(rankingNoiseNote(model))}</p>
-<h2>Knees</h2>
-${table(knees.columns, knees.rows, 'knees')}
-<p class="muted">${escapeHtml(SERVER_MARKS_NOTE)}</p>
+<p class="muted">${escapeHtml(t(rankingNoiseNote(model)))}</p>
+<h2>${escapeHtml(t('Knees'))}</h2>
+${table(knees.columns, knees.rows, 'knees', t)}
+<p class="muted">${escapeHtml(t(SERVER_MARKS_NOTE))}</p>
 ${model.endpoints
   .map(
-    (run) => `<h2>Per endpoint: ${escapeHtml(run.name)}</h2>
-${table(run.table.columns, run.table.rows, 'endpoints')}
+    (run) => `<h2>${escapeHtml(t('Per endpoint: {0}', run.name))}</h2>
+${table(run.table.columns, run.table.rows, 'endpoints', t)}
 ${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}`,
   )
   .join('\n')}
-<h2>Curves</h2>
-${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
+<h2>${escapeHtml(t('Curves'))}</h2>
+${model.offAxis.length ? `<p class="off-axis">${escapeHtml(t('Not on the {0} axis (no step has a {0}): {1}. Try the other axis.', t(model.axis), model.offAxis.join(', ')))}</p>` : ''}
 ${legend}
 <div class="charts">${charts}</div>
-<p class="muted">TPOT: (latency - TTFT) / (output tokens - 1) per request. ITL: every gap between streamed chunks, pooled (vLLM's ITL; GuideLLM's "ITL" is our TPOT).</p>
-<h2>Steps</h2>
-${runs.map(runTables).join('\n')}`,
+<p class="muted">${escapeHtml(t('TPOT: (latency - TTFT) / (output tokens - 1) per request. ITL: every gap between streamed chunks, pooled (vLLM\'s ITL; GuideLLM\'s "ITL" is our TPOT).'))}</p>
+<h2>${escapeHtml(t('Steps'))}</h2>
+${runs.map((run) => runTables(run, t)).join('\n')}`,
   });
 }

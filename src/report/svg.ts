@@ -7,6 +7,7 @@ import { DASH_PATTERNS } from '../views/chart-spec';
 import { readableOn, TEXT_CONTRAST } from '../views/contrast';
 import { formatTick } from '../views/number-format';
 import type { ReportChart } from '../views/report';
+import { english, type Translate } from '../views/l10n';
 
 /** The exported page's background: every colour drawn on it is made readable there. */
 export const PAGE_BACKGROUND = '#ffffff';
@@ -113,7 +114,8 @@ const MARK_NAMES = { 'kv-cache-full': 'KV cache first at 95%', queueing: 'reques
  * A chart as SVG. The page lays two side by side and scales each to half its width: 560 units
  * wide, so that its 11-unit labels stay about 9 px at a 1000 px window.
  */
-export function svgLineChart(chart: ReportChart, width = 560, height = 300): string {
+/** `t`: the report's language (src/views/l10n.ts); the chart's own words are English keys. */
+export function svgLineChart(chart: ReportChart, width = 560, height = 300, t: Translate = english): string {
   const margin = { left: 64, right: 16, top: 28, bottom: 44 };
   const plotW = width - margin.left - margin.right;
   const plotH = height - margin.top - margin.bottom;
@@ -128,8 +130,8 @@ export function svgLineChart(chart: ReportChart, width = 560, height = 300): str
   const f = (n: number) => n.toFixed(1);
 
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(chart.title)}" data-chart="${escapeXml(chart.id)}">`,
-    `<text x="${margin.left}" y="18" class="chart-title">${escapeXml(chart.title)}</text>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(t(chart.title))}" data-chart="${escapeXml(chart.id)}">`,
+    `<text x="${margin.left}" y="18" class="chart-title">${escapeXml(t(chart.title))}</text>`,
   ];
   for (const t of yTicks) {
     parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${f(sy(t))}" y2="${f(sy(t))}" class="grid"/>`);
@@ -140,8 +142,8 @@ export function svgLineChart(chart: ReportChart, width = 560, height = 300): str
   }
   parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${margin.top + plotH}" y2="${margin.top + plotH}" class="axis"/>`);
   parts.push(`<line x1="${margin.left}" x2="${margin.left}" y1="${margin.top}" y2="${margin.top + plotH}" class="axis"/>`);
-  parts.push(`<text x="${margin.left + plotW / 2}" y="${height - 6}" text-anchor="middle" class="axis-title">${escapeXml(axisTitle(chart.xTitle, chart.xLog === true))}</text>`);
-  parts.push(`<text transform="translate(14 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle" class="axis-title">${escapeXml(chart.yTitle)}</text>`);
+  parts.push(`<text x="${margin.left + plotW / 2}" y="${height - 6}" text-anchor="middle" class="axis-title">${escapeXml(axisTitle(t(chart.xTitle), chart.xLog === true, t))}</text>`);
+  parts.push(`<text transform="translate(14 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle" class="axis-title">${escapeXml(t(chart.yTitle))}</text>`);
   if (points.length === 0) {
     parts.push(`<text x="${margin.left + plotW / 2}" y="${margin.top + plotH / 2}" text-anchor="middle" class="empty">no data in these runs</text>`);
   }
@@ -156,10 +158,10 @@ export function svgLineChart(chart: ReportChart, width = 560, height = 300): str
         mark.kind === 'kv-cache-full'
           ? `<path d="M${f(mx)},${f(my - 7)} l6,10.5 h-12 z" fill="none" stroke="${color}" stroke-width="1.5"/>`
           : `<rect x="${f(mx - 5)}" y="${f(my - 5)}" width="10" height="10" fill="none" stroke="${color}" stroke-width="1.5"/>`;
-      parts.push(`<g class="server-mark" data-kind="${mark.kind}" data-run="${curve.run}"><title>${escapeXml(`${curve.name}: ${MARK_NAMES[mark.kind]} in ${mark.point.step}`)}</title>${shape}</g>`);
+      parts.push(`<g class="server-mark" data-kind="${mark.kind}" data-run="${curve.run}"><title>${escapeXml(t('{0}: {1} in {2}', curve.name, t(MARK_NAMES[mark.kind]), mark.point.step))}</title>${shape}</g>`);
     }
     if (curve.knee) {
-      parts.push(`<g class="knee" data-run="${curve.run}"><title>${escapeXml(`${curve.name}: knee at ${curve.knee.step}`)}</title><circle cx="${f(sx(curve.knee.x))}" cy="${f(sy(curve.knee.y))}" r="5" fill="none" stroke="${color}" stroke-width="1.5"/></g>`);
+      parts.push(`<g class="knee" data-run="${curve.run}"><title>${escapeXml(t('{0}: knee at {1}', curve.name, curve.knee.step))}</title><circle cx="${f(sx(curve.knee.x))}" cy="${f(sy(curve.knee.y))}" r="5" fill="none" stroke="${color}" stroke-width="1.5"/></g>`);
     }
   }
   for (const curve of drawn) {
@@ -180,8 +182,8 @@ export function svgLineChart(chart: ReportChart, width = 560, height = 300): str
   };
   for (const curve of drawn) {
     const color = colorOf(curve.color);
-    if (curve.knee) label('knee', sx(curve.knee.x), sy(curve.knee.y), color, 'knee', curve.run);
-    for (const mark of curve.marks) label(mark.kind === 'kv-cache-full' ? 'KV 95%' : 'queue', sx(mark.point.x), sy(mark.point.y), color, mark.kind, curve.run);
+    if (curve.knee) label(escapeXml(t('knee')), sx(curve.knee.x), sy(curve.knee.y), color, 'knee', curve.run);
+    for (const mark of curve.marks) label(mark.kind === 'kv-cache-full' ? 'KV 95%' : escapeXml(t('queue')), sx(mark.point.x), sy(mark.point.y), color, mark.kind, curve.run);
   }
   parts.push('</svg>');
   return parts.join('');

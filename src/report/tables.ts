@@ -18,11 +18,18 @@ import { traceNotes, traceTable } from '../views/trace-figures';
 import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
 import { meansTable, requestCountsUnknown, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
+import { english, type Translate } from '../views/l10n';
 
 /** How the tables lay out a run that repeated its profile. */
 export interface TableOptions {
   /** One row per repeat, as the steps are stored, instead of one per step with means across repeats. */
   perRepeat?: boolean;
+  /**
+   * The language of a report's own tables (src/views/l10n.ts; English by default): the ranking, the
+   * knees and the concurrency columns. The GuideLLM-style table keeps GuideLLM's column names, so that
+   * import reads it back whatever the language.
+   */
+  t?: Translate;
 }
 
 /** The rows of a table: each step alone, or a repeated step's repeats together under its name. */
@@ -196,8 +203,9 @@ export function loadLevelLabel(step: Omit<Step, 'requests'>): string {
 }
 
 export function formatConcurrencyColumnsMarkdown(doc: ResultOverview, options: TableOptions = {}): string {
-  const columns = rowGroups(doc.steps, options).map(({ steps }) => ({ heading: steps.length > 1 ? `${loadLevelLabel(steps[0] as Omit<Step, 'requests'>)} (${steps.length} repeats)` : loadLevelLabel(steps[0] as Omit<Step, 'requests'>), summaries: steps.map((step) => step.summary) }));
-  const row = (label: string, value: (s: StepSummary | null) => number | null | undefined, unit: string, digits = 2) => [label, ...columns.map((c) => figureOf(c.summaries.map(value), unit, digits))];
+  const t = options.t ?? english;
+  const columns = rowGroups(doc.steps, options).map(({ steps }) => ({ heading: steps.length > 1 ? t('{0} ({1} repeats)', loadLevelLabel(steps[0] as Omit<Step, 'requests'>), steps.length) : loadLevelLabel(steps[0] as Omit<Step, 'requests'>), summaries: steps.map((step) => step.summary) }));
+  const row = (label: string, value: (s: StepSummary | null) => number | null | undefined, unit: string, digits = 2) => [t(label), ...columns.map((c) => figureOf(c.summaries.map(value), unit, digits))];
   const count = (summaries: (StepSummary | null)[], pick: (s: StepSummary) => number) => summaries.reduce((n, s) => n + (s ? pick(s) : 0), 0);
   const rows = [
     row('Time taken', (s) => s?.durationSec, 's'),
@@ -207,17 +215,17 @@ export function formatConcurrencyColumnsMarkdown(doc: ResultOverview, options: T
     row('Latency p50', (s) => msToSec(s?.latencyMs?.p50), 's', 3),
     row('Latency p90', (s) => msToSec(s?.latencyMs?.p90), 's', 3),
         [
-      'Failures',
+      t('Failures'),
       ...columns.map((c) => {
         const summaries = c.summaries.filter((s): s is StepSummary => s !== null);
         if (summaries.length === 0) return NOT_AVAILABLE;
         // An imported step that gives rates but no request counts: its counts are unknown, not 0 of 0.
-        if (summaries.every((s) => requestCountsUnknown(s.requests, [s.requestsPerSecond, s.outputTokensPerSecond]))) return 'unknown';
-        return `${count(c.summaries, (s) => s.requests.failed)} of ${count(c.summaries, (s) => s.requests.total)}`;
+        if (summaries.every((s) => requestCountsUnknown(s.requests, [s.requestsPerSecond, s.outputTokensPerSecond]))) return t('unknown');
+        return t('{0} of {1}', count(c.summaries, (s) => s.requests.failed), count(c.summaries, (s) => s.requests.total));
       }),
     ],
   ];
-  return markdownTable(['Concurrency', ...columns.map((c) => c.heading)], rows) + '\n';
+  return markdownTable([t('Concurrency'), ...columns.map((c) => c.heading)], rows) + '\n';
 }
 
 // vLLM prints `{:<40} {:<10}`-formatted lines under 50-character centred headings.
@@ -286,8 +294,8 @@ export function formatVllmBlock(doc: ResultOverview, stepIndex: number): string 
 }
 
 /** A view's table (src/views/report.ts TextTable) in Markdown: each head with its unit, a cell's stacked lines on one line. */
-function markdownTextTable(table: TextTable): string {
-  return markdownTable(table.columns.map((c) => (c.unit ? `${c.label} (${c.unit})` : c.label)), table.rows);
+function markdownTextTable(table: TextTable, t: Translate): string {
+  return markdownTable(table.columns.map((c) => (c.unit ? `${t(c.label)} (${t(c.unit)})` : t(c.label))), table.rows);
 }
 
 /**
@@ -295,7 +303,12 @@ function markdownTextTable(table: TextTable): string {
  * export's tables (the same columns, names and figures), with what they say under them, then each
  * run's figures per endpoint for runs over several.
  */
-export function formatRankingMarkdown(model: ReportModel): string {
-  const endpoints = model.endpoints.map((run) => `\n## Per endpoint: ${run.name}\n\n${markdownTextTable(run.table)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
-  return `${markdownTextTable(rankingTable(model))}\n\n${rankingNoiseNote(model)}\n\n${markdownTextTable(kneeTable(model))}\n\n${SERVER_MARKS_NOTE}\n${endpoints.join('')}`;
+export function formatRankingMarkdown(model: ReportModel, t: Translate = english): string {
+  const endpoints = model.endpoints.map((run) => `\n## ${t('Per endpoint: {0}', run.name)}\n\n${markdownTextTable(run.table, t)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
+  return `${markdownTextTable(rankingTable(model), t)}\n\n${t(rankingNoiseNote(model))}\n\n${markdownTextTable(kneeTable(model), t)}\n\n${t(SERVER_MARKS_NOTE)}\n${endpoints.join('')}`;
+}
+
+/** The Markdown report of many runs: the title, the ranking and knees, then each run's tables; in `options.t`'s language. */
+export function formatMarkdownReport(model: ReportModel, runs: readonly { name: string; doc: ResultOverview }[], title: string, options: TableOptions = {}): string {
+  return [`# ${title}`, formatRankingMarkdown(model, options.t), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc, options)}\n${formatConcurrencyColumnsMarkdown(r.doc, options)}`)].join('\n\n');
 }

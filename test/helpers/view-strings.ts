@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { forReading } from '../../src/results/read-result';
 import { buildResultView } from '../../src/views/result';
 import { buildCompareView } from '../../src/views/compare';
-import { buildReportModel, kneeTable, rankingTable, reportChartSpec } from '../../src/views/report';
+import { buildReportModel, kneeTable, rankingTable, reportChartSpec, SERVER_MARKS_NOTE } from '../../src/views/report';
 import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { resultChartSpec, type ChartSpec, type TableColumn } from '../../src/views/chart-spec';
 import { METRICS, metricTitle, type MetricKey } from '../../src/format/metrics';
@@ -38,9 +38,9 @@ export function literalArguments(source: string, call: RegExp): string[] {
   return keys;
 }
 
-/** Every `t('...')` key of the pages (webview/) and the view models (src/views/). */
+/** Every `t('...')` key of the pages (webview/), the view models (src/views/) and the exports (src/report/). */
 export function translatedLiterals(): Set<string> {
-  const files = [...sourceFiles(join(repoRoot, 'webview')), ...sourceFiles(join(repoRoot, 'src', 'views'))];
+  const files = [...sourceFiles(join(repoRoot, 'webview')), ...sourceFiles(join(repoRoot, 'src', 'views')), ...sourceFiles(join(repoRoot, 'src', 'report'))];
   return new Set(files.flatMap((file) => literalArguments(readFileSync(file, 'utf8'), /(?<![\w.])t/)));
 }
 
@@ -76,7 +76,7 @@ export function builtStrings(docs: { doc: ResultDocument; fileName: string }[]):
   }
   const report = buildReportModel(docs.map(({ doc, fileName }) => ({ name: fileName, doc, source: fileName })));
   for (const chart of [...report.charts, report.tradeoff]) shown.push(chart.title, ...specStrings(reportChartSpec(chart)));
-  shown.push(...columnStrings(rankingTable(report).columns), ...columnStrings(kneeTable(report).columns));
+  shown.push(...columnStrings(rankingTable(report).columns), ...columnStrings(kneeTable(report).columns), SERVER_MARKS_NOTE);
   for (const key of Object.keys(METRICS) as MetricKey[]) shown.push(METRICS[key].label, METRICS[key].definition, metricTitle(key));
   // Units and bare statistics (ms, p50) read the same in every language.
   const universal = (text: string): boolean => text.trim() === '' || !/[A-Za-z]{2,}/.test(text.replace(/\b(ms|s|tok|req|p\d\d|max|%)\b/g, ''));

@@ -165,7 +165,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('p', { className: 'muted', text: rankingNoiseNote(model) }),
     el('h2', { text: t('Knees') }),
     scrollBox(textTable(knees.columns, knees.rows, 'data-table knees sticky-first')),
-    el('p', { className: 'muted', text: SERVER_MARKS_NOTE }),
+    el('p', { className: 'muted', text: t(SERVER_MARKS_NOTE) }),
     ...model.endpoints.flatMap((run) => [
       el('h2', { text: t('Per endpoint: {0}', run.name) }),
       scrollBox(textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')),

@@ -8,7 +8,8 @@ import { formatStepsCsv } from '../../report/csv';
 import { renderHtmlReport } from '../../report/html';
 import { loadRuns } from '../../report/load';
 import { buildReportModel, type ReportSlo, type StatChoice } from '../../views/report';
-import { formatConcurrencyColumnsMarkdown, formatMarkdownTable, formatRankingMarkdown } from '../../report/tables';
+import { formatMarkdownReport } from '../../report/tables';
+import { REPORT_LANGUAGES, reportLocale } from '../../report/languages';
 import { parseChoice, parseFlags, parseKeyValue, parseNumber, UsageError } from '../args';
 
 const REPORT_HELP = `Usage: llmbench report FILE|FOLDER... --out FILE [options]
@@ -26,6 +27,8 @@ Options:
   --stat S              the statistic compared with the SLO and drawn for latencies: mean, p50, p90 (default), p99
   --axis A              concurrency or rate (default: what most steps are defined by)
   --title TEXT          the report's title
+  --lang L              the report's language: en (default) or zh-cn (Simplified Chinese); the
+                        figures are the same, and this command's own output stays English
   --per-repeat          Markdown: a row per repeat of a repeated run, instead of one per step with
                         each figure's mean ± half-width of its 95% interval across repeats
   --help                this text
@@ -54,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     '--stat': { kind: 'string' },
     '--axis': { kind: 'string' },
     '--title': { kind: 'string' },
+    '--lang': { kind: 'string' },
     '--per-repeat': { kind: 'boolean' },
     '--help': { kind: 'boolean' },
   } as const;
@@ -72,7 +76,8 @@ export async function run(argv: string[]): Promise<number> {
   const sloText = flags.get('--slo');
   const slo = sloText === undefined ? {} : parseSlo(sloText);
   const groupBy = flags.get('--group-by');
-  const tableOptions = { perRepeat: flags.has('--per-repeat') };
+  const { t, locale } = reportLocale(parseChoice('--lang', flags.get('--lang') ?? 'en', REPORT_LANGUAGES));
+  const tableOptions = { perRepeat: flags.has('--per-repeat'), t };
 
   const { runs, problems } = await loadRuns(flags.positionals);
   for (const problem of problems) process.stderr.write(`llmbench report: skipped ${problem}\n`);
@@ -85,13 +90,13 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`--group-by: no run has the label '${groupBy}'; labels present: ${keys.join(', ') || 'none'}`);
   }
   const model = buildReportModel(runs, { ...(groupBy ? { groupBy } : {}), ...(axis ? { axis } : {}), stat, slo });
-  const title = flags.get('--title') ?? (runs.length === 1 ? `LLM Bench: ${runs[0]?.name}` : `LLM Bench: ${runs.length} runs compared`);
+  const title = flags.get('--title') ?? (runs.length === 1 ? `LLM Bench: ${runs[0]?.name}` : t('LLM Bench: {0} runs compared', runs.length));
   const text =
     format === 'html'
-      ? renderHtmlReport(model, runs, title)
+      ? renderHtmlReport(model, runs, title, new Date(), { t, locale })
       : format === 'csv'
         ? formatStepsCsv(runs)
-        : [`# ${title}`, formatRankingMarkdown(model), ...runs.map((r) => `## ${r.name}\n\n${formatMarkdownTable(r.doc, tableOptions)}\n${formatConcurrencyColumnsMarkdown(r.doc, tableOptions)}`)].join('\n\n');
+        : formatMarkdownReport(model, runs, title, tableOptions);
   await writeFile(out, text);
   process.stdout.write(`Wrote ${format} report of ${runs.length} run(s) to ${out}\n`);
   return problems.length > 0 ? 1 : 0;
