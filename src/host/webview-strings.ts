@@ -314,6 +314,8 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("best goodput"),
     vscode.l10n.t("req/s, its own SLO"),
     vscode.l10n.t("No benchmark runs to report: the report reads LLM Bench result files (*.llmbench.json), and none was found."),
+    vscode.l10n.t("none"),
+    vscode.l10n.t("B against A"),
     // the reports (src/report/, llmbench report --lang)
     vscode.l10n.t("latency ≤ {0} ms"),
     vscode.l10n.t("{0} ({1} of each step)"),

@@ -33,7 +33,7 @@ startPage((message, { app, board, ask, addBoard }) => {
         button(t('Swap A \u2194 B'), () => ask({ type: 'swap' }), 'secondary', 'swap-runs'),
         button(t('Open Side by Side'), () => ask({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
       ]),
-      el('h2', { text: 'B against A' }),
+      el('h2', { text: t('B against A') }),
       view.deltas.length ? el('p', { className: 'muted', text: legend }) : null,
       view.deltas.length ? deltaTableElement(view.deltas) : null,
       notesSection(view.notes),

@@ -20,7 +20,7 @@ const COMPACT_ITEMS = new Set(['Model', 'Endpoint', 'Status', 'Workers', 'Import
 export function summarySection(summary: RunSummary, heading: string = summary.fileName, compact = false): HTMLElement {
   const labels = summary.labels.length
     ? el('ul', { className: 'label-list' }, summary.labels.map(([k, v]) => el('li', { className: 'label-chip', text: `${k}: ${v}` })))
-    : el('span', { className: 'muted', text: 'none' });
+    : el('span', { className: 'muted', text: t('none') });
   const items = summaryItems(summary).filter((item) => !compact || COMPACT_ITEMS.has(item.label));
   return el('section', { className: `run-summary${compact ? ' compact' : ''}` }, [
     el(compact ? 'h2' : 'h1', {}, [heading, ' ', statusBadge(summary.status)]),
