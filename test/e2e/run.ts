@@ -70,20 +70,25 @@ async function main(): Promise<number> {
     if (scenarios.length === 0) throw new Error('no scenario found in out/test/e2e/*.e2e.js');
     const started = Date.now();
     vsix = packageExtension();
-    server = await startCodeServer({ vsix, env: { LLMBENCH_ROOT: repoRoot } });
     browser = await launchChromium();
-    console.log(`code-server ${server.url} and Chromium ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    for (const scenario of scenarios) {
-      const scenarioStarted = Date.now();
-      const label = `${scenario.file.replace(/\.e2e\.js$/, '')}: ${scenario.name}`;
-      try {
-        await runScenario(scenario, browser, server);
-        passed += 1;
-        console.log(`  ok   ${label} (${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s)`);
-      } catch (error) {
-        failed += 1;
-        console.log(`  FAIL ${label} (${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s)`);
-        console.log(String(error instanceof Error ? error.stack ?? error.message : error).replace(/^/gm, '       '));
+    // One code-server per display language (--locale is the server's), the default one first.
+    const locales = [...new Set(scenarios.map((s) => s.locale))].sort((a, b) => (a ?? '').localeCompare(b ?? ''));
+    for (const locale of locales) {
+      await server?.stop();
+      server = await startCodeServer({ vsix, env: { LLMBENCH_ROOT: repoRoot }, ...(locale ? { locale } : {}) });
+      console.log(`code-server ${server.url}${locale ? ` (--locale ${locale})` : ''} and Chromium ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      for (const scenario of scenarios.filter((s) => s.locale === locale)) {
+        const scenarioStarted = Date.now();
+        const label = `${scenario.file.replace(/\.e2e\.js$/, '')}: ${scenario.name}`;
+        try {
+          await runScenario(scenario, browser, server);
+          passed += 1;
+          console.log(`  ok   ${label} (${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s)`);
+        } catch (error) {
+          failed += 1;
+          console.log(`  FAIL ${label} (${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s)`);
+          console.log(String(error instanceof Error ? error.stack ?? error.message : error).replace(/^/gm, '       '));
+        }
       }
     }
   } catch (error) {

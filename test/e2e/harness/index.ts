@@ -60,6 +60,8 @@ export interface ScenarioOptions<F = undefined> {
   fixture?: Fixture<F>;
   /** Time limit for the whole scenario (default 120 s). */
   timeoutMs?: number;
+  /** The display language code-server starts with (`--locale`); the runner starts one code-server per language. */
+  locale?: string;
 }
 
 /** A scenario ready to run: its fixture started, its workspace known. */
@@ -73,6 +75,7 @@ export interface Scenario {
   name: string;
   file: string;
   timeoutMs: number | undefined;
+  locale: string | undefined;
   /** Starts the fixture (part of the scenario's time). */
   prepare(): Promise<PreparedScenario>;
 }
@@ -86,11 +89,12 @@ export function setLoadingFile(file: string): void {
 }
 
 export function scenario<F = undefined>(name: string, run: (context: ScenarioContext<F>) => Promise<void>, options: ScenarioOptions<F> = {}): void {
-  const { fixture, workspace, timeoutMs } = options;
+  const { fixture, workspace, timeoutMs, locale } = options;
   registeredScenarios.push({
     name,
     file: loadingFile,
     timeoutMs,
+    locale,
     prepare: async () => {
       // Without a fixture, F is undefined (the default type argument).
       const value = (fixture ? await fixture.start() : undefined) as F;

@@ -43,6 +43,11 @@ export interface CodeServerOptions {
   workspaceTrust?: WorkspaceTrust;
   /** Extra environment for the server and so for its extension host. */
   env?: Record<string, string>;
+  /**
+   * `--locale`: VS Code's display language (vscode.env.language), e.g. zh-cn. Without a language
+   * pack VS Code's own UI stays English; the extension's package.nls.<locale>.json and l10n bundle load.
+   */
+  locale?: string;
   /** Receives code-server's own log lines (default: dropped unless it fails to start). */
   log?: (line: string) => void;
 }
@@ -112,6 +117,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     '--disable-getting-started-override',
     '--reconnection-grace-time', '5',
     ...(options.testDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+    ...(options.locale ? ['--locale', options.locale] : []),
   ];
   // detached: its own session and process group (setsid), so that stop() can signal the whole group.
   const child = spawn(install.node, args, {
