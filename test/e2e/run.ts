@@ -14,6 +14,7 @@ import { repoRoot } from '../vscode/harness/tools';
 import { packageExtension } from '../vscode/harness/vsix';
 import { createWorkspace } from '../vscode/harness/workspace';
 import { registeredScenarios, setLoadingFile, waitForWorkbench, watchCspViolations, type PreparedScenario, type Scenario } from './harness';
+import { packageLanguagePack } from './harness/language-pack';
 
 const defaultScenarioTimeoutMs = 120_000;
 
@@ -75,7 +76,7 @@ async function main(): Promise<number> {
     const locales = [...new Set(scenarios.map((s) => s.locale))].sort((a, b) => (a ?? '').localeCompare(b ?? ''));
     for (const locale of locales) {
       await server?.stop();
-      server = await startCodeServer({ vsix, env: { LLMBENCH_ROOT: repoRoot }, ...(locale ? { locale } : {}) });
+      server = await startCodeServer({ vsix, env: { LLMBENCH_ROOT: repoRoot }, ...(locale ? { locale, otherVsix: [packageLanguagePack(locale)] } : {}) });
       console.log(`code-server ${server.url}${locale ? ` (--locale ${locale})` : ''} and Chromium ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       for (const scenario of scenarios.filter((s) => s.locale === locale)) {
         const scenarioStarted = Date.now();

@@ -48,6 +48,8 @@ export interface CodeServerOptions {
    * pack VS Code's own UI stays English; the extension's package.nls.<locale>.json and l10n bundle load.
    */
   locale?: string;
+  /** Other extensions to install first (a language pack for `locale`). */
+  otherVsix?: string[];
   /** Receives code-server's own log lines (default: dropped unless it fails to start). */
   log?: (line: string) => void;
 }
@@ -93,6 +95,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 
   const common = ['--config', config, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  for (const other of options.otherVsix ?? []) {
+    const done = spawnSync(install.node, [install.entry, ...common, '--force', '--install-extension', other], { encoding: 'utf8', timeout: 120_000 });
+    if (done.status !== 0) throw new Error(`code-server could not install ${other} (exit ${done.status}):\n${done.stdout}${done.stderr}`);
+  }
   const installed = spawnSync(install.node, [install.entry, ...common, '--force', '--install-extension', options.vsix], {
     encoding: 'utf8',
     timeout: 120_000,
