@@ -3,7 +3,7 @@
 // extensions folders with quiet user settings preloaded, the extension under test installed from its
 // VSIX, and its own process group so that stop() ends the pty and extension hosts too.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -81,6 +81,29 @@ export function extensionManifest(root = repoRoot): { id: string; folder: string
   return { id, folder: `${id}-${m.version}` };
 }
 
+/**
+ * languagepacks.json, the list of installed language packs VS Code's server reads to resolve
+ * `--locale`: the server writes it when it installs a pack itself, but code-server's
+ * `--install-extension` (another process) does not, so it is written here from the installed packs.
+ */
+function writeLanguagePacks(userDataDir: string, extensionsDir: string): void {
+  const packs: Record<string, unknown> = {};
+  for (const folder of readdirSync(extensionsDir)) {
+    const manifestPath = join(extensionsDir, folder, 'package.json');
+    if (!existsSync(manifestPath)) continue;
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { publisher: string; name: string; version: string; contributes?: { localizations?: { languageId: string; localizedLanguageName?: string; translations: { id: string; path: string }[] }[] } };
+    for (const localization of manifest.contributes?.localizations ?? []) {
+      packs[localization.languageId] = {
+        hash: `${manifest.publisher}.${manifest.name}-${manifest.version}`,
+        extensions: [{ extensionIdentifier: { id: `${manifest.publisher}.${manifest.name}` }, version: manifest.version }],
+        translations: Object.fromEntries(localization.translations.map((t) => [t.id, join(extensionsDir, folder, t.path)])),
+        label: localization.localizedLanguageName ?? localization.languageId,
+      };
+    }
+  }
+  writeFileSync(join(userDataDir, 'languagepacks.json'), JSON.stringify(packs, null, 2));
+}
+
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
   const install = findCodeServer();
   const home = mkdtempSync(join(tmpdir(), 'llmbench-code-server-'));
@@ -99,6 +122,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     const done = spawnSync(install.node, [install.entry, ...common, '--force', '--install-extension', other], { encoding: 'utf8', timeout: 120_000 });
     if (done.status !== 0) throw new Error(`code-server could not install ${other} (exit ${done.status}):\n${done.stdout}${done.stderr}`);
   }
+  if (options.otherVsix?.length) writeLanguagePacks(userDataDir, extensionsDir);
   const installed = spawnSync(install.node, [install.entry, ...common, '--force', '--install-extension', options.vsix], {
     encoding: 'utf8',
     timeout: 120_000,
