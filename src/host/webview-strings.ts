@@ -63,7 +63,6 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("rate"),
     vscode.l10n.t("Load axis"),
     vscode.l10n.t("Group by"),
-    vscode.l10n.t("Markdown..."),
     vscode.l10n.t("Apply SLO"),
     vscode.l10n.t("Runs on the charts"),
     vscode.l10n.t("Run LLM Benchmark..."),
@@ -315,6 +314,10 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("req/s, its own SLO"),
     vscode.l10n.t("No benchmark runs to report: the report reads LLM Bench result files (*.llmbench.json), and none was found."),
     vscode.l10n.t("none"),
+    vscode.l10n.t("Statistic"),
+    vscode.l10n.t("Axis"),
+    vscode.l10n.t("Export"),
+    vscode.l10n.t("Latency ≤ ms"),
     vscode.l10n.t("B against A"),
     // the reports (src/report/, llmbench report --lang)
     vscode.l10n.t("latency ≤ {0} ms"),

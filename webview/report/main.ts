@@ -45,7 +45,7 @@ function controls(model: ReportModel): HTMLElement[] {
   // TTFO is offered where it means something else than TTFT: when some run reasoned (or an SLO on it is set).
   const ttfo = model.reasoning || model.slo.ttfoMs !== undefined ? sloInput('TTFO ≤ ms', model.slo.ttfoMs, 'slo-ttfo') : null;
   const tpot = sloInput('TPOT ≤ ms', model.slo.tpotMs, 'slo-tpot');
-  const e2e = sloInput('Latency ≤ ms', model.slo.e2eMs, 'slo-e2e');
+  const e2e = sloInput(t('Latency ≤ ms'), model.slo.e2eMs, 'slo-e2e');
   const applySlo = () => {
     const slo: ReportSlo = {};
     const read = (input: HTMLInputElement) => (Number(input.value) > 0 ? Number(input.value) : undefined);
@@ -63,14 +63,14 @@ function controls(model: ReportModel): HTMLElement[] {
   return [
     el('div', { className: 'toolbar' }, [
       group(t('Group by'), groupBy),
-      group('Statistic', stat),
-      group('Axis', axis),
+      group(t('Statistic'), stat),
+      group(t('Axis'), axis),
       el('span', { className: 'spacer' }),
       group(
-        'Export',
+        t('Export'),
         button('HTML...', () => void host.ask({ type: 'export', format: 'html' }), 'secondary', 'export-html'),
         button('CSV...', () => void host.ask({ type: 'export', format: 'csv' }), 'secondary', 'export-csv'),
-        button(t('Markdown...'), () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
+        button('Markdown...', () => void host.ask({ type: 'export', format: 'md' }), 'secondary', 'export-md'),
       ),
     ]),
     el('div', { className: 'toolbar' }, [group('SLO', ttft, ttfo, tpot, e2e), button(t('Apply SLO'), applySlo, 'secondary', 'apply-slo')]),
