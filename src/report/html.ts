@@ -132,6 +132,13 @@ ${table(run.table.columns, run.table.rows, 'endpoints')}
 ${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}`,
   )
   .join('\n')}
+${model.shards
+  .map(
+    (run) => `<h2>Shards: ${escapeHtml(run.name)}</h2>
+${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}
+${table(run.table.columns, run.table.rows, 'shards')}`,
+  )
+  .join('\n')}
 <h2>Curves</h2>
 ${model.offAxis.length ? `<p class="off-axis">Not on the ${model.axis} axis (no step has a ${model.axis}): ${escapeHtml(model.offAxis.join(', '))}. Try the other axis.</p>` : ''}
 ${legend}

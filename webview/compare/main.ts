@@ -8,7 +8,7 @@ import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { VERDICT_MARK } from '../../src/views/result-tables';
-import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
+import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, shardsSectionElement, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 
 const runColumn = (tag: string, summary: RunSummary) =>
@@ -43,6 +43,7 @@ startPage((message, { app, board, ask, addBoard }) => {
             scrollingTable(view.server.table, 'server-table'),
           ])
         : null,
+      view.shards ? shardsSectionElement(view.shards, 'shards-compare') : null,
       view.endpoints
         ? el('section', { attrs: { id: 'endpoint-compare' } }, [
             el('h2', { text: 'Per endpoint', title: "Each run's steps over all its endpoints (\"all\"), then each endpoint's own requests" }),

@@ -170,6 +170,11 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
       scrollBox(textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')),
       ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
     ]),
+    ...model.shards.flatMap((run) => [
+      el('h2', { text: `Shards: ${run.name}` }),
+      ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
+      scrollBox(textTable(run.table.columns, run.table.rows, 'data-table shards sticky-first')),
+    ]),
     el('h2', { text: 'Runs' }),
     scrollBox(
       el('table', { className: 'data-table runs sticky-first' }, [
