@@ -54,10 +54,12 @@ export function shardsSection(doc: ResultDocument): TableSection | null {
   // The step running now while the run goes; the whole run once it has ended.
   const current = live ? doc.steps.at(-1) : undefined;
   const steps = current ? [current] : doc.steps;
-  const ms = (value: number | null): string => (value === null ? '–' : fixed(value, 1));
+  // A figure that rounds to nothing reads "0.00", unsigned: "-0.00" would say a side where there is none.
+  const unsigned = (value: number, digits: number): string => fixed(Number(value.toFixed(digits)) === 0 ? 0 : value, digits);
+  const ms = (value: number | null): string => (value === null ? '–' : unsigned(value, 1));
   const rows = shards.members.map((m) => {
     const late = lateness(steps, m.shard);
-    const offset = m.offsetMs === null ? '–' : `${fixed(m.offsetMs, 2)} ± ${fixed(m.uncertaintyMs ?? 0, 2)}`;
+    const offset = m.offsetMs === null ? '–' : `${unsigned(m.offsetMs, 2)} ± ${fixed(m.uncertaintyMs ?? 0, 2)}`;
     return [m.shard === 0 && shards.shard === undefined ? '0 (coordinator)' : String(m.shard), m.host ?? '–', offset, stateText(m, doc), m.state === 'missing' ? '–' : String(late.n), ms(late.p50), ms(late.max)];
   });
   const notes = [

@@ -95,7 +95,7 @@ test("a real 2-shard run's merged file opens like any other: the result view has
   assert.deepEqual(column(shards, 'State'), ['done', 'done']);
   assert.equal(column(shards, 'Clock offset')[0], '0.00 ± 0.00');
   const [offset, uncertainty] = column(shards, 'Clock offset')[1]!.split(' ± ').map(Number);
-  assert.equal(offset, Number(doc.shards!.members[1]!.offsetMs!.toFixed(2)));
+  assert.equal(offset, Number(doc.shards!.members[1]!.offsetMs!.toFixed(2)) + 0, 'its offset (a rounded -0 reads 0)');
   assert.equal(uncertainty, Number(doc.shards!.members[1]!.uncertaintyMs!.toFixed(2)));
   // A finished run: its lateness over the whole run, each shard its own requests (k mod 2).
   assert.deepEqual(column(shards, 'Requests'), ['16', '16']);
@@ -133,6 +133,9 @@ test('while the run goes, the section shows the step running now: its lateness p
   const cut = ResultViewSchema.parse(buildResultView(forReading(running, () => false), 'sharded.llmbench.json')).shards!;
   assert.deepEqual(column(cut, 'State'), ['running when its file was last written', 'lost']);
   // A file written before the states (every shard `registered`), finished.
+  // An offset that rounds to nothing is unsigned.
+  const tiny = shardsSection({ ...done, shards: { ...done.shards!, members: done.shards!.members.map((m) => ({ ...m, offsetMs: m.shard === 1 ? -0.001 : m.offsetMs })) } })!;
+  assert.match(column(tiny, 'Clock offset')[1]!, /^0\.00 ± /);
   const older = shardsSection({ ...done, shards: { ...done.shards!, members: done.shards!.members.map((m) => ({ ...m, state: 'registered' })) } })!;
   assert.deepEqual(column(older, 'State'), ['took part (its end not recorded)', 'took part (its end not recorded)']);
 });
