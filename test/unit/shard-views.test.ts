@@ -181,6 +181,31 @@ test('the result page draws the shards section of a shard run (its built bundle 
   plain.close();
 });
 
+test("the compare and report pages draw a shard run's shards (their built bundles in jsdom)", async () => {
+  const { sharded, single } = await realRuns();
+  const compare = openPage('compare');
+  compare.send({ type: 'show-compare', view: buildCompareView(single, sharded, 'single.llmbench.json', 'sharded.llmbench.json') });
+  const section = compare.document.querySelector('#shards-compare');
+  assert.ok(section, 'a shards section in compare');
+  const rows = [...section.querySelectorAll('.shards-table tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent));
+  assert.deepEqual(rows.map((row) => [row[0], row[1], row[4]]), [['B', '0 (coordinator)', 'done'], ['B', '1', 'done']]);
+  assert.match(section.textContent ?? '', /A ran in one process \(no shards\)\./);
+  assert.deepEqual(compare.scriptErrors, []);
+  compare.close();
+
+  const runs = [
+    { name: 'one process', doc: single.document },
+    { name: 'two shards', doc: sharded.document },
+  ];
+  const report = openPage('report');
+  report.send({ type: 'model', title: 'Report', model: buildReportModel(runs), problems: [] });
+  const heads = [...report.document.querySelectorAll('h2')].map((h) => h.textContent);
+  assert.ok(heads.includes('Shards: two shards'), heads.join(', '));
+  assert.equal(report.document.querySelectorAll('table.shards tbody tr').length, 2);
+  assert.deepEqual(report.scriptErrors, []);
+  report.close();
+});
+
 test("the writer's shards section: states change in place while a step is open and at the run's end; the file is whole after every write and no record moves", async () => {
   const { sharded } = await realRuns();
   const real = sharded.document;

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { RunConfigSchema } from '../../src/format/config';
 import type { RequestRecord, ResultDocument } from '../../src/format/result';
 import { readResultText } from '../../src/results/read-result';
+import { shardsSection } from '../../src/views/shards';
 import { estimateOffset } from '../../src/load/shard-protocol';
 import { planRun } from '../../src/load/plan';
 import { createWorkload } from '../../src/workload/sources';
@@ -246,6 +247,7 @@ test('a shard SIGKILLed mid-step ends the run partial naming it; everything meas
   const out = join(dir, 'run.llmbench.json');
   let killedAt = -1;
   let statesBefore: string[] = [];
+  let liveSection = null as ReturnType<typeof shardsSection>;
   const run = await runShards({
     flags: simFlags(s, ['--profile', 'rate', '--rate', '40', '--arrival', 'constant', '--requests', '400']),
     dir,
@@ -253,12 +255,19 @@ test('a shard SIGKILLed mid-step ends the run partial naming it; everything meas
       killedAt = await killWhen(out, started[2]!, (records, running) => {
         const ofShard2 = records.filter((r) => r.worker === 2).length;
         statesBefore = running.shards?.members.map((m) => m.state) ?? [];
+        // What the result editor following the file shows now.
+        liveSection = shardsSection(running);
         return ofShard2 >= 10 ? ofShard2 : 0;
       });
     },
   });
   // The file the views follow says each shard's state while the run goes, and the loss once it happens.
   assert.deepEqual(statesBefore, ['running', 'running', 'running', 'running'], 'while it ran');
+  assert.ok(liveSection, 'a shards section while it ran');
+  assert.deepEqual(liveSection.table.rows.map((row) => row[3]), ['running', 'running', 'running', 'running']);
+  const stepName = (JSON.parse(readFileSync(out, 'utf8')) as Doc).steps[0].name as string;
+  assert.ok(liveSection.notes.includes(`Send lateness: in the step running now, ${stepName}.`), liveSection.notes.join('\n'));
+  assert.ok(liveSection.table.rows.every((row) => Number(row[4]) > 0 && /^-?\d+\.\d$/.test(row[6]!)), 'each shard sent in the step, its lateness max shown');
   assert.ok(killedAt > 0, 'shard 2 sent records before it was killed');
   assert.equal(run.codes[0], 1, run.outputs[0]);
   const doc = read(run.out);
