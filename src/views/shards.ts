@@ -67,7 +67,7 @@ export function shardsSection(doc: ResultDocument): TableSection | null {
       ? `${shards.count} shards, coordinated by shard 0 at ${shards.coordinator}; run id ${shards.runId}.`
       : `Shard ${shards.shard}'s own file of a run of ${shards.count} shards (run id ${shards.runId}): it holds this shard's requests only. The coordinator's file holds the whole run; \`llmbench merge\` puts the shards' files together.`,
     `Clock offsets: each shard's clock minus the coordinator's, from the shortest of its round trips to the coordinator at registration; each step started at one instant on every shard's clock, corrected by it.`,
-    current ? `Send lateness: in the step running now, ${stepLabel(current)}.` : 'Send lateness: over the whole run.',
+    current ? `Send lateness: in the step running now, ${stepLabel(current)}.` : live ? 'Send lateness: no step has started yet.' : 'Send lateness: over the whole run.',
   ];
   const lost = shards.members.filter((m) => m.state === 'lost').map((m) => m.shard);
   if (lost.length > 0) notes.push(`Lost during the run: shard ${lost.join(', ')}. The run is partial; what ${lost.length === 1 ? 'it' : 'they'} measured until then is kept.`);

@@ -129,6 +129,11 @@ test('while the run goes, the section shows the step running now: its lateness p
   assert.deepEqual(column(section, 'Send lateness max'), [Math.max(...inStep(0)).toFixed(1), Math.max(...inStep(1)).toFixed(1)]);
   assert.ok(section.notes.includes('Send lateness: in the step running now, concurrency@4.'), section.notes.join('\n'));
   assert.ok(section.notes.some((n) => n.startsWith('Lost during the run: shard 1.')));
+  // Before its first step: nothing sent yet.
+  const before = shardsSection({ ...running, steps: [], shards: { ...running.shards!, members: running.shards!.members.map((m) => ({ ...m, state: 'registered' })) } })!;
+  assert.deepEqual(column(before, 'State'), ['registered', 'registered']);
+  assert.deepEqual(column(before, 'Requests'), ['0', '0']);
+  assert.ok(before.notes.includes('Send lateness: no step has started yet.'));
   // The same file once its writer is gone: nothing says `running` as if it still were.
   const cut = ResultViewSchema.parse(buildResultView(forReading(running, () => false), 'sharded.llmbench.json')).shards!;
   assert.deepEqual(column(cut, 'State'), ['running when its file was last written', 'lost']);
