@@ -367,6 +367,9 @@ test("a coordinator SIGKILLed mid-step: every shard stops and ends its own file 
   assert.equal(merged.status, 1, merged.stderr);
   const m = read(mergedPath);
   const kept = m.steps[0]!.requests;
+  // No file recorded an end for any shard (the coordinator died with the run): each still says running, which the views read as cut short.
+  assert.deepEqual(m.shards?.members.map((mm) => mm.state), ['running', 'running', 'running', 'running']);
+  assert.deepEqual(shardsSection(m)?.table.rows.map((row) => row[3]), Array(4).fill('running when its file was last written'));
   assert.deepEqual([...new Set(kept.map((r) => r.worker))].sort(), [0, 1, 2, 3]);
   assert.equal(new Set(kept.map((r) => r.index)).size, kept.length, 'no request twice');
   for (const [i, f] of files.entries()) assert.equal(kept.filter((r) => r.worker === i + 1).length, read(f).steps[0]!.requests.length, `shard ${i + 1}: its own file's records`);
