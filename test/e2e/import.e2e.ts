@@ -84,19 +84,23 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       await explorerContextCommand(page, 'notes.md', IMPORT);
       const listed = await quickPickLabels(page, /found 3 runs, 7 steps/);
       if (!listed.some((label) => label.startsWith('Run 3:'))) throw new Error(`the review lists ${JSON.stringify(listed)}`);
-      await shootQuickInputAtEachSize(page, `import-runs-${theme}`, async () => {
-        const guidellm = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run 3' }).innerText();
-        // The source's own step name, ours beside it where they differ.
-        if (!guidellm.includes('constant@1.90')) throw new Error(`the GuideLLM run's steps read ${guidellm}`);
+      await shootQuickInputAtEachSize(page, `import-runs-${theme}`, {
+        check: async () => {
+          const guidellm = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run 3' }).innerText();
+          // The source's own step name, ours beside it where they differ.
+          if (!guidellm.includes('constant@1.90')) throw new Error(`the GuideLLM run's steps read ${guidellm}`);
+        },
       });
       await answerQuickPick(page, 'Run 2: Qwen2-7B-Instruct-AWQ');
       const fields = await quickPickLabels(page, /Labels of run 2/);
       for (const key of ['engine', 'gpu', 'gpus', 'quantization', 'model']) if (!fields.includes(key)) throw new Error(`the label fields offered are ${JSON.stringify(fields)}`);
       await shootQuickInputAtEachSize(page, `import-labels-${theme}`);
       await answerQuickPick(page, 'gpu');
-      await shootQuickInputAtEachSize(page, `import-label-field-${theme}`, async () => {
-        const value = await page.locator('.quick-input-widget input').inputValue();
-        if (value !== 'L20 48GB') throw new Error(`the gpu field holds "${value}"`);
+      await shootQuickInputAtEachSize(page, `import-label-field-${theme}`, {
+        check: async () => {
+          const value = await page.locator('.quick-input-widget input').inputValue();
+          if (value !== 'L20 48GB') throw new Error(`the gpu field holds "${value}"`);
+        },
       });
       await page.keyboard.press('Enter');
       await answerQuickPick(page, 'Done');
