@@ -264,8 +264,8 @@ export async function clippedQuickInput(page: Page, whole?: RegExp): Promise<str
 export async function shootQuickInputAtEachSize(page: Page, name: string, { check, whole }: { check?: () => Promise<void>; whole?: RegExp } = {}): Promise<void> {
   for (const size of SIZES) {
     await page.setViewportSize(size);
-    // No hover over an item (its tooltip would cover the next ones): the pointer rests on the status bar.
-    await page.mouse.move(size.width - 40, size.height - 8);
+    // No hover over an item (its tooltip would cover the next ones): the pointer rests on the empty editor area.
+    await page.mouse.move(size.width - 200, size.height - 150);
     // The workbench lays the quick input out again on the next frames.
     await page.waitForTimeout(400);
     await shoot(page, `gallery-${name}-${size.width}`);
