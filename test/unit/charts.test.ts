@@ -11,7 +11,7 @@ import { buildCompareView } from '../../src/views/compare';
 import { forReading } from '../../src/results/read-result';
 import { contrastOf, MARK_CONTRAST, parseColor } from '../../src/views/contrast';
 import { logScale, svgLineChart } from '../../src/report/svg';
-import { capLegend, chartConfig, LEGEND_LIMIT, MARKER_MIN_GAP_PX, mergedMarkerName, placeMarkers, stepTicks } from '../../webview/shared/charts';
+import { capLegend, chartConfig, withLineStyle, LEGEND_LIMIT, MARKER_MIN_GAP_PX, mergedMarkerName, placeMarkers, stepTicks } from '../../webview/shared/charts';
 import { themeFromVariables, type Theme } from '../../webview/shared/theme';
 import { concurrencySweep } from '../helpers/result-documents';
 
@@ -250,5 +250,9 @@ test("compare's latency chart: A and B in two colour families, each run's p99 a 
     assert.ok(apart(hue(a50.borderColor), hue(b50.borderColor)) >= 90, `${name}: A ${a50.borderColor} and B ${b50.borderColor} are two colour families`);
     assert.deepEqual([a50.pointStyle, b50.pointStyle, b99.pointStyle], [undefined, 'triangle', 'triangle']);
     for (const d of datasets) assert.ok(contrastOf(d.borderColor, resolved.background) >= MARK_CONTRAST, `${name}: ${d.label} ${d.borderColor} reads on ${resolved.background}`);
+    // The legend draws each swatch as its line: chart.js's own entry (styled from a point) has no dash.
+    const pointStyled = { text: 'B p99', lineDash: undefined, strokeStyle: '#000000', lineWidth: 0.5 };
+    assert.deepEqual(withLineStyle(pointStyled, b99 as never), { text: 'B p99', lineDash: [...DASH_PATTERNS[1]!], strokeStyle: b99.borderColor, lineWidth: 2 });
+    assert.deepEqual(withLineStyle(pointStyled, a50 as never).lineDash, []);
   }
 });

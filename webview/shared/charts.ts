@@ -343,11 +343,28 @@ export function tooltipTitle(spec: ChartSpec, items: TooltipPoint[]): string[] {
  * rest counted in a last entry, so that a chart of many runs stays mostly plot.
  */
 function legendItems(chart: Chart, spec: ChartSpec): LegendItem[] {
-  const shown = Chart.defaults.plugins.legend.labels.generateLabels(chart).filter((item) => {
-    const series = spec.series[item.datasetIndex ?? -1];
-    return series !== undefined && !series.hideInLegend && series.data.length > 0;
-  });
+  const shown = Chart.defaults.plugins.legend.labels.generateLabels(chart)
+    .filter((item) => {
+      const series = spec.series[item.datasetIndex ?? -1];
+      return series !== undefined && !series.hideInLegend && series.data.length > 0;
+    })
+    .map((item) => (spec.kind === 'bar' ? item : withLineStyle(item, chart.data.datasets[item.datasetIndex ?? -1] as LineStyle | undefined)));
   return capLegend(shown, (text) => ({ text, fillStyle: 'transparent', strokeStyle: 'transparent', lineWidth: 0, hidden: false, datasetIndex: -1 }));
+}
+
+/** What a legend swatch takes from its dataset's line. */
+type LineStyle = Pick<ChartDataset<'line', Point[]>, 'borderDash' | 'borderColor' | 'borderWidth'>;
+
+/**
+ * A legend entry drawn as its series' line: its dash, colour and width. chart.js styles a
+ * point-style swatch from the dataset's first point, which has no dash: every swatch was solid, and
+ * a dashed p99 or run B read like the solid line beside it in the legend.
+ */
+export function withLineStyle<T extends { lineDash?: number[]; strokeStyle?: unknown; lineWidth?: number }>(item: T, line: LineStyle | undefined): T {
+  if (!line) return item;
+  const dash = Array.isArray(line.borderDash) ? [...line.borderDash] : [];
+  const width = typeof line.borderWidth === 'number' && line.borderWidth > 0 ? line.borderWidth : item.lineWidth;
+  return { ...item, lineDash: dash, ...(typeof line.borderColor === 'string' ? { strokeStyle: line.borderColor } : {}), ...(width !== undefined ? { lineWidth: width } : {}) };
 }
 
 /** At most LEGEND_LIMIT entries: past it, the first LEGEND_LIMIT - 1 and an entry "+N more" made by `more`. */
