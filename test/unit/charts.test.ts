@@ -11,7 +11,7 @@ import { buildCompareView } from '../../src/views/compare';
 import { forReading } from '../../src/results/read-result';
 import { contrastOf, MARK_CONTRAST, parseColor } from '../../src/views/contrast';
 import { logScale, svgLineChart } from '../../src/report/svg';
-import { capLegend, chartConfig, withLineStyle, LEGEND_LIMIT, MARKER_MIN_GAP_PX, mergedMarkerName, placeMarkers, stepTicks } from '../../webview/shared/charts';
+import { capLegend, chartConfig, withLineStyle, LEGEND_LIMIT, MARKER_MIN_GAP_PX, mergedMarkerName, placeMarkers, shortMarkerName, stepTicks } from '../../webview/shared/charts';
 import { themeFromVariables, type Theme } from '../../webview/shared/theme';
 import { concurrencySweep } from '../helpers/result-documents';
 
@@ -85,24 +85,25 @@ test('a log axis says so in its title, in the webview and the export; marks draw
   assert.equal((config.options?.plugins?.legend as { display: boolean }).display, false);
 });
 
-test('step markers: close ones drawn as one with both names, a name that would run into the one before on the row below, none past the plot', () => {
+test('step markers: close ones drawn as one with both names, a name that would run into the one before on the row below, short where a full one has no room', () => {
   // Eight repeats of short steps drew a solid bar of dashed lines with their names on top of each other.
   const width = (text: string) => text.length * 7;
   const marks = [0, 2, 4, 30, 60, 61, 200, 390, 420].map((px, i) => ({ px, label: `s${i}` }));
   const placed = placeMarkers(marks, width, 0, 400);
   assert.deepEqual(placed.map((m) => m.px), [0, 30, 60, 200, 390], 'close ones drawn as one, one past the plot left out');
   assert.ok(placed.every((m, i) => i === 0 || m.px - placed[i - 1]!.px >= MARKER_MIN_GAP_PX));
-  assert.deepEqual(placed.map((m) => m.name), ['s0 \u2026 s2 (3)', 's3', 's4, s5', 's6', 's7'], 'the names of marks drawn as one are merged, none lost');
+  assert.deepEqual(placed.map((m) => m.name), ['s0 \u2026 s2 (3)', 's3', 's4, s5', 's6', null], 'the names of marks drawn as one are merged; none runs past the plot');
   // The live panel's sweep: concurrency@4 and concurrency@16 began 0.6 s apart, 50 px on its chart, and @16 had no name.
   const sweep = [{ px: 40, label: 'concurrency@1' }, { px: 300, label: 'concurrency@4' }, { px: 350, label: 'concurrency@16' }];
-  const named = placeMarkers(sweep, width, 0, 480);
-  assert.deepEqual(named.map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['concurrency@16', 1]]);
-  // Near the plot's right edge a name is written left of its line rather than dropped.
-  assert.deepEqual(placeMarkers([{ px: 390, label: 'last step' }], width, 0, 400).map((m) => [m.name, m.align]), [['last step', 'left']]);
-  // Names of one row never overlap, whichever side they take.
-  for (const list of [placed, named]) {
+  assert.deepEqual(placeMarkers(sweep, width, 0, 480).map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['concurrency@16', 1]]);
+  // Near the plot's right edge, where the full name has no room: its short form.
+  const edge = placeMarkers(sweep, width, 0, 420);
+  assert.deepEqual(edge.map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['@16', 1]]);
+  assert.deepEqual([shortMarkerName('rate@2.5 req/s'), shortMarkerName('synchronous')], ['@2.5 req/s', 'synchronous']);
+  // Names of one row never overlap.
+  for (const list of [placed, edge]) {
     for (const row of [0, 1]) {
-      const spans = list.filter((m) => m.name !== null && m.row === row).map((m) => (m.align === 'right' ? [m.px + 3, m.px + 3 + width(m.name!)] : [m.px - 3 - width(m.name!), m.px - 3]));
+      const spans = list.filter((m) => m.name !== null && m.row === row).map((m) => [m.px + 3, m.px + 3 + width(m.name!)]);
       spans.forEach((span, i) => i === 0 || assert.ok(span[0]! > spans[i - 1]![1]!, `row ${row}: ${JSON.stringify(spans)}`));
     }
   }

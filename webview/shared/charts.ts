@@ -49,25 +49,30 @@ export const MARKER_LABEL_ROWS = 2;
 /** Height of one row of marker names (px). */
 const MARKER_ROW_PX = 14;
 
-/** Where a mark is drawn and its name written: `row` from the top, the name right or left of the line; `name` null when no row has room. */
+/** Where a mark is drawn and its name written (right of the line): `row` from the top; `name` null when no row has room. */
 export interface PlacedMarker {
   px: number;
   name: string | null;
   row: number;
-  align: 'right' | 'left';
 }
 
-/** The name of marks drawn as one: both names for two, the first and last for more ("concurrency@1 … concurrency@64"). */
+/** The name of marks drawn as one: both names for two, the first and last for more ("concurrency@1 \u2026 concurrency@64 (5)"). */
 export function mergedMarkerName(names: string[]): string {
   if (names.length <= 2) return names.join(', ');
   return `${names[0]} \u2026 ${names.at(-1)} (${names.length})`;
 }
 
+/** A step's name as short as its neighbours let it be read: what follows its last @ ("@16" after "concurrency@4"). */
+export function shortMarkerName(name: string): string {
+  const at = name.lastIndexOf('@');
+  return at > 0 ? name.slice(at) : name;
+}
+
 /**
- * Which marks of an axis to draw and where to write their names. Marks outside the plot are left
- * out; a mark within MARKER_MIN_GAP_PX of the last one kept is drawn as that one, whose name
- * becomes both (mergedMarkerName). A name goes right of its line on the first row where it runs
- * into no name before it and stays inside the plot, else left of its line, else on the next row:
+ * Which marks of an axis to draw and where to write their names, always right of their line.
+ * Marks outside the plot are left out; a mark within MARKER_MIN_GAP_PX of the last one kept is
+ * drawn as that one, whose name becomes both (mergedMarkerName). A name goes on the first row where
+ * it runs into no name before it and stays inside the plot, in full, else short (shortMarkerName):
  * two steps that start close together are both named, one above the other (the live panel left the
  * second one unnamed). Pure: unit tested with a measure of text width.
  */
@@ -81,20 +86,18 @@ export function placeMarkers(marks: { px: number; label: string }[], measure: (t
   }
   const rowEnds = Array.from({ length: MARKER_LABEL_ROWS }, () => -Infinity);
   return groups.map(({ px, names }): PlacedMarker => {
-    const name = mergedMarkerName(names);
-    const width = measure(name);
-    for (let row = 0; row < MARKER_LABEL_ROWS; row += 1) {
-      const free = rowEnds[row]!;
-      if (px + 3 > free && px + 3 + width <= right) {
-        rowEnds[row] = px + 3 + width + 6;
-        return { px, name, row, align: 'right' };
-      }
-      if (px - 3 - width > free && px - 3 - width >= left) {
-        rowEnds[row] = px + 3;
-        return { px, name, row, align: 'left' };
+    const full = mergedMarkerName(names);
+    const short = mergedMarkerName(names.map(shortMarkerName));
+    for (const name of short === full ? [full] : [full, short]) {
+      const end = px + 3 + measure(name);
+      for (let row = 0; row < MARKER_LABEL_ROWS; row += 1) {
+        if (px + 3 > rowEnds[row]! && end <= right) {
+          rowEnds[row] = end + 6;
+          return { px, name, row };
+        }
       }
     }
-    return { px, name: null, row: 0, align: 'right' };
+    return { px, name: null, row: 0 };
   });
 }
 
@@ -109,7 +112,7 @@ const markerPlugin = {
     ctx.font = options.font;
     ctx.lineWidth = 1;
     const marks = options.markers.map((marker) => ({ px: x.getPixelForValue(marker.x), label: marker.label }));
-    for (const { px, name, row, align } of placeMarkers(marks, (text) => ctx.measureText(text).width, chartArea.left, chartArea.right)) {
+    for (const { px, name, row } of placeMarkers(marks, (text) => ctx.measureText(text).width, chartArea.left, chartArea.right)) {
       ctx.strokeStyle = options.color;
       ctx.setLineDash([3, 3]);
       ctx.beginPath();
@@ -119,12 +122,11 @@ const markerPlugin = {
       if (name === null) continue;
       // The name on a patch of background, so that grid and data lines do not run through it.
       const width = ctx.measureText(name).width;
-      const start = align === 'right' ? px + 3 : px - 3 - width;
       const top = chartArea.top + 1 + row * MARKER_ROW_PX;
       ctx.fillStyle = options.background;
-      ctx.fillRect(start - 2, top, width + 4, MARKER_ROW_PX - 1);
+      ctx.fillRect(px + 1, top, width + 4, MARKER_ROW_PX - 1);
       ctx.fillStyle = options.color;
-      ctx.fillText(name, start, top + 10);
+      ctx.fillText(name, px + 3, top + 10);
     }
     ctx.restore();
   },
