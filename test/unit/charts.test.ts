@@ -92,7 +92,7 @@ test('step markers: close ones drawn as one with both names, a name that would r
   const placed = placeMarkers(marks, width, 0, 400);
   assert.deepEqual(placed.map((m) => m.px), [0, 30, 60, 200, 390], 'close ones drawn as one, one past the plot left out');
   assert.ok(placed.every((m, i) => i === 0 || m.px - placed[i - 1]!.px >= MARKER_MIN_GAP_PX));
-  assert.deepEqual(placed.map((m) => m.name), ['s0 \u2026 s2 (3)', 's3', 's4, s5', 's6', null], 'the names of marks drawn as one are merged; none runs past the plot');
+  assert.deepEqual(placed.map((m) => m.name), ['s0 \u2026 s2 (3)', 's3', 's4, s5', 's6, s7', null], 'the names of marks drawn as one are merged; one with no room at the edge joins the name before');
   // The live panel's sweep: concurrency@4 and concurrency@16 began 0.6 s apart, 50 px on its chart, and @16 had no name.
   const sweep = [{ px: 40, label: 'concurrency@1' }, { px: 300, label: 'concurrency@4' }, { px: 350, label: 'concurrency@16' }];
   assert.deepEqual(placeMarkers(sweep, width, 0, 480).map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['concurrency@16', 1]]);
@@ -100,6 +100,11 @@ test('step markers: close ones drawn as one with both names, a name that would r
   const edge = placeMarkers(sweep, width, 0, 420);
   assert.deepEqual(edge.map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['@16', 1]]);
   assert.deepEqual([shortMarkerName('rate@2.5 req/s'), shortMarkerName('synchronous')], ['@2.5 req/s', 'synchronous']);
+  // The live panel at 1280 px: @4 had room for its short name only, @16 for its short one or none: then the two are named together.
+  const crowded = placeMarkers([{ px: 30, label: 'concurrency@1' }, { px: 330, label: 'concurrency@4' }, { px: 372, label: 'concurrency@16' }], width, 0, 400);
+  assert.deepEqual(crowded.map((m) => [m.name, m.row]), [['concurrency@1', 0], ['@4', 0], ['@16', 0]]);
+  const edgeOfPlot = placeMarkers([{ px: 30, label: 'concurrency@1' }, { px: 330, label: 'concurrency@4' }, { px: 382, label: 'concurrency@16' }], width, 0, 400);
+  assert.deepEqual(edgeOfPlot.map((m) => m.name), ['concurrency@1', '@4, @16', null]);
   // Names of one row never overlap.
   for (const list of [placed, edge]) {
     for (const row of [0, 1]) {

@@ -73,8 +73,10 @@ export function shortMarkerName(name: string): string {
  * Marks outside the plot are left out; a mark within MARKER_MIN_GAP_PX of the last one kept is
  * drawn as that one, whose name becomes both (mergedMarkerName). A name goes on the first row where
  * it runs into no name before it and stays inside the plot, in full, else short (shortMarkerName):
- * two steps that start close together are both named, one above the other (the live panel left the
- * second one unnamed). Pure: unit tested with a measure of text width.
+ * two steps that start close together are both named, one above the other. A mark with no room
+ * for even its short name (the last step, near the plot's right edge) has its name merged into the
+ * one before ("@4, @16"), where that fits: the live panel left it unnamed. Pure: unit tested with
+ * a measure of text width.
  */
 export function placeMarkers(marks: { px: number; label: string }[], measure: (text: string) => number, left: number, right: number): PlacedMarker[] {
   const groups: { px: number; names: string[] }[] = [];
@@ -84,21 +86,33 @@ export function placeMarkers(marks: { px: number; label: string }[], measure: (t
     if (last && px - last.px < MARKER_MIN_GAP_PX) last.names.push(label);
     else groups.push({ px, names: [label] });
   }
+  /** A name's forms, longest first: in full, then short. */
+  const forms = (names: string[]) => [...new Set([mergedMarkerName(names), mergedMarkerName(names.map(shortMarkerName))])];
   const rowEnds = Array.from({ length: MARKER_LABEL_ROWS }, () => -Infinity);
-  return groups.map(({ px, names }): PlacedMarker => {
-    const full = mergedMarkerName(names);
-    const short = mergedMarkerName(names.map(shortMarkerName));
-    for (const name of short === full ? [full] : [full, short]) {
+  const placed = groups.map(({ px, names }): PlacedMarker & { names: string[] } => {
+    for (const name of forms(names)) {
       const end = px + 3 + measure(name);
       for (let row = 0; row < MARKER_LABEL_ROWS; row += 1) {
         if (px + 3 > rowEnds[row]! && end <= right) {
           rowEnds[row] = end + 6;
-          return { px, name, row };
+          return { px, name, row, names };
         }
       }
     }
-    return { px, name: null, row: 0 };
+    return { px, name: null, row: 0, names };
   });
+  placed.forEach((mark, i) => {
+    if (mark.name !== null) return;
+    const before = placed.slice(0, i).reverse().find((m) => m.name !== null);
+    if (!before) return;
+    // The next name on that row, which the longer name must not reach.
+    const next = placed.slice(placed.indexOf(before) + 1).find((m) => m.name !== null && m.row === before.row);
+    const limit = Math.min(right, next ? next.px + 3 - 6 : Infinity);
+    const names = [...before.names, ...mark.names];
+    const merged = forms(names).find((name) => before.px + 3 + measure(name) <= limit);
+    if (merged) Object.assign(before, { name: merged, names });
+  });
+  return placed.map(({ px, name, row }) => ({ px, name, row }));
 }
 
 /** Draws ChartSpec.markers: a dashed vertical line and its name on the plot's background, over the datasets. */
