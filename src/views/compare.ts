@@ -245,7 +245,8 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
   const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
   const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
     withAxis(chart(id, metric, title, a.xAxis.label, runs.flatMap((r) => loadSeries(r.view.rows, value, r.style, metric))));
-  // Percentile lines keep their own dash (p50 solid, p99 dotted): B differs by its triangles and colour.
+  // Percentile lines keep their own dash (p50 solid, p99 dashed), each run its own colour family
+  // (p99 a shade of the run's p50 colour): B differs from A by its colour and its triangles.
   const latency = withAxis(
     chart(
       'latency',
