@@ -370,10 +370,20 @@ export type WorkersInfo = z.infer<typeof WorkersInfoSchema>;
  * One shard of a run split over processes or machines (docs/scale-out.md): where it ran, and its
  * clock against the coordinator's, estimated NTP-style (the round trip with the shortest time).
  */
+export const SHARD_STATES = ['registered', 'running', 'done', 'lost', 'missing'] as const;
+export const ShardStateSchema = z.enum(SHARD_STATES);
+export type ShardState = z.infer<typeof ShardStateSchema>;
+
 export const ShardMemberSchema = z.object({
   shard: z.number().int().nonnegative(),
-  /** `registered`: it took part (a shard lost later is named in the run's statusReason); `missing`: it never registered. */
-  state: z.enum(['registered', 'missing']),
+  /**
+   * Written as it changes, while the run goes: `registered` (it registered; the run has not started
+   * yet), `running` (it serves its part), `done` (it served until the run ended), `lost` (its process
+   * or connection ended during the run: the run is partial, its statusReason says when), `missing`
+   * (it never registered). A finished file whose member still says `registered` or `running` was
+   * cut short (its writer died) or written before these states.
+   */
+  state: ShardStateSchema,
   host: z.string().nullable(),
   pid: z.number().int().positive().nullable(),
   /** Its clock minus the coordinator's (ms); 0 for the coordinator itself, null for a shard that never registered. */

@@ -28,14 +28,19 @@ const encoder = new TextEncoder();
 const TargetSchema = z.custom<vscode.Uri>((value) => value instanceof vscode.Uri);
 const PastedTextSchema = z.string().min(1);
 
-/** One line per run for the review and messages: its source lines, steps and labels. */
+/**
+ * One item per run for the review and messages: its steps by name beside the run's name (the
+ * source's own name, ours beside it), where VS Code cuts a line least; the tool, the step count,
+ * the labels and the source lines below.
+ */
 function describeRun(doc: ResultDocument, index: number): vscode.QuickPickItem & { index: number } {
   const steps = doc.steps.length;
+  const stepCount = steps === 1 ? vscode.l10n.t('1 step') : vscode.l10n.t('{0} steps', steps);
   return {
     index,
     label: `$(graph-line) ${vscode.l10n.t('Run {0}: {1}', index + 1, doc.labels['model'] ?? doc.endpoint.model)}`,
-    description: (steps === 1 ? vscode.l10n.t('{0}, 1 step ({1})', doc.importedFrom?.tool ?? '', doc.steps.map((s) => stepLabel(s)).join(', ')) : vscode.l10n.t('{0}, {1} steps ({2})', doc.importedFrom?.tool ?? '', steps, doc.steps.map((s) => stepLabel(s)).join(', '))),
-    detail: `${formatLabelsText(doc.labels) || vscode.l10n.t('no labels')}  ·  ${runSource(doc)}`,
+    description: doc.steps.map((s) => stepLabel(s)).join(', '),
+    detail: [[doc.importedFrom?.tool, stepCount].filter(Boolean).join(', '), formatLabelsText(doc.labels) || vscode.l10n.t('no labels'), runSource(doc)].join('  ·  '),
   };
 }
 

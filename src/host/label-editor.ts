@@ -58,13 +58,14 @@ function promptOf(key: string): string {
  */
 export async function editLabelFields(
   initial: Labels,
-  options: { title: string; placeHolder: string; done: LabelEditorDone; doneDetail?: (labels: Labels) => string; extra?: () => LabelEditorExtra },
+  options: { title: string; placeHolder: string; done: LabelEditorDone; doneDescription?: (labels: Labels) => string; doneDetail?: (labels: Labels) => string; extra?: () => LabelEditorExtra },
 ): Promise<Labels | undefined> {
   const labels: Labels = { ...canonicalLabels(initial) };
   for (;;) {
     const extra = options.extra?.();
+    const doneDescription = options.doneDescription?.(cleanLabels(labels)) ?? options.done.description;
     const items: Choice[] = [
-      { label: options.done.label, ...(options.done.description ? { description: options.done.description } : {}), detail: options.doneDetail?.(cleanLabels(labels)) ?? options.done.detail ?? '', value: DONE },
+      { label: options.done.label, ...(doneDescription ? { description: doneDescription } : {}), detail: options.doneDetail?.(cleanLabels(labels)) ?? options.done.detail ?? '', value: DONE },
       { label: vscode.l10n.t('Labels'), kind: vscode.QuickPickItemKind.Separator, value: DONE },
       ...labelKeysOffered(labels).map((key) => ({ label: key, description: labels[key] || vscode.l10n.t('(not set)'), detail: promptOf(key), value: key })),
       { label: `$(add) ${vscode.l10n.t('Add a label…')}`, detail: vscode.l10n.t('A label of your own: a key, then its value'), value: ADD },

@@ -312,7 +312,10 @@ async function editLabels(memento: vscode.Memento, title: string, plan: string |
     title,
     placeHolder: vscode.l10n.t('Set labels (optional), then Start'),
     done: { label: `$(play) ${vscode.l10n.t('Start the benchmark')}` },
-    doneDetail: (current) => [plan, formatLabelsText(current) ? vscode.l10n.t('Labels: {0}', formatLabelsText(current)) : vscode.l10n.t('No labels'), vscode.l10n.t('Workers: {0}', String(workers.value))].filter(Boolean).join(' · '),
+    // The plan alone on its line (VS Code cuts a long detail at the widget's 600 px: the plan's time
+    // was cut behind the labels and workers); those go beside the label.
+    doneDescription: (current) => [formatLabelsText(current) ? vscode.l10n.t('Labels: {0}', formatLabelsText(current)) : vscode.l10n.t('No labels'), vscode.l10n.t('Workers: {0}', String(workers.value))].join(' · '),
+    ...(plan ? { doneDetail: () => plan } : {}),
     extra: () => ({
       label: vscode.l10n.t('Workers'),
       description: String(workers.value),

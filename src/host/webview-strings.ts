@@ -315,6 +315,8 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("No benchmark runs to report: the report reads LLM Bench result files (*.llmbench.json), and none was found."),
     vscode.l10n.t("none"),
     vscode.l10n.t("Statistic"),
+    vscode.l10n.t("Shards: {0}"),
+    vscode.l10n.t("Group ({0})"),
     vscode.l10n.t("Axis"),
     vscode.l10n.t("Export"),
     vscode.l10n.t("Latency ≤ ms"),

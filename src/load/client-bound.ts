@@ -33,7 +33,7 @@ function crossed(thread: ThreadLoad): { figure: string; value: number; threshold
 }
 
 /**
- * The workers that would keep each one at BUSY_TARGET, never more than `maxWorkers`: what to suggest.
+ * The workers (or shards) that would keep each one at BUSY_TARGET, never more than `maxWorkers`: what to suggest.
  */
 function workersNeeded(load: ClientLoad, maxWorkers: number): number {
   const busy = load.threads.reduce((sum, t) => sum + (t.busy ?? 0), 0);
@@ -43,8 +43,10 @@ function workersNeeded(load: ClientLoad, maxWorkers: number): number {
 /**
  * The step's client-bound warning, if any of its workers crossed a threshold: the worst one's figure,
  * what it means and what to do. `maxWorkers`: the most workers this machine allows (cores - 1).
+ * `sender`: what the load's threads are; in a shard run each is a shard (a process, maybe on
+ * another machine), which more shards relieve, not more workers.
  */
-export function clientBoundWarnings(load: ClientLoad, maxWorkers: number): StepWarning[] {
+export function clientBoundWarnings(load: ClientLoad, maxWorkers: number, sender: 'worker' | 'shard' = 'worker'): StepWarning[] {
   let worst: { worker: number; thread: ThreadLoad; figure: string; value: number; threshold: number } | null = null;
   for (const thread of load.threads) {
     const over = crossed(thread);
@@ -52,7 +54,7 @@ export function clientBoundWarnings(load: ClientLoad, maxWorkers: number): StepW
   }
   if (worst === null) return [];
   const { worker, thread, figure, value, threshold } = worst;
-  const who = load.workers === 1 ? 'The client' : `Worker ${worker} of ${load.workers}`;
+  const who = load.workers === 1 ? 'The client' : `${sender === 'shard' ? 'Shard' : 'Worker'} ${worker} of ${load.workers}`;
   const busy = thread.busy ?? 0;
   const what =
     figure === 'busy'
@@ -63,7 +65,10 @@ export function clientBoundWarnings(load: ClientLoad, maxWorkers: number): StepW
   const waited = thread.coreWaitShare ?? 0;
   let advice: string;
   if (waited >= CORE_WAIT_LIMIT) {
-    advice = `it waited for a core ${percent(waited)} of the step: other threads and processes (the server on this machine?) held the cores, so more workers would not help; run the client where cores are free.`;
+    advice = `it waited for a core ${percent(waited)} of the step: other threads and processes (the server on this machine?) held the cores, so more ${sender}s would not help; run the client where cores are free.`;
+  } else if (sender === 'shard' && (busy >= OWN_WORK_BUSY || figure === 'busy')) {
+    // Shards run on as many machines as the launcher gives: no one machine's cores bound them.
+    advice = `TTFT and ITL are inflated by the client. Start more shards: --shards ${workersNeeded(load, Number.POSITIVE_INFINITY)} (more srun tasks or pods, on machines with free cores).`;
   } else if (busy >= OWN_WORK_BUSY || figure === 'busy') {
     const needed = workersNeeded(load, maxWorkers);
     advice =

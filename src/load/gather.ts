@@ -338,7 +338,7 @@ export class RunGather {
       endMs: roundMs(performance.now() - this.clockOrigin),
       sampled: this.monitor.take(),
       ...(client !== null ? { client } : {}),
-      warnings: [...warnings, ...(client === null ? [] : clientBoundWarnings(client, maxWorkers()))],
+      warnings: [...warnings, ...(client === null ? [] : clientBoundWarnings(client, maxWorkers(), this.options.shard !== undefined && this.options.shard.shards > 1 ? 'shard' : 'worker'))],
       failovers,
     });
     // What the records and the client's threads show (too short, client-bound) is said here; the run's own warnings were said when they happened.

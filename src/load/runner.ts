@@ -340,10 +340,22 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
       if (coordinator) gather.log('info', shardsLine(coordinator));
       for (const note of coordinator?.notes.splice(0) ?? []) gather.log('warn', note);
       if (missing !== null) gather.lose(missing);
+      if (coordinator !== null && missing === null) {
+        // Each shard's state goes into the file as it changes (running, lost), for the views that follow it.
+        coordinator.onChange = (info) => {
+          try {
+            writer.setShards(info);
+          } catch (error) {
+            gather.log('warn', `The shards' states could not be written to the result file: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        };
+        coordinator.started();
+      }
       const cacheResetter = config.cache.resetBeforeStep ? new CacheResetter(config, options.apiKey) : null;
       if (trace !== undefined) for (const note of traceNotes(trace)) gather.note(note);
       await runSteps({ config, executors, gather, cacheResetter }, plan);
       for (const note of coordinator?.notes.splice(0) ?? []) gather.log('warn', note);
+      if (coordinator !== null) writer.setShards(coordinator.finished(), 'with-next-write');
       const doc = await gather.finish();
       coordinator?.end(doc.status === 'running' ? 'partial' : doc.status, doc.statusReason ?? null);
       return doc;

@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
 import { BadInputError } from '../format/errors';
-import { describeZodError, type FailoverEvent, type ResultDocument, type RunStatus, type ShardMember, type ShardsInfo } from '../format/result';
+import { describeZodError, type FailoverEvent, type ResultDocument, type RunStatus, type ShardMember, type ShardsInfo, type ShardState } from '../format/result';
 import type { ExecutorCommand } from './executor-protocol';
 import { buildExecutorBase, serveExecutor } from './executor-service';
 import type { OpenExecutorChannel } from './executors';
@@ -161,6 +161,10 @@ export class ShardCoordinator {
   /** What the coordinator saw that the run's log should say (refused connections). */
   readonly notes: string[] = [];
   private readonly shift = clockShiftMs();
+  /** Each shard's state once the run has started (running, done, lost); before it, a shard is registered or missing. */
+  private readonly states = new Map<number, ShardState>();
+  /** Told each time a shard's state changes during the run (the result file says it as it changes). */
+  onChange: (info: ShardsInfo) => void = () => {};
 
   private constructor(
     private readonly role: ShardRole,
@@ -227,12 +231,32 @@ export class ShardCoordinator {
   /** The shards as the result file records them. */
   info(): ShardsInfo {
     const members: ShardMember[] = Array.from({ length: this.role.shards }, (_, shard) => {
-      if (shard === 0) return { shard, state: 'registered', host: hostname(), pid: process.pid, offsetMs: 0, uncertaintyMs: 0, rttMs: 0 };
+      const state = this.states.get(shard) ?? 'registered';
+      if (shard === 0) return { shard, state, host: hostname(), pid: process.pid, offsetMs: 0, uncertaintyMs: 0, rttMs: 0 };
       const r = this.registered.get(shard);
       if (!r) return { shard, state: 'missing', host: null, pid: null, offsetMs: null, uncertaintyMs: null, rttMs: null };
-      return { shard, state: 'registered', host: r.host, pid: r.pid, ...r.clock };
+      return { shard, state, host: r.host, pid: r.pid, ...r.clock };
     });
     return { runId: this.runId, count: this.role.shards, configHash: this.hash, coordinator: this.address, members };
+  }
+
+  /** The run starts: the coordinator and every registered shard are running. */
+  started(): void {
+    for (const shard of [0, ...this.registered.keys()]) this.states.set(shard, 'running');
+    this.onChange(this.info());
+  }
+
+  /** The run ends: every shard still running served until its end (a lost one stays lost). Not told to onChange: the run's end writes it. */
+  finished(): ShardsInfo {
+    for (const [shard, state] of this.states) if (state === 'running') this.states.set(shard, 'done');
+    return this.info();
+  }
+
+  /** A shard whose process or connection ended during the run. */
+  private lost(shard: number): void {
+    if (this.states.get(shard) === 'lost') return;
+    this.states.set(shard, 'lost');
+    this.onChange(this.info());
   }
 
   /** Tells every shard how the run ended (each finishes its own file with it) and stops listening. */
@@ -333,6 +357,7 @@ export class ShardCoordinator {
       const crash = (reason: string): void => {
         if (crashed || closing) return;
         crashed = true;
+        this.lost(shard.shard);
         onCrash(reason);
         link.destroy();
       };
@@ -432,6 +457,14 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
   const link = new LineLink(await connectToCoordinator(role));
   return new Promise<ResultDocument>((resolve, reject) => {
     let file: ResultWriter | null = null;
+    let shardsInfo: ShardsInfo | null = null;
+    /** This shard's own state in its own file: running from its first part, done when the coordinator ends the run. */
+    const setState = (state: ShardState): void => {
+      if (file === null || shardsInfo === null) return;
+      shardsInfo = { ...shardsInfo, members: shardsInfo.members.map((m) => ({ ...m, state })) };
+      // Said with the step boundary or the file's end that follows at once.
+      file.setShards(shardsInfo, 'with-next-write');
+    };
     let runId: string | null = null;
     let ended: { status: Exclude<RunStatus, 'running'>; reason: string | null } | null = null;
     let stepOpen = false;
@@ -456,6 +489,7 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
       close: () => link.end(),
       observe: {
         part: (part) => {
+          if (shardsInfo?.members[0]?.state === 'registered') setState('running');
           endStep();
           file?.startStep(part.step.name, part.step.profile);
           stepOpen = true;
@@ -494,7 +528,8 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
           clearTimeout(welcomeDeadline);
           const self: ShardMember = { shard: role.shard, state: 'registered', host: hostname(), pid: process.pid, offsetMs: message.offsetMs, uncertaintyMs: message.uncertaintyMs, rttMs: message.rttMs };
           const coordinator = `${role.coordinator.host}:${role.coordinator.port}`;
-          file = new ResultWriter(options.resultPath, shardDocumentHead(config, { runId: runId ?? 'unknown', count: role.shards, configHash: hash, coordinator, shard: role.shard, members: [self] }));
+          shardsInfo = { runId: runId ?? 'unknown', count: role.shards, configHash: hash, coordinator, shard: role.shard, members: [self] };
+          file = new ResultWriter(options.resultPath, shardDocumentHead(config, shardsInfo));
           options.log('info', `Shard ${role.shard} of ${role.shards} registered with the coordinator at ${coordinator}; clock offset ${message.offsetMs.toFixed(3)} ms ± ${message.uncertaintyMs.toFixed(3)} ms.`);
           return;
         }
@@ -519,6 +554,7 @@ export async function runShard(config: RunConfig, options: ShardRunOptions): Pro
         reason: `The connection to the coordinator was lost during the run (${reason}). This shard's records until then are kept in this file; \`llmbench merge\` puts the shards' files together.`,
       };
       if (ended === null) options.log('error', outcome.reason ?? '');
+      else setState('done');
       resolve(file.finish(outcome.status, outcome.reason));
     };
     link.send({ type: 'hello', token: role.token, shard: role.shard, shards: role.shards, configHash: hash, host: hostname(), pid: process.pid });

@@ -139,6 +139,13 @@ ${table(run.table.columns, run.table.rows, 'endpoints', t)}
 ${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}`,
   )
   .join('\n')}
+${model.shards
+  .map(
+    (run) => `<h2>${escapeHtml(t('Shards: {0}', run.name))}</h2>
+${run.notes.map((note) => `<p class="muted">${escapeHtml(note)}</p>`).join('\n')}
+${table(run.table.columns, run.table.rows, 'shards', t)}`,
+  )
+  .join('\n')}
 <h2>${escapeHtml(t('Curves'))}</h2>
 ${model.offAxis.length ? `<p class="off-axis">${escapeHtml(t('Not on the {0} axis (no step has a {0}): {1}. Try the other axis.', t(model.axis), model.offAxis.join(', ')))}</p>` : ''}
 ${legend}

@@ -67,9 +67,14 @@ export function mergeShardFiles(files: readonly ShardFile[], outPath: string): R
   }
 
   // Where each shard's members entry comes from: the coordinator's list, else each shard's own file.
+  // Its state is the furthest any file knew: lost (the coordinator saw it go), else done, else as written.
+  const byCoordinatorFirst = [...infos].sort((a, b) => Number(a.shard !== undefined) - Number(b.shard !== undefined));
   const members: ShardMember[] = Array.from({ length: count }, (_, shard) => {
-    const found = infos.flatMap((info) => info.members.filter((m) => m.shard === shard && m.state === 'registered'));
-    return found[0] ?? { shard, state: 'missing', host: null, pid: null, offsetMs: null, uncertaintyMs: null, rttMs: null };
+    const found = byCoordinatorFirst.flatMap((info) => info.members.filter((m) => m.shard === shard && m.state !== 'missing'));
+    const first = found[0];
+    if (first === undefined) return { shard, state: 'missing', host: null, pid: null, offsetMs: null, uncertaintyMs: null, rttMs: null };
+    const state = found.some((m) => m.state === 'lost') ? 'lost' : found.some((m) => m.state === 'done') ? 'done' : first.state;
+    return { ...first, state };
   });
   const { status: _s, statusReason: _r, finishedAt: _f, steps: _steps, warnings, sampledAfterSteps: _a, importedFrom: _i, shards: _shards, ...rest } = lead.doc;
   const head: ResultHead = { ...rest, createdAt: lead.doc.createdAt, shards: { runId: infos[0]!.runId, count, configHash: infos[0]!.configHash, coordinator: infos[0]!.coordinator, members } };

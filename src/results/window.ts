@@ -239,18 +239,24 @@ export const TOO_SHORT_LATENCIES = 3;
 /** The words of the too-short warning, the same in every view. */
 export const TOO_SHORT_MESSAGE = 'this step is too short for its latency: its rates are mostly ramp-up; run it longer';
 
+const SENT_FOR = 'it sent for';
+/** Sends spread over less than this (s) went out together. */
+const AT_ONCE_SEC = 0.05;
+
 /**
  * The too-short warning of a step that offered load for `sendingSec` (from its start to its last
  * send) while its median request took `medianLatencyMs`: null when it is long enough, or either
  * is unknown. `ran` words the span measured, for a file that has another.
  */
-export function tooShortWarning(sendingSec: number | null, medianLatencyMs: number | null | undefined, ran = 'it sent for'): StepWarning | null {
+export function tooShortWarning(sendingSec: number | null, medianLatencyMs: number | null | undefined, ran = SENT_FOR): StepWarning | null {
   if (sendingSec === null || medianLatencyMs === null || medianLatencyMs === undefined || !(medianLatencyMs > 0)) return null;
   const latencySec = medianLatencyMs / 1000;
   if (sendingSec >= TOO_SHORT_LATENCIES * latencySec) return null;
+  // A closed loop at least as wide as its requests sends them all in a few ms: "0.0 s" would read as a fault.
+  const span = ran === SENT_FOR && sendingSec < AT_ONCE_SEC ? 'it sent all its requests at once' : `${ran} ${sendingSec.toFixed(1)} s`;
   return {
     kind: STEP_WARNING_KINDS.tooShort,
-    message: `${TOO_SHORT_MESSAGE} (${ran} ${sendingSec.toFixed(1)} s; its median request took ${latencySec.toFixed(2)} s, and a step needs about ${TOO_SHORT_LATENCIES} times that).`,
+    message: `${TOO_SHORT_MESSAGE} (${span}; its median request took ${latencySec.toFixed(2)} s, and a step needs about ${TOO_SHORT_LATENCIES} times that).`,
     figures: { sendingSec: Math.round(sendingSec * 1000) / 1000, medianLatencyMs: Math.round(medianLatencyMs * 1000) / 1000 },
   };
 }

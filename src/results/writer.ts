@@ -10,7 +10,9 @@
  * file is copied by the system to a temporary file, its tail replaced there, and the copy renamed
  * over the old one, so no reader sees half of it and the records never pass through this process.
  * The records are kept in memory only when asked (`keepRecords`): a step's summary comes from a
- * StepAccumulator, so a run's memory does not grow with its requests.
+ * StepAccumulator, so a run's memory does not grow with its requests. A shard run's head ends with
+ * its shards section, padded with spaces so that its members' states, which change as the run goes,
+ * are rewritten in place with the tail's next replacement.
  */
 import { closeSync, copyFileSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { SloConfigSchema, type ProfileConfig } from '../format/config';
@@ -22,6 +24,8 @@ import {
   type ClientLoad,
   type ResultDocument,
   type RunStatus,
+  SHARD_STATES,
+  type ShardsInfo,
   type Step,
   type StepProfile,
   type StepSummary,
@@ -108,8 +112,21 @@ export interface ResultWriterOptions {
   keepRecords?: boolean;
 }
 
+/**
+ * The bytes kept in the head for a shards section: what it takes with every member in the longest
+ * state, so that a member's state can change in place (setShards) without moving the records.
+ */
+function shardsRoom(shards: ShardsInfo): number {
+  const longest = SHARD_STATES.reduce((a, b) => (b.length > a.length ? b : a));
+  return Buffer.byteLength(JSON.stringify({ ...shards, members: shards.members.map((m) => ({ ...m, state: longest })) }));
+}
+
 export class ResultWriter {
   private readonly doc: ResultDocument;
+  /** Where the head's shards section starts in the file and the bytes kept for it (padded with spaces); null without one. */
+  private shardsRegion: { at: number; room: number } | null = null;
+  /** The shards section changed since it was last written. */
+  private shardsChanged = false;
   private readonly keepRecords: boolean;
   /** Open on the file while a step runs; records are appended through it. */
   private fd: number | null = null;
@@ -127,9 +144,16 @@ export class ResultWriter {
     this.keepRecords = path === undefined || options.keepRecords !== false;
     this.doc = { ...head, finishedAt: null, status: 'running', statusReason: null, steps: [] };
     if (path === undefined) return;
-    const headText = JSON.stringify(head);
+    let headText = JSON.stringify(head).slice(0, -1);
+    if (head.shards !== undefined) {
+      // The shards section goes last, with room for its members' states to change as the run goes.
+      const { shards, ...rest } = head;
+      const before = `${JSON.stringify(rest).slice(0, -1)},"shards":`;
+      this.shardsRegion = { at: Buffer.byteLength(before), room: shardsRoom(shards) };
+      headText = before + this.shardsText().toString();
+    }
     this.tail = runTail(this.doc);
-    const text = `${headText.slice(0, -1)},"steps":[${this.tail}`;
+    const text = `${headText},"steps":[${this.tail}`;
     writeAtomically(path, text);
     this.fileBytes = Buffer.byteLength(text);
   }
@@ -234,6 +258,31 @@ export class ResultWriter {
     this.doc.tokenCrossCheck = check;
   }
 
+  /**
+   * A shard run's shards section with its members' states as they are now (their host and clock
+   * stay as the head gave them). `now`: the file changes at once, atomically, as at a step boundary
+   * (a copy renamed over it); `with-next-write`: with the next step boundary or the run's end, for
+   * a change made just before one.
+   */
+  setShards(shards: ShardsInfo, when: 'now' | 'with-next-write' = 'now'): void {
+    this.doc.shards = shards;
+    if (this.shardsRegion === null || this.path === undefined) return;
+    this.shardsChanged = true;
+    if (when === 'with-next-write') return;
+    const stepOpen = this.fd !== null;
+    this.replaceTail('', this.tail);
+    if (stepOpen) this.fd = openSync(this.path, 'r+');
+  }
+
+  /** The shards section as it is written, padded with spaces to the room kept for it. */
+  private shardsText(): Buffer {
+    const text = JSON.stringify(this.doc.shards);
+    const room = this.shardsRegion?.room ?? 0;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > room) throw new Error(`ResultWriter: the shards section (${bytes} bytes) outgrew the room kept for it (${room}): only members' states may change`);
+    return Buffer.from(text + ' '.repeat(room - bytes));
+  }
+
   /** Writes the final status (an open step gets its summary from its records so far) and closes the file. */
   finish(status: Exclude<RunStatus, 'running'>, reason: string | null, sampledAfterSteps: MetricSeries[] = []): ResultDocument {
     if (this.openStep) this.endStep();
@@ -268,6 +317,7 @@ export class ResultWriter {
       try {
         writeFully(fd, bytes, at);
         ftruncateSync(fd, at + bytes.length);
+        if (this.shardsChanged && this.shardsRegion !== null) writeFully(fd, this.shardsText(), this.shardsRegion.at);
       } finally {
         closeSync(fd);
       }
@@ -280,6 +330,7 @@ export class ResultWriter {
     }
     this.fileBytes = at + bytes.length;
     this.tail = tail;
+    this.shardsChanged = false;
   }
 
   private closeFile(): void {

@@ -44,7 +44,7 @@ export interface SeriesSpec {
   dashed?: boolean;
   /** A dash pattern by index into DASH_PATTERNS (overrides `dashed`). */
   dash?: number;
-  /** A percentile line: p50 solid, p90 dashed, p99 dotted, each a shade of its own (overrides `dashed`). */
+  /** A percentile line: p50 solid, p90 dotted, p99 dashed, each a shade of its own (overrides `dashed`). */
   percentile?: 'p50' | 'p90' | 'p99';
   /** false draws points only. */
   showLine?: boolean;

@@ -5,7 +5,7 @@
  */
 import type { ReadResult } from '../results/read-result';
 import { latencySamples } from '../results/stats';
-import { rowsEmbedded, rowsReasoned, type CompareView, type DeltaCell, type DeltaRow, type RepeatRow, type ResultView, type StepRow, type ViewChart } from '../format/messages/result';
+import { rowsEmbedded, rowsReasoned, type CompareView, type DeltaCell, type DeltaRow, type RepeatRow, type ResultView, type StepRow, type TableSection, type ViewChart } from '../format/messages/result';
 import type { MetricKey } from '../format/metrics';
 import { ttfoStatsOf, type ResultDocument, type Step } from '../format/result';
 import { judgeChange, noiseRulesText } from './noise';
@@ -194,21 +194,25 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
       const [sa, sb] = [stepsA[i], stepsB[j]];
       return sa && sb ? [[sa, sb]] : [];
     })),
-    endpoints: compareEndpoints(a, b),
+    endpoints: bothRuns(a.endpoints, b.endpoints, 'ran against one endpoint.'),
+    shards: bothRuns(a.shards, b.shards, 'ran in one process (no shards).'),
   };
 }
 
-/** Each run's figures per endpoint, A's rows then B's, the run named in a first column; null when neither ran over several endpoints. */
-function compareEndpoints(a: ResultView, b: ResultView): CompareView['endpoints'] {
+/**
+ * A section of each run as one table, A's rows then B's, the run named in a first column (figures
+ * per endpoint, shards); null when neither run has it. `without`: what is said of a run that has not.
+ */
+function bothRuns(a: TableSection | null, b: TableSection | null, without: string): TableSection | null {
   const runs = [
-    { tag: 'A', section: a.endpoints },
-    { tag: 'B', section: b.endpoints },
+    { tag: 'A', section: a },
+    { tag: 'B', section: b },
   ];
   const first = runs.find((r) => r.section !== null)?.section;
   if (!first) return null;
   return {
     table: { columns: [{ label: 'Run' }, ...first.table.columns], rows: runs.flatMap((r) => (r.section ? r.section.table.rows.map((row) => [r.tag, ...row]) : [])) },
-    notes: runs.flatMap((r) => (r.section ? r.section.notes.map((n) => `${r.tag}: ${n}`) : [`${r.tag} ran against one endpoint.`])),
+    notes: runs.flatMap((r) => (r.section ? r.section.notes.map((n) => `${r.tag}: ${n}`) : [`${r.tag} ${without}`])),
   };
 }
 
@@ -241,7 +245,8 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
   const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
   const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
     withAxis(chart(id, metric, title, a.xAxis.label, runs.flatMap((r) => loadSeries(r.view.rows, value, r.style, metric))));
-  // Percentile lines keep their own dash (p50 solid, p99 dotted): B differs by its triangles and colour.
+  // Percentile lines keep their own dash (p50 solid, p99 dashed), each run its own colour family
+  // (p99 a shade of the run's p50 colour): B differs from A by its colour and its triangles.
   const latency = withAxis(
     chart(
       'latency',

@@ -59,7 +59,11 @@ export function planOf(config: Pick<RunConfigInput, 'profile' | 'limits' | 'repe
   };
 }
 
-/** "Plan: 7 steps, 884 requests (+14 warm-up); time: as long as the server takes (at least 1 min)". */
+/**
+ * "Plan: 7 steps, 884 requests (+14 warm-up); time: as long as the server takes, at least 1 min".
+ * Short enough for one line of the palette (600 px), whose end VS Code would cut: the time is said
+ * last. How long the server takes, the live panel estimates once the first requests are answered.
+ */
 export function planText(plan: RunPlanSummary): string {
   const requests = plan.requests === null ? 'requests as the duration allows' : `${plan.requests.toLocaleString('en-US')} request${plan.requests === 1 ? '' : 's'}`;
   const warmup = plan.warmup > 0 ? ` (+${plan.warmup.toLocaleString('en-US')} warm-up)` : '';
@@ -67,7 +71,7 @@ export function planText(plan: RunPlanSummary): string {
     plan.mostSec !== null
       ? `at most about ${formatDuration(plan.mostSec)}`
       : plan.serverPaced
-        ? `as long as the server takes${plan.leastSec > 0 ? `, at least ${formatDuration(plan.leastSec)}` : ''} (the live panel estimates it after the first requests)`
+        ? `as long as the server takes${plan.leastSec > 0 ? `, at least ${formatDuration(plan.leastSec)}` : ''}`
         : `about ${formatDuration(plan.leastSec)} (the rates' schedules)`;
   return `Plan: ${plan.steps} step${plan.steps === 1 ? '' : 's'}, ${requests}${warmup}; time: ${time}`;
 }

@@ -20,6 +20,7 @@ import { localCountsNotes } from './token-counts';
 import { stepLabel } from '../format/step-name';
 import { markText, serverMarks, KV_CACHE_FULL } from './server-views';
 import { endpointNotes, endpointTable } from './endpoint-figures';
+import { shardsSection } from './shards';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
 import { olderRatesNote, stepWarningLines } from './step-warnings';
@@ -363,6 +364,10 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     endpoints: runs.flatMap((run) => {
       const table = endpointTable(run.doc);
       return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+    }),
+    shards: runs.flatMap((run) => {
+      const section = shardsSection(run.doc);
+      return section === null ? [] : [{ name: run.name, ...section }];
     }),
   };
 }

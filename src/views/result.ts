@@ -33,6 +33,7 @@ import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
 import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
 import type { TableSection, TraceSection } from '../format/messages/result';
 import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
+import { shardsSection } from './shards';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
@@ -66,6 +67,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     server: serverSection(doc),
     endpoints: endpointSection(doc),
     trace: traceSection(doc),
+    shards: shardsSection(doc),
     figures: failure ? null : figures,
     failure,
   };

@@ -1,24 +1,30 @@
 /**
- * `npm run bench:memory` (node dist/bench/memory.js [--requests 10000,100000,1000000]): the memory a
+ * `npm run bench:memory` (node dist/bench/memory.js [--requests 10000,100000,1000000] [--shards 4]): the memory a
  * run costs per request. Each size runs `llmbench run` as its own child against a token server on
  * 127.0.0.1 that streams 4 one-token chunks at once (so the run is as fast as the client allows),
  * at concurrency 64 with 4-token prompts. The child's peak resident set (VmHWM from /proc, which
  * takes in its worker thread) is read while it runs. The cost per request is the growth of the
  * peak over the smallest run, and over the size before, divided by the extra requests; the goal
  * (issue 16) is at most 512 bytes per request plus 8 bytes per chunk time. Prints one row per size.
+ *
+ * With `--shards N`, each size is also run as one run of N shards (`--shards N`, N local processes,
+ * shard 0 coordinating on a free loopback port), and the coordinator's peak is set against the one
+ * process's (issue 24: within 1.5x). The plan is the same: request k is shard k mod N's.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
+import { closedPort, startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
 import { cliPath } from '../helpers/limited-child';
 import { residentKiB } from './lib/proc-status';
 
 const CHUNKS_PER_REQUEST = 4;
 const GOAL_BYTES_PER_REQUEST = 512 + 8 * CHUNKS_PER_REQUEST;
 const BASELINE_REQUESTS = 1_000;
+/** Issue 24: a shard run's coordinator may take at most this much the memory of one process running the whole plan. */
+const SHARD_GOAL_RATIO = 1.5;
 /** Each size may take this long per request at the most (a run at 0.5 ms per request is far slower than expected). */
 const LIMIT_MS_PER_REQUEST = 2;
 
@@ -31,37 +37,53 @@ interface Measured {
 }
 
 
-function runOnce(baseUrl: string, requests: number): Promise<Measured> {
+/** One process per shard (`shards` > 1: 0 coordinates, on a free loopback port); the peak is process 0's. */
+async function runOnce(baseUrl: string, requests: number, shards = 1): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'llmbench-memory-'));
   const out = join(dir, 'r.llmbench.json');
   const args = [cliPath, 'run', '--url', baseUrl, '--model', TOKEN_SERVER_MODEL, '--concurrency', '64', '--requests', String(requests)];
   args.push('--warmup', '0', '--input-tokens', '4', '--output-tokens', String(CHUNKS_PER_REQUEST), '--out', out);
+  const coordinator = shards > 1 ? `127.0.0.1:${await closedPort()}` : null;
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
+  const children = Array.from({ length: shards }, (_, shard) =>
+    spawn(process.execPath, coordinator === null ? args : [...args, '--shards', String(shards), '--shard', String(shard), '--coordinator', coordinator], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...(coordinator === null ? {} : { LLMBENCH_RUN_TOKEN: `memory-bench-${process.pid}-${requests}` }) },
+    }),
+  );
+  const child = children[0]!;
+  const stderr = children.map(() => '');
+  children.forEach((c, i) => c.stderr.on('data', (chunk: Buffer) => (stderr[i] = (stderr[i] + chunk.toString()).slice(-2_000))));
   let peakKiB = 0;
   const poll = setInterval(() => {
     const now = child.pid === undefined ? null : residentKiB(child.pid, 'VmHWM');
     if (now !== null) peakKiB = Math.max(peakKiB, now);
   }, 50);
-  const limit = setTimeout(() => child.kill('SIGKILL'), 30_000 + requests * LIMIT_MS_PER_REQUEST);
-  return new Promise((resolve) => {
-    child.on('exit', (code) => {
-      clearInterval(poll);
-      clearTimeout(limit);
-      const seconds = (performance.now() - started) / 1000;
-      let fileMiB = 0;
-      try {
-        fileMiB = statSync(out).size / 2 ** 20;
-      } catch {
-        // No file: reported through the exit code.
-      }
-      rmSync(dir, { recursive: true, force: true });
-      if (code !== 0) console.error(`run of ${requests} requests ended with exit ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`);
-      resolve({ requests, peakKiB, seconds, fileMiB, code });
-    });
+  const limit = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 30_000 + requests * LIMIT_MS_PER_REQUEST);
+  const codes = await Promise.all(children.map((c) => new Promise<number | null>((resolve) => c.on('exit', resolve))));
+  clearInterval(poll);
+  clearTimeout(limit);
+  const seconds = (performance.now() - started) / 1000;
+  let fileMiB = 0;
+  try {
+    fileMiB = statSync(out).size / 2 ** 20;
+  } catch {
+    // No file: reported through the exit code.
+  }
+  rmSync(dir, { recursive: true, force: true });
+  codes.forEach((code, i) => {
+    if (code !== 0) console.error(`run of ${requests} requests${shards > 1 ? `, shard ${i} of ${shards}` : ''} ended with exit ${code}: ${stderr[i]!.trim().split('\n').at(-1) ?? ''}`);
   });
+  return { requests, peakKiB, seconds, fileMiB, code: codes.find((code) => code !== 0) ?? codes[0] ?? null };
+}
+
+/** `--shards N`: each size is also run as N shards of one run (N processes, each sending a 1/N of the requests), against the one process. */
+function shardsFromArgs(): number {
+  const at = process.argv.indexOf('--shards');
+  if (at < 0) return 1;
+  const n = Number(process.argv[at + 1]);
+  if (!Number.isInteger(n) || n < 2) throw new Error(`--shards takes a whole number of 2 or more (got "${process.argv[at + 1] ?? ''}")`);
+  return n;
 }
 
 function sizesFromArgs(): number[] {
@@ -76,6 +98,8 @@ function sizesFromArgs(): number[] {
 
 async function main(): Promise<void> {
   const sizes = sizesFromArgs();
+  const shards = shardsFromArgs();
+  const sharded: { one: Measured; many: Measured }[] = [];
   const server = await startTokenServer({ keepRequests: false, defaultTokens: CHUNKS_PER_REQUEST });
   try {
     const baseline = await runOnce(server.baseUrl, BASELINE_REQUESTS);
@@ -96,6 +120,18 @@ async function main(): Promise<void> {
       const m = await runOnce(server.baseUrl, requests);
       row(m, perRequest(m, baseline), perRequest(m, before));
       before = m;
+      if (shards > 1) sharded.push({ one: m, many: await runOnce(server.baseUrl, requests, shards) });
+    }
+    if (sharded.length > 0) {
+      console.log(`\n${shards} shards of one run (each its share of the requests; the coordinator, shard 0, writes every record into the one file) against one process; goal (issue 24): the coordinator's peak within ${SHARD_GOAL_RATIO}x the one process's`);
+      console.log(`| requests | one process: peak RSS | ${shards} shards: coordinator's peak RSS | ratio | ${shards} shards: run time | result file | exit |`);
+      console.log('|---:|---:|---:|---:|---:|---:|---:|');
+      for (const { one, many } of sharded) {
+        const ratio = many.peakKiB / one.peakKiB;
+        console.log(
+          `| ${one.requests.toLocaleString('en-US')} (${shards} x ${(one.requests / shards).toLocaleString('en-US')}) | ${(one.peakKiB / 1024).toFixed(0)} MiB | ${(many.peakKiB / 1024).toFixed(0)} MiB | ${ratio.toFixed(2)}x${ratio > SHARD_GOAL_RATIO ? ' (over the goal)' : ''} | ${many.seconds.toFixed(1)} s | ${many.fileMiB.toFixed(1)} MiB | ${many.code} |`,
+        );
+      }
     }
   } finally {
     await server.close();

@@ -6,8 +6,10 @@
 // that repeated its profile (means with their 95% band; each repeat's faint points on the toggle),
 // two repeated runs compared (each cell says why it is within noise), and the report of an empty
 // folder (no runs, and how to make one). Screenshots: .test-artifacts/gallery-<state>-<theme>-<width>.png.
-// Then the palette as a new user goes through it: three numbered questions, labels a field each, the
-// plan on Start, and a URL where nothing listens said as such, with the URL corrected in place.
+// Then the palette as a new user goes through it, in the same three themes at both sizes, nothing in
+// it cut off and its text readable: three numbered questions, labels a field each, the plan on
+// Start, and a URL where nothing listens said as such, with the URL corrected in place
+// (.test-artifacts/gallery-palette-<question>-<theme>-<width>.png).
 import type { Frame, Page } from 'playwright-core';
 import { importPastedText } from '../../src/import';
 import type { ResultDocument } from '../../src/format/result';
@@ -15,8 +17,8 @@ import { startChatEndpoint, type ScriptedServer } from '../helpers/sse-server';
 import { makeDocument, type StepShape } from '../helpers/result-documents';
 import { GUIDELLM_MEANS_TABLE, vllmBlock } from '../helpers/import-samples';
 import { closedPort } from '../helpers/cli-server';
-import { answerInputBox, answerQuickPick, explorerContextCommand, findWebview, openFile, pollUntil, quickPickLabels, runCommand, saveScreenshot, scenario, waitForText, type Fixture } from './harness';
-import { shootAtEachSize, THEMES } from './harness/layout';
+import { answerInputBox, answerQuickPick, explorerContextCommand, findWebview, openFile, pollUntil, quickPickLabels, runCommand, scenario, waitForText, type Fixture } from './harness';
+import { shootAtEachSize, shootQuickInputAtEachSize, THEMES } from './harness/layout';
 
 const NOT_FOUND = 'HTTP 404 Not Found from http://127.0.0.1:8000/v1/chat/completions: {"error":{"message":"The model `wrong-model` does not exist.","type":"NotFoundError","param":"model","code":404}}. Check that the base URL ends with /v1.';
 
@@ -127,51 +129,71 @@ const servingOneModel: Fixture<TwoUrls> = {
   stop: ({ server }) => server.close(),
 };
 
-scenario(
-  'palette states gallery: three numbered questions, labels a field each, the plan on Start, and a URL where nothing listens corrected in place',
-  async ({ page, fixture }) => {
-    // The simulator has no model question: its profile is question 2 of 3, its labels 3 of 3.
-    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
-    await quickPickLabels(page, '(1/3): endpoint');
-    await answerQuickPick(page, 'Built-in simulator');
-    await quickPickLabels(page, '(2/3): profile');
-    await answerQuickPick(page, 'Concurrency sweep');
-    const fields = await quickPickLabels(page, '(3/3): labels');
-    for (const key of ['engine', 'gpu', 'gpus', 'quantization']) if (!fields.includes(key)) throw new Error(`the label fields are ${JSON.stringify(fields)}`);
-    if (fields.includes('hardware')) throw new Error('the palette still offers hardware, where the command line and import say gpu');
-    const start = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start the benchmark' }).innerText();
-    if (!/Plan: 3 steps, \d[\d,]* requests/.test(start)) throw new Error(`the Start item shows no plan: ${start}`);
-    const placeholder = await page.locator('.quick-input-widget input').getAttribute('placeholder');
-    if (placeholder !== 'Set labels (optional), then Start') throw new Error(`the placeholder reads "${placeholder}"`);
-    await saveScreenshot(page, 'gallery-palette-labels-dark-1280');
-    await page.keyboard.press('Escape');
+for (const [theme, themeName] of Object.entries(THEMES)) {
+  scenario(
+    `palette states gallery in the ${theme} theme at 1000 and 1280 px: three numbered questions, labels a field each, the plan on Start, and a URL where nothing listens corrected in place`,
+    async ({ page, fixture }) => {
+      // The simulator has no model question: its profile is question 2 of 3, its labels 3 of 3.
+      await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+      await quickPickLabels(page, '(1/3): endpoint');
+      await shootQuickInputAtEachSize(page, `palette-endpoint-${theme}`);
+      await answerQuickPick(page, 'Built-in simulator');
+      await quickPickLabels(page, '(2/3): profile');
+      await shootQuickInputAtEachSize(page, `palette-profile-${theme}`);
+      await answerQuickPick(page, 'Concurrency sweep');
+      const fields = await quickPickLabels(page, '(3/3): labels');
+      for (const key of ['engine', 'gpu', 'gpus', 'quantization']) if (!fields.includes(key)) throw new Error(`the label fields are ${JSON.stringify(fields)}`);
+      if (fields.includes('hardware')) throw new Error('the palette still offers hardware, where the command line and import say gpu');
+      const placeholder = await page.locator('.quick-input-widget input').getAttribute('placeholder');
+      if (placeholder !== 'Set labels (optional), then Start') throw new Error(`the placeholder reads "${placeholder}"`);
+      // The plan on Start, read in full at each size (the check of cut text fails an ellipsis).
+      await shootQuickInputAtEachSize(page, `palette-labels-${theme}`, {
+        whole: /^Plan: /,
+        check: async () => {
+          const start = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Start the benchmark' }).innerText();
+          if (!/Plan: 3 steps, \d[\d,]* requests \(\+\d+ warm-up\); time: as long as the server takes$/m.test(start)) throw new Error(`the Start item shows no plan: ${start}`);
+        },
+      });
+      // A label's own field, with what the key holds.
+      await answerQuickPick(page, 'gpu');
+      await pollUntil('the gpu label\'s field', 10_000, async () => ((await page.locator('.quick-input-widget .quick-input-title').innerText().catch(() => '')).includes('gpu') ? true : undefined));
+      await shootQuickInputAtEachSize(page, `palette-label-field-${theme}`);
+      // Escape leaves the field for the labels question, a second one the palette.
+      await page.keyboard.press('Escape');
+      await quickPickLabels(page, '(3/3): labels');
+      await page.keyboard.press('Escape');
+      await pollUntil('the palette to close', 10_000, async () => ((await page.locator('.quick-input-widget').isVisible()) ? undefined : true));
 
-    // Nothing listening: what was tried, what to check, and the URL corrected there.
-    await runCommand(page, 'LLM Bench: Run LLM Benchmark');
-    await answerQuickPick(page, ENDPOINT_NAME);
-    const offered = await quickPickLabels(page, /Nothing answered at/);
-    for (const item of ['Change the URL…', 'Try again', 'Type a model name anyway']) if (!offered.includes(item)) throw new Error(`the question offers ${JSON.stringify(offered)}`);
-    const tried = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Change the URL' }).innerText();
-    if (!tried.includes(`Tried GET http://127.0.0.1:${fixture.closed}/v1/models`)) throw new Error(`it does not say what was tried: ${tried}`);
-    await saveScreenshot(page, 'gallery-palette-nothing-listening-dark-1280');
-    await answerQuickPick(page, 'Change the URL…');
-    await answerInputBox(page, fixture.server.baseUrl, { prompt: /Base URL/ });
-    const models = await quickPickLabels(page, /model at http/);
-    if (!models.includes('org/model-alpha')) throw new Error(`after the URL was corrected, the models offered are ${JSON.stringify(models)}`);
-    await page.keyboard.press('Escape');
-    await pollUntil('the palette to close', 10_000, async () => ((await page.locator('.quick-input-widget').isVisible()) ? undefined : true));
-  },
-  {
-    fixture: servingOneModel,
-    workspace: (f) => ({
-      settings: {
-        'workbench.colorTheme': 'Default Dark Modern',
-        'llmBench.simulator.preset': 'tiny',
-        'llmBench.concurrencyLevels': [1, 4, 16],
-        'llmBench.requestsPerStep': 40,
-        'llmBench.endpoints': [{ name: ENDPOINT_NAME, baseUrl: `http://127.0.0.1:${f.closed}/v1` }],
-      },
-    }),
-    timeoutMs: 180_000,
-  },
-);
+      // Nothing listening: what was tried, what to check, and the URL corrected there.
+      await runCommand(page, 'LLM Bench: Run LLM Benchmark');
+      await answerQuickPick(page, ENDPOINT_NAME);
+      const offered = await quickPickLabels(page, /Nothing answered at/);
+      for (const item of ['Change the URL…', 'Try again', 'Type a model name anyway']) if (!offered.includes(item)) throw new Error(`the question offers ${JSON.stringify(offered)}`);
+      await shootQuickInputAtEachSize(page, `palette-nothing-listening-${theme}`, {
+        check: async () => {
+          const tried = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Change the URL' }).innerText();
+          if (!tried.includes(`Tried GET http://127.0.0.1:${fixture.closed}/v1/models`)) throw new Error(`it does not say what was tried: ${tried}`);
+        },
+      });
+      await answerQuickPick(page, 'Change the URL…');
+      await answerInputBox(page, fixture.server.baseUrl, { prompt: /Base URL/ });
+      const models = await quickPickLabels(page, /model at http/);
+      if (!models.includes('org/model-alpha')) throw new Error(`after the URL was corrected, the models offered are ${JSON.stringify(models)}`);
+      await page.keyboard.press('Escape');
+      await pollUntil('the palette to close', 10_000, async () => ((await page.locator('.quick-input-widget').isVisible()) ? undefined : true));
+    },
+    {
+      fixture: servingOneModel,
+      workspace: (f) => ({
+        settings: {
+          'workbench.colorTheme': themeName,
+          'llmBench.simulator.preset': 'tiny',
+          'llmBench.concurrencyLevels': [1, 4, 16],
+          'llmBench.requestsPerStep': 40,
+          'llmBench.endpoints': [{ name: ENDPOINT_NAME, baseUrl: `http://127.0.0.1:${f.closed}/v1` }],
+        },
+      }),
+      timeoutMs: 180_000,
+    },
+  );
+}

@@ -2,7 +2,8 @@
 // explorer's menu of a tune config (light, high contrast) on a tune config of the workspace (the built-in simulator as the launched server), the first launch's exact command
 // confirmed in the modal, the live tune panel following the trials, then the tune file in its editor.
 // There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
-// The live panel and the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
+// The live panel (while the tune runs, with the time left in the whole tune, and once it ended) and
+// the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
@@ -77,6 +78,18 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
     async ({ page, workspace }) => {
       const live = await startTune(page, theme === 'dark' ? 'palette' : 'explorer');
       if (!(await live.locator('#tune-headline').isVisible())) throw new Error('the live tune panel shows no headline');
+      // While it runs, once a trial has ended: the time left in the whole tune, pictured at both sizes.
+      await pollUntil('the time left in the tune', 120_000, async () => (/left in the tune/.test(await live.locator('#tune-eta').innerText().catch(() => '')) ? true : undefined));
+      const running = () => findWebview(page, { title: TUNE_PANEL, text: /left in the tune/ });
+      await shootAtEachSize(page, running, `tune-live-running-${theme}`, async (frame) => {
+        const eta = frame.locator('#tune-eta');
+        const text = await eta.innerText();
+        if (!(await eta.isVisible()) || !/^\d+ of 5 trials done, .* a trial so far: about .* left in the tune/.test(text)) throw new Error(`the time left in the tune reads "${text}"`);
+        // On the first screen, not below the fold.
+        const box = await eta.boundingBox();
+        const height = page.viewportSize()?.height ?? 0;
+        if (!box || box.y + box.height > height) throw new Error(`the time left in the tune is below the first screen (${JSON.stringify(box)} in ${height} px)`);
+      });
       // The tune editor opens over the panel as the tune ends.
       const tune = await pollUntil('the tune to finish', 240_000, async () => {
         const shown = readTune(workspace);

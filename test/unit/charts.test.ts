@@ -3,12 +3,19 @@
 // strength; legends capped with "+N more"; the HTML export's SVG on the same log rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { axisTitle, isLogTickLabelled, LOG_AXIS_SPAN, wantsLogAxis } from '../../src/views/axis';
-import { DASH_PATTERNS, type ChartSpec } from '../../src/views/chart-spec';
-import { contrastOf, MARK_CONTRAST } from '../../src/views/contrast';
+import { DASH_PATTERNS, resultChartSpec, type ChartSpec } from '../../src/views/chart-spec';
+import { buildCompareView } from '../../src/views/compare';
+import { forReading } from '../../src/results/read-result';
+import { contrastOf, MARK_CONTRAST, parseColor } from '../../src/views/contrast';
 import { logScale, svgLineChart } from '../../src/report/svg';
-import { capLegend, chartConfig, LEGEND_LIMIT, MARKER_MIN_GAP_PX, stepTicks, thinMarkers } from '../../webview/shared/charts';
-import type { Theme } from '../../webview/shared/theme';
+import { capLegend, chartConfig, withLineStyle, LEGEND_LIMIT, MARKER_MIN_GAP_PX, mergedMarkerName, placeMarkers, shortMarkerName, stepTicks } from '../../webview/shared/charts';
+import { themeFromVariables, type Theme } from '../../webview/shared/theme';
+import { concurrencySweep } from '../helpers/result-documents';
+
+const root = process.env['LLMBENCH_ROOT'] ?? join(__dirname, '..', '..', '..');
 
 const THEME: Theme = {
   kind: 'light', background: '#ffffff', foreground: '#333333', mutedForeground: '#777777', gridLines: '#dddddd', border: '#cccccc',
@@ -49,7 +56,7 @@ test('chart.js gets a logarithmic x scale with 1-2-5 tick labels when the spec a
   assert.equal(linear['x']?.beginAtZero, true);
 });
 
-test('percentile lines of one colour differ by dash and by colour: p50 solid in the series colour, p90 and p99 dashed and dotted in shades toward the text colour', () => {
+test('percentile lines of one colour differ by dash and by colour: p50 solid in the series colour, p90 dotted and p99 dashed in shades toward the text colour', () => {
   // p90 and p99 were the same colour at 80% and 60% opacity: told apart by dash alone.
   const datasets = chartConfig(spec(false), THEME).data.datasets as { label: string; borderDash: number[]; borderColor: string }[];
   const [p50, p90, p99] = datasets;
@@ -78,13 +85,34 @@ test('a log axis says so in its title, in the webview and the export; marks draw
   assert.equal((config.options?.plugins?.legend as { display: boolean }).display, false);
 });
 
-test('step markers: none within a few pixels of the last one drawn, and a name only where it has room', () => {
+test('step markers: close ones drawn as one with both names, a name that would run into the one before on the row below, short where a full one has no room', () => {
   // Eight repeats of short steps drew a solid bar of dashed lines with their names on top of each other.
-  const marks = [0, 2, 4, 30, 60, 61, 200, 390, 420].map((px) => ({ px, width: 40 }));
-  const kept = thinMarkers(marks, 0, 400);
-  assert.deepEqual(kept.map((k) => marks[k.index]!.px), [0, 30, 60, 200, 390], 'close ones and one past the plot left out');
-  assert.ok(kept.every((k, i) => i === 0 || marks[k.index]!.px - marks[kept[i - 1]!.index]!.px >= MARKER_MIN_GAP_PX));
-  assert.deepEqual(kept.map((k) => k.named), [true, false, true, true, false], 'a name needs its width clear of the one before, and inside the plot');
+  const width = (text: string) => text.length * 7;
+  const marks = [0, 2, 4, 30, 60, 61, 200, 390, 420].map((px, i) => ({ px, label: `s${i}` }));
+  const placed = placeMarkers(marks, width, 0, 400);
+  assert.deepEqual(placed.map((m) => m.px), [0, 30, 60, 200, 390], 'close ones drawn as one, one past the plot left out');
+  assert.ok(placed.every((m, i) => i === 0 || m.px - placed[i - 1]!.px >= MARKER_MIN_GAP_PX));
+  assert.deepEqual(placed.map((m) => m.name), ['s0 \u2026 s2 (3)', 's3', 's4, s5', 's6, s7', null], 'the names of marks drawn as one are merged; one with no room at the edge joins the name before');
+  // The live panel's sweep: concurrency@4 and concurrency@16 began 0.6 s apart, 50 px on its chart, and @16 had no name.
+  const sweep = [{ px: 40, label: 'concurrency@1' }, { px: 300, label: 'concurrency@4' }, { px: 350, label: 'concurrency@16' }];
+  assert.deepEqual(placeMarkers(sweep, width, 0, 480).map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['concurrency@16', 1]]);
+  // Near the plot's right edge, where the full name has no room: its short form.
+  const edge = placeMarkers(sweep, width, 0, 420);
+  assert.deepEqual(edge.map((m) => [m.name, m.row]), [['concurrency@1', 0], ['concurrency@4', 0], ['@16', 1]]);
+  assert.deepEqual([shortMarkerName('rate@2.5 req/s'), shortMarkerName('synchronous')], ['@2.5 req/s', 'synchronous']);
+  // The live panel at 1280 px: @4 had room for its short name only, @16 for its short one or none: then the two are named together.
+  const crowded = placeMarkers([{ px: 30, label: 'concurrency@1' }, { px: 330, label: 'concurrency@4' }, { px: 372, label: 'concurrency@16' }], width, 0, 400);
+  assert.deepEqual(crowded.map((m) => [m.name, m.row]), [['concurrency@1', 0], ['@4', 0], ['@16', 0]]);
+  const edgeOfPlot = placeMarkers([{ px: 30, label: 'concurrency@1' }, { px: 330, label: 'concurrency@4' }, { px: 382, label: 'concurrency@16' }], width, 0, 400);
+  assert.deepEqual(edgeOfPlot.map((m) => m.name), ['concurrency@1', '@4, @16', null]);
+  // Names of one row never overlap.
+  for (const list of [placed, edge]) {
+    for (const row of [0, 1]) {
+      const spans = list.filter((m) => m.name !== null && m.row === row).map((m) => [m.px + 3, m.px + 3 + width(m.name!)]);
+      spans.forEach((span, i) => i === 0 || assert.ok(span[0]! > spans[i - 1]![1]!, `row ${row}: ${JSON.stringify(spans)}`));
+    }
+  }
+  assert.equal(mergedMarkerName(['a']), 'a');
 });
 
 test('a legend keeps at most LEGEND_LIMIT entries, the last one counting the rest', () => {
@@ -198,4 +226,39 @@ test('a time axis ticks at its step\'s multiples, whatever room chart.js thinks 
   assert.deepEqual(scale.ticks.map((t) => t.value), [0, 10, 20, 30, 40, 50]);
   assert.deepEqual(stepTicks(2, 5.2, 0.4).slice(0, 3), [2, 2.4, 2.8]);
   assert.deepEqual(stepTicks(0, 0.3, 0.1), [0, 0.1, 0.2, 0.3], 'no 0.30000000000000004');
+});
+
+test("compare's latency chart: A and B in two colour families, each run's p99 a dashed shade of its p50, B's points triangles, in the dark, light and high-contrast themes", () => {
+  // The dark theme's four lines read as two: the p99, dotted, looked solid beside its p50.
+  const captured = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'vscode-theme-colors.json'), 'utf8')) as { themes: Record<string, { bodyClass: string; variables: Record<string, string> }> };
+  const view = buildCompareView(forReading(concurrencySweep(20, 1)), forReading(concurrencySweep(20, 2)), 'a.llmbench.json', 'b.llmbench.json');
+  const latency = view.charts.find((c) => c.id === 'latency');
+  assert.ok(latency);
+  const hue = (color: string) => {
+    const c = parseColor(color)!;
+    const [r, g, b] = [c.r / 255, c.g / 255, c.b / 255];
+    const max = Math.max(r, g, b);
+    const d = max - Math.min(r, g, b);
+    const h = d === 0 ? 0 : max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+    return (h * 60 + 360) % 360;
+  };
+  const apart = (x: number, y: number) => Math.min(Math.abs(x - y), 360 - Math.abs(x - y));
+  for (const [name, theme] of Object.entries(captured.themes)) {
+    const kind = theme.bodyClass.includes('high-contrast') ? 'high-contrast' : theme.bodyClass.includes('light') ? 'light' : 'dark';
+    const resolved = themeFromVariables(kind, (variable) => theme.variables[variable] ?? '');
+    const datasets = chartConfig(resultChartSpec(latency), resolved).data.datasets as { label: string; borderDash: number[]; borderColor: string; pointStyle?: string }[];
+    const line = (label: string) => datasets.find((d) => d.label === label)!;
+    const [a50, a99, b50, b99] = ['A p50', 'A p99', 'B p50', 'B p99'].map(line) as [typeof datasets[0], typeof datasets[0], typeof datasets[0], typeof datasets[0]];
+    for (const d of [a50, b50]) assert.deepEqual(d.borderDash, [], `${name}: ${d.label} solid`);
+    for (const d of [a99, b99]) assert.deepEqual(d.borderDash, [...DASH_PATTERNS[1]!], `${name}: ${d.label} dashed`);
+    assert.equal(new Set(datasets.map((d) => d.borderColor)).size, 4, `${name}: four colours ${datasets.map((d) => d.borderColor).join(', ')}`);
+    assert.ok(apart(hue(a50.borderColor), hue(a99.borderColor)) < 20 && apart(hue(b50.borderColor), hue(b99.borderColor)) < 20, `${name}: each run's p99 keeps its p50's hue`);
+    assert.ok(apart(hue(a50.borderColor), hue(b50.borderColor)) >= 90, `${name}: A ${a50.borderColor} and B ${b50.borderColor} are two colour families`);
+    assert.deepEqual([a50.pointStyle, b50.pointStyle, b99.pointStyle], [undefined, 'triangle', 'triangle']);
+    for (const d of datasets) assert.ok(contrastOf(d.borderColor, resolved.background) >= MARK_CONTRAST, `${name}: ${d.label} ${d.borderColor} reads on ${resolved.background}`);
+    // The legend draws each swatch as its line: chart.js's own entry (styled from a point) has no dash.
+    const pointStyled = { text: 'B p99', lineDash: undefined, strokeStyle: '#000000', lineWidth: 0.5 };
+    assert.deepEqual(withLineStyle(pointStyled, b99 as never), { text: 'B p99', lineDash: [...DASH_PATTERNS[1]!], strokeStyle: b99.borderColor, lineWidth: 2 });
+    assert.deepEqual(withLineStyle(pointStyled, a50 as never).lineDash, []);
+  }
 });

@@ -103,3 +103,16 @@ test('the client-bound rule: the worst figure over its threshold, and advice by 
   const [worst] = clientBoundWarnings(load([thread({ busy: 0.91 }), thread({ loopDelayMs: { p50: 5, p99: 50, max: 60 }, busy: 0.6 }, 1)]), 7);
   assert.match(worst?.message ?? '', /^Worker 1 of 2's event loop ran 50\.0 ms late/);
 });
+
+test('in a shard run the warning names the shard, and more shards (not workers) relieve it', () => {
+  const load: ClientLoad = { workers: 4, threads: [thread({}), thread({}, 1), thread({ busy: 0.96 }, 2), thread({}, 3)], startSkewMs: 0.4 };
+  const [sharded] = clientBoundWarnings(load, 1, 'shard');
+  assert.match(sharded?.message ?? '', /^Shard 2 of 4 was busy 96% of the step/);
+  // One machine's free cores (1 here) do not bound the shards: 1.86 busy in all wants 4 at 0.5 each, and at least one more than 4.
+  assert.match(sharded?.message ?? '', /Start more shards: --shards 5 \(more srun tasks or pods, on machines with free cores\)\.$/);
+  assert.doesNotMatch(sharded?.message ?? '', /Worker|--workers/);
+  const [waiting] = clientBoundWarnings({ ...load, threads: [thread({ busy: 0.2, coreWaitShare: 0.6, loopDelayMs: { p50: 3, p99: 40, max: 90 } }, 1)] }, 7, 'shard');
+  assert.match(waiting?.message ?? '', /^Shard 1 of 4's event loop ran 40\.0 ms late.*so more shards would not help/);
+  // Worker runs keep their wording.
+  assert.match(clientBoundWarnings(load, 7)[0]?.message ?? '', /^Worker 2 of 4 was busy 96%/);
+});

@@ -29,7 +29,7 @@ test('the default concurrency preset, run against the simulator, reaches every l
   t.after(() => sim.close());
   const settings = PresetSettingsSchema.parse({ requestsPerStep: 40, concurrencyLevels: [16, 64], inputTokens: 64, outputTokens: 32 });
   const preset = presets(settings).find((p) => p.id === 'concurrency')!;
-  assert.equal(planText(planOf(preset.config)!), 'Plan: 2 steps, 320 requests (+4 warm-up); time: as long as the server takes (the live panel estimates it after the first requests)');
+  assert.equal(planText(planOf(preset.config)!), 'Plan: 2 steps, 320 requests (+4 warm-up); time: as long as the server takes');
   const doc = await runBenchmark(
     RunConfigSchema.parse({ ...preset.config, endpoint: { baseUrl: sim.baseUrl, model: sim.model }, request: { extraBody: { ignore_eos: true } }, serverMetrics: { url: 'off' } }),
     {},

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { RunConfigSchema } from '../../src/format/config';
 import type { RequestRecord, ResultDocument } from '../../src/format/result';
 import { readResultText } from '../../src/results/read-result';
+import { shardsSection } from '../../src/views/shards';
 import { estimateOffset } from '../../src/load/shard-protocol';
 import { planRun } from '../../src/load/plan';
 import { createWorkload } from '../../src/workload/sources';
@@ -93,12 +94,12 @@ async function runShards(o: { flags: string[]; dir: string; n?: number; skip?: n
 }
 
 /** Polls the coordinator's file (bounded) until `ready` says so of its records, then SIGKILLs `victim`; resolves with what `ready` returned. */
-async function killWhen(out: string, victim: Started, ready: (records: RequestRecord[]) => number): Promise<number> {
+async function killWhen(out: string, victim: Started, ready: (records: RequestRecord[], doc: ResultDocument) => number): Promise<number> {
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
     const parsed = existsSync(out) ? readResultText(readFileSync(out, 'utf8')) : null;
-    const seen = parsed?.ok ? ready(parsed.value.document.steps.flatMap((st) => st.requests)) : 0;
+    const seen = parsed?.ok ? ready(parsed.value.document.steps.flatMap((st) => st.requests), parsed.value.document) : 0;
     if (seen > 0) {
       victim.child.kill('SIGKILL');
       return seen;
@@ -140,7 +141,7 @@ test('4 shard processes against the simulator make one file: every planned reque
   assert.equal(doc.status, 'complete');
   assert.equal(doc.shards?.count, 4);
   assert.equal(doc.shards?.shard, undefined, "the coordinator's file is the whole run's");
-  assert.deepEqual(doc.shards?.members.map((m) => [m.shard, m.state, typeof m.offsetMs, typeof m.uncertaintyMs]), [0, 1, 2, 3].map((i) => [i, 'registered', 'number', 'number']));
+  assert.deepEqual(doc.shards?.members.map((m) => [m.shard, m.state, typeof m.offsetMs, typeof m.uncertaintyMs]), [0, 1, 2, 3].map((i) => [i, 'done', 'number', 'number']));
   for (const m of doc.shards?.members ?? []) assert.ok(Math.abs(m.offsetMs ?? NaN) <= (m.uncertaintyMs ?? 0) + 1, `shard ${m.shard}: same machine, offset ${m.offsetMs} ± ${m.uncertaintyMs}`);
   assert.ok(!readFileSync(sharded.out, 'utf8').includes(TOKEN), 'the run token is in no file');
   for (const step of doc.steps) {
@@ -166,6 +167,7 @@ test('4 shard processes against the simulator make one file: every planned reque
   for (const [i, f] of shardFiles.entries()) {
     const own = read(f);
     assert.equal(own.shards?.shard, i + 1);
+    assert.equal(own.shards?.members[0]?.state, 'done', `shard ${i + 1}'s own file: it served until the run ended`);
     assert.equal(own.shards?.runId, doc.shards?.runId);
     assert.ok(own.steps.every((st) => st.requests.every((r) => r.index % 4 === i + 1)), `shard ${i + 1}'s file holds its own requests`);
   }
@@ -244,21 +246,34 @@ test('a shard SIGKILLed mid-step ends the run partial naming it; everything meas
   const dir = mkdtempSync(join(tmpdir(), 'llmbench-shard-kill-'));
   const out = join(dir, 'run.llmbench.json');
   let killedAt = -1;
+  let statesBefore: string[] = [];
+  let liveSection = null as ReturnType<typeof shardsSection>;
   const run = await runShards({
     flags: simFlags(s, ['--profile', 'rate', '--rate', '40', '--arrival', 'constant', '--requests', '400']),
     dir,
     during: async (started) => {
-      killedAt = await killWhen(out, started[2]!, (records) => {
+      killedAt = await killWhen(out, started[2]!, (records, running) => {
         const ofShard2 = records.filter((r) => r.worker === 2).length;
+        statesBefore = running.shards?.members.map((m) => m.state) ?? [];
+        // What the result editor following the file shows now.
+        liveSection = shardsSection(running);
         return ofShard2 >= 10 ? ofShard2 : 0;
       });
     },
   });
+  // The file the views follow says each shard's state while the run goes, and the loss once it happens.
+  assert.deepEqual(statesBefore, ['running', 'running', 'running', 'running'], 'while it ran');
+  assert.ok(liveSection, 'a shards section while it ran');
+  assert.deepEqual(liveSection.table.rows.map((row) => row[3]), ['running', 'running', 'running', 'running']);
+  const stepName = (JSON.parse(readFileSync(out, 'utf8')) as Doc).steps[0].name as string;
+  assert.ok(liveSection.notes.includes(`Send lateness: in the step running now, ${stepName}.`), liveSection.notes.join('\n'));
+  assert.ok(liveSection.table.rows.every((row) => Number(row[4]) > 0 && /^-?\d+\.\d$/.test(row[6]!)), 'each shard sent in the step, its lateness max shown');
   assert.ok(killedAt > 0, 'shard 2 sent records before it was killed');
   assert.equal(run.codes[0], 1, run.outputs[0]);
   const doc = read(run.out);
   assert.equal(doc.status, 'partial');
   assert.match(doc.statusReason ?? '', /Shard 2 of 4 \(host [^,]+, pid \d+\) stopped during step /);
+  assert.deepEqual(doc.shards?.members.map((m) => m.state), ['done', 'done', 'lost', 'done']);
   const records = doc.steps.flatMap((st) => st.requests);
   assert.ok(records.filter((r) => r.worker === 2).length >= killedAt, 'what shard 2 sent before is kept');
   assert.ok(records.length < 400 && records.length > killedAt, `${records.length} records kept`);
@@ -273,6 +288,7 @@ test('a shard SIGKILLed mid-step ends the run partial naming it; everything meas
   assert.equal(merged.status, 1, merged.stderr);
   const m = read(mergedPath);
   assert.equal(m.status, 'partial');
+  assert.deepEqual(m.shards?.members.map((mm) => mm.state), ['done', 'done', 'lost', 'done'], 'merged: the coordinator saw shard 2 go');
   assert.ok(m.steps[0]!.requests.filter((r) => r.worker === 2).length >= records.filter((r) => r.worker === 2).length);
 });
 
@@ -351,6 +367,9 @@ test("a coordinator SIGKILLed mid-step: every shard stops and ends its own file 
   assert.equal(merged.status, 1, merged.stderr);
   const m = read(mergedPath);
   const kept = m.steps[0]!.requests;
+  // No file recorded an end for any shard (the coordinator died with the run): each still says running, which the views read as cut short.
+  assert.deepEqual(m.shards?.members.map((mm) => mm.state), ['running', 'running', 'running', 'running']);
+  assert.deepEqual(shardsSection(m)?.table.rows.map((row) => row[3]), Array(4).fill('running when its file was last written'));
   assert.deepEqual([...new Set(kept.map((r) => r.worker))].sort(), [0, 1, 2, 3]);
   assert.equal(new Set(kept.map((r) => r.index)).size, kept.length, 'no request twice');
   for (const [i, f] of files.entries()) assert.equal(kept.filter((r) => r.worker === i + 1).length, read(f).steps[0]!.requests.length, `shard ${i + 1}: its own file's records`);

@@ -166,6 +166,10 @@ test('a step that sent for less than 3 times its median latency carries the too-
   // Sending for 6 s (three latencies) is enough.
   assert.equal(tooShort([...records, record({ index: 6, sentMs: 6000, endMs: 8000, outputTokens: 2 })]), null);
   assert.equal(summarizeStep(records, { kind: 'concurrency', concurrency: 2 }).warnings, undefined, 'a reader re-summarizing a step does not add it: the run does');
+  // A throughput step whose requests all go out at once says that, not "it sent for 0.0 s".
+  const burst = tooShort([0, 1, 2, 3].map((i) => record({ index: i, sentMs: i, firstTokenMs: 100, chunkMs: [100, 2000], endMs: 2000, outputTokens: 2 })));
+  assert.match(burst?.message ?? '', /\(it sent all its requests at once; its median request took 2\.00 s/);
+  assert.deepEqual(burst?.figures, { sendingSec: 0.003, medianLatencyMs: 1998.5 });
 });
 
 test('without streaming there is no TTFT, ITL or TPOT (null, not invented) and no TTFT goodput', () => {

@@ -8,7 +8,7 @@ import type { RunSummary } from '../../src/format/messages/result';
 import { el, errorBanner, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
 import { VERDICT_MARK } from '../../src/views/result-tables';
-import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, summarySection, toolbar } from '../result/render';
+import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, shardsSectionElement, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 import { t } from '../shared/l10n';
 
@@ -44,6 +44,7 @@ startPage((message, { app, board, ask, addBoard }) => {
             scrollingTable(view.server.table, 'server-table'),
           ])
         : null,
+      view.shards ? shardsSectionElement(view.shards, 'shards-compare') : null,
       view.endpoints
         ? el('section', { attrs: { id: 'endpoint-compare' } }, [
             el('h2', { text: t('Per endpoint'), title: t("Each run's steps over all its endpoints (\"all\"), then each endpoint's own requests") }),

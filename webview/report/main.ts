@@ -171,10 +171,15 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
       scrollBox(textTable(run.table.columns, run.table.rows, 'data-table endpoints sticky-first')),
       ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
     ]),
+    ...model.shards.flatMap((run) => [
+      el('h2', { text: t('Shards: {0}', run.name) }),
+      ...run.notes.map((note) => el('p', { className: 'notice', text: note })),
+      scrollBox(textTable(run.table.columns, run.table.rows, 'data-table shards sticky-first')),
+    ]),
     el('h2', { text: t('Runs') }),
     scrollBox(
       el('table', { className: 'data-table runs sticky-first' }, [
-        el('thead', {}, [el('tr', {}, ['Run', grouped ? `Group (${model.groupBy})` : null, 'Status', 'Labels', 'Source', ''].flatMap((h) => (h === null ? [] : [el('th', { text: h })])))]),
+        el('thead', {}, [el('tr', {}, [t('Run'), grouped ? t('Group ({0})', model.groupBy ?? '') : null, t('Status'), t('Labels'), t('Source'), ''].flatMap((h) => (h === null ? [] : [el('th', { text: h })])))]),
         el('tbody', {}, runRows),
       ]),
     ),

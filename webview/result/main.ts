@@ -6,7 +6,7 @@ import '../shared/zod-csp';
 import { DEFAULT_TABLE_COLUMNS } from '../../src/format/messages/from-views';
 import { el, replaceChildren } from '../shared/dom';
 import { button } from '../shared/toolkit';
-import { type ChartBoard, endpointSectionElement, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
+import { type ChartBoard, endpointSectionElement, errorSection, failureSection, figuresCard, hasRepeatPoints, repeatToggle, notesSection, repeatTableElement, serverSectionElement, shardsSectionElement, stepTableElement, summarySection, toolbar, traceSectionElement, warningsSection } from './render';
 import { startPage } from './start';
 import { t } from '../shared/l10n';
 
@@ -54,6 +54,7 @@ startPage((message, { app, board, ask, addBoard }) => {
         : []),
       el('h2', { text: t('Steps') }),
       table,
+      view.shards ? shardsSectionElement(view.shards) : null,
       view.endpoints ? endpointSectionElement(view.endpoints) : null,
       view.trace ? traceSectionElement(view.trace, traceBoard) : null,
       hasCharts || view.figures ? el('h2', { text: view.figures ? t('Figures') : t('Charts') }) : null,

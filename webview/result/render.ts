@@ -137,6 +137,15 @@ export function endpointSectionElement(section: TableSection): HTMLElement {
   ]);
 }
 
+/** A shard run's shards: each one's host, clock offset, state and send lateness (the step running now's while the run goes). */
+export function shardsSectionElement(section: TableSection, id = 'shards-section'): HTMLElement {
+  return el('section', { className: 'shards-section', attrs: { id } }, [
+    el('h2', { text: 'Shards', title: 'The processes this run was split over (llmbench run --shards N), on one machine or many' }),
+    ...section.notes.map((note) => el('p', { className: 'notice', text: note })),
+    scrollingTable(section.table, 'shards-table'),
+  ]);
+}
+
 /** A run's trace steps: what each replayed, how late it sent, and its load over time (drawn by `board`). */
 export function traceSectionElement(section: TraceSection, board: ChartBoard): HTMLElement {
   return el('section', { className: 'trace-section', attrs: { id: 'trace-section' } }, [

@@ -41,26 +41,79 @@ interface MarkerOptions {
   font: string;
 }
 
-/** Marks closer than this (px) to the last one drawn are left out: a run of short steps would be a solid bar. */
+/** Marks closer than this (px) to the last one drawn are drawn as one: a run of short steps would be a solid bar. */
 export const MARKER_MIN_GAP_PX = 6;
 
+/** Rows of names at the top of the plot: a name that would run into the one before it takes the next row down. */
+export const MARKER_LABEL_ROWS = 2;
+
+/** Height of one row of marker names (px). */
+const MARKER_ROW_PX = 14;
+
+/** Where a mark is drawn and its name written (right of the line): `row` from the top; `name` null when no row has room. */
+export interface PlacedMarker {
+  px: number;
+  name: string | null;
+  row: number;
+}
+
+/** The name of marks drawn as one: both names for two, the first and last for more ("concurrency@1 \u2026 concurrency@64 (5)"). */
+export function mergedMarkerName(names: string[]): string {
+  if (names.length <= 2) return names.join(', ');
+  return `${names[0]} \u2026 ${names.at(-1)} (${names.length})`;
+}
+
+/** A step's name as short as its neighbours let it be read: what follows its last @ ("@16" after "concurrency@4"). */
+export function shortMarkerName(name: string): string {
+  const at = name.lastIndexOf('@');
+  return at > 0 ? name.slice(at) : name;
+}
+
 /**
- * Which marks of an axis to draw, at their pixel positions: marks inside the plot, none within
- * MARKER_MIN_GAP_PX of the last one kept, and which of those have room for their name (one name
- * never runs into the next; the rest are named by the tooltip). Pure: unit tested.
+ * Which marks of an axis to draw and where to write their names, always right of their line.
+ * Marks outside the plot are left out; a mark within MARKER_MIN_GAP_PX of the last one kept is
+ * drawn as that one, whose name becomes both (mergedMarkerName). A name goes on the first row where
+ * it runs into no name before it and stays inside the plot, in full, else short (shortMarkerName):
+ * two steps that start close together are both named, one above the other. A mark with no room
+ * for even its short name (the last step, near the plot's right edge) has its name merged into the
+ * one before ("@4, @16"), where that fits: the live panel left it unnamed. Pure: unit tested with
+ * a measure of text width.
  */
-export function thinMarkers(marks: { px: number; width: number }[], left: number, right: number): { index: number; named: boolean }[] {
-  const kept: { index: number; named: boolean }[] = [];
-  let lastPx = -Infinity;
-  let lastLabelEnd = -Infinity;
-  marks.forEach(({ px, width }, index) => {
-    if (px < left || px > right || px - lastPx < MARKER_MIN_GAP_PX) return;
-    lastPx = px;
-    const named = px + 3 > lastLabelEnd && px + 3 + width <= right;
-    if (named) lastLabelEnd = px + 3 + width + 6;
-    kept.push({ index, named });
+export function placeMarkers(marks: { px: number; label: string }[], measure: (text: string) => number, left: number, right: number): PlacedMarker[] {
+  const groups: { px: number; names: string[] }[] = [];
+  for (const { px, label } of marks) {
+    if (px < left || px > right) continue;
+    const last = groups.at(-1);
+    if (last && px - last.px < MARKER_MIN_GAP_PX) last.names.push(label);
+    else groups.push({ px, names: [label] });
+  }
+  /** A name's forms, longest first: in full, then short. */
+  const forms = (names: string[]) => [...new Set([mergedMarkerName(names), mergedMarkerName(names.map(shortMarkerName))])];
+  const rowEnds = Array.from({ length: MARKER_LABEL_ROWS }, () => -Infinity);
+  const placed = groups.map(({ px, names }): PlacedMarker & { names: string[] } => {
+    for (const name of forms(names)) {
+      const end = px + 3 + measure(name);
+      for (let row = 0; row < MARKER_LABEL_ROWS; row += 1) {
+        if (px + 3 > rowEnds[row]! && end <= right) {
+          rowEnds[row] = end + 6;
+          return { px, name, row, names };
+        }
+      }
+    }
+    return { px, name: null, row: 0, names };
   });
-  return kept;
+  placed.forEach((mark, i) => {
+    if (mark.name !== null) return;
+    const before = placed.slice(0, i).reverse().find((m) => m.name !== null);
+    if (!before) return;
+    // The next name on that row, which the longer name must not reach.
+    const next = placed.slice(placed.indexOf(before) + 1).find((m) => m.name !== null && m.row === before.row);
+    const limit = Math.min(right, next ? next.px + 3 - 6 : Infinity);
+    const names = [...before.names, ...mark.names];
+    const merged = forms(names).find((name) => before.px + 3 + measure(name) <= limit);
+    if (merged) Object.assign(before, { name: merged, names });
+  });
+  return placed.map(({ px, name, row }) => ({ px, name, row }));
 }
 
 /** Draws ChartSpec.markers: a dashed vertical line and its name on the plot's background, over the datasets. */
@@ -73,21 +126,22 @@ const markerPlugin = {
     ctx.save();
     ctx.font = options.font;
     ctx.lineWidth = 1;
-    const marks = options.markers.map((marker) => ({ px: x.getPixelForValue(marker.x), width: ctx.measureText(marker.label).width }));
-    for (const { index, named } of thinMarkers(marks, chartArea.left, chartArea.right)) {
-      const { px, width } = marks[index]!;
+    const marks = options.markers.map((marker) => ({ px: x.getPixelForValue(marker.x), label: marker.label }));
+    for (const { px, name, row } of placeMarkers(marks, (text) => ctx.measureText(text).width, chartArea.left, chartArea.right)) {
       ctx.strokeStyle = options.color;
       ctx.setLineDash([3, 3]);
       ctx.beginPath();
       ctx.moveTo(px, chartArea.top);
       ctx.lineTo(px, chartArea.bottom);
       ctx.stroke();
-      if (!named) continue;
+      if (name === null) continue;
       // The name on a patch of background, so that grid and data lines do not run through it.
+      const width = ctx.measureText(name).width;
+      const top = chartArea.top + 1 + row * MARKER_ROW_PX;
       ctx.fillStyle = options.background;
-      ctx.fillRect(px + 1, chartArea.top + 1, width + 4, 13);
+      ctx.fillRect(px + 1, top, width + 4, MARKER_ROW_PX - 1);
       ctx.fillStyle = options.color;
-      ctx.fillText(options.markers[index]!.label, px + 3, chartArea.top + 11);
+      ctx.fillText(name, px + 3, top + 10);
     }
     ctx.restore();
   },
@@ -101,13 +155,15 @@ function colorOf(series: SeriesSpec, index: number, theme: Theme): string {
 
 /**
  * Dash and shade of each percentile's line: told apart by both. The shade moves the series colour
- * toward the theme's text colour, so it keeps (and gains) contrast on the background.
+ * toward the theme's text colour, so it keeps (and gains) contrast on the background. The p99, the
+ * line every chart of two runs draws beside the p50, is the one dashed: a dotted line of 2 px read
+ * as solid (compare's four latency lines in the dark theme), dashes do not.
  */
 const PERCENTILE_STYLE = {
   p50: { dash: DASH_PATTERNS[0] as number[], shade: 0 },
   // Far enough to tell apart, near enough to keep the series' hue (two runs' p99 must not both turn white).
-  p90: { dash: DASH_PATTERNS[1] as number[], shade: 0.25 },
-  p99: { dash: DASH_PATTERNS[2] as number[], shade: 0.45 },
+  p90: { dash: DASH_PATTERNS[2] as number[], shade: 0.25 },
+  p99: { dash: DASH_PATTERNS[1] as number[], shade: 0.45 },
 };
 
 /** At most this many legend entries; the rest are named by count ("+3 more"). */
@@ -304,11 +360,28 @@ export function tooltipTitle(spec: ChartSpec, items: TooltipPoint[]): string[] {
  * rest counted in a last entry, so that a chart of many runs stays mostly plot.
  */
 function legendItems(chart: Chart, spec: ChartSpec): LegendItem[] {
-  const shown = Chart.defaults.plugins.legend.labels.generateLabels(chart).filter((item) => {
-    const series = spec.series[item.datasetIndex ?? -1];
-    return series !== undefined && !series.hideInLegend && series.data.length > 0;
-  });
+  const shown = Chart.defaults.plugins.legend.labels.generateLabels(chart)
+    .filter((item) => {
+      const series = spec.series[item.datasetIndex ?? -1];
+      return series !== undefined && !series.hideInLegend && series.data.length > 0;
+    })
+    .map((item) => (spec.kind === 'bar' ? item : withLineStyle(item, chart.data.datasets[item.datasetIndex ?? -1] as LineStyle | undefined)));
   return capLegend(shown, (text) => ({ text, fillStyle: 'transparent', strokeStyle: 'transparent', lineWidth: 0, hidden: false, datasetIndex: -1 }));
+}
+
+/** What a legend swatch takes from its dataset's line. */
+type LineStyle = Pick<ChartDataset<'line', Point[]>, 'borderDash' | 'borderColor' | 'borderWidth'>;
+
+/**
+ * A legend entry drawn as its series' line: its dash, colour and width. chart.js styles a
+ * point-style swatch from the dataset's first point, which has no dash: every swatch was solid, and
+ * a dashed p99 or run B read like the solid line beside it in the legend.
+ */
+export function withLineStyle<T extends { lineDash?: number[]; strokeStyle?: unknown; lineWidth?: number }>(item: T, line: LineStyle | undefined): T {
+  if (!line) return item;
+  const dash = Array.isArray(line.borderDash) ? [...line.borderDash] : [];
+  const width = typeof line.borderWidth === 'number' && line.borderWidth > 0 ? line.borderWidth : item.lineWidth;
+  return { ...item, lineDash: dash, ...(typeof line.borderColor === 'string' ? { strokeStyle: line.borderColor } : {}), ...(width !== undefined ? { lineWidth: width } : {}) };
 }
 
 /** At most LEGEND_LIMIT entries: past it, the first LEGEND_LIMIT - 1 and an entry "+N more" made by `more`. */

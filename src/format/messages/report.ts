@@ -119,6 +119,8 @@ export const ReportModelSchema = z.object({
   ranking: z.array(RankingRowSchema),
   /** Each run over several endpoints: its steps' figures per endpoint beside their totals, and what stands out. */
   endpoints: z.array(z.object({ name: z.string(), table: TextTableSchema, notes: z.array(z.string()) })).default([]),
+  /** Each shard run: its shards' hosts, clock offsets, states and send lateness (src/views/shards.ts). */
+  shards: z.array(z.object({ name: z.string(), table: TextTableSchema, notes: z.array(z.string()) })).default([]),
 });
 
 export const HostToReportSchema = z.discriminatedUnion('type', [

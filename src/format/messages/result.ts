@@ -213,6 +213,8 @@ export const ResultViewSchema = z.object({
   endpoints: TableSectionSchema.nullable().default(null),
   /** A run that replayed a trace: its lateness and load over time; null otherwise. */
   trace: TraceSectionSchema.nullable().default(null),
+  /** A shard run: each shard's host, clock offset, state and send lateness (src/views/shards.ts); null for a run in one process. */
+  shards: TableSectionSchema.nullable().default(null),
 });
 export type ResultView = z.infer<typeof ResultViewSchema>;
 
@@ -260,6 +262,8 @@ export const CompareViewSchema = z.object({
   server: z.object({ table: TextTableSchema, notes: z.array(z.string()) }).nullable().default(null),
   /** Each run's figures per endpoint (A's rows, then B's), when either ran over several endpoints; null otherwise. */
   endpoints: TableSectionSchema.nullable().default(null),
+  /** Each shard run's shards (A's rows, then B's), when either was a shard run; null otherwise. */
+  shards: TableSectionSchema.nullable().default(null),
 });
 export type CompareView = z.infer<typeof CompareViewSchema>;
 

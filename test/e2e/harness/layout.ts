@@ -112,11 +112,12 @@ interface DrawnText {
  * 24 px or 18.66 px bold): every element with text of its own, as the browser computed its colour
  * and the backgrounds under it in this theme. The toolkit's own controls (custom elements, VS
  * Code's button colours) are VS Code's, not ours, and left out. One phrase per colour pair.
+ * `within`: only the text inside the element it selects (the quick input on the workbench page).
  */
-export async function lowContrastText(view: Frame): Promise<string[]> {
-  const drawn = await view.evaluate((): DrawnText[] => {
+export async function lowContrastText(view: Frame, within = 'body'): Promise<string[]> {
+  const drawn = await view.evaluate((rootSelector: string): DrawnText[] => {
     const found = new Map<string, DrawnText>();
-    for (const node of document.body.querySelectorAll('*')) {
+    for (const node of document.querySelector(rootSelector)?.querySelectorAll('*') ?? []) {
       const element = node as HTMLElement;
       const own = [...element.childNodes].filter((child) => child.nodeType === Node.TEXT_NODE).map((child) => child.textContent ?? '').join('').trim();
       if (!own || element.closest('svg')) continue;
@@ -142,7 +143,7 @@ export async function lowContrastText(view: Frame): Promise<string[]> {
     function* ancestors(from: Element): Generator<Element> {
       for (let up: Element | null = from; up; up = up.parentElement) yield up;
     }
-  });
+  }, within);
   return drawn.flatMap((text) => {
     const white: Rgba = { r: 255, g: 255, b: 255, a: 1 };
     const layers = text.backgrounds.map((b) => parseColor(b)).filter((c): c is Rgba => c !== null);
@@ -208,3 +209,70 @@ export async function shootAtEachSize(page: Page, view: () => Promise<Frame>, na
   }
 }
 
+
+/** VS Code's quick input: the palette's questions and the import review's lists. */
+const QUICK_INPUT = '.quick-input-widget';
+
+/**
+ * What is cut off in the quick input at this size: the widget past the window's edge; a title,
+ * message or item line (label and description) ended with an ellipsis, its text wider than its box;
+ * a placeholder wider than its field (the labels question's placeholder was cut, issue 26). An
+ * item's detail line may end in VS Code's ellipsis (its hover shows it whole), except one that
+ * matches `whole` (the plan on Start: its last words were the time it takes).
+ */
+export async function clippedQuickInput(page: Page, whole?: RegExp): Promise<string[]> {
+  return page.evaluate(([selector, wholeSource]) => {
+    const widget = document.querySelector(selector!) as HTMLElement | null;
+    if (!widget || widget.getClientRects().length === 0) return ['no quick input is showing'];
+    const mustBeWhole = wholeSource ? new RegExp(wholeSource) : null;
+    const problems: string[] = [];
+    const box = widget.getBoundingClientRect();
+    if (box.left < -1 || box.right > document.documentElement.clientWidth + 1) problems.push(`the quick input spans ${Math.round(box.left)} to ${Math.round(box.right)} px of ${document.documentElement.clientWidth}`);
+    const input = widget.querySelector('input');
+    if (input && input.placeholder && !input.value) {
+      const style = getComputedStyle(input);
+      const context = document.createElement('canvas').getContext('2d');
+      if (context) {
+        context.font = style.font;
+        const room = input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+        const width = context.measureText(input.placeholder).width;
+        if (width > room + 1) problems.push(`the placeholder "${input.placeholder}" is cut (${Math.round(width)} px in ${Math.round(room)} px)`);
+      }
+    }
+    const seen = new Set<string>();
+    for (const node of widget.querySelectorAll('*')) {
+      const element = node as HTMLElement;
+      const text = (element.textContent ?? '').trim();
+      if (!text || seen.has(text) || element.getClientRects().length === 0) continue;
+      if (getComputedStyle(element).overflowX === 'visible' || element.scrollWidth <= element.clientWidth + 1) continue;
+      // The list and its scroll boxes hold rows, not a line of text.
+      if (element.querySelector('.monaco-list-row') || element.classList.contains('monaco-list-row')) continue;
+      const detail = element.closest('.quick-input-list-label-meta') !== null;
+      if (detail && !(mustBeWhole && mustBeWhole.test(text))) continue;
+      seen.add(text);
+      problems.push(`${detail ? 'the detail' : 'the line'} "${text.slice(0, 100)}" is cut (${element.scrollWidth} px of text in ${element.clientWidth} px)`);
+    }
+    return problems;
+  }, [QUICK_INPUT, whole?.source ?? ''] as const);
+}
+
+/**
+ * Screenshots the quick input now showing at each size (.test-artifacts/gallery-<name>-<width>.png),
+ * checking that nothing in it is cut off (`whole`: detail lines that must show whole) and that its
+ * text reads in the theme; `check` runs at each size too. Ends at the last size.
+ */
+export async function shootQuickInputAtEachSize(page: Page, name: string, { check, whole }: { check?: () => Promise<void>; whole?: RegExp } = {}): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    // No hover over an item (its tooltip would cover the next ones): the pointer rests on the empty editor area.
+    await page.mouse.move(size.width - 200, size.height - 150);
+    // The workbench lays the quick input out again on the next frames.
+    await page.waitForTimeout(400);
+    await shoot(page, `gallery-${name}-${size.width}`);
+    const cut = await clippedQuickInput(page, whole);
+    if (cut.length > 0) throw new Error(`${name} at ${size.width}x${size.height}: ${cut.join('; ')}`);
+    const faint = await lowContrastText(page.mainFrame(), QUICK_INPUT);
+    if (faint.length > 0) throw new Error(`${name} at ${size.width}x${size.height}, text below WCAG AA contrast: ${faint.join('; ')}`);
+    await check?.();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * A shard run (docs/scale-out.md) shard by shard, for the result view, compare and the report: where
+ * each shard ran, its clock against the coordinator's, its state, and how late it sent its requests.
+ * While the run goes (its file still `running`), the lateness is the step running now's, so that the
+ * result editor following the coordinator's file shows which shard falls behind; in a finished file
+ * it is the whole run's. Pure.
+ */
+import type { TableSection } from '../format/messages/result';
+import type { ResultDocument, ShardMember, Step } from '../format/result';
+import { stepLabel } from '../format/step-name';
+import { quantileOfSorted } from '../results/stats';
+import { fixed } from './number-format';
+
+const COLUMNS: TableSection['table']['columns'] = [
+  { label: 'Shard' },
+  { label: 'Host' },
+  { label: 'Clock offset', unit: 'ms', numeric: true, description: "The shard's clock minus the coordinator's, ± half the shortest round trip measured: the true offset lies within." },
+  { label: 'State', description: 'registered, running, done (served until the run ended), lost (its process or connection ended during the run) or missing (never registered).' },
+  { label: 'Requests', numeric: true, description: 'Requests the shard sent, warm-up included, in the steps the lateness is taken over.' },
+  { label: 'Send lateness p50', unit: 'ms', numeric: true, description: "Sent minus scheduled time of the shard's requests: for an open loop, how late it kept the schedule; for a closed loop, its wait for a free slot." },
+  { label: 'Send lateness max', unit: 'ms', numeric: true },
+];
+
+/** What a member's state means in this file: a finished file's `running` member was cut short with it. */
+function stateText(member: ShardMember, doc: Pick<ResultDocument, 'status' | 'steps'>): string {
+  const live = doc.status === 'running';
+  switch (member.state) {
+    case 'missing':
+      return 'missing (never registered)';
+    case 'registered':
+      // Files written before the states were kept say `registered` for every shard that took part.
+      return live || doc.steps.length === 0 ? 'registered' : 'took part (its end not recorded)';
+    case 'running':
+      return live ? 'running' : 'running when its file was last written';
+    default:
+      return member.state;
+  }
+}
+
+/** p50 and max of sentMs - scheduledMs, and how many requests; null figures for none. */
+function lateness(steps: readonly Step[], shard: number): { n: number; p50: number | null; max: number | null } {
+  const values: number[] = [];
+  for (const step of steps) for (const r of step.requests) if (r.worker === shard) values.push(r.sentMs - r.scheduledMs);
+  if (values.length === 0) return { n: 0, p50: null, max: null };
+  values.sort((a, b) => a - b);
+  return { n: values.length, p50: quantileOfSorted(values, 0.5), max: values[values.length - 1]! };
+}
+
+/** A shard run's table of shards and what to know about it; null for a run in one process. */
+export function shardsSection(doc: ResultDocument): TableSection | null {
+  const shards = doc.shards;
+  if (shards === undefined) return null;
+  const live = doc.status === 'running';
+  // The step running now while the run goes; the whole run once it has ended.
+  const current = live ? doc.steps.at(-1) : undefined;
+  const steps = current ? [current] : doc.steps;
+  // A figure that rounds to nothing reads "0.00", unsigned: "-0.00" would say a side where there is none.
+  const unsigned = (value: number, digits: number): string => fixed(Number(value.toFixed(digits)) === 0 ? 0 : value, digits);
+  const ms = (value: number | null): string => (value === null ? '–' : unsigned(value, 1));
+  const rows = shards.members.map((m) => {
+    const late = lateness(steps, m.shard);
+    const offset = m.offsetMs === null ? '–' : `${unsigned(m.offsetMs, 2)} ± ${fixed(m.uncertaintyMs ?? 0, 2)}`;
+    return [m.shard === 0 && shards.shard === undefined ? '0 (coordinator)' : String(m.shard), m.host ?? '–', offset, stateText(m, doc), m.state === 'missing' ? '–' : String(late.n), ms(late.p50), ms(late.max)];
+  });
+  const notes = [
+    shards.shard === undefined
+      ? `${shards.count} shards, coordinated by shard 0 at ${shards.coordinator}; run id ${shards.runId}.`
+      : `Shard ${shards.shard}'s own file of a run of ${shards.count} shards (run id ${shards.runId}): it holds this shard's requests only. The coordinator's file holds the whole run; \`llmbench merge\` puts the shards' files together.`,
+    `Clock offsets: each shard's clock minus the coordinator's, from the shortest of its round trips to the coordinator at registration; each step started at one instant on every shard's clock, corrected by it.`,
+    current ? `Send lateness: in the step running now, ${stepLabel(current)}.` : live ? 'Send lateness: no step has started yet.' : 'Send lateness: over the whole run.',
+  ];
+  const lost = shards.members.filter((m) => m.state === 'lost').map((m) => m.shard);
+  if (lost.length > 0) notes.push(`Lost during the run: shard ${lost.join(', ')}. The run is partial; what ${lost.length === 1 ? 'it' : 'they'} measured until then is kept.`);
+  const missing = shards.members.filter((m) => m.state === 'missing').map((m) => m.shard);
+  if (missing.length > 0) notes.push(`Never registered: shard ${missing.join(', ')}. The run did not send the load planned.`);
+  return { table: { columns: COLUMNS, rows }, notes };
+}
