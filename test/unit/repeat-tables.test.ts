@@ -88,7 +88,9 @@ test('the final table and the Markdown export: one row per step, mean ± half-wi
   const perRepeat = formatTerminalTable(doc, { perRepeat: true }).split('\n').filter((line) => line.startsWith('concurrency@'));
   assert.deepEqual(perRepeat.map((line) => withoutWarningMark(line.split('|')[0]?.trim() ?? '')), ['concurrency@1 #1', 'concurrency@4 #1', 'concurrency@1 #2', 'concurrency@4 #2', 'concurrency@1 #3', 'concurrency@4 #3']);
   const markdown = formatMarkdownTable(doc);
-  assert.ok(markdown.includes(`| concurrency@1 (3 repeats) | ${rpsCell} req/sec |`), markdown);
+  // A step with a warning (a loaded machine makes its client the limit) carries its mark beside its name.
+  const unmarked = markdown.split('\n').map((line) => line.replace(/ \u26a0 \|/, ' |'));
+  assert.ok(unmarked.some((line) => line.startsWith(`| concurrency@1 (3 repeats) | ${rpsCell} req/sec |`)), markdown);
   assert.equal(markdown.split('\n').filter((line) => line.startsWith('| concurrency@')).length, 2);
   assert.match(formatConcurrencyColumnsMarkdown(doc), /\| Concurrency \| 1 \(3 repeats\) \| 4 \(3 repeats\) \|/);
 
