@@ -5,6 +5,7 @@
  * with `npm run bench:scale` (docs/performance.md).
  */
 import { STEP_WARNING_KINDS, type ClientLoad, type StepWarning, type ThreadLoad } from '../format/result';
+import { CLIENT_BOUND_TEXT, fillPlaceholders } from '../format/warning-text';
 
 /** A worker whose event loop worked this share of the step (waits for send times left out) had no time to spare. */
 export const BUSY_LIMIT = 0.9;
@@ -54,32 +55,30 @@ export function clientBoundWarnings(load: ClientLoad, maxWorkers: number, sender
   }
   if (worst === null) return [];
   const { worker, thread, figure, value, threshold } = worst;
-  const who = load.workers === 1 ? 'The client' : `${sender === 'shard' ? 'Shard' : 'Worker'} ${worker} of ${load.workers}`;
+  const who =
+    load.workers === 1 ? CLIENT_BOUND_TEXT.who.client : fillPlaceholders(sender === 'shard' ? CLIENT_BOUND_TEXT.who.shard : CLIENT_BOUND_TEXT.who.worker, [worker, load.workers]);
   const busy = thread.busy ?? 0;
   const what =
     figure === 'busy'
-      ? `${who} was busy ${percent(value)} of the step (limit ${percent(threshold)}): it had no time to spare, so tokens waited to be read and timed`
+      ? fillPlaceholders(CLIENT_BOUND_TEXT.what.busy, [who, percent(value), percent(threshold)])
       : figure === 'loopDelayMs.p99'
-        ? `${who}'s event loop ran ${value.toFixed(1)} ms late at p99 (limit ${threshold} ms): tokens waited as long to be read and timed`
-        : `${who} sent its requests ${value.toFixed(1)} ms after their send times at p99 (limit ${threshold} ms): it did not keep the schedule`;
+        ? fillPlaceholders(CLIENT_BOUND_TEXT.what.loopDelay, [who, value.toFixed(1), threshold])
+        : fillPlaceholders(CLIENT_BOUND_TEXT.what.sendLateness, [who, value.toFixed(1), threshold]);
   const waited = thread.coreWaitShare ?? 0;
   let advice: string;
   if (waited >= CORE_WAIT_LIMIT) {
-    advice = `it waited for a core ${percent(waited)} of the step: other threads and processes (the server on this machine?) held the cores, so more ${sender}s would not help; run the client where cores are free.`;
+    advice = fillPlaceholders(sender === 'shard' ? CLIENT_BOUND_TEXT.advice.coreWaitShards : CLIENT_BOUND_TEXT.advice.coreWaitWorkers, [percent(waited)]);
   } else if (sender === 'shard' && (busy >= OWN_WORK_BUSY || figure === 'busy')) {
     // Shards run on as many machines as the launcher gives: no one machine's cores bound them.
-    advice = `TTFT and ITL are inflated by the client. Start more shards: --shards ${workersNeeded(load, Number.POSITIVE_INFINITY)} (more srun tasks or pods, on machines with free cores).`;
+    advice = fillPlaceholders(CLIENT_BOUND_TEXT.advice.moreShards, [workersNeeded(load, Number.POSITIVE_INFINITY)]);
   } else if (busy >= OWN_WORK_BUSY || figure === 'busy') {
     const needed = workersNeeded(load, maxWorkers);
-    advice =
-      needed > load.workers
-        ? `TTFT and ITL are inflated by the client. Add workers: --workers ${needed}.`
-        : `TTFT and ITL are inflated by the client, and this machine has no free core for another worker: run the client on a machine with more cores.`;
+    advice = needed > load.workers ? fillPlaceholders(CLIENT_BOUND_TEXT.advice.moreWorkers, [needed]) : CLIENT_BOUND_TEXT.advice.noCore;
   } else {
-    advice = `it was busy only ${percent(busy)} of the step: something else held its thread (garbage collection, a busy host thread), so TTFT and ITL may be inflated.`;
+    advice = fillPlaceholders(CLIENT_BOUND_TEXT.advice.heldUp, [percent(busy)]);
   }
   // The figure that crossed is named by its key, e.g. { 'loopDelayMs.p99': 14.2, threshold: 10 }.
-  return [{ kind: STEP_WARNING_KINDS.clientBound, message: `${what}; ${advice}`, figures: { [figure]: value, threshold, worker, workers: load.workers } }];
+  return [{ kind: STEP_WARNING_KINDS.clientBound, message: fillPlaceholders(CLIENT_BOUND_TEXT.joined, [what, advice]), figures: { [figure]: value, threshold, worker, workers: load.workers } }];
 }
 
 /** Figures of a client-bound warning beside the one that crossed. */

@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
+import { BUSY_START_TEXT, fillPlaceholders } from '../format/warning-text';
 import type { ServerLoad } from '../observe/monitor';
 import { waitUntil } from './schedule';
 
@@ -69,10 +70,7 @@ export async function waitForIdleServer(
     startedOn,
     warning: {
       kind: STEP_WARNING_KINDS.busyStart,
-      message:
-        `Began on a busy server: it still had ${load.running} running and ${load.waiting} waiting requests after a wait of ${waitedSec.toFixed(1)} s ` +
-        `(--cooldown-sec ${cooldownSec}), from the step before or another client. Its first requests queued behind them: its latencies are too high and its rates too low. ` +
-        'Raise --cooldown-sec, or check what else the server is serving.',
+      message: fillPlaceholders(BUSY_START_TEXT, [load.running, load.waiting, waitedSec.toFixed(1), cooldownSec]),
       figures: { running: load.running, waiting: load.waiting, waitedSec, cooldownSec },
     },
   };

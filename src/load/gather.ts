@@ -11,6 +11,7 @@ import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, t
 import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
 import { STEP_WARNING_KINDS, type CacheReset, type ClientLoad, type FailoverEvent, type LoadFigures, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
+import { fillPlaceholders, MAX_ERRORS_TEXT } from '../format/warning-text';
 import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
 import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
@@ -682,7 +683,7 @@ export class StepGather {
         if (limits.maxErrors !== undefined && progress.failed + progress.warmupFailed === limits.maxErrors) {
           this.stopFor({
             kind: STEP_WARNING_KINDS.maxErrors,
-            message: `Ended early: ${limits.maxErrors} requests failed (maxErrors, --max-errors ${limits.maxErrors}).`,
+            message: fillPlaceholders(MAX_ERRORS_TEXT, [limits.maxErrors, limits.maxErrors]),
             figures: { failed: limits.maxErrors, maxErrors: limits.maxErrors },
           });
         }

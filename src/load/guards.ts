@@ -12,6 +12,7 @@
  */
 import type { StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
+import { ERROR_RATE_TEXT, fillPlaceholders, OVER_SATURATED_TEXT } from '../format/warning-text';
 
 /** How often the gather samples the backlog, at most. */
 const SAMPLE_INTERVAL_MS = 500;
@@ -130,17 +131,10 @@ export class SaturationGuard {
 }
 
 function saturationWarning(signal: 'backlog' | 'waiting', rise: Rise, windowSec: number, due: number, atSec: number): StepWarning {
-  const what =
-    signal === 'backlog'
-      ? 'requests due and not yet answered (queued for a slot or in flight)'
-      : "the server's waiting requests";
   const perSecond = (rise.to - rise.from) / (0.75 * windowSec);
   return {
     kind: STEP_WARNING_KINDS.overSaturated,
-    message:
-      `Ended early at ${atSec.toFixed(1)} s: over-saturated. ${what[0]?.toUpperCase()}${what.slice(1)} rose from ${rise.from.toFixed(1)} to ${rise.to.toFixed(1)} ` +
-      `over ${windowSec} s (about ${perSecond.toFixed(1)} a second while ${(due / windowSec).toFixed(1)} requests a second were due), and had risen the half-window before: ` +
-      'the server cannot keep up with this load, and its latencies only grow with the step\'s length.',
+    message: fillPlaceholders(OVER_SATURATED_TEXT[signal], [atSec.toFixed(1), rise.from.toFixed(1), rise.to.toFixed(1), windowSec, perSecond.toFixed(1), (due / windowSec).toFixed(1)]),
     figures: {
       atSec: round(atSec),
       windowSec,
@@ -164,7 +158,7 @@ export function errorRateStop(failed: number, ended: number, maxRate: number, mi
   const share = failed / ended;
   return {
     kind: STEP_WARNING_KINDS.errorRate,
-    message: `Ended early: ${failed} of ${ended} requests failed (${(share * 100).toFixed(1)}%), above the maximum error rate of ${(maxRate * 100).toFixed(1)}%${scope === 'run' ? '; the run stopped' : ''}.`,
+    message: fillPlaceholders(ERROR_RATE_TEXT[scope], [failed, ended, (share * 100).toFixed(1), (maxRate * 100).toFixed(1)]),
     figures: { failed, ended, errorRate: round(share), maxErrorRate: maxRate },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { kneeTable, rankingNoiseNote, rankingTable, reportLegend, runStepWarnings, SERVER_MARKS_NOTE, type ReportModel, type ReportRun } from '../views/report';
-import { WARNING_MARK } from '../views/step-warnings';
+import { sayWarning, WARNING_MARK } from '../views/step-warnings';
 import { formatLabelsText } from '../views/labels';
 import { chooseXAxis, definitionNotes, stepRow } from '../views/result';
 import { localCountsNotes } from '../views/token-counts';
@@ -74,7 +74,7 @@ function runTables(run: ReportRun, t: Translate): string {
   ];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const warned = runStepWarnings(run);
-  const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${n}`)}</li>`).join('')}</ul>` : '';
+  const warnings = warned.length ? `<ul class="notes step-warnings">${warned.map((n) => `<li>${escapeHtml(`${WARNING_MARK} ${sayWarning(n, t)}`)}</li>`).join('')}</ul>` : '';
   const imported = run.doc.importedFrom;
   const notes = imported
     ? `<p class="muted">${escapeHtml(t('Imported from {0} ({1}):', `${imported.tool}${imported.version ? ` ${imported.version}` : ''}`, imported.file))}</p>${list}`

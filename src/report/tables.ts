@@ -15,7 +15,7 @@ import { fixed, formatMetric, isNumber, msToSec, NOT_AVAILABLE, withUnit } from 
 import { localCountsNotes } from '../views/token-counts';
 import { endpointLines } from '../views/endpoint-figures';
 import { traceNotes, traceTable } from '../views/trace-figures';
-import { markedName, olderRatesNote, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
+import { markedName, olderRatesNote, sayWarning, stepWarningLines, stepWarnings, WARNING_MARK } from '../views/step-warnings';
 import { meansTable, requestCountsUnknown, type MeansColumn } from '../views/result-tables';
 import { groupByName, hasRepeats, meanInterval } from '../views/repeats';
 import { english, type Translate } from '../views/l10n';
@@ -143,12 +143,12 @@ function workersLines(doc: ResultOverview): string[] {
 }
 
 /** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
-function warningLines(doc: ResultOverview): string[] {
+function warningLines(doc: ResultOverview, t: Translate = english): string[] {
   const imported = doc.importedFrom !== undefined;
   const rates = olderRatesNote(doc.steps, imported);
   return [
     ...(rates ? [rates] : []),
-    ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${line}`),
+    ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${sayWarning(line, t)}`),
   ];
 }
 
@@ -182,7 +182,7 @@ export function formatMarkdownTable(doc: ResultOverview, options: TableOptions =
   const { columns, footnote } = headlineColumns(doc);
   const header = ['Benchmark', ...columns.map((c) => c.markdown)];
   const rows = rowGroups(doc.steps, options).map(({ label, steps }) => [markedLabel(doc, label, steps), ...columns.map((c) => figureOf(steps.map((step) => c.value(step.summary)), c.unit))]);
-  const warnings = warningLines(doc);
+  const warnings = warningLines(doc, options.t);
   return [
     markdownTable(header, rows),
     footnote,

@@ -10,6 +10,7 @@
  */
 import type { RateWindow, RequestRecord, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
+import { fillPlaceholders, TOO_SHORT_TEXT } from '../format/warning-text';
 
 /** A column of numbers that grows by doubling: 8 bytes a value, with no object per value. */
 export class Column {
@@ -236,10 +237,9 @@ export class WindowCollector {
 /** A step that sent for less than this many times its median latency gets the too-short warning. */
 export const TOO_SHORT_LATENCIES = 3;
 
-/** The words of the too-short warning, the same in every view. */
-export const TOO_SHORT_MESSAGE = 'this step is too short for its latency: its rates are mostly ramp-up; run it longer';
-
-const SENT_FOR = 'it sent for';
+/** How a step's span is worded: what it sent for (TOO_SHORT_TEXT.sentFor), or from its first send to its last completion (ranFor). */
+const SENT_FOR = 'sent';
+export const RAN_FROM_FIRST_SEND = 'ran';
 /** Sends spread over less than this (s) went out together. */
 const AT_ONCE_SEC = 0.05;
 
@@ -248,15 +248,19 @@ const AT_ONCE_SEC = 0.05;
  * send) while its median request took `medianLatencyMs`: null when it is long enough, or either
  * is unknown. `ran` words the span measured, for a file that has another.
  */
-export function tooShortWarning(sendingSec: number | null, medianLatencyMs: number | null | undefined, ran = SENT_FOR): StepWarning | null {
+export function tooShortWarning(sendingSec: number | null, medianLatencyMs: number | null | undefined, ran: typeof SENT_FOR | typeof RAN_FROM_FIRST_SEND = SENT_FOR): StepWarning | null {
   if (sendingSec === null || medianLatencyMs === null || medianLatencyMs === undefined || !(medianLatencyMs > 0)) return null;
   const latencySec = medianLatencyMs / 1000;
   if (sendingSec >= TOO_SHORT_LATENCIES * latencySec) return null;
   // A closed loop at least as wide as its requests sends them all in a few ms: "0.0 s" would read as a fault.
-  const span = ran === SENT_FOR && sendingSec < AT_ONCE_SEC ? 'it sent all its requests at once' : `${ran} ${sendingSec.toFixed(1)} s`;
+  const median = latencySec.toFixed(2);
+  const message =
+    ran === SENT_FOR && sendingSec < AT_ONCE_SEC
+      ? fillPlaceholders(TOO_SHORT_TEXT.sentAtOnce, [median, TOO_SHORT_LATENCIES])
+      : fillPlaceholders(ran === SENT_FOR ? TOO_SHORT_TEXT.sentFor : TOO_SHORT_TEXT.ranFor, [sendingSec.toFixed(1), median, TOO_SHORT_LATENCIES]);
   return {
     kind: STEP_WARNING_KINDS.tooShort,
-    message: `${TOO_SHORT_MESSAGE} (${span}; its median request took ${latencySec.toFixed(2)} s, and a step needs about ${TOO_SHORT_LATENCIES} times that).`,
+    message,
     figures: { sendingSec: Math.round(sendingSec * 1000) / 1000, medianLatencyMs: Math.round(medianLatencyMs * 1000) / 1000 },
   };
 }

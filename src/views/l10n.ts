@@ -9,10 +9,9 @@
 /** A string in the display language: `key` is the English text, `{n}` in it is `args[n]`. */
 export type Translate = (key: string, ...args: (string | number)[]) => string;
 
-/** Fills `{0}`, `{1}` ... of `text`; a placeholder without its argument stays as it is. */
-export function fillPlaceholders(text: string, args: readonly (string | number)[]): string {
-  return args.length === 0 ? text : text.replace(/\{(\d+)\}/g, (whole, index: string) => (Number(index) < args.length ? String(args[Number(index)]) : whole));
-}
+import { fillPlaceholders } from '../format/warning-text';
+
+export { fillPlaceholders };
 
 /** A translator over `strings` (key -> text); a key the table lacks reads in English. */
 export function translator(strings: Readonly<Record<string, string>> = {}): Translate {

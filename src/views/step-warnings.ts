@@ -6,7 +6,9 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { tooShortWarning } from '../results/window';
+import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, TOO_SHORT_TEXT } from '../format/warning-text';
+import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
+import type { Translate } from './l10n';
 
 /** The mark a step with warnings carries in tables, beside its name. */
 export const WARNING_MARK = '\u26a0';
@@ -25,7 +27,7 @@ export function stepWarnings(step: StepLike, imported = false): StepWarning[] {
   const summary = step.summary;
   const older =
     !imported && summary && summary.rateWindow === undefined && !stored.some((w) => w.kind === STEP_WARNING_KINDS.tooShort)
-      ? tooShortWarning(summary.durationSec, summary.latencyMs?.p50, 'it ran from its first send to its last completion for')
+      ? tooShortWarning(summary.durationSec, summary.latencyMs?.p50, RAN_FROM_FIRST_SEND)
       : null;
   return [...stored, ...note, ...(older ? [older] : [])];
 }
@@ -63,4 +65,74 @@ export function olderRatesNote(steps: readonly Pick<Step, 'summary'>[], imported
 export function rateDefinitionsDiffer(a: readonly Pick<Step, 'summary'>[], b: readonly Pick<Step, 'summary'>[], importedA: boolean, importedB: boolean): boolean {
   const steady = (steps: readonly Pick<Step, 'summary'>[]) => steps.some((s) => s.summary?.rateWindow !== undefined);
   return !importedA && !importedB && steady(a) !== steady(b) && a.length > 0 && b.length > 0;
+}
+
+/** A wording of a warning: its template, and for a placeholder whose value is itself worded, the templates that value may take. */
+interface Wording {
+  text: string;
+  parts?: Record<number, readonly Wording[]>;
+}
+
+const words = (texts: Record<string, string> | string): Wording[] => (typeof texts === 'string' ? [{ text: texts }] : Object.values(texts).map((text) => ({ text })));
+const WHO: readonly Wording[] = words(CLIENT_BOUND_TEXT.who);
+const WORDINGS: readonly Wording[] = [
+  ...words(TOO_SHORT_TEXT),
+  ...words(BUSY_START_TEXT),
+  ...words(OVER_SATURATED_TEXT),
+  ...words(ERROR_RATE_TEXT),
+  ...words(MAX_ERRORS_TEXT),
+  {
+    text: CLIENT_BOUND_TEXT.joined,
+    parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
+  },
+];
+
+const patterns = new Map<string, RegExp>();
+/** The template as a pattern that takes its figures back out of a message it filled: each `{n}` a lazy group, in order. */
+function patternOf(template: string): RegExp {
+  let pattern = patterns.get(template);
+  if (pattern === undefined) {
+    const source = template.split(/\{\d+\}/).map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.+?)');
+    pattern = new RegExp(`^${source}$`, 's');
+    patterns.set(template, pattern);
+  }
+  return pattern;
+}
+
+/** `text` said again through `t` by the first of `wordings` that filled it, or null when none did. */
+function reword(text: string, wordings: readonly Wording[], t: Translate): string | null {
+  for (const wording of wordings) {
+    const found = patternOf(wording.text).exec(text);
+    if (found === null) continue;
+    const args: string[] = [];
+    let whole = true;
+    for (const [i, value] of found.slice(1).entries()) {
+      const parts = wording.parts?.[i];
+      const said = parts === undefined ? value : reword(value!, parts, t);
+      if (said === null) {
+        whole = false;
+        break;
+      }
+      args.push(said!);
+    }
+    if (whole) return t(wording.text, ...args);
+  }
+  return null;
+}
+
+/**
+ * A step warning (or a warning line, `step: message`) in the display language: a message LLM Bench
+ * wrote from one of its templates (src/format/warning-text.ts) is said again through `t` with the
+ * figures it holds; anything else (a kind this version does not know, an older wording, a note)
+ * reads as stored. In English the text comes back unchanged, since the template filled with its own
+ * figures is the message.
+ */
+export function sayWarning(text: string, t: Translate): string {
+  const whole = reword(text, WORDINGS, t);
+  if (whole !== null) return whole;
+  for (let at = text.indexOf(': '); at > 0; at = text.indexOf(': ', at + 1)) {
+    const rest = reword(text.slice(at + 2), WORDINGS, t);
+    if (rest !== null) return `${text.slice(0, at)}: ${rest}`;
+  }
+  return text;
 }

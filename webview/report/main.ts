@@ -15,6 +15,7 @@ import { button, dropdown } from '../shared/toolkit';
 import { connectToHost } from '../shared/vscode-api';
 import { formatLabelsText } from '../../src/views/labels';
 import { t } from '../shared/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
 
 const host = connectToHost<HostToReport, ReportRequest, ReportPanelState>({ events: HostToReportSchema, state: ReportPanelStateSchema });
 const app = byId('app');
@@ -80,7 +81,7 @@ function controls(model: ReportModel): HTMLElement[] {
 /** Runs whose figures follow another tool's definition, said once each under the runs table; then what is wrong with a run's steps (a client that was the limit among them). */
 function definitionNotices(model: ReportModel): HTMLElement[] {
   const notes = model.runs.flatMap((r) => r.definitionNotes.map((note) => `${r.name}: ${note}`));
-  const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${warning}`));
+  const warnings = model.runs.flatMap((r) => r.stepWarnings.map((warning) => `${r.name}: ${sayWarning(warning, t)}`));
   return [
     ...(notes.length ? [el('ul', { className: 'notes definition-notes' }, notes.map((text) => el('li', { text })))] : []),
     ...(warnings.length ? [el('ul', { className: 'notes step-warnings tone-warning' }, warnings.map((text) => el('li', { text })))] : []),

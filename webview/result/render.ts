@@ -12,6 +12,7 @@ import { resultChartSpec, withRepeatPoints, type ChartSpec } from '../../src/vie
 import { button, statusBadge } from '../shared/toolkit';
 import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { t } from '../shared/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
 
 
 /** What a compare header keeps of a run's summary: what tells two runs apart, not when they ran. */
@@ -81,7 +82,7 @@ export function notesSection(notes: string[]): HTMLElement | null {
 /** What the run warned of (its server metrics failing, the token cross-check), each said once. */
 export function warningsSection(warnings: string[]): HTMLElement | null {
   if (warnings.length === 0) return null;
-  return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': t('Warnings of the run') } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: warning })));
+  return el('section', { className: 'notes run-warnings', attrs: { 'aria-label': t('Warnings of the run') } }, warnings.map((warning) => el('p', { className: 'notice notice-warning', text: sayWarning(warning, t) })));
 }
 
 /** A formatted table in a box that scrolls sideways when it must (and says so), its first column kept in view. */
