@@ -23,7 +23,7 @@ import { hostWebview, webviewOptions } from './webview-html';
 export { COMPARE_COMMANDS, COMPARE_SCHEME, COMPARE_VIEW_TYPE } from './view-ids';
 export { compareTarget, compareUri } from './compare-files';
 
-const compareTitle = (a: vscode.Uri, b: vscode.Uri) => `Compare: ${fileNameOf(a)} \u2194 ${fileNameOf(b)}`;
+const compareTitle = (a: vscode.Uri, b: vscode.Uri) => vscode.l10n.t('Compare: {0} ↔ {1}', fileNameOf(a), fileNameOf(b));
 
 /** Both runs as result editors in two columns, each on the axes of both. */
 async function openSideBySide(a: vscode.Uri, b: vscode.Uri): Promise<void> {

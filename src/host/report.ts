@@ -153,7 +153,7 @@ export async function editLabels(file: vscode.Uri, answer?: string): Promise<boo
 
 function reportTitle(paths: string[]): string {
   const names = paths.map((path) => vscode.workspace.asRelativePath(vscode.Uri.file(path)));
-  return `Benchmark Report: ${names.length === 1 ? names[0] : `${names.length} selections`}`;
+  return names.length === 1 ? vscode.l10n.t('Benchmark Report: {0}', names[0]!) : vscode.l10n.t('Benchmark Report: {0} selections', names.length);
 }
 
 /** Shows the report of `paths` in `panel`, a new one or one VS Code restored after a reload. */

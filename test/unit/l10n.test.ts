@@ -106,10 +106,11 @@ export function bypassingStrings(source: string): string[] {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
     // A literal l10n.t translates is fine: blank it out, keeping the call.
     .replace(/l10n\.t\(\s*(['"`])(?:\\.|(?!\1)[\s\S])*?\1/g, 'l10n.t(""');
-  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|filters|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write)\s*=/g;
+  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|filters|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write|\w*Title)\s*=|\bcreateWebviewPanel\(|\bfunction \w*Title\(/g;
   const found: string[] = [];
   for (const site of code.matchAll(shown)) {
-    const line = code.slice(site.index, code.indexOf('\n', site.index));
+    // A function that words a title (a panel's): its whole body.
+    const line = code.slice(site.index, code.indexOf(site[0].startsWith('function') ? '\n}' : '\n', site.index));
     for (const literal of line.matchAll(/(['"`])((?:\\.|(?!\1).)*)\1/g)) {
       const text = literal[2]!.replace(/\$\{[^}]*\}|\$\([a-z-]+\)/g, ' ').trim();
       // The product's name, URLs and bits of code stay as they are in every language.
@@ -134,6 +135,10 @@ test('the scan finds a plain string in a notification, a quick pick and a button
   assert.equal(bypassingStrings("  const open = 'Open Result';").length, 1);
   assert.equal(bypassingStrings("    filters: { 'Traces (JSONL, CSV)': ['jsonl', 'csv'] },").length, 1);
   assert.equal(bypassingStrings("{ label: '$(output) Show Log', run: () => this.showLog() },").length, 1);
+  // A webview panel's tab title, worded in a const or a function.
+  assert.equal(bypassingStrings('const compareTitle = (a: vscode.Uri, b: vscode.Uri) => `Compare: ${fileNameOf(a)} \\u2194 ${fileNameOf(b)}`;').length, 1);
+  assert.equal(bypassingStrings('function reportTitle(paths: string[]): string {\n  const names = paths;\n  return `Benchmark Report: ${names.length === 1 ? names[0] : `${names.length} selections`}`;\n}').length, 1);
+  assert.equal(bypassingStrings("const panel = vscode.window.createWebviewPanel(VIEW, 'Benchmark Report', vscode.ViewColumn.Active, {});").length, 1);
   assert.deepEqual(bypassingStrings("void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: no benchmark is running.'));"), []);
   assert.deepEqual(bypassingStrings("{ label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => this.showLog() },"), []);
   assert.deepEqual(bypassingStrings("await vscode.commands.executeCommand('vscode.openWith', uri, RESULT_VIEW_TYPE);"), []);
