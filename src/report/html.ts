@@ -111,9 +111,9 @@ export function renderHtmlReport(model: ReportModel, runs: ReportRun[], title: s
     'runs',
     t,
   );
-  const rankingTableOf = rankingTable(model);
+  const rankingTableOf = rankingTable(model, t);
   const ranking = table(rankingTableOf.columns, rankingTableOf.rows, 'ranking', t);
-  const knees = kneeTable(model);
+  const knees = kneeTable(model, t);
   const charts = [...model.charts, model.tradeoff].map((c) => `<figure>${svgLineChart(c, undefined, undefined, t)}</figure>`).join('');
   return htmlPage({
     // Only this page's own style sheet, by its hash: no scripts, no inline style attributes.
@@ -128,7 +128,7 @@ ${runsTable}
 <h2>${escapeHtml(t('Ranking'))}</h2>
 <p>SLO: ${escapeHtml(sloText(model, t))}. ${escapeHtml(t('Ordered by output tokens per second at the heaviest step that meets it. The knee is where added load stops buying throughput (marked on the charts).'))}</p>
 ${ranking}
-<p class="muted">${escapeHtml(t(rankingNoiseNote(model)))}</p>
+<p class="muted">${escapeHtml(rankingNoiseNote(model, t))}</p>
 <h2>${escapeHtml(t('Knees'))}</h2>
 ${table(knees.columns, knees.rows, 'knees', t)}
 <p class="muted">${escapeHtml(t(SERVER_MARKS_NOTE))}</p>

@@ -305,7 +305,7 @@ function markdownTextTable(table: TextTable, t: Translate): string {
  */
 export function formatRankingMarkdown(model: ReportModel, t: Translate = english): string {
   const endpoints = model.endpoints.map((run) => `\n## ${t('Per endpoint: {0}', run.name)}\n\n${markdownTextTable(run.table, t)}\n${run.notes.map((note) => `\n${note}`).join('')}\n`);
-  return `${markdownTextTable(rankingTable(model), t)}\n\n${t(rankingNoiseNote(model))}\n\n${markdownTextTable(kneeTable(model), t)}\n\n${t(SERVER_MARKS_NOTE)}\n${endpoints.join('')}`;
+  return `${markdownTextTable(rankingTable(model, t), t)}\n\n${rankingNoiseNote(model, t)}\n\n${markdownTextTable(kneeTable(model, t), t)}\n\n${t(SERVER_MARKS_NOTE)}\n${endpoints.join('')}`;
 }
 
 /** The Markdown report of many runs: the title, the ranking and knees, then each run's tables; in `options.t`'s language. */

@@ -14,6 +14,7 @@ import { compareServerFigures } from './server-views';
 import { hasRepeats, repeatFigures, stepFigures } from './repeats';
 import { rateDefinitionsDiffer } from './step-warnings';
 import { stepLabel } from '../format/step-name';
+import { english, type Translate } from './l10n';
 
 type SampleMetric = 'ttftMs' | 'tpotMs' | 'latencyMs' | 'itlMs' | 'ttfoMs';
 const SAMPLE_OF: Record<SampleMetric, 'ttft' | 'tpot' | 'latency' | 'itl' | 'ttfo'> = { ttftMs: 'ttft', tpotMs: 'tpot', latencyMs: 'latency', itlMs: 'itl', ttfoMs: 'ttfo' };
@@ -131,15 +132,20 @@ export function repeatDeltaRows(a: RepeatRow[], b: RepeatRow[]): DeltaRow[] {
 }
 
 /** How the deltas were judged, for the reader: the rules that decided them, and the repeats behind them. */
-function noiseRuleText(deltas: DeltaRow[], repeats: { a?: RepeatRow[] | undefined; b?: RepeatRow[] | undefined }): string {
+function noiseRuleText(deltas: DeltaRow[], repeats: { a?: RepeatRow[] | undefined; b?: RepeatRow[] | undefined }, t: Translate): string {
   const counts = (rows: RepeatRow[]) => [...new Set(rows.map((r) => r.repeats))].join('/');
   const said =
     repeats.a && repeats.b
-      ? `Both runs repeated their profile (A ${counts(repeats.a)}, B ${counts(repeats.b)} repeats). `
+      ? `${t('Both runs repeated their profile (A {0}, B {1} repeats).', counts(repeats.a), counts(repeats.b))} `
       : repeats.a || repeats.b
-        ? `Only ${repeats.a ? 'A' : 'B'} repeated its profile (${counts((repeats.a ?? repeats.b) as RepeatRow[])} repeats): its figures are means across repeats, each against ${repeats.a ? 'B' : 'A'}'s single value of the same step. `
+        ? `${t(
+            repeats.a
+              ? "Only A repeated its profile ({0} repeats): its figures are means across repeats, each against B's single value of the same step."
+              : "Only B repeated its profile ({0} repeats): its figures are means across repeats, each against A's single value of the same step.",
+            counts((repeats.a ?? repeats.b) as RepeatRow[]),
+          )} `
         : '';
-  return said + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)));
+  return said + noiseRulesText(deltas.flatMap((row) => row.cells.map((cell) => cell.rule)), t);
 }
 
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
@@ -158,7 +164,7 @@ function differences(a: ResultDocument, b: ResultDocument): string[] {
 }
 
 /** Both runs read (src/results/read-result.ts) -> the compare view. */
-export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: string, fileB: string): CompareView {
+export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: string, fileB: string, t: Translate = english): CompareView {
   // One load axis for both: concurrency when every step of both held a concurrency, else the
   // achieved request rate, which every step has (so a rate sweep and a concurrency sweep share charts).
   const axis = chooseXAxis([...readA.document.steps, ...readB.document.steps]);
@@ -187,7 +193,7 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     charts: overlayCharts(a, b),
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
-    noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }),
+    noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }, t),
     warnings: [...differences(readA.document, readB.document), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
     server: compareServerFigures(readA.document, readB.document, (stepsA, stepsB) => stepPairs.flatMap(([i, j]): [(typeof stepsA)[number], (typeof stepsB)[number]][] => {

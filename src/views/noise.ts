@@ -21,6 +21,7 @@ import type { DeltaCell, NoiseRule } from '../format/messages/result';
 import { METRICS, type MetricKey } from '../format/metrics';
 import { formatMetric, formatPercentChange } from './number-format';
 import type { MeanInterval } from './repeats';
+import { english, type Translate } from './l10n';
 
 /** Figures without an interval: a smaller change than this (percent) is not called better or worse. */
 export const NO_INTERVAL_NOISE_PERCENT = 5;
@@ -140,9 +141,9 @@ export const NOISE_RULE_TEXT: Record<NoiseRule, string> = {
 const RULE_ORDER: NoiseRule[] = ['repeat-intervals', 'repeat-interval-single', 'bootstrap', 'small-change'];
 
 /** The sentences of the rules that decided these cells, in a fixed order. */
-export function noiseRulesText(rules: Iterable<NoiseRule | null>): string {
+export function noiseRulesText(rules: Iterable<NoiseRule | null>, t: Translate = english): string {
   const used = new Set(rules);
-  return RULE_ORDER.filter((rule) => used.has(rule)).map((rule) => NOISE_RULE_TEXT[rule]).join(' ');
+  return RULE_ORDER.filter((rule) => used.has(rule)).map((rule) => t(NOISE_RULE_TEXT[rule])).join(' ');
 }
 
 const VERDICT_WORDS: Record<DeltaCell['verdict'], string> = { better: 'better', worse: 'worse', same: 'within noise', unknown: 'not comparable' };

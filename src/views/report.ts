@@ -45,6 +45,7 @@ export function runStatus(run: ReportRun): string {
 
 import type { CurveSchema, CurvePointSchema, RankingRowSchema, ReportChartSchema, ReportModelSchema } from '../format/messages/report';
 import type { LoadAxisSchema, ReportOptionsSchema, ReportSloSchema, StatChoiceSchema } from '../format/messages/from-views';
+import { english, type Translate } from './l10n';
 
 export type LoadAxis = z.infer<typeof LoadAxisSchema>;
 export type StatChoice = z.infer<typeof StatChoiceSchema>;
@@ -389,20 +390,22 @@ export function runName(doc: ResultDocument, source: string | undefined): string
  * What a shared rank means, under the ranking table in the report view and the HTML and Markdown
  * exports: the ranking, then the rules that judged these runs against the one above.
  */
-export function rankingNoiseNote(model: ReportModel): string {
+export function rankingNoiseNote(model: ReportModel, t: Translate = english): string {
   const rules = new Set(model.ranking.map((r) => r.noiseRule));
   const repeated = model.ranking.some((r) => r.repeats !== undefined);
-  const repeats = repeated ? ' A run that repeated its profile is judged on the means across its repeats: every figure of its row (load, requests/s, tokens/s, latencies, goodput) is the mean of its repeats\' values, output tok/s shown ± its 95% interval.' : '';
-  const judged = [...rules].flatMap((rule) => (rule === 'repeat-intervals' || rule === 'small-change' ? [NOISE_RULE_TEXT[rule]] : []));
-  return (
-    'Runs rank by output tokens per second at their heaviest load within the SLO; \u2248 marks a run within noise of the one above, and they share a rank.' +
-    repeats +
-    (judged.length ? ` Each run against the one above: ${judged.join(' ')}` : '')
-  );
+  const judged = [...rules].flatMap((rule) => (rule === 'repeat-intervals' || rule === 'small-change' ? [t(NOISE_RULE_TEXT[rule])] : []));
+  return [
+    t('Runs rank by output tokens per second at their heaviest load within the SLO; \u2248 marks a run within noise of the one above, and they share a rank.'),
+    ...(repeated
+      ? [t("A run that repeated its profile is judged on the means across its repeats: every figure of its row (load, requests/s, tokens/s, latencies, goodput) is the mean of its repeats' values, output tok/s shown ± its 95% interval.")]
+      : []),
+    ...(judged.length ? [t('Each run against the one above: {0}', judged.join(' '))] : []),
+  ].join(' ');
 }
 
 /** The ranking's step cell: the step, and the repeats its figures are the means of. */
-export const rankedStepText = (row: RankingRow): string => (row.step === null ? 'none' : row.repeats === undefined ? row.step : `${row.step} (mean of ${row.repeats} repeats)`);
+export const rankedStepText = (row: RankingRow, t: Translate = english): string =>
+  row.step === null ? t('none') : row.repeats === undefined ? row.step : t('{0} (mean of {1} repeats)', row.step, row.repeats);
 
 /** A rank as the tables show it: "≈1" for a run within noise of the one above, sharing its rank. */
 export const rankText = (row: RankingRow): string => (row.tiedWithAbove ? `\u2248${row.rank}` : String(row.rank));
@@ -414,13 +417,13 @@ export interface TextTable {
 }
 
 /** A step's load, with its unit: "29.9 in flight", "12.30 req/s". */
-export function loadText(load: number | null, axis: LoadAxis): string {
+export function loadText(load: number | null, axis: LoadAxis, t: Translate = english): string {
   if (!isNumber(load)) return NOT_AVAILABLE;
-  return axis === 'concurrency' ? `${formatMetric('achievedConcurrency', load)} in flight` : `${formatMetric('requestsPerSecond', load)} req/s`;
+  return axis === 'concurrency' ? t('{0} in flight', formatMetric('achievedConcurrency', load)) : `${formatMetric('requestsPerSecond', load)} req/s`;
 }
 
 /** A step and its load on two lines, "none" without a step. */
-const stepAndLoad = (step: string | null, load: number | null, axis: LoadAxis) => (step === null ? 'none' : `${step}\n${loadText(load, axis)}`);
+const stepAndLoad = (step: string | null, load: number | null, axis: LoadAxis, t: Translate) => (step === null ? t('none') : `${step}\n${loadText(load, axis, t)}`);
 
 /**
  * The ranking table, the same in the report view and the HTML export: rank, run (its group under
@@ -428,7 +431,7 @@ const stepAndLoad = (step: string | null, load: number | null, axis: LoadAxis) =
  * the others at that step, in the views' units and format. Best goodput only when some run
  * measured one (its own SLO); each run's knee is in the knee table, in this order.
  */
-export function rankingTable(model: ReportModel): TextTable {
+export function rankingTable(model: ReportModel, t: Translate = english): TextTable {
   const stat = model.stat;
   const goodput = model.ranking.some((r) => r.goodput !== null);
   const figure = (metric: MetricKey, unit?: string): TableColumn => ({ label: METRICS[metric].label, ...(unit ? { unit } : {}), numeric: true, description: METRICS[metric].definition });
@@ -449,7 +452,7 @@ export function rankingTable(model: ReportModel): TextTable {
     rows: model.ranking.map((r) => [
       rankText(r),
       model.groupBy ? `${r.name}\n${r.group}` : r.name,
-      stepAndLoad(r.step === null ? null : rankedStepText(r), r.load, model.axis),
+      stepAndLoad(r.step === null ? null : rankedStepText(r, t), r.load, model.axis, t),
       r.outputTokensPerSecondHalfWidth === undefined
         ? formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)
         : `${formatMetric('outputTokensPerSecond', r.outputTokensPerSecond)} ± ${formatMetric('outputTokensPerSecond', r.outputTokensPerSecondHalfWidth)}`,
@@ -458,7 +461,7 @@ export function rankingTable(model: ReportModel): TextTable {
       ...(model.reasoning ? [formatMetric('ttfoMs', r.ttfoMs ?? null), formatMetric('reasoningTokens', r.reasoningTokens ?? null), formatMetric('answerTokens', r.answerTokens ?? null)] : []),
       formatMetric('tpotMs', r.tpotMs),
       formatMetric('latencyMs', r.latencyMs),
-      ...(goodput ? [r.goodput === null ? NOT_AVAILABLE : `${formatMetric('goodput', r.goodput)}\nat ${r.goodputStep ?? '?'}`] : []),
+      ...(goodput ? [r.goodput === null ? NOT_AVAILABLE : `${formatMetric('goodput', r.goodput)}\n${t('at {0}', r.goodputStep ?? '?')}`] : []),
     ]),
   };
 }
@@ -473,11 +476,11 @@ export const SERVER_MARKS_NOTE =
  * One row a run, in the ranking's order: its knee with the load there, and its server marks beside
  * it; the same in the report view and the HTML and Markdown exports.
  */
-export function kneeTable(model: ReportModel): TextTable {
+export function kneeTable(model: ReportModel, t: Translate = english): TextTable {
   const knees = model.ranking.flatMap((r) => model.knees.filter((knee) => knee.run === r.run));
   return {
     columns: [{ label: 'Run' }, { label: 'Knee', unit: 'and its load' }, { label: `KV cache first \u2265 ${KV_CACHE_FULL * 100}%` }, { label: 'First kept waiting' }],
-    rows: knees.map((knee) => [knee.name, stepAndLoad(knee.step, knee.load, model.axis), markText(knee.kvCacheFull), markText(knee.queueing)]),
+    rows: knees.map((knee) => [knee.name, stepAndLoad(knee.step, knee.load, model.axis, t), markText(knee.kvCacheFull, t), markText(knee.queueing, t)]),
   };
 }
 

@@ -12,6 +12,7 @@ import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT
 import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
 import { markedName, NO_BREAK } from './step-warnings';
+import { english, type Translate } from './l10n';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -213,7 +214,7 @@ export interface SummaryItem {
  * The run's header. Start and finish in the reader's time zone (`offsetMinutes` east of UTC; this
  * machine's by default), the finish with how long the run took.
  */
-export function summaryItems(summary: RunSummary, offsetMinutes?: number): SummaryItem[] {
+export function summaryItems(summary: RunSummary, offsetMinutes?: number, t: Translate = english): SummaryItem[] {
   const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
   const took = summary.finishedAt === null || summary.createdAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
@@ -224,7 +225,7 @@ export function summaryItems(summary: RunSummary, offsetMinutes?: number): Summa
     { label: 'Started', value: summary.createdAt === null ? 'unknown' : formatLocalTime(summary.createdAt, offsetMinutes) },
     {
       label: 'Finished',
-      value: summary.finishedAt === null ? (summary.status === 'running' ? 'not yet' : 'unknown') : `${formatLocalTime(summary.finishedAt, offsetMinutes)}${took >= 0 ? `, after ${formatDuration(took)}` : ''}`,
+      value: summary.finishedAt === null ? (summary.status === 'running' ? 'not yet' : 'unknown') : took >= 0 ? t('{0}, after {1}', formatLocalTime(summary.finishedAt, offsetMinutes), formatDuration(took)) : formatLocalTime(summary.finishedAt, offsetMinutes),
     },
     { label: 'Tool', value: summary.tool },
   ];

@@ -11,6 +11,7 @@ import type { MetricSeries, ServerEngine } from '../format/server-metrics';
 import { fixed, formatCount, formatMetric, formatSeconds, NOT_AVAILABLE } from './number-format';
 import type { TableColumn } from './chart-spec';
 import { commonSeries, engineOf, firstReached, firstSustainedAbove, runSeries, stepAt, stepServerFigures, stepWindow, type CommonSeries, type ServerPoint, type StepServerFigures } from './server-quantities';
+import { english, type Translate } from './l10n';
 
 export const ENGINE_NAMES: Record<ServerEngine, string> = {
   vllm: 'vLLM',
@@ -311,8 +312,8 @@ export function serverMarks(doc: ResultDocument): ServerMarks {
  * A mark as a table cell: "concurrency@16 at 42.0 s"; "not seen" when no scrape caught it (a step
  * shorter than two scrape intervals can hide a queue); n/a when the server did not say.
  */
-export function markText(mark: MarkState | undefined): string {
+export function markText(mark: MarkState | undefined, t: Translate = english): string {
   if (mark === null || mark === undefined) return NOT_AVAILABLE;
-  if (mark === 'never') return 'not seen';
-  return `${mark.step ?? 'between steps'} at ${formatSeconds(mark.atSec)}`;
+  if (mark === 'never') return t('not seen');
+  return t('{0} at {1}', mark.step ?? t('between steps'), formatSeconds(mark.atSec));
 }

@@ -12,10 +12,15 @@ import { STEP_WARNING_KINDS } from '../../src/format/result';
 import { clientBoundWarnings } from '../../src/load/client-bound';
 import { errorRateStop } from '../../src/load/guards';
 import { tooShortWarning } from '../../src/results/window';
-import { english, translator } from '../../src/views/l10n';
+import { english, translator, type Translate } from '../../src/views/l10n';
 import { sayWarning, stepWarningLines } from '../../src/views/step-warnings';
 import { buildResultView } from '../../src/views/result';
-import { buildReportModel } from '../../src/views/report';
+import { buildReportModel, kneeTable, rankingNoiseNote, rankingTable } from '../../src/views/report';
+import { buildCompareView } from '../../src/views/compare';
+import { markText } from '../../src/views/server-views';
+import { summaryItems } from '../../src/views/result-tables';
+import { forReading } from '../../src/results/read-result';
+import { runWithServerMetrics } from '../helpers/server-samples';
 import { renderHtmlReport } from '../../src/report/html';
 import { formatMarkdownTable } from '../../src/report/tables';
 import { concurrencySweep } from '../helpers/result-documents';
@@ -99,4 +104,40 @@ test("a step's stored warnings read in Chinese in the result page's list, the re
   assert.ok(renderHtmlReport(buildReportModel(runs), runs, 'r', new Date(0)).includes(warning.message), 'the English report keeps the stored words');
   assert.match(formatMarkdownTable(doc, { t: chinese }), /提前结束：20 个请求中 7 个失败/);
   assert.equal(formatMarkdownTable(doc).includes(warning.message), true, 'English Markdown keeps the stored words');
+});
+
+test('summary values, the ranking and knee cells, and the noise notes read in Chinese; in English as before', () => {
+  const runs = [
+    { name: 'a', doc: concurrencySweep(20) },
+    { name: 'b', doc: runWithServerMetrics() },
+  ];
+  const model = buildReportModel(runs);
+  const cells = (table: { rows: string[][] }) => table.rows.flat().join('\n');
+  assert.deepEqual(rankingTable(model, english), rankingTable(model));
+  assert.match(cells(rankingTable(model)), / in flight/);
+  assert.match(cells(rankingTable(model, chinese)), / 在途/);
+  assert.doesNotMatch(cells(rankingTable(model, chinese)), /in flight/);
+  const knees = cells(kneeTable(model, chinese));
+  assert.doesNotMatch(knees, /not seen|between steps| in flight|\bat\b/, knees);
+  assert.match(knees, /在途/);
+  assert.equal(rankingNoiseNote(model, english), rankingNoiseNote(model));
+  assert.match(rankingNoiseNote(model), /^Runs rank by output tokens per second/);
+  assert.match(rankingNoiseNote(model, chinese), /^各次运行按其在 SLO 内最重负载下的每秒输出 token 数排名/);
+  assert.doesNotMatch(rankingNoiseNote(model, chinese), /[a-z]{4,} [a-z]{4,}/);
+  // The marks themselves: never seen, and seen at a step.
+  assert.equal(markText('never', chinese), '未见');
+  assert.equal(markText({ step: 'concurrency@16', atSec: 42 }, chinese), 'concurrency@16，于 42.0 s');
+  assert.equal(markText({ step: 'concurrency@16', atSec: 42 }), 'concurrency@16 at 42.0 s');
+
+  const view = buildResultView(forReading(concurrencySweep(20)), 'a.llmbench.json');
+  const finished = (t: Translate) => summaryItems(view.summary, 0, t).find((item) => item.label === 'Finished')!.value;
+  assert.equal(finished(english), summaryItems(view.summary, 0).find((item) => item.label === 'Finished')!.value);
+  assert.match(finished(english), /, after 1 min/);
+  assert.match(finished(chinese), /，用时 1 min/);
+
+  const compare = (t?: Translate) => buildCompareView(forReading(concurrencySweep(20, 1)), forReading(concurrencySweep(20, 1.5)), 'a.llmbench.json', 'b.llmbench.json', t).noiseRule;
+  assert.equal(compare(english), compare());
+  assert.match(compare(), /bootstrap over the requests/);
+  assert.match(compare(chinese), /对请求做 bootstrap 得到的 95% 区间/);
+  assert.doesNotMatch(compare(chinese), /[a-z]{4,} [a-z]{4,}/);
 });

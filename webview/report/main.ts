@@ -154,8 +154,8 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     el('td', { text: r.importedFrom ? t('{0} (imported)', r.importedFrom) : 'LLM Bench' }),
     el('td', {}, [r.source ? button(t('Edit Labels...'), () => void host.ask({ type: 'editLabels', run: i }), 'secondary') : null]),
   ]));
-  const ranking = rankingTable(model);
-  const knees = kneeTable(model);
+  const ranking = rankingTable(model, t);
+  const knees = kneeTable(model, t);
   legend = { model, element: legendElement(model) };
   replaceChildren(app, [
     el('h1', { text: title }),
@@ -163,7 +163,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
     ...controls(model),
     el('h2', { text: t('Ranking') }),
     scrollBox(textTable(ranking.columns, ranking.rows, 'data-table ranking sticky-first')),
-    el('p', { className: 'muted', text: rankingNoiseNote(model) }),
+    el('p', { className: 'muted', text: rankingNoiseNote(model, t) }),
     el('h2', { text: t('Knees') }),
     scrollBox(textTable(knees.columns, knees.rows, 'data-table knees sticky-first')),
     el('p', { className: 'muted', text: t(SERVER_MARKS_NOTE) }),

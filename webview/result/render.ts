@@ -22,7 +22,7 @@ export function summarySection(summary: RunSummary, heading: string = summary.fi
   const labels = summary.labels.length
     ? el('ul', { className: 'label-list' }, summary.labels.map(([k, v]) => el('li', { className: 'label-chip', text: `${k}: ${v}` })))
     : el('span', { className: 'muted', text: t('none') });
-  const items = summaryItems(summary).filter((item) => !compact || COMPACT_ITEMS.has(item.label));
+  const items = summaryItems(summary, undefined, t).filter((item) => !compact || COMPACT_ITEMS.has(item.label));
   return el('section', { className: `run-summary${compact ? ' compact' : ''}` }, [
     el(compact ? 'h2' : 'h1', {}, [heading, ' ', statusBadge(summary.status)]),
     el('dl', { className: 'kv' }, [
