@@ -6,7 +6,7 @@ import { axisTitle } from '../views/axis';
 import { DASH_PATTERNS } from '../views/chart-spec';
 import { readableOn, TEXT_CONTRAST } from '../views/contrast';
 import { formatTick } from '../views/number-format';
-import type { ReportChart } from '../views/report';
+import { reportChartText, type ReportChart } from '../views/report';
 import { english, type Translate } from '../views/l10n';
 
 /** The exported page's background: every colour drawn on it is made readable there. */
@@ -130,8 +130,8 @@ export function svgLineChart(chart: ReportChart, width = 560, height = 300, t: T
   const f = (n: number) => n.toFixed(1);
 
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(t(chart.title))}" data-chart="${escapeXml(chart.id)}">`,
-    `<text x="${margin.left}" y="18" class="chart-title">${escapeXml(t(chart.title))}</text>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(reportChartText(chart.title, chart, t))}" data-chart="${escapeXml(chart.id)}">`,
+    `<text x="${margin.left}" y="18" class="chart-title">${escapeXml(reportChartText(chart.title, chart, t))}</text>`,
   ];
   for (const t of yTicks) {
     parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${f(sy(t))}" y2="${f(sy(t))}" class="grid"/>`);
@@ -142,7 +142,7 @@ export function svgLineChart(chart: ReportChart, width = 560, height = 300, t: T
   }
   parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${margin.top + plotH}" y2="${margin.top + plotH}" class="axis"/>`);
   parts.push(`<line x1="${margin.left}" x2="${margin.left}" y1="${margin.top}" y2="${margin.top + plotH}" class="axis"/>`);
-  parts.push(`<text x="${margin.left + plotW / 2}" y="${height - 6}" text-anchor="middle" class="axis-title">${escapeXml(axisTitle(t(chart.xTitle), chart.xLog === true, t))}</text>`);
+  parts.push(`<text x="${margin.left + plotW / 2}" y="${height - 6}" text-anchor="middle" class="axis-title">${escapeXml(axisTitle(reportChartText(chart.xTitle, chart, t), chart.xLog === true, t))}</text>`);
   parts.push(`<text transform="translate(14 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle" class="axis-title">${escapeXml(t(chart.yTitle))}</text>`);
   if (points.length === 0) {
     parts.push(`<text x="${margin.left + plotW / 2}" y="${margin.top + plotH / 2}" text-anchor="middle" class="empty">no data in these runs</text>`);

@@ -282,6 +282,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     return {
       id: metric,
       title: latencyLike ? `${title} (${statLabel})` : title,
+      ...(latencyLike ? { stat: statLabel } : {}),
       xTitle,
       ...(xLog ? { xLog } : {}),
       yTitle: unit,
@@ -292,6 +293,7 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
     id: 'tradeoff',
     title: `Output tokens per second against request latency (${statLabel})`,
     xTitle: `Request latency ${statLabel} (ms)`,
+    stat: statLabel,
     yTitle: 'tok/s',
     curves: styled.map((entry) => curve(entry, (s) => ({ x: statOf(s.summary.latencyMs, stat), y: s.summary.outputTokensPerSecond }))),
   };
@@ -489,7 +491,19 @@ export function kneeTable(model: ReportModel, t: Translate = english): TextTable
  * small ring and its server marks small outlines, drawn behind the lines so that they never hide a
  * point. No legend of its own: the page has one for every chart (`reportLegend`).
  */
-export function reportChartSpec(chart: ReportChart): ChartSpec {
+/** A chart's title or axis title as a key: its statistic, when it names one, as `{0}` ("Request latency ({0})"). */
+export function reportChartKey(text: string, chart: Pick<ReportChart, 'stat'>): string {
+  const at = chart.stat === undefined ? -1 : text.lastIndexOf(chart.stat);
+  return at < 0 ? text : `${text.slice(0, at)}{0}${text.slice(at + chart.stat!.length)}`;
+}
+
+/** A chart's title or axis title in the display language, its statistic filled in. */
+export function reportChartText(text: string, chart: Pick<ReportChart, 'stat'>, t: Translate): string {
+  const key = reportChartKey(text, chart);
+  return key === text ? t(text) : t(key, chart.stat!);
+}
+
+export function reportChartSpec(chart: ReportChart, t: Translate = english): ChartSpec {
   const series: SeriesSpec[] = chart.curves.flatMap((curve): SeriesSpec[] => {
     const line: SeriesSpec = {
       label: curve.name,
@@ -515,7 +529,7 @@ export function reportChartSpec(chart: ReportChart): ChartSpec {
     }));
     return [line, ...knee, ...marks];
   });
-  return { kind: 'line', legend: false, x: { title: chart.xTitle, ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
+  return { kind: 'line', legend: false, x: { title: reportChartText(chart.xTitle, chart, t), ...(chart.xLog ? { log: true } : {}) }, y: { title: chart.yTitle }, series };
 }
 
 /** The page's one legend for every report chart: each run's name, group, colour and dash, in the runs' order. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { forReading } from '../../src/results/read-result';
 import { buildResultView } from '../../src/views/result';
 import { buildCompareView } from '../../src/views/compare';
-import { buildReportModel, kneeTable, rankingTable, reportChartSpec, SERVER_MARKS_NOTE } from '../../src/views/report';
+import { buildReportModel, kneeTable, rankingTable, reportChartKey, reportChartSpec, SERVER_MARKS_NOTE } from '../../src/views/report';
 import { repeatTable, stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { resultChartSpec, type ChartSpec, type TableColumn } from '../../src/views/chart-spec';
 import { METRICS, metricTitle, type MetricKey } from '../../src/format/metrics';
@@ -75,7 +75,7 @@ export function builtStrings(docs: { doc: ResultDocument; fileName: string }[]):
     shown.push(...compare.charts.flatMap(chartStrings), ...stackedDeltaTable(compare.deltas).columns.flatMap((c) => [c.label, c.definition]));
   }
   const report = buildReportModel(docs.map(({ doc, fileName }) => ({ name: fileName, doc, source: fileName })));
-  for (const chart of [...report.charts, report.tradeoff]) shown.push(chart.title, ...specStrings(reportChartSpec(chart)));
+  for (const chart of [...report.charts, report.tradeoff]) shown.push(reportChartKey(chart.title, chart), reportChartKey(chart.xTitle, chart), ...specStrings(reportChartSpec(chart)).filter((text) => text !== chart.xTitle));
   shown.push(...columnStrings(rankingTable(report).columns), ...columnStrings(kneeTable(report).columns), SERVER_MARKS_NOTE);
   for (const key of Object.keys(METRICS) as MetricKey[]) shown.push(METRICS[key].label, METRICS[key].definition, metricTitle(key));
   // Units and bare statistics (ms, p50) read the same in every language.

@@ -15,7 +15,7 @@ import { tooShortWarning } from '../../src/results/window';
 import { english, translator, type Translate } from '../../src/views/l10n';
 import { sayWarning, stepWarningLines } from '../../src/views/step-warnings';
 import { buildResultView } from '../../src/views/result';
-import { buildReportModel, kneeTable, rankingNoiseNote, rankingTable } from '../../src/views/report';
+import { buildReportModel, kneeTable, rankingNoiseNote, rankingTable, reportChartSpec, reportChartText } from '../../src/views/report';
 import { buildCompareView } from '../../src/views/compare';
 import { markText } from '../../src/views/server-views';
 import { summaryItems } from '../../src/views/result-tables';
@@ -140,4 +140,20 @@ test('summary values, the ranking and knee cells, and the noise notes read in Ch
   assert.match(compare(), /bootstrap over the requests/);
   assert.match(compare(chinese), /对请求做 bootstrap 得到的 95% 区间/);
   assert.doesNotMatch(compare(chinese), /[a-z]{4,} [a-z]{4,}/);
+});
+
+test("the report's latency charts read in Chinese for every statistic, the SVG export too; in English as before", () => {
+  const runs = [{ name: 'a', doc: concurrencySweep(20) }];
+  for (const stat of ['p50', 'p90', 'p99', 'mean'] as const) {
+    const model = buildReportModel(runs, { stat });
+    const charts = [...model.charts, model.tradeoff];
+    for (const chart of charts) assert.equal(reportChartText(chart.title, chart, english), chart.title);
+    const titles = charts.map((chart) => reportChartText(chart.title, chart, chinese));
+    assert.deepEqual(titles.filter((title) => !HAN.test(title)), [], `${stat}: English chart titles`);
+    assert.ok(titles.includes(`首 token 延迟 (TTFT, ${stat})`), titles.join(' | '));
+    assert.equal(reportChartSpec(model.tradeoff, chinese).x.title, `请求延迟 ${stat} (ms)`);
+    assert.equal(reportChartSpec(model.tradeoff).x.title, `Request latency ${stat} (ms)`);
+    const html = renderHtmlReport(model, runs, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
+    assert.ok(html.includes(`每秒输出 token 数与请求延迟 (${stat}) 的关系`), `${stat}: the SVG title`);
+  }
 });

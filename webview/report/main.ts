@@ -6,7 +6,7 @@
 import '../shared/zod-csp';
 import { HostToReportSchema, type HostToReport } from '../../src/format/messages/report';
 import { ReportPanelStateSchema, type ReportPanelState, type ReportRequest } from '../../src/format/messages/from-views';
-import { kneeTable, noRunsText, rankingNoiseNote, rankingTable, reportChartSpec, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
+import { kneeTable, noRunsText, rankingNoiseNote, rankingTable, reportChartSpec, reportChartText, reportLegend, SERVER_MARKS_NOTE, type ReportModel, type ReportSlo } from '../../src/views/report';
 import { DASH_PATTERNS } from '../../src/views/chart-spec';
 import { SpecChart } from '../shared/charts';
 import { byId, el, replaceChildren, scrollBox, textTable, type Child } from '../shared/dom';
@@ -138,9 +138,9 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   }
   const all = [...model.charts, model.tradeoff];
   const cards = all.map((chart) => {
-    const canvas = el('canvas', { attrs: { 'aria-label': t(chart.title) } });
+    const canvas = el('canvas', { attrs: { 'aria-label': reportChartText(chart.title, chart, t) } });
     const card = el('div', { className: 'chart-card', attrs: { 'data-chart': chart.id, 'data-curves': String(chart.curves.filter((c) => c.points.length).length), 'data-knees': String(chart.curves.filter((c) => c.knee).length), 'data-server-marks': String(chart.curves.reduce((n, c) => n + c.marks.length, 0)) } }, [
-      el('div', { className: 'chart-head' }, [el('h3', { text: t(chart.title) }), button(t('Save PNG'), () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
+      el('div', { className: 'chart-head' }, [el('h3', { text: reportChartText(chart.title, chart, t) }), button(t('Save PNG'), () => void host.ask({ type: 'save-png', chartId: chart.id }), 'secondary')]),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     return { card, canvas, chart };
@@ -197,7 +197,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const generation = ++drawn;
   requestAnimationFrame(() => {
     if (generation !== drawn) return;
-    charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, reportChartSpec(chart), theme));
+    charts = cards.map(({ canvas, chart }) => new SpecChart(canvas, reportChartSpec(chart, t), theme));
     chartIds = cards.map(({ chart }) => chart.id);
   });
 }

@@ -37,6 +37,8 @@ export const ReportChartSchema = z.object({
   /** A logarithmic load axis (src/views/axis.ts). */
   xLog: z.boolean().optional(),
   yTitle: z.string(),
+  /** The statistic a latency chart draws (p90, mean ...), named in its title and axis: the views word them with it as `{0}` (src/views/report.ts reportChartText). */
+  stat: z.string().optional(),
   curves: z.array(CurveSchema),
 });
 
