@@ -277,6 +277,9 @@ function readEntry(meaning: Heading, cell: string, field: number, line: number):
   if (meaning?.kind === 'figure' && /^requests/.test(meaning.figure)) {
     const m = cell.normalize('NFKC').match(/^(\d[\d,]*)\s*(?:\/|of)\s*(\d[\d,]*)$/i);
     if (m) return { field, value: Number(m[1]?.replace(/,/g, '')), of: Number(m[2]?.replace(/,/g, '')), unit: null, line };
+    // Chinese puts the total first: `188 个中 2 个` (2 of 188), as LLM Bench's zh-cn reports write it.
+    const zh = cell.normalize('NFKC').match(/^(?:共\s*)?(\d[\d,]*)\s*个?\s*中\s*(\d[\d,]*)\s*个?$/);
+    if (zh) return { field, value: Number(zh[2]?.replace(/,/g, '')), of: Number(zh[1]?.replace(/,/g, '')), unit: null, line };
   }
   // No time, rate or count is below zero: `-1` is a placeholder, not a figure.
   const figure = readFigure(cell);

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concurrencySweep } from '../helpers/result-documents';
@@ -85,5 +85,28 @@ test('an unknown --lang is a clear error naming the choices, and writes nothing'
     assert.equal(result.status, 2, result.stderr);
     assert.match(result.stderr, /--lang: 'fr' is not one of the choices; choose en or zh-cn/);
     assert.throws(() => readFileSync(out));
+  });
+});
+
+test('a Markdown report exported in zh-cn imports back (llmbench import): the concurrency table gives the same figures and request counts as the English one', () => {
+  withRuns((dir, files) => {
+    const imported = (lang: string) => {
+      const md = join(dir, `${lang}.md`);
+      assert.equal(report([files[0]!], md, '--lang', lang, '--format', 'md').status, 0);
+      const out = join(dir, `imported-${lang}`);
+      const run = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'import', md, '--out', out], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      // The concurrency table (并发数 | 1 | 4 ...) is the run whose steps hold request counts.
+      return readdirSync(out)
+        .sort()
+        .map((name) => JSON.parse(readFileSync(join(out, name), 'utf8')) as { steps: { name: string; summary: Record<string, unknown> }[] })
+        .map((doc) => doc.steps.map((step): Record<string, unknown> => ({ name: step.name, ...step.summary, warnings: undefined })));
+    };
+    const english = imported('en');
+    const chinese = imported('zh-cn');
+    assert.ok(english.length >= 2, 'the English report imported as fewer runs than its tables');
+    assert.deepEqual(chinese, english);
+    const counted = chinese.flat().filter((step) => (step['requests'] as { total: number }).total === 20);
+    assert.ok(counted.length >= 3, `request counts (20 个中 0 个) not read: ${JSON.stringify(chinese.flat().map((s) => s['requests']))}`);
   });
 });
