@@ -23,7 +23,27 @@ export function isNumber(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-const decimalFormatters = new Map<number, Intl.NumberFormat>();
+/**
+ * The locale figures and moments are written in: en-US, unless a page drawing in another display
+ * language says its own (webview/shared/l10n.ts). The host, the command line and the exports never
+ * set it, so that files, logs and what other tools read stay as they are.
+ */
+let displayLocale = 'en-US';
+
+const englishLocale = (locale: string): boolean => /^en(-us)?$/i.test(locale);
+
+/** Figures and moments from now on in `locale` (a BCP 47 tag: 'zh-cn', 'de'); English for 'en', or a tag Intl does not know. */
+export function setDisplayLocale(locale: string): void {
+  let known = 'en-US';
+  try {
+    if (!englishLocale(locale)) known = Intl.NumberFormat.supportedLocalesOf([locale])[0] ?? 'en-US';
+  } catch {
+    // A malformed tag: English.
+  }
+  displayLocale = known;
+}
+
+const decimalFormatters = new Map<string, Intl.NumberFormat>();
 
 /**
  * A number with `digits` decimals and thousands separators. One formatter per number of decimals,
@@ -31,10 +51,11 @@ const decimalFormatters = new Map<number, Intl.NumberFormat>();
  * formatting the step table a visible part of drawing a view.
  */
 function withSeparators(value: number, digits: number): string {
-  let formatter = decimalFormatters.get(digits);
+  const key = `${displayLocale}|${digits}`;
+  let formatter = decimalFormatters.get(key);
   if (!formatter) {
-    formatter = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-    decimalFormatters.set(digits, formatter);
+    formatter = new Intl.NumberFormat(displayLocale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    decimalFormatters.set(key, formatter);
   }
   return formatter.format(value);
 }
@@ -100,10 +121,23 @@ export function formatLocalTime(iso: string, offsetMinutes?: number): string {
   if (!Number.isFinite(ms)) return iso;
   const offset = offsetMinutes ?? -new Date(ms).getTimezoneOffset();
   const local = new Date(ms + offset * 60_000);
+  const zone = offset === 0 ? 'UTC' : `UTC${offset > 0 ? '+' : '-'}${Math.floor(Math.abs(offset) / 60)}${Math.abs(offset) % 60 ? `:${two(Math.abs(offset) % 60)}` : ''}`;
+  if (displayLocale !== 'en-US') return `${localDateTime(local)} ${zone}`;
   const date = `${local.getUTCFullYear()}-${two(local.getUTCMonth() + 1)}-${two(local.getUTCDate())}`;
   const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
-  const zone = offset === 0 ? 'UTC' : `UTC${offset > 0 ? '+' : '-'}${Math.floor(Math.abs(offset) / 60)}${Math.abs(offset) % 60 ? `:${two(Math.abs(offset) % 60)}` : ''}`;
   return `${date} ${time} ${zone}`;
+}
+
+const dateTimeFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** A wall-clock moment (a Date shifted to the reader's zone, read as UTC) in the display locale's order and separators. */
+function localDateTime(local: Date): string {
+  let formatter = dateTimeFormatters.get(displayLocale);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat(displayLocale, { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+    dateTimeFormatters.set(displayLocale, formatter);
+  }
+  return formatter.format(local);
 }
 
 /** "812 bytes", "3.6 MB": a file's size. */

@@ -7,7 +7,7 @@ import { createProgressPrinter } from '../../src/cli/progress';
 import type { RunEvent } from '../../src/format/events';
 import type { StepSummary } from '../../src/format/result';
 import { svgLineChart } from '../../src/report/svg';
-import { formatElapsed, formatMetric, formatPercentChange, formatTick } from '../../src/views/number-format';
+import { formatCount, formatElapsed, formatLocalTime, formatMetric, formatNumber, formatPercentChange, formatTick, setDisplayLocale } from '../../src/views/number-format';
 import { chartConfig } from '../../webview/shared/charts';
 import type { Theme } from '../../webview/shared/theme';
 
@@ -73,4 +73,23 @@ test('a log axis labels its small ticks in the webview as the exported SVG does'
 
 test('a change in percent is signed, whole from 10% up', () => {
   assert.deepEqual([12.4, -2.54, 0, null].map(formatPercentChange), ['+12%', '-2.5%', '0.0%', 'n/a']);
+});
+
+test("a page's display locale formats its figures and moments (Intl); English, an unknown tag or none: en-US as before", () => {
+  const at = '2026-11-26T10:12:03.000Z';
+  const sample = () => [formatNumber(1234.5), formatCount(12345), formatMetric('requestsPerSecond', 1234.567), formatTick(25000), formatLocalTime(at, 60)];
+  const english = ['1,235', '12,345', '1,234.57', '25,000', '2026-11-26 11:12:03 UTC+1'];
+  try {
+    assert.deepEqual(sample(), english);
+    setDisplayLocale('zh-cn');
+    assert.deepEqual(sample(), ['1,235', '12,345', '1,234.57', '25,000', '2026/11/26 11:12:03 UTC+1']);
+    setDisplayLocale('de');
+    assert.deepEqual(sample(), ['1.235', '12.345', '1.234,57', '25.000', '26.11.2026, 11:12:03 UTC+1']);
+    setDisplayLocale('en');
+    assert.deepEqual(sample(), english);
+    setDisplayLocale('not a tag!');
+    assert.deepEqual(sample(), english);
+  } finally {
+    setDisplayLocale('en');
+  }
 });

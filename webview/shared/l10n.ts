@@ -7,6 +7,7 @@
 import './zod-csp';
 import { LanguageEventSchema } from '../../src/format/messages/protocol';
 import { english, translator, type Translate, type ViewLocale } from '../../src/views/l10n';
+import { setDisplayLocale } from '../../src/views/number-format';
 
 function fromPage(): ViewLocale {
   const block = typeof document === 'undefined' ? null : document.getElementById('llmbench-language');
@@ -20,6 +21,7 @@ function fromPage(): ViewLocale {
 }
 
 let current: ViewLocale = fromPage();
+setDisplayLocale(current.locale);
 
 /** The page's string `key` in the display language (src/views/l10n.ts). */
 export const t: Translate = (key, ...args) => current.t(key, ...args);
@@ -30,5 +32,6 @@ export const viewLocale = (): ViewLocale => current;
 /** Takes the host's language; `<html lang>` follows it. */
 export function setLanguage(locale: string, strings: Record<string, string>): void {
   current = { t: translator(strings), locale };
+  setDisplayLocale(locale);
   document.documentElement.lang = locale;
 }
