@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { RunConfigSchema } from '../../src/format/config';
 import type { RunEvent } from '../../src/format/events';
-import { ResultDocumentSchema, type ClientLoad, type ResultDocument, type ThreadLoad } from '../../src/format/result';
+import { ResultDocumentSchema, type ClientLoad, type ResultDocument } from '../../src/format/result';
 import { BUSY_LIMIT, clientBoundWarnings, crossedFigure, LOOP_DELAY_LIMIT_MS } from '../../src/load/client-bound';
 import { runBenchmark } from '../../src/load/runner';
 import { maxWorkers } from '../../src/load/workers';
+import { clientThread } from '../helpers/client-load';
 import { startRunnerServer } from '../helpers/runner-server';
 
 async function runOnThisThread(baseUrl: string, events: RunEvent[]): Promise<ResultDocument> {
@@ -70,17 +71,7 @@ test('a step whose client thread is kept busy is client-bound; the same step on 
   assert.ok(events.some((e) => e.type === 'log' && e.level === 'warn' && e.message === `concurrency@8: ${warning?.message}`), 'the log says it when the step ends');
 });
 
-const thread = (figures: Partial<ThreadLoad>, worker = 0): ClientLoad['threads'][number] => ({
-  worker,
-  loopDelayMs: { p50: 0.2, p99: 2, max: 4 },
-  busy: 0.3,
-  cpuShare: 0.3,
-  coreWaitShare: 0.01,
-  sendLatenessMs: { p50: 0.05, p99: 1, max: 2 },
-  chunksPerSecond: 50_000,
-  bytesPerSecond: 10_000_000,
-  ...figures,
-});
+const thread = clientThread;
 
 test('the client-bound rule: the worst figure over its threshold, and advice by its cause', () => {
   const load = (threads: ClientLoad['threads']): ClientLoad => ({ workers: threads.length, threads, startSkewMs: threads.length > 1 ? 0.2 : null });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClientLoad, ThreadLoad } from '../../src/format/result';
+import type { ClientLoad } from '../../src/format/result';
 import { STEP_WARNING_KINDS } from '../../src/format/result';
 import { clientBoundWarnings } from '../../src/load/client-bound';
 import { errorRateStop } from '../../src/load/guards';
@@ -23,6 +23,7 @@ import { forReading } from '../../src/results/read-result';
 import { runWithServerMetrics } from '../helpers/server-samples';
 import { renderHtmlReport } from '../../src/report/html';
 import { formatMarkdownTable } from '../../src/report/tables';
+import { clientThread } from '../helpers/client-load';
 import { concurrencySweep } from '../helpers/result-documents';
 import { repoRoot } from '../vscode/harness/tools';
 
@@ -31,17 +32,7 @@ const HAN = /[\u4e00-\u9fff]/;
 /** The figures of a text, in order of size: what a translation must keep (its order may change). */
 const figures = (text: string): string[] => (text.match(/\d+(?:\.\d+)?/g) ?? []).sort();
 
-const thread = (figures: Partial<ThreadLoad>, worker = 0): ClientLoad['threads'][number] => ({
-  worker,
-  loopDelayMs: { p50: 0.2, p99: 2, max: 4 },
-  busy: 0.3,
-  cpuShare: 0.3,
-  coreWaitShare: 0.01,
-  sendLatenessMs: { p50: 0.05, p99: 1, max: 2 },
-  chunksPerSecond: 50_000,
-  bytesPerSecond: 10_000_000,
-  ...figures,
-});
+const thread = clientThread;
 const load = (threads: ClientLoad['threads'], workers = threads.length): ClientLoad => ({ workers, threads, startSkewMs: null });
 
 /** Every wording the builders write, from the builders themselves. */
