@@ -67,6 +67,8 @@ test('every step warning LLM Bench writes reads in Chinese with its figures, and
   }
   // A line `step: message` keeps its step's name.
   assert.match(sayWarning(`concurrency@8: ${messages[0]}`, chinese), /^concurrency@8: 此步相对其延迟太短/);
+  // Compare's lines name the run too: `A: step: message`.
+  assert.match(sayWarning(`A: concurrency@8: ${messages[5]}`, chinese), /^A: concurrency@8: 客户端在该步 97% 的时间里忙碌/);
 });
 
 test('a warning this version did not write, or in another wording, reads as stored', () => {

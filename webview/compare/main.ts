@@ -11,6 +11,7 @@ import { VERDICT_MARK } from '../../src/views/result-tables';
 import { type ChartBoard, deltaTableElement, hasRepeatPoints, repeatToggle, notesSection, scrollingTable, shardsSectionElement, summarySection, toolbar } from '../result/render';
 import { startPage } from '../result/start';
 import { t } from '../shared/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
 
 const runColumn = (tag: string, summary: RunSummary) =>
   el('div', { className: `compare-run compare-run-${tag.toLowerCase()}` }, [summarySection(summary, `${tag}: ${summary.fileName}`, true)]);
@@ -28,7 +29,7 @@ startPage((message, { app, board, ask, addBoard }) => {
     const legend = `${t('{0} better, {1} worse, {2} within noise.', VERDICT_MARK.better.trim(), VERDICT_MARK.worse.trim(), VERDICT_MARK.same.trim())} ${view.noiseRule}`;
     replaceChildren(app, [
       el('div', { className: 'compare-runs' }, [runColumn('A', view.a), runColumn('B', view.b)]),
-      ...view.warnings.map((warning) => el('p', { className: 'notice', text: t('Not like for like: {0}', warning) })),
+      ...view.warnings.map((warning) => el('p', { className: 'notice', text: t('Not like for like: {0}', sayWarning(warning, t)) })),
       toolbar([
         button(t('Swap A \u2194 B'), () => ask({ type: 'swap' }), 'secondary', 'swap-runs'),
         button(t('Open Side by Side'), () => ask({ type: 'open-side-by-side' }), 'secondary', 'open-side-by-side'),
