@@ -37,14 +37,32 @@ function stateText(member: ShardMember, doc: Pick<ResultDocument, 'status' | 'st
   }
 }
 
-/** p50 and max of sentMs - scheduledMs, and how many requests; null figures for none. */
-function lateness(steps: readonly Step[], shard: number): { n: number; p50: number | null; max: number | null } {
-  const values: number[] = [];
-  for (const step of steps) for (const r of step.requests) if (r.worker === shard) values.push(r.sentMs - r.scheduledMs);
-  if (values.length === 0) return { n: 0, p50: null, max: null };
-  values.sort((a, b) => a - b);
-  return { n: values.length, p50: quantileOfSorted(values, 0.5), max: values[values.length - 1]! };
+interface Lateness {
+  n: number;
+  p50: number | null;
+  max: number | null;
 }
+
+/** Per shard (a record's `worker` in a shard run): p50 and max of sentMs - scheduledMs, and how many requests. One pass over the records. */
+function latenessByShard(steps: readonly Step[]): Map<number, Lateness> {
+  const values = new Map<number, number[]>();
+  for (const step of steps) {
+    for (const r of step.requests) {
+      if (r.worker === undefined) continue;
+      let own = values.get(r.worker);
+      if (own === undefined) values.set(r.worker, (own = []));
+      own.push(r.sentMs - r.scheduledMs);
+    }
+  }
+  const byShard = new Map<number, Lateness>();
+  for (const [shard, own] of values) {
+    own.sort((a, b) => a - b);
+    byShard.set(shard, { n: own.length, p50: quantileOfSorted(own, 0.5), max: own[own.length - 1]! });
+  }
+  return byShard;
+}
+
+const NONE: Lateness = { n: 0, p50: null, max: null };
 
 /** A shard run's table of shards and what to know about it; null for a run in one process. */
 export function shardsSection(doc: ResultDocument): TableSection | null {
@@ -57,8 +75,9 @@ export function shardsSection(doc: ResultDocument): TableSection | null {
   // A figure that rounds to nothing reads "0.00", unsigned: "-0.00" would say a side where there is none.
   const unsigned = (value: number, digits: number): string => fixed(Number(value.toFixed(digits)) === 0 ? 0 : value, digits);
   const ms = (value: number | null): string => (value === null ? '–' : unsigned(value, 1));
+  const latenesses = latenessByShard(steps);
   const rows = shards.members.map((m) => {
-    const late = lateness(steps, m.shard);
+    const late = latenesses.get(m.shard) ?? NONE;
     const offset = m.offsetMs === null ? '–' : `${unsigned(m.offsetMs, 2)} ± ${fixed(m.uncertaintyMs ?? 0, 2)}`;
     return [m.shard === 0 && shards.shard === undefined ? '0 (coordinator)' : String(m.shard), m.host ?? '–', offset, stateText(m, doc), m.state === 'missing' ? '–' : String(late.n), ms(late.p50), ms(late.max)];
   });

@@ -6,17 +6,17 @@
  */
 import './zod-csp';
 import { LanguageEventSchema } from '../../src/format/messages/protocol';
-import { english, translator, type Translate, type ViewLocale } from '../../src/views/l10n';
+import { ENGLISH, translator, type Translate, type ViewLocale } from '../../src/views/l10n';
 import { setDisplayLocale } from '../../src/views/number-format';
 
 function fromPage(): ViewLocale {
   const block = typeof document === 'undefined' ? null : document.getElementById('llmbench-language');
-  if (!block?.textContent) return { t: english, locale: 'en' };
+  if (!block?.textContent) return ENGLISH;
   try {
     const parsed = LanguageEventSchema.safeParse(JSON.parse(block.textContent));
-    return parsed.success ? { t: translator(parsed.data.strings), locale: parsed.data.locale } : { t: english, locale: 'en' };
+    return parsed.success ? { t: translator(parsed.data.strings), locale: parsed.data.locale } : ENGLISH;
   } catch {
-    return { t: english, locale: 'en' };
+    return ENGLISH;
   }
 }
 
