@@ -45,6 +45,7 @@ function runCounted(tier, command, commandArgs, env = {}) {
       tail = (tail + chunk.toString()).slice(-4000);
     });
     child.on('close', (code) => {
+      flakyScenarios.push(...[...tail.matchAll(/^flaky: (.*)$/gm)].map((m) => `${tier} tier, flaky: ${m[1]}`));
       const matches = [...tail.matchAll(/^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$/gm)];
       const last = matches.at(-1);
       if (!last) {
@@ -60,6 +61,7 @@ function runCounted(tier, command, commandArgs, env = {}) {
 }
 
 const failedNodeTests = [];
+const flakyScenarios = [];
 
 /** Each failing test in a TAP stream: its name and the first lines of its error (message, expected, actual, where). */
 function failedInTap(text) {
@@ -148,6 +150,8 @@ if (totals.skipped > 0 && ci && process.env.LLMBENCH_ALLOW_SKIPS !== '1') {
 
 // The spec reporter's failure details scroll far up a long log; CI shows its tail: repeat them here.
 for (const failed of failedNodeTests) console.log(`\nnode tier, failed: ${failed}`);
+// A scenario that passed only on its second try passes, but is named: it is a defect to look at.
+for (const line of flakyScenarios) console.log(`\n${line}`);
 console.log(`\n${failures.length ? 'Failures: ' + failures.join('; ') : 'All tiers passed.'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);

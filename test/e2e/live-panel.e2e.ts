@@ -81,12 +81,13 @@ scenario(
       await page.waitForTimeout(500);
       return undefined;
     });
-    // The revived tab may still be closing as it gives way, so a click can land on it: click again until the panel shows.
-    const live = await pollUntil('the live panel shown from its tab', 45_000, async () => {
-      await liveTab(page).first().click();
-      return findWebview(page, { title: LIVE_TITLE, timeoutMs: 5_000 }).catch(() => undefined);
+    // The revived tab may still be closing as it gives way, so a click can land on it, and the
+    // webview found then is the old panel's, about to go: click again until a live webview shows
+    // the new run's step.
+    await pollUntil('the new run\'s live panel shown from its tab', 60_000, async () => {
+      await liveTab(page).first().click().catch(() => undefined);
+      return findWebview(page, { title: LIVE_TITLE, text: 'synchronous', timeoutMs: 5_000 }).catch(() => undefined);
     });
-    await waitForText(live, 'synchronous');
     const interrupted = await pollUntil('the first run\'s file to be finished', 10_000, async () => {
       const first = readdirSync(join(workspace, 'benchmarks')).filter((name) => name.endsWith('-concurrency.llmbench.json'))[0];
       const parsed = first ? parseResultDocument(readFileSync(join(workspace, 'benchmarks', first), 'utf8')) : undefined;
