@@ -84,9 +84,18 @@ export function formatMetric(metric: MetricKey, value: number | null | undefined
 export function formatPercentChange(value: number | null | undefined): string {
   if (!isNumber(value)) return NOT_AVAILABLE;
   const digits = Math.abs(Number(value.toFixed(1))) >= 10 ? 0 : 1;
-  const rounded = Number(value.toFixed(digits));
+  const rounded = roundedUnsignedZero(value, digits);
   if (rounded === 0) return `${(0).toFixed(digits)}%`;
   return `${rounded > 0 ? '+' : ''}${withSeparators(rounded, digits)}%`;
+}
+
+/**
+ * `value` rounded to `digits` decimals, and a value that rounds to nothing as plain 0: printed,
+ * "-0.00" would say a side (a loss, a lead) where there is none.
+ */
+export function roundedUnsignedZero(value: number, digits: number): number {
+  const rounded = Number(value.toFixed(digits));
+  return rounded === 0 ? 0 : rounded;
 }
 
 /** Seconds of run time, "12.3 s" (`digits` decimals). */

@@ -9,7 +9,7 @@ import type { TableSection } from '../format/messages/result';
 import type { ResultDocument, ShardMember, Step } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { quantileOfSorted } from '../results/stats';
-import { fixed } from './number-format';
+import { fixed, roundedUnsignedZero } from './number-format';
 
 const COLUMNS: TableSection['table']['columns'] = [
   { label: 'Shard' },
@@ -72,8 +72,7 @@ export function shardsSection(doc: ResultDocument): TableSection | null {
   // The step running now while the run goes; the whole run once it has ended.
   const current = live ? doc.steps.at(-1) : undefined;
   const steps = current ? [current] : doc.steps;
-  // A figure that rounds to nothing reads "0.00", unsigned: "-0.00" would say a side where there is none.
-  const unsigned = (value: number, digits: number): string => fixed(Number(value.toFixed(digits)) === 0 ? 0 : value, digits);
+  const unsigned = (value: number, digits: number): string => fixed(roundedUnsignedZero(value, digits), digits);
   const ms = (value: number | null): string => (value === null ? '–' : unsigned(value, 1));
   const latenesses = latenessByShard(steps);
   const rows = shards.members.map((m) => {
