@@ -63,3 +63,25 @@ export const CLIENT_BOUND_TEXT = {
     heldUp: 'it was busy only {0} of the step: something else held its thread (garbage collection, a busy host thread), so TTFT and ITL may be inflated.',
   },
 } as const;
+
+/**
+ * Why a run used the workers it did (src/load/workers.ts), stored in its file (`workers.reason`):
+ * worded again in the display language like a step warning.
+ */
+export const WORKERS_REASON_TEXT = {
+  asked: 'asked for {0}',
+  askedOverCores: "asked for {0} (more than this machine's {1} cores less one: they share cores)",
+  noStep: 'auto: no step',
+  oneWorker: 'auto: the heaviest step ({0}) may stream about {1} chunks/s, which one worker keeps easily (up to {2})',
+  // The longer wording first: a reader tries them in order.
+  severalOverCores: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each; this machine allows {4} ({5} cores less one)',
+  several: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each',
+} as const;
+
+/** A trace step's replay that went other than recorded (src/load/trace-gather.ts), kept in the file's warnings as `step: message`. */
+export const TRACE_REPLAY_TEXT = {
+  promptsLate:
+    '{0} of {1} prompts were built after their send time: the client could not build them fast enough (a slow tokenizer or machine), so those requests went out late and the load was lighter than the trace\'s.',
+  fellBehind:
+    'the replay fell behind its trace: send lateness p99 {0} ms, max {1} ms (sent minus recorded time, scaled). The load over time was later and lighter than recorded: a concurrency cap held requests back, or this machine could not keep up (check its CPU, or lower --time-scale).',
+} as const;
