@@ -68,7 +68,7 @@ class ReportPanel {
   }
 
   private show(options: ReportOptions): OpenedReport {
-    const model = buildReportModel(this.runs, options);
+    const model = buildReportModel(this.runs, options, displayLocale().t);
     this.session.show({ type: 'model', title: this.title, model, problems: this.problems });
     // What the webview keeps for VS Code to hand back when it restores the panel after a reload.
     this.session.keep({ type: 'keep-state', state: { paths: this.paths, options } });
@@ -96,9 +96,9 @@ class ReportPanel {
   }
 
   private async export(format: 'html' | 'csv' | 'md'): Promise<void> {
-    const model = buildReportModel(this.runs, this.options ?? {});
     // The exports read in the display language, as the views do.
     const language = displayLocale();
+    const model = buildReportModel(this.runs, this.options ?? {}, language.t);
     const text =
       format === 'html'
         ? renderHtmlReport(model, this.runs, this.title, new Date(), language)
