@@ -69,11 +69,11 @@ export const CLIENT_BOUND_TEXT = {
  * worded again in the display language like a step warning.
  */
 export const WORKERS_REASON_TEXT = {
-  asked: 'asked for {0}',
+  // A longer wording before the one it extends: a reader tries them in order, and a figure may take in anything.
   askedOverCores: "asked for {0} (more than this machine's {1} cores less one: they share cores)",
+  asked: 'asked for {0}',
   noStep: 'auto: no step',
   oneWorker: 'auto: the heaviest step ({0}) may stream about {1} chunks/s, which one worker keeps easily (up to {2})',
-  // The longer wording first: a reader tries them in order.
   severalOverCores: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each; this machine allows {4} ({5} cores less one)',
   several: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each',
 } as const;
@@ -84,4 +84,15 @@ export const TRACE_REPLAY_TEXT = {
     '{0} of {1} prompts were built after their send time: the client could not build them fast enough (a slow tokenizer or machine), so those requests went out late and the load was lighter than the trace\'s.',
   fellBehind:
     'the replay fell behind its trace: send lateness p99 {0} ms, max {1} ms (sent minus recorded time, scaled). The load over time was later and lighter than recorded: a concurrency cap held requests back, or this machine could not keep up (check its CPU, or lower --time-scale).',
+} as const;
+
+/** Why a run ended as it did (src/load/gather.ts), stored as its `statusReason`. */
+export const STATUS_REASON_TEXT = {
+  allFailed: 'Every measured request failed ({0}); the first: {1}',
+  cancelled: 'Cancelled before the run finished; every request measured until then is kept.',
+} as const;
+
+/** The server-metrics scraper's warning when /metrics cannot be read (src/observe/metrics-scraper.ts), kept in the file's warnings. */
+export const SERVER_METRICS_TEXT = {
+  cannotRead: "Server metrics: cannot read {0} ({1}); the run goes on without the server's metrics while it fails.",
 } as const;

@@ -23,7 +23,7 @@ import { endpointNotes, endpointTable } from './endpoint-figures';
 import { shardsSection } from './shards';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
-import { olderRatesNote, stepWarningLines } from './step-warnings';
+import { olderRatesNote, sayWarning, stepWarningLines } from './step-warnings';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -40,8 +40,8 @@ export function runStatus(run: ReportRun, t: Translate = english): string {
   const unfinished = run.unfinishedSteps?.length ?? 0;
   const status = t(run.doc.status);
   const steps = unfinished === 0 ? status : unfinished === 1 ? t('{0} (1 step unfinished)', status) : t('{0} ({1} steps unfinished)', status, unfinished);
-  // The reason is the engine's or the server's own words.
-  return run.doc.status !== 'complete' && run.doc.statusReason ? `${steps}: ${run.doc.statusReason}` : steps;
+  // The reason, worded again where LLM Bench wrote it from a template (the error it quotes stays as it was).
+  return run.doc.status !== 'complete' && run.doc.statusReason ? `${steps}: ${sayWarning(run.doc.statusReason, t)}` : steps;
 }
 
 import type { CurveSchema, CurvePointSchema, RankingRowSchema, ReportChartSchema, ReportModelSchema } from '../format/messages/report';

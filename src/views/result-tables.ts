@@ -11,7 +11,7 @@ import type { TableColumn } from './chart-spec';
 import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
-import { markedName, NO_BREAK } from './step-warnings';
+import { markedName, NO_BREAK, sayWarning } from './step-warnings';
 import { english, type Translate } from './l10n';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
@@ -216,8 +216,8 @@ export interface SummaryItem {
  * machine's by default), the finish with how long the run took.
  */
 export function summaryItems(summary: RunSummary, offsetMinutes?: number, t: Translate = english): SummaryItem[] {
-  // The status word in the display language; the reason is the engine's or the server's own words.
-  const status = summary.statusReason ? `${t(summary.status)}: ${summary.statusReason}` : t(summary.status);
+  // The status word in the display language; the reason worded again where LLM Bench wrote it from a template (the error it quotes stays as it was).
+  const status = summary.statusReason ? `${t(summary.status)}: ${sayWarning(summary.statusReason, t)}` : t(summary.status);
   const took = summary.finishedAt === null || summary.createdAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },

@@ -69,7 +69,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     charts: failure ? [] : [...reasoningSplitCharts(rows), ...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
-    server: serverSection(doc),
+    server: serverSection(doc, t),
     endpoints: endpointSection(doc),
     trace: traceSection(doc, t),
     shards: shardsSection(doc),
@@ -142,22 +142,22 @@ export function traceSection(doc: ResultDocument, t: Translate = english): Trace
  * The server's figures per step and its charts over the run's time, with a mark where each step
  * began; null when the run recorded no server metrics (scraping off, an older or imported file).
  */
-export function serverSection(doc: ResultDocument): ServerSection | null {
+export function serverSection(doc: ResultDocument, t: Translate = english): ServerSection | null {
   const series = runSeries(doc);
   if (!doc.serverMetrics && series.length === 0) return null;
   const engine = engineOf(doc, series);
-  const source = serverSourceText(doc, engine);
+  const source = serverSourceText(doc, engine, t);
   const { charts, missing } = serverTimeCharts(serverLinesOf(commonSeries(series, engine)));
   if (charts.length === 0) {
-    const why = series.some((s) => s.source === 'server') ? 'none of the metrics LLM Bench reads was among them' : 'no sample was scraped (see the warnings above)';
-    return { source, table: { columns: [], rows: [] }, charts: [], notes: [`No server figures: ${why}.`] };
+    const why = series.some((s) => s.source === 'server') ? t('No server figures: none of the metrics LLM Bench reads was among them.') : t('No server figures: no sample was scraped (see the warnings above).');
+    return { source, table: { columns: [], rows: [] }, charts: [], notes: [why] };
   }
   const steps = stepFiguresOf(doc.steps, series, engine);
   const unplaced = steps.filter((step) => step.figures === null).map((step) => step.name);
   const notes = [
-    ...(missing.length ? [`${ENGINE_NAMES[engine]} does not export: ${missing.join(', ')}.`] : []),
-    ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
-    ...tokenRateNotes(doc, steps),
+    ...(missing.length ? [t('{0} does not export: {1}.', ENGINE_NAMES[engine], missing.join(', '))] : []),
+    ...(unplaced.length ? [t("No span on the run's clock for: {0} (the file predates it).", unplaced.join(', '))] : []),
+    ...tokenRateNotes(doc, steps, t),
   ];
   const markers = stepMarkers(doc.steps);
   // One time range for every chart over run time, drawn side by side: the last moment any of them has.
@@ -180,7 +180,7 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
           charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
         }))
       : [];
-  if (replicas.length > 0) notes.push(`Over ${replicas.length} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint's own.`);
+  if (replicas.length > 0) notes.push(t('Over {0} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint\'s own.', replicas.length));
   return {
     source,
     table: serverTable(steps),

@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -87,6 +87,9 @@ const WORDINGS: readonly Wording[] = [
   ...words(WORKERS_REASON_TEXT),
   // The run's warnings of a trace replay, `step: message`.
   ...words(TRACE_REPLAY_TEXT),
+  // Why a run ended as it did, and the run's warning that /metrics could not be read.
+  ...words(STATUS_REASON_TEXT),
+  ...words(SERVER_METRICS_TEXT),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
@@ -96,15 +99,15 @@ const WORDINGS: readonly Wording[] = [
 const patterns = new Map<string, RegExp>();
 /**
  * The template as a pattern that takes its figures back out of a message it filled: each `{n}` a
- * lazy group, in order. A figure (a placeholder without worded parts) holds no ": ", so that a
- * template that opens with one does not take a line's `step: ` prefix for part of its figure.
+ * lazy group, in order. A figure that opens the template (without worded parts) holds no ": ", so
+ * that it does not take a line's `step: ` prefix for part of itself.
  */
 function patternOf(template: string, worded: readonly number[] = []): RegExp {
   const key = `${template}|${worded.join(',')}`;
   let pattern = patterns.get(key);
   if (pattern === undefined) {
     const pieces = template.split(/\{\d+\}/).map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    const source = pieces.reduce((joined, piece, i) => `${joined}${worded.includes(i - 1) ? '(.+?)' : '((?:(?!: ).)+?)'}${piece}`);
+    const source = pieces.reduce((joined, piece, i) => `${joined}${i === 1 && pieces[0] === '' && !worded.includes(0) ? '((?:(?!: ).)+?)' : '(.+?)'}${piece}`);
     pattern = new RegExp(`^${source}$`, 's');
     patterns.set(key, pattern);
   }

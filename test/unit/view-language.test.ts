@@ -220,3 +220,25 @@ test('a trace replay\'s run warnings are said again in Chinese with their figure
     assert.equal(sayWarning(warning, english), warning);
   }
 });
+
+test("the server section's source and notes, a failed run's status reason and its warning that /metrics could not be read, in Chinese", () => {
+  const counted = buildResultView(forReading(runs.counted.doc), runs.counted.fileName, undefined, chinese);
+  assert.ok(counted.server, 'the simulator run has no server section');
+  assert.match(counted.server.source, /^vLLM 指标来自 http:\/\/127\.0\.0\.1:\d+\/metrics，每 1 s 抓取一次$/);
+  assert.ok(counted.server.notes.some((n) => n.startsWith('整个运行的 token 交叉核对')), counted.server.notes.join('\n'));
+  for (const note of counted.server.notes) assert.deepEqual(englishLeft(note, dataOf(runs.counted.doc)), [], note);
+  assert.match(buildResultView(forReading(runs.counted.doc), runs.counted.fileName).server!.notes.join('\n'), /^Token cross-check over the whole run: /m);
+
+  const { doc, fileName } = runs.failed;
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view: buildResultView(forReading(doc), fileName, undefined, chinese) });
+  const d = page.document;
+  const status = [...d.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === '状态')?.nextElementSibling?.textContent ?? '';
+  assert.match(status, /^失败: 所有测量的请求都失败了（2 connect）；第一个：connection refused at /);
+  const warnings = [...d.querySelectorAll('.run-warnings .notice')].map((p) => p.textContent ?? '');
+  assert.ok(warnings.some((w) => w.startsWith('服务端指标：无法读取 http://127.0.0.1:9/metrics')), warnings.join('\n'));
+  const serverNotes = [...d.querySelectorAll('.notice')].map((p) => p.textContent ?? '').filter((n) => n.startsWith('没有服务端数值'));
+  assert.equal(serverNotes.length, 1);
+  assert.equal(d.querySelector('.scroll-hint')?.textContent, '右侧还有更多列：请横向滚动表格。');
+  assert.deepEqual(page.scriptErrors, []);
+});
