@@ -9,7 +9,8 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageEvent } from '../format/messages/protocol';
-import type { ViewLocale } from '../views/l10n';
+import type { Translate, ViewLocale } from '../views/l10n';
+import { inDisplayLocale } from '../views/number-format';
 
 /** What the host posts a page before its first view (webview-session.ts). */
 export function webviewLanguage(): LanguageEvent {
@@ -19,6 +20,12 @@ export function webviewLanguage(): LanguageEvent {
 /** The display language for what the host writes itself (the report's HTML and Markdown exports). */
 export function displayLocale(): ViewLocale {
   return { t: (key, ...args) => vscode.l10n.t(key, ...args), locale: vscode.env.language };
+}
+
+/** A view model the host sends a page, built in the display language: its words through l10n.t, its figures in the display locale. */
+export function inDisplayLanguage<T>(build: (t: Translate) => T): T {
+  const { t, locale } = displayLocale();
+  return inDisplayLocale(locale, () => build(t));
 }
 
 /**

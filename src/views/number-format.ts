@@ -44,6 +44,21 @@ export function setDisplayLocale(locale: string): void {
   displayLocale = known;
 }
 
+/**
+ * `build`'s figures in `locale`, the locale restored after (a throw included): the host formats the
+ * view models it sends a page (their notes, a run's workers) in the page's display locale this way,
+ * by the same path as the page, and everything else it writes stays en-US.
+ */
+export function inDisplayLocale<T>(locale: string, build: () => T): T {
+  const before = displayLocale;
+  setDisplayLocale(locale);
+  try {
+    return build();
+  } finally {
+    displayLocale = before;
+  }
+}
+
 const decimalFormatters = new Map<string, Intl.NumberFormat>();
 
 /**

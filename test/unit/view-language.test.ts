@@ -18,7 +18,7 @@ import { buildResultView } from '../../src/views/result';
 import { buildCompareView } from '../../src/views/compare';
 import { buildReportModel, type ReportRun } from '../../src/views/report';
 import { stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
-import { formatDuration } from '../../src/views/number-format';
+import { formatCount, formatDuration, inDisplayLocale } from '../../src/views/number-format';
 import { sayWarning } from '../../src/views/step-warnings';
 import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
@@ -241,4 +241,19 @@ test("the server section's source and notes, a failed run's status reason and it
   assert.equal(serverNotes.length, 1);
   assert.equal(d.querySelector('.scroll-hint')?.textContent, '右侧还有更多列：请横向滚动表格。');
   assert.deepEqual(page.scriptErrors, []);
+});
+
+test("a view model the host builds takes the display locale's figures through inDisplayLocale, and the host's own figures stay en-US after", () => {
+  // zh-CN groups digits as en-US does: German, which does not, shows which path a figure took.
+  const { doc, fileName } = runs.estimated;
+  const note = (view: ReturnType<typeof buildResultView>) => view.notes.find((n) => n.includes('concurrency@64') && /\d[.,]\d/.test(n)) ?? '';
+  const english = note(buildResultView(forReading(doc), fileName));
+  const mean = /averaged (\d+\.\d) requests/.exec(english)?.[1];
+  assert.ok(mean, english);
+  const german = note(inDisplayLocale('de', () => buildResultView(forReading(doc), fileName)));
+  assert.ok(german.includes(`averaged ${mean.replace('.', ',')} requests`), german);
+  assert.equal(formatCount(12345), '12,345');
+  assert.equal(inDisplayLocale('zh-cn', () => formatCount(12345)), '12,345');
+  assert.throws(() => inDisplayLocale('de', () => { throw new Error('build failed'); }));
+  assert.equal(formatCount(12345), '12,345');
 });
