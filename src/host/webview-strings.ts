@@ -527,5 +527,8 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("Every measured request failed ({0}); the first: {1}"),
     vscode.l10n.t("Cancelled before the run finished; every request measured until then is kept."),
     vscode.l10n.t("Server metrics: cannot read {0} ({1}); the run goes on without the server's metrics while it fails."),
+    vscode.l10n.t(", at {0} req/s achieved"),
+    vscode.l10n.t(", at {0} in flight (measured mean)"),
+    vscode.l10n.t(", at {0} in flight (configured: the file has no measured concurrency)"),
   ];
 }

@@ -58,7 +58,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
   const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
-  const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'));
+  const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'), t);
   return {
     summary: runSummary(doc, fileName, t),
     xAxis,
@@ -79,7 +79,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
 }
 
 /** The figures of a run of one load, as a card: the step table's main figures (the mean across repeats when it repeated). */
-function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): NonNullable<ResultView['figures']> | null {
+function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean, t: Translate): NonNullable<ResultView['figures']> | null {
   const groups = groupByName(rows);
   if (groups.length !== 1) return null;
   const [name, group] = groups[0]!;
@@ -99,15 +99,22 @@ function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): N
   const stat = (metric: 'ttftMs' | 'tpotMs' | 'latencyMs', p: 'p50' | 'p99') => {
     const has = (key: 'p50' | 'p99' | 'mean') => group.some((row) => typeof row[metric]?.[key] === 'number');
     const key = has(p) ? p : p === 'p50' && has('mean') ? 'mean' : p;
-    return figure(metric, `${METRICS[metric].label} ${key}`, (row) => row[metric]?.[key]);
+    return figure(metric, `${t(METRICS[metric].label)} ${key}`, (row) => row[metric]?.[key]);
   };
   const x = mean((row) => row.x);
-  const at = x === null ? '' : xAxis.kind === 'rate' ? `, at ${formatMetric('requestsPerSecond', x.mean)} req/s achieved` : `, at ${measuredLoad ? formatMetric('achievedConcurrency', x.mean) : String(x.mean)} in flight (${measuredLoad ? 'measured mean' : 'configured: the file has no measured concurrency'})`;
+  const at =
+    x === null
+      ? ''
+      : xAxis.kind === 'rate'
+        ? t(', at {0} req/s achieved', formatMetric('requestsPerSecond', x.mean))
+        : measuredLoad
+          ? t(', at {0} in flight (measured mean)', formatMetric('achievedConcurrency', x.mean))
+          : t(', at {0} in flight (configured: the file has no measured concurrency)', String(x.mean));
   return {
-    load: `${name}${group.length > 1 ? ` (mean of ${group.length} repeats)` : ''}${at}`,
+    load: `${group.length > 1 ? t('{0} (mean of {1} repeats)', name, group.length) : name}${at}`,
     items: [
-      figure('outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
-      figure('requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      figure('outputTokensPerSecond', t('Output tokens per second'), (r) => r.outputTokensPerSecond),
+      figure('requestsPerSecond', t('Requests per second'), (r) => r.requestsPerSecond),
       stat('ttftMs', 'p50'),
       stat('ttftMs', 'p99'),
       stat('tpotMs', 'p50'),

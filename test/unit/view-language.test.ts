@@ -34,7 +34,7 @@ const HAN = /[\u4e00-\u9fff]/;
 
 let dir = '';
 /** A sweep whose token counts are estimated (--no-usage) and whose 64 can never fill with 40 requests; the same sweep with the server's counts; a run against a closed port. */
-const runs: Record<'estimated' | 'counted' | 'failed', { doc: ResultDocument; fileName: string }> = {} as never;
+const runs: Record<'estimated' | 'counted' | 'failed' | 'single', { doc: ResultDocument; fileName: string }> = {} as never;
 
 function simulate(name: keyof typeof runs, args: string[]): void {
   const file = join(dir, `${name}.llmbench.json`);
@@ -49,6 +49,7 @@ before(() => {
   simulate('estimated', [...sweep, '--no-usage']);
   simulate('counted', sweep);
   simulate('failed', ['--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--concurrency', '1', '--requests', '2']);
+  simulate('single', ['--sim', 'tiny', '--concurrency', '4', '--requests', '20', '--input-tokens', '32', '--output-tokens', '32']);
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -256,4 +257,13 @@ test("a view model the host builds takes the display locale's figures through in
   assert.equal(inDisplayLocale('zh-cn', () => formatCount(12345)), '12,345');
   assert.throws(() => inDisplayLocale('de', () => { throw new Error('build failed'); }));
   assert.equal(formatCount(12345), '12,345');
+});
+
+test('a run of one load: its figures card says its load and labels in Chinese', () => {
+  const { doc, fileName } = runs.single;
+  const figures = buildResultView(forReading(doc), fileName, undefined, chinese).figures;
+  assert.ok(figures, 'a run of one load has no figures card');
+  assert.match(figures.load, /^concurrency@4，[\d.]+ 个在途（测得的均值）$/);
+  assert.deepEqual(figures.items.slice(0, 3).map((item) => item.label), ['每秒输出 token 数', '每秒请求数 (QPS)', '首 token 延迟 (TTFT) p50']);
+  assert.match(buildResultView(forReading(doc), fileName).figures!.load, /^concurrency@4, at [\d.]+ in flight \(measured mean\)$/);
 });
