@@ -96,3 +96,24 @@ export const STATUS_REASON_TEXT = {
 export const SERVER_METRICS_TEXT = {
   cannotRead: "Server metrics: cannot read {0} ({1}); the run goes on without the server's metrics while it fails.",
 } as const;
+
+/**
+ * The run's token cross-check when it failed or checked one side only (src/observe/monitor.ts):
+ * `{0}; ...`, its head first, which says what the client received in one of `received`'s words.
+ */
+export const CROSS_CHECK_TEXT = {
+  head: 'Server/client token cross-check: the server counted {0} generated tokens during the run, {1} (tolerance {2})',
+  received: {
+    // The longer wordings first: 'the client received {0}' would take in the rest.
+    between: 'the client received {0} counted and between {1} and {2} more in {3} requests whose counts are estimates',
+    atLeast: 'the client received {0} counted and at least {1} more in {2} requests whose counts are estimates',
+    counted: 'the client received {0}',
+  },
+  ending: {
+    serverMoreFailed: '{0}; the server generated {1} more: another client on the same server, or streams this client lost ({2} requests failed).',
+    serverMore: '{0}; the server generated {1} more: another client on the same server, or streams this client lost.',
+    clientMore: "{0}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.",
+    lowerOnly:
+      '{0}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.',
+  },
+} as const;

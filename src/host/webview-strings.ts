@@ -530,5 +530,13 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t(", at {0} req/s achieved"),
     vscode.l10n.t(", at {0} in flight (measured mean)"),
     vscode.l10n.t(", at {0} in flight (configured: the file has no measured concurrency)"),
+    vscode.l10n.t("Server/client token cross-check: the server counted {0} generated tokens during the run, {1} (tolerance {2})"),
+    vscode.l10n.t("the client received {0} counted and between {1} and {2} more in {3} requests whose counts are estimates"),
+    vscode.l10n.t("the client received {0} counted and at least {1} more in {2} requests whose counts are estimates"),
+    vscode.l10n.t("the client received {0}"),
+    vscode.l10n.t("{0}; the server generated {1} more: another client on the same server, or streams this client lost ({2} requests failed)."),
+    vscode.l10n.t("{0}; the server generated {1} more: another client on the same server, or streams this client lost."),
+    vscode.l10n.t("{0}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset."),
+    vscode.l10n.t("{0}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed."),
   ];
 }

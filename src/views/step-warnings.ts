@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -90,6 +90,8 @@ const WORDINGS: readonly Wording[] = [
   // Why a run ended as it did, and the run's warning that /metrics could not be read.
   ...words(STATUS_REASON_TEXT),
   ...words(SERVER_METRICS_TEXT),
+  // The run's token cross-check: `{0}; ...`, its head holding what the client received.
+  ...Object.values(CROSS_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: CROSS_CHECK_TEXT.head, parts: { 1: words(CROSS_CHECK_TEXT.received) } }] } })),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },

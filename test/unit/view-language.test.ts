@@ -22,6 +22,7 @@ import { formatCount, formatDuration, inDisplayLocale } from '../../src/views/nu
 import { sayWarning } from '../../src/views/step-warnings';
 import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
+import { tokenCrossCheck } from '../../src/observe/monitor';
 import { renderHtmlReport } from '../../src/report/html';
 import { formatMarkdownReport } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
@@ -66,7 +67,7 @@ function englishLeft(text: string, data: readonly string[] = []): string[] {
   rest = rest
     .replace(/https?:\/\/\S+|--[a-z-]+(?: \w+)?|\b[\w-]+@\d+\b|\w+\.llmbench\.json|\btok\/s|\breq\/s/g, ' ')
     .replace(/\/[\w/.-]+/g, ' ')
-    .replace(/\b(?:TTFT|TTFO|TPOT|ITL|QPS|SLO|KV|LLM Bench|CPU|API|URL|JSON|OpenAI|bootstrap|Student|token|tokens?|tok\/s|req\/s|ms|s|p\d\d|n\/a|n=\d+|A|B|chat|connect|http|ulimit|usage|UTC|max-model-len|curl|auto)\b/g, ' ');
+    .replace(/\b(?:TTFT|TTFO|TPOT|ITL|QPS|SLO|KV|LLM Bench|CPU|API|URL|JSON|OpenAI|bootstrap|Student|token|tokens?|tok\/s|req\/s|ms|s|p\d\d|n\/a|n=\d+|A|B|chat|connect|http|ulimit|usage|max_tokens|UTC|max-model-len|curl|auto)\b/g, ' ');
   return [...new Set(rest.match(/[A-Za-z]{3,}(?:[ -][A-Za-z]{2,})*/g) ?? [])];
 }
 
@@ -266,4 +267,26 @@ test('a run of one load: its figures card says its load and labels in Chinese', 
   assert.match(figures.load, /^concurrency@4，[\d.]+ 个在途（测得的均值）$/);
   assert.deepEqual(figures.items.slice(0, 3).map((item) => item.label), ['每秒输出 token 数', '每秒请求数 (QPS)', '首 token 延迟 (TTFT) p50']);
   assert.match(buildResultView(forReading(doc), fileName).figures!.load, /^concurrency@4, at [\d.]+ in flight \(measured mean\)$/);
+});
+
+test("the run's token cross-check warnings, every wording from tokenCrossCheck itself, are said again in Chinese with their figures", () => {
+  const client = (counted: number, estimated: { requests: number; atLeast: number; atMost: number }, failed = 0) => ({ counted, estimated, failed });
+  const none = { requests: 0, atLeast: 0, atMost: 0 };
+  const warnings = [
+    tokenCrossCheck(5000, client(1000, none, 3)),
+    tokenCrossCheck(5000, client(1000, none)),
+    tokenCrossCheck(100, client(1000, none)),
+    tokenCrossCheck(1000, client(900, { requests: 4, atLeast: 40, atMost: Infinity })),
+    tokenCrossCheck(9000, client(900, { requests: 4, atLeast: 40, atMost: 512 })),
+  ].map((check) => check.warning);
+  assert.equal(new Set(warnings).size, 5, warnings.join('\n'));
+  for (const warning of warnings) {
+    assert.ok(warning);
+    const said = sayWarning(warning, chinese);
+    assert.match(said, /^服务端\/客户端 token 交叉核对：/, said);
+    assert.deepEqual(englishLeft(said), [], said);
+    assert.deepEqual((said.match(/\d+/g) ?? []).sort(), (warning.match(/\d+/g) ?? []).sort(), said);
+    assert.equal(sayWarning(warning, english), warning);
+  }
+  assert.equal(tokenCrossCheck(1000, client(1000, none)).warning, null);
 });
