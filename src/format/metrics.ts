@@ -4,6 +4,8 @@
  * uses the same wording. Peer tools define TTFT, ITL and TPOT differently, so ours are spelled out.
  */
 
+import { fillPlaceholders } from './warning-text';
+
 export type MetricKey =
   | 'requestsPerSecond'
   | 'outputTokensPerSecond'
@@ -210,14 +212,15 @@ export const ITL_FOOTNOTE =
 /**
  * What a reader of reasoning and answer token counts must know when the server's usage did not
  * count the reasoning: `estimated` responses were split by the rough estimate, `counted` by the
- * run's tokenizer. Said in the terminal at the end of a run and in the result view.
+ * run's tokenizer. Said in the terminal at the end of a run and in the result view (`say`: in the
+ * view's display language, src/views/l10n.ts).
  */
-export function reasoningCountNotes(estimated: number, counted: number): string[] {
+export function reasoningCountNotes(estimated: number, counted: number, say: (text: string, ...args: number[]) => string = (text, ...args) => fillPlaceholders(text, args)): string[] {
   const notes: string[] = [];
   if (estimated > 0) {
-    notes.push(`Reasoning and answer tokens of ${estimated} responses are estimates (characters / 4): the server's usage did not count the reasoning and no tokenizer was given. Give --tokenizer for exact counts.`);
+    notes.push(say("Reasoning and answer tokens of {0} responses are estimates (characters / 4): the server's usage did not count the reasoning and no tokenizer was given. Give --tokenizer for exact counts.", estimated));
   }
-  if (counted > 0) notes.push(`Reasoning and answer tokens of ${counted} responses were counted with the run's tokenizer: the server's usage did not count the reasoning.`);
+  if (counted > 0) notes.push(say("Reasoning and answer tokens of {0} responses were counted with the run's tokenizer: the server's usage did not count the reasoning.", counted));
   return notes;
 }
 

@@ -63,3 +63,57 @@ export const CLIENT_BOUND_TEXT = {
     heldUp: 'it was busy only {0} of the step: something else held its thread (garbage collection, a busy host thread), so TTFT and ITL may be inflated.',
   },
 } as const;
+
+/**
+ * Why a run used the workers it did (src/load/workers.ts), stored in its file (`workers.reason`):
+ * worded again in the display language like a step warning.
+ */
+export const WORKERS_REASON_TEXT = {
+  // A longer wording before the one it extends: a reader tries them in order, and a figure may take in anything.
+  askedOverCores: "asked for {0} (more than this machine's {1} cores less one: they share cores)",
+  asked: 'asked for {0}',
+  noStep: 'auto: no step',
+  oneWorker: 'auto: the heaviest step ({0}) may stream about {1} chunks/s, which one worker keeps easily (up to {2})',
+  severalOverCores: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each; this machine allows {4} ({5} cores less one)',
+  several: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each',
+} as const;
+
+/** A trace step's replay that went other than recorded (src/load/trace-gather.ts), kept in the file's warnings as `step: message`. */
+export const TRACE_REPLAY_TEXT = {
+  promptsLate:
+    '{0} of {1} prompts were built after their send time: the client could not build them fast enough (a slow tokenizer or machine), so those requests went out late and the load was lighter than the trace\'s.',
+  fellBehind:
+    'the replay fell behind its trace: send lateness p99 {0} ms, max {1} ms (sent minus recorded time, scaled). The load over time was later and lighter than recorded: a concurrency cap held requests back, or this machine could not keep up (check its CPU, or lower --time-scale).',
+} as const;
+
+/** Why a run ended as it did (src/load/gather.ts), stored as its `statusReason`. */
+export const STATUS_REASON_TEXT = {
+  allFailed: 'Every measured request failed ({0}); the first: {1}',
+  cancelled: 'Cancelled before the run finished; every request measured until then is kept.',
+} as const;
+
+/** The server-metrics scraper's warning when /metrics cannot be read (src/observe/metrics-scraper.ts), kept in the file's warnings. */
+export const SERVER_METRICS_TEXT = {
+  cannotRead: "Server metrics: cannot read {0} ({1}); the run goes on without the server's metrics while it fails.",
+} as const;
+
+/**
+ * The run's token cross-check when it failed or checked one side only (src/observe/monitor.ts):
+ * `{0}; ...`, its head first, which says what the client received in one of `received`'s words.
+ */
+export const CROSS_CHECK_TEXT = {
+  head: 'Server/client token cross-check: the server counted {0} generated tokens during the run, {1} (tolerance {2})',
+  received: {
+    // The longer wordings first: 'the client received {0}' would take in the rest.
+    between: 'the client received {0} counted and between {1} and {2} more in {3} requests whose counts are estimates',
+    atLeast: 'the client received {0} counted and at least {1} more in {2} requests whose counts are estimates',
+    counted: 'the client received {0}',
+  },
+  ending: {
+    serverMoreFailed: '{0}; the server generated {1} more: another client on the same server, or streams this client lost ({2} requests failed).',
+    serverMore: '{0}; the server generated {1} more: another client on the same server, or streams this client lost.',
+    clientMore: "{0}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.",
+    lowerOnly:
+      '{0}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.',
+  },
+} as const;

@@ -19,7 +19,7 @@ import type { ResultSession } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { hostWebview, webviewOptions } from './webview-html';
-import { displayLocale } from './webview-strings';
+import { inDisplayLanguage } from './webview-strings';
 
 export { COMPARE_COMMANDS, COMPARE_SCHEME, COMPARE_VIEW_TYPE } from './view-ids';
 export { compareTarget, compareUri } from './compare-files';
@@ -66,7 +66,7 @@ class ComparePanel implements vscode.Disposable {
     const [la, lb] = await Promise.all([loadResult(this.a), loadResult(this.b)]);
     if (!la.ok) return this.fail(this.a, la.error);
     if (!lb.ok) return this.fail(this.b, lb.error);
-    this.session.show({ type: 'show-compare', view: buildCompareView(la.read, lb.read, fileNameOf(this.a), fileNameOf(this.b), displayLocale().t) });
+    this.session.show({ type: 'show-compare', view: inDisplayLanguage((t) => buildCompareView(la.read, lb.read, fileNameOf(this.a), fileNameOf(this.b), t)) });
   }
 
   /** B becomes A: the deltas and their verdicts turn around; the panel keeps the new order for a restore. */

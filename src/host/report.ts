@@ -17,7 +17,7 @@ import { formatLabelsText, parseLabelsText, withLabels } from '../views/labels';
 import { loadRuns } from '../report/load';
 import { buildReportModel, type ReportModel, type ReportOptions, type ReportRun } from '../views/report';
 import { formatMarkdownReport } from '../report/tables';
-import { displayLocale } from './webview-strings';
+import { displayLocale, inDisplayLanguage } from './webview-strings';
 import type { Registrar } from './feature-loader';
 import { registerPanelRestorer } from './panel-restore';
 import { editLabelFields } from './label-editor';
@@ -68,7 +68,7 @@ class ReportPanel {
   }
 
   private show(options: ReportOptions): OpenedReport {
-    const model = buildReportModel(this.runs, options);
+    const model = inDisplayLanguage((t) => buildReportModel(this.runs, options, t));
     this.session.show({ type: 'model', title: this.title, model, problems: this.problems });
     // What the webview keeps for VS Code to hand back when it restores the panel after a reload.
     this.session.keep({ type: 'keep-state', state: { paths: this.paths, options } });
@@ -96,9 +96,9 @@ class ReportPanel {
   }
 
   private async export(format: 'html' | 'csv' | 'md'): Promise<void> {
-    const model = buildReportModel(this.runs, this.options ?? {});
     // The exports read in the display language, as the views do.
     const language = displayLocale();
+    const model = buildReportModel(this.runs, this.options ?? {}, language.t);
     const text =
       format === 'html'
         ? renderHtmlReport(model, this.runs, this.title, new Date(), language)

@@ -14,6 +14,7 @@ import { RESULT_COMMANDS } from './view-ids';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { alignAxes, buildResultView } from '../views/result';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
+import { inDisplayLanguage } from './webview-strings';
 import { savePng, saveWithDialog } from './save-file';
 import { formatFileSize, hostWebview } from './webview-html';
 import type { WebviewSession } from './webview-session';
@@ -104,10 +105,12 @@ class ResultEditor implements vscode.Disposable {
       return;
     }
     this.doc = loaded.read.document;
-    let view = buildResultView(loaded.read, fileName);
-    if (this.partner) {
-      const other = await loadResult(this.partner);
-      if (other.ok) [view] = alignAxes(view, buildResultView(other.read, fileNameOf(this.partner)));
+    // What the view model words itself (its notes, the run's failure and workers) in the display language, as the page does.
+    let view = inDisplayLanguage((t) => buildResultView(loaded.read, fileName, undefined, t));
+    const partner = this.partner;
+    if (partner) {
+      const other = await loadResult(partner);
+      if (other.ok) [view] = alignAxes(view, inDisplayLanguage((t) => buildResultView(other.read, fileNameOf(partner), undefined, t)));
     }
     this.session.show({ type: 'show', view, columns: this.actions.columns() });
   }

@@ -11,7 +11,7 @@ import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, t
 import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
 import { STEP_WARNING_KINDS, type CacheReset, type ClientLoad, type FailoverEvent, type LoadFigures, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
-import { fillPlaceholders, MAX_ERRORS_TEXT } from '../format/warning-text';
+import { fillPlaceholders, MAX_ERRORS_TEXT, STATUS_REASON_TEXT } from '../format/warning-text';
 import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
 import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
@@ -439,10 +439,10 @@ export class RunGather {
       // `errors` also counts requests the run cancelled, which are not measured.
       for (const s of summaries) for (const [kind, n] of Object.entries(s.errors)) if (kind !== 'cancelled') kinds.set(kind, (kinds.get(kind) ?? 0) + n);
       const summary = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
-      return ['failed', `Every measured request failed (${summary}); the first: ${this.firstMeasuredError ?? ''}`];
+      return ['failed', fillPlaceholders(STATUS_REASON_TEXT.allFailed, [summary, this.firstMeasuredError ?? ''])];
     }
     if (this.lost !== null) return ['partial', this.lost];
-    if (userCancelled) return ['partial', 'Cancelled before the run finished; every request measured until then is kept.'];
+    if (userCancelled) return ['partial', STATUS_REASON_TEXT.cancelled];
     if (measured === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
     return ['complete', null];
   }

@@ -6,6 +6,7 @@
  */
 import type { StepSummary } from '../format/result';
 import { LATE_REPLAY_MS } from '../format/trace';
+import { fillPlaceholders, TRACE_REPLAY_TEXT } from '../format/warning-text';
 
 /** Lateness buckets grow by 1% (above 10 µs): p50 and p99 within 1% of the exact figure, in a few hundred counters. */
 const BUCKET_GROWTH = Math.log(1.01);
@@ -72,13 +73,13 @@ export function traceStepWarnings(stepName: string, summary: StepSummary, prompt
   const sent = summary.requests.total;
   if (promptsLate > 0) {
     warnings.push(
-      `${stepName}: ${promptsLate} of ${sent} prompts were built after their send time: the client could not build them fast enough (a slow tokenizer or machine), so those requests went out late and the load was lighter than the trace's.`,
+      `${stepName}: ${fillPlaceholders(TRACE_REPLAY_TEXT.promptsLate, [promptsLate, sent])}`,
     );
   }
   const lateness = summary.queueMs;
   if (lateness !== null && lateness.p99 !== null && lateness.p99 > LATE_REPLAY_MS) {
     warnings.push(
-      `${stepName}: the replay fell behind its trace: send lateness p99 ${lateness.p99.toFixed(1)} ms, max ${(lateness.max ?? lateness.p99).toFixed(1)} ms (sent minus recorded time, scaled). The load over time was later and lighter than recorded: a concurrency cap held requests back, or this machine could not keep up (check its CPU, or lower --time-scale).`,
+      `${stepName}: ${fillPlaceholders(TRACE_REPLAY_TEXT.fellBehind, [lateness.p99.toFixed(1), (lateness.max ?? lateness.p99).toFixed(1)])}`,
     );
   }
   return warnings;

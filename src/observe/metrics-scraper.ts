@@ -11,6 +11,7 @@ import type { ServerMetricsConfig } from '../format/config';
 import { redactUrl } from '../format/config';
 import { recogniseEngine, seriesKey, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { errorCode } from '../format/errors';
+import { fillPlaceholders, SERVER_METRICS_TEXT } from '../format/warning-text';
 import { parsePrometheusText, withoutSampleSuffix } from './prometheus';
 import { serverRoute } from './probe-core';
 
@@ -225,7 +226,7 @@ export class ServerMetricsScraper {
       if (timedOut) {
         this.warnOnce('timeout', `Server metrics: ${this.shownUrl} did not answer within ${timeoutMs} ms (${final ? 'the last scrape, after the last request' : `80% of the ${this.options.config.intervalMs} ms interval`}); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.`);
       } else {
-        this.warnOnce('connect', `Server metrics: cannot read ${this.shownUrl} (${(error as Error).message}); the run goes on without the server's metrics while it fails.`);
+        this.warnOnce('connect', fillPlaceholders(SERVER_METRICS_TEXT.cannotRead, [this.shownUrl, (error as Error).message]));
       }
       return false;
     }

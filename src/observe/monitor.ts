@@ -7,6 +7,7 @@
  */
 import type { Labels, RunConfig } from '../format/config';
 import type { TokenCrossCheck } from '../format/result';
+import { CROSS_CHECK_TEXT, fillPlaceholders } from '../format/warning-text';
 import type { RunEvent } from '../format/events';
 import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
@@ -42,6 +43,33 @@ export interface ClientOutputTokens {
   estimated: { requests: number; atLeast: number; atMost: number };
   /** Requests that failed (not cancelled): streams the client lost. */
   failed: number;
+}
+
+/**
+ * The server's count of generated tokens during the run against the client's: the counts compared,
+ * and a warning when they differ beyond the tolerance or only the lower side could be checked
+ * (worded from CROSS_CHECK_TEXT, so that a view can say it again in its language).
+ */
+export function tokenCrossCheck(server: number, client: ClientOutputTokens): { counts: TokenCrossCheck; warning: string | null } {
+  const { counted, estimated, failed } = client;
+  const low = counted + estimated.atLeast;
+  const high = counted + estimated.atMost;
+  const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, low), CROSS_CHECK_MIN_TOKENS);
+  const { received: words, ending } = CROSS_CHECK_TEXT;
+  const received =
+    estimated.requests === 0
+      ? fillPlaceholders(words.counted, [counted])
+      : estimated.atMost === Infinity
+        ? fillPlaceholders(words.atLeast, [counted, estimated.atLeast, estimated.requests])
+        : fillPlaceholders(words.between, [counted, estimated.atLeast, estimated.atMost, estimated.requests]);
+  const counts: TokenCrossCheck = { serverTokens: server, clientTokens: low, clientTokensAtMost: high === Infinity ? null : high, tolerance: Math.round(tolerance), agree: server <= high + tolerance && server >= low - tolerance };
+  const head = fillPlaceholders(CROSS_CHECK_TEXT.head, [server, received, Math.round(tolerance)]);
+  if (server > high + tolerance) {
+    return { counts, warning: failed > 0 ? fillPlaceholders(ending.serverMoreFailed, [head, server - high, failed]) : fillPlaceholders(ending.serverMore, [head, server - high]) };
+  }
+  if (server < low - tolerance) return { counts, warning: fillPlaceholders(ending.clientMore, [head]) };
+  if (high === Infinity) return { counts, warning: fillPlaceholders(ending.lowerOnly, [head]) };
+  return { counts, warning: null };
 }
 
 export class RunMonitor {
@@ -167,28 +195,7 @@ export class RunMonitor {
    */
   crossCheck(client: ClientOutputTokens): { counts: TokenCrossCheck; warning: string | null } | null {
     if (!this.finalRead || this.generatedAtStart === null || this.generatedAtEnd === null) return null;
-    const server = this.generatedAtEnd - this.generatedAtStart;
-    const { counted, estimated, failed } = client;
-    const low = counted + estimated.atLeast;
-    const high = counted + estimated.atMost;
-    const tolerance = Math.max(CROSS_CHECK_TOLERANCE * Math.max(server, low), CROSS_CHECK_MIN_TOKENS);
-    const received =
-      estimated.requests === 0
-        ? `the client received ${counted}`
-        : `the client received ${counted} counted${estimated.atMost === Infinity ? ` and at least ${estimated.atLeast}` : ` and between ${estimated.atLeast} and ${estimated.atMost}`} more in ${estimated.requests} requests whose counts are estimates`;
-    const counts: TokenCrossCheck = { serverTokens: server, clientTokens: low, clientTokensAtMost: high === Infinity ? null : high, tolerance: Math.round(tolerance), agree: server <= high + tolerance && server >= low - tolerance };
-    const head = `Server/client token cross-check: the server counted ${server} generated tokens during the run, ${received} (tolerance ${Math.round(tolerance)})`;
-    if (server > high + tolerance) {
-      const lost = failed > 0 ? ` (${failed} requests failed)` : '';
-      return { counts, warning: `${head}; the server generated ${server - high} more: another client on the same server, or streams this client lost${lost}.` };
-    }
-    if (server < low - tolerance) {
-      return { counts, warning: `${head}; the client counted more than the server generated: its token counts may not be the server's (check usage), or the server's counter was reset.` };
-    }
-    if (high === Infinity) {
-      return { counts, warning: `${head}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.` };
-    }
-    return { counts, warning: null };
+    return tokenCrossCheck(this.generatedAtEnd - this.generatedAtStart, client);
   }
 
   /**

@@ -63,13 +63,13 @@ function sloText(model: ReportModel, t: Translate): string {
 function runTables(run: ReportRun, t: Translate): string {
   const axis = chooseXAxis(run.doc.steps);
   // The reader gave every step a summary (an unfinished one from its records, marked partial).
-  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true, run.doc.importedFrom !== undefined)] : [])));
+  const steps = stepTable(run.doc.steps.flatMap((step, i) => (step.summary ? [stepRow(step, step.summary, axis, run.unfinishedSteps?.includes(i) === true, run.doc.importedFrom !== undefined)] : [])), undefined, t);
   const columns: TableColumn[] = steps.groups.flatMap((g, gi) =>
     g.columns.map((stat) => ({ label: gi === 0 ? 'Step' : g.label, unit: [g.unit, stat ? t(stat) : ''].filter(Boolean).join(', '), numeric: gi > 0, description: g.definition })),
   );
   const listed = [
-    ...definitionNotes(run.doc.steps),
-    ...localCountsNotes(run.doc.steps, stepLabel),
+    ...definitionNotes(run.doc.steps, t),
+    ...localCountsNotes(run.doc.steps, stepLabel, t),
     ...(run.doc.importedFrom?.notes ?? []),
   ];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';

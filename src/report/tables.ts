@@ -52,8 +52,9 @@ function figureOf(values: readonly (number | null | undefined)[], unit?: string,
 
 /** What a table of a repeated run says under it about its ± figures. */
 function repeatsNote(steps: readonly Omit<Step, 'requests'>[], options: TableOptions): string[] {
+  const t = options.t ?? english;
   return !options.perRepeat && hasRepeats(steps)
-    ? ["A repeated step's figures are the mean of its repeats' values ± the half-width of its 95% Student's t interval (--per-repeat lists each repeat)."]
+    ? [t("A repeated step's figures are the mean of its repeats' values ± the half-width of its 95% Student's t interval (--per-repeat lists each repeat).")]
     : [];
 }
 
@@ -137,9 +138,9 @@ function markedLabel(doc: ResultOverview, label: string, steps: readonly Omit<St
   return markedName(label, steps.flatMap((step) => stepWarnings(step, imported)));
 }
 
-/** Under a table of a run's steps: its workers, when more than one. */
-function workersLines(doc: ResultOverview): string[] {
-  return doc.workers && doc.workers.count > 1 ? [`Workers: ${doc.workers.count} (${doc.workers.reason}).`] : [];
+/** Under a table of a run's steps: its workers, when more than one (why, in the table's language). */
+function workersLines(doc: ResultOverview, t: Translate = english): string[] {
+  return doc.workers && doc.workers.count > 1 ? [t('Workers: {0} ({1}).', doc.workers.count, sayWarning(doc.workers.reason, t))] : [];
 }
 
 /** The steps' warnings under a table, each marked, and the rate definition of a file written before steady windows. */
@@ -147,7 +148,7 @@ function warningLines(doc: ResultOverview, t: Translate = english): string[] {
   const imported = doc.importedFrom !== undefined;
   const rates = olderRatesNote(doc.steps, imported);
   return [
-    ...(rates ? [rates] : []),
+    ...(rates ? [t(rates)] : []),
     ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported).map((line) => `${WARNING_MARK} ${sayWarning(line, t)}`),
   ];
 }
@@ -185,10 +186,11 @@ export function formatMarkdownTable(doc: ResultOverview, options: TableOptions =
   const warnings = warningLines(doc, options.t);
   return [
     markdownTable(header, rows),
-    footnote,
+    // The table keeps GuideLLM's column names (import reads them back); what is said under it is in the report's language.
+    (options.t ?? english)(footnote),
     ...repeatsNote(doc.steps, options),
-    ...localCountsNotes(doc.steps, stepLabel),
-    ...workersLines(doc),
+    ...localCountsNotes(doc.steps, stepLabel, options.t),
+    ...workersLines(doc, options.t),
     ...(warnings.length > 0 ? [warnings.map((w) => `- ${w}`).join('\n')] : []),
   ].join('\n\n') + '\n';
 }

@@ -149,17 +149,17 @@ function noiseRuleText(deltas: DeltaRow[], repeats: { a?: RepeatRow[] | undefine
 }
 
 /** What makes two runs not like for like: a comparison of them measures more than the server. */
-function differences(a: ResultDocument, b: ResultDocument): string[] {
+function differences(a: ResultDocument, b: ResultDocument, t: Translate): string[] {
   const warnings: string[] = [];
   if (rateDefinitionsDiffer(a.steps, b.steps, a.importedFrom !== undefined, b.importedFrom !== undefined)) {
     const older = a.steps.some((s) => s.summary?.rateWindow) ? 'B' : 'A';
-    warnings.push(`The runs take their rates differently: ${older} was written before steady windows (first send to last completion, cancelled requests left out), the other over steady windows. Rerun ${older} to compare rates like for like.`);
+    warnings.push(t('The runs take their rates differently: {0} was written before steady windows (first send to last completion, cancelled requests left out), the other over steady windows. Rerun {0} to compare rates like for like.', older));
   }
-  if (a.endpoint.model !== b.endpoint.model) warnings.push(`The runs served different models: A ${a.endpoint.model}, B ${b.endpoint.model}.`);
+  if (a.endpoint.model !== b.endpoint.model) warnings.push(t('The runs served different models: A {0}, B {1}.', a.endpoint.model, b.endpoint.model));
   const workload = (doc: ResultDocument) => JSON.stringify((doc.config as { workload?: unknown }).workload ?? null);
-  if (workload(a) !== workload(b)) warnings.push(`The runs sent different workloads (input/output tokens or dataset): A ${workload(a)}, B ${workload(b)}.`);
+  if (workload(a) !== workload(b)) warnings.push(t('The runs sent different workloads (input/output tokens or dataset): A {0}, B {1}.', workload(a), workload(b)));
   const kinds = (doc: ResultDocument) => [...new Set(doc.steps.map((s) => s.profile.kind))].join(', ');
-  if (kinds(a) !== kinds(b)) warnings.push(`The runs used different load profiles: A ${kinds(a)}, B ${kinds(b)}.`);
+  if (kinds(a) !== kinds(b)) warnings.push(t('The runs used different load profiles: A {0}, B {1}.', kinds(a), kinds(b)));
   return warnings;
 }
 
@@ -168,10 +168,10 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
   // One load axis for both: concurrency when every step of both held a concurrency, else the
   // achieved request rate, which every step has (so a rate sweep and a concurrency sweep share charts).
   const axis = chooseXAxis([...readA.document.steps, ...readB.document.steps]);
-  const [a, b] = alignAxes(buildResultView(readA, fileA, axis), buildResultView(readB, fileB, axis));
+  const [a, b] = alignAxes(buildResultView(readA, fileA, axis, t), buildResultView(readB, fileB, axis, t));
   const notes: string[] = [];
   if (chooseXAxis(readA.document.steps).kind !== chooseXAxis(readB.document.steps).kind) {
-    notes.push(`The runs use different load shapes (one held concurrencies, the other sent at rates): both are drawn against ${axis.label.toLowerCase()}.`);
+    notes.push(t('The runs use different load shapes (one held concurrencies, the other sent at rates): both are drawn against {0}.', t(axis.label).toLowerCase()));
   }
   const deltas =
     a.repeats && b.repeats
@@ -181,12 +181,12 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
         : deltaRows(a.rows, b.rows, { a: samplesOf(readA.document), b: samplesOf(readB.document) });
   if ((a.repeats === undefined) !== (b.repeats === undefined)) {
     notes.push(
-      `Only ${a.repeats ? 'A' : 'B'} repeated its profile: the delta table compares its mean across repeats, with its 95% interval, with ${a.repeats ? 'B' : 'A'}'s single step of the same name; the server table sets each of its repeats beside that step.`,
+      t("Only {0} repeated its profile: the delta table compares its mean across repeats, with its 95% interval, with {1}'s single step of the same name; the server table sets each of its repeats beside that step.", a.repeats ? 'A' : 'B', a.repeats ? 'B' : 'A'),
     );
   }
   // One pairing for the server table and the delta table: by name and repeat.
   const stepPairs = pairStepsByRepeat(readA.document.steps, readB.document.steps);
-  if (deltas.length === 0) notes.push('No step of A matches a step of B by name, so there is no delta table.');
+  if (deltas.length === 0) notes.push(t('No step of A matches a step of B by name, so there is no delta table.'));
   return {
     a: a.summary,
     b: b.summary,
@@ -194,7 +194,7 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
     deltas,
     noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }, t),
-    warnings: [...differences(readA.document, readB.document), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
+    warnings: [...differences(readA.document, readB.document, t), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
     notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
     server: compareServerFigures(readA.document, readB.document, (stepsA, stepsB) => stepPairs.flatMap(([i, j]): [(typeof stepsA)[number], (typeof stepsB)[number]][] => {
       const [sa, sb] = [stepsA[i], stepsB[j]];

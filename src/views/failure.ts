@@ -6,6 +6,7 @@
  */
 import type { ErrorKind, ResultDocument } from '../format/result';
 import type { RunFailure } from '../format/messages/result';
+import { english, type Translate } from './l10n';
 
 /** A message with a JSON body in it, split: the message with the body's own `message` in its place, and the body pretty-printed. */
 export interface ReadableError {
@@ -51,23 +52,28 @@ export function readableError(message: string): ReadableError {
   return { text: message, details: null };
 }
 
-/** What to check for each kind of failure, in the order worth checking. */
-const ADVICE: Partial<Record<ErrorKind, (doc: ResultDocument, statuses: Set<number>) => string[]>> = {
-  connect: (doc) => [`Check that the server is running and listening at ${doc.endpoint.baseUrl || 'its URL'} (open ${doc.endpoint.baseUrl ? `${doc.endpoint.baseUrl}/models` : 'its /v1/models'} in a browser or with curl), and that the URL ends in /v1.`, 'A server still loading its model refuses connections: wait until it logs that it is ready.'],
-  'timeout-connect': (doc) => [`Nothing answered at ${doc.endpoint.baseUrl || 'the URL'} in time: check the host and port, and a firewall or proxy between.`],
-  http: (doc, statuses) => [
-    ...(statuses.has(401) || statuses.has(403) ? ['The server refused the API key: set it with "LLM Bench: Set API Key" (or --api-key-env), for this URL.'] : []),
-    ...(statuses.has(404) ? [`Check that the base URL ends in /v1 and that "${doc.endpoint.model}" is a model the server serves (its /v1/models lists them).`] : []),
-    ...(statuses.has(400) || statuses.has(422) ? ['The server refused the request itself: its message above says why (often the model name, or prompt + output tokens beyond its max-model-len).'] : []),
-    ...(statuses.has(429) ? ['The server limits the request rate: lower the concurrency or the rate.'] : []),
-    ...([...statuses].some((s) => s >= 500) ? ["The server failed while answering: its own log says why (out of memory, a crash); a lower concurrency may get through."] : []),
+/** What to check for each kind of failure, in the order worth checking, in the display language. */
+const ADVICE: Partial<Record<ErrorKind, (doc: ResultDocument, statuses: Set<number>, t: Translate) => string[]>> = {
+  connect: (doc, _, t) => [
+    doc.endpoint.baseUrl
+      ? t('Check that the server is running and listening at {0} (open {0}/models in a browser or with curl), and that the URL ends in /v1.', doc.endpoint.baseUrl)
+      : t('Check that the server is running and listening at its URL (open its /v1/models in a browser or with curl), and that the URL ends in /v1.'),
+    t('A server still loading its model refuses connections: wait until it logs that it is ready.'),
   ],
-  'timeout-total': () => ['Requests took longer than the timeout: raise it (--timeout, request.timeoutSec) or lower the output tokens or the concurrency.'],
-  'timeout-idle': () => ['The server stopped sending mid-answer: its log says why; a lower concurrency may get through.'],
-  server: () => ["The server answered with an error of its own (above): its log says more."],
-  protocol: () => ['The answers were not the OpenAI API\'s: check that the URL is the server\'s OpenAI-compatible API (ending in /v1) and the API kind (chat or completions).'],
-  reset: () => ['The server closed connections mid-answer: it may have crashed or restarted (see its log).'],
-  client: () => ['This machine could not open the connections: raise the open-file limit (ulimit -n) or lower the concurrency.'],
+  'timeout-connect': (doc, _, t) => [doc.endpoint.baseUrl ? t('Nothing answered at {0} in time: check the host and port, and a firewall or proxy between.', doc.endpoint.baseUrl) : t('Nothing answered at the URL in time: check the host and port, and a firewall or proxy between.')],
+  http: (doc, statuses, t) => [
+    ...(statuses.has(401) || statuses.has(403) ? [t('The server refused the API key: set it with "LLM Bench: Set API Key" (or --api-key-env), for this URL.')] : []),
+    ...(statuses.has(404) ? [t('Check that the base URL ends in /v1 and that "{0}" is a model the server serves (its /v1/models lists them).', doc.endpoint.model)] : []),
+    ...(statuses.has(400) || statuses.has(422) ? [t('The server refused the request itself: its message above says why (often the model name, or prompt + output tokens beyond its max-model-len).')] : []),
+    ...(statuses.has(429) ? [t('The server limits the request rate: lower the concurrency or the rate.')] : []),
+    ...([...statuses].some((s) => s >= 500) ? [t('The server failed while answering: its own log says why (out of memory, a crash); a lower concurrency may get through.')] : []),
+  ],
+  'timeout-total': (_, __, t) => [t('Requests took longer than the timeout: raise it (--timeout, request.timeoutSec) or lower the output tokens or the concurrency.')],
+  'timeout-idle': (_, __, t) => [t('The server stopped sending mid-answer: its log says why; a lower concurrency may get through.')],
+  server: (_, __, t) => [t('The server answered with an error of its own (above): its log says more.')],
+  protocol: (_, __, t) => [t("The answers were not the OpenAI API's: check that the URL is the server's OpenAI-compatible API (ending in /v1) and the API kind (chat or completions).")],
+  reset: (_, __, t) => [t('The server closed connections mid-answer: it may have crashed or restarted (see its log).')],
+  client: (_, __, t) => [t('This machine could not open the connections: raise the open-file limit (ulimit -n) or lower the concurrency.')],
 };
 
 /** At most this many distinct error messages are shown. */
@@ -77,7 +83,7 @@ const MESSAGES_SHOWN = 3;
  * The run's failure, when it measured nothing: every step without a completed request and some
  * failed (the run stopped early counts too). Null when anything was measured.
  */
-export function runFailure(doc: ResultDocument): RunFailure | null {
+export function runFailure(doc: ResultDocument, t: Translate = english): RunFailure | null {
   const summaries = doc.steps.flatMap((step) => (step.summary ? [step.summary] : []));
   const completed = summaries.reduce((n, s) => n + s.requests.completed, 0);
   const failed = doc.steps.flatMap((step) => step.requests.filter((r) => r.error !== null && r.error.kind !== 'cancelled'));
@@ -88,12 +94,14 @@ export function runFailure(doc: ResultDocument): RunFailure | null {
   const messages = new Map<string, number>();
   for (const r of failed) messages.set(r.error!.message, (messages.get(r.error!.message) ?? 0) + 1);
   const statuses = new Set(failed.flatMap((r) => (r.httpStatus === null ? [] : [r.httpStatus])));
-  const advice = [...new Set([...kinds.keys()].flatMap((kind) => ADVICE[kind as ErrorKind]?.(doc, statuses) ?? []))];
+  const advice = [...new Set([...kinds.keys()].flatMap((kind) => ADVICE[kind as ErrorKind]?.(doc, statuses, t) ?? []))];
   const warmup = failed.length - measured.length;
   const headline =
     failed.length === 0
-      ? 'Nothing was measured: no request completed within the step limits.'
-      : `Nothing was measured: every request failed (${measured.length} measured${warmup > 0 ? `, ${warmup} warm-up` : ''}), so there are no figures to chart.`;
+      ? t('Nothing was measured: no request completed within the step limits.')
+      : warmup > 0
+        ? t('Nothing was measured: every request failed ({0} measured, {1} warm-up), so there are no figures to chart.', measured.length, warmup)
+        : t('Nothing was measured: every request failed ({0} measured), so there are no figures to chart.', measured.length);
   return {
     headline,
     kinds: [...kinds],
@@ -101,6 +109,6 @@ export function runFailure(doc: ResultDocument): RunFailure | null {
       .sort((a, b) => b[1] - a[1])
       .slice(0, MESSAGES_SHOWN)
       .map(([message, count]) => ({ ...readableError(message), count })),
-    advice: advice.length > 0 ? advice : ['See the log ("LLM Bench: Show Log") for what the run did.'],
+    advice: advice.length > 0 ? advice : [t('See the log ("LLM Bench: Show Log") for what the run did.')],
   };
 }

@@ -148,46 +148,61 @@ export function noiseRulesText(rules: Iterable<NoiseRule | null>, t: Translate =
 
 const VERDICT_WORDS: Record<DeltaCell['verdict'], string> = { better: 'better', worse: 'worse', same: 'within noise', unknown: 'not comparable' };
 
-/** A cell's verdict with the rule that decided it: "within noise: the runs' 95% intervals across repeats overlap (...)". */
-export function verdictDetail(cell: DeltaCell): string {
-  const verdict = VERDICT_WORDS[cell.verdict];
-  if (cell.rule !== null && cell.a === cell.b) return `${verdict}: no change`;
-  const range = cell.interval ? `${formatPercentChange(cell.interval[0])} to ${formatPercentChange(cell.interval[1])}` : null;
+/** "-20% to +600%": the interval of a change in percent, when the cell has one. */
+const rangeText = (cell: DeltaCell, t: Translate): string | null => (cell.interval ? t('{0} to {1}', formatPercentChange(cell.interval[0]), formatPercentChange(cell.interval[1])) : null);
+
+const PERCENT = CONFIDENCE * 100;
+
+/** A cell's verdict with the rule that decided it, in the display language: "within noise: the runs' 95% intervals across repeats overlap (...)". */
+export function verdictDetail(cell: DeltaCell, t: Translate = english): string {
+  const verdict = t(VERDICT_WORDS[cell.verdict]);
+  if (cell.rule !== null && cell.a === cell.b) return t('{0}: no change', verdict);
+  const range = rangeText(cell, t);
+  const same = cell.verdict === 'same';
+  const within = (text: string) => (range ? t('{0} (the change lies within {1})', text, range) : text);
   switch (cell.rule) {
     case 'bootstrap':
-      return `${verdict}: the ${CONFIDENCE * 100}% bootstrap interval of the change${range ? `, ${range},` : ''} ${cell.verdict === 'same' ? 'spans' : 'clears'} zero`;
+      if (range) return same ? t('{0}: the {1}% bootstrap interval of the change, {2}, spans zero', verdict, PERCENT, range) : t('{0}: the {1}% bootstrap interval of the change, {2}, clears zero', verdict, PERCENT, range);
+      return same ? t('{0}: the {1}% bootstrap interval of the change spans zero', verdict, PERCENT) : t('{0}: the {1}% bootstrap interval of the change clears zero', verdict, PERCENT);
     case 'repeat-intervals':
-      return `${verdict}: the two runs' ${CONFIDENCE * 100}% intervals across repeats ${cell.verdict === 'same' ? 'overlap' : 'do not overlap'}${range ? ` (the change lies within ${range})` : ''}`;
+      return within(same ? t("{0}: the two runs' {1}% intervals across repeats overlap", verdict, PERCENT) : t("{0}: the two runs' {1}% intervals across repeats do not overlap", verdict, PERCENT));
     case 'repeat-interval-single':
-      return `${verdict}: the single run's value lies ${cell.verdict === 'same' ? 'inside' : 'outside'} the repeated run's ${CONFIDENCE * 100}% interval across repeats${range ? ` (the change lies within ${range})` : ''}`;
+      return within(
+        same
+          ? t("{0}: the single run's value lies inside the repeated run's {1}% interval across repeats", verdict, PERCENT)
+          : t("{0}: the single run's value lies outside the repeated run's {1}% interval across repeats", verdict, PERCENT),
+      );
     case 'small-change':
-      return `${verdict}: ${cell.verdict === 'same' ? 'under' : 'at least'} ${NO_INTERVAL_NOISE_PERCENT}% apart, with one value a side and no interval`;
+      return same ? t('{0}: under {1}% apart, with one value a side and no interval', verdict, NO_INTERVAL_NOISE_PERCENT) : t('{0}: at least {1}% apart, with one value a side and no interval', verdict, NO_INTERVAL_NOISE_PERCENT);
     default:
       return verdict;
   }
 }
 
 /**
- * Why a cell's verdict is what it is, short enough to stand under its value: the interval that
- * decided it (the bootstrap's, or both runs' across repeats), or the small-change rule's threshold.
- * "interval -20% to +600% spans 0", "A 48.3 ± 3.1, B 52.0 ± 4.0: overlap", "under 5%, no interval".
+ * Why a cell's verdict is what it is, short enough to stand under its value, in the display
+ * language: the interval that decided it (the bootstrap's, or both runs' across repeats), or the
+ * small-change rule's threshold. "95% interval -20% to +600% spans 0", "A 48.3 ± 3.1, B 52.0 ± 4.0: overlap", "under 5%, no interval".
  */
-export function verdictReason(cell: DeltaCell): string {
+export function verdictReason(cell: DeltaCell, t: Translate = english): string {
   if (cell.rule === null || cell.verdict === 'unknown') return '';
-  if (cell.a === cell.b) return 'no change';
-  const range = cell.interval ? `${formatPercentChange(cell.interval[0])} to ${formatPercentChange(cell.interval[1])}` : null;
+  if (cell.a === cell.b) return t('no change');
+  const range = rangeText(cell, t);
+  const same = cell.verdict === 'same';
   switch (cell.rule) {
     case 'bootstrap':
-      return `${CONFIDENCE * 100}% interval ${range ?? ''} ${cell.verdict === 'same' ? 'spans' : 'clears'} 0`.replace(/ {2}/, ' ');
+      if (range) return same ? t('{0}% interval {1} spans 0', PERCENT, range) : t('{0}% interval {1} clears 0', PERCENT, range);
+      return same ? t('{0}% interval spans 0', PERCENT) : t('{0}% interval clears 0', PERCENT);
     case 'repeat-intervals':
     case 'repeat-interval-single': {
       const side = (tag: string, value: number | null, half: number | null | undefined) => `${tag} ${formatMetric(cell.metric, value)}${half === null || half === undefined ? '' : ` \u00b1 ${formatMetric(cell.metric, half)}`}`;
       const [ha, hb] = cell.halfWidths ?? [null, null];
+      const sides = [side('A', cell.a, ha), side('B', cell.b, hb)] as const;
       // One run repeated: the other's single value lies inside its interval, or outside.
-      const verdict = cell.rule === 'repeat-intervals' ? (cell.verdict === 'same' ? 'overlap' : 'apart') : cell.verdict === 'same' ? 'inside' : 'outside';
-      return `${side('A', cell.a, ha)}, ${side('B', cell.b, hb)}: ${verdict}`;
+      if (cell.rule === 'repeat-intervals') return same ? t('{0}, {1}: overlap', ...sides) : t('{0}, {1}: apart', ...sides);
+      return same ? t('{0}, {1}: inside', ...sides) : t('{0}, {1}: outside', ...sides);
     }
     case 'small-change':
-      return `${cell.verdict === 'same' ? 'under' : 'over'} ${NO_INTERVAL_NOISE_PERCENT}%, no interval`;
+      return same ? t('under {0}%, no interval', NO_INTERVAL_NOISE_PERCENT) : t('over {0}%, no interval', NO_INTERVAL_NOISE_PERCENT);
   }
 }

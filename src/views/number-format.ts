@@ -16,6 +16,7 @@
  *   knees): `fixed` and `withUnit`, a fixed number of decimals without thousands separators.
  */
 import { METRICS, type MetricKey } from '../format/metrics';
+import { english, type Translate } from './l10n';
 
 export const NOT_AVAILABLE = 'n/a';
 
@@ -41,6 +42,21 @@ export function setDisplayLocale(locale: string): void {
     // A malformed tag: English.
   }
   displayLocale = known;
+}
+
+/**
+ * `build`'s figures in `locale`, the locale restored after (a throw included): the host formats the
+ * view models it sends a page (their notes, a run's workers) in the page's display locale this way,
+ * by the same path as the page, and everything else it writes stays en-US.
+ */
+export function inDisplayLocale<T>(locale: string, build: () => T): T {
+  const before = displayLocale;
+  setDisplayLocale(locale);
+  try {
+    return build();
+  } finally {
+    displayLocale = before;
+  }
 }
 
 const decimalFormatters = new Map<string, Intl.NumberFormat>();
@@ -108,13 +124,13 @@ export function formatElapsed(elapsedSec: number, plannedSec: number | null): st
   return plannedSec === null ? formatSeconds(elapsedSec) : `${elapsedSec.toFixed(1)} / ${plannedSec} s`;
 }
 
-/** A length of time in words, to the second under an hour: "43 s", "3 min 10 s", "1 h 5 min". */
-export function formatDuration(seconds: number): string {
+/** A length of time in words, to the second under an hour: "43 s", "3 min 10 s", "1 h 5 min" (in the display language through `t`: "3 分 10 秒"). */
+export function formatDuration(seconds: number, t: Translate = english): string {
   const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  if (s < 60) return t('{0} s', s);
+  if (s < 3600) return s % 60 ? t('{0} min {1} s', Math.floor(s / 60), s % 60) : t('{0} min', Math.floor(s / 60));
   const minutes = Math.round(s / 60);
-  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return minutes % 60 ? t('{0} h {1} min', Math.floor(minutes / 60), minutes % 60) : t('{0} h', Math.floor(minutes / 60));
 }
 
 const two = (n: number) => String(n).padStart(2, '0');

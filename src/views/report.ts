@@ -23,7 +23,7 @@ import { endpointNotes, endpointTable } from './endpoint-figures';
 import { shardsSection } from './shards';
 import { judgeChange, NOISE_RULE_TEXT } from './noise';
 import { meanInterval, type MeanInterval } from './repeats';
-import { olderRatesNote, stepWarningLines } from './step-warnings';
+import { olderRatesNote, sayWarning, stepWarningLines } from './step-warnings';
 
 export interface ReportRun {
   /** Shown in legends and tables: a label value, the file name, or the model. */
@@ -36,11 +36,12 @@ export interface ReportRun {
 }
 
 /** A run's status as the report shows it: partial, failed and interrupted runs never pass for complete. */
-export function runStatus(run: ReportRun): string {
+export function runStatus(run: ReportRun, t: Translate = english): string {
   const unfinished = run.unfinishedSteps?.length ?? 0;
-  const steps = unfinished > 0 ? ` (${unfinished} step${unfinished === 1 ? '' : 's'} unfinished)` : '';
-  const reason = run.doc.status !== 'complete' && run.doc.statusReason ? `: ${run.doc.statusReason}` : '';
-  return `${run.doc.status}${steps}${reason}`;
+  const status = t(run.doc.status);
+  const steps = unfinished === 0 ? status : unfinished === 1 ? t('{0} (1 step unfinished)', status) : t('{0} ({1} steps unfinished)', status, unfinished);
+  // The reason, worded again where LLM Bench wrote it from a template (the error it quotes stays as it was).
+  return run.doc.status !== 'complete' && run.doc.statusReason ? `${steps}: ${sayWarning(run.doc.statusReason, t)}` : steps;
 }
 
 import type { CurveSchema, CurvePointSchema, RankingRowSchema, ReportChartSchema, ReportModelSchema } from '../format/messages/report';
@@ -229,7 +230,8 @@ function meetsSlo(step: RankedStep, slo: ReportSlo): boolean {
 
 const hasSlo = (slo: ReportSlo) => slo.ttftMs !== undefined || slo.ttfoMs !== undefined || slo.tpotMs !== undefined || slo.e2eMs !== undefined;
 
-export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}): ReportModel {
+/** `t`: the display language of what the model words itself (each run's status, workers and notes), src/views/l10n.ts. */
+export function buildReportModel(runs: ReportRun[], options: ReportOptions = {}, t: Translate = english): ReportModel {
   const axis = options.axis ?? chooseAxis(runs);
   const stat = options.stat ?? 'p90';
   const slo = options.slo ?? {};
@@ -347,10 +349,11 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {})
       ...(run.source ? { source: run.source } : {}),
       labels: run.doc.labels,
       ...(run.doc.importedFrom ? { importedFrom: [run.doc.importedFrom.tool, run.doc.importedFrom.version].filter(Boolean).join(' ') } : {}),
-      definitionNotes: [...definitionNotes(run.doc.steps), ...localCountsNotes(run.doc.steps, stepLabel)],
+      definitionNotes: [...definitionNotes(run.doc.steps, t), ...localCountsNotes(run.doc.steps, stepLabel, t)],
       stepWarnings: runStepWarnings(run),
-      workers: workersText(run.doc),
-      status: runStatus(run),
+      workers: workersText(run.doc, t),
+      status: runStatus(run, t),
+      complete: run.doc.status === 'complete' && (run.unfinishedSteps?.length ?? 0) === 0,
     })),
     groupBy,
     groups,

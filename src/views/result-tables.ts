@@ -11,7 +11,7 @@ import type { TableColumn } from './chart-spec';
 import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT_AVAILABLE } from './number-format';
 import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
-import { markedName, NO_BREAK } from './step-warnings';
+import { markedName, NO_BREAK, sayWarning } from './step-warnings';
 import { english, type Translate } from './l10n';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
@@ -57,15 +57,15 @@ function group(metric: MetricKey, columns: string[]): ColumnGroup {
  * an embeddings run shows embeddings/s and input tok/s instead of the stream's figures. A run
  * without reasoning has none of those columns, not empty ones.
  */
-export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS): StepTable {
+export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS, t: Translate = english): StepTable {
   const benchmark: ColumnGroup = { label: 'Benchmark', unit: '', definition: 'The step: its load profile (synchronous, concurrency@N, a rate, throughput).', columns: [''] };
-  const name = (row: StepRow): string => `${markedName(stepLabel(row), row.warnings, NO_BREAK)}${row.partial ? ' (partial)' : ''}`;
+  const name = (row: StepRow): string => (row.partial ? t('{0} (partial)', markedName(stepLabel(row), row.warnings, NO_BREAK)) : markedName(stepLabel(row), row.warnings, NO_BREAK));
   if (rowsEmbedded(rows)) {
     const stat = shownStats(rows, ['latencyMs'], statColumns(columns));
     const rates: MetricKey[] = ['requestsPerSecond', 'embeddingsPerSecond', 'inputTokensPerSecond'];
     return {
       groups: [benchmark, ...rates.map((metric) => group(metric, [''])), group('latencyMs', stat), group('failures', [''])],
-      rows: rows.map((row) => [name(row), ...rates.map((metric) => formatMetric(metric, row[metric as 'requestsPerSecond'])), ...statCells('latencyMs', row.latencyMs, stat), failureText(row)]),
+      rows: rows.map((row) => [name(row), ...rates.map((metric) => formatMetric(metric, row[metric as 'requestsPerSecond'])), ...statCells('latencyMs', row.latencyMs, stat), failureText(row, t)]),
     };
   }
   const reasoned = rowsReasoned(rows);
@@ -96,7 +96,7 @@ export function stepTable(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE
       formatMetric('outputTokensPerSecond', row.outputTokensPerSecond),
       ...distributions.flatMap((metric) => statCells(metric, row[metric as 'ttftMs'] ?? null, stat)),
       ...counts.map((metric) => formatMetric(metric, row[metric as 'reasoningTokens']?.mean)),
-      failureText(row),
+      failureText(row, t),
     ]),
   };
 }
@@ -121,13 +121,14 @@ export function requestCountsUnknown(counts: { total: number }, figures: readonl
   return counts.total === 0 && figures.some((figure) => typeof figure === 'number');
 }
 
-function failureText(row: StepRow): string {
-  if (requestCountsUnknown(row, [row.requestsPerSecond, row.outputTokensPerSecond, row.latencyMs?.mean, row.ttftMs?.mean])) return 'unknown';
-  // Requests the run cut on purpose are no failures: said apart, after them.
-  const cut = row.cancelledByDesign ? `; ${row.cancelledByDesign} cancelled by design` : '';
-  if (row.failed === 0) return `0 of ${row.total}${cut}`;
+/** "0 of 40", "3 of 40 (http 3); 2 cancelled by design": a step's failures, in the display language (error kinds are names, kept). */
+function failureText(row: StepRow, t: Translate): string {
+  if (requestCountsUnknown(row, [row.requestsPerSecond, row.outputTokensPerSecond, row.latencyMs?.mean, row.ttftMs?.mean])) return t('unknown');
   const kinds = row.errors.map(([kind, n]) => `${kind} ${n}`).join(', ');
-  return `${row.failed} of ${row.total}${kinds ? ` (${kinds})` : ''}${cut}`;
+  const counted = t('{0} of {1}', row.failed, row.total);
+  const failures = row.failed > 0 && kinds ? `${counted} (${kinds})` : counted;
+  // Requests the run cut on purpose are no failures: said apart, after them.
+  return row.cancelledByDesign ? t('{0}; {1} cancelled by design', failures, row.cancelledByDesign) : failures;
 }
 
 /**
@@ -215,17 +216,18 @@ export interface SummaryItem {
  * machine's by default), the finish with how long the run took.
  */
 export function summaryItems(summary: RunSummary, offsetMinutes?: number, t: Translate = english): SummaryItem[] {
-  const status = summary.statusReason ? `${summary.status}: ${summary.statusReason}` : summary.status;
+  // The status word in the display language; the reason worded again where LLM Bench wrote it from a template (the error it quotes stays as it was).
+  const status = summary.statusReason ? `${t(summary.status)}: ${sayWarning(summary.statusReason, t)}` : t(summary.status);
   const took = summary.finishedAt === null || summary.createdAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },
-    { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : 'not recorded in the file' },
+    { label: 'Endpoint', value: summary.baseUrl ? `${summary.baseUrl} (${summary.api})` : t('not recorded in the file') },
     { label: 'Status', value: status },
     // A time the file does not know is "unknown", never 1970-01-01.
-    { label: 'Started', value: summary.createdAt === null ? 'unknown' : formatLocalTime(summary.createdAt, offsetMinutes) },
+    { label: 'Started', value: summary.createdAt === null ? t('unknown') : formatLocalTime(summary.createdAt, offsetMinutes) },
     {
       label: 'Finished',
-      value: summary.finishedAt === null ? (summary.status === 'running' ? 'not yet' : 'unknown') : took >= 0 ? t('{0}, after {1}', formatLocalTime(summary.finishedAt, offsetMinutes), formatDuration(took)) : formatLocalTime(summary.finishedAt, offsetMinutes),
+      value: summary.finishedAt === null ? t(summary.status === 'running' ? 'not yet' : 'unknown') : took >= 0 ? t('{0}, after {1}', formatLocalTime(summary.finishedAt, offsetMinutes), formatDuration(took, t)) : formatLocalTime(summary.finishedAt, offsetMinutes),
     },
     { label: 'Tool', value: summary.tool },
   ];
@@ -278,40 +280,40 @@ export interface RepeatTable {
  * interval; failures only when a request failed in some repeat (a column of zeros pushed the
  * table past a 1000 px window).
  */
-export function repeatTable(repeats: RepeatRow[]): RepeatTable {
+export function repeatTable(repeats: RepeatRow[], t: Translate = english): RepeatTable {
   const heads = repeats[0]?.cells ?? [];
   const noFailures = heads.some((c) => c.metric === 'failures') && repeats.every((row) => row.cells.every((cell) => cell.metric !== 'failures' || cell.mean === 0 || cell.mean === null));
   const shown = heads.flatMap((cell, i) => (noFailures && cell.metric === 'failures' ? [] : [i]));
   return {
     columns: figureColumns(shown.map((i) => heads[i]!)),
     rows: repeats.map((row) => ({
-      step: `${row.name} (${row.repeats} repeats)`,
+      step: t('{0} ({1} repeats)', row.name, row.repeats),
       cells: shown.map((i) => row.cells[i]!).map((cell) => ({
         mean: cell.mean === null ? NOT_AVAILABLE : formatMetric(cell.metric, cell.mean),
         spread: cell.mean === null ? '' : cell.halfWidth === null ? `n=${cell.n}` : `± ${formatMetric(cell.metric, cell.halfWidth)}`,
       })),
     })),
-    omitted: noFailures ? ['failures: no request failed in any repeat'] : [],
+    omitted: noFailures ? [t('failures: no request failed in any repeat')] : [],
   };
 }
 
 /** B against A for each paired step: B's value and its change in percent, coloured by verdict. */
-export function deltaTable(deltas: DeltaRow[]): DeltaTable {
+export function deltaTable(deltas: DeltaRow[], t: Translate = english): DeltaTable {
   return {
     columns: figureColumns(deltas[0]?.cells ?? []),
     rows: deltas.map((row) => ({
       step: row.stepA === row.stepB ? row.stepA : `${row.stepA} / ${row.stepB}`,
       cells: row.cells.map((cell) => {
         const value = formatMetric(cell.metric, cell.b);
-        const change = cell.percent === null && cell.a === 0 ? 'from 0' : formatPercentChange(cell.percent);
+        const change = cell.percent === null && cell.a === 0 ? t('from 0') : formatPercentChange(cell.percent);
         const mark = VERDICT_MARK[cell.verdict].trim();
         return {
           text: `${value} (${change})${VERDICT_MARK[cell.verdict]}`,
           value,
           change,
           mark,
-          reason: verdictReason(cell),
-          detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell)}`,
+          reason: verdictReason(cell, t),
+          detail: `A ${formatMetric(cell.metric, cell.a)} -> B ${formatMetric(cell.metric, cell.b)}: ${verdictDetail(cell, t)}`,
           verdict: cell.verdict,
         };
       }),
@@ -345,18 +347,18 @@ export const ITL_LIKE_TPOT = 0.1;
  * either, ITL when it is TPOT within ITL_LIKE_TPOT in every step of both (a chunk a token). The
  * table it lays out is `deltaTable`'s, cell for cell.
  */
-export function stackedDeltaTable(deltas: DeltaRow[]): StackedDeltaTable {
-  const flat = deltaTable(deltas);
+export function stackedDeltaTable(deltas: DeltaRow[], t: Translate = english): StackedDeltaTable {
+  const flat = deltaTable(deltas, t);
   const heads = deltas[0]?.cells ?? [];
   const omitted = new Map<MetricKey, string>();
   // A metric the table has, whose every cell passes `test`.
   const all = (metric: MetricKey, test: (cell: DeltaCell, row: DeltaRow) => boolean) =>
     heads.some((c) => c.metric === metric) && deltas.every((row) => row.cells.every((cell) => cell.metric !== metric || test(cell, row)));
-  if (all('failures', (c) => c.a === 0 && c.b === 0)) omitted.set('failures', 'failures: no request failed in either run');
+  if (all('failures', (c) => c.a === 0 && c.b === 0)) omitted.set('failures', t('failures: no request failed in either run'));
   const tpotOf = (row: DeltaRow, statistic: DeltaCell['statistic']) => row.cells.find((c) => c.metric === 'tpotMs' && c.statistic === statistic);
   const near = (itl: number | null, tpot: number | null | undefined) => itl === null || (tpot != null && Math.abs(itl - tpot) <= ITL_LIKE_TPOT * tpot);
   if (all('itlMs', (c, row) => near(c.a, tpotOf(row, c.statistic)?.a) && near(c.b, tpotOf(row, c.statistic)?.b))) {
-    omitted.set('itlMs', `ITL (per chunk): within ${ITL_LIKE_TPOT * 100}% of TPOT in every step of both runs (a token a chunk)`);
+    omitted.set('itlMs', t('ITL (per chunk): within {0}% of TPOT in every step of both runs (a token a chunk)', ITL_LIKE_TPOT * 100));
   }
   const metrics = [...new Set(heads.map((c) => c.metric))].filter((metric) => !omitted.has(metric));
   const indexes = (metric: MetricKey) => heads.flatMap((c, i) => (c.metric === metric ? [i] : []));
@@ -364,10 +366,11 @@ export function stackedDeltaTable(deltas: DeltaRow[]): StackedDeltaTable {
     columns: metrics.map((metric) => {
       const m = METRICS[metric];
       const statistics = indexes(metric).flatMap((i) => (heads[i]?.statistic ? [heads[i]!.statistic!] : []));
-      const unit = metricUnit(metric);
+      const unit = metricUnit(metric) === '' ? '' : t(metricUnit(metric));
       return {
         label: m.label,
-        unit: [unit, statistics.length > 1 ? `${statistics.join(' over ')}` : (statistics[0] ?? '')].filter(Boolean).join(', '),
+        // The stacked statistics top to bottom: "p50 over p99".
+        unit: [unit, statistics.length > 1 ? statistics.slice(1).reduce<string>((above, below) => t('{0} over {1}', above, below), statistics[0]!) : (statistics[0] ?? '')].filter(Boolean).join(', '),
         definition: `${m.definition} ${m.better === 'higher' ? 'Higher' : 'Lower'} is better.`,
       };
     }),

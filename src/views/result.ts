@@ -32,30 +32,35 @@ import { commonSeries, engineOf, runSeries, seriesByEndpoint } from './server-qu
 import { endpointName, endpointNotes, endpointTable } from './endpoint-figures';
 import { isTraceStep, loadOverTime, traceNotes, traceTable } from './trace-figures';
 import type { TableSection, TraceSection } from '../format/messages/result';
-import { olderRatesNote, stepWarningLines, stepWarnings } from './step-warnings';
+import { olderRatesNote, sayWarning, stepWarningLines, stepWarnings } from './step-warnings';
+import { english, type Translate } from './l10n';
 import { shardsSection } from './shards';
 
 /** Points per distribution curve, whatever the number of requests. */
 const DISTRIBUTION_POINTS = 51;
 
-/** `axis`: the load axis to draw against, when the caller shares one between runs (compare); else chosen from the steps. */
-export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, fileName: string, axis?: XAxis): ResultView {
+/**
+ * `axis`: the load axis to draw against, when the caller shares one between runs (compare); else
+ * chosen from the steps. `t`: the display language of what the view model words itself (its notes,
+ * the run's failure, its workers), src/views/l10n.ts; the page words its headings and tables.
+ */
+export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, fileName: string, axis?: XAxis, t: Translate = english): ResultView {
   const notes = unfinishedSteps.map((index) => {
     const step = doc.steps[index]!;
-    return `Step "${step.name}" did not finish: its figures are computed from the ${step.requests.length} requests recorded so far.`;
+    return t('Step "{0}" did not finish: its figures are computed from the {1} requests recorded so far.', step.name, step.requests.length);
   });
   if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
   const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
   // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
-  notes.push(...(rates ? [rates] : []), ...definitionNotes(doc.steps), ...localCountsNotes(doc.steps, stepLabel), ...unreachedConcurrencyNotes(doc), ...reasoningNotes(doc.steps));
+  notes.push(...(rates ? [t(rates)] : []), ...definitionNotes(doc.steps, t), ...localCountsNotes(doc.steps, stepLabel, t), ...unreachedConcurrencyNotes(doc, t), ...reasoningNotes(doc.steps, t));
   const xAxis = axis ?? chooseXAxis(doc.steps);
-  const failure = runFailure(doc);
+  const failure = runFailure(doc, t);
   const imported = doc.importedFrom !== undefined;
   // The reader gave every step a summary (unfinished ones from their records).
   const rows = doc.steps.map((step, i) => stepRow(step, step.summary as StepSummary, xAxis, unfinishedSteps.includes(i), imported));
-  const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'));
+  const figures = oneLoadFigures(rows, xAxis, doc.steps.every((step) => typeof step.summary?.achievedConcurrency === 'number'), t);
   return {
-    summary: runSummary(doc, fileName),
+    summary: runSummary(doc, fileName, t),
     xAxis,
     rows,
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
@@ -64,9 +69,9 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     charts: failure ? [] : [...reasoningSplitCharts(rows), ...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
-    server: serverSection(doc),
+    server: serverSection(doc, t),
     endpoints: endpointSection(doc),
-    trace: traceSection(doc),
+    trace: traceSection(doc, t),
     shards: shardsSection(doc),
     figures: failure ? null : figures,
     failure,
@@ -74,7 +79,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
 }
 
 /** The figures of a run of one load, as a card: the step table's main figures (the mean across repeats when it repeated). */
-function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): NonNullable<ResultView['figures']> | null {
+function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean, t: Translate): NonNullable<ResultView['figures']> | null {
   const groups = groupByName(rows);
   if (groups.length !== 1) return null;
   const [name, group] = groups[0]!;
@@ -94,15 +99,22 @@ function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean): N
   const stat = (metric: 'ttftMs' | 'tpotMs' | 'latencyMs', p: 'p50' | 'p99') => {
     const has = (key: 'p50' | 'p99' | 'mean') => group.some((row) => typeof row[metric]?.[key] === 'number');
     const key = has(p) ? p : p === 'p50' && has('mean') ? 'mean' : p;
-    return figure(metric, `${METRICS[metric].label} ${key}`, (row) => row[metric]?.[key]);
+    return figure(metric, `${t(METRICS[metric].label)} ${key}`, (row) => row[metric]?.[key]);
   };
   const x = mean((row) => row.x);
-  const at = x === null ? '' : xAxis.kind === 'rate' ? `, at ${formatMetric('requestsPerSecond', x.mean)} req/s achieved` : `, at ${measuredLoad ? formatMetric('achievedConcurrency', x.mean) : String(x.mean)} in flight (${measuredLoad ? 'measured mean' : 'configured: the file has no measured concurrency'})`;
+  const at =
+    x === null
+      ? ''
+      : xAxis.kind === 'rate'
+        ? t(', at {0} req/s achieved', formatMetric('requestsPerSecond', x.mean))
+        : measuredLoad
+          ? t(', at {0} in flight (measured mean)', formatMetric('achievedConcurrency', x.mean))
+          : t(', at {0} in flight (configured: the file has no measured concurrency)', String(x.mean));
   return {
-    load: `${name}${group.length > 1 ? ` (mean of ${group.length} repeats)` : ''}${at}`,
+    load: `${group.length > 1 ? t('{0} (mean of {1} repeats)', name, group.length) : name}${at}`,
     items: [
-      figure('outputTokensPerSecond', 'Output tokens per second', (r) => r.outputTokensPerSecond),
-      figure('requestsPerSecond', 'Requests per second', (r) => r.requestsPerSecond),
+      figure('outputTokensPerSecond', t('Output tokens per second'), (r) => r.outputTokensPerSecond),
+      figure('requestsPerSecond', t('Requests per second'), (r) => r.requestsPerSecond),
       stat('ttftMs', 'p50'),
       stat('ttftMs', 'p99'),
       stat('tpotMs', 'p50'),
@@ -119,7 +131,7 @@ export function endpointSection(doc: ResultDocument): TableSection | null {
 }
 
 /** The trace steps' lateness table, and each one's load over time, recorded against sent; null without a trace step. */
-export function traceSection(doc: ResultDocument): TraceSection | null {
+export function traceSection(doc: ResultDocument, t: Translate = english): TraceSection | null {
   const table = traceTable(doc.steps);
   if (table === null) return null;
   const charts = doc.steps.filter(isTraceStep).flatMap((step, i) => {
@@ -130,29 +142,29 @@ export function traceSection(doc: ResultDocument): TraceSection | null {
     if (load.sent.length > 0) series.push({ label: 'sent', points: load.sent, colorIndex: 0 });
     return [chart(`trace-load-${i}`, null, `${stepLabel(step)}: recorded against sent load (requests/s ${per})`, 'Step time (s)', series, 'Requests/s')];
   });
-  return { table, charts, notes: traceNotes(doc.steps) };
+  return { table, charts, notes: traceNotes(doc.steps, t) };
 }
 
 /**
  * The server's figures per step and its charts over the run's time, with a mark where each step
  * began; null when the run recorded no server metrics (scraping off, an older or imported file).
  */
-export function serverSection(doc: ResultDocument): ServerSection | null {
+export function serverSection(doc: ResultDocument, t: Translate = english): ServerSection | null {
   const series = runSeries(doc);
   if (!doc.serverMetrics && series.length === 0) return null;
   const engine = engineOf(doc, series);
-  const source = serverSourceText(doc, engine);
+  const source = serverSourceText(doc, engine, t);
   const { charts, missing } = serverTimeCharts(serverLinesOf(commonSeries(series, engine)));
   if (charts.length === 0) {
-    const why = series.some((s) => s.source === 'server') ? 'none of the metrics LLM Bench reads was among them' : 'no sample was scraped (see the warnings above)';
-    return { source, table: { columns: [], rows: [] }, charts: [], notes: [`No server figures: ${why}.`] };
+    const why = series.some((s) => s.source === 'server') ? t('No server figures: none of the metrics LLM Bench reads was among them.') : t('No server figures: no sample was scraped (see the warnings above).');
+    return { source, table: { columns: [], rows: [] }, charts: [], notes: [why] };
   }
   const steps = stepFiguresOf(doc.steps, series, engine);
   const unplaced = steps.filter((step) => step.figures === null).map((step) => step.name);
   const notes = [
-    ...(missing.length ? [`${ENGINE_NAMES[engine]} does not export: ${missing.join(', ')}.`] : []),
-    ...(unplaced.length ? [`No span on the run's clock for: ${unplaced.join(', ')} (the file predates it).`] : []),
-    ...tokenRateNotes(doc, steps),
+    ...(missing.length ? [t('{0} does not export: {1}.', ENGINE_NAMES[engine], missing.join(', '))] : []),
+    ...(unplaced.length ? [t("No span on the run's clock for: {0} (the file predates it).", unplaced.join(', '))] : []),
+    ...tokenRateNotes(doc, steps, t),
   ];
   const markers = stepMarkers(doc.steps);
   // One time range for every chart over run time, drawn side by side: the last moment any of them has.
@@ -175,7 +187,7 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
           charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
         }))
       : [];
-  if (replicas.length > 0) notes.push(`Over ${replicas.length} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint's own.`);
+  if (replicas.length > 0) notes.push(t('Over {0} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint\'s own.', replicas.length));
   return {
     source,
     table: serverTable(steps),
@@ -191,7 +203,7 @@ export function serverSection(doc: ResultDocument): ServerSection | null {
  * thoughts the server counted but did not stream (hidden reasoning: the TTFT then holds them); a
  * reply that reasoned without streaming (no times for its phases).
  */
-function reasoningNotes(steps: Step[]): string[] {
+function reasoningNotes(steps: Step[], t: Translate): string[] {
   let estimated = 0;
   let counted = 0;
   let hidden = 0;
@@ -204,25 +216,26 @@ function reasoningNotes(steps: Step[]): string[] {
       if (reasoning.firstMs === null && reasoning.answerFirstMs !== null) hidden++;
     }
   }
-  const notes = reasoningCountNotes(estimated, counted);
+  const notes = reasoningCountNotes(estimated, counted, t);
   if (hidden > 0) {
-    notes.push(`The server counted reasoning tokens in ${hidden} responses without streaming the reasoning: their TTFT includes the time spent reasoning, and their TTFO equals it.`);
+    notes.push(t('The server counted reasoning tokens in {0} responses without streaming the reasoning: their TTFT includes the time spent reasoning, and their TTFO equals it.', hidden));
   }
   return notes;
 }
 
 /** Statistics stored under another tool's definition (`Stats.definition`, e.g. GuideLLM 0.4+'s TPOT), one note per metric and definition. */
-export function definitionNotes(steps: Step[]): string[] {
+export function definitionNotes(steps: Step[], t: Translate = english): string[] {
   const stepsByNote = new Map<string, string[]>();
   for (const step of steps) {
     for (const metric of ['latencyMs', 'ttftMs', 'itlMs', 'tpotMs'] as const) {
       const definition = step.summary?.[metric]?.definition;
       if (!definition) continue;
-      const note = `${METRICS[metric].label} is not as defined here: ${definition}`;
+      // The definition is the importing tool's words, stored in the file: kept as they are.
+      const note = t('{0} is not as defined here: {1}', t(METRICS[metric].label), definition);
       stepsByNote.set(note, [...(stepsByNote.get(note) ?? []), step.name]);
     }
   }
-  return [...stepsByNote].map(([note, names]) => `${note} (steps: ${names.join(', ')})`);
+  return [...stepsByNote].map(([note, names]) => t('{0} (steps: {1})', note, names.join(', ')));
 }
 
 /**
@@ -235,12 +248,12 @@ export function knownTime(iso: string | null | undefined): string | null {
   return Number.isFinite(ms) && ms > 0 ? iso : null;
 }
 
-/** "4 (asked for 4)": the run's workers, for its summary; null for a file that does not say. */
-export function workersText(doc: Pick<ResultDocument, 'workers'>): string | null {
-  return doc.workers ? `${doc.workers.count} (${doc.workers.reason})` : null;
+/** "4 (asked for 4)": the run's workers, for its summary, the reason in the display language; null for a file that does not say. */
+export function workersText(doc: Pick<ResultDocument, 'workers'>, t: Translate = english): string | null {
+  return doc.workers ? `${doc.workers.count} (${sayWarning(doc.workers.reason, t)})` : null;
 }
 
-function runSummary(doc: ResultDocument, fileName: string): RunSummary {
+function runSummary(doc: ResultDocument, fileName: string, t: Translate): RunSummary {
   const imported = doc.importedFrom;
   const reason = doc.statusReason ? readableError(doc.statusReason) : null;
   // A run over several endpoints names them all: `endpoint` is only the first.
@@ -260,7 +273,7 @@ function runSummary(doc: ResultDocument, fileName: string): RunSummary {
       ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
       : null,
     labels: Object.entries(doc.labels),
-    workers: workersText(doc),
+    workers: workersText(doc, t),
     config: JSON.stringify(doc.config, null, 2),
   };
 }

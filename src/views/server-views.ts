@@ -211,7 +211,7 @@ const TOKEN_RATE_DIFFERENCE = 0.1;
  * apart, with the reasons that remain. The run's own cross-check (its whole count) is said too: that
  * it ran and agreed, or that it could not.
  */
-export function tokenRateNotes(doc: Pick<ResultDocument, 'steps' | 'serverMetrics' | 'tokenCrossCheck'>, figures: readonly StepFigures[]): string[] {
+export function tokenRateNotes(doc: Pick<ResultDocument, 'steps' | 'serverMetrics' | 'tokenCrossCheck'>, figures: readonly StepFigures[], t: Translate = english): string[] {
   const intervalSec = (doc.serverMetrics?.intervalMs ?? 1000) / 1000;
   const explained: string[] = [];
   const unexplained: string[] = [];
@@ -225,35 +225,37 @@ export function tokenRateNotes(doc: Pick<ResultDocument, 'steps' | 'serverMetric
     const lengthSec = (window.endMs - window.startMs) / 1000;
     // Up to one interval of time too many or too few at each end of the step.
     const granularity = lengthSec > 0 ? (2 * intervalSec) / lengthSec : Infinity;
-    const text = `${stepLabel(step)} (${fixed(server, 0)} against ${fixed(client, 0)} over ${formatSeconds(lengthSec)})`;
+    const text = t('{0} ({1} against {2} over {3})', stepLabel(step), fixed(server, 0), fixed(client, 0), formatSeconds(lengthSec));
     (difference <= granularity + TOKEN_RATE_DIFFERENCE ? explained : unexplained).push(text);
   });
   const every = formatSeconds(intervalSec, intervalSec % 1 === 0 ? 0 : 1);
   const notes: string[] = [];
   if (explained.length) {
     notes.push(
-      `Server tok/s differs from the client's output tok/s in ${explained.join(', ')}: /metrics is read every ${every}, so the server's figure is its counter's increase over scrapes that can start up to ${every} before a step and end up to ${every} before its end, and it counts the warm-up requests; over steps this short the two do not compare. The run's cross-check below compares the whole run's counts.`,
+      t("Server tok/s differs from the client's output tok/s in {0}: /metrics is read every {1}, so the server's figure is its counter's increase over scrapes that can start up to {1} before a step and end up to {1} before its end, and it counts the warm-up requests; over steps this short the two do not compare. The run's cross-check below compares the whole run's counts.", explained.join(', '), every),
     );
   }
   if (unexplained.length) {
     notes.push(
-      `Server tok/s differs from the client's output tok/s in ${unexplained.join(', ')}, by more than scrapes every ${every} explain: the server also counts warm-up requests and any other client's, and an engine that counts a request's tokens only when it finishes (TGI) lags the client.`,
+      t("Server tok/s differs from the client's output tok/s in {0}, by more than scrapes every {1} explain: the server also counts warm-up requests and any other client's, and an engine that counts a request's tokens only when it finishes (TGI) lags the client.", unexplained.join(', '), every),
     );
   }
   const check = doc.tokenCrossCheck;
   if (check) {
-    const count = (n: number) => n.toLocaleString('en-US');
+    const count = formatCount;
     const client =
       check.clientTokensAtMost === check.clientTokens
         ? count(check.clientTokens)
         : check.clientTokensAtMost === null
-          ? `at least ${count(check.clientTokens)} (some counts are estimates, unbounded above)`
-          : `between ${count(check.clientTokens)} and ${count(check.clientTokensAtMost)} (some counts are estimates)`;
+          ? t('at least {0} (some counts are estimates, unbounded above)', count(check.clientTokens))
+          : t('between {0} and {1} (some counts are estimates)', count(check.clientTokens), count(check.clientTokensAtMost));
     notes.push(
-      `Token cross-check over the whole run: the server counted ${count(check.serverTokens)} generated tokens, the client received ${client} (warm-up and failed requests included): ${check.agree ? `they agree within ${count(check.tolerance)}` : 'they disagree (see the warning above)'}.`,
+      check.agree
+        ? t('Token cross-check over the whole run: the server counted {0} generated tokens, the client received {1} (warm-up and failed requests included): they agree within {2}.', count(check.serverTokens), client, count(check.tolerance))
+        : t('Token cross-check over the whole run: the server counted {0} generated tokens, the client received {1} (warm-up and failed requests included): they disagree (see the warning above).', count(check.serverTokens), client),
     );
   } else if (figures.some((f) => typeof f.figures?.generatedTokensPerSecond === 'number')) {
-    notes.push('No token cross-check in this file: the run was cut short, /metrics was not read after its last request, or it predates the check.');
+    notes.push(t('No token cross-check in this file: the run was cut short, /metrics was not read after its last request, or it predates the check.'));
   }
   return notes;
 }
@@ -264,11 +266,11 @@ export function stepMarkers(steps: readonly Pick<Step, 'name' | 'repeat' | 'star
 }
 
 /** "vLLM metrics from http://…/metrics every 1 s". */
-export function serverSourceText(doc: Pick<ResultDocument, 'serverMetrics'>, engine: ServerEngine): string {
+export function serverSourceText(doc: Pick<ResultDocument, 'serverMetrics'>, engine: ServerEngine, t: Translate = english): string {
   const info = doc.serverMetrics;
-  if (!info) return `${ENGINE_NAMES[engine]} metrics`;
+  if (!info) return t('{0} metrics', ENGINE_NAMES[engine]);
   const every = info.intervalMs % 1000 === 0 ? `${info.intervalMs / 1000} s` : `${info.intervalMs} ms`;
-  return `${engine === 'unknown' ? 'Metrics' : `${ENGINE_NAMES[engine]} metrics`} from ${info.url}, scraped every ${every}`;
+  return engine === 'unknown' ? t('Metrics from {0}, scraped every {1}', info.url, every) : t('{0} metrics from {1}, scraped every {2}', ENGINE_NAMES[engine], info.url, every);
 }
 
 /** A moment of a run the report marks: when, and in which step. */

@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, TOO_SHORT_TEXT } from '../format/warning-text';
+import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -81,6 +81,17 @@ const WORDINGS: readonly Wording[] = [
   ...words(OVER_SATURATED_TEXT),
   ...words(ERROR_RATE_TEXT),
   ...words(MAX_ERRORS_TEXT),
+  // Listed among a run's warnings by the report and the exports.
+  ...words(SPAN_RATES_NOTE),
+  // Not a step's warning, but stored English of the same kind: why the run used its workers.
+  ...words(WORKERS_REASON_TEXT),
+  // The run's warnings of a trace replay, `step: message`.
+  ...words(TRACE_REPLAY_TEXT),
+  // Why a run ended as it did, and the run's warning that /metrics could not be read.
+  ...words(STATUS_REASON_TEXT),
+  ...words(SERVER_METRICS_TEXT),
+  // The run's token cross-check: `{0}; ...`, its head holding what the client received.
+  ...Object.values(CROSS_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: CROSS_CHECK_TEXT.head, parts: { 1: words(CROSS_CHECK_TEXT.received) } }] } })),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
@@ -88,13 +99,19 @@ const WORDINGS: readonly Wording[] = [
 ];
 
 const patterns = new Map<string, RegExp>();
-/** The template as a pattern that takes its figures back out of a message it filled: each `{n}` a lazy group, in order. */
-function patternOf(template: string): RegExp {
-  let pattern = patterns.get(template);
+/**
+ * The template as a pattern that takes its figures back out of a message it filled: each `{n}` a
+ * lazy group, in order. A figure that opens the template (without worded parts) holds no ": ", so
+ * that it does not take a line's `step: ` prefix for part of itself.
+ */
+function patternOf(template: string, worded: readonly number[] = []): RegExp {
+  const key = `${template}|${worded.join(',')}`;
+  let pattern = patterns.get(key);
   if (pattern === undefined) {
-    const source = template.split(/\{\d+\}/).map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.+?)');
+    const pieces = template.split(/\{\d+\}/).map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const source = pieces.reduce((joined, piece, i) => `${joined}${i === 1 && pieces[0] === '' && !worded.includes(0) ? '((?:(?!: ).)+?)' : '(.+?)'}${piece}`);
     pattern = new RegExp(`^${source}$`, 's');
-    patterns.set(template, pattern);
+    patterns.set(key, pattern);
   }
   return pattern;
 }
@@ -102,7 +119,7 @@ function patternOf(template: string): RegExp {
 /** `text` said again through `t` by the first of `wordings` that filled it, or null when none did. */
 function reword(text: string, wordings: readonly Wording[], t: Translate): string | null {
   for (const wording of wordings) {
-    const found = patternOf(wording.text).exec(text);
+    const found = patternOf(wording.text, Object.keys(wording.parts ?? {}).map(Number)).exec(text);
     if (found === null) continue;
     const args: string[] = [];
     let whole = true;

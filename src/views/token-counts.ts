@@ -6,6 +6,7 @@
  * counts: an estimate of 4 characters a token can be far from the model's tokenizer.
  */
 import type { SourceCounts, Step, StepSummary } from '../format/result';
+import { english, type Translate } from './l10n';
 
 /** Shares (0 to 1) of a step's completed requests whose count was estimated, or counted by the local tokenizer. */
 export interface CountShares {
@@ -32,13 +33,13 @@ export function sharePercent(share: number): string {
  * counts that are not the server's, with their shares; null when every count is the server's
  * (or the summary does not say).
  */
-export function localCountsText(summary: Pick<StepSummary, 'tokenSources'>): string | null {
+export function localCountsText(summary: Pick<StepSummary, 'tokenSources'>, t: Translate = english): string | null {
   const parts: string[] = [];
   for (const side of ['output', 'input'] as const) {
     const shares = countShares(summary.tokenSources?.[side]);
     if (shares === null) continue;
-    if (shares.estimated > 0) parts.push(`${side} tokens ${sharePercent(shares.estimated)} estimated`);
-    if (shares.tokenizer > 0) parts.push(`${side} tokens ${sharePercent(shares.tokenizer)} counted by the local tokenizer`);
+    if (shares.estimated > 0) parts.push(side === 'output' ? t('output tokens {0} estimated', sharePercent(shares.estimated)) : t('input tokens {0} estimated', sharePercent(shares.estimated)));
+    if (shares.tokenizer > 0) parts.push(side === 'output' ? t('output tokens {0} counted by the local tokenizer', sharePercent(shares.tokenizer)) : t('input tokens {0} counted by the local tokenizer', sharePercent(shares.tokenizer)));
   }
   return parts.length === 0 ? null : parts.join(', ');
 }
@@ -51,10 +52,10 @@ export const LOCAL_COUNTS_CONSEQUENCE =
  * One note for a run whose steps hold counts that are not the server's, naming each such step
  * with its shares; none when every count is the server's.
  */
-export function localCountsNotes(steps: readonly Pick<Step, 'name' | 'repeat' | 'summary'>[], label: (step: Pick<Step, 'name' | 'repeat'>) => string): string[] {
+export function localCountsNotes(steps: readonly Pick<Step, 'name' | 'repeat' | 'summary'>[], label: (step: Pick<Step, 'name' | 'repeat'>) => string, t: Translate = english): string[] {
   const listed = steps.flatMap((step) => {
-    const text = step.summary ? localCountsText(step.summary) : null;
+    const text = step.summary ? localCountsText(step.summary, t) : null;
     return text === null ? [] : [`${label(step)}: ${text}`];
   });
-  return listed.length === 0 ? [] : [`Token counts not reported by the server: ${listed.join('; ')}. ${LOCAL_COUNTS_CONSEQUENCE}`];
+  return listed.length === 0 ? [] : [t('Token counts not reported by the server: {0}. {1}', listed.join('; '), t(LOCAL_COUNTS_CONSEQUENCE))];
 }

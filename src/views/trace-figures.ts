@@ -7,6 +7,7 @@
 import type { RequestRecord, Step, TraceReplay } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { fixed } from './number-format';
+import { english, type Translate } from './l10n';
 import { LATE_REPLAY_MS } from '../format/trace';
 
 type TraceStep = Pick<Step, 'name' | 'profile' | 'summary'> & Partial<Pick<Step, 'repeat' | 'requests'>>;
@@ -76,15 +77,15 @@ export function traceTable(steps: readonly TraceStep[]): TraceTable | null {
 }
 
 /** Notes on trace steps that did not replay their trace as recorded: late sends, late prompts. */
-export function traceNotes(steps: readonly TraceStep[]): string[] {
+export function traceNotes(steps: readonly TraceStep[], t: Translate = english): string[] {
   return steps.filter(isTraceStep).flatMap((step) => {
     const notes: string[] = [];
     const p99 = step.summary?.queueMs?.p99;
     if (p99 !== null && p99 !== undefined && p99 > LATE_REPLAY_MS) {
-      notes.push(`${stepLabel(step)}: the replay fell behind its trace (send lateness p99 ${fixed(p99, 1)} ms): its load over time was later and lighter than recorded.`);
+      notes.push(t('{0}: the replay fell behind its trace (send lateness p99 {1} ms): its load over time was later and lighter than recorded.', stepLabel(step), fixed(p99, 1)));
     }
     const late = promptsLate(step);
-    if (late !== null && late > 0) notes.push(`${stepLabel(step)}: ${late} prompts were built after their send time; those requests went out late.`);
+    if (late !== null && late > 0) notes.push(t('{0}: {1} prompts were built after their send time; those requests went out late.', stepLabel(step), late));
     return notes;
   });
 }

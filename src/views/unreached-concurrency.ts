@@ -8,6 +8,7 @@ import * as z from 'zod';
 import type { ResultDocument, Step } from '../format/result';
 import { formatMetric } from './number-format';
 import { stepLabel } from '../format/step-name';
+import { english, type Translate } from './l10n';
 
 /** Below this share of its level, a concurrency step is said not to have reached it. */
 export const REACHED_CONCURRENCY = 0.75;
@@ -21,7 +22,7 @@ const ConfigSeenSchema = z
   .loose();
 
 /** Why the step's mean in flight fell short of its level: each cause found, worded with what to change. */
-function causesOf(step: Omit<Step, 'requests'>, config: z.infer<typeof ConfigSeenSchema>, level: number): string[] {
+function causesOf(step: Omit<Step, 'requests'>, config: z.infer<typeof ConfigSeenSchema>, level: number, t: Translate): string[] {
   const summary = step.summary;
   if (!summary) return [];
   const causes: string[] = [];
@@ -29,24 +30,27 @@ function causesOf(step: Omit<Step, 'requests'>, config: z.infer<typeof ConfigSee
   const { durationSec, requests } = config.limits ?? {};
   const cutShort = requests === undefined || summary.requests.total < requests || cancelled > 0;
   if (durationSec !== undefined && cutShort) {
-    const inFlight = cancelled > 0 ? `, cancelling the ${cancelled} requests then in flight (left out of its figures)` : '';
-    causes.push(`its duration of ${durationSec} s ended it${inFlight}: too short for requests of this length to keep ${level} in flight for long. Lengthen the duration (--duration) to measure this level`);
+    causes.push(
+      cancelled > 0
+        ? t('its duration of {0} s ended it, cancelling the {1} requests then in flight (left out of its figures): too short for requests of this length to keep {2} in flight for long. Lengthen the duration (--duration) to measure this level', durationSec, cancelled, level)
+        : t('its duration of {0} s ended it: too short for requests of this length to keep {1} in flight for long. Lengthen the duration (--duration) to measure this level', durationSec, level),
+    );
   }
   const sessions = config.sessions;
   const thinkMs = sessions?.thinkTimeMs ?? 0;
   if (sessions !== undefined && (sessions.concurrencyUnit ?? 'sessions') === 'sessions' && thinkMs > 0) {
     causes.push(
-      `its ${level} sessions kept their slots through the think time of ${thinkMs} ms between turns, with no request in flight meanwhile: the level counts open sessions (--concurrency-unit sessions). --concurrency-unit requests keeps ${level} requests in flight instead`,
+      t('its {0} sessions kept their slots through the think time of {1} ms between turns, with no request in flight meanwhile: the level counts open sessions (--concurrency-unit sessions). --concurrency-unit requests keeps {0} requests in flight instead', level, thinkMs),
     );
   }
   if (causes.length === 0) {
-    causes.push(`with ${summary.requests.total} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level`);
+    causes.push(t('with {0} requests it spent much of its time filling up and draining. Raise the requests per step to measure this level', summary.requests.total));
   }
   return causes;
 }
 
 /** One note per concurrency step that did not reach its level, naming why. */
-export function unreachedConcurrencyNotes(doc: Pick<ResultDocument, 'config'> & { steps: Omit<Step, 'requests'>[] }): string[] {
+export function unreachedConcurrencyNotes(doc: Pick<ResultDocument, 'config'> & { steps: Omit<Step, 'requests'>[] }, t: Translate = english): string[] {
   const parsed = ConfigSeenSchema.safeParse(doc.config);
   const config = parsed.success ? parsed.data : {};
   return doc.steps.flatMap((step) => {
@@ -56,6 +60,6 @@ export function unreachedConcurrencyNotes(doc: Pick<ResultDocument, 'config'> & 
     // A step where nothing completed is left to the failure's own words: more requests would not help it.
     if ((step.summary?.requests.completed ?? 0) === 0) return [];
     const shown = formatMetric('achievedConcurrency', mean);
-    return [`Step "${stepLabel(step)}" averaged ${shown} requests in flight, not ${level}: ${causesOf(step, config, level).join('; and ')}. Its points are drawn at ${shown}.`];
+    return [t('Step "{0}" averaged {1} requests in flight, not {2}: {3}. Its points are drawn at {1}.', stepLabel(step), shown, level, causesOf(step, config, level, t).join(t('; and ')))];
   });
 }

@@ -25,6 +25,12 @@ async function expectChinese(frame: Frame, what: string): Promise<void> {
   if (lang !== 'zh-cn') throw new Error(`${what}: vscode.env.language is '${lang}', not 'zh-cn'`);
 }
 
+/** The first element at `selector` reads `text`: what the views word themselves (a status, a count) is Chinese too. */
+async function expectText(frame: Frame, selector: string, text: string, what: string): Promise<void> {
+  const found = (await frame.locator(selector).first().textContent())?.trim();
+  if (found !== text) throw new Error(`${what}: ${selector} reads '${found}', not '${text}'`);
+}
+
 for (const [theme, themeName] of Object.entries(THEMES)) {
   scenario(
     `zh-cn in the ${theme} theme: the result, compare and the report in Chinese at 1000 and 1280 px`,
@@ -39,6 +45,9 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       const result = () => findWebview(page, { title: 'vllm-L20.llmbench.json', text: '各步', timeoutMs: 60_000 });
       await expectChinese(await result(), 'the result editor');
       await waitForText(await result(), '首 token 延迟 (TTFT)');
+      await expectText(await result(), 'h1 .badge', '完成', "the result's status badge");
+      await expectText(await result(), '.step-table tbody tr td:last-child', '40 个中 0 个', "the result's failures column");
+      await waitForText(await result(), '自动：负载最重的步');
       await shootAtEachSize(page, result, `zh-cn-result-${theme}`, (frame) => boxFits(frame, '.step-table-block .table-scroll', "the result table's default columns"));
 
       // Compare With... (its quick pick lists the other file).
@@ -47,6 +56,7 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       const compare = () => findWebview(page, { text: 'B 相对 A', timeoutMs: 60_000 });
       await expectChinese(await compare(), 'compare');
       await waitForText(await compare(), '两次运行');
+      await expectText(await compare(), 'h2 .badge', '完成', "compare's status badge");
       await shootAtEachSize(page, compare, `zh-cn-compare-${theme}`);
 
       // The explorer's menu item is the manifest's Chinese title: package.nls.zh-cn.json loaded.

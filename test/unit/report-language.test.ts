@@ -35,8 +35,8 @@ function report(files: string[], out: string, ...flags: string[]) {
   return { ...result, text: result.status === 0 || result.status === 1 ? readFileSync(out, 'utf8') : '' };
 }
 
-/** Every number in the report's table cells, in order: what must not change with the language. */
-const cellFigures = (html: string): string[] => [...html.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].flatMap((cell) => cell[1]!.replace(/<[^>]+>/g, ' ').match(/\d+(?:[.,]\d+)*/g) ?? []);
+/** Every number in the report's table cells, cell by cell (sorted within a cell: "0 of 20" reads "20 个中 0 个"): what must not change with the language. */
+const cellFigures = (html: string): string[] => [...html.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].flatMap((cell) => (cell[1]!.replace(/<[^>]+>/g, ' ').match(/\d+(?:[.,]\d+)*/g) ?? []).sort());
 /** Each table row's numbers (sorted within the row: "0 of 20" reads "20 个中 0 个"). */
 const markdownFigures = (md: string): string[] => md.split('\n').filter((line) => line.startsWith('|')).map((line) => (line.split('|').slice(2).join('|').match(/\d+(?:[.,]\d+)*/g) ?? []).sort().join(' ')).filter(Boolean);
 

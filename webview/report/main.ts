@@ -149,7 +149,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   const runRows = model.runs.map((r, i) => el('tr', {}, [
     el('td', { text: r.name }),
     grouped ? el('td', { text: r.group }) : null,
-    el('td', { text: r.status, className: r.status === 'complete' ? '' : 'tone-warning' }),
+    el('td', { text: r.status, className: (r.complete ?? r.status === 'complete') ? '' : 'tone-warning' }),
     el('td', { className: 'wrap', text: formatLabelsText(r.labels) }),
     el('td', { text: r.importedFrom ? t('{0} (imported)', r.importedFrom) : 'LLM Bench' }),
     el('td', {}, [r.source ? button(t('Edit Labels...'), () => void host.ask({ type: 'editLabels', run: i }), 'secondary') : null]),
@@ -159,7 +159,7 @@ function draw(title: string, model: ReportModel, problems: string[]): void {
   legend = { model, element: legendElement(model) };
   replaceChildren(app, [
     el('h1', { text: title }),
-    ...problems.map((p) => el('div', { className: 'notice', text: `Skipped: ${p}` })),
+    ...problems.map((p) => el('div', { className: 'notice', text: t('Skipped: {0}', p) })),
     ...controls(model),
     el('h2', { text: t('Ranking') }),
     scrollBox(textTable(ranking.columns, ranking.rows, 'data-table ranking sticky-first')),

@@ -182,11 +182,11 @@ function columnChooser(columns: TableColumns, onChange: (columns: TableColumns) 
  * that scrolls sideways with the step names kept in view, and the chooser of optional columns.
  */
 export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAULT_TABLE_COLUMNS, onColumnsChange?: (columns: TableColumns) => void): HTMLElement {
-  const table = stepTable(rows, columns);
+  const table = stepTable(rows, columns, t);
   const top = table.groups.map((g) =>
     el('th', { title: t(g.definition), attrs: { scope: 'colgroup', colspan: String(g.columns.length) } }, [
       t(g.label),
-      g.unit ? el('span', { className: 'unit', text: g.unit }) : null,
+      g.unit ? el('span', { className: 'unit', text: t(g.unit) }) : null,
     ]),
   );
   const sub = table.groups.flatMap((g, gi) =>
@@ -203,7 +203,7 @@ export function stepTableElement(rows: StepRow[], columns: TableColumns = DEFAUL
 
 /** The figures of each step name across the run's repeats, mean ± 95% interval. */
 export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
-  const table = repeatTable(repeats);
+  const table = repeatTable(repeats, t);
   const head = el('tr', {}, [
     el('th', { attrs: { scope: 'col' }, text: t('Step') }),
     ...table.columns.map((c) => el('th', { className: 'num', title: t(c.definition), attrs: { scope: 'col' }, text: t(c.label) })),
@@ -224,7 +224,7 @@ export function repeatTableElement(repeats: RepeatRow[]): HTMLElement {
  * for these runs are left out and named under the table.
  */
 export function deltaTableElement(deltas: DeltaRow[]): HTMLElement {
-  const table = stackedDeltaTable(deltas);
+  const table = stackedDeltaTable(deltas, t);
   const head = el('tr', {}, [
     el('th', { attrs: { scope: 'col' }, text: t('Step') }),
     ...table.columns.map((c) => el('th', { className: 'num', title: t(c.definition), attrs: { scope: 'col' } }, [t(c.label), c.unit ? el('span', { className: 'unit', text: c.unit }) : null])),

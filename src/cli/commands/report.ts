@@ -89,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
     const keys = [...new Set(runs.flatMap((r) => Object.keys(r.doc.labels)))];
     throw new UsageError(`--group-by: no run has the label '${groupBy}'; labels present: ${keys.join(', ') || 'none'}`);
   }
-  const model = buildReportModel(runs, { ...(groupBy ? { groupBy } : {}), ...(axis ? { axis } : {}), stat, slo });
+  const model = buildReportModel(runs, { ...(groupBy ? { groupBy } : {}), ...(axis ? { axis } : {}), stat, slo }, t);
   const title = flags.get('--title') ?? (runs.length === 1 ? `LLM Bench: ${runs[0]?.name}` : t('LLM Bench: {0} runs compared', runs.length));
   const text =
     format === 'html'

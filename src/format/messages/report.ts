@@ -90,8 +90,10 @@ export const ReportModelSchema = z.object({
       stepWarnings: z.array(z.string()).default([]),
       /** Worker threads that sent its requests, and why; null for a file that does not say. */
       workers: z.string().nullable().default(null),
-      /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`. */
+      /** `complete`, or how the run fell short: `partial (2 steps unfinished): cancelled`; in the display language. */
       status: z.string(),
+      /** Whether the run completed with every step finished: the views mark the others, whatever the language of `status`. */
+      complete: z.boolean().optional(),
     }),
   ),
   groupBy: z.string().nullable(),

@@ -1,0 +1,292 @@
+/**
+ * The result editor, compare, the report and their exports in Simplified Chinese (issue 27), on
+ * runs of the real simulator (and a run against a closed port): what the views word themselves
+ * (the status, the workers' reason, the failures column and its unit, durations, notes, a failed
+ * run's advice, compare's verdicts) reads in Chinese, with the figures and names of the files kept;
+ * in English it reads exactly as before.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ResultDocument } from '../../src/format/result';
+import { forReading } from '../../src/results/read-result';
+import { english, translator } from '../../src/views/l10n';
+import { buildResultView } from '../../src/views/result';
+import { buildCompareView } from '../../src/views/compare';
+import { buildReportModel, type ReportRun } from '../../src/views/report';
+import { stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
+import { formatCount, formatDuration, inDisplayLocale } from '../../src/views/number-format';
+import { sayWarning } from '../../src/views/step-warnings';
+import { resolveWorkers } from '../../src/load/workers';
+import { traceStepWarnings } from '../../src/load/trace-gather';
+import { tokenCrossCheck } from '../../src/observe/monitor';
+import { renderHtmlReport } from '../../src/report/html';
+import { formatMarkdownReport } from '../../src/report/tables';
+import { openPage } from '../helpers/webview-page';
+import { repoRoot } from '../vscode/harness/tools';
+
+const bundle = JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+const chinese = translator(bundle);
+const zhCn = { type: 'language', locale: 'zh-cn', strings: bundle };
+const HAN = /[\u4e00-\u9fff]/;
+
+let dir = '';
+/** A sweep whose token counts are estimated (--no-usage) and whose 64 can never fill with 40 requests; the same sweep with the server's counts; a run against a closed port. */
+const runs: Record<'estimated' | 'counted' | 'failed' | 'single', { doc: ResultDocument; fileName: string }> = {} as never;
+
+function simulate(name: keyof typeof runs, args: string[]): void {
+  const file = join(dir, `${name}.llmbench.json`);
+  const cli = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'run', ...args, '--out', file], { encoding: 'utf8', timeout: 120_000 });
+  assert.ok(cli.status === 0 || cli.status === 1, cli.stderr);
+  runs[name] = { doc: JSON.parse(readFileSync(file, 'utf8')) as ResultDocument, fileName: `${name}.llmbench.json` };
+}
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'llmbench-view-language-'));
+  const sweep = ['--sim', 'tiny', '--concurrency', '1,64', '--requests', '40', '--input-tokens', '32', '--output-tokens', '32'];
+  simulate('estimated', [...sweep, '--no-usage']);
+  simulate('counted', sweep);
+  simulate('failed', ['--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--concurrency', '1', '--requests', '2']);
+  simulate('single', ['--sim', 'tiny', '--concurrency', '4', '--requests', '20', '--input-tokens', '32', '--output-tokens', '32']);
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * English words left in a text once what is the files' own (names, models, URLs, the server's or
+ * the engine's messages, passed as `data`) and what reads the same in every language (metric
+ * abbreviations, units, flags, error kinds) is taken out.
+ */
+function englishLeft(text: string, data: readonly string[] = []): string[] {
+  let rest = text;
+  // A name of one or two letters (the model "m") would cut words apart: words are three letters or more.
+  for (const d of [...data].sort((a, b) => b.length - a.length)) if (d.length >= 3) rest = rest.split(d).join(' ');
+  rest = rest
+    .replace(/https?:\/\/\S+|--[a-z-]+(?: \w+)?|\b[\w-]+@\d+\b|\w+\.llmbench\.json|\btok\/s|\breq\/s/g, ' ')
+    .replace(/\/[\w/.-]+/g, ' ')
+    .replace(/\b(?:TTFT|TTFO|TPOT|ITL|QPS|SLO|KV|LLM Bench|CPU|API|URL|JSON|OpenAI|bootstrap|Student|token|tokens?|tok\/s|req\/s|ms|s|p\d\d|n\/a|n=\d+|A|B|chat|connect|http|ulimit|usage|max_tokens|UTC|max-model-len|curl|auto)\b/g, ' ');
+  return [...new Set(rest.match(/[A-Za-z]{3,}(?:[ -][A-Za-z]{2,})*/g) ?? [])];
+}
+
+const dataOf = (...docs: ResultDocument[]): string[] => docs.flatMap((doc) => [doc.endpoint.model, doc.endpoint.baseUrl, doc.tool.name, doc.tool.version, doc.statusReason ?? '', ...doc.steps.map((s) => s.name), ...Object.entries(doc.labels).flat()]);
+
+test('the words the views add are Chinese, and the English reads as before (durations, failures, the workers\' reason)', () => {
+  assert.equal(formatDuration(2, chinese), '2 秒');
+  assert.equal(formatDuration(190, chinese), '3 分 10 秒');
+  assert.equal(formatDuration(3900, chinese), '1 小时 5 分');
+  assert.equal(formatDuration(190), '3 min 10 s');
+  assert.equal(formatDuration(3600), '1 h');
+  const view = buildResultView(forReading(runs.counted.doc), runs.counted.fileName, undefined, chinese);
+  const table = stepTable(view.rows, undefined, chinese);
+  assert.deepEqual(table.rows.map((row) => row.at(-1)), ['40 个中 0 个', '40 个中 0 个']);
+  assert.deepEqual(stepTable(view.rows).rows.map((row) => row.at(-1)), ['0 of 40', '0 of 40']);
+  // Every wording of the workers' reason, from resolveWorkers itself, says its figures again in Chinese.
+  const plan = (names: string[], lanes = 1) => ({ steps: names.map((name) => ({ name, pacing: { kind: 'closed', lanes } })) }) as never;
+  const config = (workers: number | 'auto') => ({ workers, workload: { outputTokens: 128 } }) as never;
+  const reasons = [
+    resolveWorkers(config(2), plan(['c@1']), 8),
+    resolveWorkers(config(9), plan(['c@1']), 4),
+    resolveWorkers(config('auto'), plan([]), 8),
+    resolveWorkers(config('auto'), plan(['concurrency@16']), 8),
+    // 1,000 and 10,000 in flight at 150 chunks/s: 2 workers, and 15 of which the machine allows 7.
+    resolveWorkers(config('auto'), plan(['concurrency@1000'], 1000), 8),
+    resolveWorkers(config('auto'), plan(['concurrency@10000'], 10_000), 8),
+    runs.counted.doc.workers!,
+  ].map((w) => w.reason);
+  assert.equal(new Set(reasons.map((r) => r.replace(/[\d,]+/g, '#').replace(/\(concurrency@#\)/, ''))).size, 6, `not every wording: ${reasons.join(' | ')}`);
+  for (const reason of reasons) {
+    const said = sayWarning(reason, chinese);
+    assert.match(said, HAN, reason);
+    assert.deepEqual(englishLeft(said), [], said);
+    assert.deepEqual((said.match(/\d[\d,.]*/g) ?? []).sort(), (reason.match(/\d[\d,.]*/g) ?? []).sort(), said);
+    assert.equal(sayWarning(reason, english), reason);
+  }
+  const items = summaryItems(view.summary, 0, chinese);
+  assert.equal(items.find((i) => i.label === 'Status')?.value, '完成');
+  assert.match(items.find((i) => i.label === 'Workers')?.value ?? '', /^1 \(自动：负载最重的步（concurrency@64）/);
+  assert.match(items.find((i) => i.label === 'Finished')?.value ?? '', /用时 \d+ 秒$/);
+});
+
+test('the result page in Chinese: status badge and value, failures and their unit, notes and warnings, on a simulator run', () => {
+  const { doc, fileName } = runs.estimated;
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view });
+  const d = page.document;
+  assert.equal(d.querySelector('h1 .badge')?.textContent, '完成');
+  const value = (label: string) => [...d.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === label)?.nextElementSibling?.textContent ?? '';
+  assert.equal(value('状态'), '完成');
+  assert.doesNotMatch(value('工作线程'), /heaviest|worker/);
+  assert.match(value('结束时间'), /用时 \d+ 秒$/);
+  const heads = [...d.querySelectorAll('.step-table thead th .unit')].map((u) => u.textContent);
+  assert.ok(heads.includes('请求'), `no 请求 unit: ${heads.join(' | ')}`);
+  assert.deepEqual([...d.querySelectorAll('.step-table tbody tr')].map((tr) => tr.lastElementChild?.textContent), ['40 个中 0 个', '40 个中 0 个']);
+  // The notes: estimated token counts, and the 64 the step never reached.
+  const notes = [...d.querySelectorAll('.notes .notice')].map((p) => p.textContent ?? '');
+  assert.ok(notes.some((n) => /token 数/.test(n) && n.includes('concurrency@64')), `no token-count note: ${notes.join('\n')}`);
+  assert.ok(notes.some((n) => n.includes('concurrency@64') && /在途/.test(n)), `no unreached-concurrency note: ${notes.join('\n')}`);
+  const data = dataOf(doc);
+  for (const note of notes) assert.deepEqual(englishLeft(note, data), [], note);
+  // The summary and the step table say nothing in English but the file's own names.
+  const summary = d.querySelector('.run-summary dl')?.textContent ?? '';
+  assert.deepEqual(englishLeft(summary, data), []);
+  assert.deepEqual(englishLeft(d.querySelector('.step-table')?.textContent ?? '', data), []);
+  assert.deepEqual(page.scriptErrors, []);
+});
+
+test('a run that measured nothing says what failed and what to try in Chinese', () => {
+  const { doc, fileName } = runs.failed;
+  assert.equal(doc.status, 'failed');
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.failure, 'the run is not a failure');
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view });
+  const d = page.document;
+  assert.match(d.querySelector('h1 .badge')?.textContent ?? '', /失败/);
+  const failure = d.querySelector('#run-failure');
+  const advice = [...(failure?.querySelectorAll('li') ?? [])].map((li) => li.textContent ?? '');
+  assert.ok(advice.length >= 2, advice.join('\n'));
+  for (const text of [...advice, failure?.querySelector('p')?.textContent ?? '']) {
+    assert.match(text, HAN);
+    assert.deepEqual(englishLeft(text, dataOf(doc)), [], text);
+  }
+  // In English, the advice reads as it did.
+  assert.match(buildResultView(forReading(doc), fileName).failure!.advice[0]!, /^Check that the server is running and listening at http:\/\/127\.0\.0\.1:9\/v1 \(open http:\/\/127\.0\.0\.1:9\/v1\/models/);
+});
+
+test('compare in Chinese: the verdicts under each figure, their hover text, the units and the badges', () => {
+  const [a, b] = [runs.estimated, runs.counted];
+  const view = buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName, chinese);
+  const table = stackedDeltaTable(view.deltas, chinese);
+  const cells = table.rows.flatMap((row) => row.cells.flat());
+  assert.ok(cells.some((c) => c.reason !== ''), 'no verdict has a reason');
+  for (const cell of cells) {
+    if (cell.reason) assert.deepEqual(englishLeft(cell.reason), [], cell.reason);
+    assert.deepEqual(englishLeft(cell.detail), [], cell.detail);
+  }
+  assert.ok(table.columns.some((c) => /p50（上）\/ p99（下）/.test(c.unit)), table.columns.map((c) => c.unit).join(' | '));
+  // English as before.
+  const plain = stackedDeltaTable(buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName).deltas);
+  assert.ok(plain.columns.some((c) => c.unit === 'ms, p50 over p99'));
+  assert.ok(plain.rows.flatMap((row) => row.cells.flat()).every((c) => c.reason === '' || /interval|no change|apart|overlap|inside|outside/.test(c.reason)));
+  const page = openPage('compare', { language: zhCn });
+  page.send({ type: 'show-compare', view });
+  const badges = [...page.document.querySelectorAll('h2 .badge')].map((x) => x.textContent);
+  assert.deepEqual(badges, ['完成', '完成']);
+  const reasons = [...page.document.querySelectorAll('.delta-table .verdict-reason')].map((x) => x.textContent ?? '');
+  assert.ok(reasons.length > 0 && reasons.every((r) => HAN.test(r) || /^[AB] /.test(r)), reasons.join(' | '));
+  const notices = [...page.document.querySelectorAll('.notice')].map((x) => x.textContent ?? '');
+  for (const notice of notices) assert.deepEqual(englishLeft(notice, dataOf(a.doc, b.doc)), [], notice);
+  assert.deepEqual(page.scriptErrors, []);
+});
+
+test('the report and its HTML and Markdown exports in Chinese: the runs\' status, their notes and the workers\' reason', () => {
+  const reportRuns: ReportRun[] = [runs.estimated, runs.counted].map(({ doc, fileName }) => ({ name: fileName, doc, source: fileName }));
+  const model = buildReportModel(reportRuns, {}, chinese);
+  assert.deepEqual(model.runs.map((r) => r.status), ['完成', '完成']);
+  assert.ok(model.runs.every((r) => r.complete === true));
+  assert.match(model.runs[0]!.workers ?? '', /自动/);
+  for (const note of model.runs.flatMap((r) => r.definitionNotes)) assert.deepEqual(englishLeft(note, dataOf(runs.estimated.doc)), [], note);
+  assert.ok(model.runs[0]!.definitionNotes.length > 0, 'the estimated run has no note on its counts');
+  const page = openPage('report', { language: zhCn });
+  page.send({ type: 'model', title: 'r', model, problems: ['x.json: not a result'] });
+  const statuses = [...page.document.querySelectorAll('td')].filter((td) => td.textContent === '完成');
+  assert.equal(statuses.length, 2);
+  assert.ok(statuses.every((td) => !td.classList.contains('tone-warning')));
+  assert.match(page.document.querySelector('.notice')?.textContent ?? '', /^已跳过/);
+  assert.deepEqual(page.scriptErrors, []);
+  const html = renderHtmlReport(model, reportRuns, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
+  assert.match(html, /<td>完成<\/td>/);
+  assert.match(html, /<td class="num">40 个中 0 个<\/td>/);
+  assert.doesNotMatch(html, /\b\d+ of \d+\b|Token counts not reported/);
+  const md = formatMarkdownReport(model, reportRuns, 'r', { t: chinese });
+  assert.doesNotMatch(md, /Token counts not reported|ITL = time per output token/);
+  // English as before.
+  const englishModel = buildReportModel(reportRuns);
+  assert.deepEqual(englishModel.runs.map((r) => r.status), ['complete', 'complete']);
+  assert.match(englishModel.runs[0]!.definitionNotes[0]!, /^Token counts not reported by the server: /);
+});
+
+test('a trace replay\'s run warnings are said again in Chinese with their figures', () => {
+  const summary = { requests: { total: 50 }, queueMs: { p99: 812.5, max: 1200 } } as never;
+  const warnings = traceStepWarnings('trace', summary, 7);
+  assert.equal(warnings.length, 2);
+  for (const warning of warnings) {
+    const said = sayWarning(warning, chinese);
+    assert.match(said, /^trace: /);
+    assert.match(said, HAN);
+    assert.deepEqual(englishLeft(said, ['trace']), [], said);
+    assert.equal(sayWarning(warning, english), warning);
+  }
+});
+
+test("the server section's source and notes, a failed run's status reason and its warning that /metrics could not be read, in Chinese", () => {
+  const counted = buildResultView(forReading(runs.counted.doc), runs.counted.fileName, undefined, chinese);
+  assert.ok(counted.server, 'the simulator run has no server section');
+  assert.match(counted.server.source, /^vLLM 指标来自 http:\/\/127\.0\.0\.1:\d+\/metrics，每 1 s 抓取一次$/);
+  assert.ok(counted.server.notes.some((n) => n.startsWith('整个运行的 token 交叉核对')), counted.server.notes.join('\n'));
+  for (const note of counted.server.notes) assert.deepEqual(englishLeft(note, dataOf(runs.counted.doc)), [], note);
+  assert.match(buildResultView(forReading(runs.counted.doc), runs.counted.fileName).server!.notes.join('\n'), /^Token cross-check over the whole run: /m);
+
+  const { doc, fileName } = runs.failed;
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view: buildResultView(forReading(doc), fileName, undefined, chinese) });
+  const d = page.document;
+  const status = [...d.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === '状态')?.nextElementSibling?.textContent ?? '';
+  assert.match(status, /^失败: 所有测量的请求都失败了（2 connect）；第一个：connection refused at /);
+  const warnings = [...d.querySelectorAll('.run-warnings .notice')].map((p) => p.textContent ?? '');
+  assert.ok(warnings.some((w) => w.startsWith('服务端指标：无法读取 http://127.0.0.1:9/metrics')), warnings.join('\n'));
+  const serverNotes = [...d.querySelectorAll('.notice')].map((p) => p.textContent ?? '').filter((n) => n.startsWith('没有服务端数值'));
+  assert.equal(serverNotes.length, 1);
+  assert.equal(d.querySelector('.scroll-hint')?.textContent, '右侧还有更多列：请横向滚动表格。');
+  assert.deepEqual(page.scriptErrors, []);
+});
+
+test("a view model the host builds takes the display locale's figures through inDisplayLocale, and the host's own figures stay en-US after", () => {
+  // zh-CN groups digits as en-US does: German, which does not, shows which path a figure took.
+  const { doc, fileName } = runs.estimated;
+  const note = (view: ReturnType<typeof buildResultView>) => view.notes.find((n) => n.includes('concurrency@64') && /\d[.,]\d/.test(n)) ?? '';
+  const english = note(buildResultView(forReading(doc), fileName));
+  const mean = /averaged (\d+\.\d) requests/.exec(english)?.[1];
+  assert.ok(mean, english);
+  const german = note(inDisplayLocale('de', () => buildResultView(forReading(doc), fileName)));
+  assert.ok(german.includes(`averaged ${mean.replace('.', ',')} requests`), german);
+  assert.equal(formatCount(12345), '12,345');
+  assert.equal(inDisplayLocale('zh-cn', () => formatCount(12345)), '12,345');
+  assert.throws(() => inDisplayLocale('de', () => { throw new Error('build failed'); }));
+  assert.equal(formatCount(12345), '12,345');
+});
+
+test('a run of one load: its figures card says its load and labels in Chinese', () => {
+  const { doc, fileName } = runs.single;
+  const figures = buildResultView(forReading(doc), fileName, undefined, chinese).figures;
+  assert.ok(figures, 'a run of one load has no figures card');
+  assert.match(figures.load, /^concurrency@4，[\d.]+ 个在途（测得的均值）$/);
+  assert.deepEqual(figures.items.slice(0, 3).map((item) => item.label), ['每秒输出 token 数', '每秒请求数 (QPS)', '首 token 延迟 (TTFT) p50']);
+  assert.match(buildResultView(forReading(doc), fileName).figures!.load, /^concurrency@4, at [\d.]+ in flight \(measured mean\)$/);
+});
+
+test("the run's token cross-check warnings, every wording from tokenCrossCheck itself, are said again in Chinese with their figures", () => {
+  const client = (counted: number, estimated: { requests: number; atLeast: number; atMost: number }, failed = 0) => ({ counted, estimated, failed });
+  const none = { requests: 0, atLeast: 0, atMost: 0 };
+  const warnings = [
+    tokenCrossCheck(5000, client(1000, none, 3)),
+    tokenCrossCheck(5000, client(1000, none)),
+    tokenCrossCheck(100, client(1000, none)),
+    tokenCrossCheck(1000, client(900, { requests: 4, atLeast: 40, atMost: Infinity })),
+    tokenCrossCheck(9000, client(900, { requests: 4, atLeast: 40, atMost: 512 })),
+  ].map((check) => check.warning);
+  assert.equal(new Set(warnings).size, 5, warnings.join('\n'));
+  for (const warning of warnings) {
+    assert.ok(warning);
+    const said = sayWarning(warning, chinese);
+    assert.match(said, /^服务端\/客户端 token 交叉核对：/, said);
+    assert.deepEqual(englishLeft(said), [], said);
+    assert.deepEqual((said.match(/\d+/g) ?? []).sort(), (warning.match(/\d+/g) ?? []).sort(), said);
+    assert.equal(sayWarning(warning, english), warning);
+  }
+  assert.equal(tokenCrossCheck(1000, client(1000, none)).warning, null);
+});
