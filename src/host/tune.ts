@@ -234,7 +234,7 @@ export class TuneController implements vscode.Disposable {
             if (event.type === 'log') this.log[event.level](`Tune ${state.tune.id}: ${event.message}`);
             if (event.type === 'trial-start') {
               this.log.info(`Tune ${state.tune.id}: trial ${event.trial} launches ${JSON.stringify(event.command)}`);
-              progress.report({ message: `trial ${event.trial}${budget !== undefined ? ` of ${budget}` : ''}`, ...(budget ? { increment: 100 / budget } : {}) });
+              progress.report({ message: budget !== undefined ? vscode.l10n.t('trial {0} of {1}', event.trial, budget) : vscode.l10n.t('trial {0}', event.trial), ...(budget ? { increment: 100 / budget } : {}) });
             }
             if (event.type === 'trial-end') {
               this.log.info(`Tune ${state.tune.id}: trial ${event.trial.number} ${event.trial.status}${event.trial.reason ? ` (${event.trial.reason})` : ''}, objective ${event.trial.objective ?? 'n/a'}.`);

@@ -11,7 +11,7 @@ import { DECIMATE_ABOVE, timeTicks, type ChartSpec, type Point, type SeriesSpec,
 import { fixed, formatMetric, isNumber } from './number-format';
 import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from './result-tables';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
-import { markedName, NO_BREAK, stepWarnings, WARNING_MARK } from './step-warnings';
+import { markedName, NO_BREAK, sayWarning, stepWarnings, WARNING_MARK } from './step-warnings';
 import { english, type Translate } from './l10n';
 
 /** The live panel's step table: the table of means (src/views/result-tables.ts), the running step's throughput so far in it. */
@@ -41,7 +41,7 @@ export function tableRows(state: LiveState, t: Translate = english): string[][] 
 export function workersText(state: LiveState, t: Translate = english): string {
   const workers = state.workers;
   if (workers === null) return '';
-  const head = t('Workers: {0} ({1})', workers.count, workers.reason);
+  const head = t('Workers: {0} ({1})', workers.count, sayWarning(workers.reason, t));
   const each = (state.current?.workers ?? []).map(({ worker, inFlight, sendLatenessMs: late }) =>
     late === null ? t('#{0}: {1} in flight, no send', worker, inFlight) : t('#{0}: {1} in flight, send lateness {2} / {3} ms', worker, inFlight, fixed(late.p50), fixed(late.p99)),
   );

@@ -5,16 +5,19 @@
 // and once it ended, and the tune file's editor. Each is shot at 1000 and 1280 px in a dark, a light
 // and a high-contrast theme with the English galleries' clipping and contrast checks, and read back:
 // the Chinese labels are there, and the English sentences they replaced are not.
-// Screenshots: .test-artifacts/gallery-zh-cn-{live-running,live,tune-live-running,tune-live,tune-editor}-<theme>-<width>.png.
+// The import review too (VS Code's quick input): the runs found in a page of Chinese notes, and a
+// run's labels, in each theme at both sizes, nothing in them cut off.
+// Screenshots: .test-artifacts/gallery-zh-cn-{live-running,live,tune-live-running,tune-live,tune-editor,import-runs,import-labels}-<theme>-<width>.png.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { findWebview, pollUntil, scenario, waitForText } from './harness';
+import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, quickPickLabels, scenario, waitForText } from './harness';
 import { expectDisplayLanguage } from './harness/language-pack';
-import { boxFits, shootAtEachSize, THEMES } from './harness/layout';
+import { boxFits, shootAtEachSize, shootQuickInputAtEachSize, THEMES } from './harness/layout';
 import { liveTab, startSimulatorSweep, sweepLasting, type RunWords } from './harness/live-run';
 import { readTune, startTune, tunePanelTab, type TuneWords } from './harness/tune-run';
 import { simulatorTuneConfig } from '../helpers/tune-documents';
+import { NOTES } from '../helpers/import-samples';
 import { repoRoot } from '../vscode/harness/tools';
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.nls.zh-cn.json'), 'utf8')) as Record<string, string>;
@@ -61,7 +64,7 @@ async function expectWords(frame: Frame, what: string, chinese: readonly (string
   if (missing.length > 0 || left.length > 0) throw new Error(`${what}: ${missing.length > 0 ? `no ${missing.map(String).join(', ')}; ` : ''}${left.length > 0 ? `English left: ${left.join(', ')}; ` : ''}it reads: ${text.slice(0, 1500)}`);
 }
 
-const LIVE_ENGLISH = ['Running step', 'requests done', ' in flight', '(running)', 'left in this step', 'Throughput over time', 'TTFT per step', 'Saving to', 'Saved to', 'Finished (', 'marks the running step', 'Means over successful requests', 'Steps'];
+const LIVE_ENGLISH = ['Running step', 'requests done', ' in flight', '(running)', 'left in this step', 'Throughput over time', 'TTFT per step', 'Saving to', 'Saved to', 'Finished (', 'marks the running step', 'Means over successful requests', 'Steps', 'keeps easily', 'the heaviest step'];
 const TUNE_ENGLISH = ['Trial ', 'trials done', 'left in the tune', 'launching its server', 'benchmarking', 'Choosing the next trial', 'Re-measuring', 'Finished (', 'Objective per trial', 'Best: trial', 'one measurement', 'mean of ', 'Noise:', 'Parameter effects', 'Tune file:', 'Server log'];
 
 /** The settings of a two-step sweep on the tiny simulator of about 20 s: long enough to picture it running. */
@@ -112,5 +115,36 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
         files: { 'sim.llmtune-config.json': JSON.stringify(TUNE_CONFIG, null, 2) },
       },
     },
+  );
+}
+
+/** The quick input's title and rows as text. */
+const quickInputText = (page: Parameters<typeof quickPickLabels>[0]) => page.locator('.quick-input-widget').innerText();
+
+for (const [theme, themeName] of Object.entries(THEMES)) {
+  scenario(
+    `zh-cn in the ${theme} theme: the import review's runs and a run's labels in Chinese at 1000 and 1280 px`,
+    async ({ page }) => {
+      await explorerContextCommand(page, 'notes.md', manifest['command.importResults']!);
+      const runs = await quickPickLabels(page, /^LLM Bench: 找到 2 次运行、4 步/);
+      const second = zh('Run {0}: {1}').replace('{0}', '2').replace('{1}', 'Qwen2-7B-Instruct-AWQ');
+      if (!runs.includes(second)) throw new Error(`the review lists ${JSON.stringify(runs)}`);
+      await shootQuickInputAtEachSize(page, `zh-cn-import-runs-${theme}`, {
+        check: async () => {
+          const text = await quickInputText(page);
+          for (const english of ['found', 'pick a run', 'Run 1', 'steps', 'Write 2 result files', 'no labels']) if (text.includes(english)) throw new Error(`the review reads English "${english}": ${text}`);
+        },
+      });
+      await answerQuickPick(page, second);
+      await quickPickLabels(page, /^运行 2 的标签/);
+      await shootQuickInputAtEachSize(page, `zh-cn-import-labels-${theme}`, {
+        check: async () => {
+          const text = await quickInputText(page);
+          for (const english of ['Labels of run', 'Pick a label', 'Done', 'Back to the runs found', 'Add a label']) if (text.includes(english)) throw new Error(`the labels read English "${english}": ${text}`);
+        },
+      });
+      await page.keyboard.press('Escape');
+    },
+    { locale: 'zh-cn', timeoutMs: 120_000, workspace: { settings: { 'workbench.colorTheme': themeName }, files: { 'notes.md': NOTES } } },
   );
 }

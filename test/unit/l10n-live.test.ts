@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent, newLiveState } from '../../src/host/live-state';
-import { translator } from '../../src/views/l10n';
+import { english, translator } from '../../src/views/l10n';
+import { fillPlaceholders, WORKERS_TEXT } from '../../src/format/warning-text';
+import { sayWarning } from '../../src/views/step-warnings';
 import { progressView, statusBarText } from '../../src/views/progress';
 import { applyTuneEvent, newTuneLiveState, runningTrialProgress } from '../../src/views/tune-live';
 import { buildTuneView } from '../../src/views/tune';
@@ -181,4 +183,14 @@ test('the tune editor in Chinese: the headline, the best trial, the trials table
   assert.deepEqual(englishLeft(page, [...TUNE_DATA, 'sim.llmtune.json', /refused by rule [^\n]*/g, /^ValueError: .*/g]), []);
   assert.deepEqual(page.scriptErrors, []);
   page.close();
+});
+
+test("why a run has its workers reads in Chinese, in each wording the engine writes; in English as written", () => {
+  const filled = Object.values(WORKERS_TEXT).map((template) => fillPlaceholders(template, ['concurrency@16', '4,800', '1,000', 2, 15, 16]));
+  for (const reason of filled) {
+    assert.equal(sayWarning(reason, english), reason);
+    const said = sayWarning(reason, t);
+    assert.match(said, /[\u4e00-\u9fff]/, `"${reason}" is not reworded: ${said}`);
+    assert.doesNotMatch(said, /[a-z]{3,} [a-z]{3,}/, said);
+  }
 });
