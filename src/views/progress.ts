@@ -8,7 +8,7 @@ import type { StepProfile } from '../format/result';
 import { sweepRates } from '../format/config';
 import { stepLabel } from '../format/step-name';
 import { formatDuration, formatElapsed, formatSeconds } from './number-format';
-import { english, type Translate } from './l10n';
+import { english, statusWord, type Translate } from './l10n';
 import { sayWarning } from './step-warnings';
 
 export interface Progress {
@@ -187,7 +187,7 @@ export function progressView(state: LiveState, t: Translate = english): Progress
   if (state.phase === 'finished') {
     const failedSteps = state.status === 'failed';
     return {
-      headline: `${done === 1 ? t('Finished ({0}) after 1 step in {1}', runStatusText(state.status, t), formatSeconds(state.elapsedSec)) : t('Finished ({0}) after {1} steps in {2}', runStatusText(state.status, t), done, formatSeconds(state.elapsedSec))}${state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : ''}`,
+      headline: `${done === 1 ? t('Finished ({0}) after 1 step in {1}', statusWord(state.status, t), formatSeconds(state.elapsedSec)) : t('Finished ({0}) after {1} steps in {2}', statusWord(state.status, t), done, formatSeconds(state.elapsedSec))}${state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : ''}`,
       overall: { value: done, max: Math.max(done, 1) },
       step: null,
       stepDetail: '',
@@ -250,20 +250,3 @@ export function resultPathText(state: LiveState, t: Translate = english): string
   return state.phase === 'finished' ? t('Saved to {0}', state.run.resultPath) : t('Saving to {0}', state.run.resultPath);
 }
 
-/** How a run ended, in a word: complete, partial, failed (a status the file does not know reads as it is). */
-export function runStatusText(status: string | null, t: Translate = english): string {
-  switch (status) {
-    case 'complete':
-      return t('complete');
-    case 'partial':
-      return t('partial');
-    case 'running':
-      return t('running');
-    case 'failed':
-      return t('failed');
-    case null:
-      return t('unknown');
-    default:
-      return status;
-  }
-}

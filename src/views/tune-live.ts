@@ -10,7 +10,7 @@ import type { ProgressSnapshot } from '../format/events';
 import { formatDuration, formatMetric } from './number-format';
 import { endSentence } from './progress';
 import { spaceSize } from '../tune/space';
-import { english, type Translate } from './l10n';
+import { english, statusWord, type Translate } from './l10n';
 import { sayWarning } from './step-warnings';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
@@ -87,23 +87,6 @@ function stageText(stage: NonNullable<TuneLiveState['running']>['stage'], t: Tra
   }
 }
 
-/** How a tune ended, in a word (a status the file does not know reads as it is). */
-export function tuneStatusText(status: TuneStatus | null, t: Translate = english): string {
-  switch (status) {
-    case 'complete':
-      return t('complete');
-    case 'cancelled':
-      return t('cancelled');
-    case 'failed':
-      return t('failed');
-    case 'running':
-      return t('running');
-    case null:
-      return t('unknown');
-    default:
-      return status;
-  }
-}
 
 /** What the live panel says at the top: the phase, the trial under way, how the tune ended. */
 export function tuneLiveHeadline(state: TuneLiveState, t: Translate = english): { text: string; tone: 'ok' | 'warning' | 'error' | 'running' } {
@@ -112,7 +95,7 @@ export function tuneLiveHeadline(state: TuneLiveState, t: Translate = english): 
   if (state.phase === 'finished') {
     const reason = state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : '';
     const tone = state.status === 'complete' ? 'ok' : state.status === 'cancelled' ? 'warning' : 'error';
-    return { text: `${t('Finished ({0})', tuneStatusText(state.status, t))}${reason}`, tone };
+    return { text: `${t('Finished ({0})', statusWord(state.status, t))}${reason}`, tone };
   }
   if (!state.running) return { text: state.remeasure?.status === 'running' ? t('Re-measuring the best candidates...') : t('Choosing the next trial...'), tone: 'running' };
   const stage = stageText(state.running.stage, t);

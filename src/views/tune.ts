@@ -5,7 +5,7 @@
  * for the `*.llmtune.json` editor, the live tune panel's webview for its state.
  */
 import type { NoiseRule } from '../format/messages/result';
-import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneRowStatus, TuneView } from '../format/messages/tune';
+import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneView } from '../format/messages/tune';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import type { StepSummary } from '../format/result';
 import { parseSloKey, sloFigure, type BestTrial, type Objective, type ParamSpec, type ParamValue, type Params, type Remeasure, type Trial, type TuneConfig, type TuneStatus } from '../format/tune';
@@ -15,7 +15,7 @@ import { wantsLogAxis } from './axis';
 import { commandLine } from './command-line';
 import type { ChartSpec } from './chart-spec';
 import { judgeChange, NO_INTERVAL_NOISE_PERCENT } from './noise';
-import { english, type Translate } from './l10n';
+import { english, statusWord, type Translate } from './l10n';
 import { sayWarning } from './step-warnings';
 import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
 
@@ -187,21 +187,6 @@ export function bestFigureText(data: TuneData): string | null {
   return standing ? `${figureText(data.config.objective, standing.best)} ${objectiveTitle(data.config.objective)} (${standing.remeasured ? measuredText(standing, english) : 'one measurement'})` : null;
 }
 
-/** A trial's status in the table, in words. */
-function statusText(status: TuneRowStatus, t: Translate): string {
-  switch (status) {
-    case 'complete':
-      return t('complete');
-    case 'refused':
-      return t('refused');
-    case 'failed-to-start':
-      return t('failed to start');
-    case 'failed':
-      return t('failed');
-    case 'running':
-      return t('running');
-  }
-}
 
 function sloVerdict(trial: Trial, t: Translate): string {
   if (!trial.slo) return NOT_AVAILABLE;
@@ -250,7 +235,7 @@ function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>, t: Tr
     cells: [
       String(trial.number),
       ...Object.keys(data.config.space).map((name) => paramValueText(trial.params[name])),
-      statusText(trial.status, t),
+      statusWord(trial.status, t),
       formatObjective(data.config.objective, trial.objective),
       ...(hasRemeasure(data) ? [remeasuredCell(data, trial.number, t)] : []),
       ...sloKeys.map((key) => {
@@ -462,7 +447,7 @@ function bestView(data: TuneData, t: Translate): TuneView['best'] {
 export function buildTuneView(data: TuneData, fileName: string, measures: StepMeasure[], live?: { running: TuneLiveState['running'] }, t: Translate = english): TuneView {
   const notes: string[] = [];
   if (!live && data.status === 'running') notes.push(t('The tune is still running, or its tuner stopped before finishing the file (then `llmbench tune --resume` continues it). The view follows the file as trials end.'));
-  if (!live && data.statusReason && data.status !== 'complete') notes.push(t('The tune ended {0}: {1}', t(data.status), sayWarning(data.statusReason, t)));
+  if (!live && data.statusReason && data.status !== 'complete') notes.push(t('The tune ended {0}: {1}', statusWord(data.status, t), sayWarning(data.statusReason, t)));
   // A re-measurement's launch is of a trial already in the table: the headline says it runs.
   const running = live?.running && live.running.round === undefined ? live.running : null;
   const ties = new Set(tuneStanding(data)?.ties.map((t) => t.trial));

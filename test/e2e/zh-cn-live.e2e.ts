@@ -76,7 +76,9 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
     `zh-cn in the ${theme} theme: a sweep's live panel, a tune's live panel and its editor in Chinese at 1000 and 1280 px`,
     async ({ page, workspace }) => {
       // The sweep, from the palette: its panel while a step runs, then once the run finished.
-      await startSimulatorSweep(page, RUN_WORDS);
+      const started = await startSimulatorSweep(page, RUN_WORDS);
+      // Past the step's first requests ("正在发送首批请求"): its progress line counts them.
+      await pollUntil("the step's progress line", 30_000, async () => (/已完成 \d+/.test(await started.locator('#step-detail').innerText().catch(() => '')) ? true : undefined));
       const live = () => findWebview(page, { title: RUN_WORDS.liveTitle });
       await expectWords(await live(), 'the live panel while it runs', [RUN_WORDS.stepRunning, /已完成 \d+ \/ \d+ 个请求/, '首 token 延迟 (TTFT)', '吞吐量随时间变化'], LIVE_ENGLISH);
       await shootAtEachSize(page, live, `zh-cn-live-running-${theme}`, (frame) => boxFits(frame, '#steps-table .table-scroll', "the live panel's step table"));

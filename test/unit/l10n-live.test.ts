@@ -9,15 +9,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveState } from '../../src/format/messages/live';
-import { applyRunEvent, newLiveState } from '../../src/host/live-state';
+import { applyRunEvent } from '../../src/host/live-state';
 import { english, translator } from '../../src/views/l10n';
 import { fillPlaceholders, WORKERS_TEXT } from '../../src/format/warning-text';
 import { sayWarning } from '../../src/views/step-warnings';
 import { progressView, statusBarText } from '../../src/views/progress';
-import { applyTuneEvent, newTuneLiveState, runningTrialProgress } from '../../src/views/tune-live';
+import { applyTuneEvent, runningTrialProgress } from '../../src/views/tune-live';
 import { buildTuneView } from '../../src/views/tune';
 import { makeStep } from '../helpers/result-documents';
-import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
+import { sampleTuneFile } from '../helpers/tune-documents';
+import { sweepLiveState, tuneLiveStateLaunching } from '../helpers/live-states';
 import { openPage, type Page } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
 
@@ -59,21 +60,7 @@ function englishLeft(page: Page, data: readonly (string | RegExp)[]): string[] {
 }
 
 function runState(): LiveState {
-  const state = newLiveState({
-    id: 'run-7',
-    model: 'Qwen/Qwen2-7B-Instruct',
-    baseUrl: 'http://127.0.0.1:8000/v1',
-    profile: 'concurrency 1,4',
-    startedAt: '2025-01-01T00:00:00.000Z',
-    labels: [['gpu', 'L20']],
-    expectedSteps: 2,
-    resultPath: '/w/benchmarks/r.llmbench.json',
-  });
-  const step = makeStep({ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 30, ttftMs: 40, gapMs: 8, chunks: 16 });
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null }, 0);
-  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: step.name, profile: step.profile }, 0);
-  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: step.name, summary: step.summary! }, 3);
-  applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: { kind: 'concurrency', concurrency: 4 } }, 3);
+  const state = sweepLiveState();
   applyRunEvent(state, {
     type: 'progress',
     snapshot: { stepIndex: 1, elapsedSec: 2, completed: 12, failed: 1, inFlight: 4, plannedRequests: 30, plannedDurationSec: null, requestsPerSecond: 6, outputTokensPerSecond: 96, recentTtftMs: [], recentLatencyMs: [] },
@@ -81,7 +68,7 @@ function runState(): LiveState {
   return state;
 }
 
-const RUN_DATA = ['Qwen/Qwen2-7B-Instruct', 'http://127.0.0.1:8000/v1', 'concurrency 1,4', 'concurrency@1', 'concurrency@4', '/w/benchmarks/r.llmbench.json', 'gpu: L20'];
+const RUN_DATA = ['Qwen/Qwen2-7B-Instruct', 'http://127.0.0.1:8000/v1', 'concurrency 1,4', 'concurrency@1', 'concurrency@4', '/w/benchmarks/r.llmbench.json', 'hardware: 1x A100 <80GB>'];
 
 test('the live panel in Chinese: headline, progress line, time left, table, footnote and chart titles; no English prose left', () => {
   const panel = openPage('live', { language: zhCn });
@@ -118,16 +105,7 @@ test('the status bar and the progress notification say the time left in the disp
   assert.match(statusBarText(state), /^LLM Bench \d+% · 96 tok\/s · \d+ s left$/, 'English as before');
 });
 
-function tuneState() {
-  const state = newTuneLiveState({ id: 't1', outPath: '/w/benchmarks/sim.llmtune.json', configPath: '/w/sim.llmtune-config.json', startedAt: '2026-11-25T08:00:00.000Z' }, issueTuneConfig());
-  const first = makeTrial(1, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
-  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: first.params, command: first.command, port: 41001, logFile: null });
-  applyTuneEvent(state, { type: 'trial-end', trial: first, best: { trial: 1, params: first.params, objective: 900, command: first.command } });
-  const second = makeTrial(2, { seqs: 64, batched: 4096, chunked: true });
-  applyTuneEvent(state, { type: 'trial-start', trial: 2, params: second.params, command: second.command, port: 41002, logFile: null });
-  applyTuneEvent(state, { type: 'server-log', trial: 2, stream: 'stderr', line: 'INFO:     Application startup complete.' });
-  return { state, second };
-}
+const tuneState = tuneLiveStateLaunching;
 
 const TUNE_DATA = [/max_num_seqs=\d+, max_num_batched_tokens=\d+, enable_chunked_prefill=(on|off)/g, /^\$ .*$/g, /llmbench sim [^\n]*/g, 'INFO:     Application startup complete.', '/w/benchmarks/sim.llmtune.json', /max_num_\w+|enable_chunked_prefill/g, 'output tok/s'];
 
