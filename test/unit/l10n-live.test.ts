@@ -70,8 +70,10 @@ function runState(): LiveState {
 
 const RUN_DATA = ['Qwen/Qwen2-7B-Instruct', 'http://127.0.0.1:8000/v1', 'concurrency 1,4', 'concurrency@1', 'concurrency@4', '/w/benchmarks/r.llmbench.json', 'hardware: 1x A100 <80GB>'];
 
-test('the live panel in Chinese: headline, progress line, time left, table, footnote and chart titles; no English prose left', () => {
+test('the live panel in Chinese: headline, progress line, time left, table, footnote and chart titles; no English prose left', (context) => {
   const panel = openPage('live', { language: zhCn });
+  // Closed however the test ends: a live page's clock would keep the process alive.
+  context.after(() => panel.close());
   const state = runState();
   panel.send({ type: 'state', state });
   const text = (selector: string) => panel.document.querySelector(selector)?.textContent ?? '';
@@ -94,7 +96,6 @@ test('the live panel in Chinese: headline, progress line, time left, table, foot
   assert.equal(text('#result-path'), '已保存到 /w/benchmarks/r.llmbench.json');
   assert.deepEqual(englishLeft(panel, RUN_DATA), []);
   assert.deepEqual(panel.scriptErrors, []);
-  panel.close();
 });
 
 test('the status bar and the progress notification say the time left in the display language too', () => {
@@ -109,9 +110,10 @@ const tuneState = tuneLiveStateLaunching;
 
 const TUNE_DATA = [/max_num_seqs=\d+, max_num_batched_tokens=\d+, enable_chunked_prefill=(on|off)/g, /^\$ .*$/g, /llmbench sim [^\n]*/g, 'INFO:     Application startup complete.', '/w/benchmarks/sim.llmtune.json', /max_num_\w+|enable_chunked_prefill/g, 'output tok/s'];
 
-test("the live tune panel in Chinese: the trial's stage, the time left, the trials' states; the launching trial is said once", () => {
+test("the live tune panel in Chinese: the trial's stage, the time left, the trials' states; the launching trial is said once", (context) => {
   const { state, second } = tuneState();
   const page = openPage('tune-live', { language: zhCn });
+  context.after(() => page.close());
   page.send({ type: 'state', state });
   const text = (selector: string) => page.document.querySelector(selector)?.textContent ?? '';
   assert.equal(text('#tune-headline'), '试验 2：正在启动服务（max_num_seqs=64, max_num_batched_tokens=4096, enable_chunked_prefill=on）');
@@ -138,7 +140,6 @@ test("the live tune panel in Chinese: the trial's stage, the time left, the tria
   assert.equal(text('#tune-headline'), '已结束（已完成）');
   assert.deepEqual(englishLeft(page, TUNE_DATA), []);
   assert.deepEqual(page.scriptErrors, []);
-  page.close();
 });
 
 test('in English, a launching trial is said once too: in the headline, not again in the progress line', () => {
@@ -146,9 +147,10 @@ test('in English, a launching trial is said once too: in the headline, not again
   assert.equal(runningTrialProgress(state), '');
 });
 
-test('the tune editor in Chinese: the headline, the best trial, the trials table and the notes', () => {
+test('the tune editor in Chinese: the headline, the best trial, the trials table and the notes', (context) => {
   const file = sampleTuneFile();
   const page = openPage('tune', { language: zhCn });
+  context.after(() => page.close());
   page.send({ type: 'show', view: buildTuneView(file, 'sim.llmtune.json', [], undefined, t) });
   const text = (selector: string) => page.document.querySelector(selector)?.textContent ?? '';
   assert.match(text('#tune-headline'), /^\d+ 个试验中的 \d+ 个：.*。最佳：/);
@@ -160,7 +162,6 @@ test('the tune editor in Chinese: the headline, the best trial, the trials table
   // The refusal's reason is the tuner's rule text: data, kept as written.
   assert.deepEqual(englishLeft(page, [...TUNE_DATA, 'sim.llmtune.json', /refused by rule [^\n]*/g, /^ValueError: .*/g]), []);
   assert.deepEqual(page.scriptErrors, []);
-  page.close();
 });
 
 test("why a run has its workers reads in Chinese, in each wording the engine writes; in English as written", () => {
