@@ -57,3 +57,8 @@ export function statusWord(status: string | null, t: Translate = english): strin
       return status;
   }
 }
+
+/** Sentences one after another: a space between them, none after a full-width stop (Chinese runs its sentences on). */
+export function joinSentences(...sentences: string[]): string {
+  return sentences.filter((sentence) => sentence !== '').reduce((text, sentence) => (text === '' ? sentence : /[。！？：；）]$/.test(text) ? `${text}${sentence}` : `${text} ${sentence}`), '');
+}

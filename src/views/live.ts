@@ -12,14 +12,14 @@ import { fixed, formatMetric, isNumber } from './number-format';
 import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from './result-tables';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
 import { markedName, NO_BREAK, sayWarning, stepWarnings, WARNING_MARK } from './step-warnings';
-import { english, type Translate } from './l10n';
+import { english, joinSentences, type Translate } from './l10n';
 
 /** The live panel's step table: the table of means (src/views/result-tables.ts), the running step's throughput so far in it. */
 export const TABLE_COLUMNS: TableColumn[] = MEANS_COLUMNS;
 
 /** What the live panel says under its table of means. */
 export function tableFootnote(t: Translate = english): string {
-  return `${t(MEANS_FOOTNOTE)} ${t("* marks the running step's rate over the last second; {0} a step with a warning (in the log below).", WARNING_MARK)}`;
+  return joinSentences(t(MEANS_FOOTNOTE), t("* marks the running step's rate over the last second; {0} a step with a warning (in the log below).", WARNING_MARK));
 }
 
 /** One row per step; the running step shows its live throughput. */
@@ -252,7 +252,7 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
     overTime(
       'throughput',
       t('Throughput over time ({0} s moving average)', THROUGHPUT_WINDOW_SEC),
-      `${t("Output tokens and completed requests per second, averaged over the last {0} seconds as the run goes; dashed lines mark where each step began. For rate steps, the dashed requests/s line is the target rate (a ramp's as it rises).", THROUGHPUT_WINDOW_SEC)} ${t(METRICS.outputTokensPerSecond.definition)}`,
+      joinSentences(t("Output tokens and completed requests per second, averaged over the last {0} seconds as the run goes; dashed lines mark where each step began. For rate steps, the dashed requests/s line is the target rate (a ramp's as it rises).", THROUGHPUT_WINDOW_SEC), t(METRICS.outputTokensPerSecond.definition)),
       { title: 'Output tok/s', label: 'output tok/s', values: movingAverage(series.t, series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC), color: 0 },
       { title: 'Requests/s', label: 'requests/s', values: movingAverage(series.t, series.requestsPerSecond, THROUGHPUT_WINDOW_SEC), color: 1 },
       [
@@ -263,7 +263,7 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
     overTime(
       'load',
       t('Requests in flight and failures'),
-      `${t('Requests sent and not yet finished, and failed requests so far in the run.')} ${t(METRICS.failures.definition)}`,
+      joinSentences(t('Requests sent and not yet finished, and failed requests so far in the run.'), t(METRICS.failures.definition)),
       { title: 'In flight', label: 'in flight', values: series.inFlight, color: 2 },
       { title: 'Failed (total)', label: 'failed (total)', values: series.failed, color: 'error' },
     ),

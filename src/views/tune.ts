@@ -15,7 +15,7 @@ import { wantsLogAxis } from './axis';
 import { commandLine } from './command-line';
 import type { ChartSpec } from './chart-spec';
 import { judgeChange, NO_INTERVAL_NOISE_PERCENT } from './noise';
-import { english, statusWord, type Translate } from './l10n';
+import { english, joinSentences, statusWord, type Translate } from './l10n';
 import { sayWarning } from './step-warnings';
 import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
 
@@ -209,7 +209,7 @@ function tableColumns(data: TuneData, t: Translate): TuneColumn[] {
       : []),
     ...sloKeys.map((key) => {
       const { metric } = parseSloKey(key);
-      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${t(METRICS[metric].definition)} ${t('SLO: at most {0} ms.', formatNumber(data.config.objective.slo[key]))}` };
+      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: joinSentences(t(METRICS[metric].definition), t('SLO: at most {0} ms.', formatNumber(data.config.objective.slo[key]))) };
     }),
     ...(sloKeys.length > 0 ? [{ label: 'SLO', description: 'Whether the measured figures met every SLO.' }] : []),
     { label: 'reason', wrap: true, description: 'Why the trial did not complete: the rule it broke, the server\'s last error line, the benchmark\'s failure.' },
@@ -302,7 +302,7 @@ export function tuneHeadline(data: TuneData, t: Translate = english): string {
   const title = t(objectiveTitle(objective));
   if (!standing.remeasured) return t('{0}. Best: {1} {2} ({3}){4}; {5}.', summary, figure, title, how, ties, singleMeasurementText(data, t));
   const noise = noiseText(data.remeasure, t);
-  return `${t('{0}. Best: {1} {2} ({3}){4}.', summary, figure, title, how, ties)}${noise ? ` ${noise}` : ''}`;
+  return joinSentences(t('{0}. Best: {1} {2} ({3}){4}.', summary, figure, title, how, ties), noise ?? '');
 }
 
 /** Objective per trial (points) and the best so far (a step line). */
@@ -319,7 +319,10 @@ export function progressChart(data: TuneData, t: Translate = english): TuneChart
   return {
     id: 'objective-per-trial',
     title: t('Objective per trial'),
-    description: `${t("Each trial's objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero.")}${remeasured.length > 0 ? ` ${t('Re-measurements of the best candidates after the search sit over their trial: their spread is the noise.')}` : ''}`,
+    description: joinSentences(
+      t("Each trial's objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero."),
+      remeasured.length > 0 ? t('Re-measurements of the best candidates after the search sit over their trial: their spread is the noise.') : '',
+    ),
     // Trials are whole numbers: ticks at each, with half a trial of room either side (one trial sat on an axis of 0 to 1.2 by 0.2).
     x: { title: 'trial', integer: true, min: 0.5, max: Math.max(1, ...data.trials.map((t) => t.number)) + 0.5 },
     y: { title: objectiveTitle(data.config.objective) },
@@ -412,7 +415,10 @@ export function paretoChart(data: TuneData, measures: StepMeasure[], t: Translat
   return {
     id: 'pareto',
     title: t('{0} against {1}', t(METRICS[throughput].label), sloFigureName(key)),
-    description: `${t("Every measured step of every trial (a trial's steps are its loads). The front joins the steps no other step beats on both: more {0} at a lower {1}.", t(METRICS[throughput].label), sloFigureName(key))}${limit !== undefined ? ` ${t('The dashed line is the SLO.')}` : ''}`,
+    description: joinSentences(
+      t("Every measured step of every trial (a trial's steps are its loads). The front joins the steps no other step beats on both: more {0} at a lower {1}.", t(METRICS[throughput].label), sloFigureName(key)),
+      limit !== undefined ? t('The dashed line is the SLO.') : '',
+    ),
     x: { title: `${sloFigureName(key)} (ms)`, ...(wantsLogAxis(measures.map((m) => m.figure)) ? { log: true } : {}) },
     y: { title: metricTitle(throughput) },
     series: [

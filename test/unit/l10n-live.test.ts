@@ -88,6 +88,10 @@ test('the live panel in Chinese: headline, progress line, time left, table, foot
   const titles = [...panel.document.querySelectorAll('[data-chart] h3')].map((h) => h.textContent);
   assert.deepEqual(titles, ['吞吐量随时间变化（5 s 滑动平均）', '在途请求数与失败数', '各步的首 token 延迟 (TTFT)', '各步的每个输出 token 用时 (TPOT)', '各步的延迟']);
   assert.deepEqual(englishLeft(panel, RUN_DATA), []);
+  // Chinese runs its sentences on: no space after a full stop.
+  const footnote = [...panel.document.querySelectorAll('p.muted')].map((p) => p.textContent ?? '').find((p) => p.startsWith('成功请求的均值'));
+  assert.match(footnote ?? '', /。\* 表示运行中的步/);
+  assert.deepEqual(shownTexts(panel).filter((text) => /。 /.test(text)), []);
 
   applyRunEvent(state, { type: 'step-end', stepIndex: 1, name: 'concurrency@4', summary: makeStep({ name: 'concurrency@4', profile: { kind: 'concurrency', concurrency: 4 }, requests: 30, ttftMs: 60, gapMs: 8, chunks: 16 }).summary! }, 8);
   applyRunEvent(state, { type: 'run-end', status: 'complete', reason: null, resultPath: state.run.resultPath }, 9);
