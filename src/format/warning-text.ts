@@ -63,14 +63,3 @@ export const CLIENT_BOUND_TEXT = {
     heldUp: 'it was busy only {0} of the step: something else held its thread (garbage collection, a busy host thread), so TTFT and ITL may be inflated.',
   },
 } as const;
-
-/** Why a run has its number of workers (src/load/workers.ts), shown beside the count in the live panel and the result. */
-export const WORKERS_TEXT = {
-  // The longer wordings first: a shorter one's pattern would take them whole.
-  askedOver: "asked for {0} (more than this machine's {1} cores less one: they share cores)",
-  asked: 'asked for {0}',
-  noStep: 'auto: no step',
-  easy: 'auto: the heaviest step ({0}) may stream about {1} chunks/s, which one worker keeps easily (up to {2})',
-  limited: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each; this machine allows {4} ({5} cores less one)',
-  needed: 'auto: the heaviest step ({0}) may stream about {1} chunks/s: {2} workers at {3} each',
-} as const;

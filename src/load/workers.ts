@@ -7,7 +7,6 @@
 import { availableParallelism } from 'node:os';
 import type { RunConfig, TokenCount } from '../format/config';
 import type { WorkersInfo } from '../format/result';
-import { fillPlaceholders, WORKERS_TEXT } from '../format/warning-text';
 import type { RunPlan, StepPlan } from './plan';
 
 /**
@@ -69,18 +68,19 @@ export function resolveWorkers(config: RunConfig, plan: RunPlan, cores = availab
   const most = maxWorkers(cores);
   const asked = config.workers ?? 'auto';
   if (asked !== 'auto') {
-    return { count: asked, reason: asked > most ? fillPlaceholders(WORKERS_TEXT.askedOver, [asked, cores]) : fillPlaceholders(WORKERS_TEXT.asked, [asked]) };
+    const over = asked > most ? ` (more than this machine's ${cores} cores less one: they share cores)` : '';
+    return { count: asked, reason: `asked for ${asked}${over}` };
   }
   let heaviest: { step: StepPlan; rate: number } | null = null;
   for (const step of plan.steps) {
     const rate = plannedChunkRate(step, config);
     if (heaviest === null || rate > heaviest.rate) heaviest = { step, rate };
   }
-  if (heaviest === null) return { count: 1, reason: WORKERS_TEXT.noStep };
+  if (heaviest === null) return { count: 1, reason: 'auto: no step' };
   const needed = Math.max(1, Math.ceil(heaviest.rate / EASY_CHUNKS_PER_WORKER));
   const count = Math.min(needed, most);
-  const load = [heaviest.step.name, thousands(heaviest.rate)];
-  if (needed === 1) return { count, reason: fillPlaceholders(WORKERS_TEXT.easy, [...load, thousands(EASY_CHUNKS_PER_WORKER)]) };
-  if (count < needed) return { count, reason: fillPlaceholders(WORKERS_TEXT.limited, [...load, needed, thousands(EASY_CHUNKS_PER_WORKER), most, cores]) };
-  return { count, reason: fillPlaceholders(WORKERS_TEXT.needed, [...load, needed, thousands(EASY_CHUNKS_PER_WORKER)]) };
+  const load = `auto: the heaviest step (${heaviest.step.name}) may stream about ${thousands(heaviest.rate)} chunks/s`;
+  if (needed === 1) return { count, reason: `${load}, which one worker keeps easily (up to ${thousands(EASY_CHUNKS_PER_WORKER)})` };
+  const limit = count < needed ? `; this machine allows ${most} (${cores} cores less one)` : '';
+  return { count, reason: `${load}: ${needed} workers at ${thousands(EASY_CHUNKS_PER_WORKER)} each${limit}` };
 }

@@ -41,6 +41,7 @@ export function tableRows(state: LiveState, t: Translate = english): string[][] 
 export function workersText(state: LiveState, t: Translate = english): string {
   const workers = state.workers;
   if (workers === null) return '';
+  // The reason is worded again from its template (src/format/warning-text.ts) where this version has one; else it reads as the engine wrote it.
   const head = t('Workers: {0} ({1})', workers.count, sayWarning(workers.reason, t));
   const each = (state.current?.workers ?? []).map(({ worker, inFlight, sendLatenessMs: late }) =>
     late === null ? t('#{0}: {1} in flight, no send', worker, inFlight) : t('#{0}: {1} in flight, send lateness {2} / {3} ms', worker, inFlight, fixed(late.p50), fixed(late.p99)),

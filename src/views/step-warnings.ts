@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, TOO_SHORT_TEXT, WORKERS_TEXT } from '../format/warning-text';
+import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, TOO_SHORT_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -81,8 +81,6 @@ const WORDINGS: readonly Wording[] = [
   ...words(OVER_SATURATED_TEXT),
   ...words(ERROR_RATE_TEXT),
   ...words(MAX_ERRORS_TEXT),
-  // Not a warning, but worded the same way: why a run has its workers.
-  ...words(WORKERS_TEXT),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },

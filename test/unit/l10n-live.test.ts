@@ -10,9 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent } from '../../src/host/live-state';
-import { english, translator } from '../../src/views/l10n';
-import { fillPlaceholders, WORKERS_TEXT } from '../../src/format/warning-text';
-import { sayWarning } from '../../src/views/step-warnings';
+import { translator } from '../../src/views/l10n';
 import { progressView, statusBarText } from '../../src/views/progress';
 import { applyTuneEvent, runningTrialProgress } from '../../src/views/tune-live';
 import { buildTuneView } from '../../src/views/tune';
@@ -168,12 +166,3 @@ test('the tune editor in Chinese: the headline, the best trial, the trials table
   assert.deepEqual(page.scriptErrors, []);
 });
 
-test("why a run has its workers reads in Chinese, in each wording the engine writes; in English as written", () => {
-  const filled = Object.values(WORKERS_TEXT).map((template) => fillPlaceholders(template, ['concurrency@16', '4,800', '1,000', 2, 15, 16]));
-  for (const reason of filled) {
-    assert.equal(sayWarning(reason, english), reason);
-    const said = sayWarning(reason, t);
-    assert.match(said, /[\u4e00-\u9fff]/, `"${reason}" is not reworded: ${said}`);
-    assert.doesNotMatch(said, /[a-z]{3,} [a-z]{3,}/, said);
-  }
-});
