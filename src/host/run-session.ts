@@ -19,6 +19,7 @@ import { finalizeInterruptedFile, resultFileName } from '../results/writer';
 import { formatTerminalTable } from '../report/tables';
 import { startSimServer, type SimServer } from '../sim/index';
 import { notificationText, progressView, runEndMessage, statusBarText } from '../views/progress';
+import { displayLocale } from './webview-strings';
 import type { ApiKeys } from './api-keys';
 import { LivePanel, type LivePanelActions } from './live-panel';
 import { applyRunEvent, interruptedState, newLiveState } from './live-state';
@@ -256,7 +257,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
               this.live.changed();
               this.logEvent(id, event);
               if (event.type !== 'progress' || this.updateStatus(state, false)) {
-                const view = progressView(state);
+                const view = progressView(state, displayLocale().t);
                 const percent = view.overall ? (100 * view.overall.value) / view.overall.max : reported;
                 progress.report({ message: notificationText(view), increment: Math.max(0, percent - reported) });
                 reported = Math.max(reported, percent);
@@ -290,7 +291,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
   private async finish(doc: RunOverview, resultUri: vscode.Uri, openResult: boolean): Promise<void> {
     if (openResult) await vscode.commands.executeCommand('vscode.openWith', resultUri, RESULT_VIEW_TYPE);
     const requests = doc.steps.reduce((n, s) => n + (s.summary?.requests.total ?? 0), 0);
-    const message = runEndMessage(doc.status, doc.statusReason, requests);
+    const message = runEndMessage(doc.status, doc.statusReason, requests, displayLocale().t);
     if (message) void this.offerResult(message, resultUri, doc.status === 'failed' ? 'error' : 'info');
   }
 
@@ -318,7 +319,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
     const now = performance.now();
     if (!force && now - this.lastStatusMs < STATUS_INTERVAL_MS) return false;
     this.lastStatusMs = now;
-    const view = progressView(state);
+    const view = progressView(state, displayLocale().t);
     this.statusItem.text = `$(pulse) ${statusBarText(state, view)}`;
     this.statusItem.tooltip = [view.headline, view.stepDetail, view.eta, vscode.l10n.t('Click for the live panel or to cancel.')].filter(Boolean).join('\n');
     return true;

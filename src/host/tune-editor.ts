@@ -13,6 +13,7 @@ import { siblingUri } from './results';
 import { RESULT_VIEW_TYPE } from './results-view-type';
 import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { formatFileSize, hostWebview } from './webview-html';
+import { displayLocale } from './webview-strings';
 import type { WebviewSession } from './webview-session';
 
 /** A trial's result file, which the tune file names relative to its own folder. */
@@ -97,7 +98,7 @@ class TuneEditor implements vscode.Disposable {
     }
     this.doc = parsed.value;
     const { measures, unreadable } = await stepMeasures(this.file, parsed.value);
-    const view = buildTuneView(parsed.value, fileName, measures);
+    const view = buildTuneView(parsed.value, fileName, measures, undefined, displayLocale().t);
     if (unreadable > 0) view.notes.push(`${unreadable} trial result file${unreadable === 1 ? ' is' : 's are'} missing or unreadable: ${unreadable === 1 ? 'its' : 'their'} steps are not on the Pareto chart.`);
     this.session.show({ type: 'show', view });
   }

@@ -23,6 +23,7 @@ import { resultsDirectory } from './run-prompts';
 import { StatePanel, type StatePanelKind } from './state-panel';
 import { openTrialResult } from './tune-editor';
 import { TUNE_LIVE_VIEW_TYPE, TUNE_VIEW_TYPE } from './tune-ids';
+import { displayLocale } from './webview-strings';
 import { requireTrust } from './trust';
 
 const TUNING_CONTEXT = 'llmBench.tuning';
@@ -227,13 +228,13 @@ export class TuneController implements vscode.Disposable {
           llmbenchEnv: { ELECTRON_RUN_AS_NODE: '1' },
           confirmFirstLaunch: (argv) => this.confirmLaunch(state, argv, request.confirmLaunch),
           onEvent: (event) => {
-            applyTuneEvent(state, event);
+            applyTuneEvent(state, event, Date.now(), displayLocale().t);
             if (abort.signal.aborted && state.phase !== 'finished') state.phase = 'cancelling';
             this.panel.changed();
             if (event.type === 'log') this.log[event.level](`Tune ${state.tune.id}: ${event.message}`);
             if (event.type === 'trial-start') {
               this.log.info(`Tune ${state.tune.id}: trial ${event.trial} launches ${JSON.stringify(event.command)}`);
-              progress.report({ message: `trial ${event.trial}${budget !== undefined ? ` of ${budget}` : ''}`, ...(budget ? { increment: 100 / budget } : {}) });
+              progress.report({ message: budget !== undefined ? vscode.l10n.t('trial {0} of {1}', event.trial, budget) : vscode.l10n.t('trial {0}', event.trial), ...(budget ? { increment: 100 / budget } : {}) });
             }
             if (event.type === 'trial-end') {
               this.log.info(`Tune ${state.tune.id}: trial ${event.trial.number} ${event.trial.status}${event.trial.reason ? ` (${event.trial.reason})` : ''}, objective ${event.trial.objective ?? 'n/a'}.`);
@@ -253,7 +254,7 @@ export class TuneController implements vscode.Disposable {
       state.running = null;
       this.log.info(`Tune ${state.tune.id} ended ${file.status}${file.statusReason ? ` (${file.statusReason})` : ''}: ${file.trials.length} trials.`);
       if (request.openResult !== false && file.trials.length > 0) await vscode.commands.executeCommand('vscode.openWith', tuneUri, TUNE_VIEW_TYPE);
-      const message = tuneEndMessage(file.status, file.statusReason, file.trials.length);
+      const message = tuneEndMessage(file.status, file.statusReason, file.trials.length, displayLocale().t);
       if (message) void this.offerTuneFile(file.status === 'failed' ? 'error' : 'info', message, tuneUri);
       return { status: file.status, reason: file.statusReason, tuneUri: tuneUri.toString(), trials: file.trials.length, bestCommand: file.best?.command ?? null };
     } catch (error) {

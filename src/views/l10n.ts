@@ -29,3 +29,36 @@ export interface ViewLocale {
 }
 
 export const ENGLISH: ViewLocale = { t: english, locale: 'en' };
+
+/**
+ * A status in a word, for a run, a tune or a trial (its file's own word as the key): complete,
+ * partial, failed, running, cancelled, refused, failed-to-start; null is unknown. A status this
+ * version does not know reads as it is.
+ */
+export function statusWord(status: string | null, t: Translate = english): string {
+  switch (status) {
+    case 'complete':
+      return t('complete');
+    case 'partial':
+      return t('partial');
+    case 'failed':
+      return t('failed');
+    case 'running':
+      return t('running');
+    case 'cancelled':
+      return t('cancelled');
+    case 'refused':
+      return t('refused');
+    case 'failed-to-start':
+      return t('failed to start');
+    case null:
+      return t('unknown');
+    default:
+      return status;
+  }
+}
+
+/** Sentences one after another: a space between them, none after a full-width stop (Chinese runs its sentences on). */
+export function joinSentences(...sentences: string[]): string {
+  return sentences.filter((sentence) => sentence !== '').reduce((text, sentence) => (text === '' ? sentence : /[。！？：；）]$/.test(text) ? `${text}${sentence}` : `${text} ${sentence}`), '');
+}

@@ -11,22 +11,26 @@ import { DECIMATE_ABOVE, timeTicks, type ChartSpec, type Point, type SeriesSpec,
 import { fixed, formatMetric, isNumber } from './number-format';
 import { MEANS_COLUMNS, MEANS_FOOTNOTE, meansCells } from './result-tables';
 import { ENGINE_NAMES, serverTimeCharts, type ServerChartId, type ServerLines, type TimePoints } from './server-views';
-import { markedName, NO_BREAK, stepWarnings, WARNING_MARK } from './step-warnings';
+import { markedName, NO_BREAK, sayWarning, stepWarnings, WARNING_MARK } from './step-warnings';
+import { english, joinSentences, type Translate } from './l10n';
 
 /** The live panel's step table: the table of means (src/views/result-tables.ts), the running step's throughput so far in it. */
 export const TABLE_COLUMNS: TableColumn[] = MEANS_COLUMNS;
 
-export const TABLE_FOOTNOTE = `${MEANS_FOOTNOTE} * marks the running step's rate over the last second; ${WARNING_MARK} a step with a warning (in the log below).`;
+/** What the live panel says under its table of means. */
+export function tableFootnote(t: Translate = english): string {
+  return joinSentences(t(MEANS_FOOTNOTE), t("* marks the running step's rate over the last second; {0} a step with a warning (in the log below).", WARNING_MARK));
+}
 
 /** One row per step; the running step shows its live throughput. */
-export function tableRows(state: LiveState): string[][] {
+export function tableRows(state: LiveState, t: Translate = english): string[][] {
   return state.steps.map((step, index) => {
     if (step.summary) return [markedName(stepLabel(step), stepWarnings(step), NO_BREAK), ...meansCells(step.summary)];
     // A run that ended (its host went away) without the step's figures: no longer running, nothing to show.
-    if (state.phase === 'finished') return [`${stepLabel(step)} (stopped)`, ...TABLE_COLUMNS.slice(1).map(() => '–')];
+    if (state.phase === 'finished') return [t('{0} (stopped)', stepLabel(step)), ...TABLE_COLUMNS.slice(1).map(() => '–')];
     const c = state.current?.stepIndex === index ? state.current : null;
     const live = (metric: 'requestsPerSecond' | 'outputTokensPerSecond', v: number | undefined) => (v === undefined ? '…' : `${formatMetric(metric, v)}*`);
-    return [`${stepLabel(step)} (running)`, live('requestsPerSecond', c?.requestsPerSecond), live('outputTokensPerSecond', c?.outputTokensPerSecond), '…', '…', '…', c ? `${c.completed} / ${c.failed}` : '…'];
+    return [t('{0} (running)', stepLabel(step)), live('requestsPerSecond', c?.requestsPerSecond), live('outputTokensPerSecond', c?.outputTokensPerSecond), '…', '…', '…', c ? `${c.completed} / ${c.failed}` : '…'];
   });
 }
 
@@ -34,20 +38,20 @@ export function tableRows(state: LiveState): string[][] {
  * How many workers send the run's requests and, while a step runs, each one's requests in flight
  * and send lateness (p50 / p99 over its last report); empty before the run says.
  */
-export function workersText(state: LiveState): string {
+export function workersText(state: LiveState, t: Translate = english): string {
   const workers = state.workers;
   if (workers === null) return '';
-  const head = `Workers: ${workers.count} (${workers.reason})`;
-  const each = (state.current?.workers ?? []).map(({ worker, inFlight, sendLatenessMs: late }) => {
-    const lateness = late === null ? 'no send' : `send lateness ${fixed(late.p50)} / ${fixed(late.p99)} ms`;
-    return `#${worker}: ${inFlight} in flight, ${lateness}`;
-  });
+  // The reason is worded again from its template (src/format/warning-text.ts) where this version has one; else it reads as the engine wrote it.
+  const head = t('Workers: {0} ({1})', workers.count, sayWarning(workers.reason, t));
+  const each = (state.current?.workers ?? []).map(({ worker, inFlight, sendLatenessMs: late }) =>
+    late === null ? t('#{0}: {1} in flight, no send', worker, inFlight) : t('#{0}: {1} in flight, send lateness {2} / {3} ms', worker, inFlight, fixed(late.p50), fixed(late.p99)),
+  );
   return each.length === 0 ? head : `${head} · ${each.join(' · ')} (p50 / p99)`;
 }
 
-export function errorSummary(state: LiveState): string {
+export function errorSummary(state: LiveState, t: Translate = english): string {
   const kinds = Object.entries(state.errors).filter(([, n]) => n > 0);
-  return kinds.length === 0 ? '' : `Errors by kind: ${kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')}`;
+  return kinds.length === 0 ? '' : t('Errors by kind: {0}', kinds.map(([kind, n]) => `${kind} ${n}`).join(', '));
 }
 
 const zip = (xs: number[], ys: number[]): Point[] => xs.map((x, i) => ({ x, y: ys[i] ?? 0 }));
@@ -187,6 +191,7 @@ export function targetRateSeries(state: LiveState, steps: LiveStep[]): SeriesSpe
       data.push({ x: step.startedAtSec, y: rate }, { x: endSec, y: rate });
     }
   }
+  // The label is a key: the page draws it in the display language (localizedSpec).
   return data.length === 0 ? [] : [{ label: steps.some((s) => s.profile.trace) ? 'target (recorded) requests/s' : 'target requests/s', data, color: 1, dashed: true, rightAxis: true }];
 }
 
@@ -205,17 +210,18 @@ export const LATENESS_COLUMNS: TableColumn[] = [
 ];
 
 /** Send lateness of each trace step: a finished step's from its summary, the running step's so far; none without trace steps. */
-export function latenessRows(state: LiveState): string[][] {
+export function latenessRows(state: LiveState, t: Translate = english): string[][] {
   return state.steps.flatMap((step, index) => {
     if (!step.profile.trace) return [];
     const s = step.summary;
     if (s) return [[stepLabel(step), String(s.queueMs?.count ?? s.requests.total), fixed(s.queueMs?.p50), fixed(s.queueMs?.p99), fixed(s.queueMs?.max)]];
     const live = state.current?.stepIndex === index ? state.current.sendLatenessMs : null;
-    return [[`${stepLabel(step)} (running)`, live ? String(live.count) : '…', live ? fixed(live.p50) : '…', live ? fixed(live.p99) : '…', live ? fixed(live.max) : '…']];
+    return [[t('{0} (running)', stepLabel(step)), live ? String(live.count) : '…', live ? fixed(live.p50) : '…', live ? fixed(live.p99) : '…', live ? fixed(live.max) : '…']];
   });
 }
 
-export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): LiveChart[] {
+/** The live panel's charts; their titles and descriptions in the display language (axis titles and legends are keys the page looks up as it draws). */
+export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }, t: Translate = english): LiveChart[] {
   const latestStep = state.steps.at(-1);
   const series = choice.latestStepOnly && latestStep ? seriesFrom(state.series, latestStep.startedAtSec) : state.series;
   const perStep = (id: LiveChartId, title: string, description: string, yTitle: string, stats: (s: LiveStep) => Stats | null | undefined): LiveChart => {
@@ -246,8 +252,8 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
   return [
     overTime(
       'throughput',
-      `Throughput over time (${THROUGHPUT_WINDOW_SEC} s moving average)`,
-      `Output tokens and completed requests per second, averaged over the last ${THROUGHPUT_WINDOW_SEC} seconds as the run goes; dashed lines mark where each step began. For rate steps, the dashed requests/s line is the target rate (a ramp's as it rises). ${METRICS.outputTokensPerSecond.definition}`,
+      t('Throughput over time ({0} s moving average)', THROUGHPUT_WINDOW_SEC),
+      joinSentences(t("Output tokens and completed requests per second, averaged over the last {0} seconds as the run goes; dashed lines mark where each step began. For rate steps, the dashed requests/s line is the target rate (a ramp's as it rises).", THROUGHPUT_WINDOW_SEC), t(METRICS.outputTokensPerSecond.definition)),
       { title: 'Output tok/s', label: 'output tok/s', values: movingAverage(series.t, series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC), color: 0 },
       { title: 'Requests/s', label: 'requests/s', values: movingAverage(series.t, series.requestsPerSecond, THROUGHPUT_WINDOW_SEC), color: 1 },
       [
@@ -257,14 +263,14 @@ export function liveCharts(state: LiveState, choice: TimeChartChoice = { latestS
     ),
     overTime(
       'load',
-      'Requests in flight and failures',
-      `Requests sent and not yet finished, and failed requests so far in the run. ${METRICS.failures.definition}`,
+      t('Requests in flight and failures'),
+      joinSentences(t('Requests sent and not yet finished, and failed requests so far in the run.'), t(METRICS.failures.definition)),
       { title: 'In flight', label: 'in flight', values: series.inFlight, color: 2 },
       { title: 'Failed (total)', label: 'failed (total)', values: series.failed, color: 'error' },
     ),
-    perStep('ttft', 'TTFT per step', METRICS.ttftMs.definition, metricTitle('ttftMs'), (s) => s.summary?.ttftMs),
-    perStep('tpot', 'TPOT per step', METRICS.tpotMs.definition, metricTitle('tpotMs'), (s) => s.summary?.tpotMs),
-    perStep('latency', 'Latency per step', METRICS.latencyMs.definition, metricTitle('latencyMs'), (s) => s.summary?.latencyMs),
+    perStep('ttft', t('TTFT per step'), t(METRICS.ttftMs.definition), metricTitle('ttftMs'), (s) => s.summary?.ttftMs),
+    perStep('tpot', t('TPOT per step'), t(METRICS.tpotMs.definition), metricTitle('tpotMs'), (s) => s.summary?.tpotMs),
+    perStep('latency', t('Latency per step'), t(METRICS.latencyMs.definition), metricTitle('latencyMs'), (s) => s.summary?.latencyMs),
   ];
 }
 
@@ -279,10 +285,10 @@ export interface ServerStrip {
 
 const linePoints = (line: LiveLine, from: number): TimePoints => line.t.flatMap((t, i): TimePoints => (t >= from ? [[t, line.v[i] ?? 0]] : []));
 
-export function serverStrip(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }): ServerStrip {
+export function serverStrip(state: LiveState, choice: TimeChartChoice = { latestStepOnly: false }, t: Translate = english): ServerStrip {
   const server = state.server;
   if (!server) {
-    return { message: 'Server metrics: not scraped in this run (turned off).', note: '', charts: [] };
+    return { message: t('Server metrics: not scraped in this run (turned off).'), note: '', charts: [] };
   }
   const from = timeFrom(state, choice);
   const linesOf = (live: LiveServerLines): ServerLines => {
@@ -297,36 +303,36 @@ export function serverStrip(state: LiveState, choice: TimeChartChoice = { latest
   if (Object.keys(lines).length === 0) {
     const message =
       server.problem !== null
-        ? `Server metrics: none from ${server.url}: ${server.problem}`
+        ? t('Server metrics: none from {0}: {1}', server.url, server.problem)
         : server.scrapes > 0
-        ? `Server metrics: ${server.url} answered, but with none of the metrics LLM Bench reads (running and waiting requests, KV cache, tokens).`
+        ? t('Server metrics: {0} answered, but with none of the metrics LLM Bench reads (running and waiting requests, KV cache, tokens).', server.url)
         : state.phase === 'finished'
-          ? `Server metrics: no sample came from ${server.url} during the run (see the warnings below).`
-          : `Server metrics: waiting for the first sample from ${server.url}…`;
+          ? t('Server metrics: no sample came from {0} during the run (see the warnings below).', server.url)
+          : t('Server metrics: waiting for the first sample from {0}…', server.url);
     return { message, note: '', charts: [] };
   }
-  const t = state.series.t;
-  const client = movingAverage(t, state.series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC).flatMap((v, i): TimePoints => ((t[i] ?? 0) >= from ? [[t[i] ?? 0, v]] : []));
+  const times = state.series.t;
+  const client = movingAverage(times, state.series.outputTokensPerSecond, THROUGHPUT_WINDOW_SEC).flatMap((v, i): TimePoints => ((times[i] ?? 0) >= from ? [[times[i] ?? 0, v]] : []));
   const oneByOne = choice.serverOneByOne === true && server.replicas.length > 1;
-  const groups = oneByOne ? server.replicas.map((replica) => ({ prefix: `replica-${replica.endpoint}-`, title: `Endpoint ${replica.endpoint}: `, lines: linesOf(replica.lines) })) : [{ prefix: '', title: '', lines }];
+  const groups = oneByOne ? server.replicas.map((replica) => ({ prefix: `replica-${replica.endpoint}-`, title: t('Endpoint {0}: ', replica.endpoint), lines: linesOf(replica.lines) })) : [{ prefix: '', title: '', lines }];
   const drawn = groups.flatMap((group) => {
     const generated = group.lines.generatedTokens;
     if (generated) group.lines.generatedTokens = smoothed(generated);
     // The client's tokens/s is the whole run's: beside the sum only.
     const { charts, missing } = serverTimeCharts(group.lines, oneByOne ? undefined : client);
-    return charts.map((chart) => ({ ...chart, id: `${group.prefix}${chart.id}`, title: `${group.title}${oneByOne ? chart.title.replace(/^Server: /, '') : chart.title}`, missing }));
+    return charts.map((chart) => ({ ...chart, id: `${group.prefix}${chart.id}`, title: `${group.title}${oneByOne ? t(chart.title.replace(/^Server: /, '')) : t(chart.title)}`, missing }));
   });
   const missing = drawn[0]?.missing ?? [];
   const x = runTimeAxis(state, choice);
   const markers = stepMarks(state, choice);
-  const replicaNote = server.replicas.length > 1 && !oneByOne ? `Summed over ${server.replicas.length} endpoints (KV-cache usage: their mean).` : '';
+  const replicaNote = server.replicas.length > 1 && !oneByOne ? t('Summed over {0} endpoints (KV-cache usage: their mean).', server.replicas.length) : '';
   return {
     message: null,
-    note: [replicaNote, missing.length ? `${ENGINE_NAMES[server.engine]} does not export: ${missing.join(', ')}.` : '', server.problem ?? ''].filter(Boolean).join(' '),
+    note: [replicaNote, missing.length ? t('{0} does not export: {1}.', ENGINE_NAMES[server.engine], missing.map((quantity) => t(quantity)).join(', ')) : '', server.problem ?? ''].filter(Boolean).join(' '),
     charts: drawn.map((chart) => ({
       id: chart.id as LiveChartId,
-      title: chart.id.endsWith('server-tokens') ? `${chart.title} (${THROUGHPUT_WINDOW_SEC} s moving average)` : chart.title,
-      description: chart.description,
+      title: chart.id.endsWith('server-tokens') ? t('{0} ({1} s moving average)', chart.title, THROUGHPUT_WINDOW_SEC) : chart.title,
+      description: t(chart.description),
       spec: {
         kind: 'line',
         x,

@@ -8,6 +8,8 @@ import type { StepProfile } from '../format/result';
 import { sweepRates } from '../format/config';
 import { stepLabel } from '../format/step-name';
 import { formatDuration, formatElapsed, formatSeconds } from './number-format';
+import { english, statusWord, type Translate } from './l10n';
+import { sayWarning } from './step-warnings';
 
 export interface Progress {
   value: number;
@@ -23,6 +25,8 @@ export interface ProgressView {
   stepDetail: string;
   /** Time left, for this step and the run, when it can be estimated: "about 40 s left in this step, 3 min 10 s in all". */
   eta: string;
+  /** The time left at its shortest, for the status bar: "35 s left"; empty when `eta` is. */
+  left: string;
   canCancel: boolean;
   canOpenResult: boolean;
   tone: 'running' | 'ok' | 'warning' | 'error';
@@ -140,13 +144,17 @@ function laterSecondsLeft(state: LiveState, total: number): number | null {
   return seconds;
 }
 
-/** Time left in this step and, when the plan allows an estimate, in the run: "about 40 s left in this step, 3 min 10 s in all". */
-function etaText(state: LiveState, total: number): string {
+/**
+ * Time left in this step and, when the plan allows an estimate, in the run: "about 40 s left in this
+ * step, about 3 min 10 s in all"; and the step's alone for the status bar ("40 s left").
+ */
+function etaText(state: LiveState, total: number, t: Translate): { eta: string; left: string } {
   const stepLeft = stepSecondsLeft(state);
-  if (stepLeft === null || state.current === null) return '';
+  if (stepLeft === null || state.current === null) return { eta: '', left: '' };
   const later = laterSecondsLeft(state, total);
-  const inAll = later !== null && later > 0 ? `, about ${formatDuration(stepLeft + later)} in all` : '';
-  return `about ${formatDuration(stepLeft)} left in this step${inAll}`;
+  const step = formatDuration(stepLeft);
+  const eta = later !== null && later > 0 ? t('about {0} left in this step, about {1} in all', step, formatDuration(stepLeft + later)) : t('about {0} left in this step', step);
+  return { eta, left: t('{0} left', step) };
 }
 
 /** Fraction of the running step done, by requests when limited by count, else by time. */
@@ -158,7 +166,7 @@ function stepProgress(state: LiveState): Progress | null {
   return null;
 }
 
-export function progressView(state: LiveState): ProgressView {
+export function progressView(state: LiveState, t: Translate = english): ProgressView {
   const done = finishedSteps(state);
   const total = Math.max(state.run.expectedSteps ?? 0, state.steps.length, 1);
   const step = stepProgress(state);
@@ -166,39 +174,45 @@ export function progressView(state: LiveState): ProgressView {
   const running = state.steps.at(-1);
   const c = state.current;
   // The counts are the measured requests the step's table will show; the warm-up is said while it lasts.
-  const warmingUp = c?.warmup && c.warmup.ended < c.warmup.planned ? `warming up (${c.warmup.ended} of ${c.warmup.planned})` : null;
+  const warmingUp = c?.warmup && c.warmup.ended < c.warmup.planned ? t('warming up ({0} of {1})', c.warmup.ended, c.warmup.planned) : null;
   const stepDetail = c
     ? [
         ...(warmingUp ? [warmingUp] : []),
-        `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''} requests done`,
-        `${c.failed} failed`,
-        `${c.inFlight} in flight`,
+        t('{0} requests done', `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''}`),
+        t('{0} failed', c.failed),
+        t('{0} in flight', c.inFlight),
         formatElapsed(c.elapsedSec, c.plannedDurationSec),
       ].join(' · ')
     : '';
   if (state.phase === 'finished') {
     const failedSteps = state.status === 'failed';
     return {
-      headline: `Finished (${state.status ?? 'unknown'}) after ${done} step${done === 1 ? '' : 's'} in ${formatSeconds(state.elapsedSec)}${state.statusReason ? `: ${state.statusReason}` : ''}`,
+      headline: `${done === 1 ? t('Finished ({0}) after 1 step in {1}', statusWord(state.status, t), formatSeconds(state.elapsedSec)) : t('Finished ({0}) after {1} steps in {2}', statusWord(state.status, t), done, formatSeconds(state.elapsedSec))}${state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : ''}`,
       overall: { value: done, max: Math.max(done, 1) },
       step: null,
       stepDetail: '',
       eta: '',
+      left: '',
       canCancel: false,
       canOpenResult: state.run.resultPath !== null,
       tone: failedSteps ? 'error' : state.status === 'complete' ? 'ok' : 'warning',
     };
   }
-  const where = running && running.summary === null ? `step ${state.steps.length} of ${total}: ${stepLabel(running)}` : `${done} of ${total} steps done`;
-  const verb = state.phase === 'cancelling' ? 'Cancelling' : state.phase === 'starting' ? 'Starting' : 'Running';
+  const inStep = running !== undefined && running.summary === null;
+  const headline =
+    state.phase === 'cancelling'
+      ? inStep ? t('Cancelling step {0} of {1}: {2}', state.steps.length, total, stepLabel(running)) : t('Cancelling: {0} of {1} steps done', done, total)
+      : state.phase === 'starting'
+        ? inStep ? t('Starting step {0} of {1}: {2}', state.steps.length, total, stepLabel(running)) : t('Starting: {0} of {1} steps done', done, total)
+        : inStep ? t('Running step {0} of {1}: {2}', state.steps.length, total, stepLabel(running)) : t('Running: {0} of {1} steps done', done, total);
   // Between a step's start and its first progress report, the bar and line stay, at zero.
   const stepStarting = c === null && running !== undefined && running.summary === null && state.phase !== 'starting';
   return {
-    headline: `${verb} ${where}`,
+    headline,
     overall: { value: Math.min(done + (running?.summary === null ? stepFraction : 0), total), max: total },
     step: stepStarting ? { value: 0, max: 1 } : step,
-    stepDetail: stepStarting ? `${stepLabel(running)}: sending the first requests` : stepDetail,
-    eta: etaText(state, total),
+    stepDetail: stepStarting ? t('{0}: sending the first requests', stepLabel(running)) : stepDetail,
+    ...etaText(state, total, t),
     canCancel: state.phase !== 'cancelling',
     canOpenResult: false,
     tone: 'running',
@@ -206,14 +220,14 @@ export function progressView(state: LiveState): ProgressView {
 }
 
 /** A reason as the end of a sentence: reasons from the engine often carry their own full stop. */
-export const endSentence = (text: string): string => (/[.!?…]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+export const endSentence = (text: string): string => (/[.!?…。！？]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /** What the notification at a run's end says, or null when a complete run needs no words. */
-export function runEndMessage(status: string, reason: string | null | undefined, requestsMeasured: number): string | null {
+export function runEndMessage(status: string, reason: string | null | undefined, requestsMeasured: number, t: Translate = english): string | null {
   if (status === 'partial') {
-    return `LLM Bench: the run stopped early: ${endSentence(reason ?? 'cancelled')} The result keeps the ${requestsMeasured} requests measured.`;
+    return t('LLM Bench: the run stopped early: {0} The result keeps the {1} requests measured.', endSentence(reason ? sayWarning(reason, t) : t('cancelled')), requestsMeasured);
   }
-  if (status === 'failed') return `LLM Bench: the run failed: ${endSentence(reason ?? 'see the log')}`;
+  if (status === 'failed') return t('LLM Bench: the run failed: {0}', endSentence(reason ? sayWarning(reason, t) : t('see the log')));
   return null;
 }
 
@@ -226,12 +240,13 @@ export function notificationText(view: ProgressView): string {
 export function statusBarText(state: LiveState, view: ProgressView = progressView(state)): string {
   const throughput = state.current ? ` \u00b7 ${Math.round(state.current.outputTokensPerSecond)} tok/s` : '';
   const percent = view.overall ? ` ${Math.round((100 * view.overall.value) / view.overall.max)}%` : '';
-  const left = view.eta ? ` \u00b7 ${view.eta.replace(/^about /, '').replace(/ left in this step.*$/, ' left')}` : '';
+  const left = view.left ? ` \u00b7 ${view.left}` : '';
   return `LLM Bench${percent}${throughput}${left}`;
 }
 
 /** Where the result file is being written, then where it was written once the run is over. */
-export function resultPathText(state: LiveState): string {
+export function resultPathText(state: LiveState, t: Translate = english): string {
   if (!state.run.resultPath) return '';
-  return `${state.phase === 'finished' ? 'Saved to' : 'Saving to'} ${state.run.resultPath}`;
+  return state.phase === 'finished' ? t('Saved to {0}', state.run.resultPath) : t('Saving to {0}', state.run.resultPath);
 }
+

@@ -10,19 +10,21 @@ import type { ProgressSnapshot } from '../format/events';
 import { formatDuration, formatMetric } from './number-format';
 import { endSentence } from './progress';
 import { spaceSize } from '../tune/space';
+import { english, statusWord, type Translate } from './l10n';
+import { sayWarning } from './step-warnings';
 
 /** "step 1: 12 / 64 requests, 830 output tok/s" */
-function benchmarkDetail(snapshot: ProgressSnapshot): string {
+function benchmarkDetail(snapshot: ProgressSnapshot, t: Translate): string {
   const planned = snapshot.plannedRequests !== null ? ` / ${snapshot.plannedRequests}` : '';
-  return `step ${snapshot.stepIndex + 1}: ${snapshot.completed}${planned} requests, ${formatMetric('outputTokensPerSecond', snapshot.outputTokensPerSecond)} output tok/s`;
+  return t('step {0}: {1} requests, {2} output tok/s', snapshot.stepIndex + 1, `${snapshot.completed}${planned}`, formatMetric('outputTokensPerSecond', snapshot.outputTokensPerSecond));
 }
 
 export function newTuneLiveState(tune: TuneLiveState['tune'], config: TuneConfig): TuneLiveState {
   return { tune, phase: 'confirming', status: null, statusReason: null, config, trials: [], best: null, remeasure: null, running: null, serverLog: [], serverLogTrial: null };
 }
 
-/** Applies one event of the tuner, received at `atMs` (the host's clock). */
-export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Date.now()): void {
+/** Applies one event of the tuner, received at `atMs` (the host's clock); `t` words the benchmark's progress in the display language. */
+export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Date.now(), t: Translate = english): void {
   switch (event.type) {
     case 'trial-start':
       if (state.phase === 'confirming') state.phase = 'running';
@@ -41,7 +43,7 @@ export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Da
     case 'benchmark':
       if (state.running?.trial === event.trial && event.event.type === 'progress') {
         state.running.stage = 'benchmarking';
-        state.running.detail = benchmarkDetail(event.event.snapshot);
+        state.running.detail = benchmarkDetail(event.event.snapshot, t);
       }
       return;
     case 'trial-end': {
@@ -71,29 +73,43 @@ export function applyTuneEvent(state: TuneLiveState, event: TuneEvent, atMs = Da
   }
 }
 
-const STAGE_TEXT: Record<NonNullable<TuneLiveState['running']>['stage'], string> = {
-  launching: 'launching its server',
-  'waiting-ready': 'waiting for its server to get ready',
-  benchmarking: 'benchmarking',
-  stopping: 'stopping its server',
-};
+/** What a running trial is doing, in words. */
+function stageText(stage: NonNullable<TuneLiveState['running']>['stage'], t: Translate): string {
+  switch (stage) {
+    case 'launching':
+      return t('launching its server');
+    case 'waiting-ready':
+      return t('waiting for its server to get ready');
+    case 'benchmarking':
+      return t('benchmarking');
+    case 'stopping':
+      return t('stopping its server');
+  }
+}
+
 
 /** What the live panel says at the top: the phase, the trial under way, how the tune ended. */
-export function tuneLiveHeadline(state: TuneLiveState): { text: string; tone: 'ok' | 'warning' | 'error' | 'running' } {
-  if (state.phase === 'confirming') return { text: 'Waiting for you to confirm the first server launch.', tone: 'running' };
-  if (state.phase === 'cancelling') return { text: 'Cancelling: stopping the server...', tone: 'warning' };
+export function tuneLiveHeadline(state: TuneLiveState, t: Translate = english): { text: string; tone: 'ok' | 'warning' | 'error' | 'running' } {
+  if (state.phase === 'confirming') return { text: t('Waiting for you to confirm the first server launch.'), tone: 'running' };
+  if (state.phase === 'cancelling') return { text: t('Cancelling: stopping the server...'), tone: 'warning' };
   if (state.phase === 'finished') {
-    const reason = state.statusReason ? `: ${state.statusReason}` : '';
+    const reason = state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : '';
     const tone = state.status === 'complete' ? 'ok' : state.status === 'cancelled' ? 'warning' : 'error';
-    return { text: `Finished (${state.status ?? 'unknown'})${reason}`, tone };
+    return { text: `${t('Finished ({0})', statusWord(state.status, t))}${reason}`, tone };
   }
-  if (!state.running) return { text: state.remeasure?.status === 'running' ? 'Re-measuring the best candidates...' : 'Choosing the next trial...', tone: 'running' };
-  const stage = STAGE_TEXT[state.running.stage];
+  if (!state.running) return { text: state.remeasure?.status === 'running' ? t('Re-measuring the best candidates...') : t('Choosing the next trial...'), tone: 'running' };
+  const stage = stageText(state.running.stage, t);
+  const params = paramsText(state.running.params);
   if (state.running.round !== undefined) {
     const rounds = state.remeasure?.rounds;
-    return { text: `Re-measuring trial ${state.running.trial}, round ${state.running.round}${rounds ? ` of ${rounds}` : ''}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+    return {
+      text: rounds
+        ? t('Re-measuring trial {0}, round {1} of {2}: {3} ({4})', state.running.trial, state.running.round, rounds, stage, params)
+        : t('Re-measuring trial {0}, round {1}: {2} ({3})', state.running.trial, state.running.round, stage, params),
+      tone: 'running',
+    };
   }
-  return { text: `Trial ${state.running.trial}: ${stage} (${paramsText(state.running.params)})`, tone: 'running' };
+  return { text: t('Trial {0}: {1} ({2})', state.running.trial, stage, params), tone: 'running' };
 }
 
 /** The trials the tune will run unless cut short: its trial budget, or every combination of a smaller space; null without a trial budget. */
@@ -108,37 +124,44 @@ function plannedTrials(state: TuneLiveState): number | null {
  * so far (refused ones included, which take none), the running one's time so far counted, and never
  * past the wall-time budget. Empty once the tune is over.
  */
-export function tuneTimeLeft(state: TuneLiveState, nowMs: number): string {
+export function tuneTimeLeft(state: TuneLiveState, nowMs: number, t: Translate = english): string {
   if (state.phase === 'finished' || state.phase === 'confirming') return '';
   const planned = plannedTrials(state);
   const done = state.trials.length;
   const wallSec = state.config.budget.wallTimeSec;
   const tuneElapsedSec = (nowMs - Date.parse(state.tune.startedAt)) / 1000;
   const wallLeftSec = wallSec === undefined || !Number.isFinite(tuneElapsedSec) ? Infinity : Math.max(0, wallSec - tuneElapsedSec);
-  const of = planned === null ? '' : ` of ${planned}`;
+  const doneText = planned === null ? t('{0} trials done', done) : t('{0} of {1} trials done', done, planned);
   const durations = state.trials.map((t) => (Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000).filter((d) => Number.isFinite(d) && d >= 0);
   if (durations.length === 0) {
-    const wall = Number.isFinite(wallLeftSec) ? `; the wall-time budget ends it within ${formatDuration(wallLeftSec)}` : '';
-    return `${done}${of} trials done. Time left: known once the first trial ends${wall}.`;
+    return Number.isFinite(wallLeftSec)
+      ? t('{0}. Time left: known once the first trial ends; the wall-time budget ends it within {1}.', doneText, formatDuration(wallLeftSec))
+      : t('{0}. Time left: known once the first trial ends.', doneText);
   }
   const perTrialSec = durations.reduce((a, b) => a + b, 0) / durations.length;
   const runningSec = state.running?.startedAt ? Math.max(0, (nowMs - Date.parse(state.running.startedAt)) / 1000) : 0;
   const later = planned === null ? null : Math.max(0, planned - done - (state.running ? 1 : 0));
-  if (later === null && !Number.isFinite(wallLeftSec)) return `${done} trials done, ${formatDuration(perTrialSec)} a trial so far.`;
+  if (later === null && !Number.isFinite(wallLeftSec)) return t('{0}, {1} a trial so far.', doneText, formatDuration(perTrialSec));
   const byTrials = later === null ? Infinity : (state.running ? Math.max(0, perTrialSec - runningSec) : 0) + later * perTrialSec;
   const left = Math.min(byTrials, wallLeftSec);
-  return `${done}${of} trials done, ${formatDuration(perTrialSec)} a trial so far: about ${formatDuration(left)} left in the tune${left < byTrials ? ' (its wall-time budget ends it)' : ''}.`;
+  return left < byTrials
+    ? t('{0}, {1} a trial so far: about {2} left in the tune (its wall-time budget ends it).', doneText, formatDuration(perTrialSec), formatDuration(left))
+    : t('{0}, {1} a trial so far: about {2} left in the tune.', doneText, formatDuration(perTrialSec), formatDuration(left));
 }
 
-/** What the running trial's benchmark is doing, in its own line (not in the trials table's reason column); empty when none runs. */
-export function runningTrialProgress(state: TuneLiveState): string {
+/**
+ * How far the running trial's benchmark has gone, in its own line (not in the trials table's reason
+ * column); empty when none runs or its benchmark has not reported yet: the headline already says
+ * the trial's stage (the line repeated the headline while a server launched).
+ */
+export function runningTrialProgress(state: TuneLiveState, t: Translate = english): string {
   const running = state.phase === 'finished' ? null : state.running;
-  if (!running) return '';
-  return `Trial ${running.trial}: ${running.detail ?? STAGE_TEXT[running.stage]}`;
+  if (!running?.detail) return '';
+  return t('Trial {0}: {1}', running.trial, running.detail);
 }
 
 /** The live panel's view of the tune so far: the same table and charts as the editor (without the Pareto chart, which needs the result files). */
-export function tuneLiveView(state: TuneLiveState): TuneView {
+export function tuneLiveView(state: TuneLiveState, t: Translate = english): TuneView {
   const data: TuneData = {
     config: state.config,
     trials: state.trials,
@@ -147,13 +170,13 @@ export function tuneLiveView(state: TuneLiveState): TuneView {
     status: state.status ?? 'running',
     statusReason: state.statusReason,
   };
-  return buildTuneView(data, state.tune.outPath.split(/[\\/]/).pop() ?? state.tune.outPath, [], { running: state.phase === 'finished' ? null : state.running });
+  return buildTuneView(data, state.tune.outPath.split(/[\\/]/).pop() ?? state.tune.outPath, [], { running: state.phase === 'finished' ? null : state.running }, t);
 }
 
 /** The notification at a tune's end, or null when a complete tune needs no words (its file opens). */
-export function tuneEndMessage(status: TuneStatus, reason: string | null, trials: number): string | null {
-  const why = reason ? ` ${endSentence(reason)}` : '';
-  if (status === 'cancelled') return `LLM Bench: the tune stopped after ${trials} trial${trials === 1 ? '' : 's'}; the tune file keeps every one that finished.${why}`;
-  if (status === 'failed') return `LLM Bench: the tune failed after ${trials} trial${trials === 1 ? '' : 's'}.${why}`;
+export function tuneEndMessage(status: TuneStatus, reason: string | null, trials: number, t: Translate = english): string | null {
+  const why = reason ? ` ${endSentence(sayWarning(reason, t))}` : '';
+  if (status === 'cancelled') return `${trials === 1 ? t('LLM Bench: the tune stopped after 1 trial; the tune file keeps every one that finished.') : t('LLM Bench: the tune stopped after {0} trials; the tune file keeps every one that finished.', trials)}${why}`;
+  if (status === 'failed') return `${trials === 1 ? t('LLM Bench: the tune failed after 1 trial.') : t('LLM Bench: the tune failed after {0} trials.', trials)}${why}`;
   return null;
 }

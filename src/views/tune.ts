@@ -5,7 +5,7 @@
  * for the `*.llmtune.json` editor, the live tune panel's webview for its state.
  */
 import type { NoiseRule } from '../format/messages/result';
-import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneRowStatus, TuneView } from '../format/messages/tune';
+import type { TuneChart, TuneColumn, TuneLiveState, TuneRow, TuneView } from '../format/messages/tune';
 import { METRICS, metricTitle, type MetricKey } from '../format/metrics';
 import type { StepSummary } from '../format/result';
 import { parseSloKey, sloFigure, type BestTrial, type Objective, type ParamSpec, type ParamValue, type Params, type Remeasure, type Trial, type TuneConfig, type TuneStatus } from '../format/tune';
@@ -15,6 +15,8 @@ import { wantsLogAxis } from './axis';
 import { commandLine } from './command-line';
 import type { ChartSpec } from './chart-spec';
 import { judgeChange, NO_INTERVAL_NOISE_PERCENT } from './noise';
+import { english, joinSentences, statusWord, type Translate } from './l10n';
+import { sayWarning } from './step-warnings';
 import { formatMetric, formatNumber, NOT_AVAILABLE } from './number-format';
 
 /** What the views need of a tune: a tune file has it all, a running tune's state too. */
@@ -132,36 +134,39 @@ export function figureText(objective: Objective, figure: Pick<TrialFigure, 'valu
 }
 
 /** "trials 2 (3,127) and 5 (3,121)" */
-function tiesList(objective: Objective, ties: readonly TrialFigure[]): string {
-  const items = ties.map((t) => `${t.trial} (${figureText(objective, t)})`);
-  const joined = items.length === 1 ? items[0] : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
-  return `trial${items.length === 1 ? '' : 's'} ${joined}`;
+function tiesList(objective: Objective, ties: readonly TrialFigure[], t: Translate): string {
+  const items = ties.map((tie) => `${tie.trial} (${figureText(objective, tie)})`);
+  if (items.length === 1) return t('trial {0}', items[0]!);
+  return t('trials {0}', t('{0} and {1}', items.slice(0, -1).join(', '), items.at(-1)!));
 }
 
 /** Why the ties are ties, in the rule's own terms. */
-function tieReason(standing: Standing): string {
-  return standing.rule === 'repeat-intervals'
-    ? 'their 95% intervals across re-measurements overlap'
-    : `under ${NO_INTERVAL_NOISE_PERCENT}% apart with one value each${standing.remeasured ? '' : '; re-measure them to tell them apart'}`;
+function tieReason(standing: Standing, t: Translate): string {
+  if (standing.rule === 'repeat-intervals') return t('their 95% intervals across re-measurements overlap');
+  return standing.remeasured
+    ? t('under {0}% apart with one value each', NO_INTERVAL_NOISE_PERCENT)
+    : t('under {0}% apart with one value each; re-measure them to tell them apart', NO_INTERVAL_NOISE_PERCENT);
 }
 
 /** "mean of 3 re-measurements, 95% interval", or "one measurement, not re-measured". */
-function measuredText(standing: Standing): string {
+function measuredText(standing: Standing, t: Translate): string {
   const n = standing.best.interval?.n ?? 1;
-  return standing.remeasured ? `mean of ${n} re-measurement${n === 1 ? '' : 's'}${standing.best.interval?.halfWidth != null ? ', 95% interval' : ''}` : 'one measurement, not re-measured';
+  if (!standing.remeasured) return t('one measurement, not re-measured');
+  const mean = n === 1 ? t('mean of 1 re-measurement') : t('mean of {0} re-measurements', n);
+  return standing.best.interval?.halfWidth != null ? t('{0}, 95% interval', mean) : mean;
 }
 
 /** What the search's single figures are, while and after the tune: re-measured later, never, or not (an older tune, a cut one). */
-function singleMeasurementText(data: TuneData): string {
-  if (data.config.remeasure === false) return "the search's figures are one measurement each, not re-measured (remeasure is off)";
-  if (data.status === 'running') return `the search's figures are one measurement each: the best ${data.config.remeasure.candidates} are re-measured after the search`;
-  return "the search's figures are one measurement each, not re-measured";
+function singleMeasurementText(data: TuneData, t: Translate): string {
+  if (data.config.remeasure === false) return t("the search's figures are one measurement each, not re-measured (remeasure is off)");
+  if (data.status === 'running') return t("the search's figures are one measurement each: the best {0} are re-measured after the search", data.config.remeasure.candidates);
+  return t("the search's figures are one measurement each, not re-measured");
 }
 
 /** "Noise: one measurement moved by 1.5% (...)", or null before any candidate has two scored runs. */
-export function noiseText(remeasure: Remeasure | null | undefined): string | null {
+export function noiseText(remeasure: Remeasure | null | undefined, t: Translate = english): string | null {
   if (!remeasure || remeasure.noisePercent === null) return null;
-  return `Noise: one measurement moved by ${remeasure.noisePercent.toFixed(1)}% (the standard deviation across re-measurements of the same flags, as a share of their mean).`;
+  return t('Noise: one measurement moved by {0}% (the standard deviation across re-measurements of the same flags, as a share of their mean).', remeasure.noisePercent.toFixed(1));
 }
 
 /** What the command line prints under "Best:": the ties and the noise. */
@@ -169,7 +174,7 @@ export function standingLines(data: TuneData): string[] {
   const standing = tuneStanding(data);
   if (!standing) return [];
   const lines: string[] = [];
-  if (standing.ties.length > 0) lines.push(`Within noise of it: ${tiesList(data.config.objective, standing.ties)}: ${tieReason(standing)}.`);
+  if (standing.ties.length > 0) lines.push(`Within noise of it: ${tiesList(data.config.objective, standing.ties, english)}: ${tieReason(standing, english)}.`);
   else if (standing.remeasured) lines.push('No other candidate is within noise of it.');
   const noise = noiseText(data.remeasure);
   if (noise) lines.push(noise);
@@ -179,30 +184,24 @@ export function standingLines(data: TuneData): string[] {
 /** The best trial's figure in a line of the command line: "3,087 ± 87 output tok/s (mean of 2 re-measurements, 95% interval)". */
 export function bestFigureText(data: TuneData): string | null {
   const standing = tuneStanding(data);
-  return standing ? `${figureText(data.config.objective, standing.best)} ${objectiveTitle(data.config.objective)} (${standing.remeasured ? measuredText(standing) : 'one measurement'})` : null;
+  return standing ? `${figureText(data.config.objective, standing.best)} ${objectiveTitle(data.config.objective)} (${standing.remeasured ? measuredText(standing, english) : 'one measurement'})` : null;
 }
 
-const STATUS_TEXT: Record<TuneRowStatus, string> = {
-  complete: 'complete',
-  refused: 'refused',
-  'failed-to-start': 'failed to start',
-  failed: 'failed',
-  running: 'running',
-};
 
-function sloVerdict(trial: Trial): string {
+function sloVerdict(trial: Trial, t: Translate): string {
   if (!trial.slo) return NOT_AVAILABLE;
-  return trial.slo.met ? 'met' : 'missed';
+  return trial.slo.met ? t('met') : t('missed');
 }
 
 /** Whether the view has a re-measured column: once the re-measurement started. */
 const hasRemeasure = (data: TuneData): boolean => (data.remeasure?.candidates.length ?? 0) > 0;
 
-function tableColumns(data: TuneData): TuneColumn[] {
+/** The trials table's columns: labels and units are keys the page looks up; the descriptions built here are worded in the display language. */
+function tableColumns(data: TuneData, t: Translate): TuneColumn[] {
   const sloKeys = Object.keys(data.config.objective.slo);
   return [
     { label: '#', numeric: true, description: 'The trial, in the order it ran. Click a row to open its result file.' },
-    ...Object.keys(data.config.space).map((name) => ({ label: name, description: `The server parameter ${name}` })),
+    ...Object.keys(data.config.space).map((name) => ({ label: name, description: t('The server parameter {0}', name) })),
     { label: 'status', description: 'complete; refused (a constraint ruled the combination out: no launch); failed to start (the server exited or never got ready); failed (the benchmark failed).' },
     { label: 'objective', unit: objectiveTitle(data.config.objective), numeric: true, description: "The figure maximized, at the best load meeting every SLO, as the search measured it once; n/a when no step met them." },
     ...(hasRemeasure(data)
@@ -210,7 +209,7 @@ function tableColumns(data: TuneData): TuneColumn[] {
       : []),
     ...sloKeys.map((key) => {
       const { metric } = parseSloKey(key);
-      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: `${METRICS[metric].definition} SLO: at most ${formatNumber(data.config.objective.slo[key])} ms.` };
+      return { label: sloFigureName(key), unit: 'ms', numeric: true, description: joinSentences(t(METRICS[metric].definition), t('SLO: at most {0} ms.', formatNumber(data.config.objective.slo[key]))) };
     }),
     ...(sloKeys.length > 0 ? [{ label: 'SLO', description: 'Whether the measured figures met every SLO.' }] : []),
     { label: 'reason', wrap: true, description: 'Why the trial did not complete: the rule it broke, the server\'s last error line, the benchmark\'s failure.' },
@@ -218,17 +217,17 @@ function tableColumns(data: TuneData): TuneColumn[] {
 }
 
 /** A candidate's re-measured figure in the table: "3,087 \u00b1 87", "(1 of 3 missed)" added; empty for a trial not re-measured. */
-function remeasuredCell(data: TuneData, trial: number): string {
+function remeasuredCell(data: TuneData, trial: number, t: Translate): string {
   const summary = data.remeasure?.summaries.find((s) => s.trial === trial);
   if (!summary) return '';
-  const missed = summary.missed > 0 ? ` (${summary.missed} of ${summary.n + summary.missed} missed)` : '';
-  if (summary.mean === null) return summary.missed > 0 ? `none scored${missed}` : '';
+  const missed = summary.missed > 0 ? ` ${t('({0} of {1} missed)', summary.missed, summary.n + summary.missed)}` : '';
+  if (summary.mean === null) return summary.missed > 0 ? `${t('none scored')}${missed}` : '';
   // The half-width stays with its ±, which may go to a second line in a narrow editor.
   const figure = figureText(data.config.objective, { value: summary.mean, interval: { n: summary.n, mean: summary.mean, halfWidth: summary.halfWidth } }).replace(' \u00b1 ', ' \u00b1\u00a0');
   return `${figure}${missed}`;
 }
 
-function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>): TuneRow {
+function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>, t: Translate): TuneRow {
   const sloKeys = Object.keys(data.config.objective.slo);
   return {
     trial: trial.number,
@@ -236,14 +235,14 @@ function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>): Tune
     cells: [
       String(trial.number),
       ...Object.keys(data.config.space).map((name) => paramValueText(trial.params[name])),
-      STATUS_TEXT[trial.status],
+      statusWord(trial.status, t),
       formatObjective(data.config.objective, trial.objective),
-      ...(hasRemeasure(data) ? [remeasuredCell(data, trial.number)] : []),
+      ...(hasRemeasure(data) ? [remeasuredCell(data, trial.number, t)] : []),
       ...sloKeys.map((key) => {
         const value = trial.slo?.figures[key];
         return formatMetric(parseSloKey(key).metric, value);
       }),
-      ...(sloKeys.length > 0 ? [sloVerdict(trial)] : []),
+      ...(sloKeys.length > 0 ? [sloVerdict(trial, t)] : []),
       trial.reason ?? '',
     ],
     resultFile: trial.resultFile,
@@ -253,7 +252,7 @@ function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>): Tune
 }
 
 /** A trial launching or being benchmarked: its parameters, no figures yet. */
-function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running']>): TuneRow {
+function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running']>, t: Translate): TuneRow {
   const sloKeys = Object.keys(data.config.objective.slo);
   return {
     trial: running.trial,
@@ -261,7 +260,7 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
     cells: [
       String(running.trial),
       ...Object.keys(data.config.space).map((name) => paramValueText(running.params[name])),
-      running.stage === 'benchmarking' ? 'benchmarking' : 'starting',
+      running.stage === 'benchmarking' ? t('benchmarking') : t('starting'),
       '',
       ...(hasRemeasure(data) ? [''] : []),
       ...sloKeys.map(() => ''),
@@ -275,33 +274,39 @@ function runningRow(data: TuneData, running: NonNullable<TuneLiveState['running'
   };
 }
 
-function counts(trials: Trial[]): string {
-  const by = (status: Trial['status']) => trials.filter((t) => t.status === status).length;
-  const parts = [
-    [by('complete'), 'complete'],
-    [by('refused'), 'refused without a launch'],
-    [by('failed-to-start'), 'failed to start'],
-    [by('failed'), 'failed'],
-  ] as const;
-  return parts.filter(([n]) => n > 0).map(([n, words]) => `${n} ${words}`).join(', ');
+function counts(trials: Trial[], t: Translate): string {
+  const by = (status: Trial['status']) => trials.filter((trial) => trial.status === status).length;
+  const parts: [number, (n: number) => string][] = [
+    [by('complete'), (n) => t('{0} complete', n)],
+    [by('refused'), (n) => t('{0} refused without a launch', n)],
+    [by('failed-to-start'), (n) => t('{0} failed to start', n)],
+    [by('failed'), (n) => t('{0} failed', n)],
+  ];
+  return parts.filter(([n]) => n > 0).map(([n, words]) => words(n)).join(', ');
 }
 
-export function tuneHeadline(data: TuneData): string {
+export function tuneHeadline(data: TuneData, t: Translate = english): string {
   const budget = data.config.budget.trials;
   const n = data.trials.length;
-  const of = budget !== undefined ? ` of ${budget}` : '';
-  const summary = n === 0 ? `No trial${of.replace(' of', ' of the')} finished yet` : `${n} trial${n === 1 ? '' : 's'}${of}: ${counts(data.trials)}`;
+  if (n === 0) return budget !== undefined ? t('No trial of the {0} finished yet.', budget) : t('No trial finished yet.');
+  const summary =
+    budget !== undefined
+      ? n === 1 ? t('1 trial of {0}: {1}', budget, counts(data.trials, t)) : t('{0} trials of {1}: {2}', n, budget, counts(data.trials, t))
+      : n === 1 ? t('1 trial: {0}', counts(data.trials, t)) : t('{0} trials: {1}', n, counts(data.trials, t));
   const standing = tuneStanding(data);
-  if (!standing) return `${summary}.${n > 0 ? ' No trial met the SLOs yet.' : ''}`;
+  if (!standing) return t('{0}. No trial met the SLOs yet.', summary);
   const { objective } = data.config;
-  const how = standing.remeasured ? `, ${measuredText(standing)}` : '';
-  const ties = standing.ties.length > 0 ? `, tied within noise with ${tiesList(objective, standing.ties)}` : '';
-  const after = standing.remeasured ? (noiseText(data.remeasure) ? ` ${noiseText(data.remeasure)}` : '') : `; ${singleMeasurementText(data)}.`;
-  return `${summary}. Best: ${figureText(objective, standing.best)} ${objectiveTitle(objective)} (trial ${standing.best.trial}${how})${ties}${standing.remeasured ? '.' : ''}${after}`;
+  const how = standing.remeasured ? t('trial {0}, {1}', standing.best.trial, measuredText(standing, t)) : t('trial {0}', standing.best.trial);
+  const ties = standing.ties.length > 0 ? t(', tied within noise with {0}', tiesList(objective, standing.ties, t)) : '';
+  const figure = figureText(objective, standing.best);
+  const title = t(objectiveTitle(objective));
+  if (!standing.remeasured) return t('{0}. Best: {1} {2} ({3}){4}; {5}.', summary, figure, title, how, ties, singleMeasurementText(data, t));
+  const noise = noiseText(data.remeasure, t);
+  return joinSentences(t('{0}. Best: {1} {2} ({3}){4}.', summary, figure, title, how, ties), noise ?? '');
 }
 
 /** Objective per trial (points) and the best so far (a step line). */
-export function progressChart(data: TuneData): TuneChart {
+export function progressChart(data: TuneData, t: Translate = english): TuneChart {
   const measured = data.trials.filter((t) => t.objective !== null).map((t): [number, number] => [t.number, t.objective as number]);
   const bestSoFar: [number, number][] = [];
   let best = -Infinity;
@@ -313,8 +318,11 @@ export function progressChart(data: TuneData): TuneChart {
   const remeasured = (data.remeasure?.runs ?? []).flatMap((r): [number, number][] => (r.objective === null ? [] : [[r.trial, r.objective]]));
   return {
     id: 'objective-per-trial',
-    title: 'Objective per trial',
-    description: `Each trial's objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero.${remeasured.length > 0 ? ' Re-measurements of the best candidates after the search sit over their trial: their spread is the noise.' : ''}`,
+    title: t('Objective per trial'),
+    description: joinSentences(
+      t("Each trial's objective, and the best found up to that trial. Trials that measured nothing or met no SLO sit at zero."),
+      remeasured.length > 0 ? t('Re-measurements of the best candidates after the search sit over their trial: their spread is the noise.') : '',
+    ),
     // Trials are whole numbers: ticks at each, with half a trial of room either side (one trial sat on an axis of 0 to 1.2 by 0.2).
     x: { title: 'trial', integer: true, min: 0.5, max: Math.max(1, ...data.trials.map((t) => t.number)) + 0.5 },
     y: { title: objectiveTitle(data.config.objective) },
@@ -344,7 +352,7 @@ function parameterAxis(spec: ParamSpec): { categories?: string[]; log?: boolean;
 }
 
 /** The objective against each parameter: one small scatter per parameter, the best trial marked. */
-export function effectCharts(data: TuneData): TuneChart[] {
+export function effectCharts(data: TuneData, t: Translate = english): TuneChart[] {
   const measured = data.trials.filter((t) => t.objective !== null);
   return Object.entries(data.config.space).map(([name, spec]) => {
     const axis = parameterAxis(spec);
@@ -355,7 +363,7 @@ export function effectCharts(data: TuneData): TuneChart[] {
     return {
       id: `effect-${name}`,
       title: name,
-      description: `The objective of each trial that measured one, against ${name}. The best trial is the larger green point.`,
+      description: t('The objective of each trial that measured one, against {0}. The best trial is the larger green point.', name),
       x: { title: name, ...(axis.log ? { log: true } : {}), ...(axis.categories ? { categories: axis.categories } : {}) },
       y: { title: objectiveTitle(data.config.objective) },
       series: [
@@ -397,7 +405,7 @@ export function paretoFront(points: StepMeasure[]): StepMeasure[] {
   return front;
 }
 
-export function paretoChart(data: TuneData, measures: StepMeasure[]): TuneChart | null {
+export function paretoChart(data: TuneData, measures: StepMeasure[], t: Translate = english): TuneChart | null {
   if (measures.length === 0) return null;
   const key = paretoFigureKey(data.config.objective);
   const throughput = paretoThroughputKey(data.config.objective);
@@ -406,8 +414,11 @@ export function paretoChart(data: TuneData, measures: StepMeasure[]): TuneChart 
   const toPoint = (m: StepMeasure): [number, number] => [m.figure, m.throughput];
   return {
     id: 'pareto',
-    title: `${METRICS[throughput].label} against ${sloFigureName(key)}`,
-    description: `Every measured step of every trial (a trial's steps are its loads). The front joins the steps no other step beats on both: more ${METRICS[throughput].label} at a lower ${sloFigureName(key)}.${limit !== undefined ? ' The dashed line is the SLO.' : ''}`,
+    title: t('{0} against {1}', t(METRICS[throughput].label), sloFigureName(key)),
+    description: joinSentences(
+      t("Every measured step of every trial (a trial's steps are its loads). The front joins the steps no other step beats on both: more {0} at a lower {1}.", t(METRICS[throughput].label), sloFigureName(key)),
+      limit !== undefined ? t('The dashed line is the SLO.') : '',
+    ),
     x: { title: `${sloFigureName(key)} (ms)`, ...(wantsLogAxis(measures.map((m) => m.figure)) ? { log: true } : {}) },
     y: { title: metricTitle(throughput) },
     series: [
@@ -419,19 +430,19 @@ export function paretoChart(data: TuneData, measures: StepMeasure[]): TuneChart 
   };
 }
 
-function bestView(data: TuneData): TuneView['best'] {
+function bestView(data: TuneData, t: Translate): TuneView['best'] {
   const standing = tuneStanding(data);
   if (!data.best || !standing) return null;
   const { objective } = data.config;
   return {
     trial: data.best.trial,
-    objective: `${figureText(objective, standing.best)} ${objectiveTitle(objective)}`,
-    measured: measuredText(standing),
+    objective: `${figureText(objective, standing.best)} ${t(objectiveTitle(objective))}`,
+    measured: measuredText(standing, t),
     params: paramsText(data.best.params),
     commandLine: commandLine(writtenCommand(data.config.server, data.config.space, data.best.params)),
     ties: standing.ties.map((t) => t.trial),
-    tieText: standing.ties.length > 0 ? `Tied within noise with ${tiesList(objective, standing.ties)}: ${tieReason(standing)}.` : null,
-    noise: standing.remeasured ? noiseText(data.remeasure) : null,
+    tieText: standing.ties.length > 0 ? t('Tied within noise with {0}: {1}.', tiesList(objective, standing.ties, t), tieReason(standing, t)) : null,
+    noise: standing.remeasured ? noiseText(data.remeasure, t) : null,
   };
 }
 
@@ -439,17 +450,17 @@ function bestView(data: TuneData): TuneView['best'] {
  * A tune's whole view. The editor gives the file's steps for the Pareto chart; the live panel gives
  * the trial under way, the table's last row, and shows the tune's state in its own words.
  */
-export function buildTuneView(data: TuneData, fileName: string, measures: StepMeasure[], live?: { running: TuneLiveState['running'] }): TuneView {
+export function buildTuneView(data: TuneData, fileName: string, measures: StepMeasure[], live?: { running: TuneLiveState['running'] }, t: Translate = english): TuneView {
   const notes: string[] = [];
-  if (!live && data.status === 'running') notes.push('The tune is still running, or its tuner stopped before finishing the file (then `llmbench tune --resume` continues it). The view follows the file as trials end.');
-  if (!live && data.statusReason && data.status !== 'complete') notes.push(`The tune ended ${data.status}: ${data.statusReason}`);
+  if (!live && data.status === 'running') notes.push(t('The tune is still running, or its tuner stopped before finishing the file (then `llmbench tune --resume` continues it). The view follows the file as trials end.'));
+  if (!live && data.statusReason && data.status !== 'complete') notes.push(t('The tune ended {0}: {1}', statusWord(data.status, t), sayWarning(data.statusReason, t)));
   // A re-measurement's launch is of a trial already in the table: the headline says it runs.
   const running = live?.running && live.running.round === undefined ? live.running : null;
   const ties = new Set(tuneStanding(data)?.ties.map((t) => t.trial));
-  const rows = data.trials.map((trial) => trialRow(data, trial, ties));
-  if (running) rows.push(runningRow(data, running));
+  const rows = data.trials.map((trial) => trialRow(data, trial, ties, t));
+  if (running) rows.push(runningRow(data, running, t));
   // Without a reason to show (every trial complete), the reason column would only widen the table.
-  const columns = tableColumns(data);
+  const columns = tableColumns(data, t);
   if (rows.every((row) => row.cells.at(-1) === '')) {
     columns.pop();
     for (const row of rows) row.cells.pop();
@@ -458,15 +469,15 @@ export function buildTuneView(data: TuneData, fileName: string, measures: StepMe
     fileName,
     status: data.status,
     statusReason: data.statusReason,
-    headline: tuneHeadline(data),
-    objective: objectiveTitle(data.config.objective),
+    headline: tuneHeadline(data, t),
+    objective: t(objectiveTitle(data.config.objective)),
     slo: sloTexts(data.config.objective),
     columns,
     rows,
-    progress: progressChart(data),
-    effects: effectCharts(data),
-    pareto: paretoChart(data, measures),
-    best: bestView(data),
+    progress: progressChart(data, t),
+    effects: effectCharts(data, t),
+    pareto: paretoChart(data, measures, t),
+    best: bestView(data, t),
     notes,
   };
 }

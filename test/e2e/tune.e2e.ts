@@ -4,14 +4,15 @@
 // There a trial's row opens the trial's result, and Copy puts the best command line on the clipboard.
 // The live panel (while the tune runs, with the time left in the whole tune, and once it ended) and
 // the tune editor are shot at 1000 and 1280 px (.test-artifacts/gallery-tune-*).
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { parseTuneFile, type TuneFile } from '../../src/format/tune';
+import type { TuneFile } from '../../src/format/tune';
 import { isPortFree } from '../../src/tune/server';
 import { writtenCommand } from '../../src/tune/space';
 import { commandLine } from '../../src/views/tune';
-import { answerQuickPick, explorerContextCommand, findWebview, pollUntil, reloadWindow, runCommand, saveScreenshot, scenario, waitForText } from './harness';
+import { findWebview, pollUntil, reloadWindow, saveScreenshot, scenario, waitForText } from './harness';
+import { ENGLISH_TUNE_WORDS, readTune, startTune, tunePanelTab } from './harness/tune-run';
 import { shootAtEachSize, SIZES, THEMES } from './harness/layout';
 import { processesWhere } from '../helpers/processes';
 import { simulatorTuneConfig } from '../helpers/tune-documents';
@@ -20,33 +21,7 @@ const TUNE_CONFIG = simulatorTuneConfig({ trials: 5, requests: 8, levels: [2, 8]
 /** A tune far longer than the scenario waits. */
 const LONG_TUNE_CONFIG = simulatorTuneConfig({ trials: 50, requests: 2000, levels: [2], ttftP99Ms: 2000, speedup: 2, shortRequests: true });
 
-const TUNE_PANEL = 'LLM Bench: Tune';
-const tunePanelTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: TUNE_PANEL });
-
-function readTune(workspace: string): TuneFile {
-  const path = join(workspace, 'benchmarks', 'sim.llmtune.json');
-  if (!existsSync(path)) throw new Error(`no tune file at ${path}`);
-  const parsed = parseTuneFile(readFileSync(path, 'utf8'));
-  // The tuner replaces the file atomically: every version parses.
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value;
-}
-
-/** Runs the tune from the palette (or the config's explorer menu) and confirms its first launch; answers the live panel. */
-async function startTune(page: Page, from: 'palette' | 'explorer'): Promise<Frame> {
-  if (from === 'explorer') {
-    await explorerContextCommand(page, 'sim.llmtune-config.json', 'Tune Server Flags');
-  } else {
-    await runCommand(page, 'LLM Bench: Tune Server Flags');
-    await answerQuickPick(page, 'sim.llmtune-config.json');
-  }
-  const dialog = page.locator('.monaco-dialog-box');
-  await dialog.waitFor({ state: 'visible', timeout: 30_000 });
-  const detail = await dialog.locator('.dialog-message-detail').innerText();
-  if (!/ sim --preset tiny --port \d+ --speedup \d+ --max-num-seqs \d+ /.test(detail)) throw new Error(`the confirmation does not show the exact command: ${detail}`);
-  await dialog.locator('.monaco-button', { hasText: 'Launch' }).click();
-  return findWebview(page, { title: TUNE_PANEL, text: /Trial \d|Choosing the next trial|Finished/, timeoutMs: 60_000 });
-}
+const TUNE_PANEL = ENGLISH_TUNE_WORDS.panelTitle;
 
 /** Clicks the first trial row that has a result; answers that trial's result file name. */
 async function openTrial(page: Page, editor: Frame, tune: TuneFile): Promise<void> {

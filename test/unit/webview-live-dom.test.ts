@@ -5,32 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { LiveState } from '../../src/format/messages/live';
-import { applyRunEvent, newLiveState } from '../../src/host/live-state';
-import { makeStep } from '../helpers/result-documents';
+import { applyRunEvent } from '../../src/host/live-state';
+import { sweepLiveState } from '../helpers/live-states';
 import { METRICS_INFO, vllmSeries } from '../helpers/server-samples';
 import { openPage, type Page } from '../helpers/webview-page';
 
 const openPanel = (saved?: unknown): Page => openPage('live', { saved });
 
-function runState(model = 'Qwen/Qwen2-7B-Instruct'): LiveState {
-  const state = newLiveState({
-    id: 'run-7',
-    model,
-    baseUrl: 'http://127.0.0.1:8000/v1',
-    profile: 'concurrency 1,4',
-    startedAt: '2025-01-01T00:00:00.000Z',
-    labels: [['hardware', '1x A100 <80GB>']],
-    expectedSteps: 2,
-    resultPath: '/w/benchmarks/r.llmbench.json',
-  });
-  const step = makeStep({ name: 'concurrency@1', profile: { kind: 'concurrency', concurrency: 1 }, requests: 30, ttftMs: 40, gapMs: 8, chunks: 16 });
-  applyRunEvent(state, { type: 'run-start', plannedSteps: [], stepCount: 2, resultPath: null }, 0);
-  applyRunEvent(state, { type: 'step-start', stepIndex: 0, name: step.name, profile: step.profile }, 0);
-  applyRunEvent(state, { type: 'step-end', stepIndex: 0, name: step.name, summary: step.summary! }, 3);
-  applyRunEvent(state, { type: 'step-start', stepIndex: 1, name: 'concurrency@4', profile: { kind: 'concurrency', concurrency: 4 } }, 3);
-  return state;
-}
+const runState = sweepLiveState;
 
 const text = (panel: Page, selector: string) => panel.document.querySelector(selector)?.textContent ?? '';
 const bodyRows = (panel: Page) =>

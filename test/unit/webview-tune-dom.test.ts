@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTuneView } from '../../src/views/tune';
-import { applyTuneEvent, newTuneLiveState } from '../../src/views/tune-live';
-import { issueTuneConfig, makeTrial, sampleTuneFile } from '../helpers/tune-documents';
+import { makeTrial, sampleTuneFile } from '../helpers/tune-documents';
 import { openPage } from '../helpers/webview-page';
+import { tuneLiveStateLaunching } from '../helpers/live-states';
 
 function openView(view: 'tune' | 'tune-live', saved?: unknown) {
   const page = openPage(view, { saved });
@@ -54,13 +54,7 @@ test('a tune file that cannot be read shows why and opens as text', () => {
 });
 
 test('the live tune panel: the running trial, its command and server log, Cancel; the state kept for a reload and shown from it', () => {
-  const state = newTuneLiveState({ id: 't1', outPath: '/w/benchmarks/sim.llmtune.json', configPath: '/w/sim.llmtune-config.json', startedAt: '2026-11-25T08:00:00.000Z' }, issueTuneConfig());
-  const first = makeTrial(1, { seqs: 16, batched: 2048, chunked: false, objective: 900, ttftP99: 800 });
-  applyTuneEvent(state, { type: 'trial-start', trial: 1, params: first.params, command: first.command, port: 41001, logFile: null });
-  applyTuneEvent(state, { type: 'trial-end', trial: first, best: { trial: 1, params: first.params, objective: 900, command: first.command } });
-  const second = makeTrial(2, { seqs: 64, batched: 4096, chunked: true });
-  applyTuneEvent(state, { type: 'trial-start', trial: 2, params: second.params, command: second.command, port: 41002, logFile: null });
-  applyTuneEvent(state, { type: 'server-log', trial: 2, stream: 'stderr', line: 'INFO:     Application startup complete.' });
+  const { state } = tuneLiveStateLaunching();
 
   const page = openView('tune-live');
   assert.match(page.document.body.textContent ?? '', /No tune has run in this window yet/);

@@ -11,8 +11,9 @@ import { byId, el, replaceChildren, scrollBox, setText, textTable } from '../sha
 import { onThemeChange, readTheme, type Theme } from '../shared/theme';
 import { button, setDisabled } from '../shared/toolkit';
 import { connectToHost, showStates } from '../shared/vscode-api';
-import { errorSummary, LATENESS_COLUMNS, latenessRows, liveCharts, serverStrip, TABLE_COLUMNS, TABLE_FOOTNOTE, tableRows, workersText, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
+import { errorSummary, LATENESS_COLUMNS, latenessRows, liveCharts, serverStrip, TABLE_COLUMNS, tableFootnote, tableRows, workersText, type LiveChart, type LiveChartId, type TimeChartChoice } from '../../src/views/live';
 import { progressView, resultPathText, runDescription } from '../../src/views/progress';
+import { sayWarning } from '../../src/views/step-warnings';
 import { t } from '../shared/l10n';
 
 const host = connectToHost<HostToLiveMessage, LiveRequest, LiveViewState>({ events: HostToLiveMessageSchema, state: LiveViewStateSchema });
@@ -67,7 +68,7 @@ const runSection = el('div', { attrs: { id: 'run' } }, [
   el('h2', { text: t('Steps') }),
   skeleton.table,
   skeleton.lateness,
-  el('p', { className: 'muted', text: TABLE_FOOTNOTE }),
+  el('p', { className: 'muted', text: tableFootnote(t) }),
   skeleton.errors,
   skeleton.logs,
 ]);
@@ -107,9 +108,9 @@ function drawCharts(grid: HTMLElement, list: LiveChart[]): void {
     }
     // A card without a chart (no canvas here) is made once, not again at each update.
     if (grid.querySelector(`[data-chart="${chart.id}"]`)) continue;
-    const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': t(chart.title) } });
+    const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': chart.title } });
     const card = el('figure', { className: 'chart-card', attrs: { 'data-chart': chart.id } }, [
-      el('h3', { text: t(chart.title), title: t(chart.description) }),
+      el('h3', { text: chart.title, title: chart.description }),
       el('div', { className: 'chart-box' }, [canvas]),
     ]);
     grid.appendChild(card);
@@ -123,7 +124,7 @@ function drawCharts(grid: HTMLElement, list: LiveChart[]): void {
 
 /** The server strip: its charts, or the one line saying why there are none (a chart that is gone leaves the grid). */
 function renderServerStrip(state: LiveState): void {
-  const strip = serverStrip(state, timeCharts);
+  const strip = serverStrip(state, timeCharts, t);
   const wanted = new Set(strip.charts.map((chart) => chart.id));
   for (const card of [...skeleton.serverCharts.querySelectorAll<HTMLElement>('[data-chart]')]) {
     const id = card.dataset['chart'] as LiveChartId;
@@ -142,14 +143,14 @@ function renderServerStrip(state: LiveState): void {
 }
 
 function renderCharts(state: LiveState): void {
-  drawCharts(skeleton.charts, liveCharts(state, timeCharts));
+  drawCharts(skeleton.charts, liveCharts(state, timeCharts, t));
   renderServerStrip(state);
 }
 
 function render(state: LiveState | null): void {
   current = state;
   if (!state) return;
-  const view = progressView(state);
+  const view = progressView(state, t);
   setText(skeleton.description, runDescription(state));
   setText(skeleton.labels, state.run.labels.map(([k, v]) => `${k}: ${v}`).join(' · '));
   setText(skeleton.headline, view.headline);
@@ -157,17 +158,17 @@ function render(state: LiveState | null): void {
   showProgress(skeleton.overall, view.overall);
   showProgress(skeleton.step, view.step);
   setText(skeleton.stepDetail, [view.stepDetail, view.eta].filter(Boolean).join(' · '));
-  setText(skeleton.resultPath, resultPathText(state));
-  setText(skeleton.workers, workersText(state));
+  setText(skeleton.resultPath, resultPathText(state, t));
+  setText(skeleton.workers, workersText(state, t));
   cancelButton.classList.toggle('hidden', !view.canCancel && state.phase !== 'cancelling');
   setDisabled(cancelButton, !view.canCancel);
   openButton.classList.toggle('hidden', !view.canOpenResult);
   runButton.classList.toggle('hidden', state.phase !== 'finished');
-  replaceChildren(skeleton.table, [scrollBox(textTable(TABLE_COLUMNS, tableRows(state), 'data-table sticky-first'))]);
-  const lateness = latenessRows(state);
+  replaceChildren(skeleton.table, [scrollBox(textTable(TABLE_COLUMNS, tableRows(state, t), 'data-table sticky-first'))]);
+  const lateness = latenessRows(state, t);
   replaceChildren(skeleton.lateness, lateness.length > 0 ? [scrollBox(textTable(LATENESS_COLUMNS, lateness, 'data-table sticky-first'))] : []);
-  setText(skeleton.errors, errorSummary(state));
-  replaceChildren(skeleton.logs, state.logs.filter((l) => l.level !== 'info').map((l) => el('li', { className: `log-${l.level}`, text: `${l.level}: ${l.message}` })));
+  setText(skeleton.errors, errorSummary(state, t));
+  replaceChildren(skeleton.logs, state.logs.filter((l) => l.level !== 'info').map((l) => el('li', { className: `log-${l.level}`, text: `${l.level === 'error' ? t('error') : t('warning')}: ${sayWarning(l.message, t)}` })));
   renderCharts(state);
 }
 

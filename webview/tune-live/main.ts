@@ -68,11 +68,11 @@ replaceChildren(app, [el('h1', { text: t('LLM Bench: Tune') }), parts.messages, 
 function render(state: TuneLiveState | null): void {
   current = state;
   if (!state) return;
-  const headline = tuneLiveHeadline(state);
+  const headline = tuneLiveHeadline(state, t);
   setText(parts.headline, headline.text);
   parts.headline.className = `headline tone-${headline.tone}`;
-  const view = tuneLiveView(state);
-  const progress = runningTrialProgress(state);
+  const view = tuneLiveView(state, t);
+  const progress = runningTrialProgress(state, t);
   setText(parts.progress, progress);
   parts.progress.classList.toggle('hidden', progress === '');
   showTimeLeft();
@@ -101,7 +101,7 @@ function render(state: TuneLiveState | null): void {
 
 /** The tune's time left, again every few seconds: the running trial's time counts as it goes. */
 function showTimeLeft(): void {
-  const text = current ? tuneTimeLeft(current, Date.now()) : '';
+  const text = current ? tuneTimeLeft(current, Date.now(), t) : '';
   setText(parts.eta, text);
   parts.eta.classList.toggle('hidden', text === '');
 }

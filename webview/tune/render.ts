@@ -60,8 +60,8 @@ export function bestSection(best: BestView | null, onCopy?: () => void): HTMLEle
   if (!best) return el('section', { className: 'best', attrs: { id: 'best' } }, [el('h2', { text: t('Best') }), el('p', { className: 'muted', text: t('No trial has met the SLOs yet.') })]);
   const tied = best.ties.length > 0 ? (best.ties.length === 1 ? t(', tied with trial {0}', best.ties.join(', ')) : t(', tied with trials {0}', best.ties.join(', '))) : '';
   return el('section', { className: 'best', attrs: { id: 'best' } }, [
-    el('h2', { text: `Best: trial ${best.trial}${tied}` }),
-    el('p', {}, [el('strong', { text: best.objective }), ` (${best.measured}) with ${best.params}`]),
+    el('h2', { text: `${t('Best: trial {0}', best.trial)}${tied}` }),
+    el('p', {}, [el('strong', { text: best.objective }), ` ${t('({0}) with {1}', best.measured, best.params)}`]),
     best.tieText ? el('p', { className: 'tie-note', attrs: { id: 'best-ties' }, text: best.tieText }) : null,
     best.noise ? el('p', { className: 'muted', attrs: { id: 'best-noise' }, text: best.noise }) : null,
     el('div', { className: 'command-line' }, [
@@ -112,6 +112,6 @@ export function objectiveList(view: TuneView): HTMLElement {
     el('dt', { text: t('Maximizes') }),
     el('dd', { text: view.objective }),
     el('dt', { text: t('SLOs') }),
-    el('dd', { text: view.slo.length > 0 ? view.slo.join(' · ') : 'none' }),
+    el('dd', { text: view.slo.length > 0 ? view.slo.join(' · ') : t('none') }),
   ]);
 }

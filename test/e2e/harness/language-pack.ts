@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Frame } from 'playwright-core';
 import { repoRoot } from '../../vscode/harness/tools';
 
 /** Packs a language pack for `locale` (e.g. zh-cn) into a .vsix; answers its path. */
@@ -37,4 +38,10 @@ export function packageLanguagePack(locale: string): string {
     throw new Error(`packing the ${locale} language pack failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
   }
   return vsix;
+}
+
+/** The page's display language is `locale`, as the host wrote it into the page (vscode.env.language, webview-html.ts). */
+export async function expectDisplayLanguage(frame: Frame, locale: string, what: string): Promise<void> {
+  const lang = await frame.evaluate(() => document.documentElement.lang);
+  if (lang !== locale) throw new Error(`${what}: vscode.env.language is '${lang}', not '${locale}'`);
 }

@@ -5,7 +5,30 @@ import { answerQuickPick, findWebview, pollUntil, runCommand, type ScenarioOptio
 
 export const LIVE_TITLE = 'LLM Bench: Live';
 
-export const liveTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: LIVE_TITLE });
+/** What a run from the palette reads in the display language: the words the scenario looks for. */
+export interface RunWords {
+  /** The palette's command. */
+  command: string;
+  /** The endpoint question's item for the simulator. */
+  simulator: string;
+  /** The plan's last item. */
+  start: string;
+  /** The live panel's tab title. */
+  liveTitle: string;
+  /** The live panel's headline while a step runs. */
+  stepRunning: string | RegExp;
+}
+
+export const ENGLISH_RUN_WORDS: RunWords = {
+  command: 'LLM Bench: Run LLM Benchmark',
+  simulator: 'Built-in simulator',
+  start: 'Start the benchmark',
+  liveTitle: LIVE_TITLE,
+  stepRunning: 'Running step',
+};
+
+/** The live panel's tab (`title`: its title in the display language). */
+export const liveTab = (page: Page, title = LIVE_TITLE) => page.locator('.tabs-container .tab', { hasText: title });
 
 /** How far the run shown has gone, in steps: those done plus the running one's fraction. */
 async function shownProgress(live: Frame): Promise<number> {
@@ -24,21 +47,21 @@ export async function waitForProgressBeyond(live: Frame, than: number, timeoutMs
  * Starts a run on the built-in simulator with a profile preset ("Concurrency sweep", "Quick check"...)
  * from the palette; `workers` answers the Workers question beside the labels ("auto", "1"...).
  */
-export async function startSimulatorRun(page: Page, profile: string, workers?: string): Promise<void> {
-  await runCommand(page, 'LLM Bench: Run LLM Benchmark');
-  await answerQuickPick(page, 'Built-in simulator');
+export async function startSimulatorRun(page: Page, profile: string, workers?: string, words: RunWords = ENGLISH_RUN_WORDS): Promise<void> {
+  await runCommand(page, words.command);
+  await answerQuickPick(page, words.simulator);
   await answerQuickPick(page, profile);
   if (workers !== undefined) {
     await answerQuickPick(page, 'Workers');
     await answerQuickPick(page, workers);
   }
-  await answerQuickPick(page, 'Start the benchmark');
+  await answerQuickPick(page, words.start);
 }
 
 /** Starts the settings' concurrency sweep on the simulator; answers the live panel once it shows a step running. */
-export async function startSimulatorSweep(page: Page): Promise<Frame> {
-  await startSimulatorRun(page, 'Concurrency sweep');
-  return findWebview(page, { title: LIVE_TITLE, text: 'Running step', timeoutMs: 60_000 });
+export async function startSimulatorSweep(page: Page, words: RunWords = ENGLISH_RUN_WORDS): Promise<Frame> {
+  await startSimulatorRun(page, 'Concurrency sweep', undefined, words);
+  return findWebview(page, { title: words.liveTitle, text: words.stepRunning, timeoutMs: 60_000 });
 }
 
 /** The concurrency levels of `sweepLasting`'s sweep. */
