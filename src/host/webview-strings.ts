@@ -530,7 +530,6 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("{0}, after {1}"),
     vscode.l10n.t("Time to first output token (the answer, reasoning left out) ({0})"),
     // Issue 27, the result editor, compare, the report and their exports: status words, durations, the failures column, compare's verdicts, notes and advice the views word, and stored English they word again (src/format/warning-text.ts).
-    vscode.l10n.t("complete"),
     vscode.l10n.t("not yet"),
     vscode.l10n.t("not recorded in the file"),
     vscode.l10n.t("{0} (1 step unfinished)"),
@@ -643,7 +642,6 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("{0} metrics from {1}, scraped every {2}"),
     vscode.l10n.t("No server figures: none of the metrics LLM Bench reads was among them."),
     vscode.l10n.t("No server figures: no sample was scraped (see the warnings above)."),
-    vscode.l10n.t("{0} does not export: {1}."),
     vscode.l10n.t("No span on the run's clock for: {0} (the file predates it)."),
     vscode.l10n.t("Over {0} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose \"One by one\" for each endpoint's own."),
     vscode.l10n.t("{0} ({1} against {2} over {3})"),

@@ -45,7 +45,7 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       const result = () => findWebview(page, { title: 'vllm-L20.llmbench.json', text: '各步', timeoutMs: 60_000 });
       await expectChinese(await result(), 'the result editor');
       await waitForText(await result(), '首 token 延迟 (TTFT)');
-      await expectText(await result(), 'h1 .badge', '完成', "the result's status badge");
+      await expectText(await result(), 'h1 .badge', '已完成', "the result's status badge");
       await expectText(await result(), '.step-table tbody tr td:last-child', '40 个中 0 个', "the result's failures column");
       await waitForText(await result(), '自动：负载最重的步');
       await shootAtEachSize(page, result, `zh-cn-result-${theme}`, (frame) => boxFits(frame, '.step-table-block .table-scroll', "the result table's default columns"));
@@ -56,7 +56,7 @@ for (const [theme, themeName] of Object.entries(THEMES)) {
       const compare = () => findWebview(page, { text: 'B 相对 A', timeoutMs: 60_000 });
       await expectChinese(await compare(), 'compare');
       await waitForText(await compare(), '两次运行');
-      await expectText(await compare(), 'h2 .badge', '完成', "compare's status badge");
+      await expectText(await compare(), 'h2 .badge', '已完成', "compare's status badge");
       await shootAtEachSize(page, compare, `zh-cn-compare-${theme}`);
 
       // The explorer's menu item is the manifest's Chinese title: package.nls.zh-cn.json loaded.

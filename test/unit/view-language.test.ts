@@ -105,7 +105,7 @@ test('the words the views add are Chinese, and the English reads as before (dura
     assert.equal(sayWarning(reason, english), reason);
   }
   const items = summaryItems(view.summary, 0, chinese);
-  assert.equal(items.find((i) => i.label === 'Status')?.value, '完成');
+  assert.equal(items.find((i) => i.label === 'Status')?.value, '已完成');
   assert.match(items.find((i) => i.label === 'Workers')?.value ?? '', /^1 \(自动：负载最重的步（concurrency@64）/);
   assert.match(items.find((i) => i.label === 'Finished')?.value ?? '', /用时 \d+ 秒$/);
 });
@@ -116,9 +116,9 @@ test('the result page in Chinese: status badge and value, failures and their uni
   const page = openPage('result', { language: zhCn });
   page.send({ type: 'show', view });
   const d = page.document;
-  assert.equal(d.querySelector('h1 .badge')?.textContent, '完成');
+  assert.equal(d.querySelector('h1 .badge')?.textContent, '已完成');
   const value = (label: string) => [...d.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === label)?.nextElementSibling?.textContent ?? '';
-  assert.equal(value('状态'), '完成');
+  assert.equal(value('状态'), '已完成');
   assert.doesNotMatch(value('工作线程'), /heaviest|worker/);
   assert.match(value('结束时间'), /用时 \d+ 秒$/);
   const heads = [...d.querySelectorAll('.step-table thead th .unit')].map((u) => u.textContent);
@@ -175,7 +175,7 @@ test('compare in Chinese: the verdicts under each figure, their hover text, the 
   const page = openPage('compare', { language: zhCn });
   page.send({ type: 'show-compare', view });
   const badges = [...page.document.querySelectorAll('h2 .badge')].map((x) => x.textContent);
-  assert.deepEqual(badges, ['完成', '完成']);
+  assert.deepEqual(badges, ['已完成', '已完成']);
   const reasons = [...page.document.querySelectorAll('.delta-table .verdict-reason')].map((x) => x.textContent ?? '');
   assert.ok(reasons.length > 0 && reasons.every((r) => HAN.test(r) || /^[AB] /.test(r)), reasons.join(' | '));
   const notices = [...page.document.querySelectorAll('.notice')].map((x) => x.textContent ?? '');
@@ -186,14 +186,14 @@ test('compare in Chinese: the verdicts under each figure, their hover text, the 
 test('the report and its HTML and Markdown exports in Chinese: the runs\' status, their notes and the workers\' reason', () => {
   const reportRuns: ReportRun[] = [runs.estimated, runs.counted].map(({ doc, fileName }) => ({ name: fileName, doc, source: fileName }));
   const model = buildReportModel(reportRuns, {}, chinese);
-  assert.deepEqual(model.runs.map((r) => r.status), ['完成', '完成']);
+  assert.deepEqual(model.runs.map((r) => r.status), ['已完成', '已完成']);
   assert.ok(model.runs.every((r) => r.complete === true));
   assert.match(model.runs[0]!.workers ?? '', /自动/);
   for (const note of model.runs.flatMap((r) => r.definitionNotes)) assert.deepEqual(englishLeft(note, dataOf(runs.estimated.doc)), [], note);
   assert.ok(model.runs[0]!.definitionNotes.length > 0, 'the estimated run has no note on its counts');
   const page = openPage('report', { language: zhCn });
   page.send({ type: 'model', title: 'r', model, problems: ['x.json: not a result'] });
-  const statuses = [...page.document.querySelectorAll('td')].filter((td) => td.textContent === '完成');
+  const statuses = [...page.document.querySelectorAll('td')].filter((td) => td.textContent === '已完成');
   assert.equal(statuses.length, 2);
   assert.ok(statuses.every((td) => !td.classList.contains('tone-warning')));
   assert.match(page.document.querySelector('.notice')?.textContent ?? '', /^已跳过/);
