@@ -372,7 +372,7 @@ export async function promptRunPlan(
   }
   // Every preset setting is named as its field, under llmBench.
   const presetSettings = PresetSettingsSchema.safeParse(Object.fromEntries(Object.keys(PresetSettingsSchema.shape).map((key) => [key, settings().get(key)])));
-  const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}));
+  const choices = presets(presetSettings.success ? presetSettings.data : PresetSettingsSchema.parse({}), (key, ...args) => vscode.l10n.t(key, ...args));
   if (!presetSettings.success) void vscode.window.showWarningMessage(vscode.l10n.t('LLM Bench: some preset settings are invalid; using the defaults for them.'));
   const profile = await pick<(typeof choices)[number] | typeof CONFIG_FILE | typeof TRACE_FILE>(
     [

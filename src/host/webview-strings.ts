@@ -34,6 +34,23 @@ export function inDisplayLanguage<T>(build: (t: Translate) => T): T {
  */
 export function webviewStringKeys(): string[] {
   return [
+    // The Run command's profile presets (src/run/presets.ts).
+    vscode.l10n.t("{0} in / {1} out tokens"),
+    vscode.l10n.t("Quick check"),
+    vscode.l10n.t("{0} requests one at a time: TTFT, ITL and latency without load ({1})"),
+    vscode.l10n.t("Concurrency sweep"),
+    vscode.l10n.t("A step per concurrency level {0}, {1} requests each or {2} per concurrent slot if more ({3}) ({4})"),
+    vscode.l10n.t("Rate sweep"),
+    vscode.l10n.t("A step per request rate {0} req/s with Poisson arrivals, {1} requests each"),
+    vscode.l10n.t("Rate ramp"),
+    vscode.l10n.t("One step whose target rate rises linearly from {0} to {1} req/s over {2} requests, Poisson arrivals (vLLM's ramp-up)"),
+    vscode.l10n.t("One step whose target rate rises exponentially from {0} to {1} req/s over {2} requests, Poisson arrivals (vLLM's ramp-up)"),
+    vscode.l10n.t("Throughput"),
+    vscode.l10n.t("{0} requests sent at once: the most the server can do ({1})"),
+    vscode.l10n.t("Full sweep"),
+    vscode.l10n.t("Synchronous, throughput, then {0} rates between them (GuideLLM's sweep), {1} requests per step"),
+    vscode.l10n.t("{0} requests a step"),
+    vscode.l10n.t("{0} to {1} requests a step"),
     // the live panel, the tune live panel and the tune editor (src/views/live.ts, progress.ts, tune-live.ts, tune.ts)
     vscode.l10n.t("error"),
     vscode.l10n.t("warning"),

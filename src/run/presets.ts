@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import * as z from 'zod';
+import { english, type Translate } from '../format/translate';
 import { ConcurrencyUnitSchema, parseDelayRange, RampStrategySchema, stepRequests, type RunConfig, type RunConfigInput, type RUN_PRESET_IDS } from '../format/config';
 
 export const PresetSettingsSchema = z.object({
@@ -58,7 +59,8 @@ export interface Preset {
 const QUICK_CHECK_REQUESTS = 20;
 const SWEEP_RATE_COUNT = 8;
 
-export function presets(settings: PresetSettings): Preset[] {
+/** The presets, their labels and details said through `t` (the host's display language; English by default). */
+export function presets(settings: PresetSettings, t: Translate = english): Preset[] {
   const length = (mean: number, rangeRatio: number) => (rangeRatio > 0 ? { mean, rangeRatio } : mean);
   const workload = {
     kind: 'synthetic' as const,
@@ -74,52 +76,62 @@ export function presets(settings: PresetSettings): Preset[] {
     ...(settings.sessionTurns > 1 ? { sessions: { turns: settings.sessionTurns, thinkTimeMs: settings.thinkTimeMs, concurrencyUnit: settings.concurrencyUnit } } : {}),
     ...(settings.cancelRate > 0 && cancelAfterMs !== null ? { cancel: { rate: settings.cancelRate, afterMs: cancelAfterMs } } : {}),
   };
-  const tokens = `${settings.inputTokens} in / ${settings.outputTokens} out tokens`;
+  const tokens = t('{0} in / {1} out tokens', settings.inputTokens, settings.outputTokens);
   return [
     {
       id: 'quick',
-      label: 'Quick check',
-      detail: `${QUICK_CHECK_REQUESTS} requests one at a time: TTFT, ITL and latency without load (${tokens})`,
+      label: t('Quick check'),
+      detail: t('{0} requests one at a time: TTFT, ITL and latency without load ({1})', QUICK_CHECK_REQUESTS, tokens),
       config: { ...repeat, workload, profile: { kind: 'synchronous' }, limits: { requests: QUICK_CHECK_REQUESTS, warmup: 1 } },
     },
     {
       id: 'concurrency',
-      label: 'Concurrency sweep',
-      detail: `A step per concurrency level ${settings.concurrencyLevels.join(', ')}, ${settings.requestsPerStep} requests each or ${settings.requestsPerConcurrency} per concurrent slot if more (${concurrencyRequests(settings)}) (${tokens})`,
+      label: t('Concurrency sweep'),
+      detail: t(
+        'A step per concurrency level {0}, {1} requests each or {2} per concurrent slot if more ({3}) ({4})',
+        settings.concurrencyLevels.join(', '),
+        settings.requestsPerStep,
+        settings.requestsPerConcurrency,
+        concurrencyRequests(settings, t),
+        tokens,
+      ),
       config: { ...repeat, workload, profile: { kind: 'concurrency', levels: settings.concurrencyLevels }, limits: { ...limits, requestsPerConcurrency: settings.requestsPerConcurrency } },
     },
     {
       id: 'rate',
-      label: 'Rate sweep',
-      detail: `A step per request rate ${settings.requestRates.join(', ')} req/s with Poisson arrivals, ${settings.requestsPerStep} requests each`,
+      label: t('Rate sweep'),
+      detail: t('A step per request rate {0} req/s with Poisson arrivals, {1} requests each', settings.requestRates.join(', '), settings.requestsPerStep),
       config: { ...repeat, workload, profile: { kind: 'rate', rates: settings.requestRates, arrival: 'poisson' }, limits },
     },
     {
       id: 'ramp',
-      label: 'Rate ramp',
-      detail: `One step whose target rate rises ${settings.rampStrategy === 'linear' ? 'linearly' : 'exponentially'} from ${settings.rampStartRate} to ${settings.rampEndRate} req/s over ${settings.requestsPerStep} requests, Poisson arrivals (vLLM's ramp-up)`,
+      label: t('Rate ramp'),
+      detail:
+        settings.rampStrategy === 'linear'
+          ? t("One step whose target rate rises linearly from {0} to {1} req/s over {2} requests, Poisson arrivals (vLLM's ramp-up)", settings.rampStartRate, settings.rampEndRate, settings.requestsPerStep)
+          : t("One step whose target rate rises exponentially from {0} to {1} req/s over {2} requests, Poisson arrivals (vLLM's ramp-up)", settings.rampStartRate, settings.rampEndRate, settings.requestsPerStep),
       config: { ...repeat, workload, profile: { kind: 'rate', ramp: { strategy: settings.rampStrategy, startRate: settings.rampStartRate, endRate: settings.rampEndRate }, arrival: 'poisson' }, limits },
     },
     {
       id: 'throughput',
-      label: 'Throughput',
-      detail: `${settings.requestsPerStep} requests sent at once: the most the server can do (${tokens})`,
+      label: t('Throughput'),
+      detail: t('{0} requests sent at once: the most the server can do ({1})', settings.requestsPerStep, tokens),
       config: { ...repeat, workload, profile: { kind: 'throughput' }, limits },
     },
     {
       id: 'sweep',
-      label: 'Full sweep',
-      detail: `Synchronous, throughput, then ${SWEEP_RATE_COUNT} rates between them (GuideLLM's sweep), ${settings.requestsPerStep} requests per step`,
+      label: t('Full sweep'),
+      detail: t("Synchronous, throughput, then {0} rates between them (GuideLLM's sweep), {1} requests per step", SWEEP_RATE_COUNT, settings.requestsPerStep),
       config: { ...repeat, workload, profile: { kind: 'sweep', rateCount: SWEEP_RATE_COUNT }, limits },
     },
   ];
 }
 
 /** "100 to 256 requests a step": the concurrency sweep's step sizes, each from its level (stepRequests). */
-function concurrencyRequests(settings: PresetSettings): string {
+function concurrencyRequests(settings: PresetSettings, t: Translate): string {
   const counts = settings.concurrencyLevels.map((c) => stepRequests({ requests: settings.requestsPerStep, requestsPerConcurrency: settings.requestsPerConcurrency }, c) ?? settings.requestsPerStep);
   const [least, most] = [Math.min(...counts), Math.max(...counts)];
-  return least === most ? `${least} requests a step` : `${least} to ${most} requests a step`;
+  return least === most ? t('{0} requests a step', least) : t('{0} to {1} requests a step', least, most);
 }
 
 /**

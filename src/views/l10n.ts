@@ -6,10 +6,10 @@
  * one, as in the command line and the tests, the English key is the text.
  */
 
-/** A string in the display language: `key` is the English text, `{n}` in it is `args[n]`. */
-export type Translate = (key: string, ...args: (string | number)[]) => string;
-
+import { english, type Translate } from '../format/translate';
 import { fillPlaceholders } from '../format/warning-text';
+
+export { english, type Translate };
 
 export { fillPlaceholders };
 
@@ -18,8 +18,6 @@ export function translator(strings: Readonly<Record<string, string>> = {}): Tran
   return (key, ...args) => fillPlaceholders(Object.prototype.hasOwnProperty.call(strings, key) ? strings[key]! : key, args);
 }
 
-/** English: the key is the text. The command line, the tests and a page before its host's language arrives use it. */
-export const english: Translate = translator();
 
 /** The language a view draws in: its translator and the locale numbers and dates are formatted with. */
 export interface ViewLocale {

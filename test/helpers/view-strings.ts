@@ -38,9 +38,9 @@ export function literalArguments(source: string, call: RegExp): string[] {
   return keys;
 }
 
-/** Every `t('...')` key of the pages (webview/), the view models (src/views/) and the exports (src/report/). */
+/** Every `t('...')` key of the pages (webview/), the view models (src/views/), the exports (src/report/) and the Run command's presets (src/run/). */
 export function translatedLiterals(): Set<string> {
-  const files = [...sourceFiles(join(repoRoot, 'webview')), ...sourceFiles(join(repoRoot, 'src', 'views')), ...sourceFiles(join(repoRoot, 'src', 'report'))];
+  const files = [...sourceFiles(join(repoRoot, 'webview')), ...sourceFiles(join(repoRoot, 'src', 'views')), ...sourceFiles(join(repoRoot, 'src', 'report')), ...sourceFiles(join(repoRoot, 'src', 'run'))];
   return new Set(files.flatMap((file) => literalArguments(readFileSync(file, 'utf8'), /(?<![\w.])t/)));
 }
 

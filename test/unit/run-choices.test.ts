@@ -16,6 +16,7 @@ import { makeDocument } from '../helpers/result-documents';
 import { apiKeySecretName, baseUrlProblem, parseEndpointSettings } from '../../src/host/endpoint-settings';
 import { cleanLabels, LABEL_KEYS } from '../../src/host/labels';
 import { PresetSettingsSchema, presets } from '../../src/run/presets';
+import { translator } from '../../src/views/l10n';
 import { parseRunArgument } from '../../src/host/run-arguments';
 import { probeEndpointByFetch } from '../../src/host/fetch-probe';
 import { closedPort } from '../helpers/cli-server';
@@ -50,6 +51,22 @@ test('preset settings shape the presets', () => {
   const [quick] = presets(PresetSettingsSchema.parse({ inputTokens: 1024, inputTokensRange: 0.8, sharedPrefixTokens: 256, prefixCount: 4 }));
   assert.deepEqual(quick?.config.workload, { kind: 'synthetic', inputTokens: { mean: 1024, rangeRatio: 0.8 }, outputTokens: 128, sharedPrefixTokens: 256, prefixCount: 4 });
   assert.equal(PresetSettingsSchema.safeParse({ outputTokensRange: 1 }).success, false);
+});
+
+test('the presets in the display language: the Run command\'s profile question in Chinese, the same figures as in English', () => {
+  const settings = PresetSettingsSchema.parse({ requestsPerStep: 7, concurrencyLevels: [3, 9], rampStrategy: 'exponential' });
+  const zh = presets(settings, translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>));
+  const en = presets(settings);
+  assert.deepEqual(zh.map((p) => p.label), ['快速检查', '并发数扫描', '请求速率扫描', '速率爬升', '吞吐量', '完整扫描']);
+  assert.deepEqual(en.map((p) => p.label), ['Quick check', 'Concurrency sweep', 'Rate sweep', 'Rate ramp', 'Throughput', 'Full sweep']);
+  assert.match(zh[1]!.detail, /每步 7 个请求.*每步 12 到 36 个请求/);
+  assert.match(zh[3]!.detail, /指数升至 16 req\/s/);
+  zh.forEach((preset, i) => {
+    // Every figure of the English detail is in the Chinese one, and no English sentence is left.
+    assert.deepEqual((preset.detail.match(/\d+(\.\d+)?/g) ?? []).sort(), (en[i]!.detail.match(/\d+(\.\d+)?/g) ?? []).sort(), preset.id);
+    assert.doesNotMatch(preset.detail, /\b(requests?|step|each|tokens|sent|between|rises)\b/, preset.id);
+    assert.deepEqual(preset.config, en[i]!.config);
+  });
 });
 
 test('endpoint settings: valid entries are kept, each invalid one is named by position and field', () => {
