@@ -117,3 +117,45 @@ export const CROSS_CHECK_TEXT = {
       '{0}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.',
   },
 } as const;
+
+/** The server-metrics scraper's other warnings (src/observe/metrics-scraper.ts), kept in the file's warnings. */
+export const SCRAPE_PROBLEM_TEXT = {
+  http404:
+    "Server metrics: {0} answered HTTP {1} (no /metrics there: vLLM and SGLang serve it on the API port, SGLang needs --enable-metrics, llama.cpp --metrics; or set --server-metrics URL|off). The run goes on without the server's metrics while it does.",
+  http: "Server metrics: {0} answered HTTP {1}. The run goes on without the server's metrics while it does.",
+  tooLarge: 'Server metrics: {0} sent more than {1} MB; such scrapes are skipped.',
+  timeoutLast:
+    'Server metrics: {0} did not answer within {1} ms (the last scrape, after the last request); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.',
+  timeout:
+    'Server metrics: {0} did not answer within {1} ms (80% of the {2} ms interval); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.',
+  empty: 'Server metrics: {0} answered with no metric at all; is it a Prometheus endpoint?',
+  malformed: 'Server metrics: {0} sent {1} line(s) that are not Prometheus text (first, line {2}: {3}); the lines that parse are kept.',
+  series: 'Server metrics: more than {0} series (maxSeries); the first {0} are kept, {1} and later new ones are not.',
+} as const;
+
+/** The GPU reader's warnings (src/observe/hardware.ts), kept in the file's warnings. */
+export const GPU_METRICS_TEXT = {
+  failed: 'GPU metrics: {0} is on the PATH but failed ({1}); the run goes on without GPU metrics.',
+  noDevice: "GPU metrics: {0}'s output listed no device; the run goes on without GPU metrics.",
+  failedDuring: 'GPU metrics: {0} failed during the run ({1}); those samples are missing.',
+} as const;
+
+/** The run's abort cross-check when the server's and the client's counts differ (src/observe/monitor.ts): `{0}; ...`, its head first. */
+export const ABORT_CHECK_TEXT = {
+  head: "Server/client abort cross-check: the server's {0} rose by {1} during the run, the client cancelled {2} requests mid-response",
+  // The head when the engine's counter has no name LLM Bench knows.
+  headUnnamed: "Server/client abort cross-check: the server's its abort counter rose by {0} during the run, the client cancelled {1} requests mid-response",
+  agree: '{0}: they agree.',
+  ending: {
+    notCounted: "{0}; some vLLM versions do not count aborts there (vllm#31503), so the server's view cannot confirm them.",
+    serverMore: '{0}; the server aborted more: another client on the same server, or requests it dropped itself.',
+    serverFewer: '{0}; the server saw fewer: cancels that came before the server read the request, or a counter that misses some.',
+  },
+} as const;
+
+/** A sweep's notes when it places its rates (src/load/plan.ts): the warnings are kept in the file's warnings. */
+export const SWEEP_PLAN_TEXT = {
+  cannotPlace: 'The sweep cannot place its rates: the synchronous or throughput step measured no request rate.',
+  noGain: 'Throughput ({0} req/s) is not above synchronous ({1} req/s): the server does not gain from concurrency.',
+  rates: 'Sweep rates: {0} req/s',
+} as const;

@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -92,6 +92,12 @@ const WORDINGS: readonly Wording[] = [
   ...words(SERVER_METRICS_TEXT),
   // The run's token cross-check: `{0}; ...`, its head holding what the client received.
   ...Object.values(CROSS_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: CROSS_CHECK_TEXT.head, parts: { 1: words(CROSS_CHECK_TEXT.received) } }] } })),
+  // The scraper's other warnings, the GPU reader's, and the sweep's when it places its rates.
+  ...words(SCRAPE_PROBLEM_TEXT),
+  ...words(GPU_METRICS_TEXT),
+  ...words(SWEEP_PLAN_TEXT),
+  // The run's abort cross-check: `{0}; ...`, its head holding the counts (the unnamed counter's first: the named one's {0} would take it in).
+  ...Object.values(ABORT_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: ABORT_CHECK_TEXT.headUnnamed }, { text: ABORT_CHECK_TEXT.head }] } })),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
@@ -121,16 +127,18 @@ function reword(text: string, wordings: readonly Wording[], t: Translate): strin
   for (const wording of wordings) {
     const found = patternOf(wording.text, Object.keys(wording.parts ?? {}).map(Number)).exec(text);
     if (found === null) continue;
+    // A placeholder may come more than once (`{0} series ... the first {0}`): each group fills the one it stands for.
+    const order = [...wording.text.matchAll(/\{(\d+)\}/g)].map((m) => Number(m[1]));
     const args: string[] = [];
     let whole = true;
     for (const [i, value] of found.slice(1).entries()) {
-      const parts = wording.parts?.[i];
+      const parts = wording.parts?.[order[i]!];
       const said = parts === undefined ? value : reword(value!, parts, t);
       if (said === null) {
         whole = false;
         break;
       }
-      args.push(said!);
+      args[order[i]!] = said;
     }
     if (whole) return t(wording.text, ...args);
   }

@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultDocument } from '../../src/format/result';
@@ -22,11 +22,16 @@ import { formatCount, formatDuration, inDisplayLocale } from '../../src/views/nu
 import { sayWarning } from '../../src/views/step-warnings';
 import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
-import { tokenCrossCheck } from '../../src/observe/monitor';
+import { abortCrossCheck, tokenCrossCheck } from '../../src/observe/monitor';
 import { renderHtmlReport } from '../../src/report/html';
 import { formatMarkdownReport } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
+import { startRunnerServer, vllmMetrics, type MetricsAnswer, type ServerCounts } from '../helpers/runner-server';
+import { RunConfigSchema } from '../../src/format/config';
+import { runBenchmark } from '../../src/load/runner';
+import { planSweepRates } from '../../src/load/plan';
+import { detectHardware } from '../../src/observe/hardware';
 
 const bundle = JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
 const chinese = translator(bundle);
@@ -289,4 +294,92 @@ test("the run's token cross-check warnings, every wording from tokenCrossCheck i
     assert.equal(sayWarning(warning, english), warning);
   }
   assert.equal(tokenCrossCheck(1000, client(1000, none)).warning, null);
+});
+
+/** A warning said again in Chinese: Chinese, nothing English left but `data`, its figures kept; in English as stored. */
+function saidInChinese(warning: string, data: readonly string[] = []): string {
+  const said = sayWarning(warning, chinese);
+  assert.match(said, HAN, warning);
+  assert.deepEqual(englishLeft(said, data), [], said);
+  assert.deepEqual((said.match(/\d+/g) ?? []).sort(), (warning.match(/\d+/g) ?? []).sort(), said);
+  assert.equal(sayWarning(warning, english), warning);
+  return said;
+}
+
+test("the scraper's warnings, from real runs against a /metrics that fails each way, are said again in Chinese", async () => {
+  const answers: { name: string; answer: MetricsAnswer; serverMetrics?: Record<string, number> }[] = [
+    { name: '404', answer: { status: 404, body: 'not found' } },
+    { name: '500', answer: { status: 500, body: 'boom' } },
+    { name: 'empty', answer: { body: '' } },
+    { name: 'malformed', answer: { body: 'vllm:num_requests_running{model_name="m"} 1\nthis is not a sample\n' } },
+    { name: 'series', answer: vllmMetrics({ inFlight: 0, generatedTokens: 0 } as ServerCounts), serverMetrics: { maxSeries: 2 } },
+    { name: 'timeout', answer: { delayMs: 600, body: 'a_total 1' } },
+  ];
+  const warnings: string[] = [];
+  for (const { name, answer, serverMetrics } of answers) {
+    const server = await startRunnerServer(() => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }), () => answer);
+    const file = join(dir, `scrape-${name}.llmbench.json`);
+    try {
+      const config = RunConfigSchema.parse({
+        endpoint: { baseUrl: server.baseUrl, model: 'm' },
+        workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
+        profile: { kind: 'concurrency', levels: [2] },
+        limits: { requests: 8 },
+        labels: { engine: 'loopback' },
+        serverMetrics: { intervalMs: 200, ...serverMetrics },
+      });
+      await runBenchmark(config, { resultPath: file, keepRecords: false });
+    } finally {
+      await server.close();
+    }
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ResultDocument;
+    const found = (doc.warnings ?? []).filter((w) => w.startsWith('Server metrics: '));
+    assert.ok(found.length > 0, `${name}: no scraper warning in ${JSON.stringify(doc.warnings)}`);
+    warnings.push(...found);
+    if (name === '404') {
+      const page = openPage('result', { language: zhCn });
+      page.send({ type: 'show', view: buildResultView(forReading(doc), `scrape-${name}.llmbench.json`, undefined, chinese) });
+      const shown = [...page.document.querySelectorAll('.run-warnings .notice')].map((p) => p.textContent ?? '');
+      assert.ok(shown.some((w) => w.startsWith(`服务端指标：${server.baseUrl.replace(/\/v1$/, '')}/metrics 返回 HTTP 404`)), shown.join('\n'));
+    }
+  }
+  const kinds = ['HTTP 404', 'HTTP 500', 'no metric at all', 'not Prometheus text', 'series (maxSeries)', 'did not answer within'];
+  for (const kind of kinds) assert.ok(warnings.some((w) => w.includes(kind)), `no warning with "${kind}": ${warnings.join('\n')}`);
+  for (const warning of warnings) saidInChinese(warning, ['HTTP', 'Prometheus', 'vLLM', 'SGLang', 'llama.cpp', 'URL|off', 'maxSeries', 'a_total', ...(/ kept, (\S+) and later/.exec(warning)?.slice(1) ?? []), 'this is not a sample', 'unknown metric', ...(/\(first, line \d+: (.*)\); the lines/.exec(warning)?.slice(1) ?? [])]);
+});
+
+test('the GPU readers\' warnings, from real tools on the PATH that fail or list nothing, are said again in Chinese', async () => {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'nvidia-smi'), '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver" >&2\nexit 9\n', { mode: 0o755 });
+  writeFileSync(join(bin, 'npu-smi'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}:${path}`;
+  const warnings: string[] = [];
+  try {
+    assert.equal(await detectHardware((message) => warnings.push(message)), null);
+  } finally {
+    process.env.PATH = path;
+  }
+  assert.equal(warnings.length, 2, warnings.join('\n'));
+  for (const warning of warnings) saidInChinese(warning, ['GPU', 'nvidia-smi', 'npu-smi', 'PATH', 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver']);
+});
+
+test("a sweep's warnings when it places its rates, from planSweepRates itself, are said again in Chinese", () => {
+  const config = RunConfigSchema.parse({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, profile: { kind: 'sweep', rateCount: 3 }, limits: { requests: 10 } });
+  const summary = (requestsPerSecond: number | null) => ({ requestsPerSecond }) as never;
+  const notes = [planSweepRates(config, [summary(5), summary(null)]), planSweepRates(config, [summary(5), summary(4)])].flatMap((plan) => plan.notes.filter((n) => n.level === 'warn'));
+  assert.equal(notes.length, 2, JSON.stringify(notes));
+  for (const note of notes) saidInChinese(note.message, ['synchronous', 'throughput', 'Throughput']);
+});
+
+test("the run's abort cross-check warnings, every wording from abortCrossCheck itself, are said again in Chinese", () => {
+  const checks = [abortCrossCheck(0, 12, 'vllm'), abortCrossCheck(30, 12, 'vllm'), abortCrossCheck(3, 12, 'vllm'), abortCrossCheck(30, 12, 'sglang')];
+  assert.ok(checks.every((c) => c.level === 'warn'));
+  assert.equal(new Set(checks.map((c) => c.message)).size, 4);
+  for (const { message } of checks) {
+    const said = saidInChinese(message, ['vllm:request_success_total{finished_reason="abort"}', 'vLLM', 'vllm#31503']);
+    assert.match(said, /^服务端\/客户端中止交叉核对：/, said);
+  }
+  assert.equal(abortCrossCheck(12, 12, 'vllm').level, 'info');
 });
