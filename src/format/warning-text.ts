@@ -159,3 +159,30 @@ export const SWEEP_PLAN_TEXT = {
   noGain: 'Throughput ({0} req/s) is not above synchronous ({1} req/s): the server does not gain from concurrency.',
   rates: 'Sweep rates: {0} req/s',
 } as const;
+
+/**
+ * A run stopped because its endpoints failed from the start (src/load/gather.ts), stored as its
+ * `statusReason`: `stopped`'s `{0}` counts the requests in `requests`' words, its verdicts are
+ * `verdict`s joined by `; `, each saying why in one of `why`'s words.
+ */
+export const HOPELESS_TEXT = {
+  stopped: {
+    // The longer wordings first: the last one's {1} would take in the others.
+    afterWarmUp: '{0} failed (after {1}, not counted in the table) {2}. The run was stopped rather than send more.',
+    warmUpOnly: '{0} failed before any was measured {1}. The run was stopped rather than send more.',
+    measured: '{0} failed {1}. The run was stopped rather than send more.',
+  },
+  requests: { measuredOne: '{0} measured request', measured: '{0} measured requests', warmUpOne: '{0} warm-up request', warmUp: '{0} warm-up requests' },
+  verdict: 'at {0}: {1}',
+  joined: '{0}; {1}',
+  why: {
+    connect: 'could not connect ({0})',
+    apiKey: 'HTTP {0}: check the API key ({1})',
+    notFound: 'HTTP 404: check that the base URL ends in /v1 and the model name ({0})',
+  },
+  /** One endpoint of several failing from the start, kept in the file's warnings. */
+  goesOn: {
+    failover: 'Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; failover sends its requests to them while it fails.',
+    share: 'Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; its share of the requests fails (add --url-failover to move it to the others).',
+  },
+} as const;

@@ -557,5 +557,18 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("The sweep cannot place its rates: the synchronous or throughput step measured no request rate."),
     vscode.l10n.t("Throughput ({0} req/s) is not above synchronous ({1} req/s): the server does not gain from concurrency."),
     vscode.l10n.t("Sweep rates: {0} req/s"),
+    vscode.l10n.t("{0} failed (after {1}, not counted in the table) {2}. The run was stopped rather than send more."),
+    vscode.l10n.t("{0} failed before any was measured {1}. The run was stopped rather than send more."),
+    vscode.l10n.t("{0} failed {1}. The run was stopped rather than send more."),
+    vscode.l10n.t("{0} measured request"),
+    vscode.l10n.t("{0} measured requests"),
+    vscode.l10n.t("{0} warm-up request"),
+    vscode.l10n.t("{0} warm-up requests"),
+    vscode.l10n.t("at {0}: {1}"),
+    vscode.l10n.t("could not connect ({0})"),
+    vscode.l10n.t("HTTP {0}: check the API key ({1})"),
+    vscode.l10n.t("HTTP 404: check that the base URL ends in /v1 and the model name ({0})"),
+    vscode.l10n.t("Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; failover sends its requests to them while it fails."),
+    vscode.l10n.t("Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; its share of the requests fails (add --url-failover to move it to the others)."),
   ];
 }

@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -75,6 +75,12 @@ interface Wording {
 
 const words = (texts: Record<string, string> | string): Wording[] => (typeof texts === 'string' ? [{ text: texts }] : Object.values(texts).map((text) => ({ text })));
 const WHO: readonly Wording[] = words(CLIENT_BOUND_TEXT.who);
+/** Why endpoints failed from the start: `at {url}: why`, joined by `; ` when several did. */
+const HOPELESS_WHY: readonly Wording[] = words(HOPELESS_TEXT.why);
+const VERDICT: Wording = { text: HOPELESS_TEXT.verdict, parts: { 1: HOPELESS_WHY } };
+const VERDICTS: Wording[] = [VERDICT];
+VERDICTS.unshift({ text: HOPELESS_TEXT.joined, parts: { 0: [VERDICT], 1: VERDICTS } });
+const HOPELESS_REQUESTS: readonly Wording[] = words(HOPELESS_TEXT.requests);
 const WORDINGS: readonly Wording[] = [
   ...words(TOO_SHORT_TEXT),
   ...words(BUSY_START_TEXT),
@@ -96,6 +102,11 @@ const WORDINGS: readonly Wording[] = [
   ...words(SCRAPE_PROBLEM_TEXT),
   ...words(GPU_METRICS_TEXT),
   ...words(SWEEP_PLAN_TEXT),
+  // A run stopped because its endpoints failed from the start (its status reason), and one of several that did (a warning).
+  { text: HOPELESS_TEXT.stopped.afterWarmUp, parts: { 0: HOPELESS_REQUESTS, 1: HOPELESS_REQUESTS, 2: VERDICTS } },
+  { text: HOPELESS_TEXT.stopped.warmUpOnly, parts: { 0: HOPELESS_REQUESTS, 1: VERDICTS } },
+  { text: HOPELESS_TEXT.stopped.measured, parts: { 0: HOPELESS_REQUESTS, 1: VERDICTS } },
+  ...Object.values(HOPELESS_TEXT.goesOn).map((text) => ({ text, parts: { 1: HOPELESS_WHY } })),
   // The run's abort cross-check: `{0}; ...`, its head holding the counts (the unnamed counter's first: the named one's {0} would take it in).
   ...Object.values(ABORT_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: ABORT_CHECK_TEXT.headUnnamed }, { text: ABORT_CHECK_TEXT.head }] } })),
   {

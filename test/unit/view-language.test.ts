@@ -27,6 +27,8 @@ import { renderHtmlReport } from '../../src/report/html';
 import { formatMarkdownReport } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
+import { runCliLimited } from '../helpers/limited-child';
+import { startSimProcess } from '../helpers/sim-process';
 import { startRunnerServer, vllmMetrics, type MetricsAnswer, type ServerCounts } from '../helpers/runner-server';
 import { RunConfigSchema } from '../../src/format/config';
 import { runBenchmark } from '../../src/load/runner';
@@ -382,4 +384,33 @@ test("the run's abort cross-check warnings, every wording from abortCrossCheck i
     assert.match(said, /^服务端\/客户端中止交叉核对：/, said);
   }
   assert.equal(abortCrossCheck(12, 12, 'vllm').level, 'info');
+});
+
+/** A CLI run (not blocking this process, so that servers in it answer), its result file read back. */
+async function runCli(name: string, args: string[]): Promise<{ doc: ResultDocument; fileName: string }> {
+  const fileName = `${name}.llmbench.json`;
+  const cli = await runCliLimited(['run', ...args, '--out', join(dir, fileName)], { timeoutMs: 90_000 });
+  assert.ok(cli.code === 0 || cli.code === 1, cli.stderr);
+  return { doc: JSON.parse(readFileSync(join(dir, fileName), 'utf8')) as ResultDocument, fileName };
+}
+
+// The request's error (`connection refused at ...: is the server running?`) is the client's own message, kept as recorded like an engine's.
+test('endpoints that fail from the start: the run\'s status reason and the warning of the one that failed while another served, in Chinese', async (t) => {
+  const sim = await startSimProcess('tiny');
+  t.after(() => sim.close());
+  const load = ['--model', 'm', '--concurrency', '2', '--requests', '20', '--input-tokens', '16', '--output-tokens', '8', '--server-metrics', 'off'];
+  const down = ['http://127.0.0.1:9/v1', 'http://127.0.0.1:10/v1'];
+  const both = await runCli('both-down', ['--url', down[0]!, '--url', down[1]!, ...load]);
+  const one = await runCli('one-down', ['--url', sim.baseUrl, '--url', down[0]!, ...load]);
+  assert.equal(both.doc.status, 'failed');
+  assert.match(both.doc.statusReason ?? '', /^\d+ measured requests? failed .*at http:\S+: could not connect .*; at http:\S+: could not connect .* The run was stopped rather than send more\.$/s);
+  const reason = saidInChinese(both.doc.statusReason!, [...down, 'connect ECONNREFUSED 127.0.0.1:9', 'connect ECONNREFUSED 127.0.0.1:10', 'connection refused', 'is the server running?']);
+  assert.match(reason, /^\d+ 个计量请求失败.*在 http:\/\/127\.0\.0\.1:9\/v1 上无法连接/s);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view: buildResultView(forReading(both.doc), both.fileName, undefined, chinese) });
+  const status = [...page.document.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === '状态')?.nextElementSibling?.textContent ?? '';
+  assert.equal(status, `失败: ${reason}`);
+  const warning = (one.doc.warnings ?? []).find((w) => w.startsWith(`Requests to ${down[0]} fail from the start`));
+  assert.ok(warning, JSON.stringify(one.doc.warnings));
+  assert.match(saidInChinese(warning, [down[0]!, 'connection refused', 'is the server running?']), /^发往 http:\/\/127\.0\.0\.1:9\/v1 的请求从一开始就失败：无法连接/);
 });
