@@ -70,9 +70,9 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     notes,
     warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc, t),
-    endpoints: endpointSection(doc),
+    endpoints: endpointSection(doc, t),
     trace: traceSection(doc, t),
-    shards: shardsSection(doc),
+    shards: shardsSection(doc, t),
     figures: failure ? null : figures,
     failure,
   };
@@ -125,9 +125,9 @@ function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean, t:
 }
 
 /** Each step's figures per endpoint beside its total, and what stands out; null for a run with one endpoint. */
-export function endpointSection(doc: ResultDocument): TableSection | null {
-  const table = endpointTable(doc);
-  return table === null ? null : { table, notes: endpointNotes(doc) };
+export function endpointSection(doc: ResultDocument, t: Translate = english): TableSection | null {
+  const table = endpointTable(doc, t);
+  return table === null ? null : { table, notes: endpointNotes(doc, t) };
 }
 
 /** The trace steps' lateness table, and each one's load over time, recorded against sent; null without a trace step. */
@@ -162,7 +162,7 @@ export function serverSection(doc: ResultDocument, t: Translate = english): Serv
   const steps = stepFiguresOf(doc.steps, series, engine);
   const unplaced = steps.filter((step) => step.figures === null).map((step) => step.name);
   const notes = [
-    ...(missing.length ? [t('{0} does not export: {1}.', ENGINE_NAMES[engine], missing.join(', '))] : []),
+    ...(missing.length ? [t('{0} does not export: {1}.', ENGINE_NAMES[engine], missing.map((name) => t(name)).join(', '))] : []),
     ...(unplaced.length ? [t("No span on the run's clock for: {0} (the file predates it).", unplaced.join(', '))] : []),
     ...tokenRateNotes(doc, steps, t),
   ];
@@ -182,9 +182,9 @@ export function serverSection(doc: ResultDocument, t: Translate = english): Serv
   const replicas =
     byEndpoint.length > 1
       ? byEndpoint.map(({ endpoint, series: own }) => ({
-          label: `Endpoint ${endpoint}${doc.endpoints?.[Number(endpoint)] ? ` ${doc.endpoints[Number(endpoint)]!.baseUrl}` : ''}`,
+          label: doc.endpoints?.[Number(endpoint)] ? t('Endpoint {0} {1}', endpoint, doc.endpoints[Number(endpoint)]!.baseUrl) : t('Endpoint {0}', endpoint),
           table: serverTable(stepFiguresOf(doc.steps, own, engine)),
-          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
+          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: t('Endpoint {0}: {1}', endpoint, t(c.title.replace(/^Server: /, ''))) })),
         }))
       : [];
   if (replicas.length > 0) notes.push(t('Over {0} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint\'s own.', replicas.length));
@@ -261,7 +261,7 @@ function runSummary(doc: ResultDocument, fileName: string, t: Translate): RunSum
   return {
     fileName,
     model: many ? [...new Set(many.map((e) => e.model))].join(', ') : doc.endpoint.model,
-    baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
+    baseUrl: many ? t('{0} endpoints, {1}: {2}', many.length, doc.endpointStrategy ?? 'round-robin', many.map((_, i) => endpointName(doc, i)).join(', ')) : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: reason?.text ?? null,
@@ -270,7 +270,7 @@ function runSummary(doc: ResultDocument, fileName: string, t: Translate): RunSum
     finishedAt: knownTime(doc.finishedAt),
     tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
     importedFrom: imported
-      ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
+      ? t(imported.lines ? '{0} {1}, from {2} lines {3}-{4}' : '{0} {1}, from {2}', imported.tool, imported.version ?? t('(version not recorded)'), imported.file, imported.lines?.first ?? '', imported.lines?.last ?? '')
       : null,
     labels: Object.entries(doc.labels),
     workers: workersText(doc, t),

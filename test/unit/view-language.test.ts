@@ -28,6 +28,7 @@ import { formatMarkdownReport } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
 import { runCliLimited } from '../helpers/limited-child';
+import { closedPort } from '../helpers/cli-server';
 import { startSimProcess } from '../helpers/sim-process';
 import { startRunnerServer, vllmMetrics, type MetricsAnswer, type ServerCounts } from '../helpers/runner-server';
 import { RunConfigSchema } from '../../src/format/config';
@@ -338,6 +339,13 @@ test("the scraper's warnings, from real runs against a /metrics that fails each 
     const found = (doc.warnings ?? []).filter((w) => w.startsWith('Server metrics: '));
     assert.ok(found.length > 0, `${name}: no scraper warning in ${JSON.stringify(doc.warnings)}`);
     warnings.push(...found);
+    if (name === 'series') {
+      // Two series kept of vLLM's: the server section names the metrics it lacks, in Chinese.
+      const notes = buildResultView(forReading(doc), `scrape-${name}.llmbench.json`, undefined, chinese).server?.notes ?? [];
+      const lacks = notes.find((n) => n.startsWith('vLLM '));
+      assert.ok(lacks, notes.join('\n'));
+      assert.deepEqual(englishLeft(lacks, ['vLLM']), [], lacks);
+    }
     if (name === '404') {
       const page = openPage('result', { language: zhCn });
       page.send({ type: 'show', view: buildResultView(forReading(doc), `scrape-${name}.llmbench.json`, undefined, chinese) });
@@ -413,4 +421,63 @@ test('endpoints that fail from the start: the run\'s status reason and the warni
   const warning = (one.doc.warnings ?? []).find((w) => w.startsWith(`Requests to ${down[0]} fail from the start`));
   assert.ok(warning, JSON.stringify(one.doc.warnings));
   assert.match(saidInChinese(warning, [down[0]!, 'connection refused', 'is the server running?']), /^发往 http:\/\/127\.0\.0\.1:9\/v1 的请求从一开始就失败：无法连接/);
+});
+
+test('a run over two simulators: the endpoint section, its notes, the summary\'s endpoints and the replicas\' labels in Chinese, on the page and in the report\'s exports', async (t) => {
+  // A small fast engine and a 70B model on two H100s: the second is slower, so a note names it.
+  const [fast, slow] = await Promise.all([startSimProcess('tiny'), startSimProcess('llama3.3-70b-fp8-2xh100-nim')]);
+  t.after(() => Promise.all([fast.close(), slow.close()]));
+  const { doc, fileName } = await runCli('two-endpoints', ['--url', fast.baseUrl, '--url', slow.baseUrl, '--model', 'm', '--concurrency', '4', '--requests', '24', '--input-tokens', '32', '--output-tokens', '8', '--server-metrics-interval', '200']);
+  const data = [...dataOf(doc), fast.baseUrl, slow.baseUrl, 'round-robin'];
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.endpoints && view.server?.replicas, 'no endpoint section or replicas');
+  assert.match(view.summary.baseUrl, /^2 个服务，round-robin：#0 http/);
+  assert.ok(view.endpoints.notes.some((n) => /服务 #1 \S+ 较慢/.test(n)), view.endpoints.notes.join('\n'));
+  for (const note of view.endpoints.notes) assert.deepEqual(englishLeft(note, data), [], note);
+  assert.ok(view.endpoints.table.rows.some((row) => row[1] === '全部'));
+  assert.deepEqual(view.server.replicas.map((r) => r.label), [`服务 0 ${fast.baseUrl}`, `服务 1 ${slow.baseUrl}`]);
+  for (const chart of view.server.replicas.flatMap((r) => r.charts)) assert.match(chart.title, /^服务 \d：.*[\u4e00-\u9fff]/, chart.title);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view });
+  const section = [...page.document.querySelectorAll('#endpoint-section h2, #endpoint-section p, #endpoint-section th, #endpoint-section td')].map((e) => e.textContent).join(' | ');
+  assert.deepEqual(englishLeft(section, data), [], section);
+  assert.deepEqual(page.scriptErrors, []);
+  // In English, as before.
+  const plain = buildResultView(forReading(doc), fileName);
+  assert.match(plain.summary.baseUrl, /^2 endpoints, round-robin: #0 http/);
+  assert.ok(plain.endpoints!.notes.some((n) => / is slower: TTFT p50 /.test(n)), plain.endpoints!.notes.join('\n'));
+  assert.deepEqual(plain.server!.replicas!.map((r) => r.label), [`Endpoint 0 ${fast.baseUrl}`, `Endpoint 1 ${slow.baseUrl}`]);
+  assert.ok(plain.server!.replicas![0]!.charts.some((c) => c.title === 'Endpoint 0: KV-cache usage'));
+  const reportRuns: ReportRun[] = [{ name: fileName, doc, source: fileName }];
+  const model = buildReportModel(reportRuns, {}, chinese);
+  const html = renderHtmlReport(model, reportRuns, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
+  const md = formatMarkdownReport(model, reportRuns, 'r', { t: chinese });
+  for (const text of [html, md]) assert.doesNotMatch(text, /is slower: |endpoint #\d|requests to endpoint/);
+});
+
+test('a real 2-shard run: the shards section\'s states, coordinator and notes in Chinese, on the page and in the report', async (t) => {
+  const sim = await startSimProcess('tiny');
+  t.after(() => sim.close());
+  const port = await closedPort();
+  const flags = ['--url', sim.baseUrl, '--model', 'm', '--input-tokens', '32', '--output-tokens', '8', '--server-metrics', 'off', '--concurrency', '2', '--requests', '8', '--warmup', '0', '--shards', '2', '--coordinator', `127.0.0.1:${port}`];
+  const fileName = 'sharded.llmbench.json';
+  const outcomes = await Promise.all([0, 1].map((i) => runCliLimited(['run', ...flags, '--shard', String(i), '--out', join(dir, i === 0 ? fileName : `shard-${i}.llmbench.json`)], { timeoutMs: 60_000, env: { LLMBENCH_RUN_TOKEN: 'view-language-test-token-0123' } })));
+  assert.deepEqual(outcomes.map((o) => o.code), [0, 0], outcomes.map((o) => o.stderr).join('\n----\n'));
+  const doc = JSON.parse(readFileSync(join(dir, fileName), 'utf8')) as ResultDocument;
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.shards, 'no shards section');
+  assert.deepEqual(view.shards.table.rows.map((row) => [row[0], row[3]]), [['0（协调者）', '已完成'], ['1', '已完成']]);
+  const data = [...dataOf(doc), doc.shards!.coordinator, doc.shards!.runId, ...doc.shards!.members.flatMap((m) => (m.host ? [m.host] : []))];
+  for (const note of view.shards.notes) assert.deepEqual(englishLeft(note, data), [], note);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view });
+  assert.equal(page.document.querySelector('#shards-section h2')?.textContent, '分片');
+  const section = [...page.document.querySelectorAll('#shards-section p, #shards-section th, #shards-section td')].map((e) => e.textContent).join(' | ');
+  assert.deepEqual(englishLeft(section, data), [], section);
+  const model = buildReportModel([{ name: fileName, doc, source: fileName }], {}, chinese);
+  assert.ok(model.shards[0]!.notes.includes('发送延后：整个运行。'), model.shards[0]!.notes.join('\n'));
+  // In English, as before.
+  const plain = buildResultView(forReading(doc), fileName).shards!;
+  assert.ok(plain.notes.includes('Send lateness: over the whole run.'));
+  assert.deepEqual(plain.table.rows.map((row) => [row[0], row[3]]), [['0 (coordinator)', 'done'], ['1', 'done']]);
 });
