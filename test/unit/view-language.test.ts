@@ -481,3 +481,32 @@ test('a real 2-shard run: the shards section\'s states, coordinator and notes in
   assert.ok(plain.notes.includes('Send lateness: over the whole run.'));
   assert.deepEqual(plain.table.rows.map((row) => [row[0], row[3]]), [['0 (coordinator)', 'done'], ['1', 'done']]);
 });
+
+test('charts built at run time: a repeated run\'s legends, a trace replay\'s load chart and compare\'s own charts of A and B, in Chinese', async () => {
+  const repeated = await runCli('repeated', ['--sim', 'tiny', '--concurrency', '1,2', '--requests', '8', '--input-tokens', '16', '--output-tokens', '8', '--repeat', '3', '--repeat-pause-sec', '0', '--server-metrics', 'off']);
+  const view = buildResultView(forReading(repeated.doc), repeated.fileName, undefined, chinese);
+  const series = view.charts.flatMap((c) => c.series);
+  assert.ok(series.some((s) => s.label === '输出 token 吞吐量 (tok/s)（各次重复的均值）'), series.map((s) => s.label).join(' | '));
+  assert.ok(series.some((s) => /95% 区间（下限）$/.test(s.label)), series.map((s) => s.label).join(' | '));
+  for (const s of series) {
+    assert.doesNotMatch(s.label, /mean of repeats|95% interval|each repeat/, s.label);
+    for (const text of [...(s.pointLabels ?? []), ...(s.pointNotes ?? [])]) assert.deepEqual(englishLeft(text, dataOf(repeated.doc)), [], text);
+  }
+  const plainSeries = buildResultView(forReading(repeated.doc), repeated.fileName).charts.flatMap((c) => c.series);
+  assert.ok(plainSeries.some((s) => s.label === 'output tok/s (mean of repeats)' && s.pointLabels?.[0] === 'concurrency@1: mean of 3 repeats'), plainSeries.map((s) => s.label).join(' | '));
+  assert.ok(plainSeries.some((s) => s.label === 'p50 95% interval (low)'));
+
+  writeFileSync(join(dir, 'trace.jsonl'), [0, 100, 300, 1500, 2600].map((ms) => JSON.stringify({ timestamp: ms, input_length: 40, output_length: 4 })).join('\n') + '\n');
+  const trace = await runCli('trace', ['--sim', 'tiny', '--trace', join(dir, 'trace.jsonl'), '--server-metrics', 'off']);
+  const chart = buildResultView(forReading(trace.doc), trace.fileName, undefined, chinese).trace?.charts[0];
+  assert.ok(chart, 'no trace load chart');
+  assert.equal(chart.title, 'trace：记录负载与实际发送负载对比（每秒的 requests/s）');
+  assert.deepEqual(chart.series.map((x) => chinese(x.label)), ['记录的（经缩放）', '实际发送']);
+  assert.equal(buildResultView(forReading(trace.doc), trace.fileName).trace?.charts[0]?.title, 'trace: recorded against sent load (requests/s per second)');
+
+  const [a, b] = [runs.estimated, runs.counted];
+  const compare = buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName, chinese);
+  assert.ok(compare.ownCharts.length > 0, 'compare has no charts of A and B');
+  for (const own of compare.ownCharts) assert.match(own.title, /^运行 [AB]：.*[\u4e00-\u9fff]/, own.title);
+  assert.ok(buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName).ownCharts.some((c) => c.title === 'A: Output tokens per second'), 'no A: Output tokens per second');
+});
