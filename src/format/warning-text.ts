@@ -186,3 +186,27 @@ export const HOPELESS_TEXT = {
     share: 'Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; its share of the requests fails (add --url-failover to move it to the others).',
   },
 } as const;
+
+/**
+ * What a trace replay left out of its file (src/workload/trace.ts), kept in the file's warnings:
+ * `file`'s `{1}` is one or two sentences (`sentences`), the bad rows' reasons joined by `; `.
+ */
+export const TRACE_LEFT_OUT_TEXT = {
+  file: 'Trace file {0}: {1}.',
+  sentences: '{0}. {1}',
+  skippedOne: '{0} bad row was skipped: {1}',
+  skipped: '{0} bad rows were skipped: {1}',
+  reasons: '{0}; {1}',
+  reasonOne: '{0} {1} (line {2})',
+  reason: '{0} {1} (first at line {2})',
+  failedOne: '{0} row records a request that failed (0 response tokens) and was left out (line {1})',
+  failed: '{0} rows record requests that failed (0 response tokens) and were left out (first at line {1})',
+  why: {
+    unparsable: 'unreadable as a row',
+    'missing-field': 'with a field missing',
+    'bad-time': 'with a time that is not one',
+    'time-backwards': 'with times going backwards',
+    'bad-length': 'with a token count that is not a whole number of at least 1',
+    'bad-hash-ids': 'with hash ids that are not a list of whole numbers',
+  },
+} as const;

@@ -510,3 +510,16 @@ test('charts built at run time: a repeated run\'s legends, a trace replay\'s loa
   for (const own of compare.ownCharts) assert.match(own.title, /^运行 [AB]：.*[\u4e00-\u9fff]/, own.title);
   assert.ok(buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName).ownCharts.some((c) => c.title === 'A: Output tokens per second'), 'no A: Output tokens per second');
 });
+
+test("a trace replay's warning on the rows it left out, from a real run with --skip-bad-rows, is said again in Chinese", async () => {
+  const path = join(dir, 'bad.jsonl');
+  const rows = ['{"timestamp": 0, "input_length": 40, "output_length": 4}', '{"timestamp": 10, "input_length": -5, "output_length": 4}', '{"timestamp": 5, "input_length": 40, "output_length": 4}', '{"timestamp": 30, "output_length": 4}', '{"timestamp": 40, "input_length": 0, "output_length": 4}', '{"timestamp": 50, "input_length": 40, "output_length": 4}'];
+  writeFileSync(path, rows.join('\n') + '\n');
+  const { doc } = await runCli('trace-bad-rows', ['--sim', 'tiny', '--trace', path, '--skip-bad-rows', '--server-metrics', 'off']);
+  const warning = (doc.warnings ?? []).find((w) => w.startsWith(`Trace file ${path}: `));
+  assert.ok(warning, JSON.stringify(doc.warnings));
+  assert.match(warning, /^Trace file \S+: 3 bad rows were skipped: .*\(first at line \d\); .*\(line \d\)\.$/);
+  // 'trace' stays a word of its own in Chinese, as the trace section says it.
+  const said = saidInChinese(warning, [path, 'trace']);
+  assert.match(said, /^trace 文件 \S+：跳过了 3 个坏行：.*（首个在第 \d 行）；.*（第 \d 行）。$/, said);
+});
