@@ -117,3 +117,96 @@ export const CROSS_CHECK_TEXT = {
       '{0}; only its lower side was checked: nothing bounds the output of the requests whose counts are estimates (no usage, no max_tokens), so another client on the same server would go unnoticed.',
   },
 } as const;
+
+/** The server-metrics scraper's other warnings (src/observe/metrics-scraper.ts), kept in the file's warnings. */
+export const SCRAPE_PROBLEM_TEXT = {
+  http404:
+    "Server metrics: {0} answered HTTP {1} (no /metrics there: vLLM and SGLang serve it on the API port, SGLang needs --enable-metrics, llama.cpp --metrics; or set --server-metrics URL|off). The run goes on without the server's metrics while it does.",
+  http: "Server metrics: {0} answered HTTP {1}. The run goes on without the server's metrics while it does.",
+  tooLarge: 'Server metrics: {0} sent more than {1} MB; such scrapes are skipped.',
+  timeoutLast:
+    'Server metrics: {0} did not answer within {1} ms (the last scrape, after the last request); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.',
+  timeout:
+    'Server metrics: {0} did not answer within {1} ms (80% of the {2} ms interval); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.',
+  empty: 'Server metrics: {0} answered with no metric at all; is it a Prometheus endpoint?',
+  malformed: 'Server metrics: {0} sent {1} line(s) that are not Prometheus text (first, line {2}: {3}); the lines that parse are kept.',
+  series: 'Server metrics: more than {0} series (maxSeries); the first {0} are kept, {1} and later new ones are not.',
+} as const;
+
+/** The GPU reader's warnings (src/observe/hardware.ts), kept in the file's warnings. */
+export const GPU_METRICS_TEXT = {
+  failed: 'GPU metrics: {0} is on the PATH but failed ({1}); the run goes on without GPU metrics.',
+  noDevice: "GPU metrics: {0}'s output listed no device; the run goes on without GPU metrics.",
+  failedDuring: 'GPU metrics: {0} failed during the run ({1}); those samples are missing.',
+} as const;
+
+/** The run's abort cross-check when the server's and the client's counts differ (src/observe/monitor.ts): `{0}; ...`, its head first. */
+export const ABORT_CHECK_TEXT = {
+  head: "Server/client abort cross-check: the server's {0} rose by {1} during the run, the client cancelled {2} requests mid-response",
+  // The head when the engine's counter has no name LLM Bench knows.
+  headUnnamed: "Server/client abort cross-check: the server's its abort counter rose by {0} during the run, the client cancelled {1} requests mid-response",
+  agree: '{0}: they agree.',
+  ending: {
+    notCounted: "{0}; some vLLM versions do not count aborts there (vllm#31503), so the server's view cannot confirm them.",
+    serverMore: '{0}; the server aborted more: another client on the same server, or requests it dropped itself.',
+    serverFewer: '{0}; the server saw fewer: cancels that came before the server read the request, or a counter that misses some.',
+  },
+} as const;
+
+/** A sweep's notes when it places its rates (src/load/plan.ts): the warnings are kept in the file's warnings. */
+export const SWEEP_PLAN_TEXT = {
+  cannotPlace: 'The sweep cannot place its rates: the synchronous or throughput step measured no request rate.',
+  noGain: 'Throughput ({0} req/s) is not above synchronous ({1} req/s): the server does not gain from concurrency.',
+  rates: 'Sweep rates: {0} req/s',
+} as const;
+
+/**
+ * A run stopped because its endpoints failed from the start (src/load/gather.ts), stored as its
+ * `statusReason`: `stopped`'s `{0}` counts the requests in `requests`' words, its verdicts are
+ * `verdict`s joined by `; `, each saying why in one of `why`'s words.
+ */
+export const HOPELESS_TEXT = {
+  stopped: {
+    // The longer wordings first: the last one's {1} would take in the others.
+    afterWarmUp: '{0} failed (after {1}, not counted in the table) {2}. The run was stopped rather than send more.',
+    warmUpOnly: '{0} failed before any was measured {1}. The run was stopped rather than send more.',
+    measured: '{0} failed {1}. The run was stopped rather than send more.',
+  },
+  requests: { measuredOne: '{0} measured request', measured: '{0} measured requests', warmUpOne: '{0} warm-up request', warmUp: '{0} warm-up requests' },
+  verdict: 'at {0}: {1}',
+  joined: '{0}; {1}',
+  why: {
+    connect: 'could not connect ({0})',
+    apiKey: 'HTTP {0}: check the API key ({1})',
+    notFound: 'HTTP 404: check that the base URL ends in /v1 and the model name ({0})',
+  },
+  /** One endpoint of several failing from the start, kept in the file's warnings. */
+  goesOn: {
+    failover: 'Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; failover sends its requests to them while it fails.',
+    share: 'Requests to {0} fail from the start: {1}. The run goes on with the other endpoints; its share of the requests fails (add --url-failover to move it to the others).',
+  },
+} as const;
+
+/**
+ * What a trace replay left out of its file (src/workload/trace.ts), kept in the file's warnings:
+ * `file`'s `{1}` is one or two sentences (`sentences`), the bad rows' reasons joined by `; `.
+ */
+export const TRACE_LEFT_OUT_TEXT = {
+  file: 'Trace file {0}: {1}.',
+  sentences: '{0}. {1}',
+  skippedOne: '{0} bad row was skipped: {1}',
+  skipped: '{0} bad rows were skipped: {1}',
+  reasons: '{0}; {1}',
+  reasonOne: '{0} {1} (line {2})',
+  reason: '{0} {1} (first at line {2})',
+  failedOne: '{0} row records a request that failed (0 response tokens) and was left out (line {1})',
+  failed: '{0} rows record requests that failed (0 response tokens) and were left out (first at line {1})',
+  why: {
+    unparsable: 'unreadable as a row',
+    'missing-field': 'with a field missing',
+    'bad-time': 'with a time that is not one',
+    'time-backwards': 'with times going backwards',
+    'bad-length': 'with a token count that is not a whole number of at least 1',
+    'bad-hash-ids': 'with hash ids that are not a list of whole numbers',
+  },
+} as const;

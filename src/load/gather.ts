@@ -11,7 +11,7 @@ import { endpointsOf, redactSecrets, redactUrl, runSecrets, STEP_END_DEFAULTS, t
 import type { PlannedStep, ProgressSnapshot, RunEvent } from '../format/events';
 import { reasoningCountNotes } from '../format/metrics';
 import { STEP_WARNING_KINDS, type CacheReset, type ClientLoad, type FailoverEvent, type LoadFigures, type RequestRecord, type ResultDocument, type RunStatus, type Step, type StepSummary, type StepWarning, type ThreadLoad, type WorkersInfo } from '../format/result';
-import { fillPlaceholders, MAX_ERRORS_TEXT, STATUS_REASON_TEXT } from '../format/warning-text';
+import { fillPlaceholders, HOPELESS_TEXT, MAX_ERRORS_TEXT, STATUS_REASON_TEXT } from '../format/warning-text';
 import { RunMonitor, type ClientOutputTokens, type ServerLoad } from '../observe/monitor';
 import { outputTokensBound } from '../workload/sources';
 import { isMeasured } from '../results/stats';
@@ -36,9 +36,10 @@ const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 function hopelessFailure(r: RequestRecord): string | null {
   const error = r.error;
   if (!error) return null;
-  if (error.kind === 'connect' || error.kind === 'timeout-connect') return `could not connect (${error.message})`;
-  if (error.kind === 'http' && (r.httpStatus === 401 || r.httpStatus === 403)) return `HTTP ${r.httpStatus}: check the API key (${error.message})`;
-  if (error.kind === 'http' && r.httpStatus === 404) return `HTTP 404: check that the base URL ends in /v1 and the model name (${error.message})`;
+  const { why } = HOPELESS_TEXT;
+  if (error.kind === 'connect' || error.kind === 'timeout-connect') return fillPlaceholders(why.connect, [error.message]);
+  if (error.kind === 'http' && (r.httpStatus === 401 || r.httpStatus === 403)) return fillPlaceholders(why.apiKey, [r.httpStatus, error.message]);
+  if (error.kind === 'http' && r.httpStatus === 404) return fillPlaceholders(why.notFound, [error.message]);
   return null;
 }
 
@@ -454,9 +455,11 @@ export class RunGather {
   private hopelessReason(hopeless: string): string {
     const measured = this.writer.document.steps.reduce((n, step) => n + (step.summary?.requests.failed ?? 0), 0);
     const warm = this.warmupFailures;
-    const plural = (n: number, word: string) => `${n} ${word} request${n === 1 ? '' : 's'}`;
-    const counted = measured > 0 ? `${plural(measured, 'measured')} failed${warm > 0 ? ` (after ${plural(warm, 'warm-up')}, not counted in the table)` : ''}` : `${plural(warm, 'warm-up')} failed before any was measured`;
-    return `${counted} ${hopeless}. The run was stopped rather than send more.`;
+    const { stopped, requests } = HOPELESS_TEXT;
+    const measuredRequests = fillPlaceholders(measured === 1 ? requests.measuredOne : requests.measured, [measured]);
+    const warmRequests = fillPlaceholders(warm === 1 ? requests.warmUpOne : requests.warmUp, [warm]);
+    if (measured === 0) return fillPlaceholders(stopped.warmUpOnly, [warmRequests, hopeless]);
+    return warm > 0 ? fillPlaceholders(stopped.afterWarmUp, [measuredRequests, warmRequests, hopeless]) : fillPlaceholders(stopped.measured, [measuredRequests, hopeless]);
   }
 
   /**
@@ -478,16 +481,16 @@ export class RunGather {
     const url = redactUrl(endpointsOf(this.config)[index]?.baseUrl ?? this.config.endpoint.baseUrl);
     // Said without a count: requests in flight may still fail before the stop reaches them. The
     // run's verdict counts them once every step has ended, as its table does.
-    judged.verdict = `at ${url}: ${hopeless}`;
+    judged.verdict = fillPlaceholders(HOPELESS_TEXT.verdict, [url, hopeless]);
     if (this.judged.some((j) => j.verdict === null)) {
       this.note({
         level: 'warn',
-        message: `Requests to ${url} fail from the start: ${hopeless}. The run goes on with the other endpoints; ${this.config.failover ? 'failover sends its requests to them while it fails' : 'its share of the requests fails (add --url-failover to move it to the others)'}.`,
+        message: fillPlaceholders(this.config.failover ? HOPELESS_TEXT.goesOn.failover : HOPELESS_TEXT.goesOn.share, [url, hopeless]),
       });
       return;
     }
     if (this.failure !== null) return;
-    this.hopeless = this.judged.map((j) => j.verdict).join('; ');
+    this.hopeless = this.judged.map((j) => j.verdict!).reduce((joined, verdict) => fillPlaceholders(HOPELESS_TEXT.joined, [joined, verdict]));
     this.failure = `Requests fail from the start ${this.hopeless}. The run was stopped rather than send more.`;
     this.log('error', this.failure);
     this.cancel();

@@ -24,6 +24,7 @@ import { stepRequests, sweepRates, type Arrival, type RampConfig, type RunConfig
 import type { StepProfile, StepSummary, TraceReplay } from '../format/result';
 import type { TraceSource } from '../format/trace';
 import { stepName } from '../format/step-name';
+import { fillPlaceholders, SWEEP_PLAN_TEXT } from '../format/warning-text';
 import { mixSeed } from '../workload/sources';
 import { absoluteSchedule, arrivalSchedule, rampRate, rampTargets, type ArrivalSchedule } from './schedule';
 
@@ -377,17 +378,17 @@ export function planSweepRates(config: RunConfig, summaries: readonly StepSummar
   const synchronousRate = summaries[0]?.requestsPerSecond ?? null;
   const throughputRate = summaries[1]?.requestsPerSecond ?? null;
   if (!synchronousRate || !throughputRate) {
-    return { steps: [], notes: [{ level: 'warn', message: 'The sweep cannot place its rates: the synchronous or throughput step measured no request rate.' }] };
+    return { steps: [], notes: [{ level: 'warn', message: SWEEP_PLAN_TEXT.cannotPlace }] };
   }
   const notes: PlanNote[] = [];
   if (throughputRate <= synchronousRate) {
     notes.push({
       level: 'warn',
-      message: `Throughput (${throughputRate.toFixed(2)} req/s) is not above synchronous (${synchronousRate.toFixed(2)} req/s): the server does not gain from concurrency.`,
+      message: fillPlaceholders(SWEEP_PLAN_TEXT.noGain, [throughputRate.toFixed(2), synchronousRate.toFixed(2)]),
     });
   }
   const rates = sweepRates(synchronousRate, throughputRate, profile.rateCount);
-  notes.push({ level: 'info', message: `Sweep rates: ${rates.map((r) => r.toFixed(2)).join(', ')} req/s` });
+  notes.push({ level: 'info', message: fillPlaceholders(SWEEP_PLAN_TEXT.rates, [rates.map((r) => r.toFixed(2)).join(', ')]) });
   const seeded = { ...config, seed: repeatSeed(config.seed, repeat) };
   const steps = rates.map((rate, i) =>
     rateStep(seeded, {

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { GPU_SERIES, type Hardware, type MetricSeries } from '../format/server-metrics';
+import { fillPlaceholders, GPU_METRICS_TEXT } from '../format/warning-text';
 
 /** What one reading of one device says; null where the tool did not know (`[N/A]`, `[Not Supported]`). */
 export interface GpuReading {
@@ -148,12 +149,12 @@ export async function detectHardware(warn: (message: string) => void): Promise<D
   for (const { tool, args, parse } of TOOLS) {
     const outcome = await runTool(tool, args, DETECT_TIMEOUT_MS);
     if (!outcome.ok) {
-      if (!outcome.missing) warn(`GPU metrics: ${tool} is on the PATH but failed (${outcome.reason}); the run goes on without GPU metrics.`);
+      if (!outcome.missing) warn(fillPlaceholders(GPU_METRICS_TEXT.failed, [tool, outcome.reason]));
       continue;
     }
     const readings = parse(outcome.text);
     if (readings.length === 0) {
-      warn(`GPU metrics: ${tool}'s output listed no device; the run goes on without GPU metrics.`);
+      warn(fillPlaceholders(GPU_METRICS_TEXT.noDevice, [tool]));
       continue;
     }
     return {
@@ -261,7 +262,7 @@ export class GpuSampler {
     const outcome = await runTool(entry.tool, entry.args, Math.max(200, Math.floor(this.intervalMs * 0.8)));
     if (this.stopped) return;
     if (!outcome.ok) {
-      if (!this.warned) this.warn(`GPU metrics: ${this.tool} failed during the run (${outcome.reason}); those samples are missing.`);
+      if (!this.warned) this.warn(fillPlaceholders(GPU_METRICS_TEXT.failedDuring, [this.tool, outcome.reason]));
       this.warned = true;
       return;
     }

@@ -11,7 +11,7 @@ import type { ServerMetricsConfig } from '../format/config';
 import { redactUrl } from '../format/config';
 import { recogniseEngine, seriesKey, viewFamilies, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { errorCode } from '../format/errors';
-import { fillPlaceholders, SERVER_METRICS_TEXT } from '../format/warning-text';
+import { fillPlaceholders, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT } from '../format/warning-text';
 import { parsePrometheusText, withoutSampleSuffix } from './prometheus';
 import { serverRoute } from './probe-core';
 
@@ -201,7 +201,7 @@ export class ServerMetricsScraper {
         await response.body.dump().catch(() => undefined);
         this.warnOnce(
           'http',
-          `Server metrics: ${this.shownUrl} answered HTTP ${response.statusCode}${response.statusCode === 404 ? ' (no /metrics there: vLLM and SGLang serve it on the API port, SGLang needs --enable-metrics, llama.cpp --metrics; or set --server-metrics URL|off)' : ''}. The run goes on without the server's metrics while it does.`,
+          fillPlaceholders(response.statusCode === 404 ? SCRAPE_PROBLEM_TEXT.http404 : SCRAPE_PROBLEM_TEXT.http, [this.shownUrl, response.statusCode]),
         );
         return false;
       }
@@ -214,7 +214,7 @@ export class ServerMetricsScraper {
         size += chunk.length;
         if (size > METRICS_BODY_LIMIT) {
           response.body.destroy();
-          this.warnOnce('too-large', `Server metrics: ${this.shownUrl} sent more than ${METRICS_BODY_LIMIT / 1024 / 1024} MB; such scrapes are skipped.`);
+          this.warnOnce('too-large', fillPlaceholders(SCRAPE_PROBLEM_TEXT.tooLarge, [this.shownUrl, METRICS_BODY_LIMIT / 1024 / 1024]));
           return false;
         }
         parts.push(chunk);
@@ -224,7 +224,7 @@ export class ServerMetricsScraper {
       if (this.stopping.signal.aborted) return false;
       const timedOut = (error as Error).name === 'TimeoutError' || ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'].includes(errorCode(error) ?? '');
       if (timedOut) {
-        this.warnOnce('timeout', `Server metrics: ${this.shownUrl} did not answer within ${timeoutMs} ms (${final ? 'the last scrape, after the last request' : `80% of the ${this.options.config.intervalMs} ms interval`}); those scrapes are skipped, requests are not delayed. Raise --server-metrics-interval if the server is slow to render its metrics.`);
+        this.warnOnce('timeout', fillPlaceholders(final ? SCRAPE_PROBLEM_TEXT.timeoutLast : SCRAPE_PROBLEM_TEXT.timeout, [this.shownUrl, timeoutMs, this.options.config.intervalMs]));
       } else {
         this.warnOnce('connect', fillPlaceholders(SERVER_METRICS_TEXT.cannotRead, [this.shownUrl, (error as Error).message]));
       }
@@ -241,7 +241,7 @@ export class ServerMetricsScraper {
     if (this.scrapes === 0) {
       // The first exposition is read whole: its names tell the engine, which decides what is kept.
       if (samples.length === 0) {
-        this.warnOnce('empty', `Server metrics: ${this.shownUrl} answered with no metric at all; is it a Prometheus endpoint?`);
+        this.warnOnce('empty', fillPlaceholders(SCRAPE_PROBLEM_TEXT.empty, [this.shownUrl]));
         return false;
       }
       this.engine = recogniseEngine(samples.map((s) => s.name));
@@ -250,7 +250,7 @@ export class ServerMetricsScraper {
     }
     if (problems.length > 0) {
       const first = problems[0]!;
-      this.warnOnce('malformed', `Server metrics: ${this.shownUrl} sent ${problems.length} line(s) that are not Prometheus text (first, line ${first.line}: ${first.reason}); the lines that parse are kept.`);
+      this.warnOnce('malformed', fillPlaceholders(SCRAPE_PROBLEM_TEXT.malformed, [this.shownUrl, problems.length, first.line, first.reason]));
     }
     this.scrapes++;
     const fresh: MetricSeries[] = [];
@@ -258,7 +258,7 @@ export class ServerMetricsScraper {
       const series = { source: 'server' as const, name: sample.name, kind: sample.kind, labels: this.options.labels ? { ...sample.labels, ...this.options.labels } : sample.labels };
       const point: [number, number | null] = [Math.round(tMs * 1000) / 1000, Number.isFinite(sample.value) ? sample.value : null];
       if (!this.store.add(series, point)) {
-        this.warnOnce('series', `Server metrics: more than ${this.options.config.maxSeries} series (maxSeries); the first ${this.options.config.maxSeries} are kept, ${sample.name} and later new ones are not.`);
+        this.warnOnce('series', fillPlaceholders(SCRAPE_PROBLEM_TEXT.series, [this.options.config.maxSeries, sample.name]));
         continue;
       }
       fresh.push({ ...series, samples: [point] });

@@ -7,7 +7,7 @@
  */
 import type { Labels, RunConfig } from '../format/config';
 import type { TokenCrossCheck } from '../format/result';
-import { CROSS_CHECK_TEXT, fillPlaceholders } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, CROSS_CHECK_TEXT, fillPlaceholders } from '../format/warning-text';
 import type { RunEvent } from '../format/events';
 import { SERVER_ABORT_COUNTERS, SERVER_METRIC_NAMES, SERVER_METRICS_INTERVAL, type Hardware, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import { detectHardware, GpuSampler, gpuSamples, hardwareLabels } from './hardware';
@@ -43,6 +43,22 @@ export interface ClientOutputTokens {
   estimated: { requests: number; atLeast: number; atMost: number };
   /** Requests that failed (not cancelled): streams the client lost. */
   failed: number;
+}
+
+/**
+ * The abort cross-check's line from its counts: the server's aborts during the run (by `engine`'s
+ * counter) against the client's requests cancelled mid-response. Written from templates
+ * (ABORT_CHECK_TEXT), so that a view words a stored warning again in its language.
+ */
+export function abortCrossCheck(server: number, clientCancelled: number, engine: ServerEngine): { level: 'info' | 'warn'; message: string } {
+  const counter = SERVER_ABORT_COUNTERS[engine as 'vllm'];
+  const head = counter
+    ? fillPlaceholders(ABORT_CHECK_TEXT.head, [`${counter.sample}{${Object.entries(counter.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}`, server, clientCancelled])
+    : fillPlaceholders(ABORT_CHECK_TEXT.headUnnamed, [server, clientCancelled]);
+  if (Math.abs(server - clientCancelled) <= Math.max(1, CROSS_CHECK_TOLERANCE * Math.max(server, clientCancelled))) return { level: 'info', message: fillPlaceholders(ABORT_CHECK_TEXT.agree, [head]) };
+  const { ending } = ABORT_CHECK_TEXT;
+  const why = server === 0 ? ending.notCounted : server > clientCancelled ? ending.serverMore : ending.serverFewer;
+  return { level: 'warn', message: fillPlaceholders(why, [head]) };
 }
 
 /**
@@ -209,17 +225,7 @@ export class RunMonitor {
     if (!this.finalRead || this.abortedAtStart === null || this.abortedAtEnd === null) return null;
     const server = this.abortedAtEnd - this.abortedAtStart;
     if (server === 0 && clientCancelled === 0) return null;
-    const counter = SERVER_ABORT_COUNTERS[this.scraper?.engine as 'vllm'];
-    const name = counter ? `${counter.sample}{${Object.entries(counter.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : 'its abort counter';
-    const head = `Server/client abort cross-check: the server's ${name} rose by ${server} during the run, the client cancelled ${clientCancelled} requests mid-response`;
-    if (Math.abs(server - clientCancelled) <= Math.max(1, CROSS_CHECK_TOLERANCE * Math.max(server, clientCancelled))) return { level: 'info', message: `${head}: they agree.` };
-    const why =
-      server === 0
-        ? 'some vLLM versions do not count aborts there (vllm#31503), so the server\'s view cannot confirm them'
-        : server > clientCancelled
-          ? 'the server aborted more: another client on the same server, or requests it dropped itself'
-          : 'the server saw fewer: cancels that came before the server read the request, or a counter that misses some';
-    return { level: 'warn', message: `${head}; ${why}.` };
+    return abortCrossCheck(server, clientCancelled, this.scraper?.engine ?? 'unknown');
   }
 
   /** Follows the engine's count of aborted requests through the scrapes. */

@@ -190,8 +190,8 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
   return {
     a: a.summary,
     b: b.summary,
-    charts: overlayCharts(a, b),
-    ownCharts: [...sideBySide(a.charts, b.charts), ...sideBySide(...serverCharts(a, b))],
+    charts: overlayCharts(a, b, t),
+    ownCharts: [...sideBySide(a.charts, b.charts, t), ...sideBySide(...serverCharts(a, b), t)],
     deltas,
     noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }, t),
     warnings: [...differences(readA.document, readB.document, t), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
@@ -229,10 +229,10 @@ function serverCharts(a: ResultView, b: ResultView): [ViewChart[], ViewChart[]] 
 }
 
 /** A's and B's own charts of each kind, A first, renamed so that both can be shown at once. */
-function sideBySide(a: ViewChart[], b: ViewChart[]): ViewChart[] {
+function sideBySide(a: ViewChart[], b: ViewChart[], t: Translate): ViewChart[] {
   return a.flatMap((spec) => {
     const other = b.find((c) => c.id === spec.id);
-    const own = (view: ViewChart, tag: string): ViewChart => ({ ...view, id: `${tag.toLowerCase()}-${view.id}`, title: `${tag}: ${view.title}` });
+    const own = (view: ViewChart, tag: string): ViewChart => ({ ...view, id: `${tag.toLowerCase()}-${view.id}`, title: t(tag === 'A' ? 'A: {0}' : 'B: {0}', t(view.title)) });
     return other ? [own(spec, 'A'), own(other, 'B')] : [own(spec, 'A')];
   });
 }
@@ -242,7 +242,7 @@ function sideBySide(a: ViewChart[], b: ViewChart[]): ViewChart[] {
  * does not vanish under A's; a run that repeated its profile is drawn as its means with their 95%
  * intervals (src/views/result.ts `loadSeries`).
  */
-function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
+function overlayCharts(a: ResultView, b: ResultView, t: Translate): ViewChart[] {
   const runs: { view: ResultView; style: LoadStyle }[] = [
     { view: a, style: { label: 'A', colorIndex: 0 } },
     { view: b, style: { label: 'B', colorIndex: 1, dashed: true, pointStyle: 'triangle' } },
@@ -250,7 +250,7 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
   const xLog = [...a.charts, ...b.charts].some((c) => c.id === 'output-throughput' && c.xLog);
   const withAxis = (spec: ViewChart): ViewChart => (xLog ? { ...spec, xLog } : spec);
   const overlay = (id: string, metric: MetricKey, title: string, value: RowValue): ViewChart =>
-    withAxis(chart(id, metric, title, a.xAxis.label, runs.flatMap((r) => loadSeries(r.view.rows, value, r.style, metric))));
+    withAxis(chart(id, metric, title, a.xAxis.label, runs.flatMap((r) => loadSeries(r.view.rows, value, r.style, metric, t))));
   // Percentile lines keep their own dash (p50 solid, p99 dashed), each run its own colour family
   // (p99 a shade of the run's p50 colour): B differs from A by its colour and its triangles.
   const latency = withAxis(
@@ -260,7 +260,7 @@ function overlayCharts(a: ResultView, b: ResultView): ViewChart[] {
       'Latency p50 and p99',
       a.xAxis.label,
       runs.flatMap((r) =>
-        (['p50', 'p99'] as const).flatMap((p) => loadSeries(r.view.rows, (row) => row.latencyMs?.[p], { ...r.style, label: `${r.style.label} ${p}`, percentile: p }, 'latencyMs')),
+        (['p50', 'p99'] as const).flatMap((p) => loadSeries(r.view.rows, (row) => row.latencyMs?.[p], { ...r.style, label: `${r.style.label} ${p}`, percentile: p }, 'latencyMs', t)),
       ),
     ),
   );

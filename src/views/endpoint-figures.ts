@@ -7,6 +7,7 @@ import type { ResultDocument, ResultOverview, Step, StepSummary } from '../forma
 import { stepLabel } from '../format/step-name';
 import { summarizeStep } from '../results/stats';
 import { fixed } from './number-format';
+import { english, type Translate } from './l10n';
 
 /** A column of a text table, as the result and compare views carry them. */
 export interface EndpointTableColumn {
@@ -71,11 +72,11 @@ function cells(summary: StepSummary | null): string[] {
 }
 
 /** One row per step and endpoint, after the step's total; null for a run with one endpoint. */
-export function endpointTable(doc: AnyDoc): EndpointTable | null {
+export function endpointTable(doc: AnyDoc, t: Translate = english): EndpointTable | null {
   if (doc.endpoints === undefined) return null;
   const rows: string[][] = [];
   for (const step of doc.steps) {
-    rows.push([stepLabel(step), 'all', ...cells(step.summary)]);
+    rows.push([stepLabel(step), t('all'), ...cells(step.summary)]);
     for (const { endpoint, summary } of stepEndpointSummaries(doc, step)) rows.push([stepLabel(step), endpointName(doc, endpoint), ...cells(summary)]);
   }
   return { columns: COLUMNS, rows };
@@ -88,7 +89,7 @@ export const SLOWER_RATIO = 1.25;
  * What stands out per endpoint: an endpoint whose median TTFT or TPOT is SLOWER_RATIO or more
  * times the quickest one's in a step, an endpoint with failures, failover events.
  */
-export function endpointNotes(doc: AnyDoc): string[] {
+export function endpointNotes(doc: AnyDoc, t: Translate = english): string[] {
   if (doc.endpoints === undefined) return [];
   const notes: string[] = [];
   for (const step of doc.steps) {
@@ -103,16 +104,17 @@ export function endpointNotes(doc: AnyDoc): string[] {
       for (const f of figures) {
         if (f.p50 >= SLOWER_RATIO * quickest.p50) {
           const what = metric === 'ttftMs' ? 'TTFT' : 'TPOT';
-          notes.push(`${stepLabel(step)}: endpoint ${endpointName(doc, f.endpoint)} is slower: ${what} p50 ${fixed(f.p50)} ms, ${fixed(f.p50 / quickest.p50)}x that of ${endpointName(doc, quickest.endpoint)} (${fixed(quickest.p50)} ms).`);
+          notes.push(t('{0}: endpoint {1} is slower: {2} p50 {3} ms, {4}x that of {5} ({6} ms).', stepLabel(step), endpointName(doc, f.endpoint), what, fixed(f.p50), fixed(f.p50 / quickest.p50), endpointName(doc, quickest.endpoint), fixed(quickest.p50)));
         }
       }
     }
     for (const { endpoint, summary } of per) {
       const failed = summary.requests.failed;
-      if (failed > 0) notes.push(`${stepLabel(step)}: ${failed} of ${summary.requests.total} requests to endpoint ${endpointName(doc, endpoint)} failed.`);
+      if (failed > 0) notes.push(t('{0}: {1} of {2} requests to endpoint {3} failed.', stepLabel(step), failed, summary.requests.total, endpointName(doc, endpoint)));
     }
     for (const event of step.failovers ?? []) {
-      notes.push(`${stepLabel(step)}: at ${(event.atMs / 1000).toFixed(1)} s failover took endpoint ${endpointName(doc, event.endpoint)} ${event.event === 'out' ? 'out' : 'back'}: ${event.reason}.`);
+      const took = event.event === 'out' ? '{0}: at {1} s failover took endpoint {2} out: {3}.' : '{0}: at {1} s failover took endpoint {2} back: {3}.';
+      notes.push(t(took, stepLabel(step), (event.atMs / 1000).toFixed(1), endpointName(doc, event.endpoint), event.reason));
     }
   }
   return notes;

@@ -114,9 +114,9 @@ export function roundedUnsignedZero(value: number, digits: number): number {
   return rounded === 0 ? 0 : rounded;
 }
 
-/** Seconds of run time, "12.3 s" (`digits` decimals). */
-export function formatSeconds(value: number | null | undefined, digits = 1): string {
-  return isNumber(value) ? `${value.toFixed(digits)} s` : NOT_AVAILABLE;
+/** Seconds of run time, "12.3 s" (`digits` decimals), the unit in the display language ("12.3 秒"). */
+export function formatSeconds(value: number | null | undefined, digits = 1, t: Translate = english): string {
+  return isNumber(value) ? t('{0} s', value.toFixed(digits)) : NOT_AVAILABLE;
 }
 
 /** A step's time so far, of its planned duration when it has one: "12.3 / 60 s", "12.3 s". */

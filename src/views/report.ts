@@ -368,11 +368,11 @@ export function buildReportModel(runs: ReportRun[], options: ReportOptions = {},
     knees,
     ranking,
     endpoints: runs.flatMap((run) => {
-      const table = endpointTable(run.doc);
-      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc) }];
+      const table = endpointTable(run.doc, t);
+      return table === null ? [] : [{ name: run.name, table, notes: endpointNotes(run.doc, t) }];
     }),
     shards: runs.flatMap((run) => {
-      const section = shardsSection(run.doc);
+      const section = shardsSection(run.doc, t);
       return section === null ? [] : [{ name: run.name, ...section }];
     }),
   };

@@ -66,13 +66,13 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     ...(hasRepeats(doc.steps) ? { repeats: repeatRows(rows) } : {}),
     // A run that measured nothing has only zeros to chart: its failure is said instead.
     // One load has one point a chart: its figures go in a card instead.
-    charts: failure ? [] : [...reasoningSplitCharts(rows), ...(figures ? [] : loadCharts(rows, xAxis)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
+    charts: failure ? [] : [...reasoningSplitCharts(rows), ...(figures ? [] : loadCharts(rows, xAxis, t)), ...turnCharts(doc.steps), ...distributionCharts(doc.steps)],
     notes,
     warnings: [...(doc.warnings ?? []), ...stepWarningLines(doc.steps.map((step) => ({ ...step, label: stepLabel(step) })), imported)],
     server: serverSection(doc, t),
-    endpoints: endpointSection(doc),
+    endpoints: endpointSection(doc, t),
     trace: traceSection(doc, t),
-    shards: shardsSection(doc),
+    shards: shardsSection(doc, t),
     figures: failure ? null : figures,
     failure,
   };
@@ -125,9 +125,9 @@ function oneLoadFigures(rows: StepRow[], xAxis: XAxis, measuredLoad: boolean, t:
 }
 
 /** Each step's figures per endpoint beside its total, and what stands out; null for a run with one endpoint. */
-export function endpointSection(doc: ResultDocument): TableSection | null {
-  const table = endpointTable(doc);
-  return table === null ? null : { table, notes: endpointNotes(doc) };
+export function endpointSection(doc: ResultDocument, t: Translate = english): TableSection | null {
+  const table = endpointTable(doc, t);
+  return table === null ? null : { table, notes: endpointNotes(doc, t) };
 }
 
 /** The trace steps' lateness table, and each one's load over time, recorded against sent; null without a trace step. */
@@ -137,10 +137,11 @@ export function traceSection(doc: ResultDocument, t: Translate = english): Trace
   const charts = doc.steps.filter(isTraceStep).flatMap((step, i) => {
     const load = loadOverTime(step);
     if (load === null) return [];
-    const per = load.bucketSec === 1 ? 'per second' : `per ${load.bucketSec} s bucket`;
+
     const series: ChartSeries[] = [{ label: 'recorded (scaled)', points: load.recorded, colorIndex: 1, dashed: true }];
     if (load.sent.length > 0) series.push({ label: 'sent', points: load.sent, colorIndex: 0 });
-    return [chart(`trace-load-${i}`, null, `${stepLabel(step)}: recorded against sent load (requests/s ${per})`, 'Step time (s)', series, 'Requests/s')];
+    const title = load.bucketSec === 1 ? t('{0}: recorded against sent load (requests/s per second)', stepLabel(step)) : t('{0}: recorded against sent load (requests/s per {1} s bucket)', stepLabel(step), load.bucketSec);
+    return [chart(`trace-load-${i}`, null, title, 'Step time (s)', series, 'Requests/s')];
   });
   return { table, charts, notes: traceNotes(doc.steps, t) };
 }
@@ -162,7 +163,7 @@ export function serverSection(doc: ResultDocument, t: Translate = english): Serv
   const steps = stepFiguresOf(doc.steps, series, engine);
   const unplaced = steps.filter((step) => step.figures === null).map((step) => step.name);
   const notes = [
-    ...(missing.length ? [t('{0} does not export: {1}.', ENGINE_NAMES[engine], missing.join(', '))] : []),
+    ...(missing.length ? [t('{0} does not export: {1}.', ENGINE_NAMES[engine], missing.map((name) => t(name)).join(', '))] : []),
     ...(unplaced.length ? [t("No span on the run's clock for: {0} (the file predates it).", unplaced.join(', '))] : []),
     ...tokenRateNotes(doc, steps, t),
   ];
@@ -182,9 +183,9 @@ export function serverSection(doc: ResultDocument, t: Translate = english): Serv
   const replicas =
     byEndpoint.length > 1
       ? byEndpoint.map(({ endpoint, series: own }) => ({
-          label: `Endpoint ${endpoint}${doc.endpoints?.[Number(endpoint)] ? ` ${doc.endpoints[Number(endpoint)]!.baseUrl}` : ''}`,
+          label: doc.endpoints?.[Number(endpoint)] ? t('Endpoint {0} {1}', endpoint, doc.endpoints[Number(endpoint)]!.baseUrl) : t('Endpoint {0}', endpoint),
           table: serverTable(stepFiguresOf(doc.steps, own, engine)),
-          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: `Endpoint ${endpoint}: ${c.title.replace(/^Server: /, '')}` })),
+          charts: viewCharts(serverTimeCharts(serverLinesOf(commonSeries(own, engine))).charts, `replica-${endpoint}-`).map((c) => ({ ...c, title: t('Endpoint {0}: {1}', endpoint, t(c.title.replace(/^Server: /, ''))) })),
         }))
       : [];
   if (replicas.length > 0) notes.push(t('Over {0} endpoints: requests and tokens are summed over them, KV-cache usage is their mean; choose "One by one" for each endpoint\'s own.', replicas.length));
@@ -261,7 +262,7 @@ function runSummary(doc: ResultDocument, fileName: string, t: Translate): RunSum
   return {
     fileName,
     model: many ? [...new Set(many.map((e) => e.model))].join(', ') : doc.endpoint.model,
-    baseUrl: many ? `${many.length} endpoints, ${doc.endpointStrategy ?? 'round-robin'}: ${many.map((_, i) => endpointName(doc, i)).join(', ')}` : doc.endpoint.baseUrl,
+    baseUrl: many ? t('{0} endpoints, {1}: {2}', many.length, doc.endpointStrategy ?? 'round-robin', many.map((_, i) => endpointName(doc, i)).join(', ')) : doc.endpoint.baseUrl,
     api: doc.endpoint.api,
     status: doc.status,
     statusReason: reason?.text ?? null,
@@ -270,7 +271,7 @@ function runSummary(doc: ResultDocument, fileName: string, t: Translate): RunSum
     finishedAt: knownTime(doc.finishedAt),
     tool: doc.tool.version === 'unknown' ? doc.tool.name : `${doc.tool.name} ${doc.tool.version}`,
     importedFrom: imported
-      ? `${imported.tool} ${imported.version ?? '(version not recorded)'}, from ${imported.file}${imported.lines ? ` lines ${imported.lines.first}-${imported.lines.last}` : ''}`
+      ? t(imported.lines ? '{0} {1}, from {2} lines {3}-{4}' : '{0} {1}, from {2}', imported.tool, imported.version ?? t('(version not recorded)'), imported.file, imported.lines?.first ?? '', imported.lines?.last ?? '')
       : null,
     labels: Object.entries(doc.labels),
     workers: workersText(doc, t),
@@ -357,7 +358,7 @@ function placedRows(rows: StepRow[], value: RowValue): { x: number; y: number; l
  * mean as a band (the same numbers as the table across repeats), and each repeat's own point, faint,
  * for the view's toggle; never one line zig-zagging through every repeat. Every point names its step.
  */
-export function loadSeries(rows: StepRow[], value: RowValue, style: LoadStyle, metric: MetricKey): ChartSeries[] {
+export function loadSeries(rows: StepRow[], value: RowValue, style: LoadStyle, metric: MetricKey, t: Translate = english): ChartSeries[] {
   const placed = placedRows(rows, value);
   const marks = { colorIndex: style.colorIndex, ...(style.pointStyle ? { pointStyle: style.pointStyle } : {}) };
   const own = { ...marks, ...(style.dashed ? { dashed: true } : {}), ...(style.percentile ? { percentile: style.percentile } : {}) };
@@ -376,20 +377,20 @@ export function loadSeries(rows: StepRow[], value: RowValue, style: LoadStyle, m
   const edge = (sign: 1 | -1) => withInterval.map((step): [number, number] => [step.x, step.y.mean + sign * (step.y.halfWidth ?? 0)]);
   const band: ChartSeries[] = withInterval.length
     ? [
-        { label: `${style.label} 95% interval (low)`, points: edge(-1), colorIndex: style.colorIndex, bandEdge: true },
-        { label: `${style.label} 95% interval`, points: edge(1), colorIndex: style.colorIndex, bandEdge: true, fillToPrevious: true },
+        { label: t('{0} 95% interval (low)', t(style.label)), points: edge(-1), colorIndex: style.colorIndex, bandEdge: true },
+        { label: t('{0} 95% interval', t(style.label)), points: edge(1), colorIndex: style.colorIndex, bandEdge: true, fillToPrevious: true },
       ]
     : [];
   return [
     ...band,
     {
-      label: `${style.label} (mean of repeats)`,
+      label: t('{0} (mean of repeats)', t(style.label)),
       points: steps.map((step): [number, number] => [step.x, step.y.mean]),
-      pointLabels: steps.map((step) => `${step.name}: mean of ${step.y.n} repeat${step.y.n === 1 ? '' : 's'}`),
-      pointNotes: steps.map((step) => (step.y.halfWidth === null ? 'one repeat: no interval' : `95% interval \u00b1 ${formatMetric(metric, step.y.halfWidth)}`)),
+      pointLabels: steps.map((step) => t(step.y.n === 1 ? '{0}: mean of {1} repeat' : '{0}: mean of {1} repeats', step.name, step.y.n)),
+      pointNotes: steps.map((step) => (step.y.halfWidth === null ? t('one repeat: no interval') : t('95% interval \u00b1 {0}', formatMetric(metric, step.y.halfWidth)))),
       ...own,
     },
-    { label: `${style.label}, each repeat`, points: placed.map((p): [number, number] => [p.x, p.y]), pointLabels: placed.map((p) => p.label), eachRepeat: true, ...marks },
+    { label: t('{0}, each repeat', t(style.label)), points: placed.map((p): [number, number] => [p.x, p.y]), pointLabels: placed.map((p) => p.label), eachRepeat: true, ...marks },
   ];
 }
 
@@ -402,9 +403,9 @@ type StatsMetric = 'latencyMs' | 'ttftMs' | 'itlMs' | 'ttfoMs';
  * For a run with repeats, p50 and p99 each as the mean across repeats with its interval (three
  * bands would cover each other).
  */
-function percentileBand(rows: StepRow[], metric: StatsMetric): ChartSeries[] {
+function percentileBand(rows: StepRow[], metric: StatsMetric, t: Translate): ChartSeries[] {
   if (hasRepeats(rows)) {
-    return (['p50', 'p99'] as const).flatMap((p) => loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: p === 'p50' ? 0 : 2, percentile: p }, metric)).filter((s) => s.points.length > 0);
+    return (['p50', 'p99'] as const).flatMap((p) => loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: p === 'p50' ? 0 : 2, percentile: p }, metric, t)).filter((s) => s.points.length > 0);
   }
   const band = (['p50', 'p90', 'p99'] as const).map((p, i) => ({
     ...loadSeries(rows, (r) => r[metric]?.[p], { label: p, colorIndex: i, percentile: p }, metric)[0]!,
@@ -417,8 +418,8 @@ export function chart(id: string, metric: MetricKey | null, title: string, xLabe
   return { id, title, metric, xLabel, yLabel: yLabel ?? (metric ? metricTitle(metric) : ''), series };
 }
 
-function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
-  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => loadSeries(rows, value, { label: METRICS[metric].label, colorIndex }, metric);
+function loadCharts(rows: StepRow[], axis: XAxis, t: Translate): ViewChart[] {
+  const simple = (metric: MetricKey, value: RowValue, colorIndex: number) => loadSeries(rows, value, { label: METRICS[metric].label, colorIndex }, metric, t);
   const xLog = wantsLogAxis(rows.map((r) => r.x));
   // An embeddings run has no stream: its figures are vectors and input tokens per second, and latency.
   const charts = rowsEmbedded(rows)
@@ -426,16 +427,16 @@ function loadCharts(rows: StepRow[], axis: XAxis): ViewChart[] {
         chart('embeddings-throughput', 'embeddingsPerSecond', 'Embeddings per second', axis.label, simple('embeddingsPerSecond', (r) => r.embeddingsPerSecond, 0)),
         chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1)),
         chart('input-throughput', 'inputTokensPerSecond', 'Input tokens per second', axis.label, simple('inputTokensPerSecond', (r) => r.inputTokensPerSecond, 7)),
-        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', t)),
       ]
     : [
         chart('output-throughput', 'outputTokensPerSecond', 'Output tokens per second', axis.label, simple('outputTokensPerSecond', (r) => r.outputTokensPerSecond, 0)),
         // Against the achieved request rate, requests per second is that same figure: a diagonal that says nothing.
         ...(axis.kind === 'rate' ? [] : [chart('requests', 'requestsPerSecond', 'Requests per second', axis.label, simple('requestsPerSecond', (r) => r.requestsPerSecond, 1))]),
-        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs')),
-        chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs')),
-        ...(rowsReasoned(rows) ? [chart('ttfo', 'ttfoMs', 'TTFO percentiles (first answer token)', axis.label, percentileBand(rows, 'ttfoMs'))] : []),
-        chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs')),
+        chart('latency', 'latencyMs', 'Latency percentiles', axis.label, percentileBand(rows, 'latencyMs', t)),
+        chart('ttft', 'ttftMs', 'TTFT percentiles', axis.label, percentileBand(rows, 'ttftMs', t)),
+        ...(rowsReasoned(rows) ? [chart('ttfo', 'ttfoMs', 'TTFO percentiles (first answer token)', axis.label, percentileBand(rows, 'ttfoMs', t))] : []),
+        chart('itl', 'itlMs', 'ITL percentiles', axis.label, percentileBand(rows, 'itlMs', t)),
       ];
   return xLog ? charts.map((c) => ({ ...c, xLog })) : charts;
 }

@@ -225,10 +225,10 @@ export function tokenRateNotes(doc: Pick<ResultDocument, 'steps' | 'serverMetric
     const lengthSec = (window.endMs - window.startMs) / 1000;
     // Up to one interval of time too many or too few at each end of the step.
     const granularity = lengthSec > 0 ? (2 * intervalSec) / lengthSec : Infinity;
-    const text = t('{0} ({1} against {2} over {3})', stepLabel(step), fixed(server, 0), fixed(client, 0), formatSeconds(lengthSec));
+    const text = t('{0} ({1} against {2} over {3})', stepLabel(step), fixed(server, 0), fixed(client, 0), formatSeconds(lengthSec, 1, t));
     (difference <= granularity + TOKEN_RATE_DIFFERENCE ? explained : unexplained).push(text);
   });
-  const every = formatSeconds(intervalSec, intervalSec % 1 === 0 ? 0 : 1);
+  const every = formatSeconds(intervalSec, intervalSec % 1 === 0 ? 0 : 1, t);
   const notes: string[] = [];
   if (explained.length) {
     notes.push(
@@ -317,5 +317,5 @@ export function serverMarks(doc: ResultDocument): ServerMarks {
 export function markText(mark: MarkState | undefined, t: Translate = english): string {
   if (mark === null || mark === undefined) return NOT_AVAILABLE;
   if (mark === 'never') return t('not seen');
-  return t('{0} at {1}', mark.step ?? t('between steps'), formatSeconds(mark.atSec));
+  return t('{0} at {1}', mark.step ?? t('between steps'), formatSeconds(mark.atSec, 1, t));
 }

@@ -10,6 +10,7 @@ import type { ResultDocument, ShardMember, Step } from '../format/result';
 import { stepLabel } from '../format/step-name';
 import { quantileOfSorted } from '../results/stats';
 import { fixed, roundedUnsignedZero } from './number-format';
+import { english, type Translate } from './l10n';
 
 const COLUMNS: TableSection['table']['columns'] = [
   { label: 'Shard' },
@@ -22,18 +23,19 @@ const COLUMNS: TableSection['table']['columns'] = [
 ];
 
 /** What a member's state means in this file: a finished file's `running` member was cut short with it. */
-function stateText(member: ShardMember, doc: Pick<ResultDocument, 'status' | 'steps'>): string {
+function stateText(member: ShardMember, doc: Pick<ResultDocument, 'status' | 'steps'>, t: Translate): string {
   const live = doc.status === 'running';
   switch (member.state) {
     case 'missing':
-      return 'missing (never registered)';
+      return t('missing (never registered)');
     case 'registered':
       // Files written before the states were kept say `registered` for every shard that took part.
-      return live || doc.steps.length === 0 ? 'registered' : 'took part (its end not recorded)';
+      return live || doc.steps.length === 0 ? t('registered') : t('took part (its end not recorded)');
     case 'running':
-      return live ? 'running' : 'running when its file was last written';
+      return live ? t('running') : t('running when its file was last written');
     default:
-      return member.state;
+      // done, lost
+      return t(member.state);
   }
 }
 
@@ -65,7 +67,7 @@ function latenessByShard(steps: readonly Step[]): Map<number, Lateness> {
 const NONE: Lateness = { n: 0, p50: null, max: null };
 
 /** A shard run's table of shards and what to know about it; null for a run in one process. */
-export function shardsSection(doc: ResultDocument): TableSection | null {
+export function shardsSection(doc: ResultDocument, t: Translate = english): TableSection | null {
   const shards = doc.shards;
   if (shards === undefined) return null;
   const live = doc.status === 'running';
@@ -78,18 +80,18 @@ export function shardsSection(doc: ResultDocument): TableSection | null {
   const rows = shards.members.map((m) => {
     const late = latenesses.get(m.shard) ?? NONE;
     const offset = m.offsetMs === null ? '–' : `${unsigned(m.offsetMs, 2)} ± ${fixed(m.uncertaintyMs ?? 0, 2)}`;
-    return [m.shard === 0 && shards.shard === undefined ? '0 (coordinator)' : String(m.shard), m.host ?? '–', offset, stateText(m, doc), m.state === 'missing' ? '–' : String(late.n), ms(late.p50), ms(late.max)];
+    return [m.shard === 0 && shards.shard === undefined ? t('0 (coordinator)') : String(m.shard), m.host ?? '–', offset, stateText(m, doc, t), m.state === 'missing' ? '–' : String(late.n), ms(late.p50), ms(late.max)];
   });
   const notes = [
     shards.shard === undefined
-      ? `${shards.count} shards, coordinated by shard 0 at ${shards.coordinator}; run id ${shards.runId}.`
-      : `Shard ${shards.shard}'s own file of a run of ${shards.count} shards (run id ${shards.runId}): it holds this shard's requests only. The coordinator's file holds the whole run; \`llmbench merge\` puts the shards' files together.`,
-    `Clock offsets: each shard's clock minus the coordinator's, from the shortest of its round trips to the coordinator at registration; each step started at one instant on every shard's clock, corrected by it.`,
-    current ? `Send lateness: in the step running now, ${stepLabel(current)}.` : live ? 'Send lateness: no step has started yet.' : 'Send lateness: over the whole run.',
+      ? t('{0} shards, coordinated by shard 0 at {1}; run id {2}.', shards.count, shards.coordinator, shards.runId)
+      : t("Shard {0}'s own file of a run of {1} shards (run id {2}): it holds this shard's requests only. The coordinator's file holds the whole run; `llmbench merge` puts the shards' files together.", shards.shard, shards.count, shards.runId),
+    t("Clock offsets: each shard's clock minus the coordinator's, from the shortest of its round trips to the coordinator at registration; each step started at one instant on every shard's clock, corrected by it."),
+    current ? t('Send lateness: in the step running now, {0}.', stepLabel(current)) : live ? t('Send lateness: no step has started yet.') : t('Send lateness: over the whole run.'),
   ];
   const lost = shards.members.filter((m) => m.state === 'lost').map((m) => m.shard);
-  if (lost.length > 0) notes.push(`Lost during the run: shard ${lost.join(', ')}. The run is partial; what ${lost.length === 1 ? 'it' : 'they'} measured until then is kept.`);
+  if (lost.length > 0) notes.push(t(lost.length === 1 ? 'Lost during the run: shard {0}. The run is partial; what it measured until then is kept.' : 'Lost during the run: shard {0}. The run is partial; what they measured until then is kept.', lost.join(', ')));
   const missing = shards.members.filter((m) => m.state === 'missing').map((m) => m.shard);
-  if (missing.length > 0) notes.push(`Never registered: shard ${missing.join(', ')}. The run did not send the load planned.`);
+  if (missing.length > 0) notes.push(t('Never registered: shard {0}. The run did not send the load planned.', missing.join(', ')));
   return { table: { columns: COLUMNS, rows }, notes };
 }

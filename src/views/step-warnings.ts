@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { BUSY_START_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -75,6 +75,20 @@ interface Wording {
 
 const words = (texts: Record<string, string> | string): Wording[] => (typeof texts === 'string' ? [{ text: texts }] : Object.values(texts).map((text) => ({ text })));
 const WHO: readonly Wording[] = words(CLIENT_BOUND_TEXT.who);
+/** Why endpoints failed from the start: `at {url}: why`, joined by `; ` when several did. */
+const HOPELESS_WHY: readonly Wording[] = words(HOPELESS_TEXT.why);
+const VERDICT: Wording = { text: HOPELESS_TEXT.verdict, parts: { 1: HOPELESS_WHY } };
+const VERDICTS: Wording[] = [VERDICT];
+VERDICTS.unshift({ text: HOPELESS_TEXT.joined, parts: { 0: [VERDICT], 1: VERDICTS } });
+const HOPELESS_REQUESTS: readonly Wording[] = words(HOPELESS_TEXT.requests);
+/** What a trace replay left out: a sentence on its bad rows (their reasons joined by `; `), one on its failed rows, or both. */
+const LEFT_OUT_WHY: readonly Wording[] = words(TRACE_LEFT_OUT_TEXT.why);
+const LEFT_OUT_REASON: readonly Wording[] = [TRACE_LEFT_OUT_TEXT.reasonOne, TRACE_LEFT_OUT_TEXT.reason].map((text) => ({ text, parts: { 1: LEFT_OUT_WHY } }));
+const LEFT_OUT_REASONS: Wording[] = [...LEFT_OUT_REASON];
+LEFT_OUT_REASONS.unshift({ text: TRACE_LEFT_OUT_TEXT.reasons, parts: { 0: LEFT_OUT_REASON, 1: LEFT_OUT_REASONS } });
+const LEFT_OUT_SKIPPED: readonly Wording[] = [TRACE_LEFT_OUT_TEXT.skippedOne, TRACE_LEFT_OUT_TEXT.skipped].map((text) => ({ text, parts: { 1: LEFT_OUT_REASONS } }));
+const LEFT_OUT_FAILED: readonly Wording[] = words({ one: TRACE_LEFT_OUT_TEXT.failedOne, many: TRACE_LEFT_OUT_TEXT.failed });
+const LEFT_OUT_SENTENCES: readonly Wording[] = [{ text: TRACE_LEFT_OUT_TEXT.sentences, parts: { 0: LEFT_OUT_SKIPPED, 1: LEFT_OUT_FAILED } }, ...LEFT_OUT_SKIPPED, ...LEFT_OUT_FAILED];
 const WORDINGS: readonly Wording[] = [
   ...words(TOO_SHORT_TEXT),
   ...words(BUSY_START_TEXT),
@@ -92,6 +106,19 @@ const WORDINGS: readonly Wording[] = [
   ...words(SERVER_METRICS_TEXT),
   // The run's token cross-check: `{0}; ...`, its head holding what the client received.
   ...Object.values(CROSS_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: CROSS_CHECK_TEXT.head, parts: { 1: words(CROSS_CHECK_TEXT.received) } }] } })),
+  // The scraper's other warnings, the GPU reader's, and the sweep's when it places its rates.
+  ...words(SCRAPE_PROBLEM_TEXT),
+  ...words(GPU_METRICS_TEXT),
+  ...words(SWEEP_PLAN_TEXT),
+  // A run stopped because its endpoints failed from the start (its status reason), and one of several that did (a warning).
+  { text: HOPELESS_TEXT.stopped.afterWarmUp, parts: { 0: HOPELESS_REQUESTS, 1: HOPELESS_REQUESTS, 2: VERDICTS } },
+  { text: HOPELESS_TEXT.stopped.warmUpOnly, parts: { 0: HOPELESS_REQUESTS, 1: VERDICTS } },
+  { text: HOPELESS_TEXT.stopped.measured, parts: { 0: HOPELESS_REQUESTS, 1: VERDICTS } },
+  ...Object.values(HOPELESS_TEXT.goesOn).map((text) => ({ text, parts: { 1: HOPELESS_WHY } })),
+  // What a trace replay left out of its file.
+  { text: TRACE_LEFT_OUT_TEXT.file, parts: { 1: LEFT_OUT_SENTENCES } },
+  // The run's abort cross-check: `{0}; ...`, its head holding the counts (the unnamed counter's first: the named one's {0} would take it in).
+  ...Object.values(ABORT_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: ABORT_CHECK_TEXT.headUnnamed }, { text: ABORT_CHECK_TEXT.head }] } })),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
@@ -121,16 +148,18 @@ function reword(text: string, wordings: readonly Wording[], t: Translate): strin
   for (const wording of wordings) {
     const found = patternOf(wording.text, Object.keys(wording.parts ?? {}).map(Number)).exec(text);
     if (found === null) continue;
+    // A placeholder may come more than once (`{0} series ... the first {0}`): each group fills the one it stands for.
+    const order = [...wording.text.matchAll(/\{(\d+)\}/g)].map((m) => Number(m[1]));
     const args: string[] = [];
     let whole = true;
     for (const [i, value] of found.slice(1).entries()) {
-      const parts = wording.parts?.[i];
+      const parts = wording.parts?.[order[i]!];
       const said = parts === undefined ? value : reword(value!, parts, t);
       if (said === null) {
         whole = false;
         break;
       }
-      args.push(said!);
+      args[order[i]!] = said;
     }
     if (whole) return t(wording.text, ...args);
   }

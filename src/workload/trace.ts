@@ -10,6 +10,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { TraceColumns, TraceFormat, TraceSource, TraceTimeUnit } from '../format/trace';
 import { BadInputError, printable, quote } from '../format/errors';
+import { fillPlaceholders, TRACE_LEFT_OUT_TEXT } from '../format/warning-text';
 
 /** One request of the trace, as it is to be replayed. */
 export interface TraceEntry {
@@ -30,14 +31,7 @@ export interface TraceEntry {
 /** Why a row cannot be replayed. */
 export type BadRowReason = 'unparsable' | 'missing-field' | 'bad-time' | 'time-backwards' | 'bad-length' | 'bad-hash-ids';
 
-const REASON_WORDS: Readonly<Record<BadRowReason, string>> = {
-  unparsable: 'unreadable as a row',
-  'missing-field': 'with a field missing',
-  'bad-time': 'with a time that is not one',
-  'time-backwards': 'with times going backwards',
-  'bad-length': 'with a token count that is not a whole number of at least 1',
-  'bad-hash-ids': 'with hash ids that are not a list of whole numbers',
-};
+const REASON_WORDS: Readonly<Record<BadRowReason, string>> = TRACE_LEFT_OUT_TEXT.why;
 
 export interface LineCount {
   count: number;
@@ -127,14 +121,15 @@ export async function openTrace(source: TraceSource): Promise<TraceReader> {
 
 /** What skipped and failed rows a reading left out, in a sentence for the run's log; null when none. */
 export function describeLeftOut(path: string, stats: TraceStats): string | null {
+  const text = TRACE_LEFT_OUT_TEXT;
   const skipped = Object.entries(stats.skipped) as [BadRowReason, LineCount][];
-  const parts = skipped.map(([reason, c]) => `${c.count} ${REASON_WORDS[reason]} (${c.count === 1 ? 'line' : 'first at line'} ${c.firstLine})`);
+  const parts = skipped.map(([reason, c]) => fillPlaceholders(c.count === 1 ? text.reasonOne : text.reason, [c.count, REASON_WORDS[reason], c.firstLine]));
   const bad = skipped.reduce((n, [, c]) => n + c.count, 0);
   const sentences: string[] = [];
-  if (parts.length > 0) sentences.push(`${bad} bad ${bad === 1 ? 'row was' : 'rows were'} skipped: ${parts.join('; ')}`);
+  if (parts.length > 0) sentences.push(fillPlaceholders(bad === 1 ? text.skippedOne : text.skipped, [bad, parts.reduce((joined, part) => fillPlaceholders(text.reasons, [joined, part]))]));
   const failed = stats.failedRequests;
-  if (failed) sentences.push(`${failed.count} ${failed.count === 1 ? 'row records a request' : 'rows record requests'} that failed (0 response tokens) and ${failed.count === 1 ? 'was' : 'were'} left out (${failed.count === 1 ? 'line' : 'first at line'} ${failed.firstLine})`);
-  return sentences.length === 0 ? null : `Trace file ${path}: ${sentences.join('. ')}.`;
+  if (failed) sentences.push(fillPlaceholders(failed.count === 1 ? text.failedOne : text.failed, [failed.count, failed.firstLine]));
+  return sentences.length === 0 ? null : fillPlaceholders(text.file, [path, sentences.reduce((joined, sentence) => fillPlaceholders(text.sentences, [joined, sentence]))]);
 }
 
 function emptyStats(format: TraceFormat): TraceStats {

@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultDocument } from '../../src/format/result';
@@ -22,11 +22,19 @@ import { formatCount, formatDuration, inDisplayLocale } from '../../src/views/nu
 import { sayWarning } from '../../src/views/step-warnings';
 import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
-import { tokenCrossCheck } from '../../src/observe/monitor';
+import { abortCrossCheck, tokenCrossCheck } from '../../src/observe/monitor';
 import { renderHtmlReport } from '../../src/report/html';
 import { formatMarkdownReport } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
+import { runCliLimited } from '../helpers/limited-child';
+import { closedPort } from '../helpers/cli-server';
+import { startSimProcess } from '../helpers/sim-process';
+import { startRunnerServer, vllmMetrics, type MetricsAnswer, type ServerCounts } from '../helpers/runner-server';
+import { RunConfigSchema } from '../../src/format/config';
+import { runBenchmark } from '../../src/load/runner';
+import { planSweepRates } from '../../src/load/plan';
+import { detectHardware } from '../../src/observe/hardware';
 
 const bundle = JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
 const chinese = translator(bundle);
@@ -289,4 +297,229 @@ test("the run's token cross-check warnings, every wording from tokenCrossCheck i
     assert.equal(sayWarning(warning, english), warning);
   }
   assert.equal(tokenCrossCheck(1000, client(1000, none)).warning, null);
+});
+
+/** A warning said again in Chinese: Chinese, nothing English left but `data`, its figures kept; in English as stored. */
+function saidInChinese(warning: string, data: readonly string[] = []): string {
+  const said = sayWarning(warning, chinese);
+  assert.match(said, HAN, warning);
+  assert.deepEqual(englishLeft(said, data), [], said);
+  assert.deepEqual((said.match(/\d+/g) ?? []).sort(), (warning.match(/\d+/g) ?? []).sort(), said);
+  assert.equal(sayWarning(warning, english), warning);
+  return said;
+}
+
+test("the scraper's warnings, from real runs against a /metrics that fails each way, are said again in Chinese", async () => {
+  const answers: { name: string; answer: MetricsAnswer; serverMetrics?: Record<string, number> }[] = [
+    { name: '404', answer: { status: 404, body: 'not found' } },
+    { name: '500', answer: { status: 500, body: 'boom' } },
+    { name: 'empty', answer: { body: '' } },
+    { name: 'malformed', answer: { body: 'vllm:num_requests_running{model_name="m"} 1\nthis is not a sample\n' } },
+    { name: 'series', answer: vllmMetrics({ inFlight: 0, generatedTokens: 0 } as ServerCounts), serverMetrics: { maxSeries: 2 } },
+    { name: 'timeout', answer: { delayMs: 600, body: 'a_total 1' } },
+  ];
+  const warnings: string[] = [];
+  for (const { name, answer, serverMetrics } of answers) {
+    const server = await startRunnerServer(() => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }), () => answer);
+    const file = join(dir, `scrape-${name}.llmbench.json`);
+    try {
+      const config = RunConfigSchema.parse({
+        endpoint: { baseUrl: server.baseUrl, model: 'm' },
+        workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
+        profile: { kind: 'concurrency', levels: [2] },
+        limits: { requests: 8 },
+        labels: { engine: 'loopback' },
+        serverMetrics: { intervalMs: 200, ...serverMetrics },
+      });
+      await runBenchmark(config, { resultPath: file, keepRecords: false });
+    } finally {
+      await server.close();
+    }
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ResultDocument;
+    const found = (doc.warnings ?? []).filter((w) => w.startsWith('Server metrics: '));
+    assert.ok(found.length > 0, `${name}: no scraper warning in ${JSON.stringify(doc.warnings)}`);
+    warnings.push(...found);
+    if (name === 'series') {
+      // Two series kept of vLLM's: the server section names the metrics it lacks, in Chinese.
+      const notes = buildResultView(forReading(doc), `scrape-${name}.llmbench.json`, undefined, chinese).server?.notes ?? [];
+      const lacks = notes.find((n) => n.startsWith('vLLM '));
+      assert.ok(lacks, notes.join('\n'));
+      assert.deepEqual(englishLeft(lacks, ['vLLM']), [], lacks);
+    }
+    if (name === '404') {
+      const page = openPage('result', { language: zhCn });
+      page.send({ type: 'show', view: buildResultView(forReading(doc), `scrape-${name}.llmbench.json`, undefined, chinese) });
+      const shown = [...page.document.querySelectorAll('.run-warnings .notice')].map((p) => p.textContent ?? '');
+      assert.ok(shown.some((w) => w.startsWith(`服务端指标：${server.baseUrl.replace(/\/v1$/, '')}/metrics 返回 HTTP 404`)), shown.join('\n'));
+    }
+  }
+  const kinds = ['HTTP 404', 'HTTP 500', 'no metric at all', 'not Prometheus text', 'series (maxSeries)', 'did not answer within'];
+  for (const kind of kinds) assert.ok(warnings.some((w) => w.includes(kind)), `no warning with "${kind}": ${warnings.join('\n')}`);
+  for (const warning of warnings) saidInChinese(warning, ['HTTP', 'Prometheus', 'vLLM', 'SGLang', 'llama.cpp', 'URL|off', 'maxSeries', 'a_total', ...(/ kept, (\S+) and later/.exec(warning)?.slice(1) ?? []), 'this is not a sample', 'unknown metric', ...(/\(first, line \d+: (.*)\); the lines/.exec(warning)?.slice(1) ?? [])]);
+});
+
+test('the GPU readers\' warnings, from real tools on the PATH that fail or list nothing, are said again in Chinese', async () => {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'nvidia-smi'), '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver" >&2\nexit 9\n', { mode: 0o755 });
+  writeFileSync(join(bin, 'npu-smi'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}:${path}`;
+  const warnings: string[] = [];
+  try {
+    assert.equal(await detectHardware((message) => warnings.push(message)), null);
+  } finally {
+    process.env.PATH = path;
+  }
+  assert.equal(warnings.length, 2, warnings.join('\n'));
+  for (const warning of warnings) saidInChinese(warning, ['GPU', 'nvidia-smi', 'npu-smi', 'PATH', 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver']);
+});
+
+test("a sweep's warnings when it places its rates, from planSweepRates itself, are said again in Chinese", () => {
+  const config = RunConfigSchema.parse({ endpoint: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, profile: { kind: 'sweep', rateCount: 3 }, limits: { requests: 10 } });
+  const summary = (requestsPerSecond: number | null) => ({ requestsPerSecond }) as never;
+  const notes = [planSweepRates(config, [summary(5), summary(null)]), planSweepRates(config, [summary(5), summary(4)])].flatMap((plan) => plan.notes.filter((n) => n.level === 'warn'));
+  assert.equal(notes.length, 2, JSON.stringify(notes));
+  for (const note of notes) saidInChinese(note.message, ['synchronous', 'throughput', 'Throughput']);
+});
+
+test("the run's abort cross-check warnings, every wording from abortCrossCheck itself, are said again in Chinese", () => {
+  const checks = [abortCrossCheck(0, 12, 'vllm'), abortCrossCheck(30, 12, 'vllm'), abortCrossCheck(3, 12, 'vllm'), abortCrossCheck(30, 12, 'sglang')];
+  assert.ok(checks.every((c) => c.level === 'warn'));
+  assert.equal(new Set(checks.map((c) => c.message)).size, 4);
+  for (const { message } of checks) {
+    const said = saidInChinese(message, ['vllm:request_success_total{finished_reason="abort"}', 'vLLM', 'vllm#31503']);
+    assert.match(said, /^服务端\/客户端中止交叉核对：/, said);
+  }
+  assert.equal(abortCrossCheck(12, 12, 'vllm').level, 'info');
+});
+
+/** A CLI run (not blocking this process, so that servers in it answer), its result file read back. */
+async function runCli(name: string, args: string[]): Promise<{ doc: ResultDocument; fileName: string }> {
+  const fileName = `${name}.llmbench.json`;
+  const cli = await runCliLimited(['run', ...args, '--out', join(dir, fileName)], { timeoutMs: 90_000 });
+  assert.ok(cli.code === 0 || cli.code === 1, cli.stderr);
+  return { doc: JSON.parse(readFileSync(join(dir, fileName), 'utf8')) as ResultDocument, fileName };
+}
+
+// The request's error (`connection refused at ...: is the server running?`) is the client's own message, kept as recorded like an engine's.
+test('endpoints that fail from the start: the run\'s status reason and the warning of the one that failed while another served, in Chinese', async (t) => {
+  const sim = await startSimProcess('tiny');
+  t.after(() => sim.close());
+  const load = ['--model', 'm', '--concurrency', '2', '--requests', '20', '--input-tokens', '16', '--output-tokens', '8', '--server-metrics', 'off'];
+  const down = ['http://127.0.0.1:9/v1', 'http://127.0.0.1:10/v1'];
+  const both = await runCli('both-down', ['--url', down[0]!, '--url', down[1]!, ...load]);
+  const one = await runCli('one-down', ['--url', sim.baseUrl, '--url', down[0]!, ...load]);
+  assert.equal(both.doc.status, 'failed');
+  assert.match(both.doc.statusReason ?? '', /^\d+ measured requests? failed .*at http:\S+: could not connect .*; at http:\S+: could not connect .* The run was stopped rather than send more\.$/s);
+  const reason = saidInChinese(both.doc.statusReason!, [...down, 'connect ECONNREFUSED 127.0.0.1:9', 'connect ECONNREFUSED 127.0.0.1:10', 'connection refused', 'is the server running?']);
+  assert.match(reason, /^\d+ 个计量请求失败.*在 http:\/\/127\.0\.0\.1:9\/v1 上无法连接/s);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view: buildResultView(forReading(both.doc), both.fileName, undefined, chinese) });
+  const status = [...page.document.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === '状态')?.nextElementSibling?.textContent ?? '';
+  assert.equal(status, `失败: ${reason}`);
+  const warning = (one.doc.warnings ?? []).find((w) => w.startsWith(`Requests to ${down[0]} fail from the start`));
+  assert.ok(warning, JSON.stringify(one.doc.warnings));
+  assert.match(saidInChinese(warning, [down[0]!, 'connection refused', 'is the server running?']), /^发往 http:\/\/127\.0\.0\.1:9\/v1 的请求从一开始就失败：无法连接/);
+});
+
+test('a run over two simulators: the endpoint section, its notes, the summary\'s endpoints and the replicas\' labels in Chinese, on the page and in the report\'s exports', async (t) => {
+  // A small fast engine and a 70B model on two H100s: the second is slower, so a note names it.
+  const [fast, slow] = await Promise.all([startSimProcess('tiny'), startSimProcess('llama3.3-70b-fp8-2xh100-nim')]);
+  t.after(() => Promise.all([fast.close(), slow.close()]));
+  const { doc, fileName } = await runCli('two-endpoints', ['--url', fast.baseUrl, '--url', slow.baseUrl, '--model', 'm', '--concurrency', '4', '--requests', '24', '--input-tokens', '32', '--output-tokens', '8', '--server-metrics-interval', '200']);
+  const data = [...dataOf(doc), fast.baseUrl, slow.baseUrl, 'round-robin'];
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.endpoints && view.server?.replicas, 'no endpoint section or replicas');
+  assert.match(view.summary.baseUrl, /^2 个服务，round-robin：#0 http/);
+  assert.ok(view.endpoints.notes.some((n) => /服务 #1 \S+ 较慢/.test(n)), view.endpoints.notes.join('\n'));
+  for (const note of view.endpoints.notes) assert.deepEqual(englishLeft(note, data), [], note);
+  assert.ok(view.endpoints.table.rows.some((row) => row[1] === '全部'));
+  assert.deepEqual(view.server.replicas.map((r) => r.label), [`服务 0 ${fast.baseUrl}`, `服务 1 ${slow.baseUrl}`]);
+  for (const chart of view.server.replicas.flatMap((r) => r.charts)) assert.match(chart.title, /^服务 \d：.*[\u4e00-\u9fff]/, chart.title);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view });
+  const section = [...page.document.querySelectorAll('#endpoint-section h2, #endpoint-section p, #endpoint-section th, #endpoint-section td')].map((e) => e.textContent).join(' | ');
+  assert.deepEqual(englishLeft(section, data), [], section);
+  assert.deepEqual(page.scriptErrors, []);
+  // In English, as before.
+  const plain = buildResultView(forReading(doc), fileName);
+  assert.match(plain.summary.baseUrl, /^2 endpoints, round-robin: #0 http/);
+  assert.ok(plain.endpoints!.notes.some((n) => / is slower: TTFT p50 /.test(n)), plain.endpoints!.notes.join('\n'));
+  assert.deepEqual(plain.server!.replicas!.map((r) => r.label), [`Endpoint 0 ${fast.baseUrl}`, `Endpoint 1 ${slow.baseUrl}`]);
+  assert.ok(plain.server!.replicas![0]!.charts.some((c) => c.title === 'Endpoint 0: KV-cache usage'));
+  const reportRuns: ReportRun[] = [{ name: fileName, doc, source: fileName }];
+  const model = buildReportModel(reportRuns, {}, chinese);
+  const html = renderHtmlReport(model, reportRuns, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
+  const md = formatMarkdownReport(model, reportRuns, 'r', { t: chinese });
+  for (const text of [html, md]) assert.doesNotMatch(text, /is slower: |endpoint #\d|requests to endpoint/);
+});
+
+test('a real 2-shard run: the shards section\'s states, coordinator and notes in Chinese, on the page and in the report', async (t) => {
+  const sim = await startSimProcess('tiny');
+  t.after(() => sim.close());
+  const port = await closedPort();
+  const flags = ['--url', sim.baseUrl, '--model', 'm', '--input-tokens', '32', '--output-tokens', '8', '--server-metrics', 'off', '--concurrency', '2', '--requests', '8', '--warmup', '0', '--shards', '2', '--coordinator', `127.0.0.1:${port}`];
+  const fileName = 'sharded.llmbench.json';
+  const outcomes = await Promise.all([0, 1].map((i) => runCliLimited(['run', ...flags, '--shard', String(i), '--out', join(dir, i === 0 ? fileName : `shard-${i}.llmbench.json`)], { timeoutMs: 60_000, env: { LLMBENCH_RUN_TOKEN: 'view-language-test-token-0123' } })));
+  assert.deepEqual(outcomes.map((o) => o.code), [0, 0], outcomes.map((o) => o.stderr).join('\n----\n'));
+  const doc = JSON.parse(readFileSync(join(dir, fileName), 'utf8')) as ResultDocument;
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.shards, 'no shards section');
+  assert.deepEqual(view.shards.table.rows.map((row) => [row[0], row[3]]), [['0（协调者）', '已完成'], ['1', '已完成']]);
+  const data = [...dataOf(doc), doc.shards!.coordinator, doc.shards!.runId, ...doc.shards!.members.flatMap((m) => (m.host ? [m.host] : []))];
+  for (const note of view.shards.notes) assert.deepEqual(englishLeft(note, data), [], note);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view });
+  assert.equal(page.document.querySelector('#shards-section h2')?.textContent, '分片');
+  const section = [...page.document.querySelectorAll('#shards-section p, #shards-section th, #shards-section td')].map((e) => e.textContent).join(' | ');
+  assert.deepEqual(englishLeft(section, data), [], section);
+  const model = buildReportModel([{ name: fileName, doc, source: fileName }], {}, chinese);
+  assert.ok(model.shards[0]!.notes.includes('发送延后：整个运行。'), model.shards[0]!.notes.join('\n'));
+  // In English, as before.
+  const plain = buildResultView(forReading(doc), fileName).shards!;
+  assert.ok(plain.notes.includes('Send lateness: over the whole run.'));
+  assert.deepEqual(plain.table.rows.map((row) => [row[0], row[3]]), [['0 (coordinator)', 'done'], ['1', 'done']]);
+});
+
+test('charts built at run time: a repeated run\'s legends, a trace replay\'s load chart and compare\'s own charts of A and B, in Chinese', async () => {
+  const repeated = await runCli('repeated', ['--sim', 'tiny', '--concurrency', '1,2', '--requests', '8', '--input-tokens', '16', '--output-tokens', '8', '--repeat', '3', '--repeat-pause-sec', '0', '--server-metrics', 'off']);
+  const view = buildResultView(forReading(repeated.doc), repeated.fileName, undefined, chinese);
+  const series = view.charts.flatMap((c) => c.series);
+  assert.ok(series.some((s) => s.label === '输出 token 吞吐量 (tok/s)（各次重复的均值）'), series.map((s) => s.label).join(' | '));
+  assert.ok(series.some((s) => /95% 区间（下限）$/.test(s.label)), series.map((s) => s.label).join(' | '));
+  for (const s of series) {
+    assert.doesNotMatch(s.label, /mean of repeats|95% interval|each repeat/, s.label);
+    for (const text of [...(s.pointLabels ?? []), ...(s.pointNotes ?? [])]) assert.deepEqual(englishLeft(text, dataOf(repeated.doc)), [], text);
+  }
+  const plainSeries = buildResultView(forReading(repeated.doc), repeated.fileName).charts.flatMap((c) => c.series);
+  assert.ok(plainSeries.some((s) => s.label === 'output tok/s (mean of repeats)' && s.pointLabels?.[0] === 'concurrency@1: mean of 3 repeats'), plainSeries.map((s) => s.label).join(' | '));
+  assert.ok(plainSeries.some((s) => s.label === 'p50 95% interval (low)'));
+
+  writeFileSync(join(dir, 'trace.jsonl'), [0, 100, 300, 1500, 2600].map((ms) => JSON.stringify({ timestamp: ms, input_length: 40, output_length: 4 })).join('\n') + '\n');
+  const trace = await runCli('trace', ['--sim', 'tiny', '--trace', join(dir, 'trace.jsonl'), '--server-metrics', 'off']);
+  const chart = buildResultView(forReading(trace.doc), trace.fileName, undefined, chinese).trace?.charts[0];
+  assert.ok(chart, 'no trace load chart');
+  assert.equal(chart.title, 'trace：记录负载与实际发送负载对比（每秒的 requests/s）');
+  assert.deepEqual(chart.series.map((x) => chinese(x.label)), ['记录的（经缩放）', '实际发送']);
+  assert.equal(buildResultView(forReading(trace.doc), trace.fileName).trace?.charts[0]?.title, 'trace: recorded against sent load (requests/s per second)');
+
+  const [a, b] = [runs.estimated, runs.counted];
+  const compare = buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName, chinese);
+  assert.ok(compare.ownCharts.length > 0, 'compare has no charts of A and B');
+  for (const own of compare.ownCharts) assert.match(own.title, /^运行 [AB]：.*[\u4e00-\u9fff]/, own.title);
+  assert.ok(buildCompareView(forReading(a.doc), forReading(b.doc), a.fileName, b.fileName).ownCharts.some((c) => c.title === 'A: Output tokens per second'), 'no A: Output tokens per second');
+});
+
+test("a trace replay's warning on the rows it left out, from a real run with --skip-bad-rows, is said again in Chinese", async () => {
+  const path = join(dir, 'bad.jsonl');
+  const rows = ['{"timestamp": 0, "input_length": 40, "output_length": 4}', '{"timestamp": 10, "input_length": -5, "output_length": 4}', '{"timestamp": 5, "input_length": 40, "output_length": 4}', '{"timestamp": 30, "output_length": 4}', '{"timestamp": 40, "input_length": 0, "output_length": 4}', '{"timestamp": 50, "input_length": 40, "output_length": 4}'];
+  writeFileSync(path, rows.join('\n') + '\n');
+  const { doc } = await runCli('trace-bad-rows', ['--sim', 'tiny', '--trace', path, '--skip-bad-rows', '--server-metrics', 'off']);
+  const warning = (doc.warnings ?? []).find((w) => w.startsWith(`Trace file ${path}: `));
+  assert.ok(warning, JSON.stringify(doc.warnings));
+  assert.match(warning, /^Trace file \S+: 3 bad rows were skipped: .*\(first at line \d\); .*\(line \d\)\.$/);
+  // 'trace' stays a word of its own in Chinese, as the trace section says it.
+  const said = saidInChinese(warning, [path, 'trace']);
+  assert.match(said, /^trace 文件 \S+：跳过了 3 个坏行：.*（首个在第 \d 行）；.*（第 \d 行）。$/, said);
 });

@@ -112,6 +112,9 @@ test('summary values, the ranking and knee cells, and the noise notes read in Ch
   assert.doesNotMatch(cells(rankingTable(model, chinese)), /in flight/);
   const knees = cells(kneeTable(model, chinese));
   assert.doesNotMatch(knees, /not seen|between steps| in flight|\bat\b/, knees);
+  // The seconds of a mark in the knee table say their unit in Chinese too.
+  assert.match(knees, /于 \d+\.\d 秒/, knees);
+  assert.doesNotMatch(knees, /\d s\b/, knees);
   assert.match(knees, /在途/);
   assert.equal(rankingNoiseNote(model, english), rankingNoiseNote(model));
   assert.match(rankingNoiseNote(model), /^Runs rank by output tokens per second/);
@@ -119,7 +122,7 @@ test('summary values, the ranking and knee cells, and the noise notes read in Ch
   assert.doesNotMatch(rankingNoiseNote(model, chinese), /[a-z]{4,} [a-z]{4,}/);
   // The marks themselves: never seen, and seen at a step.
   assert.equal(markText('never', chinese), '未见');
-  assert.equal(markText({ step: 'concurrency@16', atSec: 42 }, chinese), 'concurrency@16，于 42.0 s');
+  assert.equal(markText({ step: 'concurrency@16', atSec: 42 }, chinese), 'concurrency@16，于 42.0 秒');
   assert.equal(markText({ step: 'concurrency@16', atSec: 42 }), 'concurrency@16 at 42.0 s');
 
   const view = buildResultView(forReading(concurrencySweep(20)), 'a.llmbench.json');

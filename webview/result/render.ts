@@ -141,7 +141,7 @@ export function endpointSectionElement(section: TableSection): HTMLElement {
 /** A shard run's shards: each one's host, clock offset, state and send lateness (the step running now's while the run goes). */
 export function shardsSectionElement(section: TableSection, id = 'shards-section'): HTMLElement {
   return el('section', { className: 'shards-section', attrs: { id } }, [
-    el('h2', { text: 'Shards', title: 'The processes this run was split over (llmbench run --shards N), on one machine or many' }),
+    el('h2', { text: t('Shards'), title: t('The processes this run was split over (llmbench run --shards N), on one machine or many') }),
     ...section.notes.map((note) => el('p', { className: 'notice', text: note })),
     scrollingTable(section.table, 'shards-table'),
   ]);
