@@ -207,7 +207,7 @@ test('the report and its HTML and Markdown exports in Chinese: the runs\' status
   assert.match(page.document.querySelector('.notice')?.textContent ?? '', /^已跳过/);
   assert.deepEqual(page.scriptErrors, []);
   const html = renderHtmlReport(model, reportRuns, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
-  assert.match(html, /<td>完成<\/td>/);
+  assert.match(html, /<td>已完成<\/td>/);
   assert.match(html, /<td class="num">40 个中 0 个<\/td>/);
   assert.doesNotMatch(html, /\b\d+ of \d+\b|Token counts not reported/);
   const md = formatMarkdownReport(model, reportRuns, 'r', { t: chinese });
