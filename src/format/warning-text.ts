@@ -210,3 +210,27 @@ export const TRACE_LEFT_OUT_TEXT = {
     'bad-hash-ids': 'with hash ids that are not a list of whole numbers',
   },
 } as const;
+
+/**
+ * Why a tune ended as it did, and why a trial was refused (src/tune/index.ts), stored in the tune
+ * file (`statusReason`, a trial's `reason`). A finished search's reason is one of `searched`, or
+ * one of `remeasured` with the search's sentence as its `{0}` when re-measurement ran.
+ */
+export const TUNE_END_TEXT = {
+  searched: {
+    trials: 'The budget of {0} launched trials is spent.',
+    wallTime: 'The budget of {0} s is spent.',
+    allTried: 'Every combination the constraints allow has been tried.',
+  },
+  remeasured: {
+    none: '{0} No trial scored: nothing was re-measured.',
+    one: '{0} The best trial was re-measured {1} times each.',
+    several: '{0} The best {1} trials were re-measured {2} times each.',
+  },
+  cancelled: 'Cancelled: the running server was stopped. Continue with --resume.',
+  declined: 'The first launch was not confirmed: nothing was started.',
+  refusedInARow: 'The constraints refused {0} combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.',
+  stopped: 'The tune stopped: {0}',
+  /** A trial's reason: the rule's name and its own message (kept as the rule set wrote it). */
+  refused: 'refused by rule {0}: {1}',
+} as const;

@@ -792,5 +792,17 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("sent"),
     vscode.l10n.t("Step time (s)"),
     vscode.l10n.t("Sent minus scheduled time of the shard's requests: for an open loop, how late it kept the schedule; for a closed loop, its wait for a free slot."),
+    vscode.l10n.t("The budget of {0} launched trials is spent."),
+    vscode.l10n.t("The budget of {0} s is spent."),
+    vscode.l10n.t("Every combination the constraints allow has been tried."),
+    vscode.l10n.t("Cancelled: the running server was stopped. Continue with --resume."),
+    vscode.l10n.t("The first launch was not confirmed: nothing was started."),
+    vscode.l10n.t("The constraints refused {0} combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules."),
+    vscode.l10n.t("The tune stopped: {0}"),
+    vscode.l10n.t("refused by rule {0}: {1}"),
+    vscode.l10n.t("{0} No trial scored: nothing was re-measured."),
+    vscode.l10n.t("{0} The best trial was re-measured {1} times each."),
+    vscode.l10n.t("{0} The best {1} trials were re-measured {2} times each."),
+    vscode.l10n.t("Finished ({0}): {1}"),
   ];
 }

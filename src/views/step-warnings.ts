@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -89,6 +89,13 @@ LEFT_OUT_REASONS.unshift({ text: TRACE_LEFT_OUT_TEXT.reasons, parts: { 0: LEFT_O
 const LEFT_OUT_SKIPPED: readonly Wording[] = [TRACE_LEFT_OUT_TEXT.skippedOne, TRACE_LEFT_OUT_TEXT.skipped].map((text) => ({ text, parts: { 1: LEFT_OUT_REASONS } }));
 const LEFT_OUT_FAILED: readonly Wording[] = words({ one: TRACE_LEFT_OUT_TEXT.failedOne, many: TRACE_LEFT_OUT_TEXT.failed });
 const LEFT_OUT_SENTENCES: readonly Wording[] = [{ text: TRACE_LEFT_OUT_TEXT.sentences, parts: { 0: LEFT_OUT_SKIPPED, 1: LEFT_OUT_FAILED } }, ...LEFT_OUT_SKIPPED, ...LEFT_OUT_FAILED];
+/** Why a tune ended: its search's sentence, then re-measurement's when it ran. */
+const TUNE_SEARCHED: readonly Wording[] = words(TUNE_END_TEXT.searched);
+const TUNE_ENDED: readonly Wording[] = [
+  ...Object.values(TUNE_END_TEXT.remeasured).map((text) => ({ text, parts: { 0: TUNE_SEARCHED } })),
+  ...TUNE_SEARCHED,
+  ...words({ cancelled: TUNE_END_TEXT.cancelled, declined: TUNE_END_TEXT.declined, refusedInARow: TUNE_END_TEXT.refusedInARow, stopped: TUNE_END_TEXT.stopped, refused: TUNE_END_TEXT.refused }),
+];
 const WORDINGS: readonly Wording[] = [
   ...words(TOO_SHORT_TEXT),
   ...words(BUSY_START_TEXT),
@@ -119,6 +126,8 @@ const WORDINGS: readonly Wording[] = [
   { text: TRACE_LEFT_OUT_TEXT.file, parts: { 1: LEFT_OUT_SENTENCES } },
   // The run's abort cross-check: `{0}; ...`, its head holding the counts (the unnamed counter's first: the named one's {0} would take it in).
   ...Object.values(ABORT_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: ABORT_CHECK_TEXT.headUnnamed }, { text: ABORT_CHECK_TEXT.head }] } })),
+  // A tune file's reasons: why the tune ended, why a trial was refused.
+  ...TUNE_ENDED,
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
