@@ -265,3 +265,6 @@ export const SHARD_NOTE_TEXT = {
   closedBefore: '{0}: {1} before the run started.',
   couldNotRegister: '{0} could not register: {1}',
 } as const;
+
+/** A warning of one endpoint's /metrics scraper when a run scrapes several (src/observe/replica-metrics.ts): the scraper's own warning after the endpoint's index. */
+export const REPLICA_WARNING_TEXT = 'Endpoint {0}: {1}';

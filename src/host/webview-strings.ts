@@ -822,5 +822,7 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("{0} finished registering after the run had started without it; it was closed."),
     vscode.l10n.t("{0}: {1} before the run started."),
     vscode.l10n.t("{0} could not register: {1}"),
+    vscode.l10n.t("A: {0}: {1}"),
+    vscode.l10n.t("B: {0}: {1}"),
   ];
 }

@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, EXECUTOR_LOST_TEXT, OVER_SATURATED_TEXT, SHARD_NOTE_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, EXECUTOR_LOST_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, SHARD_NOTE_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -141,6 +141,9 @@ const WORDINGS: readonly Wording[] = [
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },
   },
 ];
+
+// One endpoint's scraper warning, when a run scrapes several: any of the warnings above after the endpoint's index.
+(WORDINGS as Wording[]).push({ text: REPLICA_WARNING_TEXT, parts: { 1: WORDINGS } });
 
 const patterns = new Map<string, RegExp>();
 /**

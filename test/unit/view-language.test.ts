@@ -572,3 +572,44 @@ test("the coordinator's notes on shards that did not join, and a lost shard's re
     assert.equal(sayWarning(english_, english), english_);
   }
 });
+
+test("a run over two endpoints whose /metrics answer 404: each scraper's warning, its endpoint named, said again in Chinese; English as stored", async () => {
+  const servers = [
+    await startRunnerServer(() => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }), () => ({ status: 404, body: 'not found' })),
+    await startRunnerServer(() => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }), () => ({ status: 404, body: 'not found' })),
+  ];
+  const file = join(dir, 'replicas-404.llmbench.json');
+  try {
+    const endpoints = servers.map((s) => ({ baseUrl: s.baseUrl, model: 'm' }));
+    const config = RunConfigSchema.parse({
+      endpoint: endpoints[0],
+      endpoints,
+      workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
+      profile: { kind: 'concurrency', levels: [2] },
+      limits: { requests: 8 },
+      serverMetrics: { intervalMs: 200 },
+    });
+    await runBenchmark(config, { resultPath: file, keepRecords: false });
+  } finally {
+    for (const s of servers) await s.close();
+  }
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ResultDocument;
+  const found = (doc.warnings ?? []).filter((w) => /^Endpoint \d: Server metrics: /.test(w));
+  assert.equal(found.length, 2, (doc.warnings ?? []).join('\n'));
+  for (const warning of found) {
+    assert.match(sayWarning(warning, chinese), /^服务 \d：服务端指标：http:\/\/127\.0\.0\.1:\d+\/metrics 返回 HTTP 404/);
+    assert.equal(sayWarning(warning, english), warning);
+  }
+});
+
+test("compare's step warnings and notes of run A and run B: their A/B prefixes in Chinese, English as before", () => {
+  const { estimated, counted } = runs;
+  const said = buildCompareView(forReading(estimated.doc), forReading(counted.doc), estimated.fileName, counted.fileName, chinese);
+  const plain = buildCompareView(forReading(estimated.doc), forReading(counted.doc), estimated.fileName, counted.fileName);
+  const ofRuns = (lines: string[]) => lines.filter((line) => /^(A|B): /.test(line));
+  assert.ok(ofRuns(plain.warnings).length > 0, plain.warnings.join('\n'));
+  assert.ok(ofRuns(plain.warnings).every((line) => /^(A|B): [^:]+: /.test(line)), 'English as before: `A: step: warning`');
+  assert.deepEqual(said.warnings.filter((line) => /^(A|B): /.test(line)), []);
+  assert.ok(said.warnings.some((line) => /^运行 [AB]：[^：]+：/.test(line)), said.warnings.join('\n'));
+  assert.deepEqual(said.notes.filter((line) => /^(A|B): /.test(line)), []);
+});
