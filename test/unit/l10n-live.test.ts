@@ -19,7 +19,7 @@ import { sampleTuneFile } from '../helpers/tune-documents';
 import { sweepLiveState, tuneLiveStateLaunching } from '../helpers/live-states';
 import { TuneConfigSchema, type TuneEvent } from '../../src/format/tune';
 import { runTune } from '../../src/tune/index';
-import { cancelledTuneFile, engineWorkerScript, liveSimulators, llmbenchCommand, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
+import { cancelledTuneFile, engineWorkerScript, liveSimulators, llmbenchCommand, REFUSING_SEARCH, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 import { openPage, type Page } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
 
@@ -175,13 +175,7 @@ test("a real tune's reasons in Chinese: why it ended (its budget, then re-measur
   const dir = tempDir();
   const config = TuneConfigSchema.parse(
     vllmLikeConfig({
-      // Half the space breaks batched-tokens-cover-model-len: random search meets it.
-      space: {
-        max_num_batched_tokens: { type: 'choice', values: [512, 1024, 8192] },
-        enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-        max_num_seqs: { type: 'choice', values: [8] },
-      },
-      search: { strategy: 'random', seed: 3 },
+      ...REFUSING_SEARCH,
       budget: { trials: 2 },
       remeasure: { candidates: 1, rounds: 2 },
     }),
