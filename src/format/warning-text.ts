@@ -90,6 +90,7 @@ export const TRACE_REPLAY_TEXT = {
 export const STATUS_REASON_TEXT = {
   allFailed: 'Every measured request failed ({0}); the first: {1}',
   cancelled: 'Cancelled before the run finished; every request measured until then is kept.',
+  nothingMeasured: 'No measured request finished within the step limits (all were warm-up or cut off).',
 } as const;
 
 /** The server-metrics scraper's warning when /metrics cannot be read (src/observe/metrics-scraper.ts), kept in the file's warnings. */
@@ -210,3 +211,60 @@ export const TRACE_LEFT_OUT_TEXT = {
     'bad-hash-ids': 'with hash ids that are not a list of whole numbers',
   },
 } as const;
+
+/**
+ * Why a tune ended as it did, and why a trial was refused (src/tune/index.ts), stored in the tune
+ * file (`statusReason`, a trial's `reason`). A finished search's reason is one of `searched`, or
+ * one of `remeasured` with the search's sentence as its `{0}` when re-measurement ran.
+ */
+export const TUNE_END_TEXT = {
+  searched: {
+    trials: 'The budget of {0} launched trials is spent.',
+    wallTime: 'The budget of {0} s is spent.',
+    allTried: 'Every combination the constraints allow has been tried.',
+  },
+  remeasured: {
+    none: '{0} No trial scored: nothing was re-measured.',
+    one: '{0} The best trial was re-measured {1} times each.',
+    several: '{0} The best {1} trials were re-measured {2} times each.',
+  },
+  cancelled: 'Cancelled: the running server was stopped. Continue with --resume.',
+  declined: 'The first launch was not confirmed: nothing was started.',
+  refusedInARow: 'The constraints refused {0} combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.',
+  stopped: 'The tune stopped: {0}',
+  /** A trial's reason: the rule's name and its own message (kept as the rule set wrote it). */
+  refused: 'refused by rule {0}: {1}',
+} as const;
+
+/**
+ * A worker thread or shard lost during a run (src/load/executors.ts), stored as its `statusReason`
+ * and among its warnings: `{0}` is who (CLIENT_BOUND_TEXT.who, a shard's with `shardAt`), the
+ * reason in parentheses is the thread's or the connection's own words.
+ */
+export const EXECUTOR_LOST_TEXT = {
+  // The longest wording first: the shorter ones' figures would take it in.
+  inFlight:
+    '{0} stopped during step {1} ({2}): its last report, {3} ms before, had {4} in flight, lost with any that ended after that report. The run was stopped; every request recorded before is kept.',
+  during: '{0} stopped during step {1} ({2}). The run was stopped; every request recorded before is kept.',
+  stopped: '{0} stopped ({1}). The run was stopped; every request recorded before is kept.',
+  requests: { one: '{0} request', many: '{0} requests' },
+  shardAt: '{0} (host {1}, pid {2})',
+} as const;
+
+/** What the coordinator of a sharded run notes on shards that did not join it (src/load/shards.ts), kept in the file's warnings. */
+export const SHARD_NOTE_TEXT = {
+  who: 'Shard {0} (host {1}, pid {2})',
+  notShardProtocol: 'A connection from {0} did not speak the shard protocol ({1}); it was closed.',
+  wrongToken: 'A connection from {0} gave a wrong run token; it was closed.',
+  otherCount: '{0} was refused: it was started with {1} shards, this run has {2}.',
+  noSuchShard: '{0} was refused: no such shard besides the coordinator.',
+  registeredAlready: '{0} was refused: shard {1} had registered already.',
+  flagsDiffer: "{0} was refused: its run flags differ from the coordinator's (another plan, seed or endpoint).",
+  lateRegistered: '{0} registered after the run had started without it; it was closed.',
+  lateFinished: '{0} finished registering after the run had started without it; it was closed.',
+  closedBefore: '{0}: {1} before the run started.',
+  couldNotRegister: '{0} could not register: {1}',
+} as const;
+
+/** A warning of one endpoint's /metrics scraper when a run scrapes several (src/observe/replica-metrics.ts): the scraper's own warning after the endpoint's index. */
+export const REPLICA_WARNING_TEXT = 'Endpoint {0}: {1}';

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
 import { BadInputError } from '../format/errors';
 import type { ThreadLoad } from '../format/result';
+import { CLIENT_BOUND_TEXT, EXECUTOR_LOST_TEXT, fillPlaceholders } from '../format/warning-text';
 import { startWorkerThread, type WorkerThread } from '../processes/worker-thread';
 import type { TokenCounter, Workload } from '../workload/types';
 import { createDispatcher } from './client';
@@ -153,7 +154,7 @@ export type OpenExecutorChannel = (onReply: (reply: ExecutorReplyReceived) => vo
 /** How an executor is named in a message: `Worker 2 of 4`, `Shard 3 of 4 (host node03, pid 812)`. */
 export type ExecutorLabel = (index: number, of: number) => string;
 
-const workerLabel: ExecutorLabel = (index, of) => `Worker ${index} of ${of}`;
+const workerLabel: ExecutorLabel = (index, of) => fillPlaceholders(CLIENT_BOUND_TEXT.who.worker, [index, of]);
 
 /** One executor in a worker thread or behind a shard's connection, as the pool sees it. */
 class ExecutorThread {
@@ -287,13 +288,12 @@ class ExecutorThread {
   }
 
   private lostMessage(reason: string, step: string | null): string {
-    const during = step === null ? '' : ` during step ${step}`;
+    const who = this.label(this.index, this.of);
+    if (step === null) return fillPlaceholders(EXECUTOR_LOST_TEXT.stopped, [who, reason]);
+    if (this.running === null) return fillPlaceholders(EXECUTOR_LOST_TEXT.during, [who, step, reason]);
     const ago = Math.round(performance.now() - this.reportedAt);
-    const inFlight =
-      this.running === null
-        ? ''
-        : `: its last report, ${ago} ms before, had ${this.inFlight} request${this.inFlight === 1 ? '' : 's'} in flight, lost with any that ended after that report`;
-    return `${this.label(this.index, this.of)} stopped${during} (${reason})${inFlight}. The run was stopped; every request recorded before is kept.`;
+    const requests = fillPlaceholders(this.inFlight === 1 ? EXECUTOR_LOST_TEXT.requests.one : EXECUTOR_LOST_TEXT.requests.many, [this.inFlight]);
+    return fillPlaceholders(EXECUTOR_LOST_TEXT.inFlight, [who, step, reason, ago, requests]);
   }
 
   private onLost(reason: string): void {

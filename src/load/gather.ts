@@ -444,7 +444,7 @@ export class RunGather {
     }
     if (this.lost !== null) return ['partial', this.lost];
     if (userCancelled) return ['partial', STATUS_REASON_TEXT.cancelled];
-    if (measured === 0) return ['failed', 'No measured request finished within the step limits (all were warm-up or cut off).'];
+    if (measured === 0) return ['failed', STATUS_REASON_TEXT.nothingMeasured];
     return ['complete', null];
   }
 

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
 import { BadInputError } from '../format/errors';
 import { describeZodError, type FailoverEvent, type ResultDocument, type RunStatus, type ShardMember, type ShardsInfo, type ShardState } from '../format/result';
+import { CLIENT_BOUND_TEXT, EXECUTOR_LOST_TEXT, fillPlaceholders, SHARD_NOTE_TEXT } from '../format/warning-text';
 import type { ExecutorCommand } from './executor-protocol';
 import { buildExecutorBase, serveExecutor } from './executor-service';
 import type { OpenExecutorChannel } from './executors';
@@ -220,7 +221,8 @@ export class ShardCoordinator {
   /** How executors are named in messages: the shard, its host and pid. */
   label = (index: number, of: number): string => {
     const shard = this.registered.get(index);
-    return `Shard ${index} of ${of}${shard ? ` (host ${shard.host}, pid ${shard.pid})` : ''}`;
+    const who = fillPlaceholders(CLIENT_BOUND_TEXT.who.shard, [index, of]);
+    return shard ? fillPlaceholders(EXECUTOR_LOST_TEXT.shardAt, [who, shard.host, shard.pid]) : who;
   };
 
   /** Round-trip time of the slowest registered shard (ms), for the lead of each step's start instant. */
@@ -287,20 +289,20 @@ export class ShardCoordinator {
       clearTimeout(deadline);
       link.onMessage = () => {};
       const hello = ShardHelloSchema.safeParse(raw);
-      if (!hello.success) return this.refuse(link, 'the first message must be a hello', `A connection from ${peer} did not speak the shard protocol (${describeZodError(hello.error)}); it was closed.`);
+      if (!hello.success) return this.refuse(link, 'the first message must be a hello', fillPlaceholders(SHARD_NOTE_TEXT.notShardProtocol, [peer, describeZodError(hello.error)]));
       const h = hello.data;
       // Nothing about the run is told to a connection without its token.
-      if (!sameToken(h.token, this.role.token)) return this.refuse(link, 'wrong run token', `A connection from ${peer} gave a wrong run token; it was closed.`);
-      const who = `Shard ${h.shard} (host ${h.host}, pid ${h.pid})`;
-      if (h.shards !== this.role.shards) return this.refuse(link, `this run has ${this.role.shards} shards, not ${h.shards}`, `${who} was refused: it was started with ${h.shards} shards, this run has ${this.role.shards}.`);
-      if (h.shard === 0 || h.shard >= this.role.shards) return this.refuse(link, `shard indexes of this run go from 1 to ${this.role.shards - 1} (0 is the coordinator)`, `${who} was refused: no such shard besides the coordinator.`);
-      if (this.registered.has(h.shard) || this.registering.has(h.shard)) return this.refuse(link, `shard ${h.shard} has registered already`, `${who} was refused: shard ${h.shard} had registered already.`);
-      if (this.gathered) return this.refuse(link, 'the run has started without it', `${who} registered after the run had started without it; it was closed.`);
+      if (!sameToken(h.token, this.role.token)) return this.refuse(link, 'wrong run token', fillPlaceholders(SHARD_NOTE_TEXT.wrongToken, [peer]));
+      const who = fillPlaceholders(SHARD_NOTE_TEXT.who, [h.shard, h.host, h.pid]);
+      if (h.shards !== this.role.shards) return this.refuse(link, `this run has ${this.role.shards} shards, not ${h.shards}`, fillPlaceholders(SHARD_NOTE_TEXT.otherCount, [who, h.shards, this.role.shards]));
+      if (h.shard === 0 || h.shard >= this.role.shards) return this.refuse(link, `shard indexes of this run go from 1 to ${this.role.shards - 1} (0 is the coordinator)`, fillPlaceholders(SHARD_NOTE_TEXT.noSuchShard, [who]));
+      if (this.registered.has(h.shard) || this.registering.has(h.shard)) return this.refuse(link, `shard ${h.shard} has registered already`, fillPlaceholders(SHARD_NOTE_TEXT.registeredAlready, [who, h.shard]));
+      if (this.gathered) return this.refuse(link, 'the run has started without it', fillPlaceholders(SHARD_NOTE_TEXT.lateRegistered, [who]));
       if (h.configHash !== this.hash) {
         return this.refuse(
           link,
           'its run flags differ from the coordinator\'s (another plan, seed or endpoint): start every shard with the same flags',
-          `${who} was refused: its run flags differ from the coordinator's (another plan, seed or endpoint).`,
+          fillPlaceholders(SHARD_NOTE_TEXT.flagsDiffer, [who]),
         );
       }
       this.registering.add(h.shard);
@@ -308,15 +310,15 @@ export class ShardCoordinator {
       void this.timeClock(link).then(
         (clock) => {
           this.registering.delete(h.shard);
-          if (this.gathered) return this.refuse(link, 'the run has started without it', `${who} finished registering after the run had started without it; it was closed.`);
+          if (this.gathered) return this.refuse(link, 'the run has started without it', fillPlaceholders(SHARD_NOTE_TEXT.lateFinished, [who]));
           link.send({ type: 'clock', ...clock });
           this.registered.set(h.shard, { shard: h.shard, host: h.host, pid: h.pid, clock, link });
-          link.onClose = (reason) => this.notes.push(`${who}: ${reason} before the run started.`);
+          link.onClose = (reason) => this.notes.push(fillPlaceholders(SHARD_NOTE_TEXT.closedBefore, [who, reason]));
           if (this.registered.size === this.role.shards - 1) this.allRegistered();
         },
         (error: unknown) => {
           this.registering.delete(h.shard);
-          this.notes.push(`${who} could not register: ${error instanceof Error ? error.message : String(error)}`);
+          this.notes.push(fillPlaceholders(SHARD_NOTE_TEXT.couldNotRegister, [who, error instanceof Error ? error.message : String(error)]));
           link.destroy();
         },
       );

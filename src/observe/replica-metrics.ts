@@ -7,6 +7,7 @@
  */
 import { ENDPOINT_LABEL, type MetricSeries, type ServerEngine, type ServerMetricsInfo } from '../format/server-metrics';
 import type { ServerMetricsConfig } from '../format/config';
+import { fillPlaceholders, REPLICA_WARNING_TEXT } from '../format/warning-text';
 import { ServerMetricsScraper } from './metrics-scraper';
 
 /** What the run's monitor asks of its /metrics scraping, one server or several. */
@@ -48,7 +49,7 @@ export class ReplicaScrapers implements MetricsScraping {
           config,
           headers: target.headers,
           now: () => this.roundMs,
-          warn: (message) => warn(`Endpoint ${i}: ${message}`),
+          warn: (message) => warn(fillPlaceholders(REPLICA_WARNING_TEXT, [i, message])),
           onSamples: (series) => this.gathered.push(...series),
           labels: { [ENDPOINT_LABEL]: String(i) },
         }),

@@ -25,6 +25,7 @@ import {
   type TuneStatus,
 } from '../format/tune';
 import type { WorkloadNeed } from '../engines/workload-need';
+import { fillPlaceholders, TUNE_END_TEXT } from '../format/warning-text';
 // The engine's modules one by one, not its index: the extension host bundles this file, and the
 // index would bring the whole engine (the HTTP client, tokenizers) into it.
 import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
@@ -203,25 +204,25 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
     },
   };
   let refusalsInARow = 0;
-  const cancelled = 'Cancelled: the running server was stopped. Continue with --resume.';
+  const cancelled = TUNE_END_TEXT.cancelled;
   try {
     let searched: string;
     for (;;) {
       if (signal?.aborted) return finish('cancelled', cancelled);
       const launched = file.trials.filter((t) => t.status !== 'refused').length;
       if (config.budget.trials !== undefined && launched >= config.budget.trials) {
-        searched = `The budget of ${config.budget.trials} launched trials is spent.`;
+        searched = fillPlaceholders(TUNE_END_TEXT.searched.trials, [config.budget.trials]);
         break;
       }
       const spentSec = file.trials.reduce((sum, t) => sum + (Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000, 0);
       if (config.budget.wallTimeSec !== undefined && spentSec >= config.budget.wallTimeSec) {
-        searched = `The budget of ${config.budget.wallTimeSec} s is spent.`;
+        searched = fillPlaceholders(TUNE_END_TEXT.searched.wallTime, [config.budget.wallTimeSec]);
         break;
       }
 
       const params = search.propose(file.trials.map((t) => ({ params: t.params, score: t.objective })));
       if (params === undefined) {
-        searched = 'Every combination the constraints allow has been tried.';
+        searched = TUNE_END_TEXT.searched.allTried;
         break;
       }
       const number = (file.trials.at(-1)?.number ?? 0) + 1;
@@ -230,17 +231,17 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
       let trial: Trial;
       let portTaken: string | null = null;
       if (refusal) {
-        trial = { ...failedTrial(number, params, constraintArgv(params), startedAt), status: 'refused', reason: `refused by rule ${refusal.rule}: ${refusal.message}` };
+        trial = { ...failedTrial(number, params, constraintArgv(params), startedAt), status: 'refused', reason: fillPlaceholders(TUNE_END_TEXT.refused, [refusal.rule, refusal.message]) };
         emit({ type: 'trial-start', trial: number, params, command: trial.command, port: null, logFile: null });
         if (++refusalsInARow >= REFUSALS_IN_A_ROW_LIMIT) {
           file.trials.push(trial);
-          return finish('failed', `The constraints refused ${REFUSALS_IN_A_ROW_LIMIT} combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.`);
+          return finish('failed', fillPlaceholders(TUNE_END_TEXT.refusedInARow, [REFUSALS_IN_A_ROW_LIMIT]));
         }
       } else {
         refusalsInARow = 0;
         const outcome = await launchAndMeasure(context, number, params);
         if (outcome === 'cancelled') return finish('cancelled', cancelled);
-        if (outcome === 'declined') return finish('cancelled', 'The first launch was not confirmed: nothing was started.');
+        if (outcome === 'declined') return finish('cancelled', TUNE_END_TEXT.declined);
         trial = outcome.trial;
         portTaken = outcome.portTaken;
       }
@@ -253,11 +254,11 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
     const remeasured = await remeasureCandidates(context, file, save);
     if (remeasured === 'cancelled') return finish('cancelled', cancelled);
     if (remeasured instanceof PortStillTaken) return finish('failed', remeasured.message);
-    return finish('complete', `${searched}${remeasured}`);
+    return finish('complete', remeasured === null ? searched : fillPlaceholders(remeasured.text, [searched, ...remeasured.figures]));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     try {
-      finish('failed', `The tune stopped: ${message}`);
+      finish('failed', fillPlaceholders(TUNE_END_TEXT.stopped, [message]));
     } catch {
       // the file cannot be written either: the error says why
     }
@@ -565,13 +566,13 @@ function bestRemeasured(file: TuneFile, remeasure: Remeasure): BestTrial | null 
  * After the search: the best `candidates` trials by the search's figures, launched and benchmarked
  * `rounds` times each, interleaved (remeasureOrder). Their own search figures are left out of the
  * means: they were picked for being high, which flatters them. Continues a re-measurement a crash
- * or a cancel cut. Resolves with a sentence for the tune's end, 'cancelled', or the port problem
- * that stopped it.
+ * or a cancel cut. Resolves with the template of the tune's end and its figures after the
+ * search's sentence (null when re-measurement is off), 'cancelled', or the port problem that stopped it.
  */
-async function remeasureCandidates(context: TrialContext, file: TuneFile, save: () => void): Promise<string | 'cancelled' | PortStillTaken> {
+async function remeasureCandidates(context: TrialContext, file: TuneFile, save: () => void): Promise<{ text: string; figures: number[] } | null | 'cancelled' | PortStillTaken> {
   const { config, signal } = context.options;
   const settings = config.remeasure;
-  if (settings === false) return '';
+  if (settings === false) return null;
   let state = file.remeasure;
   if (!state) {
     const candidates = file.trials
@@ -579,7 +580,7 @@ async function remeasureCandidates(context: TrialContext, file: TuneFile, save: 
       .sort((a, b) => (b.objective as number) - (a.objective as number) || a.number - b.number)
       .slice(0, settings.candidates)
       .map((t) => t.number);
-    if (candidates.length === 0) return ' No trial scored: nothing was re-measured.';
+    if (candidates.length === 0) return { text: TUNE_END_TEXT.remeasured.none, figures: [] };
     state = { candidates, rounds: settings.rounds, status: 'running', runs: [], summaries: summarize(candidates, []), noisePercent: null };
     file.remeasure = state;
     save();
@@ -619,5 +620,5 @@ async function remeasureCandidates(context: TrialContext, file: TuneFile, save: 
     publish();
   }
   const n = remeasure.candidates.length;
-  return ` The best ${n === 1 ? 'trial was' : `${n} trials were`} re-measured ${remeasure.rounds} times each.`;
+  return n === 1 ? { text: TUNE_END_TEXT.remeasured.one, figures: [remeasure.rounds] } : { text: TUNE_END_TEXT.remeasured.several, figures: [n, remeasure.rounds] };
 }

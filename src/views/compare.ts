@@ -12,7 +12,7 @@ import { judgeChange, noiseRulesText } from './noise';
 import { alignAxes, buildResultView, chart, chooseXAxis, loadSeries, type LoadStyle, type RowValue } from './result';
 import { compareServerFigures } from './server-views';
 import { hasRepeats, repeatFigures, stepFigures } from './repeats';
-import { rateDefinitionsDiffer } from './step-warnings';
+import { rateDefinitionsDiffer, sayWarning } from './step-warnings';
 import { stepLabel } from '../format/step-name';
 import { english, type Translate } from './l10n';
 
@@ -194,8 +194,12 @@ export function buildCompareView(readA: ReadResult, readB: ReadResult, fileA: st
     ownCharts: [...sideBySide(a.charts, b.charts, t), ...sideBySide(...serverCharts(a, b), t)],
     deltas,
     noiseRule: noiseRuleText(deltas, { a: a.repeats, b: b.repeats }, t),
-    warnings: [...differences(readA.document, readB.document, t), ...a.rows.flatMap((row) => row.warnings.map((w) => `A: ${stepLabel(row)}: ${w}`)), ...b.rows.flatMap((row) => row.warnings.map((w) => `B: ${stepLabel(row)}: ${w}`))],
-    notes: [...notes, ...a.notes.map((n) => `A: ${n}`), ...b.notes.map((n) => `B: ${n}`)],
+    warnings: [
+      ...differences(readA.document, readB.document, t),
+      ...a.rows.flatMap((row) => row.warnings.map((w) => t('A: {0}: {1}', stepLabel(row), sayWarning(w, t)))),
+      ...b.rows.flatMap((row) => row.warnings.map((w) => t('B: {0}: {1}', stepLabel(row), sayWarning(w, t)))),
+    ],
+    notes: [...notes, ...a.notes.map((n) => t('A: {0}', n)), ...b.notes.map((n) => t('B: {0}', n))],
     server: compareServerFigures(readA.document, readB.document, (stepsA, stepsB) => stepPairs.flatMap(([i, j]): [(typeof stepsA)[number], (typeof stepsB)[number]][] => {
       const [sa, sb] = [stepsA[i], stepsB[j]];
       return sa && sb ? [[sa, sb]] : [];

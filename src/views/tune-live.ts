@@ -93,9 +93,9 @@ export function tuneLiveHeadline(state: TuneLiveState, t: Translate = english): 
   if (state.phase === 'confirming') return { text: t('Waiting for you to confirm the first server launch.'), tone: 'running' };
   if (state.phase === 'cancelling') return { text: t('Cancelling: stopping the server...'), tone: 'warning' };
   if (state.phase === 'finished') {
-    const reason = state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : '';
+    const status = statusWord(state.status, t);
     const tone = state.status === 'complete' ? 'ok' : state.status === 'cancelled' ? 'warning' : 'error';
-    return { text: `${t('Finished ({0})', statusWord(state.status, t))}${reason}`, tone };
+    return { text: state.statusReason ? t('Finished ({0}): {1}', status, sayWarning(state.statusReason, t)) : t('Finished ({0})', status), tone };
   }
   if (!state.running) return { text: state.remeasure?.status === 'running' ? t('Re-measuring the best candidates...') : t('Choosing the next trial...'), tone: 'running' };
   const stage = stageText(state.running.stage, t);

@@ -243,7 +243,7 @@ function trialRow(data: TuneData, trial: Trial, ties: ReadonlySet<number>, t: Tr
         return formatMetric(parseSloKey(key).metric, value);
       }),
       ...(sloKeys.length > 0 ? [sloVerdict(trial, t)] : []),
-      trial.reason ?? '',
+      trial.reason === null ? '' : sayWarning(trial.reason, t),
     ],
     resultFile: trial.resultFile,
     best: data.best?.trial === trial.number,

@@ -37,6 +37,16 @@ export function vllmLikeConfig(overrides: Partial<TuneConfigInput> = {}): TuneCo
   };
 }
 
+/** A space half of which breaks vllm/batched-tokens-cover-model-len, searched at random: the search meets refusals. */
+export const REFUSING_SEARCH: Pick<TuneConfigInput, 'space' | 'search'> = {
+  space: {
+    max_num_batched_tokens: { type: 'choice', values: [512, 1024, 8192] },
+    enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
+    max_num_seqs: { type: 'choice', values: [8] },
+  },
+  search: { strategy: 'random', seed: 3 },
+};
+
 /** Whether any process of the group that `pid` leads still runs (here). */
 export const groupAlive = (pid: number): boolean => isAlive(onThisHost(pid), { group: true });
 

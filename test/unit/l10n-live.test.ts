@@ -12,11 +12,14 @@ import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent } from '../../src/host/live-state';
 import { translator } from '../../src/views/l10n';
 import { progressView, statusBarText } from '../../src/views/progress';
-import { applyTuneEvent, runningTrialProgress } from '../../src/views/tune-live';
+import { applyTuneEvent, newTuneLiveState, runningTrialProgress, tuneEndMessage, tuneLiveHeadline } from '../../src/views/tune-live';
 import { buildTuneView } from '../../src/views/tune';
 import { makeStep } from '../helpers/result-documents';
 import { sampleTuneFile } from '../helpers/tune-documents';
 import { sweepLiveState, tuneLiveStateLaunching } from '../helpers/live-states';
+import { TuneConfigSchema, type TuneEvent } from '../../src/format/tune';
+import { runTune } from '../../src/tune/index';
+import { cancelledTuneFile, engineWorkerScript, liveSimulators, llmbenchCommand, REFUSING_SEARCH, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 import { openPage, type Page } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
 
@@ -161,8 +164,58 @@ test('the tune editor in Chinese: the headline, the best trial, the trials table
   assert.ok(statuses.has('trial-refused'));
   const cells = [...page.document.querySelectorAll('.trials-table tbody td')].map((td) => td.textContent);
   for (const word of ['已完成', '已拒绝']) assert.ok(cells.includes(word), `no "${word}" in ${cells.join(', ')}`);
-  // The refusal's reason is the tuner's rule text: data, kept as written.
-  assert.deepEqual(englishLeft(page, [...TUNE_DATA, 'sim.llmtune.json', /refused by rule [^\n]*/g, /^ValueError: .*/g]), []);
+  // The refusal is worded in Chinese; the rule's own message is the rule set's text, kept as written.
+  assert.ok(cells.includes('被规则 vllm.batched-tokens-cover-model-len 拒绝：max_num_batched_tokens (512) is smaller than max_model_len (4096) and chunked prefill is off'), cells.join(' | '));
+  assert.deepEqual(englishLeft(page, [...TUNE_DATA, 'sim.llmtune.json', /vllm\.[\w-]+ 拒绝：[^\n]*/g, /^ValueError: .*/g]), []);
   assert.deepEqual(page.scriptErrors, []);
 });
 
+
+test("a real tune's reasons in Chinese: why it ended (its budget, then re-measurement), a refused trial's rule, a cancel; English as stored", async (context) => {
+  const dir = tempDir();
+  const config = TuneConfigSchema.parse(
+    vllmLikeConfig({
+      ...REFUSING_SEARCH,
+      budget: { trials: 2 },
+      remeasure: { candidates: 1, rounds: 2 },
+    }),
+  );
+  const events: TuneEvent[] = [];
+  const outPath = join(dir, 'reasons.llmtune.json');
+  const file = await runTune({ config, configDir: dir, outPath, resume: false, llmbenchCommand, engineWorkerScript, env: { ...process.env, LLMBENCH_TUNE_TEST: dir }, onEvent: (e) => events.push(e) });
+  assert.deepEqual(liveSimulators(dir), []);
+  assert.equal(file.statusReason, 'The budget of 2 launched trials is spent. The best trial was re-measured 2 times each.', 'English as before');
+  const refused = file.trials.find((trial) => trial.status === 'refused');
+  assert.match(refused?.reason ?? '', /^refused by rule vllm\/batched-tokens-cover-model-len: max_num_batched_tokens/);
+
+  // The live panel's headline at the end.
+  const state = newTuneLiveState({ id: 'reasons', outPath, configPath: join(dir, 'tune.json'), startedAt: file.trials[0]!.startedAt }, config);
+  for (const event of events) applyTuneEvent(state, event, 0, t);
+  assert.equal(tuneLiveHeadline(state, t).text, '已结束（已完成）：2 个启动试验的预算已用完。最佳试验复测了 2 次。');
+  assert.equal(tuneLiveHeadline(state).text, 'Finished (complete): The budget of 2 launched trials is spent. The best trial was re-measured 2 times each.');
+  // The tune editor's trials table: the refusal in Chinese, the rule's own message as the rule set wrote it.
+  const reasons = (view: ReturnType<typeof buildTuneView>) => view.rows.map((row) => row.cells.at(-1));
+  const zhReasons = reasons(buildTuneView(file, 'reasons.llmtune.json', [], undefined, t));
+  assert.ok(zhReasons.some((cell) => /^被规则 vllm\/batched-tokens-cover-model-len 拒绝：max_num_batched_tokens \(\d+\) is smaller/.test(cell ?? '')), zhReasons.join(' | '));
+  assert.ok(reasons(buildTuneView(file, 'reasons.llmtune.json', [])).includes(refused!.reason!), 'English as stored');
+
+  // A tune cancelled before its first launch: the tune editor's note and the notification.
+  const cancelled = (await cancelledTuneFile(dir, 'cancelled.llmtune.json')).file;
+  assert.equal(cancelled.statusReason, 'Cancelled: the running server was stopped. Continue with --resume.');
+  const page = openPage('tune', { language: zhCn });
+  context.after(() => page.close());
+  page.send({ type: 'show', view: buildTuneView(cancelled, 'cancelled.llmtune.json', [], undefined, t) });
+  const notes = [...page.document.querySelectorAll('p, li')].map((p) => p.textContent ?? '');
+  assert.ok(notes.some((note) => note.includes('已取消：运行中的服务已停止。可用 --resume 继续。')), notes.join(' | '));
+  assert.match(tuneEndMessage('cancelled', cancelled.statusReason, 0, t) ?? '', /已取消：运行中的服务已停止。可用 --resume 继续。/);
+  assert.deepEqual(page.scriptErrors, []);
+});
+
+test("the tune's other end reasons in Chinese, as the tuner writes them", () => {
+  const said = (reason: string) => tuneEndMessage('failed', reason, 3, t) ?? '';
+  assert.match(said('The budget of 600 s is spent. No trial scored: nothing was re-measured.'), /600 秒的预算已用完。没有试验测得目标值：未进行复测。/);
+  assert.match(said('Every combination the constraints allow has been tried. The best 3 trials were re-measured 3 times each.'), /约束允许的每种组合都已试过。最佳的 3 个试验各复测了 3 次。/);
+  assert.match(said('The constraints refused 200 combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.'), /约束连续拒绝了 200 个组合/);
+  assert.match(said('The first launch was not confirmed: nothing was started.'), /第一次启动未获确认/);
+  assert.match(said('The tune stopped: EACCES: permission denied'), /调优已停止：EACCES: permission denied/);
+});

@@ -16,6 +16,8 @@ import { RunConfigSchema } from '../../src/format/config';
 import type { RequestRecord, ResultDocument } from '../../src/format/result';
 import { readResultText } from '../../src/results/read-result';
 import { shardsSection } from '../../src/views/shards';
+import { sayWarning } from '../../src/views/step-warnings';
+import { translator } from '../../src/views/l10n';
 import { estimateOffset } from '../../src/load/shard-protocol';
 import { planRun } from '../../src/load/plan';
 import { createWorkload } from '../../src/workload/sources';
@@ -23,7 +25,7 @@ import { createTokenCounter } from '../../src/workload/tokenizer';
 import { startSimServer, type SimServer } from '../../src/sim/index';
 import { closedPort, promptKey, startTokenServer } from '../helpers/cli-server';
 import { kubernetesSchemaErrors, readYamlDocuments, type KubernetesKind } from '../helpers/kubernetes-schema';
-import { cliPath } from '../helpers/limited-child';
+import { cliPath, repoRoot } from '../helpers/limited-child';
 import { JSON_HEADERS, startScriptedServer, type RecordedRequest } from '../helpers/sse-server';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -63,6 +65,7 @@ function read(path: string): ResultDocument {
 }
 
 const TOKEN = 'a-test-run-token-0123456789';
+const ZH_CN = JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
 
 async function freePort(): Promise<number> {
   return closedPort();
@@ -273,6 +276,8 @@ test('a shard SIGKILLed mid-step ends the run partial naming it; everything meas
   const doc = read(run.out);
   assert.equal(doc.status, 'partial');
   assert.match(doc.statusReason ?? '', /Shard 2 of 4 \(host [^,]+, pid \d+\) stopped during step /);
+  // Said again in the display language from its template: who, the step and the figures kept.
+  assert.match(sayWarning(doc.statusReason ?? '', translator(ZH_CN)), /^分片 2（共 4 个）（主机 [^，]+，pid \d+）在步 .+? 中停止（.+）(：它 \d+ ms 前的最后一次报告中有 \d+ 个请求在途，这些请求连同此后结束的请求都已丢失)?。运行已停止；之前记录的每个请求都已保留。$/);
   assert.deepEqual(doc.shards?.members.map((m) => m.state), ['done', 'done', 'lost', 'done']);
   const records = doc.steps.flatMap((st) => st.requests);
   assert.ok(records.filter((r) => r.worker === 2).length >= killedAt, 'what shard 2 sent before is kept');

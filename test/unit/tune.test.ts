@@ -19,7 +19,7 @@ import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
 import { formatObjective } from '../../src/views/tune';
 import { repoRoot } from '../helpers/limited-child';
-import { bystander, cancelledTuneFile, engineWorkerScript, exited, groupAlive, liveSimulators, llmbenchCommand, readTune, SIM, startCli, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
+import { bystander, cancelledTuneFile, engineWorkerScript, exited, groupAlive, liveSimulators, llmbenchCommand, readTune, SIM, startCli, REFUSING_SEARCH, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 test('the vllm rule set reads the argv by vLLM flag names and names the rule it breaks', () => {
   const argv = (batched: number, chunked: string) => ['vllm', 'serve', 'm', '--max-num-seqs', '64', '--max-num-batched-tokens', String(batched), '--max-model-len=4096', chunked];
@@ -195,13 +195,7 @@ test('refused combinations are recorded with their rule and cost no launch', asy
   const events: TuneEvent[] = [];
   const config = TuneConfigSchema.parse(
     vllmLikeConfig({
-      // Half the space breaks batched-tokens-cover-model-len: random search meets it.
-      space: {
-        max_num_batched_tokens: { type: 'choice', values: [512, 1024, 8192] },
-        enable_chunked_prefill: { type: 'bool', true: '--enable-chunked-prefill', false: '--no-enable-chunked-prefill' },
-        max_num_seqs: { type: 'choice', values: [8] },
-      },
-      search: { strategy: 'random', seed: 3 },
+      ...REFUSING_SEARCH,
       budget: { trials: 3 },
       // Only the search's launches here (re-measurement has tests of its own).
       remeasure: false,

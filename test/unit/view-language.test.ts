@@ -20,6 +20,7 @@ import { buildReportModel, type ReportRun } from '../../src/views/report';
 import { stackedDeltaTable, stepTable, summaryItems } from '../../src/views/result-tables';
 import { formatCount, formatDuration, inDisplayLocale } from '../../src/views/number-format';
 import { sayWarning } from '../../src/views/step-warnings';
+import { EXECUTOR_LOST_TEXT, fillPlaceholders, SHARD_NOTE_TEXT } from '../../src/format/warning-text';
 import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
 import { abortCrossCheck, tokenCrossCheck } from '../../src/observe/monitor';
@@ -522,4 +523,93 @@ test("a trace replay's warning on the rows it left out, from a real run with --s
   // 'trace' stays a word of its own in Chinese, as the trace section says it.
   const said = saidInChinese(warning, [path, 'trace']);
   assert.match(said, /^trace 文件 \S+：跳过了 3 个坏行：.*（首个在第 \d 行）；.*（第 \d 行）。$/, said);
+});
+
+/** A CLI run of the simulator into `name`, with `env` added (a test fault), read back. */
+function cliRun(name: string, args: string[], env: Record<string, string> = {}): { doc: ResultDocument; fileName: string } {
+  const file = join(dir, `${name}.llmbench.json`);
+  const cli = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'run', '--sim', 'tiny', '--input-tokens', '8', '--output-tokens', '8', ...args, '--out', file], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  assert.ok(cli.status === 0 || cli.status === 1, cli.stderr);
+  return { doc: JSON.parse(readFileSync(file, 'utf8')) as ResultDocument, fileName: `${name}.llmbench.json` };
+}
+
+test('a worker lost mid-run and a run that measured nothing: their status reasons and warnings in Chinese on the result page; English as stored', () => {
+  const lost = cliRun('lost', ['--workers', '4', '--concurrency', '8', '--requests', '400'], { LLMBENCH_TEST_WORKER_FAULT: '2:3:crash' });
+  assert.equal(lost.doc.status, 'partial');
+  const reason = lost.doc.statusReason ?? '';
+  assert.match(reason, /^Worker 2 of 4 stopped during step concurrency@8 \(lost on purpose \(LLMBENCH_TEST_WORKER_FAULT\)\): its last report, \d+ ms before, had \d+ requests? in flight, lost with any that ended after that report\. The run was stopped; every request recorded before is kept\.$/);
+  assert.match(sayWarning(reason, chinese), /^工作线程 2（共 4 个）在步 concurrency@8 中停止（lost on purpose \(LLMBENCH_TEST_WORKER_FAULT\)）：它 \d+ ms 前的最后一次报告中有 \d+ 个请求在途，这些请求连同此后结束的请求都已丢失。运行已停止；之前记录的每个请求都已保留。$/);
+  assert.equal(sayWarning(reason, english), reason);
+  const page = openPage('result', { language: zhCn });
+  page.send({ type: 'show', view: buildResultView(forReading(lost.doc), lost.fileName, undefined, chinese) });
+  const status = [...page.document.querySelectorAll('dl.kv dt')].find((dt) => dt.textContent === '状态')?.nextElementSibling?.textContent ?? '';
+  assert.match(status, /工作线程 2（共 4 个）在步 concurrency@8 中停止/);
+  const warnings = [...page.document.querySelectorAll('.run-warnings .notice')].map((p) => p.textContent ?? '');
+  assert.ok(warnings.some((w) => w.startsWith('工作线程 2（共 4 个）在步 concurrency@8 中停止')), warnings.join('\n'));
+  assert.deepEqual(page.scriptErrors, []);
+
+  const nothing = cliRun('nothing-measured', ['--concurrency', '1', '--requests', '2', '--duration', '0.5', '--warmup-sec', '5']);
+  assert.equal(nothing.doc.statusReason, 'No measured request finished within the step limits (all were warm-up or cut off).');
+  assert.equal(sayWarning(nothing.doc.statusReason!, chinese), '在步的限制内没有计量请求完成（全部是预热请求或被截断）。');
+});
+
+test("the coordinator's notes on shards that did not join, and a lost shard's reason, in Chinese; English as written", () => {
+  const who = fillPlaceholders(SHARD_NOTE_TEXT.who, [2, 'gpu-7', 4242]);
+  const said: [string, string][] = [
+    [fillPlaceholders(SHARD_NOTE_TEXT.couldNotRegister, [who, 'no answer to a clock round trip within 5 s']), '分片 2（主机 gpu-7，pid 4242）无法注册：no answer to a clock round trip within 5 s'],
+    [fillPlaceholders(SHARD_NOTE_TEXT.closedBefore, [who, 'its connection was reset']), '分片 2（主机 gpu-7，pid 4242）：its connection was reset（在运行开始前）。'],
+    [fillPlaceholders(SHARD_NOTE_TEXT.otherCount, [who, 3, 4]), '分片 2（主机 gpu-7，pid 4242）被拒绝：它以 3 个分片启动，本次运行有 4 个。'],
+    [fillPlaceholders(SHARD_NOTE_TEXT.wrongToken, ['10.0.0.5:41234']), '来自 10.0.0.5:41234 的连接给出了错误的运行令牌，已关闭。'],
+    [
+      fillPlaceholders(EXECUTOR_LOST_TEXT.during, [fillPlaceholders(EXECUTOR_LOST_TEXT.shardAt, ['Shard 2 of 4', 'gpu-7', 4242]), 'rate@5', 'its connection closed']),
+      '分片 2（共 4 个）（主机 gpu-7，pid 4242）在步 rate@5 中停止（its connection closed）。运行已停止；之前记录的每个请求都已保留。',
+    ],
+  ];
+  assert.equal(said[0]![0], 'Shard 2 (host gpu-7, pid 4242) could not register: no answer to a clock round trip within 5 s', 'English as before');
+  assert.equal(said[4]![0], 'Shard 2 of 4 (host gpu-7, pid 4242) stopped during step rate@5 (its connection closed). The run was stopped; every request recorded before is kept.');
+  for (const [english_, zh] of said) {
+    assert.equal(sayWarning(english_, chinese), zh);
+    assert.equal(sayWarning(english_, english), english_);
+  }
+});
+
+test("a run over two endpoints whose /metrics answer 404: each scraper's warning, its endpoint named, said again in Chinese; English as stored", async () => {
+  const servers = [
+    await startRunnerServer(() => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }), () => ({ status: 404, body: 'not found' })),
+    await startRunnerServer(() => ({ tokens: 4, firstTokenMs: 5, gapMs: 2 }), () => ({ status: 404, body: 'not found' })),
+  ];
+  const file = join(dir, 'replicas-404.llmbench.json');
+  try {
+    const endpoints = servers.map((s) => ({ baseUrl: s.baseUrl, model: 'm' }));
+    const config = RunConfigSchema.parse({
+      endpoint: endpoints[0],
+      endpoints,
+      workload: { kind: 'synthetic', inputTokens: 8, outputTokens: 4 },
+      profile: { kind: 'concurrency', levels: [2] },
+      limits: { requests: 8 },
+      serverMetrics: { intervalMs: 200 },
+    });
+    await runBenchmark(config, { resultPath: file, keepRecords: false });
+  } finally {
+    for (const s of servers) await s.close();
+  }
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ResultDocument;
+  const found = (doc.warnings ?? []).filter((w) => /^Endpoint \d: Server metrics: /.test(w));
+  assert.equal(found.length, 2, (doc.warnings ?? []).join('\n'));
+  for (const warning of found) {
+    assert.match(sayWarning(warning, chinese), /^服务 \d：服务端指标：http:\/\/127\.0\.0\.1:\d+\/metrics 返回 HTTP 404/);
+    assert.equal(sayWarning(warning, english), warning);
+  }
+});
+
+test("compare's step warnings and notes of run A and run B: their A/B prefixes in Chinese, English as before", () => {
+  const { estimated, counted } = runs;
+  const said = buildCompareView(forReading(estimated.doc), forReading(counted.doc), estimated.fileName, counted.fileName, chinese);
+  const plain = buildCompareView(forReading(estimated.doc), forReading(counted.doc), estimated.fileName, counted.fileName);
+  const ofRuns = (lines: string[]) => lines.filter((line) => /^(A|B): /.test(line));
+  assert.ok(ofRuns(plain.warnings).length > 0, plain.warnings.join('\n'));
+  assert.ok(ofRuns(plain.warnings).every((line) => /^(A|B): [^:]+: /.test(line)), 'English as before: `A: step: warning`');
+  assert.deepEqual(said.warnings.filter((line) => /^(A|B): /.test(line)), []);
+  assert.ok(said.warnings.some((line) => /^运行 [AB]：[^：]+：/.test(line)), said.warnings.join('\n'));
+  assert.deepEqual(said.notes.filter((line) => /^(A|B): /.test(line)), []);
 });
