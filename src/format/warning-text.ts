@@ -210,3 +210,9 @@ export const TRACE_LEFT_OUT_TEXT = {
     'bad-hash-ids': 'with hash ids that are not a list of whole numbers',
   },
 } as const;
+
+/** Why failover took an endpoint out or back (src/load/endpoints.ts), stored as `step.failovers[].reason`. */
+export const FAILOVER_TEXT = {
+  out: '{0} requests in a row failed (the last: {1}); its requests go to the other endpoints for {2} s',
+  back: 'a request succeeded after its cool-off',
+} as const;

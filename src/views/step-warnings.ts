@@ -6,7 +6,8 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
+import { ABORT_CHECK_TEXT, FAILOVER_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -119,6 +120,10 @@ const WORDINGS: readonly Wording[] = [
   { text: TRACE_LEFT_OUT_TEXT.file, parts: { 1: LEFT_OUT_SENTENCES } },
   // The run's abort cross-check: `{0}; ...`, its head holding the counts (the unnamed counter's first: the named one's {0} would take it in).
   ...Object.values(ABORT_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: ABORT_CHECK_TEXT.headUnnamed }, { text: ABORT_CHECK_TEXT.head }] } })),
+  // Why failover took an endpoint out or back (a step's failover events).
+  ...words(FAILOVER_TEXT),
+  // An imported run's notes (the headings they quote kept as written).
+  ...Object.values(IMPORT_NOTE_TEXT).flatMap((notes) => words(notes)),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },

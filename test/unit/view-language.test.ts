@@ -24,6 +24,8 @@ import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
 import { abortCrossCheck, tokenCrossCheck } from '../../src/observe/monitor';
 import { renderHtmlReport } from '../../src/report/html';
+import { importPaths } from '../../src/import';
+import { escapeXml } from '../../src/report/svg';
 import { formatMarkdownReport } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
@@ -522,4 +524,67 @@ test("a trace replay's warning on the rows it left out, from a real run with --s
   // 'trace' stays a word of its own in Chinese, as the trace section says it.
   const said = saidInChinese(warning, [path, 'trace']);
   assert.match(said, /^trace 文件 \S+：跳过了 3 个坏行：.*（首个在第 \d 行）；.*（第 \d 行）。$/, said);
+});
+
+/** Words of an import note that are the tool's own (its keys, its quoted headings, names), kept as written in every language. */
+function toolWords(note: string): string[] {
+  return [
+    ...(note.match(/"[^"]+"/g) ?? []),
+    ...(note.match(/[\w.-]*[_.][\w.-]+/g) ?? []),
+    // The file's keys and metrics a vLLM note lists.
+    ...(/^(?:The file has no|No) (.+?)(?: statistics)? in the file|^The file has no (.+?):/.exec(note)?.slice(1).flatMap((keys) => keys?.split(', ') ?? []) ?? []),
+    ...['AIPerf', 'GuideLLM', 'LLMPerf', 'EvalScope', 'vLLM', 'pandas', 'Llama', 'stddev', 'std', 'sqrt', 'ICL', 'metadata', 'e2el', 'save-detailed', 'metric-percentiles', 'percentile-metrics'],
+  ];
+}
+
+test("an imported run's notes, from real files of vLLM, GuideLLM, LLMPerf and AIPerf, in Chinese on the result page and in the HTML report; in English as stored", async () => {
+  const fixtures = join(repoRoot, '../shared/fixtures');
+  const sets = [
+    ['vllm/ascend-fork_serving_llama8B_tp1_qps_inf.json'],
+    ['vllm/llmd_exp7_h100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json'],
+    ['guidellm/guidellm_repo_benchmarks_stripped_pre0.3.json'],
+    ['llmperf/leaderboard_summary_together_7b.json', 'llmperf/leaderboard_individual_together_7b.json'],
+    ['aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json', 'aiperf/aiperf-0.1.1_run1_profile_export.jsonl'],
+  ];
+  for (const set of sets) {
+    const outcome = await importPaths(set.map((path) => join(fixtures, path)));
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
+    const doc = outcome.value;
+    const stored = doc.importedFrom?.notes ?? [];
+    assert.ok(stored.length > 0, `${set[0]}: no notes`);
+    const view = buildResultView(forReading(doc), 'imported.llmbench.json', undefined, chinese);
+    for (const note of stored) {
+      const said = sayWarning(note, chinese);
+      assert.match(said, HAN, `${set[0]}: not said in Chinese: ${note}`);
+      assert.deepEqual(englishLeft(said, toolWords(note)), [], said);
+      assert.ok(view.notes.includes(said), `${set[0]}: the view lacks ${said}`);
+    }
+    const page = openPage('result', { language: zhCn });
+    page.send({ type: 'show', view });
+    const shown = [...page.document.querySelectorAll('section.notes p')].map((p) => p.textContent ?? '');
+    for (const note of stored) assert.ok(shown.includes(sayWarning(note, chinese)), `${set[0]}: the page lacks ${note}`);
+    assert.deepEqual(page.scriptErrors, []);
+    const reportRuns: ReportRun[] = [{ name: set[0]!, doc, source: set[0]! }];
+    const html = renderHtmlReport(buildReportModel(reportRuns, {}, chinese), reportRuns, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
+    for (const note of stored) assert.ok(!html.includes(escapeXml(note)), `${set[0]}: the Chinese report keeps ${note}`);
+    // In English, exactly as stored.
+    const plain = buildResultView(forReading(doc), 'imported.llmbench.json');
+    for (const note of stored) assert.ok(plain.notes.includes(note), `${set[0]}: the English view lacks ${note}`);
+  }
+});
+
+test("failover's reason for taking an endpoint out, from a real run over a simulator and a closed port, in Chinese in the endpoint notes", async (t) => {
+  const sim = await startSimProcess('tiny');
+  t.after(() => sim.close());
+  const down = `http://127.0.0.1:${await closedPort()}/v1`;
+  const { doc, fileName } = await runCli('failover', ['--url', sim.baseUrl, '--url', down, '--url-failover', '--model', 'm', '--concurrency', '4', '--requests', '40', '--input-tokens', '16', '--output-tokens', '8', '--server-metrics', 'off']);
+  const event = doc.steps[0]?.failovers?.[0];
+  assert.ok(event, 'no failover event');
+  assert.match(event.reason, /^3 requests in a row failed \(the last: .*\); its requests go to the other endpoints for 10 s$/);
+  const said = saidInChinese(event.reason, [/\(the last: (.*)\); its/s.exec(event.reason)![1]!]);
+  assert.match(said, /^连续 3 个请求失败（最后一个：.*）；其请求在 10 秒内发往其他服务$/s, said);
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.endpoints?.notes.some((n) => n.includes(said)), view.endpoints?.notes.join('\n'));
+  const plain = buildResultView(forReading(doc), fileName);
+  assert.ok(plain.endpoints?.notes.some((n) => n.includes(`failover took endpoint 1 out: ${event.reason}.`) || n.includes(`: ${event.reason}.`)), plain.endpoints?.notes.join('\n'));
 });

@@ -1,0 +1,53 @@
+/**
+ * The notes the importers keep with an imported run (`importedFrom.notes`: how the tool's figures
+ * differ from ours, what was left out), as templates in the form of src/format/warning-text.ts: the
+ * importer fills one (so a result file and the English views read these words), and a view in
+ * another language words a stored note again from the same template (sayWarning,
+ * src/views/step-warnings.ts). A heading or cell quoted from the user's file fills a placeholder
+ * and stays as written.
+ */
+export const IMPORT_NOTE_TEXT = {
+  aiperf: {
+    tpot: 'AIPerf\'s "inter_token_latency" is (latency - TTFT) / (output tokens - 1): our TPOT, imported as TPOT. Its "inter_chunk_latency" (ICL) is our ITL.',
+    outputTokens: 'Output tokens are AIPerf\'s output_sequence_length, reasoning tokens included (as a server\'s usage counts them).',
+    percentiles: 'AIPerf keeps p1, p5, p25, p50, p75, p90, p95 and p99: p66, p80 and p98 show as n/a. AIPerf does not write its version into these files.',
+    recordsOnly: 'Imported from the per-request records alone: the summary was computed by LLM Bench from them, and the load profile is unknown.',
+    totalTokens: 'Total tokens/s is (total_isl + total_osl) / benchmark_duration from the summary.',
+  },
+  evalscope: {
+    tpot: 'TPOT is (latency - TTFT) / (output tokens - 1) and ITL every gap between streamed chunks, pooled: both as ours.',
+    percentiles: 'EvalScope leaves non-streamed requests out of TTFT; its percentiles are nearest-rank (ours interpolate), p66/p80/p98 exist only in older versions.',
+    legacyKeys: 'Read with the older key set (times in seconds); EvalScope does not write its version into these files.',
+    currentKeys: 'Read with the 2025 key set (times in ms); EvalScope does not write its version into these files.',
+    notStreamed:
+      '"Average package per request" is {0}: the run did not stream (each reply came in one piece), so its "time to first token" is the whole latency: kept as latency, TTFT left unmeasured (n/a).',
+    legacyTpot:
+      '"Average time per output token" ({0} s) is 1 / output tokens/s: as EvalScope wrote it before 2025, the test\'s duration / all output tokens, not TPOT: not imported (n/a).',
+    noPercentileFile: 'No benchmark_percentile.json beside the summary: only averages are known, percentiles show as n/a.',
+  },
+  guidellm: {
+    itl: 'GuideLLM\'s "ITL" (inter_token_latency_ms: (last token - first token) / (output tokens - 1)) is our TPOT and is imported as TPOT.',
+    tpot: 'GuideLLM\'s own "TPOT" (time_per_output_token_ms) includes the first token\'s wait, so it is not imported; our ITL (each gap between streamed chunks) is not in GuideLLM files: n/a.',
+    statistics: 'Statistics are over successful requests; GuideLLM has no p66, p80 or p98 (n/a). Latency is converted from seconds to ms.',
+    requestsPerSecond:
+      "Requests/s is ours: successful requests / duration. GuideLLM's own figure (a duration-weighted mean rate) is kept in config.guidellmRequestsPerSecond, by step. Output tokens/s and concurrency are GuideLLM's time-weighted means.",
+    noMetadata: 'The file has no metadata block, so it was written by GuideLLM before 0.4; its exact version is not recorded.',
+    sampled: 'GuideLLM keeps only a sample of individual requests; they are not imported.',
+  },
+  llmperf: {
+    itl: 'LLMPerf\'s "inter_token_latency_s" is end-to-end latency / output tokens (the first token\'s wait included): it is not our TPOT and is not imported. Our TPOT is computed per request from the individual responses when they are beside the summary.',
+    tokens: "LLMPerf counts output tokens by re-tokenizing the text with a Llama tokenizer, not from the server's usage.",
+    rate: "Requests/s is LLMPerf's completed requests per minute / 60; the duration is completed requests / that rate.",
+    std: "LLMPerf's stddev is pandas' sample standard deviation (divides by n - 1); it is converted to our population std (divides by n): std * sqrt((n - 1) / n).",
+    noSendTimes: 'Individual responses carry no send times: every request is placed at 0 ms; its TTFT and latency are exact.',
+    individualOnly: 'Imported from the individual responses alone: statistics were computed by LLM Bench from them; duration and rates are unknown.',
+  },
+  vllm: {
+    definitions: 'TTFT, TPOT (latency - TTFT) / (output tokens - 1) and ITL (every gap between streamed chunks, pooled) are defined as ours.',
+    percentiles: 'vLLM stores only the mean, median, std and the percentiles asked with --metric-percentiles (p99 by default): other percentiles show as n/a.',
+    throughput: 'Request throughput is successful requests / benchmark duration, as ours.',
+    missing: 'The file has no {0}: those values show as n/a (request counts as unknown).',
+    noStatistics: 'No {0} statistics in the file (vLLM saves e2el only when --percentile-metrics names it): n/a.',
+    noSendTimes: 'Per-request lists (--save-detailed) carry no send times: every request is placed at 0 ms; its TTFT, gaps and latency are exact.',
+  },
+} as const;
