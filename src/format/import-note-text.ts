@@ -50,4 +50,65 @@ export const IMPORT_NOTE_TEXT = {
     noStatistics: 'No {0} statistics in the file (vLLM saves e2el only when --percentile-metrics names it): n/a.',
     noSendTimes: 'Per-request lists (--save-detailed) carry no send times: every request is placed at 0 ms; its TTFT, gaps and latency are exact.',
   },
+  /** Printouts and tables read from text (src/import/text.ts, src/import/text-benchmark-table.ts). */
+  text: {
+    sglang:
+      'Printed by SGLang\'s bench_serving, forked from vLLM\'s benchmark_serving: its TTFT, TPOT, ITL and E2E latency are computed as vLLM\'s (the notes below); its "Concurrency" is the mean number of requests in flight.',
+    percentilesOutside: "Percentiles given that LLM Bench's statistics have no field for (kept here as written): {0}.",
+    evalscopePrintedTpot:
+      'This printout\'s "Average time per output token" (EvalScope before its November 2024 rewrite) is the test\'s duration / all output tokens, 1 / output tokens/s, not TPOT: not imported (n/a).',
+    noPercentileTable: 'No percentile table under the summary: only averages are known, percentiles show as n/a.',
+    evalscopeTable:
+      'Read from EvalScope\'s "Performance Test Summary Report" table: request counts and durations are not in it (they read unknown); its success rate is not a count and is not imported.',
+    evalscopeTableDefinitions: "TPOT is (latency - TTFT) / (output tokens - 1), as ours; EvalScope's percentiles are nearest-rank (ours interpolate).",
+    unreadable: 'Cells that are not a figure, left out (n/a): {0}.',
+    contradiction: '{0} (line {1}): {2} {3} {4} ms is longer than the latency {3} {5} ms; kept as written, check the source.',
+    tablesNotRead: 'Tables in {0} not imported: {1}.',
+    bareRates: 'Columns headed by a bare number ({0}) are read as target rates (req/s).',
+    bareConcurrencies: 'Columns headed by a bare number ({0}) are read as concurrencies.',
+    hintedConcurrency: 'Rows with no load of their own take the one stated above the table (concurrency {0}).',
+    hintedRate: 'Rows with no load of their own take the one stated above the table (rate {0} req/s).',
+    notRead: 'Not read: {0}.',
+    throughputAssumed: '"{0}" names no kind of throughput: read as output tokens/s.',
+    measuredConcurrency: 'A concurrency column beside loads named by the rows is read as the measured mean concurrency.',
+    noCounts: 'The table gives no request counts: they read unknown.',
+    guidellmConsoleSeconds: 'GuideLLM\'s console heads request latency "(ms)" but prints seconds (as its JSON stores them): read as seconds.',
+    guidellmUnitless: 'Columns without a unit read as GuideLLM prints them (latency in seconds, TTFT and ITL in ms): {0}.',
+    guidellmPrinted: "Read from GuideLLM's printed table: requests/s, output tokens/s and concurrency are GuideLLM's own (time-weighted from 0.4) figures.",
+    guidellmBefore02:
+      'Read from GuideLLM\'s tables as it printed them before 0.2 ("Performance Summary by Benchmark" and the tables above it): requests/s is completed requests / duration and output tokens/s all output tokens / duration, as ours.',
+    anyTable:
+      'Read from a table of figures by what its headings name: the figures are as the page states them; how the tool that measured them defines TTFT, TPOT and ITL cannot be told from a table.',
+    guidellmWords:
+      'The table is headed with GuideLLM\'s words (as LLM Bench\'s Markdown export heads it too): its "Inter Token Latency" is GuideLLM\'s, (last token - first token) / (output tokens - 1), our TPOT, and is read as TPOT.',
+    withoutMean: 'Statistics given without their mean are not stored (LLM Bench keeps a metric with its mean): {0}.',
+    twice: 'Figures given twice with different values (the first kept): {0}.',
+  },
+} as const;
+
+/** The unit a table's time column without one is read in (src/import/text-benchmark-table.ts), by unit: its `{1}` a `why`. */
+export const IMPORT_UNIT_TEXT = {
+  noUnit: { s: '"{0}" has no unit: read as seconds ({1}).', ms: '"{0}" has no unit: read as ms ({1}).' },
+  why: {
+    littleSeconds: "Little's law: concurrency ÷ (requests/s × latency) is {0} in seconds",
+    littleMs: "Little's law: concurrency ÷ (requests/s × latency) is {0} in ms",
+    bySizeNeither: "by the size of its figures; Little's law fits neither unit ({0} in seconds), check the source",
+    bySize: 'by the size of its figures',
+    duration: 'a test duration',
+    asLatency: 'as the latency beside it',
+  },
+} as const;
+
+/**
+ * What a table of figures was read as (src/import/text-benchmark-table.ts): `byColumns` or `byRows`,
+ * its `{1}` the headings, each `readAs` or `notImported` (its `{1}` a `why`), joined by `; `. A
+ * heading is the user's, kept as written; what it was read as is LLM Bench's name of the figure.
+ */
+export const IMPORT_READ_TEXT = {
+  byColumns: 'Read from the table at line {0} by its column names: {1}.',
+  byRows: 'Read from the table at line {0} by its row names (metrics as rows, a column per step): {1}.',
+  joined: '{0}; {1}',
+  readAs: '"{0}" as {1}',
+  notImported: '"{0}" not imported ({1})',
+  why: { noField: 'no field', guidellmTpot: "GuideLLM's TPOT includes the first token's wait" },
 } as const;

@@ -6,7 +6,7 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
+import { IMPORT_NOTE_TEXT, IMPORT_READ_TEXT, IMPORT_UNIT_TEXT } from '../format/import-note-text';
 import { ABORT_CHECK_TEXT, FAILOVER_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, OVER_SATURATED_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
@@ -90,6 +90,10 @@ LEFT_OUT_REASONS.unshift({ text: TRACE_LEFT_OUT_TEXT.reasons, parts: { 0: LEFT_O
 const LEFT_OUT_SKIPPED: readonly Wording[] = [TRACE_LEFT_OUT_TEXT.skippedOne, TRACE_LEFT_OUT_TEXT.skipped].map((text) => ({ text, parts: { 1: LEFT_OUT_REASONS } }));
 const LEFT_OUT_FAILED: readonly Wording[] = words({ one: TRACE_LEFT_OUT_TEXT.failedOne, many: TRACE_LEFT_OUT_TEXT.failed });
 const LEFT_OUT_SENTENCES: readonly Wording[] = [{ text: TRACE_LEFT_OUT_TEXT.sentences, parts: { 0: LEFT_OUT_SKIPPED, 1: LEFT_OUT_FAILED } }, ...LEFT_OUT_SKIPPED, ...LEFT_OUT_FAILED];
+/** What a table of figures was read as: its headings, each read as a figure or not imported, joined by `; `. */
+const READ_HEADING: readonly Wording[] = [{ text: IMPORT_READ_TEXT.readAs }, { text: IMPORT_READ_TEXT.notImported, parts: { 1: words(IMPORT_READ_TEXT.why) } }];
+const READ_HEADINGS: Wording[] = [...READ_HEADING];
+READ_HEADINGS.unshift({ text: IMPORT_READ_TEXT.joined, parts: { 0: READ_HEADING, 1: READ_HEADINGS } });
 const WORDINGS: readonly Wording[] = [
   ...words(TOO_SHORT_TEXT),
   ...words(BUSY_START_TEXT),
@@ -124,6 +128,8 @@ const WORDINGS: readonly Wording[] = [
   ...words(FAILOVER_TEXT),
   // An imported run's notes (the headings they quote kept as written).
   ...Object.values(IMPORT_NOTE_TEXT).flatMap((notes) => words(notes)),
+  ...[IMPORT_READ_TEXT.byColumns, IMPORT_READ_TEXT.byRows].map((text) => ({ text, parts: { 1: READ_HEADINGS } })),
+  ...Object.values(IMPORT_UNIT_TEXT.noUnit).map((text) => ({ text, parts: { 1: words(IMPORT_UNIT_TEXT.why) } })),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },

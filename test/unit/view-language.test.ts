@@ -26,7 +26,7 @@ import { abortCrossCheck, tokenCrossCheck } from '../../src/observe/monitor';
 import { renderHtmlReport } from '../../src/report/html';
 import { importPaths } from '../../src/import';
 import { escapeXml } from '../../src/report/svg';
-import { formatMarkdownReport } from '../../src/report/tables';
+import { formatMarkdownReport, formatMarkdownTable, formatVllmBlock } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
 import { runCliLimited } from '../helpers/limited-child';
@@ -587,4 +587,38 @@ test("failover's reason for taking an endpoint out, from a real run over a simul
   assert.ok(view.endpoints?.notes.some((n) => n.includes(said)), view.endpoints?.notes.join('\n'));
   const plain = buildResultView(forReading(doc), fileName);
   assert.ok(plain.endpoints?.notes.some((n) => n.includes(`failover took endpoint 1 out: ${event.reason}.`) || n.includes(`: ${event.reason}.`)), plain.endpoints?.notes.join('\n'));
+});
+
+test("notes on printouts and tables read from text (a vLLM block, a Markdown table, the same table without units) in Chinese, the user's headings kept as written", async () => {
+  const fixtures = join(repoRoot, '../shared/fixtures');
+  const vllm = await importPaths([join(fixtures, 'vllm/ascend-fork_serving_llama8B_tp1_qps_inf.json')]);
+  const guidellm = await importPaths([join(fixtures, 'guidellm/guidellm_repo_benchmarks_stripped_pre0.3.json')]);
+  assert.ok(vllm.ok && guidellm.ok);
+  const table = formatMarkdownTable(guidellm.value);
+  // The same table as a page might write it: no units on its times.
+  const unitless = table.replace(/(\d) (?:sec|ms)\b/g, '$1');
+  assert.notEqual(unitless, table);
+  // A page's own table in Chinese, its times without units: each unit is settled and said in a note.
+  const own = ['| 并发数 | Latency | TTFT | Output tokens/s | Requests/s |', '| --- | --- | --- | --- | --- |', '| 1 | 0.64 | 16.8 | 198 | 1.53 |', '| 8 | 1.10 | 40.2 | 890 | 7.20 |'].join('\n');
+  const texts = { 'block.log': formatVllmBlock(vllm.value, 0), 'table.md': table, 'unitless.md': unitless, 'own.md': own };
+  const said: string[] = [];
+  for (const [name, text] of Object.entries(texts)) {
+    const path = join(dir, name);
+    writeFileSync(path, text + '\n');
+    const outcome = await importPaths([path]);
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
+    const stored = outcome.value.importedFrom?.notes ?? [];
+    const view = buildResultView(forReading(outcome.value), `${name}.llmbench.json`, undefined, chinese);
+    for (const note of stored) {
+      const chinese_ = sayWarning(note, chinese);
+      assert.match(chinese_, HAN, `${name}: not said in Chinese: ${note}`);
+      assert.ok(view.notes.includes(chinese_), `${name}: the view lacks ${chinese_}`);
+      // A heading the note quotes is the user's, kept as written.
+      for (const quoted of note.match(/"[^"]+"/g) ?? []) assert.ok(chinese_.includes(quoted), `${name}: ${quoted} is not kept in ${chinese_}`);
+      said.push(chinese_);
+    }
+    assert.deepEqual(buildResultView(forReading(outcome.value), `${name}.llmbench.json`).notes.filter((n) => stored.includes(n)), stored);
+  }
+  assert.ok(said.some((n) => /^"Latency" 没有单位：按秒读取（利特尔定律/.test(n)), said.join('\n'));
+  assert.ok(said.some((n) => /^没有单位的列按 GuideLLM 的打印方式读取（.*）："Request Latency"/.test(n)), said.join('\n'));
 });
