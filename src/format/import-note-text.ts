@@ -83,6 +83,9 @@ export const IMPORT_NOTE_TEXT = {
       'The table is headed with GuideLLM\'s words (as LLM Bench\'s Markdown export heads it too): its "Inter Token Latency" is GuideLLM\'s, (last token - first token) / (output tokens - 1), our TPOT, and is read as TPOT.',
     withoutMean: 'Statistics given without their mean are not stored (LLM Bench keeps a metric with its mean): {0}.',
     twice: 'Figures given twice with different values (the first kept): {0}.',
+    rowNoLoad: 'line {0}: {1} states no load (no concurrency or rate column, row name or line above saying one): left out.',
+    rowNoFigure: 'line {0} ({1}): no figure in the row: left out.',
+    rowTwice: 'Lines {0} and {1} are both {2}: kept as two steps of that name, check the source.',
   },
 } as const;
 

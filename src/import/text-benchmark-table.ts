@@ -216,11 +216,11 @@ export function readBenchmarkTable(table: TextTable, hint: LoadHint): TableReadi
     }
     const what = unit.name !== '' ? `"${unit.name}"` : 'its row';
     if (!profile) {
-      reading.rowNotes.push({ group, text: `line ${unit.line + 1}: ${what} states no load (no concurrency or rate column, row name or line above saying one): left out.` });
+      reading.rowNotes.push({ group, text: fillPlaceholders(IMPORT_NOTE_TEXT.text.rowNoLoad, [unit.line + 1, what]) });
       continue;
     }
     if (entries.length === 0) {
-      reading.rowNotes.push({ group, text: `line ${unit.line + 1} (${stepName(profile)}): no figure in the row: left out.` });
+      reading.rowNotes.push({ group, text: fillPlaceholders(IMPORT_NOTE_TEXT.text.rowNoFigure, [unit.line + 1, stepName(profile)]) });
       continue;
     }
     reading.steps.push({ name: unit.name, line: unit.line, labels, profile, namedLoad, entries, ...(namedLoad && loads.concurrency !== undefined ? { measuredConcurrency: loads.concurrency } : {}) });
@@ -496,7 +496,7 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
     const key = stepKey(row);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, row.line);
-    else reading.rowNotes.push({ group: groupOf(row.labels), text: `Lines ${first + 1} and ${row.line + 1} are both ${stepName(row.profile)}: kept as two steps of that name, check the source.` });
+    else reading.rowNotes.push({ group: groupOf(row.labels), text: fillPlaceholders(IMPORT_NOTE_TEXT.text.rowTwice, [first + 1, row.line + 1, stepName(row.profile)]) });
   }
   notes.push(...reading.notes);
 

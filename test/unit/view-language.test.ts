@@ -599,7 +599,7 @@ test("notes on printouts and tables read from text (a vLLM block, a Markdown tab
   const unitless = table.replace(/(\d) (?:sec|ms)\b/g, '$1');
   assert.notEqual(unitless, table);
   // A page's own table in Chinese, its times without units: each unit is settled and said in a note.
-  const own = ['| 并发数 | Latency | TTFT | Output tokens/s | Requests/s |', '| --- | --- | --- | --- | --- |', '| 1 | 0.64 | 16.8 | 198 | 1.53 |', '| 8 | 1.10 | 40.2 | 890 | 7.20 |'].join('\n');
+  const own = ['| 并发数 | Latency | TTFT | Output tokens/s | Requests/s |', '| --- | --- | --- | --- | --- |', '| 1 | 0.64 | 16.8 | 198 | 1.53 |', '| 8 | 1.10 | 40.2 | 890 | 7.20 |', '| 8 | 1.12 | 41.0 | 880 | 7.10 |'].join('\n');
   const texts = { 'block.log': formatVllmBlock(vllm.value, 0), 'table.md': table, 'unitless.md': unitless, 'own.md': own };
   const said: string[] = [];
   for (const [name, text] of Object.entries(texts)) {
@@ -619,6 +619,7 @@ test("notes on printouts and tables read from text (a vLLM block, a Markdown tab
     }
     assert.deepEqual(buildResultView(forReading(outcome.value), `${name}.llmbench.json`).notes.filter((n) => stored.includes(n)), stored);
   }
+  assert.ok(said.some((n) => /^第 \d 行和第 \d 行都是 \S+：作为同名的两步保留/.test(n)), said.join('\n'));
   assert.ok(said.some((n) => /^"Latency" 没有单位：按秒读取（利特尔定律/.test(n)), said.join('\n'));
   assert.ok(said.some((n) => /^没有单位的列按 GuideLLM 的打印方式读取（.*）："Request Latency"/.test(n)), said.join('\n'));
 });
