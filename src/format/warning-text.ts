@@ -268,3 +268,8 @@ export const SHARD_NOTE_TEXT = {
 
 /** A warning of one endpoint's /metrics scraper when a run scrapes several (src/observe/replica-metrics.ts): the scraper's own warning after the endpoint's index. */
 export const REPLICA_WARNING_TEXT = 'Endpoint {0}: {1}';
+/** Why failover took an endpoint out or back (src/load/endpoints.ts), stored as `step.failovers[].reason`. */
+export const FAILOVER_TEXT = {
+  out: '{0} requests in a row failed (the last: {1}); its requests go to the other endpoints for {2} s',
+  back: 'a request succeeded after its cool-off',
+} as const;

@@ -7,15 +7,12 @@
 import * as z from 'zod';
 import { describeZodError, type ErrorKind, type RequestRecord, type Stats, type Step, type StepProfile } from '../format/result';
 import { errorCounts, summarizeStep } from '../results/stats';
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
 import { importedRequest, importedResult, importedStep, importFailure, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
 
 export const AIPERF_TOOL = 'AIPerf';
 
-const AIPERF_NOTES = [
-  'AIPerf\'s "inter_token_latency" is (latency - TTFT) / (output tokens - 1): our TPOT, imported as TPOT. Its "inter_chunk_latency" (ICL) is our ITL.',
-  'Output tokens are AIPerf\'s output_sequence_length, reasoning tokens included (as a server\'s usage counts them).',
-  'AIPerf keeps p1, p5, p25, p50, p75, p90, p95 and p99: p66, p80 and p98 show as n/a. AIPerf does not write its version into these files.',
-];
+const AIPERF_NOTES: readonly string[] = [IMPORT_NOTE_TEXT.aiperf.tpot, IMPORT_NOTE_TEXT.aiperf.outputTokens, IMPORT_NOTE_TEXT.aiperf.percentiles];
 
 const MetricSchema = z.looseObject({
   unit: z.string(),
@@ -154,7 +151,7 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
   const summaryInput = files.summary;
   if (!summaryInput) {
     const profile: StepProfile = { kind: 'throughput' };
-    notes.push('Imported from the per-request records alone: the summary was computed by LLM Bench from them, and the load profile is unknown.');
+    notes.push(IMPORT_NOTE_TEXT.aiperf.recordsOnly);
     const step: Step = { name: 'imported', profile, summary: summarizeStep(requests, profile, undefined, 'span'), requests };
     return importedResult({ tool: AIPERF_TOOL, version: null, path: files.records?.path ?? '', notes, model: 'unknown', config: {} }, [step]);
   }
@@ -191,7 +188,7 @@ export function importAiperf(files: AiperfFiles): ImportOutcome {
   const described = Object.values(errors).reduce((sum, n) => sum + n, 0);
   if (errored > described) errors['other'] = (errors['other'] ?? 0) + errored - described;
   const failed = Math.max(errored, described) - (errors['cancelled'] ?? 0);
-  notes.push('Total tokens/s is (total_isl + total_osl) / benchmark_duration from the summary.');
+  notes.push(IMPORT_NOTE_TEXT.aiperf.totalTokens);
   const step = importedStep(
     profile,
     {

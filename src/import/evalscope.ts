@@ -6,16 +6,15 @@
  * `TTFT (s)`, times in seconds) and the 2025 rename (`Avg Latency (s)`, `TTFT (ms)`).
  * Layouts learned from modelscope/evalscope `evalscope/perf/utils/` (db_util.py, perf_constants.py).
  */
+import { fillPlaceholders } from '../format/warning-text';
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
 import * as z from 'zod';
 import type { Stats, StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, meanOnly, statsFrom, type ImportInput, type ImportOutcome, type PartialStats } from './common';
 
 export const EVALSCOPE_TOOL = 'EvalScope perf';
 
-const EVALSCOPE_NOTES = [
-  'TPOT is (latency - TTFT) / (output tokens - 1) and ITL every gap between streamed chunks, pooled: both as ours.',
-  'EvalScope leaves non-streamed requests out of TTFT; its percentiles are nearest-rank (ours interpolate), p66/p80/p98 exist only in older versions.',
-];
+const EVALSCOPE_NOTES: readonly string[] = [IMPORT_NOTE_TEXT.evalscope.tpot, IMPORT_NOTE_TEXT.evalscope.percentiles];
 
 /** A summary key in the older and in the renamed key set, with the factor to our unit. */
 export interface SummaryKey {
@@ -125,19 +124,19 @@ export function importEvalscope(files: EvalscopeFiles): ImportOutcome {
         : { kind: 'throughput' };
   const succeeded = count ?? 0;
   const failed = read('failed') ?? 0;
-  const notes = [...EVALSCOPE_NOTES, `Read with the ${layout === 'legacy' ? 'older key set (times in seconds)' : '2025 key set (times in ms)'}; EvalScope does not write its version into these files.`];
+  const notes = [...EVALSCOPE_NOTES, layout === 'legacy' ? IMPORT_NOTE_TEXT.evalscope.legacyKeys : IMPORT_NOTE_TEXT.evalscope.currentKeys];
   // Before 2025 EvalScope counted its chunks per request: one means the reply came whole, not streamed,
   // and its "time to first token" is then the whole latency (first_chunk_latency = query_latency).
   const packages = s['Average package per request'];
   const streamed = !(typeof packages === 'number' && packages <= 1);
   if (!streamed) {
-    notes.push(`"Average package per request" is ${packages}: the run did not stream (each reply came in one piece), so its "time to first token" is the whole latency: kept as latency, TTFT left unmeasured (n/a).`);
+    notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.evalscope.notStreamed, [String(packages)]));
   }
   // Before 2025, "Average time per output token" was the test's duration / all output tokens, 1 / output tokens/s.
   let tpot = read('tpot');
   const outputRate = read('outputTokensPerSecond');
   if (layout === 'legacy' && tpot !== null && outputRate !== null && concurrency >= 2 && Math.abs((tpot / 1000) * outputRate - 1) <= 0.02) {
-    notes.push(`"Average time per output token" (${tpot / 1000} s) is 1 / output tokens/s: as EvalScope wrote it before 2025, the test's duration / all output tokens, not TPOT: not imported (n/a).`);
+    notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.evalscope.legacyTpot, [tpot / 1000]));
     tpot = null;
   }
   const step = importedStep(profile, {
@@ -155,7 +154,7 @@ export function importEvalscope(files: EvalscopeFiles): ImportOutcome {
     errors: failed > 0 ? { other: failed } : {},
   });
   const args = z.looseObject({ model: z.string().optional(), url: z.string().optional() }).safeParse(files.args).data;
-  if (files.percentiles === undefined) notes.push('No benchmark_percentile.json beside the summary: only averages are known, percentiles show as n/a.');
+  if (files.percentiles === undefined) notes.push(IMPORT_NOTE_TEXT.evalscope.noPercentileFile);
   return importedResult(
     {
       tool: EVALSCOPE_TOOL,

@@ -7,6 +7,7 @@
  *  - report version 2: a top-level `config` instead of `args`.
  * Every metric is a `{successful, errored, incomplete, total}` block of distribution summaries.
  */
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
 import * as z from 'zod';
 import { describeZodError, type Stats, type Step, type StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, isoFromEpochSeconds, ratio, statsFrom, type ImportInput, type ImportOutcome } from './common';
@@ -14,16 +15,10 @@ import { importedResult, importedStep, importFailure, isoFromEpochSeconds, ratio
 export const GUIDELLM_TOOL = 'GuideLLM';
 
 /** How GuideLLM's figures differ from ours, wherever they are read from (its JSON or a printed table). */
-export const GUIDELLM_NOTES = [
-  'GuideLLM\'s "ITL" (inter_token_latency_ms: (last token - first token) / (output tokens - 1)) is our TPOT and is imported as TPOT.',
-  'GuideLLM\'s own "TPOT" (time_per_output_token_ms) includes the first token\'s wait, so it is not imported; our ITL (each gap between streamed chunks) is not in GuideLLM files: n/a.',
-  'Statistics are over successful requests; GuideLLM has no p66, p80 or p98 (n/a). Latency is converted from seconds to ms.',
-];
+export const GUIDELLM_NOTES: readonly string[] = [IMPORT_NOTE_TEXT.guidellm.itl, IMPORT_NOTE_TEXT.guidellm.tpot, IMPORT_NOTE_TEXT.guidellm.statistics];
 
 /** What only its JSON allows: our own requests/s beside GuideLLM's. */
-const GUIDELLM_FILE_NOTES = [
-  'Requests/s is ours: successful requests / duration. GuideLLM\'s own figure (a duration-weighted mean rate) is kept in config.guidellmRequestsPerSecond, by step. Output tokens/s and concurrency are GuideLLM\'s time-weighted means.',
-];
+const GUIDELLM_FILE_NOTES: readonly string[] = [IMPORT_NOTE_TEXT.guidellm.requestsPerSecond];
 
 const DistributionSchema = z.looseObject({
   mean: z.number(),
@@ -181,8 +176,8 @@ export function importGuidellm(input: ImportInput, raw: unknown): ImportOutcome 
   }
   const version = metadata?.guidellm_version ?? null;
   const notes = [...GUIDELLM_NOTES, ...GUIDELLM_FILE_NOTES];
-  if (!metadata) notes.push('The file has no metadata block, so it was written by GuideLLM before 0.4; its exact version is not recorded.');
-  notes.push('GuideLLM keeps only a sample of individual requests; they are not imported.');
+  if (!metadata) notes.push(IMPORT_NOTE_TEXT.guidellm.noMetadata);
+  notes.push(IMPORT_NOTE_TEXT.guidellm.sampled);
   const createdAt = steps[0]?.startedAt;
   return importedResult(
     {

@@ -4,6 +4,7 @@
  * `<name>_individual_responses.json`, a list of per-request objects (ttft_s,
  * end_to_end_latency_s, inter_token_latency_s, token counts, error_code).
  */
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
 import * as z from 'zod';
 import { describeZodError, type RequestRecord, type Stats, type StepProfile } from '../format/result';
 import { computeStats } from '../results/stats';
@@ -22,12 +23,7 @@ import {
 
 export const LLMPERF_TOOL = 'LLMPerf';
 
-const LLMPERF_NOTES = [
-  'LLMPerf\'s "inter_token_latency_s" is end-to-end latency / output tokens (the first token\'s wait included): it is not our TPOT and is not imported. Our TPOT is computed per request from the individual responses when they are beside the summary.',
-  'LLMPerf counts output tokens by re-tokenizing the text with a Llama tokenizer, not from the server\'s usage.',
-  'Requests/s is LLMPerf\'s completed requests per minute / 60; the duration is completed requests / that rate.',
-  'LLMPerf\'s stddev is pandas\' sample standard deviation (divides by n - 1); it is converted to our population std (divides by n): std * sqrt((n - 1) / n).',
-];
+const LLMPERF_NOTES: readonly string[] = [IMPORT_NOTE_TEXT.llmperf.itl, IMPORT_NOTE_TEXT.llmperf.tokens, IMPORT_NOTE_TEXT.llmperf.rate, IMPORT_NOTE_TEXT.llmperf.std];
 
 const IndividualSchema = z.array(
   z.looseObject({
@@ -114,7 +110,7 @@ export function importLlmperf(files: LlmperfFiles): ImportOutcome {
   const notes = [...LLMPERF_NOTES];
   const fromIndividual = (pick: (r: Individual) => number | null | undefined, scale: number) => computeStats(valuesOf(individual, (r) => { const v = pick(r); return v == null ? null : v * scale; }));
   const requests = recordsOf(individual);
-  if (individual.length) notes.push('Individual responses carry no send times: every request is placed at 0 ms; its TTFT and latency are exact.');
+  if (individual.length) notes.push(IMPORT_NOTE_TEXT.llmperf.noSendTimes);
   const tpot = individual.length ? computeStats(individual.map(tpotMs).filter((v): v is number => v !== null)) : null;
 
   const summaryFile = files.summary;
@@ -128,7 +124,7 @@ export function importLlmperf(files: LlmperfFiles): ImportOutcome {
   const requestsPerSecond = perMinute === null ? null : perMinute / 60;
   const concurrency = s ? numeric(s['num_concurrent_requests']) : null;
   const profile: StepProfile = concurrency ? { kind: 'concurrency', concurrency } : { kind: 'throughput' };
-  if (!s) notes.push('Imported from the individual responses alone: statistics were computed by LLM Bench from them; duration and rates are unknown.');
+  if (!s) notes.push(IMPORT_NOTE_TEXT.llmperf.individualOnly);
   const step = importedStep(
     profile,
     {

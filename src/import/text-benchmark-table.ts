@@ -11,6 +11,8 @@
  * one. Columns that name a model, engine, GPU, TP or quantization are labels: rows that differ in
  * them are runs of their own.
  */
+import { fillPlaceholders } from '../format/warning-text';
+import { IMPORT_NOTE_TEXT, IMPORT_READ_TEXT, IMPORT_UNIT_TEXT } from '../format/import-note-text';
 import { stepName } from '../format/step-name';
 import type { Labels } from '../format/config';
 import { PERCENTILES, type ResultDocument, type Stats, type StepProfile } from '../format/result';
@@ -214,17 +216,17 @@ export function readBenchmarkTable(table: TextTable, hint: LoadHint): TableReadi
     }
     const what = unit.name !== '' ? `"${unit.name}"` : 'its row';
     if (!profile) {
-      reading.rowNotes.push({ group, text: `line ${unit.line + 1}: ${what} states no load (no concurrency or rate column, row name or line above saying one): left out.` });
+      reading.rowNotes.push({ group, text: fillPlaceholders(IMPORT_NOTE_TEXT.text.rowNoLoad, [unit.line + 1, what]) });
       continue;
     }
     if (entries.length === 0) {
-      reading.rowNotes.push({ group, text: `line ${unit.line + 1} (${stepName(profile)}): no figure in the row: left out.` });
+      reading.rowNotes.push({ group, text: fillPlaceholders(IMPORT_NOTE_TEXT.text.rowNoFigure, [unit.line + 1, stepName(profile)]) });
       continue;
     }
     reading.steps.push({ name: unit.name, line: unit.line, labels, profile, namedLoad, entries, ...(namedLoad && loads.concurrency !== undefined ? { measuredConcurrency: loads.concurrency } : {}) });
   }
-  if (usedBareNumbers.size) reading.notes.push(`Columns headed by a bare number (${[...usedBareNumbers].join(', ')}) are read as ${bareNumbers === 'rate' ? 'target rates (req/s)' : 'concurrencies'}.`);
-  if (hinted) reading.notes.push(`Rows with no load of their own take the one stated above the table (${hint.concurrency !== undefined ? `concurrency ${hint.concurrency}` : `rate ${String(hint.rate)} req/s`}).`);
+  if (usedBareNumbers.size) reading.notes.push(fillPlaceholders(bareNumbers === 'rate' ? IMPORT_NOTE_TEXT.text.bareRates : IMPORT_NOTE_TEXT.text.bareConcurrencies, [[...usedBareNumbers].join(', ')]));
+  if (hinted) reading.notes.push(hint.concurrency !== undefined ? fillPlaceholders(IMPORT_NOTE_TEXT.text.hintedConcurrency, [hint.concurrency]) : fillPlaceholders(IMPORT_NOTE_TEXT.text.hintedRate, [String(hint.rate)]));
   reading.guidellmRows = reading.steps.length > 0 && reading.steps.every((step) => step.namedLoad && GUIDELLM_STRATEGY.test(step.name.replace(/\*\*|`/g, '').trim()));
   return reading;
 }
@@ -393,7 +395,7 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
     else unitless.push({ field, metric: duration ? 'durationSec' : (meaning as { metric: string }).metric });
   }
   if (unitless.length) notes.push(...inferUnits(reading, unitless, unitOf, guidellm, meaningOf));
-  if (guidellm && reading.consoleLatencyInSeconds) notes.push('GuideLLM\'s console heads request latency "(ms)" but prints seconds (as its JSON stores them): read as seconds.');
+  if (guidellm && reading.consoleLatencyInSeconds) notes.push(IMPORT_NOTE_TEXT.text.guidellmConsoleSeconds);
 
   const throughputAssumed = new Set<string>();
   const steps = reading.steps.map((row) => {
@@ -472,25 +474,29 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
       .filter((f) => f.table === table && f.present)
       .map((f) => {
         const meaning = meaningOf(f);
-        return meaning ? `"${f.heading}" as ${describeHeading(meaning)}` : `"${f.heading}" not imported (${guidellm && /tpot/i.test(f.heading) ? 'GuideLLM\'s TPOT includes the first token\'s wait' : 'no field'})`;
+        return meaning
+          ? fillPlaceholders(IMPORT_READ_TEXT.readAs, [f.heading, describeHeading(meaning)])
+          : fillPlaceholders(IMPORT_READ_TEXT.notImported, [f.heading, guidellm && /tpot/i.test(f.heading) ? IMPORT_READ_TEXT.why.guidellmTpot : IMPORT_READ_TEXT.why.noField]);
       });
-    const loadsRead = fields.filter((f) => f.table === table && (f.meaning?.kind === 'load' || f.meaning?.kind === 'label')).map((f) => `"${f.heading}" as ${describeHeading(f.meaning)}`);
+    const loadsRead = fields
+      .filter((f) => f.table === table && (f.meaning?.kind === 'load' || f.meaning?.kind === 'label'))
+      .map((f) => fillPlaceholders(IMPORT_READ_TEXT.readAs, [f.heading, describeHeading(f.meaning)]));
     const transposed = fields.some((f) => f.table === table && f.transposed);
-    readNotes.push(`Read from the table at line ${table + 1} by its ${transposed ? 'row names (metrics as rows, a column per step)' : 'column names'}: ${[...read, ...loadsRead].join('; ')}.`);
+    readNotes.push(fillPlaceholders(transposed ? IMPORT_READ_TEXT.byRows : IMPORT_READ_TEXT.byColumns, [table + 1, [...read, ...loadsRead].join('; ')]));
   }
   notes.unshift(...readNotes);
-  if (reading.unread.length) notes.push(`Not read: ${[...new Set(reading.unread)].join('; ')}.`);
-  for (const heading of throughputAssumed) notes.push(`"${heading}" names no kind of throughput: read as output tokens/s.`);
+  if (reading.unread.length) notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.text.notRead, [[...new Set(reading.unread)].join('; ')]));
+  for (const heading of throughputAssumed) notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.text.throughputAssumed, [heading]));
   if (reading.steps.some((row) => row.measuredConcurrency !== undefined)) {
-    notes.push('A concurrency column beside loads named by the rows is read as the measured mean concurrency.');
+    notes.push(IMPORT_NOTE_TEXT.text.measuredConcurrency);
   }
-  if (!steps.some(({ step }) => (step.summary?.requests.total ?? 0) > 0)) notes.push('The table gives no request counts: they read unknown.');
+  if (!steps.some(({ step }) => (step.summary?.requests.total ?? 0) > 0)) notes.push(IMPORT_NOTE_TEXT.text.noCounts);
   const seen = new Map<string, number>();
   for (const row of reading.steps) {
     const key = stepKey(row);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, row.line);
-    else reading.rowNotes.push({ group: groupOf(row.labels), text: `Lines ${first + 1} and ${row.line + 1} are both ${stepName(row.profile)}: kept as two steps of that name, check the source.` });
+    else reading.rowNotes.push({ group: groupOf(row.labels), text: fillPlaceholders(IMPORT_NOTE_TEXT.text.rowTwice, [first + 1, row.line + 1, stepName(row.profile)]) });
   }
   notes.push(...reading.notes);
 
@@ -498,13 +504,13 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
     ? [
         ...GUIDELLM_NOTES,
         fields.some((f) => /TTFT|ITL|TPOT/i.test(f.heading))
-          ? 'Read from GuideLLM\'s printed table: requests/s, output tokens/s and concurrency are GuideLLM\'s own (time-weighted from 0.4) figures.'
-          : 'Read from GuideLLM\'s tables as it printed them before 0.2 ("Performance Summary by Benchmark" and the tables above it): requests/s is completed requests / duration and output tokens/s all output tokens / duration, as ours.',
+          ? IMPORT_NOTE_TEXT.text.guidellmPrinted
+          : IMPORT_NOTE_TEXT.text.guidellmBefore02,
       ]
     : [
-        'Read from a table of figures by what its headings name: the figures are as the page states them; how the tool that measured them defines TTFT, TPOT and ITL cannot be told from a table.',
+        IMPORT_NOTE_TEXT.text.anyTable,
         ...(guidellm
-          ? ['The table is headed with GuideLLM\'s words (as LLM Bench\'s Markdown export heads it too): its "Inter Token Latency" is GuideLLM\'s, (last token - first token) / (output tokens - 1), our TPOT, and is read as TPOT.']
+          ? [IMPORT_NOTE_TEXT.text.guidellmWords]
           : []),
       ];
   const tool = guidellmRows ? GUIDELLM_TOOL : TABLE_TOOL;
@@ -523,11 +529,11 @@ export function tableRuns(reading: TableReading, path: string): { ok: true; runs
     const runNotes = [
       ...toolNotes,
       ...notes,
-      ...(listed('outside') ? [`Percentiles given that LLM Bench's statistics have no field for (kept here as written): ${listed('outside')}.`] : []),
-      ...(listed('withoutMean') ? [`Statistics given without their mean are not stored (LLM Bench keeps a metric with its mean): ${listed('withoutMean')}.`] : []),
-      ...(listed('twice') ? [`Figures given twice with different values (the first kept): ${listed('twice')}.`] : []),
+      ...(listed('outside') ? [fillPlaceholders(IMPORT_NOTE_TEXT.text.percentilesOutside, [listed('outside')])] : []),
+      ...(listed('withoutMean') ? [fillPlaceholders(IMPORT_NOTE_TEXT.text.withoutMean, [listed('withoutMean')])] : []),
+      ...(listed('twice') ? [fillPlaceholders(IMPORT_NOTE_TEXT.text.twice, [listed('twice')])] : []),
       ...ofGroup.filter((note) => !note.unreadable).map((note) => note.text),
-      ...(unreadable.length ? [`Cells that are not a figure, left out (n/a): ${unreadable.join('; ')}.`] : []),
+      ...(unreadable.length ? [fillPlaceholders(IMPORT_NOTE_TEXT.text.unreadable, [unreadable.join('; ')])] : []),
     ];
     const outcome = importedResult({ tool, version: null, path, notes: runNotes, model: group.labels['model'] ?? 'unknown', config: {} }, group.steps.map((s) => s.step));
     if (outcome.ok) runs.push({ doc: outcome.value, tool, labels: group.labels, groupKey, stepLines: group.steps.map((s) => s.row.line) });
@@ -565,10 +571,9 @@ function inferUnits(
   const notes: string[] = [];
   const valuesOf = (index: number) => reading.steps.flatMap((step) => step.entries.filter((e) => e.field === index).flatMap((e) => (Array.isArray(e.value) ? e.value : [e.value])));
   const decide = (index: number, unit: 's' | 'ms') => unitOf.set(index, unit);
-  const words = (unit: string) => (unit === 's' ? 'seconds' : 'ms');
   if (guidellm) {
     for (const { field, metric } of unitless) decide(field.index, metric === 'latencyMs' || metric === 'durationSec' ? 's' : 'ms');
-    notes.push(`Columns without a unit read as GuideLLM prints them (latency in seconds, TTFT and ITL in ms): ${unitless.map((u) => `"${u.field.heading}"`).join(', ')}.`);
+    notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.text.guidellmUnitless, [unitless.map((u) => `"${u.field.heading}"`).join(', ')]));
     return notes;
   }
   let latencyUnit: 's' | 'ms' | null = null;
@@ -590,34 +595,34 @@ function inferUnits(
     let why: string;
     if (ratios.length && ratio >= 1 / 3 && ratio <= 3) {
       unit = 's';
-      why = `Little's law: concurrency ÷ (requests/s × latency) is ${ratio.toFixed(2)} in seconds`;
+      why = fillPlaceholders(IMPORT_UNIT_TEXT.why.littleSeconds, [ratio.toFixed(2)]);
     } else if (ratios.length && ratio * 1000 >= 1 / 3 && ratio * 1000 <= 3) {
       unit = 'ms';
-      why = `Little's law: concurrency ÷ (requests/s × latency) is ${(ratio * 1000).toFixed(2)} in ms`;
+      why = fillPlaceholders(IMPORT_UNIT_TEXT.why.littleMs, [(ratio * 1000).toFixed(2)]);
     } else {
       unit = median(valuesOf(field.index)) >= 100 ? 'ms' : 's';
-      why = `by the size of its figures${ratios.length ? `; Little's law fits neither unit (${ratio.toFixed(4)} in seconds), check the source` : ''}`;
+      why = ratios.length ? fillPlaceholders(IMPORT_UNIT_TEXT.why.bySizeNeither, [ratio.toFixed(4)]) : IMPORT_UNIT_TEXT.why.bySize;
     }
     decide(field.index, unit);
     latencyUnit ??= unit;
-    notes.push(`"${field.heading}" has no unit: read as ${words(unit)} (${why}).`);
+    notes.push(fillPlaceholders(IMPORT_UNIT_TEXT.noUnit[unit], [field.heading, why]));
   }
   for (const { field, metric } of unitless.filter((u) => u.metric !== 'latencyMs')) {
     let unit: 's' | 'ms';
     let why: string;
     if (metric === 'durationSec') {
       unit = 's';
-      why = 'a test duration';
+      why = IMPORT_UNIT_TEXT.why.duration;
     } else if (latencyUnit) {
       unit = latencyUnit;
-      why = 'as the latency beside it';
+      why = IMPORT_UNIT_TEXT.why.asLatency;
     } else {
       const values = valuesOf(field.index);
       unit = values.length && values.every((v) => v < 1) ? 's' : 'ms';
-      why = 'by the size of its figures';
+      why = IMPORT_UNIT_TEXT.why.bySize;
     }
     decide(field.index, unit);
-    notes.push(`"${field.heading}" has no unit: read as ${words(unit)} (${why}).`);
+    notes.push(fillPlaceholders(IMPORT_UNIT_TEXT.noUnit[unit], [field.heading, why]));
   }
   return notes;
 }

@@ -13,6 +13,8 @@
  * Lines naming a model, GPUs, engine or token lengths give the labels of the blocks under them;
  * consecutive blocks of one tool under one context are the steps of one run.
  */
+import { fillPlaceholders } from '../format/warning-text';
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
 import type { Labels } from '../format/config';
 import { PERCENTILES, type ParseOutcome, type ResultDocument, type StepProfile } from '../format/result';
 import { importedResult, importedStep, importFailure, statsFrom, type ImportInput, type PartialStats } from './common';
@@ -142,7 +144,7 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
   record['num_prompts'] ??= hints.requests;
   const outcome = importVllm({ path: input.path, text: '' }, record);
   if (!outcome.ok) return importFailure(`${input.path} line ${start + 1}: a vLLM "Serving Benchmark Result" block without TTFT, TPOT, ITL or E2EL statistics.`);
-  if (outsideOurSet.length) outcome.value.importedFrom?.notes.push(`Percentiles given that LLM Bench's statistics have no field for (kept here as written): ${outsideOurSet.join('; ')}.`);
+  if (outsideOurSet.length) outcome.value.importedFrom?.notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.text.percentilesOutside, [outsideOurSet.join('; ')]));
   const summary = outcome.value.steps[0]?.summary;
   if (summary && meanConcurrency !== null && Number.isFinite(meanConcurrency) && meanConcurrency >= 0) summary.achievedConcurrency = meanConcurrency;
   if (sglang && outcome.value.importedFrom) {
@@ -152,7 +154,7 @@ function readVllmBlock(lines: readonly string[], start: number, hints: StepHints
       ...outcome.value.importedFrom,
       tool: SGLANG_TOOL,
       notes: [
-        'Printed by SGLang\'s bench_serving, forked from vLLM\'s benchmark_serving: its TTFT, TPOT, ITL and E2E latency are computed as vLLM\'s (the notes below); its "Concurrency" is the mean number of requests in flight.',
+        IMPORT_NOTE_TEXT.text.sglang,
         ...outcome.value.importedFrom.notes,
       ],
     };
@@ -287,16 +289,16 @@ function readEvalscopeBlock(lines: readonly string[], start: number, hints: Step
   const doc = withUnreadable(outcome.value, unreadable);
   if (printedTpot) {
     doc.importedFrom?.notes.push(
-      'This printout\'s "Average time per output token" (EvalScope before its November 2024 rewrite) is the test\'s duration / all output tokens, 1 / output tokens/s, not TPOT: not imported (n/a).',
+      IMPORT_NOTE_TEXT.text.evalscopePrintedTpot,
     );
   }
   const ours = new Set(['min', 'max', ...PERCENTILES.map((p) => `${p}%`)]);
   const outsideOurSet = (rows ?? []).filter((row) => !ours.has(String(row['Percentiles']).trim()));
   if (outsideOurSet.length) {
     const listed = outsideOurSet.map((row) => Object.entries(row).map(([k, v]) => (k === 'Percentiles' ? String(v) : `${k} ${String(v)}`)).join(' ')).join('; ');
-    doc.importedFrom?.notes.push(`Percentiles given that LLM Bench's statistics have no field for (kept here as written): ${listed}.`);
+    doc.importedFrom?.notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.text.percentilesOutside, [listed]));
   }
-  if (!rows) doc.importedFrom?.notes.splice(0, doc.importedFrom.notes.length, ...doc.importedFrom.notes.filter((n) => !/benchmark_percentile\.json/.test(n)), 'No percentile table under the summary: only averages are known, percentiles show as n/a.');
+  if (!rows) doc.importedFrom?.notes.splice(0, doc.importedFrom.notes.length, ...doc.importedFrom.notes.filter((n) => !/benchmark_percentile\.json/.test(n)), IMPORT_NOTE_TEXT.text.noPercentileTable);
   return { ok: true, value: { doc, firstLine: start, lastLine, stepLines: [start] } };
 }
 
@@ -365,8 +367,8 @@ function readEvalscopeReport(table: TextTable, input: ImportInput, context: Labe
       version: null,
       path: input.path,
       notes: [
-        'Read from EvalScope\'s "Performance Test Summary Report" table: request counts and durations are not in it (they read unknown); its success rate is not a count and is not imported.',
-        'TPOT is (latency - TTFT) / (output tokens - 1), as ours; EvalScope\'s percentiles are nearest-rank (ours interpolate).',
+        IMPORT_NOTE_TEXT.text.evalscopeTable,
+        IMPORT_NOTE_TEXT.text.evalscopeTableDefinitions,
       ],
       model: context['model'] ?? 'unknown',
       config: {},
@@ -385,7 +387,7 @@ function statedModel(table: TextTable): string | null {
 }
 
 function withUnreadable(doc: ResultDocument, unreadable: Unreadable): ResultDocument {
-  if (unreadable.length && doc.importedFrom) doc.importedFrom.notes.push(`Cells that are not a figure, left out (n/a): ${unreadable.join('; ')}.`);
+  if (unreadable.length && doc.importedFrom) doc.importedFrom.notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.text.unreadable, [unreadable.join('; ')]));
   return doc;
 }
 
@@ -403,7 +405,7 @@ function flagContradictions({ doc, stepLines }: Block): void {
         const limit = latency[key];
         if (typeof value === 'number' && typeof limit === 'number' && value > limit) {
           doc.importedFrom?.notes.push(
-            `${step.name} (line ${(stepLines[index] ?? 0) + 1}): ${name} ${key} ${value} ms is longer than the latency ${key} ${limit} ms; kept as written, check the source.`,
+            fillPlaceholders(IMPORT_NOTE_TEXT.text.contradiction, [step.name, (stepLines[index] ?? 0) + 1, name, key, value, limit]),
           );
         }
       }
@@ -644,7 +646,7 @@ export function importTextBlocks(input: ImportInput): ParseOutcome<ImportedPart[
     if (lines && part.doc.importedFrom) part.doc.importedFrom = { ...part.doc.importedFrom, lines };
     // A table of figures that was not read is named wherever the text's runs are shown.
     if (tablesNotRead.length && part.doc.importedFrom) {
-      part.doc.importedFrom = { ...part.doc.importedFrom, notes: [...part.doc.importedFrom.notes, `Tables in ${input.path} not imported: ${tablesNotRead.join('; ')}.`] };
+      part.doc.importedFrom = { ...part.doc.importedFrom, notes: [...part.doc.importedFrom.notes, fillPlaceholders(IMPORT_NOTE_TEXT.text.tablesNotRead, [input.path, tablesNotRead.join('; ')])] };
     }
   }
   if (parts.length === 0) {

@@ -3,6 +3,8 @@
  * one JSON object per run of one request rate. Aggregates are `mean_/median_/std_/pNN_<metric>_ms`
  * for ttft, tpot, itl and e2el; `--save-detailed` adds per-request lists.
  */
+import { fillPlaceholders } from '../format/warning-text';
+import { IMPORT_NOTE_TEXT } from '../format/import-note-text';
 import * as z from 'zod';
 import { describeZodError, type ErrorKind, type RequestRecord, type Stats, type StepProfile, type StepSummary } from '../format/result';
 import { errorCounts } from '../results/stats';
@@ -24,11 +26,7 @@ import {
 
 export const VLLM_TOOL = 'vllm bench serve';
 
-const VLLM_NOTES = [
-  'TTFT, TPOT (latency - TTFT) / (output tokens - 1) and ITL (every gap between streamed chunks, pooled) are defined as ours.',
-  'vLLM stores only the mean, median, std and the percentiles asked with --metric-percentiles (p99 by default): other percentiles show as n/a.',
-  'Request throughput is successful requests / benchmark duration, as ours.',
-];
+const VLLM_NOTES: readonly string[] = [IMPORT_NOTE_TEXT.vllm.definitions, IMPORT_NOTE_TEXT.vllm.percentiles, IMPORT_NOTE_TEXT.vllm.throughput];
 
 /** Keys vLLM itself writes; any other top-level string or number came from --metadata and becomes a label. */
 const KNOWN_KEYS = new Set([
@@ -210,13 +208,13 @@ export function importVllm(input: ImportInput, raw: unknown): ImportOutcome {
   const profile = profileOf(file);
   const notes = [...VLLM_NOTES];
   const missing = ['duration', 'completed', 'request_throughput', 'output_throughput'].filter((k) => record[k] === undefined);
-  if (missing.length) notes.push(`The file has no ${missing.join(', ')}: those values show as n/a (request counts as unknown).`);
+  if (missing.length) notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.vllm.missing, [missing.join(', ')]));
   const absentMetrics = METRICS.filter((m) => record[`mean_${m}_ms`] === undefined);
   if (absentMetrics.length) {
-    notes.push(`No ${absentMetrics.join(', ')} statistics in the file (vLLM saves e2el only when --percentile-metrics names it): n/a.`);
+    notes.push(fillPlaceholders(IMPORT_NOTE_TEXT.vllm.noStatistics, [absentMetrics.join(', ')]));
   }
   if (requests.length && !file.request_submit_times) {
-    notes.push('Per-request lists (--save-detailed) carry no send times: every request is placed at 0 ms; its TTFT, gaps and latency are exact.');
+    notes.push(IMPORT_NOTE_TEXT.vllm.noSendTimes);
   }
   const labels: Record<string, string> = {};
   for (const [key, value] of Object.entries(record)) {

@@ -7,6 +7,7 @@
  */
 import { endpointsOf, type EndpointStrategy, type FailoverConfig, type RunConfig } from '../format/config';
 import type { FailoverEvent, RequestRecord } from '../format/result';
+import { fillPlaceholders, FAILOVER_TEXT } from '../format/warning-text';
 import type { ClientContext } from './types';
 
 /**
@@ -88,7 +89,7 @@ export class EndpointRouter {
       state.failures = 0;
       if (record.error === null && state.wasOut) {
         state.wasOut = false;
-        this.onEvent({ atMs: this.now(), endpoint, event: 'back', reason: 'a request succeeded after its cool-off' });
+        this.onEvent({ atMs: this.now(), endpoint, event: 'back', reason: FAILOVER_TEXT.back });
       }
       return;
     }
@@ -105,7 +106,7 @@ export class EndpointRouter {
         atMs: at,
         endpoint,
         event: 'out',
-        reason: `${state.failures} requests in a row failed (the last: ${state.lastError}); its requests go to the other endpoints for ${this.failover.coolOffSec} s`,
+        reason: fillPlaceholders(FAILOVER_TEXT.out, [state.failures, state.lastError, this.failover.coolOffSec]),
       });
     }
   }

@@ -70,7 +70,7 @@ function runTables(run: ReportRun, t: Translate): string {
   const listed = [
     ...definitionNotes(run.doc.steps, t),
     ...localCountsNotes(run.doc.steps, stepLabel, t),
-    ...(run.doc.importedFrom?.notes ?? []),
+    ...(run.doc.importedFrom?.notes ?? []).map((note) => sayWarning(note, t)),
   ];
   const list = listed.length ? `<ul class="notes">${listed.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
   const warned = runStepWarnings(run);

@@ -8,6 +8,7 @@ import { stepLabel } from '../format/step-name';
 import { summarizeStep } from '../results/stats';
 import { fixed } from './number-format';
 import { english, type Translate } from './l10n';
+import { sayWarning } from './step-warnings';
 
 /** A column of a text table, as the result and compare views carry them. */
 export interface EndpointTableColumn {
@@ -114,7 +115,7 @@ export function endpointNotes(doc: AnyDoc, t: Translate = english): string[] {
     }
     for (const event of step.failovers ?? []) {
       const took = event.event === 'out' ? '{0}: at {1} s failover took endpoint {2} out: {3}.' : '{0}: at {1} s failover took endpoint {2} back: {3}.';
-      notes.push(t(took, stepLabel(step), (event.atMs / 1000).toFixed(1), endpointName(doc, event.endpoint), event.reason));
+      notes.push(t(took, stepLabel(step), (event.atMs / 1000).toFixed(1), endpointName(doc, event.endpoint), sayWarning(event.reason, t)));
     }
   }
   return notes;

@@ -49,7 +49,7 @@ export function buildResultView({ document: doc, unfinishedSteps }: ReadResult, 
     const step = doc.steps[index]!;
     return t('Step "{0}" did not finish: its figures are computed from the {1} requests recorded so far.', step.name, step.requests.length);
   });
-  if (doc.importedFrom) notes.push(...doc.importedFrom.notes);
+  if (doc.importedFrom) notes.push(...doc.importedFrom.notes.map((note) => sayWarning(note, t)));
   const rates = olderRatesNote(doc.steps, doc.importedFrom !== undefined);
   // A step's note (how it ran other than planned) is among its warnings (step-warnings.ts), below.
   notes.push(...(rates ? [t(rates)] : []), ...definitionNotes(doc.steps, t), ...localCountsNotes(doc.steps, stepLabel, t), ...unreachedConcurrencyNotes(doc, t), ...reasoningNotes(doc.steps, t));

@@ -6,7 +6,8 @@
  */
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, TRACE_LEFT_OUT_TEXT, SCRAPE_PROBLEM_TEXT, SWEEP_PLAN_TEXT, CLIENT_BOUND_TEXT, ERROR_RATE_TEXT, MAX_ERRORS_TEXT, CROSS_CHECK_TEXT, EXECUTOR_LOST_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, SHARD_NOTE_TEXT, SERVER_METRICS_TEXT, STATUS_REASON_TEXT, TOO_SHORT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { IMPORT_NOTE_TEXT, IMPORT_READ_TEXT, IMPORT_UNIT_TEXT } from '../format/import-note-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -99,6 +100,10 @@ const TUNE_ENDED: readonly Wording[] = [
 /** Who a lost executor was: a worker, a shard, a shard with its host and pid. */
 const LOST_WHO: readonly Wording[] = [{ text: EXECUTOR_LOST_TEXT.shardAt, parts: { 0: WHO } }, ...WHO];
 const SHARD_WHO: readonly Wording[] = words(SHARD_NOTE_TEXT.who);
+/** What a table of figures was read as: its headings, each read as a figure or not imported, joined by `; `. */
+const READ_HEADING: readonly Wording[] = [{ text: IMPORT_READ_TEXT.readAs }, { text: IMPORT_READ_TEXT.notImported, parts: { 1: words(IMPORT_READ_TEXT.why) } }];
+const READ_HEADINGS: Wording[] = [...READ_HEADING];
+READ_HEADINGS.unshift({ text: IMPORT_READ_TEXT.joined, parts: { 0: READ_HEADING, 1: READ_HEADINGS } });
 const WORDINGS: readonly Wording[] = [
   ...words(TOO_SHORT_TEXT),
   ...words(BUSY_START_TEXT),
@@ -136,6 +141,12 @@ const WORDINGS: readonly Wording[] = [
   ...Object.entries(SHARD_NOTE_TEXT).flatMap(([key, text]) => (key === 'who' ? [] : [text.startsWith('{0}') ? { text, parts: { 0: SHARD_WHO } } : { text }])),
   // A tune file's reasons: why the tune ended, why a trial was refused.
   ...TUNE_ENDED,
+  // Why failover took an endpoint out or back (a step's failover events).
+  ...words(FAILOVER_TEXT),
+  // An imported run's notes (the headings they quote kept as written).
+  ...Object.values(IMPORT_NOTE_TEXT).flatMap((notes) => words(notes)),
+  ...[IMPORT_READ_TEXT.byColumns, IMPORT_READ_TEXT.byRows].map((text) => ({ text, parts: { 1: READ_HEADINGS } })),
+  ...Object.values(IMPORT_UNIT_TEXT.noUnit).map((text) => ({ text, parts: { 1: words(IMPORT_UNIT_TEXT.why) } })),
   {
     text: CLIENT_BOUND_TEXT.joined,
     parts: { 0: Object.values(CLIENT_BOUND_TEXT.what).map((text) => ({ text, parts: { 0: WHO } })), 1: words(CLIENT_BOUND_TEXT.advice) },

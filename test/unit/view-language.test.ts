@@ -25,7 +25,9 @@ import { resolveWorkers } from '../../src/load/workers';
 import { traceStepWarnings } from '../../src/load/trace-gather';
 import { abortCrossCheck, tokenCrossCheck } from '../../src/observe/monitor';
 import { renderHtmlReport } from '../../src/report/html';
-import { formatMarkdownReport } from '../../src/report/tables';
+import { importPaths } from '../../src/import';
+import { escapeXml } from '../../src/report/svg';
+import { formatMarkdownReport, formatMarkdownTable, formatVllmBlock } from '../../src/report/tables';
 import { openPage } from '../helpers/webview-page';
 import { repoRoot } from '../vscode/harness/tools';
 import { runCliLimited } from '../helpers/limited-child';
@@ -612,4 +614,102 @@ test("compare's step warnings and notes of run A and run B: their A/B prefixes i
   assert.deepEqual(said.warnings.filter((line) => /^(A|B): /.test(line)), []);
   assert.ok(said.warnings.some((line) => /^运行 [AB]：[^：]+：/.test(line)), said.warnings.join('\n'));
   assert.deepEqual(said.notes.filter((line) => /^(A|B): /.test(line)), []);
+});
+
+/** Words of an import note that are the tool's own (its keys, its quoted headings, names), kept as written in every language. */
+function toolWords(note: string): string[] {
+  return [
+    ...(note.match(/"[^"]+"/g) ?? []),
+    ...(note.match(/[\w.-]*[_.][\w.-]+/g) ?? []),
+    // The file's keys and metrics a vLLM note lists.
+    ...(/^(?:The file has no|No) (.+?)(?: statistics)? in the file|^The file has no (.+?):/.exec(note)?.slice(1).flatMap((keys) => keys?.split(', ') ?? []) ?? []),
+    ...['AIPerf', 'GuideLLM', 'LLMPerf', 'EvalScope', 'vLLM', 'pandas', 'Llama', 'stddev', 'std', 'sqrt', 'ICL', 'metadata', 'e2el', 'save-detailed', 'metric-percentiles', 'percentile-metrics'],
+  ];
+}
+
+test("an imported run's notes, from real files of vLLM, GuideLLM, LLMPerf and AIPerf, in Chinese on the result page and in the HTML report; in English as stored", async () => {
+  const fixtures = join(repoRoot, '../shared/fixtures');
+  const sets = [
+    ['vllm/ascend-fork_serving_llama8B_tp1_qps_inf.json'],
+    ['vllm/llmd_exp7_h100_vllm-2replicas_benchmark_2025-05-13_04-55-27.json'],
+    ['guidellm/guidellm_repo_benchmarks_stripped_pre0.3.json'],
+    ['llmperf/leaderboard_summary_together_7b.json', 'llmperf/leaderboard_individual_together_7b.json'],
+    ['aiperf/aiperf-0.1.1_run1_profile_export_aiperf.json', 'aiperf/aiperf-0.1.1_run1_profile_export.jsonl'],
+  ];
+  for (const set of sets) {
+    const outcome = await importPaths(set.map((path) => join(fixtures, path)));
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
+    const doc = outcome.value;
+    const stored = doc.importedFrom?.notes ?? [];
+    assert.ok(stored.length > 0, `${set[0]}: no notes`);
+    const view = buildResultView(forReading(doc), 'imported.llmbench.json', undefined, chinese);
+    for (const note of stored) {
+      const said = sayWarning(note, chinese);
+      assert.match(said, HAN, `${set[0]}: not said in Chinese: ${note}`);
+      assert.deepEqual(englishLeft(said, toolWords(note)), [], said);
+      assert.ok(view.notes.includes(said), `${set[0]}: the view lacks ${said}`);
+    }
+    const page = openPage('result', { language: zhCn });
+    page.send({ type: 'show', view });
+    const shown = [...page.document.querySelectorAll('section.notes p')].map((p) => p.textContent ?? '');
+    for (const note of stored) assert.ok(shown.includes(sayWarning(note, chinese)), `${set[0]}: the page lacks ${note}`);
+    assert.deepEqual(page.scriptErrors, []);
+    const reportRuns: ReportRun[] = [{ name: set[0]!, doc, source: set[0]! }];
+    const html = renderHtmlReport(buildReportModel(reportRuns, {}, chinese), reportRuns, 'r', new Date(0), { t: chinese, locale: 'zh-cn' });
+    for (const note of stored) assert.ok(!html.includes(escapeXml(note)), `${set[0]}: the Chinese report keeps ${note}`);
+    // In English, exactly as stored.
+    const plain = buildResultView(forReading(doc), 'imported.llmbench.json');
+    for (const note of stored) assert.ok(plain.notes.includes(note), `${set[0]}: the English view lacks ${note}`);
+  }
+});
+
+test("failover's reason for taking an endpoint out, from a real run over a simulator and a closed port, in Chinese in the endpoint notes", async (t) => {
+  const sim = await startSimProcess('tiny');
+  t.after(() => sim.close());
+  const down = `http://127.0.0.1:${await closedPort()}/v1`;
+  const { doc, fileName } = await runCli('failover', ['--url', sim.baseUrl, '--url', down, '--url-failover', '--model', 'm', '--concurrency', '4', '--requests', '40', '--input-tokens', '16', '--output-tokens', '8', '--server-metrics', 'off']);
+  const event = doc.steps[0]?.failovers?.[0];
+  assert.ok(event, 'no failover event');
+  assert.match(event.reason, /^3 requests in a row failed \(the last: .*\); its requests go to the other endpoints for 10 s$/);
+  const said = saidInChinese(event.reason, [/\(the last: (.*)\); its/s.exec(event.reason)![1]!]);
+  assert.match(said, /^连续 3 个请求失败（最后一个：.*）；其请求在 10 秒内发往其他服务$/s, said);
+  const view = buildResultView(forReading(doc), fileName, undefined, chinese);
+  assert.ok(view.endpoints?.notes.some((n) => n.includes(said)), view.endpoints?.notes.join('\n'));
+  const plain = buildResultView(forReading(doc), fileName);
+  assert.ok(plain.endpoints?.notes.some((n) => n.includes(`failover took endpoint 1 out: ${event.reason}.`) || n.includes(`: ${event.reason}.`)), plain.endpoints?.notes.join('\n'));
+});
+
+test("notes on printouts and tables read from text (a vLLM block, a Markdown table, the same table without units) in Chinese, the user's headings kept as written", async () => {
+  const fixtures = join(repoRoot, '../shared/fixtures');
+  const vllm = await importPaths([join(fixtures, 'vllm/ascend-fork_serving_llama8B_tp1_qps_inf.json')]);
+  const guidellm = await importPaths([join(fixtures, 'guidellm/guidellm_repo_benchmarks_stripped_pre0.3.json')]);
+  assert.ok(vllm.ok && guidellm.ok);
+  const table = formatMarkdownTable(guidellm.value);
+  // The same table as a page might write it: no units on its times.
+  const unitless = table.replace(/(\d) (?:sec|ms)\b/g, '$1');
+  assert.notEqual(unitless, table);
+  // A page's own table in Chinese, its times without units: each unit is settled and said in a note.
+  const own = ['| 并发数 | Latency | TTFT | Output tokens/s | Requests/s |', '| --- | --- | --- | --- | --- |', '| 1 | 0.64 | 16.8 | 198 | 1.53 |', '| 8 | 1.10 | 40.2 | 890 | 7.20 |', '| 8 | 1.12 | 41.0 | 880 | 7.10 |'].join('\n');
+  const texts = { 'block.log': formatVllmBlock(vllm.value, 0), 'table.md': table, 'unitless.md': unitless, 'own.md': own };
+  const said: string[] = [];
+  for (const [name, text] of Object.entries(texts)) {
+    const path = join(dir, name);
+    writeFileSync(path, text + '\n');
+    const outcome = await importPaths([path]);
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
+    const stored = outcome.value.importedFrom?.notes ?? [];
+    const view = buildResultView(forReading(outcome.value), `${name}.llmbench.json`, undefined, chinese);
+    for (const note of stored) {
+      const chinese_ = sayWarning(note, chinese);
+      assert.match(chinese_, HAN, `${name}: not said in Chinese: ${note}`);
+      assert.ok(view.notes.includes(chinese_), `${name}: the view lacks ${chinese_}`);
+      // A heading the note quotes is the user's, kept as written.
+      for (const quoted of note.match(/"[^"]+"/g) ?? []) assert.ok(chinese_.includes(quoted), `${name}: ${quoted} is not kept in ${chinese_}`);
+      said.push(chinese_);
+    }
+    assert.deepEqual(buildResultView(forReading(outcome.value), `${name}.llmbench.json`).notes.filter((n) => stored.includes(n)), stored);
+  }
+  assert.ok(said.some((n) => /^第 \d 行和第 \d 行都是 \S+：作为同名的两步保留/.test(n)), said.join('\n'));
+  assert.ok(said.some((n) => /^"Latency" 没有单位：按秒读取（利特尔定律/.test(n)), said.join('\n'));
+  assert.ok(said.some((n) => /^没有单位的列按 GuideLLM 的打印方式读取（.*）："Request Latency"/.test(n)), said.join('\n'));
 });
