@@ -31,6 +31,7 @@ const zh = (key: string): string => {
 const RUN_WORDS: RunWords = {
   command: `LLM Bench: ${manifest['command.run']}`,
   simulator: zh('Built-in simulator'),
+  concurrencySweep: zh('Concurrency sweep'),
   start: zh('Start the benchmark'),
   liveTitle: zh('LLM Bench: Live'),
   stepRunning: /正在运行第 \d+ \/ \d+ 步/,

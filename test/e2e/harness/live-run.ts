@@ -11,6 +11,8 @@ export interface RunWords {
   command: string;
   /** The endpoint question's item for the simulator. */
   simulator: string;
+  /** The profile question's item for the settings' concurrency sweep. */
+  concurrencySweep: string;
   /** The plan's last item. */
   start: string;
   /** The live panel's tab title. */
@@ -22,6 +24,7 @@ export interface RunWords {
 export const ENGLISH_RUN_WORDS: RunWords = {
   command: 'LLM Bench: Run LLM Benchmark',
   simulator: 'Built-in simulator',
+  concurrencySweep: 'Concurrency sweep',
   start: 'Start the benchmark',
   liveTitle: LIVE_TITLE,
   stepRunning: 'Running step',
@@ -60,7 +63,7 @@ export async function startSimulatorRun(page: Page, profile: string, workers?: s
 
 /** Starts the settings' concurrency sweep on the simulator; answers the live panel once it shows a step running. */
 export async function startSimulatorSweep(page: Page, words: RunWords = ENGLISH_RUN_WORDS): Promise<Frame> {
-  await startSimulatorRun(page, 'Concurrency sweep', undefined, words);
+  await startSimulatorRun(page, words.concurrencySweep, undefined, words);
   return findWebview(page, { title: words.liveTitle, text: words.stepRunning, timeoutMs: 60_000 });
 }
 
