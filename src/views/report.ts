@@ -38,7 +38,7 @@ export interface ReportRun {
 /** A run's status as the report shows it: partial, failed and interrupted runs never pass for complete. */
 export function runStatus(run: ReportRun, t: Translate = english): string {
   const unfinished = run.unfinishedSteps?.length ?? 0;
-  const status = t(run.doc.status);
+  const status = statusWord(run.doc.status, t);
   const steps = unfinished === 0 ? status : unfinished === 1 ? t('{0} (1 step unfinished)', status) : t('{0} ({1} steps unfinished)', status, unfinished);
   // The reason, worded again where LLM Bench wrote it from a template (the error it quotes stays as it was).
   return run.doc.status !== 'complete' && run.doc.statusReason ? `${steps}: ${sayWarning(run.doc.statusReason, t)}` : steps;
@@ -46,7 +46,7 @@ export function runStatus(run: ReportRun, t: Translate = english): string {
 
 import type { CurveSchema, CurvePointSchema, RankingRowSchema, ReportChartSchema, ReportModelSchema } from '../format/messages/report';
 import type { LoadAxisSchema, ReportOptionsSchema, ReportSloSchema, StatChoiceSchema } from '../format/messages/from-views';
-import { english, type Translate } from './l10n';
+import { english, statusWord, type Translate } from './l10n';
 
 export type LoadAxis = z.infer<typeof LoadAxisSchema>;
 export type StatChoice = z.infer<typeof StatChoiceSchema>;

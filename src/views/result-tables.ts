@@ -12,7 +12,7 @@ import { formatDuration, formatLocalTime, formatMetric, formatPercentChange, NOT
 import { verdictDetail, verdictReason } from './noise';
 import { stepLabel } from '../format/step-name';
 import { markedName, NO_BREAK, sayWarning } from './step-warnings';
-import { english, type Translate } from './l10n';
+import { english, statusWord, type Translate } from './l10n';
 
 /** One header group of the step table: a metric over one or more sub-columns. */
 export interface ColumnGroup {
@@ -217,7 +217,8 @@ export interface SummaryItem {
  */
 export function summaryItems(summary: RunSummary, offsetMinutes?: number, t: Translate = english): SummaryItem[] {
   // The status word in the display language; the reason worded again where LLM Bench wrote it from a template (the error it quotes stays as it was).
-  const status = summary.statusReason ? `${t(summary.status)}: ${sayWarning(summary.statusReason, t)}` : t(summary.status);
+  const word = statusWord(summary.status, t);
+  const status = summary.statusReason ? `${word}: ${sayWarning(summary.statusReason, t)}` : word;
   const took = summary.finishedAt === null || summary.createdAt === null ? Number.NaN : (Date.parse(summary.finishedAt) - Date.parse(summary.createdAt)) / 1000;
   const items: SummaryItem[] = [
     { label: 'Model', value: summary.model },

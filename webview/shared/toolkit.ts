@@ -12,6 +12,7 @@ import {
   vsCodeProgressRing,
 } from '@vscode/webview-ui-toolkit';
 import { t } from './l10n';
+import { statusWord } from '../../src/views/l10n';
 
 let registered = false;
 
@@ -74,7 +75,7 @@ export function badge(text: string, tone?: 'error' | 'warning' | 'ok'): HTMLElem
 export function statusBadge(status: string): HTMLElement {
   if (status === 'failed') return badge(`\u2717 ${t('failed')}`, 'error');
   if (status === 'partial') return badge(t('partial'), 'warning');
-  return badge(t(status));
+  return badge(statusWord(status, t));
 }
 
 export function divider(): HTMLElement {
