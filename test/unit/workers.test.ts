@@ -1,5 +1,6 @@
 // Workers (--workers N): the same configuration run by one worker (this thread) and by four worker
-// threads (dist/executor-worker.js) against the loopback server, which tags each answer with its
+// threads (dist/executor-worker.js) against the loopback server (in a thread of its own where the
+// two runs' timings are compared), which tags each answer with its
 // arrival so that a record names the body the server received for it. Per request index the prompt
 // and the planned send time are the same, every record says which worker sent it (the one the plan
 // gives it), the counts are equal and the summaries agree within noise: for a concurrency profile,
@@ -22,20 +23,31 @@ import { resolveWorkers } from '../../src/load/workers';
 import { quantileOfSorted } from '../../src/results/stats';
 import { quantileDifferenceInterval } from '../../src/views/noise';
 import { startRunnerServer, type Answer, type RunnerServer } from '../helpers/runner-server';
+import { startRunnerServerThread, type ThreadAnswer, type ThreadedRunnerServer } from '../helpers/runner-server-thread';
 
 const root = process.env['LLMBENCH_ROOT'] ?? process.cwd();
 const executorScript = join(root, 'dist', 'executor-worker.js');
 
-type Message = { role: string; content: string };
-
 /** Answers every request after `firstTokenMs`, with 4 chunks `gapMs` apart, its usage tagged with its arrival number plus one. */
 async function taggingServer(t: { after(fn: () => Promise<void>): void }, answer: (body: Record<string, unknown>) => Answer = () => ({})): Promise<RunnerServer> {
-  const server = await startRunnerServer((arrival, body) => ({ tokens: 4, firstTokenMs: 5, gapMs: 2, ...answer(body), completionTokens: arrival + 1 }));
+  const server = await startRunnerServer((arrival, body) => ({ ...TAGGED, ...answer(body), completionTokens: arrival + 1 }));
+  t.after(() => server.close());
+  return server;
+}
+const TAGGED: Answer = { tokens: 4, firstTokenMs: 5, gapMs: 2 };
+
+/**
+ * The same answers from a server in a thread of its own, for the tests that compare one worker
+ * (this thread) with four: there the server must not share its event loop with one run's client
+ * only (runner-server-thread.ts). `sync()` it after the runs, before reading its bodies.
+ */
+async function comparingServer(t: { after(fn: () => Promise<void>): void }, spec: ThreadAnswer = {}): Promise<ThreadedRunnerServer> {
+  const server = await startRunnerServerThread({ ...spec, answer: { ...TAGGED, ...spec.answer } });
   t.after(() => server.close());
   return server;
 }
 
-function configFor(server: RunnerServer, overrides: Partial<RunConfigInput>): RunConfig {
+function configFor(server: { baseUrl: string }, overrides: Partial<RunConfigInput>): RunConfig {
   return RunConfigSchema.parse({
     endpoint: { baseUrl: server.baseUrl, model: 'm' },
     workload: { kind: 'synthetic', inputTokens: { mean: 24, stdev: 8 }, outputTokens: 4 },
@@ -52,7 +64,7 @@ async function runWith(config: RunConfig, workers: number, options: { signal?: A
 }
 
 /** The body the server received for a record, found by the tag its answer carried back. */
-function bodyOf(server: RunnerServer, record: RequestRecord): string {
+function bodyOf(server: { bodies: readonly Record<string, unknown>[] }, record: RequestRecord): string {
   assert.equal(record.error, null, `request ${record.index} succeeded`);
   const body = server.bodies[(record.outputTokens ?? 0) - 1];
   assert.ok(body !== undefined, `record ${record.index} names a request the server received`);
@@ -64,17 +76,19 @@ const median = (values: number[]): number => quantileOfSorted(Float64Array.from(
 
 /**
  * Within noise: the bootstrap interval of the change of the p50 spans zero, or the change is under
- * 2 ms (this machine's timing noise). Four worker threads and the server's on fewer cores take
- * turns on them, which moves a loopback TTFT of a few ms by a few ms more: there the slack is 5 ms.
- * The server answers in this test's thread, so a burst's TTFT (the throughput step's 24 at once) is
- * mostly its queue here, which grows or shrinks with how the cores are shared between this thread
- * and the workers, run to run: a quarter of the p50 is slack too (seen: 9.9 vs 10.9 ms, 2 cores).
+ * 2 ms (this machine's timing noise). Four worker threads, the server's thread and this one on
+ * fewer cores take turns on them, which moves a loopback TTFT of a few ms by a few ms more: there
+ * the slack is 5 ms, and a quarter of the p50 at the least. A burst (the throughput step's 24 at
+ * once) is one queue: its TTFTs are that queue's order, so their bootstrap interval is narrow while
+ * the queue itself grows or shrinks with how the cores are shared, run to run (seen on 2 cores, both
+ * clients off the server's thread: 8.7 to 11.4 ms idle, 9.6 to 14.9 ms beside a busy loop). There
+ * the slack is half the larger p50: a client that doubled the queue still fails.
  */
 const OVERSUBSCRIBED = availableParallelism() < 5;
-function assertWithinNoise(a: number[], b: number[], what: string): void {
+function assertWithinNoise(a: number[], b: number[], what: string, burst: boolean): void {
   const interval = quantileDifferenceInterval(a, b, 0.5);
   const change = median(b) - median(a);
-  const slackMs = Math.max(OVERSUBSCRIBED ? 5 : 2, 0.25 * median(a));
+  const slackMs = Math.max(OVERSUBSCRIBED ? 5 : 2, burst ? 0.5 * Math.max(median(a), median(b)) : 0.25 * median(a));
   assert.ok(Math.abs(change) < slackMs || (interval !== null && interval[0] <= 0 && interval[1] >= 0), `${what}: p50 ${median(a).toFixed(2)} vs ${median(b).toFixed(2)} ms, interval ${JSON.stringify(interval)}`);
 }
 
@@ -87,7 +101,7 @@ const clientBound = (step: ResultDocument['steps'][number]): boolean => step.sum
 const ttfts = (records: readonly RequestRecord[]): number[] => records.filter((r) => !r.warmup && r.firstTokenMs !== null).map((r) => (r.firstTokenMs as number) - r.sentMs);
 
 /** One step of the runs with 1 and 4 workers: same requests per index, each from its planned worker, the same plan's send times, equal counts, summaries within noise. */
-function assertSameStep(server: RunnerServer, one: ResultDocument['steps'][number], four: ResultDocument['steps'][number], plan: StepPlan): void {
+function assertSameStep(server: ThreadedRunnerServer, one: ResultDocument['steps'][number], four: ResultDocument['steps'][number], plan: StepPlan): void {
   const [a, b] = [byIndex(one.requests), byIndex(four.requests)];
   assert.equal(b.length, a.length, `${plan.name}: as many records`);
   assert.deepEqual(b.map((r) => r.index), a.map((r) => r.index), `${plan.name}: the same request indexes`);
@@ -105,7 +119,7 @@ function assertSameStep(server: RunnerServer, one: ResultDocument['steps'][numbe
     }
   }
   assert.deepEqual(four.summary?.requests, one.summary?.requests, `${plan.name}: equal counts`);
-  if (!clientBound(one) && !clientBound(four)) assertWithinNoise(ttfts(a), ttfts(b), `${plan.name} TTFT`);
+  if (!clientBound(one) && !clientBound(four)) assertWithinNoise(ttfts(a), ttfts(b), `${plan.name} TTFT`, plan.profile.kind === 'throughput');
   assert.equal(four.client?.workers, 4);
   assert.equal(one.client?.workers, 1);
 }
@@ -127,10 +141,11 @@ test('auto takes one worker for a load one keeps easily, more for a heavy one, n
 });
 
 test('1 and 4 workers send the same requests: concurrency levels', async (t) => {
-  const server = await taggingServer(t);
+  const server = await comparingServer(t);
   const config = configFor(server, { profile: { kind: 'concurrency', levels: [4, 9] } });
   const one = await runWith(config, 1);
   const four = await runWith(config, 4);
+  await server.sync();
   const plan = planRun(config);
   for (const status of [one.status, four.status]) assert.equal(status, 'complete');
   assert.deepEqual(four.workers, { count: 4, reason: 'asked for 4' + (four.workers?.reason.includes('share cores') ? four.workers.reason.slice('asked for 4'.length) : '') });
@@ -139,20 +154,22 @@ test('1 and 4 workers send the same requests: concurrency levels', async (t) => 
 });
 
 test('1 and 4 workers send the same requests: Poisson arrivals', async (t) => {
-  const server = await taggingServer(t);
+  const server = await comparingServer(t);
   const config = configFor(server, { profile: { kind: 'rate', rates: [150], arrival: 'poisson' }, limits: { requests: 60, warmup: 2 } });
   const one = await runWith(config, 1);
   const four = await runWith(config, 4);
+  await server.sync();
   assertSameStep(server, one.steps[0]!, four.steps[0]!, planRun(config).steps[0]!);
   const skew = four.steps[0]?.client?.startSkewMs;
   assert.ok(skew !== null && skew !== undefined && skew >= 0, 'the step says how far apart the workers began');
 });
 
 test('1 and 4 workers send the same requests: a ramp, repeated, with warm-up (each repeat takes the prompts after the one before)', async (t) => {
-  const server = await taggingServer(t);
+  const server = await comparingServer(t);
   const config = configFor(server, { profile: { kind: 'rate', arrival: 'poisson', ramp: { strategy: 'linear', startRate: 60, endRate: 240 } }, limits: { requests: 36, warmup: 3 }, repeat: { count: 2, pauseSec: 0 } });
   const one = await runWith(config, 1);
   const four = await runWith(config, 4);
+  await server.sync();
   const plan = planRun(config);
   for (const doc of [one, four]) {
     assert.equal(doc.status, 'complete');
@@ -169,10 +186,11 @@ test('1 and 4 workers send the same requests: a ramp, repeated, with warm-up (ea
 });
 
 test('1 and 4 workers send the same requests: a sweep places its rates from the steps gathered before', async (t) => {
-  const server = await taggingServer(t);
+  const server = await comparingServer(t);
   const config = configFor(server, { profile: { kind: 'sweep', rateCount: 2 }, limits: { requests: 24 } });
   const one = await runWith(config, 1);
   const four = await runWith(config, 4);
+  await server.sync();
   const plan = planRun(config);
   for (const doc of [one, four]) {
     assert.equal(doc.status, 'complete');
@@ -197,10 +215,11 @@ test('1 and 4 workers send the same requests: a sweep places its rates from the 
 
 test('1 and 4 workers send the same conversations: a session stays on one worker', async (t) => {
   // The reply to a turn depends only on its last user message, so a session's history is the same wherever it runs.
-  const server = await taggingServer(t, (body) => ({ pieces: [`re: ${((body.messages as Message[]).at(-1)?.content ?? '').slice(0, 16)}`] }));
+  const server = await comparingServer(t, { echoLastUser: 16 });
   const config = configFor(server, { profile: { kind: 'concurrency', levels: [4] }, limits: { requests: 24 }, sessions: { turns: 3 } });
   const one = await runWith(config, 1);
   const four = await runWith(config, 4);
+  await server.sync();
   const step = planRun(config).steps[0]!;
   const turns = (doc: ResultDocument): Map<string, RequestRecord> => new Map(doc.steps[0]!.requests.map((r) => [`${r.session}/${r.turn}`, r]));
   const [a, b] = [turns(one), turns(four)];
@@ -225,7 +244,7 @@ test('1 and 4 workers send the same conversations: a session stays on one worker
 
 test('1 and 4 workers carry each record\'s reasoning, token source and chosen cancellation alike', async (t) => {
   // Every answer thinks in two tokens, then answers in two; usage off: counts are the client's.
-  const server = await taggingServer(t, () => ({ pieces: ['<think>', 'a', '</think>', 'b'] }));
+  const server = await comparingServer(t, { answer: { pieces: ['<think>', 'a', '</think>', 'b'] } });
   const config = configFor(server, {
     endpoint: { baseUrl: server.baseUrl, model: 'm', reasoningTags: 'think' },
     profile: { kind: 'rate', rates: [150], arrival: 'poisson' },
