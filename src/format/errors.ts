@@ -35,3 +35,6 @@ export function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What went wrong, in words: an Error's message, anything else thrown as it prints. */
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

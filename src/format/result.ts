@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { HardwareSchema, MetricSeriesSchema, ServerMetricsInfoSchema } from './server-metrics';
 import { ApiKindSchema, ArrivalSchema, LabelsSchema, RampStrategySchema } from './config';
+import { messageOf } from './errors';
 
 /**
  * The file format's version. It changes only when a reader of the previous version could no longer
@@ -600,7 +601,7 @@ export function parseResultDocument(text: string): ParseOutcome<ResultDocument> 
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = messageOf(e);
     return { ok: false, error: `The file is not valid JSON (${reason}). It may be truncated or hand-edited.` };
   }
   if (typeof raw === 'object' && raw !== null && 'schemaVersion' in raw) {

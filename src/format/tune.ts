@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { EndpointConfigSchema, LIMITS, RUN_PRESET_IDS, RunConfigSchema } from './config';
 import { RunEventSchema } from './events';
 import { describeZodError, PERCENTILES, ttfoStatsOf, type ParseOutcome, type StepSummary } from './result';
+import { messageOf } from './errors';
 
 /** 2: trials numbered from 1 (`number`); schema 1 numbered them from 0 (`index`), read by `parseTuneFile` all the same. */
 export const TUNE_SCHEMA_VERSION = 2;
@@ -453,7 +454,7 @@ export function parseTuneFile(text: string): ParseOutcome<TuneFile> {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return { ok: false, error: `The file is not valid JSON (${e instanceof Error ? e.message : String(e)}). It may be truncated or hand-edited.` };
+    return { ok: false, error: `The file is not valid JSON (${messageOf(e)}). It may be truncated or hand-edited.` };
   }
   const version = isRecord(raw) ? raw['schemaVersion'] : undefined;
   if (typeof version === 'number' && version > TUNE_SCHEMA_VERSION) {

@@ -91,6 +91,18 @@ export const STATUS_REASON_TEXT = {
   allFailed: 'Every measured request failed ({0}); the first: {1}',
   cancelled: 'Cancelled before the run finished; every request measured until then is kept.',
   nothingMeasured: 'No measured request finished within the step limits (all were warm-up or cut off).',
+  clientFailed: 'The client failed, not the server: {0} The run was stopped: its figures would measure this machine.',
+} as const;
+
+/**
+ * The thread that ran the benchmark (src/load/worker-host.ts) stopped without a word: the file's
+ * `statusReason` (`file`), and the run's end as the live panel says it, with the file it kept or
+ * without (the longer wording first: `{0}.` would take it in).
+ */
+export const RUNNER_THREAD_TEXT = {
+  file: 'The benchmark worker stopped: {0}',
+  kept: 'The benchmark worker stopped unexpectedly: {0}. The result file {1} keeps the {2} requests recorded before (status partial).',
+  plain: 'The benchmark worker stopped unexpectedly: {0}.',
 } as const;
 
 /** The server-metrics scraper's warning when /metrics cannot be read (src/observe/metrics-scraper.ts), kept in the file's warnings. */

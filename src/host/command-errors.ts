@@ -1,7 +1,6 @@
 /** Commands and panels that fail say why in one error notification, and answer undefined. */
 import * as vscode from 'vscode';
-
-export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+import { messageOf } from '../format/errors';
 
 export async function reportingErrors<T>(action: () => Promise<T>): Promise<T | undefined> {
   try {

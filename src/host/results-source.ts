@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { readResultText, type ReadResult } from '../results/read-result';
+import { messageOf } from '../format/errors';
 
 export type LoadedResult = { ok: true; read: ReadResult } | { ok: false; error: string };
 
@@ -17,7 +18,7 @@ export async function loadResult(uri: vscode.Uri): Promise<LoadedResult> {
   try {
     bytes = await vscode.workspace.fs.readFile(uri);
   } catch (e) {
-    return { ok: false, error: vscode.l10n.t('The file could not be read ({0}).', e instanceof Error ? e.message : String(e)) };
+    return { ok: false, error: vscode.l10n.t('The file could not be read ({0}).', messageOf(e)) };
   }
   const read = readResultText(new TextDecoder().decode(bytes));
   return read.ok ? { ok: true, read: read.value } : { ok: false, error: read.error };

@@ -407,7 +407,7 @@ export async function promptRunPlan(
   const workers = { value: (fileWorkers === undefined ? workersSetting() : WorkersSchema.safeParse(fileWorkers).data) ?? workersSetting() };
   const initialWorkers = workers.value;
   const planned = planOf((file ? { ...file.settings, ...overrides } : overrides) as Parameters<typeof planOf>[0]);
-  const labels = await editLabels(memento, vscode.l10n.t('{0} (3/3): labels', title), planned ? planText(planned) : null, workers);
+  const labels = await editLabels(memento, vscode.l10n.t('{0} (3/3): labels', title), planned ? planText(planned, (key, ...args) => vscode.l10n.t(key, ...args)) : null, workers);
   if (!labels) return undefined;
   if (workers.value !== initialWorkers) overrides['workers'] = workers.value;
   // Labels typed now are remembered defaults; a file's own labels say more about its run.

@@ -13,7 +13,7 @@ import type { RunEvent } from '../format/events';
 import type { LiveState } from '../format/messages/live';
 import type { RunStatus } from '../format/result';
 // Not engine/index: the host only starts the worker, and the in-process engine (undici and all) stays out of its bundle.
-import { BadInputError } from '../format/errors';
+import { BadInputError, messageOf } from '../format/errors';
 import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
 import { finalizeInterruptedFile, resultFileName } from '../results/writer';
 import { formatTerminalTable } from '../report/tables';
@@ -157,7 +157,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       }
       return await this.runConfig(prepared, folder, plan.openResult);
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       this.log.error(`Could not start the run: ${message}`);
       if (e instanceof RunInputError) void showConfigError(message, plan.file ? vscode.Uri.file(plan.file.path) : undefined);
       else void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: {0}', message));
@@ -272,7 +272,7 @@ export class RunController implements vscode.Disposable, LivePanelActions {
       await this.finish(doc, resultUri, openResult);
       return { status: doc.status, reason: doc.statusReason ?? null, resultUri: resultUri.toString() };
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       this.log.error(`Run ${id} failed: ${message}`);
       if (state.phase !== 'finished') applyRunEvent(state, { type: 'run-end', status: 'failed', reason: message, resultPath: resultUri.fsPath }, (performance.now() - startMs) / 1000);
       // A dataset or tokenizer the engine could not use is the user's input to fix, not a failed run.

@@ -15,6 +15,7 @@ import { fileNameOf, loadResult, watchFiles } from './results-source';
 import { formatFileSize, hostWebview } from './webview-html';
 import { displayLocale } from './webview-strings';
 import type { WebviewSession } from './webview-session';
+import { messageOf } from '../format/errors';
 
 /** A trial's result file, which the tune file names relative to its own folder. */
 export function trialResultUri(tuneFile: vscode.Uri, resultFile: string): vscode.Uri {
@@ -87,7 +88,7 @@ class TuneEditor implements vscode.Disposable {
     try {
       text = new TextDecoder().decode(await vscode.workspace.fs.readFile(this.file));
     } catch (e) {
-      this.session.show({ type: 'error', fileName, message: vscode.l10n.t('The file could not be read ({0}).', e instanceof Error ? e.message : String(e)) });
+      this.session.show({ type: 'error', fileName, message: vscode.l10n.t('The file could not be read ({0}).', messageOf(e)) });
       return;
     }
     const parsed = parseTuneFile(text);
@@ -99,7 +100,13 @@ class TuneEditor implements vscode.Disposable {
     this.doc = parsed.value;
     const { measures, unreadable } = await stepMeasures(this.file, parsed.value);
     const view = buildTuneView(parsed.value, fileName, measures, undefined, displayLocale().t);
-    if (unreadable > 0) view.notes.push(`${unreadable} trial result file${unreadable === 1 ? ' is' : 's are'} missing or unreadable: ${unreadable === 1 ? 'its' : 'their'} steps are not on the Pareto chart.`);
+    if (unreadable > 0) {
+      view.notes.push(
+        unreadable === 1
+          ? vscode.l10n.t("1 trial result file is missing or unreadable: its steps are not on the Pareto chart.")
+          : vscode.l10n.t("{0} trial result files are missing or unreadable: their steps are not on the Pareto chart.", unreadable),
+      );
+    }
     this.session.show({ type: 'show', view });
   }
 

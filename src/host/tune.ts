@@ -18,7 +18,7 @@ import { readTuneConfigFile, TuneConfigError } from '../tune/config';
 import { runTune } from '../tune/index';
 import { commandLine, objectiveTitle } from '../views/tune';
 import { applyTuneEvent, newTuneLiveState, tuneEndMessage } from '../views/tune-live';
-import { messageOf } from './command-errors';
+import { messageOf } from '../format/errors';
 import { resultsDirectory } from './run-prompts';
 import { StatePanel, type StatePanelKind } from './state-panel';
 import { openTrialResult } from './tune-editor';

@@ -12,6 +12,7 @@
 import type * as vscode from 'vscode';
 import type { z } from 'zod';
 import { ChartPngResultSchema, MessageChannel, ViewEventSchema, type HostRequest, type LanguageEvent, type SavePngRequest, type ViewEvent } from '../format/messages/protocol';
+import { messageOf } from '../format/errors';
 
 /** How long the host waits for a page's chart (a hidden page answers once it is shown). */
 export const PNG_TIMEOUT_MS = 15_000;
@@ -41,8 +42,6 @@ export interface SessionOptions<Ask> {
   /** The display language, posted before the page's views (src/host/webview-strings.ts); none: the page stays English. */
   language?: LanguageEvent;
 }
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** `P`: the panel's type, for owners that use more of it (reveal, active). */
 export class WebviewSession<Show, Ask extends { type: string }, P extends SessionPanel = SessionPanel> {

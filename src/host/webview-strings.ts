@@ -34,6 +34,15 @@ export function inDisplayLanguage<T>(build: (t: Translate) => T): T {
  */
 export function webviewStringKeys(): string[] {
   return [
+    // The Run command's plan of a run before it starts (src/views/plan.ts).
+    vscode.l10n.t("requests as the duration allows"),
+    vscode.l10n.t(" (+{0} warm-up)"),
+    vscode.l10n.t("at most about {0}"),
+    vscode.l10n.t("as long as the server takes, at least {0}"),
+    vscode.l10n.t("as long as the server takes"),
+    vscode.l10n.t("about {0} (the rates' schedules)"),
+    vscode.l10n.t("Plan: 1 step, {0}{1}; time: {2}"),
+    vscode.l10n.t("Plan: {0} steps, {1}{2}; time: {3}"),
     // The Run command's profile presets (src/run/presets.ts).
     vscode.l10n.t("{0} in / {1} out tokens"),
     vscode.l10n.t("Quick check"),
@@ -553,6 +562,7 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("{0} ({1} steps unfinished)"),
     vscode.l10n.t("Skipped: {0}"),
     vscode.l10n.t("{0} s"),
+    vscode.l10n.t("{0} / {1} s"),
     vscode.l10n.t("{0} min {1} s"),
     vscode.l10n.t("{0} min"),
     vscode.l10n.t("{0} h {1} min"),
@@ -805,6 +815,10 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("{0} The best {1} trials were re-measured {2} times each."),
     vscode.l10n.t("Finished ({0}): {1}"),
     vscode.l10n.t("No measured request finished within the step limits (all were warm-up or cut off)."),
+    vscode.l10n.t("The client failed, not the server: {0} The run was stopped: its figures would measure this machine."),
+    vscode.l10n.t("The benchmark worker stopped: {0}"),
+    vscode.l10n.t("The benchmark worker stopped unexpectedly: {0}. The result file {1} keeps the {2} requests recorded before (status partial)."),
+    vscode.l10n.t("The benchmark worker stopped unexpectedly: {0}."),
     vscode.l10n.t("{0} stopped during step {1} ({2}): its last report, {3} ms before, had {4} in flight, lost with any that ended after that report. The run was stopped; every request recorded before is kept."),
     vscode.l10n.t("{0} stopped during step {1} ({2}). The run was stopped; every request recorded before is kept."),
     vscode.l10n.t("{0} stopped ({1}). The run was stopped; every request recorded before is kept."),

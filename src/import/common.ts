@@ -17,6 +17,7 @@ import {
   type StepSummary,
   type TokenSource,
 } from '../format/result';
+import { messageOf } from '../format/errors';
 
 /** One input file: its name (for messages and `importedFrom.file`) and its text. */
 export interface ImportInput {
@@ -40,7 +41,7 @@ export function parsePythonJson(text: string): ParseOutcome<unknown> {
   try {
     return { ok: true, value: JSON.parse(cleaned) };
   } catch (e) {
-    return { ok: false, error: `not valid JSON (${e instanceof Error ? e.message : String(e)})` };
+    return { ok: false, error: `not valid JSON (${messageOf(e)})` };
   }
 }
 

@@ -10,7 +10,7 @@
 import { Agent, request } from 'undici';
 import type { RunConfig } from '../format/config';
 import type { CacheReset } from '../format/result';
-import { errorCode } from '../format/errors';
+import { errorCode, messageOf } from '../format/errors';
 import { serverRoute, withApiKey } from '../observe/probe-core';
 
 /** The cache resets tried, in order. */
@@ -54,7 +54,7 @@ export class CacheResetter {
           if (answer.statusCode >= 200 && answer.statusCode < 300) return { outcome: { done: true, how: `POST ${route} answered ${answer.statusCode}` }, foundNone: false };
           tried.push(`${route} answered ${answer.statusCode}`);
         } catch (error) {
-          tried.push(`${route}: ${errorCode(error) ?? (error instanceof Error ? error.message : String(error))}`);
+          tried.push(`${route}: ${errorCode(error) ?? messageOf(error)}`);
         }
       }
     } finally {

@@ -17,7 +17,7 @@ import type { ErrorKind, RequestRecord } from '../format/result';
 import { chatProtocol, serverErrorText } from './chat';
 import { ChunkTemplate } from './chunk-template';
 import { embeddingsProtocol } from './embeddings';
-import { errorCode, QUOTE_LENGTH, quote } from '../format/errors';
+import { errorCode, QUOTE_LENGTH, quote, messageOf } from '../format/errors';
 import { withApiKey } from '../observe/probe-core';
 import { ResponseOutput } from './output';
 import { responsesProtocol } from './responses';
@@ -580,7 +580,7 @@ export const sendRequest: SendRequest = (request, meta, context) =>
       exchange = new Exchange(endpoint, request, meta, context, resolve);
       exchange.start(headers, body);
     } catch (error) {
-      const message = `could not send the request: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `could not send the request: ${messageOf(error)}`;
       if (exchange !== undefined) exchange.fail('other', message);
       else resolve(unsentRecord(request, meta, context, message));
     }

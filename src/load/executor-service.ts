@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
-import { BadInputError } from '../format/errors';
+import { BadInputError, messageOf } from '../format/errors';
 import { describeZodError, type FailoverEvent, type LoadFigures, type RequestRecord } from '../format/result';
 import { createWorkload } from '../workload/sources';
 import { createTokenCounter } from '../workload/tokenizer';
@@ -45,7 +45,7 @@ export interface ExecutorObserver {
   done(): void;
 }
 
-const failure = (error: unknown): ExecutorReply => ({ type: 'failed', message: error instanceof Error ? error.message : String(error), badInput: error instanceof BadInputError });
+const failure = (error: unknown): ExecutorReply => ({ type: 'failed', message: messageOf(error), badInput: error instanceof BadInputError });
 
 /**
  * Builds an executor's base from the run's config and seed, as every executor does. `apiKeys`: with

@@ -23,6 +23,7 @@ import { stepConnections, type RunPlan, type StepPlan } from './plan';
 import { SendCounter, traceStepWarnings } from './trace-gather';
 import { maxWorkers } from './workers';
 import type { RunOptions } from './types';
+import { messageOf } from '../format/errors';
 
 /** The run stops when its first requests all fail this way: retrying cannot help. */
 const FAIL_FAST_AFTER = 3;
@@ -413,7 +414,7 @@ export class RunGather {
 
   /** Ends a run the engine itself failed (the file cannot be written, ...): the file says why, as far as it can be written. */
   async fail(error: unknown): Promise<void> {
-    const engineError = `The engine stopped with an error: ${error instanceof Error ? error.message : String(error)}`;
+    const engineError = `The engine stopped with an error: ${messageOf(error)}`;
     // A run that had already failed (the client out of file descriptors, say, which can also stop
     // the writer) stays failed for that reason: it is no partial measurement.
     const [status, reason]: ['failed' | 'partial', string] = this.failure ? ['failed', `${this.failure} ${engineError}`] : ['partial', engineError];
@@ -499,7 +500,7 @@ export class RunGather {
   /** A request this machine could not send ends the run: what it measured would be the client's limit, not the server. */
   private judgeClient(record: RequestRecord): void {
     if (record.error?.kind !== 'client' || this.failure !== null) return;
-    this.failure = `The client failed, not the server: ${record.error.message} The run was stopped: its figures would measure this machine.`;
+    this.failure = fillPlaceholders(STATUS_REASON_TEXT.clientFailed, [record.error.message]);
     this.log('error', this.failure);
     this.cancel();
   }

@@ -16,7 +16,7 @@ import { describeZodError, STEP_WARNING_KINDS, type CacheReset, type StepSummary
 import { randomBytes } from 'node:crypto';
 import { wantsUsage } from './client';
 import { CacheResetter } from './cache-reset';
-import { BadInputError } from '../format/errors';
+import { BadInputError, messageOf } from '../format/errors';
 import { checkFileDescriptors } from './fd-limit';
 import { RunMonitor } from '../observe/monitor';
 import { probeEngineLabels } from '../observe/probe';
@@ -346,7 +346,7 @@ export const runBenchmark: RunBenchmark = async (input, options) => {
           try {
             writer.setShards(info);
           } catch (error) {
-            gather.log('warn', `The shards' states could not be written to the result file: ${error instanceof Error ? error.message : String(error)}`);
+            gather.log('warn', `The shards' states could not be written to the result file: ${messageOf(error)}`);
           }
         };
         coordinator.started();

@@ -13,7 +13,7 @@ import { isIP, createServer, connect, type Server, type Socket } from 'node:net'
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { RunConfig } from '../format/config';
-import { BadInputError } from '../format/errors';
+import { BadInputError, messageOf } from '../format/errors';
 import { describeZodError, type FailoverEvent, type ResultDocument, type RunStatus, type ShardMember, type ShardsInfo, type ShardState } from '../format/result';
 import { CLIENT_BOUND_TEXT, EXECUTOR_LOST_TEXT, fillPlaceholders, SHARD_NOTE_TEXT } from '../format/warning-text';
 import type { ExecutorCommand } from './executor-protocol';
@@ -77,7 +77,7 @@ async function resolveHost(host: string): Promise<string> {
   try {
     return (await lookup(host)).address;
   } catch (error) {
-    throw new BadInputError(`The coordinator's host '${host}' cannot be resolved (${error instanceof Error ? error.message : String(error)}): give --coordinator HOST:PORT with a name or address every shard can reach.`);
+    throw new BadInputError(`The coordinator's host '${host}' cannot be resolved (${messageOf(error)}): give --coordinator HOST:PORT with a name or address every shard can reach.`);
   }
 }
 
@@ -318,7 +318,7 @@ export class ShardCoordinator {
         },
         (error: unknown) => {
           this.registering.delete(h.shard);
-          this.notes.push(fillPlaceholders(SHARD_NOTE_TEXT.couldNotRegister, [who, error instanceof Error ? error.message : String(error)]));
+          this.notes.push(fillPlaceholders(SHARD_NOTE_TEXT.couldNotRegister, [who, messageOf(error)]));
           link.destroy();
         },
       );
@@ -438,7 +438,7 @@ async function connectToCoordinator(role: ShardRole): Promise<Socket> {
         socket.once('error', reject);
       });
     } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
+      lastError = messageOf(error);
       await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_MS));
     }
   }

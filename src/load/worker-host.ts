@@ -10,6 +10,7 @@ import { RunConfigSchema, type RunConfig } from '../format/config';
 import { RunEventSchema } from '../format/events';
 import { ResultDocumentSchema, StepSchema, type ResultDocument } from '../format/result';
 import { BadInputError } from '../format/errors';
+import { fillPlaceholders, RUNNER_THREAD_TEXT } from '../format/warning-text';
 import { startWorkerThread } from '../processes/worker-thread';
 import type { RunOptions } from './types';
 import { finalizeInterruptedFile } from '../results/writer';
@@ -87,13 +88,11 @@ export function runBenchmarkInWorker(config: RunConfig, options: RunOptions & { 
       },
       onCrash: (reason) => {
         if (settled) return;
-        let where = '';
+        let message = fillPlaceholders(RUNNER_THREAD_TEXT.plain, [reason]);
         if (options.resultPath !== undefined) {
-          const doc = finalizeInterruptedFile(options.resultPath, `The benchmark worker stopped: ${reason}`);
-          const kept = doc ? doc.steps.reduce((n, s) => n + s.requests.length, 0) : 0;
-          where = doc ? ` The result file ${options.resultPath} keeps the ${kept} requests recorded before (status partial).` : '';
+          const doc = finalizeInterruptedFile(options.resultPath, fillPlaceholders(RUNNER_THREAD_TEXT.file, [reason]));
+          if (doc) message = fillPlaceholders(RUNNER_THREAD_TEXT.kept, [reason, options.resultPath, doc.steps.reduce((n, s) => n + s.requests.length, 0)]);
         }
-        const message = `The benchmark worker stopped unexpectedly: ${reason}.${where}`;
         if (!runEnded) {
           options.onEvent?.({ type: 'log', level: 'error', message });
           options.onEvent?.({ type: 'run-end', status: 'partial', reason: message, resultPath: options.resultPath ?? null });

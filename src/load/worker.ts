@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { describeZodError } from '../format/result';
-import { BadInputError } from '../format/errors';
+import { BadInputError, messageOf } from '../format/errors';
 import { runBenchmark } from './runner';
 import { overviewOf, WorkerCommandSchema, type WorkerReply } from './worker-host';
 
@@ -40,6 +40,6 @@ port.on('message', (raw: unknown) => {
   }).then(
     (document) => reply({ type: 'done', overview: overviewOf(document) }),
     (error: unknown) =>
-      reply({ type: 'error', message: error instanceof Error ? error.message : String(error), badInput: error instanceof BadInputError }),
+      reply({ type: 'error', message: messageOf(error), badInput: error instanceof BadInputError }),
   );
 });

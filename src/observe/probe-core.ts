@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import { describeZodError } from '../format/result';
-import { errorCode, quote } from '../format/errors';
+import { errorCode, quote, messageOf } from '../format/errors';
 
 export interface EngineIdentity {
   /** Spelled as users write it in labels: vLLM, SGLang, llama.cpp, lmdeploy, TGI, Ollama, MindIE. */
@@ -214,7 +214,7 @@ function noAnswerMessage(error: unknown, url: URL, timedOut: boolean, timeoutMs:
   }
   if (code !== undefined && RESET_CODES.has(code)) return `${url.host} closed the connection without answering: check that the URL's scheme (http or https) and port are the server's.`;
   if (code !== undefined && /CERT|TLS|SSL/.test(code)) return `The TLS connection to ${url.host} failed (${code}): check the server's certificate, or use http:// if it serves plain HTTP.`;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return `Could not read ${url.href}: ${message}${code ? ` (${code})` : ''}.`;
 }
 

@@ -34,6 +34,7 @@ import {
 } from '../format/result';
 import type { MetricSeries } from '../format/server-metrics';
 import { StepAccumulator, summarizeStep } from './stats';
+import { messageOf } from '../format/errors';
 
 /** What a document holds before any step: everything but status, steps and what is known only as the run goes. */
 export type ResultHead = Omit<ResultDocument, 'status' | 'statusReason' | 'finishedAt' | 'steps' | 'importedFrom' | 'warnings' | 'sampledAfterSteps'>;
@@ -73,7 +74,7 @@ function runTail(doc: Pick<ResultDocument, 'status' | 'statusReason' | 'finished
 
 function writeFailure(path: string, error: unknown, what = 'result file'): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   const advice =
     code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT'
       ? 'The disk is full or a file size limit was reached: free space or choose another folder. The file keeps every request written before.'

@@ -9,6 +9,7 @@ import { accessSync, constants } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as z from 'zod';
 import { endpointsOf, redactHeaders, redactUrl, RunConfigSchema, withoutSchemaKey, type EndpointConfig, type RunConfig } from '../format/config';
+import { messageOf } from '../format/errors';
 
 export type Settings = Record<string, unknown>;
 
@@ -111,7 +112,7 @@ const ERRNO_OF_VSCODE_CODE: Readonly<Record<string, string>> = { FileNotFound: '
 const readFailure = (error: unknown): string => {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code) return ERRNO_OF_VSCODE_CODE[code] ?? code;
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 };
 
 /** The one wording of a config file that cannot be read, for both front ends (each names the file its way). */

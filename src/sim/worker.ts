@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { resolveSimConfig, SimConfigError } from './options';
 import { startServer } from './server';
 import { WorkerCommandSchema, type WorkerReply } from './worker-protocol';
+import { messageOf } from '../format/errors';
 
 async function main(): Promise<void> {
   const port = parentPort;
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   try {
     server = await startServer(resolveSimConfig(workerData));
   } catch (e) {
-    reply({ type: 'error', message: e instanceof Error ? e.message : String(e), configError: e instanceof SimConfigError });
+    reply({ type: 'error', message: messageOf(e), configError: e instanceof SimConfigError });
     port.close();
     return;
   }

@@ -14,6 +14,7 @@ import { isPlainObject, mergeSettings, parseConfigFileText, prepareRun, RunInput
 import { PresetSettingsSchema, presets } from '../run/presets';
 import { containerRunOf } from './container';
 import { placeholdersOf } from './space';
+import { messageOf } from '../format/errors';
 
 export class TuneConfigError extends Error {
   override readonly name = 'TuneConfigError';
@@ -107,7 +108,7 @@ export function benchmarkSource(config: TuneConfig, configDir: string, shownAs: 
     try {
       settings = parseConfigFileText(text, `${shownAs}: benchmark ${config.benchmark}`);
     } catch (error) {
-      throw new TuneConfigError(error instanceof Error ? error.message : String(error));
+      throw new TuneConfigError(messageOf(error));
     }
     fileDir = dirname(path);
   } else if ('preset' in config.benchmark) {

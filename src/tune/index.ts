@@ -42,6 +42,7 @@ import { createSearch } from './search';
 import { findFreePort, launchServer, portHolderText, stopLeftoverGroup, waitPortFree, waitReady } from './server';
 import { commandFor } from './space';
 import { workloadNeed } from './workload-need';
+import { messageOf } from '../format/errors';
 
 export { TuneConfigError, parseTuneConfigText, readTuneConfigFile } from './config';
 export { checkConstraints, type Refusal } from './constraints';
@@ -256,7 +257,7 @@ export async function runTune(options: TuneOptions): Promise<TuneFile> {
     if (remeasured instanceof PortStillTaken) return finish('failed', remeasured.message);
     return finish('complete', remeasured === null ? searched : fillPlaceholders(remeasured.text, [searched, ...remeasured.figures]));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     try {
       finish('failed', fillPlaceholders(TUNE_END_TEXT.stopped, [message]));
     } catch {
@@ -271,7 +272,7 @@ async function benchmarkNeed(bench: BenchmarkSource, emit: (event: TuneEvent) =>
   try {
     return await workloadNeed(prepareBenchmark(bench, 'http://127.0.0.1:1/v1', 'model').config);
   } catch (error) {
-    emit({ type: 'log', level: 'warn', message: `The benchmark's requests could not be counted (${error instanceof Error ? error.message : String(error)}): the rules do not check that a server's context holds them.` });
+    emit({ type: 'log', level: 'warn', message: `The benchmark's requests could not be counted (${messageOf(error)}): the rules do not check that a server's context holds them.` });
     return null;
   }
 }
@@ -455,7 +456,7 @@ async function measure(target: BenchmarkTarget, resultPath: string, source: Benc
     });
   } catch (error) {
     if (options.signal?.aborted) return 'cancelled';
-    return { failed: `The benchmark could not run: ${error instanceof Error ? error.message : String(error)}` };
+    return { failed: `The benchmark could not run: ${messageOf(error)}` };
   }
   if (options.signal?.aborted) return 'cancelled';
   if (run.status === 'failed') return { failed: `The benchmark failed: ${run.statusReason ?? 'no reason given'}` };

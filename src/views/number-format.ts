@@ -119,9 +119,9 @@ export function formatSeconds(value: number | null | undefined, digits = 1, t: T
   return isNumber(value) ? t('{0} s', value.toFixed(digits)) : NOT_AVAILABLE;
 }
 
-/** A step's time so far, of its planned duration when it has one: "12.3 / 60 s", "12.3 s". */
-export function formatElapsed(elapsedSec: number, plannedSec: number | null): string {
-  return plannedSec === null ? formatSeconds(elapsedSec) : `${elapsedSec.toFixed(1)} / ${plannedSec} s`;
+/** A step's time so far, of its planned duration when it has one: "12.3 / 60 s", "12.3 s" (through `t`: "12.3 / 60 秒"). */
+export function formatElapsed(elapsedSec: number, plannedSec: number | null, t: Translate = english): string {
+  return plannedSec === null ? formatSeconds(elapsedSec, 1, t) : t('{0} / {1} s', elapsedSec.toFixed(1), plannedSec);
 }
 
 /** A length of time in words, to the second under an hour: "43 s", "3 min 10 s", "1 h 5 min" (in the display language through `t`: "3 分 10 秒"). */

@@ -6,6 +6,7 @@
  */
 import { LimitsConfigSchema, ProfileConfigSchema, stepRequests, type RunConfigInput } from '../format/config';
 import { formatDuration } from './number-format';
+import { english, type Translate } from './l10n';
 
 export interface RunPlanSummary {
   steps: number;
@@ -63,15 +64,19 @@ export function planOf(config: Pick<RunConfigInput, 'profile' | 'limits' | 'repe
  * "Plan: 7 steps, 884 requests (+14 warm-up); time: as long as the server takes, at least 1 min".
  * Short enough for one line of the palette (600 px), whose end VS Code would cut: the time is said
  * last. How long the server takes, the live panel estimates once the first requests are answered.
+ * In the display language through `t` (the palette's), English without.
  */
-export function planText(plan: RunPlanSummary): string {
-  const requests = plan.requests === null ? 'requests as the duration allows' : `${plan.requests.toLocaleString('en-US')} request${plan.requests === 1 ? '' : 's'}`;
-  const warmup = plan.warmup > 0 ? ` (+${plan.warmup.toLocaleString('en-US')} warm-up)` : '';
+export function planText(plan: RunPlanSummary, t: Translate = english): string {
+  const count = (n: number): string => n.toLocaleString('en-US');
+  const requests = plan.requests === null ? t('requests as the duration allows') : plan.requests === 1 ? t('{0} request', count(1)) : t('{0} requests', count(plan.requests));
+  const warmup = plan.warmup > 0 ? t(' (+{0} warm-up)', count(plan.warmup)) : '';
   const time =
     plan.mostSec !== null
-      ? `at most about ${formatDuration(plan.mostSec)}`
+      ? t('at most about {0}', formatDuration(plan.mostSec, t))
       : plan.serverPaced
-        ? `as long as the server takes${plan.leastSec > 0 ? `, at least ${formatDuration(plan.leastSec)}` : ''}`
-        : `about ${formatDuration(plan.leastSec)} (the rates' schedules)`;
-  return `Plan: ${plan.steps} step${plan.steps === 1 ? '' : 's'}, ${requests}${warmup}; time: ${time}`;
+        ? plan.leastSec > 0
+          ? t('as long as the server takes, at least {0}', formatDuration(plan.leastSec, t))
+          : t('as long as the server takes')
+        : t("about {0} (the rates' schedules)", formatDuration(plan.leastSec, t));
+  return plan.steps === 1 ? t('Plan: 1 step, {0}{1}; time: {2}', requests, warmup, time) : t('Plan: {0} steps, {1}{2}; time: {3}', plan.steps, requests, warmup, time);
 }

@@ -152,8 +152,8 @@ function etaText(state: LiveState, total: number, t: Translate): { eta: string; 
   const stepLeft = stepSecondsLeft(state);
   if (stepLeft === null || state.current === null) return { eta: '', left: '' };
   const later = laterSecondsLeft(state, total);
-  const step = formatDuration(stepLeft);
-  const eta = later !== null && later > 0 ? t('about {0} left in this step, about {1} in all', step, formatDuration(stepLeft + later)) : t('about {0} left in this step', step);
+  const step = formatDuration(stepLeft, t);
+  const eta = later !== null && later > 0 ? t('about {0} left in this step, about {1} in all', step, formatDuration(stepLeft + later, t)) : t('about {0} left in this step', step);
   return { eta, left: t('{0} left', step) };
 }
 
@@ -181,13 +181,13 @@ export function progressView(state: LiveState, t: Translate = english): Progress
         t('{0} requests done', `${c.completed}${c.plannedRequests !== null ? ` / ${c.plannedRequests}` : ''}`),
         t('{0} failed', c.failed),
         t('{0} in flight', c.inFlight),
-        formatElapsed(c.elapsedSec, c.plannedDurationSec),
+        formatElapsed(c.elapsedSec, c.plannedDurationSec, t),
       ].join(' · ')
     : '';
   if (state.phase === 'finished') {
     const failedSteps = state.status === 'failed';
     return {
-      headline: `${done === 1 ? t('Finished ({0}) after 1 step in {1}', statusWord(state.status, t), formatSeconds(state.elapsedSec)) : t('Finished ({0}) after {1} steps in {2}', statusWord(state.status, t), done, formatSeconds(state.elapsedSec))}${state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : ''}`,
+      headline: `${done === 1 ? t('Finished ({0}) after 1 step in {1}', statusWord(state.status, t), formatSeconds(state.elapsedSec, 1, t)) : t('Finished ({0}) after {1} steps in {2}', statusWord(state.status, t), done, formatSeconds(state.elapsedSec, 1, t))}${state.statusReason ? `: ${sayWarning(state.statusReason, t)}` : ''}`,
       overall: { value: done, max: Math.max(done, 1) },
       step: null,
       stepDetail: '',

@@ -7,7 +7,7 @@
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
 import { IMPORT_NOTE_TEXT, IMPORT_READ_TEXT, IMPORT_UNIT_TEXT } from '../format/import-note-text';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, RUNNER_THREAD_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -118,6 +118,7 @@ const WORDINGS: readonly Wording[] = [
   ...words(TRACE_REPLAY_TEXT),
   // Why a run ended as it did, and the run's warning that /metrics could not be read.
   ...words(STATUS_REASON_TEXT),
+  ...words(RUNNER_THREAD_TEXT),
   ...words(SERVER_METRICS_TEXT),
   // The run's token cross-check: `{0}; ...`, its head holding what the client received.
   ...Object.values(CROSS_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: CROSS_CHECK_TEXT.head, parts: { 1: words(CROSS_CHECK_TEXT.received) } }] } })),
@@ -155,6 +156,20 @@ const WORDINGS: readonly Wording[] = [
 
 // One endpoint's scraper warning, when a run scrapes several: any of the warnings above after the endpoint's index.
 (WORDINGS as Wording[]).push({ text: REPLICA_WARNING_TEXT, parts: { 1: WORDINGS } });
+
+/** Every template sayWarning words again, the parts' included: each is a key the l10n bundles must hold (test/unit/l10n.test.ts). */
+export function warningTemplates(): Set<string> {
+  const found = new Set<string>();
+  const walk = (wordings: readonly Wording[]): void => {
+    for (const wording of wordings) {
+      if (found.has(wording.text)) continue;
+      found.add(wording.text);
+      for (const parts of Object.values(wording.parts ?? {})) walk(parts);
+    }
+  };
+  walk(WORDINGS);
+  return found;
+}
 
 const patterns = new Map<string, RegExp>();
 /**

@@ -135,18 +135,18 @@ export function tuneTimeLeft(state: TuneLiveState, nowMs: number, t: Translate =
   const durations = state.trials.map((t) => (Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000).filter((d) => Number.isFinite(d) && d >= 0);
   if (durations.length === 0) {
     return Number.isFinite(wallLeftSec)
-      ? t('{0}. Time left: known once the first trial ends; the wall-time budget ends it within {1}.', doneText, formatDuration(wallLeftSec))
+      ? t('{0}. Time left: known once the first trial ends; the wall-time budget ends it within {1}.', doneText, formatDuration(wallLeftSec, t))
       : t('{0}. Time left: known once the first trial ends.', doneText);
   }
   const perTrialSec = durations.reduce((a, b) => a + b, 0) / durations.length;
   const runningSec = state.running?.startedAt ? Math.max(0, (nowMs - Date.parse(state.running.startedAt)) / 1000) : 0;
   const later = planned === null ? null : Math.max(0, planned - done - (state.running ? 1 : 0));
-  if (later === null && !Number.isFinite(wallLeftSec)) return t('{0}, {1} a trial so far.', doneText, formatDuration(perTrialSec));
+  if (later === null && !Number.isFinite(wallLeftSec)) return t('{0}, {1} a trial so far.', doneText, formatDuration(perTrialSec, t));
   const byTrials = later === null ? Infinity : (state.running ? Math.max(0, perTrialSec - runningSec) : 0) + later * perTrialSec;
   const left = Math.min(byTrials, wallLeftSec);
   return left < byTrials
-    ? t('{0}, {1} a trial so far: about {2} left in the tune (its wall-time budget ends it).', doneText, formatDuration(perTrialSec), formatDuration(left))
-    : t('{0}, {1} a trial so far: about {2} left in the tune.', doneText, formatDuration(perTrialSec), formatDuration(left));
+    ? t('{0}, {1} a trial so far: about {2} left in the tune (its wall-time budget ends it).', doneText, formatDuration(perTrialSec, t), formatDuration(left, t))
+    : t('{0}, {1} a trial so far: about {2} left in the tune.', doneText, formatDuration(perTrialSec, t), formatDuration(left, t));
 }
 
 /**

@@ -80,7 +80,8 @@ test('the live panel in Chinese: headline, progress line, time left, table, foot
   const text = (selector: string) => panel.document.querySelector(selector)?.textContent ?? '';
   assert.equal(text('#headline'), '正在运行第 2 / 2 步：concurrency@4');
   assert.match(text('#step-detail'), /^已完成 12 \/ 30 个请求 · 1 个失败 · 在途 4|^已完成 12 \/ 30 个请求 · 1 个失败/);
-  assert.match(text('#step-detail'), /本步约剩 \d+ s/);
+  assert.match(text('#step-detail'), /本步约剩 \d+ 秒/);
+  assert.match(text('#step-detail'), / · 2\.0 秒/, 'the step\'s time so far in seconds, worded');
   assert.equal(text('#result-path'), '正在保存到 /w/benchmarks/r.llmbench.json');
   const rows = [...panel.document.querySelectorAll('#steps-table tbody tr')].map((tr) => tr.querySelector('td')?.textContent);
   assert.deepEqual(rows, ['concurrency@1', 'concurrency@4（运行中）']);
@@ -97,7 +98,7 @@ test('the live panel in Chinese: headline, progress line, time left, table, foot
   applyRunEvent(state, { type: 'step-end', stepIndex: 1, name: 'concurrency@4', summary: makeStep({ name: 'concurrency@4', profile: { kind: 'concurrency', concurrency: 4 }, requests: 30, ttftMs: 60, gapMs: 8, chunks: 16 }).summary! }, 8);
   applyRunEvent(state, { type: 'run-end', status: 'complete', reason: null, resultPath: state.run.resultPath }, 9);
   panel.send({ type: 'state', state });
-  assert.equal(text('#headline'), '已结束（已完成），共 2 步，用时 9.0 s');
+  assert.equal(text('#headline'), '已结束（已完成），共 2 步，用时 9.0 秒');
   assert.equal(text('#result-path'), '已保存到 /w/benchmarks/r.llmbench.json');
   assert.deepEqual(englishLeft(panel, RUN_DATA), []);
   assert.deepEqual(panel.scriptErrors, []);
@@ -106,8 +107,8 @@ test('the live panel in Chinese: headline, progress line, time left, table, foot
 test('the status bar and the progress notification say the time left in the display language too', () => {
   const state = runState();
   const view = progressView(state, t);
-  assert.match(view.eta, /^本步约剩 \d+ s/);
-  assert.match(statusBarText(state, view), /^LLM Bench \d+% · 96 tok\/s · 剩 \d+ s$/);
+  assert.match(view.eta, /^本步约剩 \d+ 秒/);
+  assert.match(statusBarText(state, view), /^LLM Bench \d+% · 96 tok\/s · 剩 \d+ 秒$/);
   assert.match(statusBarText(state), /^LLM Bench \d+% · 96 tok\/s · \d+ s left$/, 'English as before');
 });
 

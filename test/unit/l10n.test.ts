@@ -15,6 +15,7 @@ import { concurrencySweep } from '../helpers/result-documents';
 import { runWithServerMetrics } from '../helpers/server-samples';
 import { openPage } from '../helpers/webview-page';
 import { english, translator } from '../../src/views/l10n';
+import { warningTemplates } from '../../src/views/step-warnings';
 import { buildResultView } from '../../src/views/result';
 import { buildCompareView } from '../../src/views/compare';
 import { forReading } from '../../src/results/read-result';
@@ -106,7 +107,7 @@ export function bypassingStrings(source: string): string[] {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
     // A literal l10n.t translates is fine: blank it out, keeping the call.
     .replace(/l10n\.t\(\s*(['"`])(?:\\.|(?!\1)[\s\S])*?\1/g, 'l10n.t(""');
-  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|filters|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write|\w*Title)\s*=|\bcreateWebviewPanel\(|\bfunction \w*Title\(/g;
+  const shown = /\b(show(?:Information|Error|Warning)Message|showQuickPick|showInputBox|showOpenDialog|showSaveDialog|withProgress)\(|\b(title|placeHolder|prompt|label|detail|description|openLabel|saveLabel|filters|loading|tooltip|text)\s*(?::|=(?!=))|\bconst (?:open|log|show|manage|fresh|resumeIt|browse|other|write|\w*Title)\s*=|\bcreateWebviewPanel\(|\bfunction \w*Title\(|\.(?:notes|warnings)\.push\(|\bmessage\s*:(?!:)/g;
   const found: string[] = [];
   for (const site of code.matchAll(shown)) {
     // A function that words a title (a panel's): its whole body.
@@ -139,6 +140,10 @@ test('the scan finds a plain string in a notification, a quick pick and a button
   assert.equal(bypassingStrings('const compareTitle = (a: vscode.Uri, b: vscode.Uri) => `Compare: ${fileNameOf(a)} \\u2194 ${fileNameOf(b)}`;').length, 1);
   assert.equal(bypassingStrings('function reportTitle(paths: string[]): string {\n  const names = paths;\n  return `Benchmark Report: ${names.length === 1 ? names[0] : `${names.length} selections`}`;\n}').length, 1);
   assert.equal(bypassingStrings("const panel = vscode.window.createWebviewPanel(VIEW, 'Benchmark Report', vscode.ViewColumn.Active, {});").length, 1);
+  // A note or an error message the host adds to a view it sends a page.
+  assert.equal(bypassingStrings("    if (unreadable > 0) view.notes.push(`${unreadable} trial result files are missing or unreadable.`);").length, 1);
+  assert.equal(bypassingStrings("      this.session.show({ type: 'error', fileName, message: `The file could not be read (${reason}).` });").length, 1);
+  assert.deepEqual(bypassingStrings("      this.session.show({ type: 'error', fileName, message: vscode.l10n.t('The file could not be read ({0}).', reason) });"), []);
   assert.deepEqual(bypassingStrings("void vscode.window.showErrorMessage(vscode.l10n.t('LLM Bench: no benchmark is running.'));"), []);
   assert.deepEqual(bypassingStrings("{ label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => this.showLog() },"), []);
   assert.deepEqual(bypassingStrings("await vscode.commands.executeCommand('vscode.openWith', uri, RESULT_VIEW_TYPE);"), []);
@@ -167,6 +172,19 @@ test('every string the webviews show is listed in src/host/webview-strings.ts an
   assert.deepEqual([...used].filter((key) => !listed.has(key)), [], 'not listed in src/host/webview-strings.ts (then npm run l10n:export)');
   assert.deepEqual([...used].filter((key) => english[key] === undefined), [], 'not in l10n/bundle.l10n.json');
   assert.deepEqual([...used].filter((key) => !/[\u4e00-\u9fff]/.test(chinese[key] ?? '')), [], 'not in Chinese in l10n/bundle.l10n.zh-cn.json');
+});
+
+test('every template a warning or a reason is worded from is listed for extraction and translated in both bundles', () => {
+  const templates = warningTemplates();
+  assert.ok(templates.size > 100, `only ${templates.size} templates found: the walk is broken`);
+  const listed = listedWebviewKeys();
+  const english = stringTable('l10n/bundle.l10n.json');
+  const chinese = stringTable('l10n/bundle.l10n.zh-cn.json');
+  assert.deepEqual([...templates].filter((key) => !listed.has(key)), [], 'not listed in src/host/webview-strings.ts (then npm run l10n:export)');
+  assert.deepEqual([...templates].filter((key) => english[key] === undefined), [], 'not in l10n/bundle.l10n.json');
+  // A joining template (`{0}; {1}`) has no words: its Chinese is its punctuation.
+  const worded = (key: string): boolean => /[A-Za-z]/.test(key.replace(/\{\d+\}/g, ''));
+  assert.deepEqual([...templates].filter((key) => chinese[key] === undefined || (worded(key) && !/[\u4e00-\u9fff]/.test(chinese[key]!))), [], 'not in Chinese in l10n/bundle.l10n.zh-cn.json');
 });
 
 test('a translator without a bundle says English, filling {n}; with one, the bundle text', () => {

@@ -14,6 +14,9 @@ import { checkFileDescriptors, fileDescriptorLimit } from '../../src/load/fd-lim
 import { BadInputError } from '../../src/format/errors';
 import { startTokenServer, TOKEN_SERVER_MODEL } from '../helpers/cli-server';
 import { runCliLimited, runEngineScript } from '../helpers/limited-child';
+import { repoRoot } from '../vscode/harness/tools';
+import { translator } from '../../src/views/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
 
 /** Far above what either run needs when it behaves: only a hang reaches it. */
 const HANG_MS = 30_000;
@@ -99,6 +102,9 @@ test('EMFILE during a run is the client failing: the run is failed with exit 1, 
   assert.match(outcome.stderr, /The client failed, not the server: .*EMFILE.*ulimit -n/);
   const parsed = parseResultDocument(readFileSync(join(cwd, 'r.llmbench.json'), 'utf8'));
   assert.ok(parsed.ok && parsed.value.status === 'failed', parsed.ok ? `${parsed.value.status}: ${parsed.value.statusReason}` : parsed.error);
+  // The reason as the views say it in Chinese, the system's own error kept as it came.
+  const chinese = translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>);
+  assert.match(sayWarning(parsed.value.statusReason ?? '', chinese), /^失败的是客户端，而不是服务端：.*EMFILE.* 运行已停止：它的数字测的会是本机。$/);
   assert.deepEqual((parsed.value.warnings ?? []).filter((w) => w.includes('cross-check')), [], 'a run cut short makes no token cross-check');
   assert.ok(parsed.value.steps[0]?.requests.some((r) => r.error?.kind === 'client'));
 });

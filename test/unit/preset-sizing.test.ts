@@ -5,6 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { repoRoot } from '../vscode/harness/tools';
+import { translator } from '../../src/views/l10n';
 import { runBenchmark } from '../../src/load/runner';
 import { RunConfigSchema, stepRequests } from '../../src/format/config';
 import { PresetSettingsSchema, presets } from '../../src/run/presets';
@@ -48,4 +51,16 @@ test('the plan line says what can be said before a run: steps, requests, and its
   assert.equal(planText(planOf({ profile: { kind: 'rate', rates: [1, 2] }, limits: { requests: 60, warmup: 0 } })!), 'Plan: 2 steps, 120 requests; time: about 1 min 30 s (the rates\' schedules)');
   assert.equal(planText(planOf({ profile: { kind: 'concurrency', levels: [1, 8] }, limits: { durationSec: 30 }, repeat: { count: 2, pauseSec: 5 } })!), 'Plan: 4 steps, requests as the duration allows; time: at most about 2 min 5 s');
   assert.equal(planOf({ profile: { kind: 'concurrency', levels: [] }, limits: {} }), null, 'a profile that does not parse has no plan');
+});
+
+test('the plan line in Chinese, as the palette shows it in that display language; English as before without a bundle', () => {
+  const chinese = translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>);
+  const rates = planOf({ profile: { kind: 'rate', rates: [1, 2] }, limits: { requests: 60, warmup: 0 } })!;
+  assert.equal(planText(rates, chinese), '计划：2 步，120 个请求；用时：约 1 分 30 秒（各速率的发送计划）');
+  const sweep = planOf({ profile: { kind: 'concurrency', levels: [1, 8] }, limits: { requests: 160, warmup: 2 } })!;
+  assert.equal(planText(sweep), 'Plan: 2 steps, 320 requests (+4 warm-up); time: as long as the server takes');
+  assert.equal(planText(sweep, chinese), '计划：2 步，320 个请求（另加 4 个预热）；用时：取决于服务端');
+  const one = planOf({ profile: { kind: 'concurrency', levels: [4] }, limits: { durationSec: 30 } })!;
+  assert.equal(planText(one, chinese), '计划：1 步，请求数由时长决定；用时：至多约 30 秒');
+  assert.equal(planText(one), 'Plan: 1 step, requests as the duration allows; time: at most about 30 s');
 });

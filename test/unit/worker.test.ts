@@ -9,6 +9,9 @@ import { parseResultDocument } from '../../src/format/result';
 import { overviewOf, runBenchmarkInWorker } from '../../src/load/worker-host';
 import { BadInputError } from '../../src/format/errors';
 import { startRunnerServer } from '../helpers/runner-server';
+import { repoRoot } from '../vscode/harness/tools';
+import { translator } from '../../src/views/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
 
 // Built by `node esbuild.mjs` (the test runner builds before testing).
 const workerScript = join(process.env['LLMBENCH_ROOT'] ?? process.cwd(), 'dist', 'engine-worker.js');
@@ -90,7 +93,12 @@ require(${JSON.stringify(workerScript)});
   assert.match(parsed.value.statusReason ?? '', /exited with code 7/);
   const completed = parsed.value.steps[0]?.summary?.requests.completed ?? 0;
   assert.ok(completed >= 5, `kept ${completed}`);
-  assert.equal(events.at(-1)?.type, 'run-end');
+  const end = events.at(-1);
+  assert.equal(end?.type, 'run-end');
+  // The file's reason and the run's end, as the views say them in Chinese: the thread's own words kept.
+  const chinese = translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>);
+  assert.equal(sayWarning(parsed.value.statusReason ?? '', chinese), '基准测试工作线程已停止：the worker thread exited with code 7');
+  assert.match(sayWarning(end?.type === 'run-end' ? (end.reason ?? '') : '', chinese), /^基准测试工作线程意外停止：the worker thread exited with code 7。结果文件 .*crash\.llmbench\.json 保留了之前记录的 \d+ 个请求（状态：部分完成）。$/);
 });
 
 test('a run the worker cannot start for bad input rejects with the engine message, as bad input', async () => {

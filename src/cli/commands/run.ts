@@ -11,7 +11,7 @@ import { ApiKindSchema, ArrivalSchema, ConcurrencyUnitSchema, DatasetFormatSchem
 import { TraceFormatSchema } from '../../format/trace';
 import { SERVER_METRICS_INTERVAL } from '../../format/server-metrics';
 import { isPlainObject, parseConfigFileText, prepareRun, RunInputError, shownConfig, unreadableConfigFile, type ConfigFile, type PreparedRun, type RunRequest, type Settings } from '../../run/prepare';
-import { BadInputError } from '../../format/errors';
+import { BadInputError, messageOf } from '../../format/errors';
 import { runBenchmarkInWorker, type RunOverview } from '../../load/worker-host';
 import { runShard, shardFilePath } from '../../load/shards';
 import type { ShardRole } from '../../load/shard-protocol';
@@ -475,7 +475,7 @@ async function executeShard({ config, apiKey, apiKeys, warnings }: PreparedRun, 
     doc = await runShard(config, { role, apiKey, ...(apiKeys !== undefined ? { apiKeys } : {}), resultPath, log: (_level, message) => say(message) });
   } catch (error) {
     if (error instanceof BadInputError) throw new UsageError(error.message);
-    say(`The shard could not run: ${error instanceof Error ? error.message : String(error)}`);
+    say(`The shard could not run: ${messageOf(error)}`);
     return 1;
   }
   const records = doc.steps.reduce((n, step) => n + step.requests.length, 0);
@@ -905,7 +905,7 @@ async function execute(
   } catch (error) {
     progress.finish();
     if (error instanceof BadInputError) throw new UsageError(error.message);
-    process.stderr.write(`The run could not complete: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`The run could not complete: ${messageOf(error)}\n`);
     return 1;
   } finally {
     process.off('SIGINT', onSignal);

@@ -11,6 +11,7 @@
  */
 import * as z from 'zod';
 import { describeZodError } from '../result';
+import { messageOf } from '../errors';
 
 const MessageIdSchema = z.number().int().nonnegative();
 
@@ -67,7 +68,6 @@ export function statePanelSchemas<T extends z.ZodType>(state: T) {
   };
 }
 
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const nameOf = (body: unknown): string => (typeof body === 'object' && body !== null && 'type' in body ? `"${String(body.type)}"` : 'a request');
 
 export interface ChannelEnds<InEvent, InRequest> {
