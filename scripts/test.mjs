@@ -10,7 +10,8 @@
 //   FILTER keeps node-tier test files whose path contains it; with --tier vscode or e2e, the suite
 //   files or scenarios whose name contains it.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
@@ -124,6 +125,15 @@ if (!args.includes('--no-setup')) {
     process.exit(1);
   }
 }
+
+// The tests' temporary files go into one folder of this run (TMPDIR, which os.tmpdir() and mktemp
+// read), removed at the end: hundreds of tests each make a folder, and a run left about 300 behind
+// in /tmp, every time, for each user.
+const testTmp = mkdtempSync(join(tmpdir(), 'llmbench-tests-'));
+process.env.TMPDIR = testTmp;
+const removeTestTmp = () => rmSync(testTmp, { recursive: true, force: true, maxRetries: 3 });
+process.on('exit', removeTestTmp);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 
 if (!step('build', 'node', ['esbuild.mjs'])) record('build', 0, 1);
 // Compiled tests whose source is gone would still run: drop them (not all of out/, which a
