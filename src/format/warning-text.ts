@@ -263,6 +263,26 @@ export const EXECUTOR_LOST_TEXT = {
   shardAt: '{0} (host {1}, pid {2})',
 } as const;
 
+/**
+ * Why a tune's trial did not score (src/tune/index.ts, src/tune/server.ts), stored as its `reason`.
+ * `failed`'s `{0}` is the benchmark's own status reason, worded by its own template. A server's
+ * last line is its own words. The longer wordings first: `{0} (exit code {1})` would take in the
+ * silent server's.
+ */
+export const TRIAL_REASON_TEXT = {
+  noSlo: 'No step met the SLOs.',
+  couldNotRun: 'The benchmark could not run: {0}',
+  failed: 'The benchmark failed: {0}',
+  noReason: 'no reason given',
+  silentExitCode: 'the server exited without a word (exit code {0})',
+  silentKilled: 'the server exited without a word (killed by {0})',
+  silent: 'the server exited without a word',
+  exitCode: '{0} (exit code {1})',
+  killed: '{0} (killed by {1})',
+  notReadyLast: 'not ready after {0} s (startTimeoutSec); its last line: {1}',
+  notReady: 'not ready after {0} s (startTimeoutSec)',
+} as const;
+
 /** What the coordinator of a sharded run notes on shards that did not join it (src/load/shards.ts), kept in the file's warnings. */
 export const SHARD_NOTE_TEXT = {
   who: 'Shard {0} (host {1}, pid {2})',

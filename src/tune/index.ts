@@ -25,7 +25,7 @@ import {
   type TuneStatus,
 } from '../format/tune';
 import type { WorkloadNeed } from '../engines/workload-need';
-import { fillPlaceholders, TUNE_END_TEXT } from '../format/warning-text';
+import { fillPlaceholders, TRIAL_REASON_TEXT, TUNE_END_TEXT } from '../format/warning-text';
 // The engine's modules one by one, not its index: the extension host bundles this file, and the
 // index would bring the whole engine (the HTTP client, tokenizers) into it.
 import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
@@ -413,7 +413,7 @@ async function launchAndMeasure(context: TrialContext, number: number, params: P
   if ('notReady' in measured) return { trial: ended({ status: 'failed-to-start', reason: measured.notReady }), portTaken };
   const memory = { gpuMemoryUsedMiB: gpu.usedMiB, gpuMemoryNote: gpu.note };
   if ('failed' in measured) return { trial: ended({ status: 'failed', reason: measured.failed, ...memory }), portTaken };
-  const missed = measured.objective === null ? 'No step met the SLOs.' : null;
+  const missed = measured.objective === null ? TRIAL_REASON_TEXT.noSlo : null;
   return {
     trial: ended({ status: 'complete', reason: missed, objective: measured.objective, slo: measured.slo, load: measured.load, resultFile: measured.resultFile, ...memory }),
     portTaken,
@@ -456,10 +456,10 @@ async function measure(target: BenchmarkTarget, resultPath: string, source: Benc
     });
   } catch (error) {
     if (options.signal?.aborted) return 'cancelled';
-    return { failed: `The benchmark could not run: ${messageOf(error)}` };
+    return { failed: fillPlaceholders(TRIAL_REASON_TEXT.couldNotRun, [messageOf(error)]) };
   }
   if (options.signal?.aborted) return 'cancelled';
-  if (run.status === 'failed') return { failed: `The benchmark failed: ${run.statusReason ?? 'no reason given'}` };
+  if (run.status === 'failed') return { failed: fillPlaceholders(TRIAL_REASON_TEXT.failed, [run.statusReason ?? TRIAL_REASON_TEXT.noReason]) };
   return { ...score(run), resultFile: relative(dirname(outPath), resultPath) };
 }
 

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { isAlive, type RecordedProcess } from '../processes/alive';
 import { describeProcess, holdersOf, listeningInodes, portListeners, processTree, readCommandLine, readProcEntry, type ProcEntry } from '../processes/proc';
 import { containerPids, containerPublishes, killContainerSync, stopContainer } from './container';
+import { fillPlaceholders, TRIAL_REASON_TEXT } from '../format/warning-text';
 
 /** A port nobody listens on at this moment (the kernel's choice on 127.0.0.1). */
 export function findFreePort(): Promise<number> {
@@ -286,13 +287,19 @@ export async function waitReady(url: string, port: number, server: LaunchedServe
   for (;;) {
     if (signal?.aborted) return { ready: false, reason: 'cancelled' };
     if (exit) {
-      const how = exit.error ? '' : exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${exit.code})`;
-      return { ready: false, reason: `${server.lastErrorLine() ?? 'the server exited without a word'}${how}` };
+      const said = server.lastErrorLine();
+      const reason = exit.error
+        ? (said ?? TRIAL_REASON_TEXT.silent)
+        : said === null
+          ? fillPlaceholders(exit.signal ? TRIAL_REASON_TEXT.silentKilled : TRIAL_REASON_TEXT.silentExitCode, [exit.signal ?? String(exit.code)])
+          : fillPlaceholders(exit.signal ? TRIAL_REASON_TEXT.killed : TRIAL_REASON_TEXT.exitCode, [said, exit.signal ?? String(exit.code)]);
+      return { ready: false, reason };
     }
     const elapsed = performance.now() - started;
     if (elapsed > timeoutMs) {
       const last = server.lastErrorLine();
-      return { ready: false, reason: `not ready after ${Math.round(timeoutMs / 1000)} s (startTimeoutSec)${last ? `; its last line: ${last}` : ''}` };
+      const afterSec = Math.round(timeoutMs / 1000);
+      return { ready: false, reason: last ? fillPlaceholders(TRIAL_REASON_TEXT.notReadyLast, [afterSec, last]) : fillPlaceholders(TRIAL_REASON_TEXT.notReady, [afterSec]) };
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2000) });

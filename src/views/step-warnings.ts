@@ -7,7 +7,7 @@
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
 import { IMPORT_NOTE_TEXT, IMPORT_READ_TEXT, IMPORT_UNIT_TEXT } from '../format/import-note-text';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, RUNNER_THREAD_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, RUNNER_THREAD_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TRIAL_REASON_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -140,8 +140,10 @@ const WORDINGS: readonly Wording[] = [
   { text: EXECUTOR_LOST_TEXT.during, parts: { 0: LOST_WHO } },
   { text: EXECUTOR_LOST_TEXT.stopped, parts: { 0: LOST_WHO } },
   ...Object.entries(SHARD_NOTE_TEXT).flatMap(([key, text]) => (key === 'who' ? [] : [text.startsWith('{0}') ? { text, parts: { 0: SHARD_WHO } } : { text }])),
-  // A tune file's reasons: why the tune ended, why a trial was refused.
+  // A tune file's reasons: why the tune ended, why a trial was refused or did not score (`failed`
+  // holds the benchmark's own reason: below, once every wording is known).
   ...TUNE_ENDED,
+  ...Object.entries(TRIAL_REASON_TEXT).flatMap(([key, text]) => (key === 'failed' ? [] : [{ text }])),
   // Why failover took an endpoint out or back (a step's failover events).
   ...words(FAILOVER_TEXT),
   // An imported run's notes (the headings they quote kept as written).
@@ -156,6 +158,8 @@ const WORDINGS: readonly Wording[] = [
 
 // One endpoint's scraper warning, when a run scrapes several: any of the warnings above after the endpoint's index.
 (WORDINGS as Wording[]).push({ text: REPLICA_WARNING_TEXT, parts: { 1: WORDINGS } });
+// A trial whose benchmark failed: the run's status reason after the trial's words.
+(WORDINGS as Wording[]).push({ text: TRIAL_REASON_TEXT.failed, parts: { 0: WORDINGS } });
 
 /** Every template sayWarning words again, the parts' included: each is a key the l10n bundles must hold (test/unit/l10n.test.ts). */
 export function warningTemplates(): Set<string> {

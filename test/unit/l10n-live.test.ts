@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent } from '../../src/host/live-state';
-import { translator } from '../../src/views/l10n';
+import { english, translator } from '../../src/views/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
+import { fillPlaceholders, TRIAL_REASON_TEXT } from '../../src/format/warning-text';
 import { progressView, statusBarText } from '../../src/views/progress';
 import { applyTuneEvent, newTuneLiveState, runningTrialProgress, tuneEndMessage, tuneLiveHeadline } from '../../src/views/tune-live';
 import { buildTuneView } from '../../src/views/tune';
@@ -219,4 +221,24 @@ test("the tune's other end reasons in Chinese, as the tuner writes them", () => 
   assert.match(said('The constraints refused 200 combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.'), /约束连续拒绝了 200 个组合/);
   assert.match(said('The first launch was not confirmed: nothing was started.'), /第一次启动未获确认/);
   assert.match(said('The tune stopped: EACCES: permission denied'), /调优已停止：EACCES: permission denied/);
+});
+
+test("a trial's reasons in Chinese, as the tuner writes them; the server's and the benchmark's own words kept or worded by their own templates", () => {
+  const fill = (text: string, ...args: (string | number)[]) => fillPlaceholders(text, args);
+  const cases: [string, string][] = [
+    [TRIAL_REASON_TEXT.noSlo, '没有一步满足 SLO。'],
+    [fill(TRIAL_REASON_TEXT.notReadyLast, 600, 'INFO: loading weights'), '600 秒后仍未就绪（startTimeoutSec）；它的最后一行：INFO: loading weights'],
+    [fill(TRIAL_REASON_TEXT.notReady, 600), '600 秒后仍未就绪（startTimeoutSec）'],
+    [fill(TRIAL_REASON_TEXT.silentExitCode, 1), '服务端未留下任何输出就退出了（退出码 1）'],
+    [fill(TRIAL_REASON_TEXT.silentKilled, 'SIGKILL'), '服务端未留下任何输出就退出了（被 SIGKILL 终止）'],
+    [fill(TRIAL_REASON_TEXT.exitCode, 'CUDA out of memory', 1), 'CUDA out of memory（退出码 1）'],
+    [fill(TRIAL_REASON_TEXT.couldNotRun, 'connect ECONNREFUSED 127.0.0.1:8000'), '基准测试无法运行：connect ECONNREFUSED 127.0.0.1:8000'],
+    // The benchmark's own reason is one of its templates: said in Chinese inside the trial's.
+    [fill(TRIAL_REASON_TEXT.failed, 'No measured request finished within the step limits (all were warm-up or cut off).'), '基准测试失败：在步的限制内没有计量请求完成（全部是预热请求或被截断）。'],
+    [fill(TRIAL_REASON_TEXT.failed, TRIAL_REASON_TEXT.noReason), '基准测试失败：未给出原因'],
+  ];
+  for (const [stored, zh] of cases) {
+    assert.equal(sayWarning(stored, t), zh);
+    assert.equal(sayWarning(stored, english), stored);
+  }
 });

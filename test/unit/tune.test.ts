@@ -18,6 +18,8 @@ import { isPortFree } from '../../src/tune/server';
 import { createSearch } from '../../src/tune/search';
 import { commandFor, paramsKey } from '../../src/tune/space';
 import { formatObjective } from '../../src/views/tune';
+import { english, translator } from '../../src/views/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
 import { repoRoot } from '../helpers/limited-child';
 import { bystander, cancelledTuneFile, engineWorkerScript, exited, groupAlive, liveSimulators, llmbenchCommand, readTune, SIM, startCli, REFUSING_SEARCH, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
@@ -243,6 +245,10 @@ test('a server that refuses to start is recorded failed-to-start with its own me
   assert.equal(trial?.status, 'failed-to-start');
   assert.match(trial.reason ?? '', /max_num_batched_tokens \(512\) is smaller than max_model_len \(4096\).*\(exit code 2\)$/);
   assert.match(readFileSync(join(dir, trial.logFile!), 'utf8'), /llmbench sim: max_num_batched_tokens \(512\)/);
+  // In Chinese (the tune editor's trials table): the server's own line kept, how it exited worded.
+  const chinese = translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>);
+  assert.match(sayWarning(trial.reason ?? '', chinese), /max_num_batched_tokens \(512\) is smaller than max_model_len \(4096\).*（退出码 2）$/);
+  assert.equal(sayWarning(trial.reason ?? '', english), trial.reason);
   assert.equal(file.best, null);
 });
 
