@@ -261,6 +261,19 @@ export const EXECUTOR_LOST_TEXT = {
   stopped: '{0} stopped ({1}). The run was stopped; every request recorded before is kept.',
   requests: { one: '{0} request', many: '{0} requests' },
   shardAt: '{0} (host {1}, pid {2})',
+  /** Why the thread or shard was lost, in the parentheses above (an error's own message is kept as it came). */
+  why: {
+    notReady: 'it did not get ready within {0} s',
+    notEnded: "it did not end its part within {0} s of the step's stop",
+    silent: 'it said nothing for {0} s: its event loop is blocked',
+    closedBeforeStart: 'its connection closed before the run started',
+    closed: 'its connection closed',
+    tooLong: 'it sent a message longer than the protocol allows',
+    notJson: 'it sent a line that is not JSON',
+    offProtocolWhy: 'it sent a message that does not fit the protocol ({0})',
+    offProtocol: 'it sent a message that does not fit the protocol',
+    threadExited: 'the worker thread exited with code {0}',
+  },
 } as const;
 
 /**

@@ -191,7 +191,7 @@ class ExecutorThread {
         resolve: () => (done(), resolve()),
         reject: (error) => (done(), reject(error)),
       };
-      if (deadlineMs !== undefined) timer = setTimeout(() => this.abandon(`it did not get ready within ${deadlineMs / 1000} s`), deadlineMs);
+      if (deadlineMs !== undefined) timer = setTimeout(() => this.abandon(fillPlaceholders(EXECUTOR_LOST_TEXT.why.notReady, [deadlineMs / 1000])), deadlineMs);
       this.thread.send(command);
     });
   }
@@ -373,7 +373,7 @@ export class ThreadExecutors implements ExecutorPool {
       deadline ??= setTimeout(() => {
         for (const i of active) {
           const thread = this.threads[i] as ExecutorThread;
-          if (thread.busy) thread.abandon(`it did not end its part within ${STOP_DEADLINE_MS / 1000} s of the step's stop`);
+          if (thread.busy) thread.abandon(fillPlaceholders(EXECUTOR_LOST_TEXT.why.notEnded, [STOP_DEADLINE_MS / 1000]));
         }
       }, STOP_DEADLINE_MS);
     };
@@ -382,7 +382,7 @@ export class ThreadExecutors implements ExecutorPool {
     const watchdog = setInterval(() => {
       for (const i of active) {
         const thread = this.threads[i] as ExecutorThread;
-        if (thread.silentMs > SILENCE_LIMIT_MS) thread.abandon(`it said nothing for ${SILENCE_LIMIT_MS / 1000} s: its event loop is blocked`);
+        if (thread.silentMs > SILENCE_LIMIT_MS) thread.abandon(fillPlaceholders(EXECUTOR_LOST_TEXT.why.silent, [SILENCE_LIMIT_MS / 1000]));
       }
     }, 1000);
     signals.stop.addEventListener('abort', onStop, { once: true });

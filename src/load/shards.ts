@@ -93,7 +93,7 @@ class LineLink {
     socket.setEncoding('utf8');
     socket.on('data', (text: string) => this.receive(text));
     socket.on('error', (error) => this.closed(`its connection failed (${error.message})`));
-    socket.on('close', () => this.closed('its connection closed'));
+    socket.on('close', () => this.closed(EXECUTOR_LOST_TEXT.why.closed));
   }
 
   get closed_(): boolean {
@@ -116,7 +116,7 @@ class LineLink {
   private receive(text: string): void {
     this.buffer += text;
     if (this.buffer.length > MAX_LINE_BYTES) {
-      this.closed('it sent a message longer than the protocol allows');
+      this.closed(EXECUTOR_LOST_TEXT.why.tooLong);
       this.socket.destroy();
       return;
     }
@@ -128,7 +128,7 @@ class LineLink {
       try {
         raw = JSON.parse(line);
       } catch {
-        this.closed('it sent a line that is not JSON');
+        this.closed(EXECUTOR_LOST_TEXT.why.notJson);
         this.socket.destroy();
         return;
       }
@@ -370,12 +370,12 @@ export class ShardCoordinator {
         crash(reason);
         closedAt();
       };
-      if (exited) queueMicrotask(() => crash('its connection closed before the run started'));
+      if (exited) queueMicrotask(() => crash(EXECUTOR_LOST_TEXT.why.closedBeforeStart));
       link.onMessage = (raw) => {
         const message = ShardMessageSchema.safeParse(raw);
         const reply = message.success && message.data.type === 'reply' ? ExecutorReplySchema.safeParse(message.data.reply) : null;
         if (reply === null || !reply.success) {
-          crash(`it sent a message that does not fit the protocol${reply && !reply.success ? ` (${describeZodError(reply.error)})` : ''}`);
+          crash(reply && !reply.success ? fillPlaceholders(EXECUTOR_LOST_TEXT.why.offProtocolWhy, [describeZodError(reply.error)]) : EXECUTOR_LOST_TEXT.why.offProtocol);
           return;
         }
         onReply(reply.data);

@@ -9,6 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import type * as z from 'zod';
 import { describeZodError } from '../format/result';
+import { EXECUTOR_LOST_TEXT, fillPlaceholders } from '../format/warning-text';
 
 /** How long a thread whose uncaught error is ending it may take to exit before it is terminated. */
 const DYING_DEADLINE_MS = 1000;
@@ -44,7 +45,7 @@ export function startWorkerThread<Command, Reply>(options: WorkerThreadOptions<R
   const exit = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
       exited = true;
-      crash(dying ?? `the worker thread exited with code ${code}`);
+      crash(dying ?? fillPlaceholders(EXECUTOR_LOST_TEXT.why.threadExited, [code]));
       resolve();
     }),
   );
@@ -60,7 +61,7 @@ export function startWorkerThread<Command, Reply>(options: WorkerThreadOptions<R
     if (crashed || closing) return;
     const parsed = options.replies.safeParse(raw);
     if (!parsed.success) {
-      crash(`it sent a message that does not fit the protocol (${describeZodError(parsed.error)})`);
+      crash(fillPlaceholders(EXECUTOR_LOST_TEXT.why.offProtocolWhy, [describeZodError(parsed.error)]));
       return;
     }
     options.onReply(parsed.data);

@@ -72,7 +72,12 @@ export function rateDefinitionsDiffer(a: readonly Pick<Step, 'summary'>[], b: re
 interface Wording {
   text: string;
   parts?: Record<number, readonly Wording[]>;
+  /** Takes any value as it is written: the last of a placeholder's wordings whose value may be someone else's words. */
+  asWritten?: true;
 }
+
+/** A placeholder's value none of its wordings fill (an error's own message): kept as it came, the rest still said again. */
+const AS_WRITTEN: Wording = { text: '{0}', asWritten: true };
 
 const words = (texts: Record<string, string> | string): Wording[] => (typeof texts === 'string' ? [{ text: texts }] : Object.values(texts).map((text) => ({ text })));
 const WHO: readonly Wording[] = words(CLIENT_BOUND_TEXT.who);
@@ -99,6 +104,7 @@ const TUNE_ENDED: readonly Wording[] = [
 ];
 /** Who a lost executor was: a worker, a shard, a shard with its host and pid. */
 const LOST_WHO: readonly Wording[] = [{ text: EXECUTOR_LOST_TEXT.shardAt, parts: { 0: WHO } }, ...WHO];
+const LOST_WHY: readonly Wording[] = [...words(EXECUTOR_LOST_TEXT.why), AS_WRITTEN];
 const SHARD_WHO: readonly Wording[] = words(SHARD_NOTE_TEXT.who);
 /** What a table of figures was read as: its headings, each read as a figure or not imported, joined by `; `. */
 const READ_HEADING: readonly Wording[] = [{ text: IMPORT_READ_TEXT.readAs }, { text: IMPORT_READ_TEXT.notImported, parts: { 1: words(IMPORT_READ_TEXT.why) } }];
@@ -118,7 +124,7 @@ const WORDINGS: readonly Wording[] = [
   ...words(TRACE_REPLAY_TEXT),
   // Why a run ended as it did, and the run's warning that /metrics could not be read.
   ...words(STATUS_REASON_TEXT),
-  ...words(RUNNER_THREAD_TEXT),
+  ...Object.values(RUNNER_THREAD_TEXT).map((text) => ({ text, parts: { 0: LOST_WHY } })),
   ...words(SERVER_METRICS_TEXT),
   // The run's token cross-check: `{0}; ...`, its head holding what the client received.
   ...Object.values(CROSS_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: CROSS_CHECK_TEXT.head, parts: { 1: words(CROSS_CHECK_TEXT.received) } }] } })),
@@ -136,10 +142,15 @@ const WORDINGS: readonly Wording[] = [
   // The run's abort cross-check: `{0}; ...`, its head holding the counts (the unnamed counter's first: the named one's {0} would take it in).
   ...Object.values(ABORT_CHECK_TEXT.ending).map((text) => ({ text, parts: { 0: [{ text: ABORT_CHECK_TEXT.headUnnamed }, { text: ABORT_CHECK_TEXT.head }] } })),
   // A worker or shard lost during the run (its status reason and warning), and the coordinator's notes on shards.
-  { text: EXECUTOR_LOST_TEXT.inFlight, parts: { 0: LOST_WHO, 4: words(EXECUTOR_LOST_TEXT.requests) } },
-  { text: EXECUTOR_LOST_TEXT.during, parts: { 0: LOST_WHO } },
-  { text: EXECUTOR_LOST_TEXT.stopped, parts: { 0: LOST_WHO } },
-  ...Object.entries(SHARD_NOTE_TEXT).flatMap(([key, text]) => (key === 'who' ? [] : [text.startsWith('{0}') ? { text, parts: { 0: SHARD_WHO } } : { text }])),
+  { text: EXECUTOR_LOST_TEXT.inFlight, parts: { 0: LOST_WHO, 2: LOST_WHY, 4: words(EXECUTOR_LOST_TEXT.requests) } },
+  { text: EXECUTOR_LOST_TEXT.during, parts: { 0: LOST_WHO, 2: LOST_WHY } },
+  { text: EXECUTOR_LOST_TEXT.stopped, parts: { 0: LOST_WHO, 1: LOST_WHY } },
+  ...Object.entries(SHARD_NOTE_TEXT).flatMap(([key, text]): Wording[] => {
+    if (key === 'who') return [];
+    if (!text.startsWith('{0}')) return [{ text }];
+    // A shard that never joined: why, in the words a lost one's are said in (its own error's kept).
+    return [{ text, parts: key === 'closedBefore' || key === 'couldNotRegister' ? { 0: SHARD_WHO, 1: LOST_WHY } : { 0: SHARD_WHO } }];
+  }),
   // A tune file's reasons: why the tune ended, why a trial was refused or did not score (`failed`
   // holds the benchmark's own reason: below, once every wording is known).
   ...TUNE_ENDED,
@@ -166,7 +177,7 @@ export function warningTemplates(): Set<string> {
   const found = new Set<string>();
   const walk = (wordings: readonly Wording[]): void => {
     for (const wording of wordings) {
-      if (found.has(wording.text)) continue;
+      if (wording.asWritten || found.has(wording.text)) continue;
       found.add(wording.text);
       for (const parts of Object.values(wording.parts ?? {})) walk(parts);
     }
@@ -196,6 +207,7 @@ function patternOf(template: string, worded: readonly number[] = []): RegExp {
 /** `text` said again through `t` by the first of `wordings` that filled it, or null when none did. */
 function reword(text: string, wordings: readonly Wording[], t: Translate): string | null {
   for (const wording of wordings) {
+    if (wording.asWritten) return text;
     const found = patternOf(wording.text, Object.keys(wording.parts ?? {}).map(Number)).exec(text);
     if (found === null) continue;
     // A placeholder may come more than once (`{0} series ... the first {0}`): each group fills the one it stands for.

@@ -563,8 +563,17 @@ test("the coordinator's notes on shards that did not join, and a lost shard's re
     [fillPlaceholders(SHARD_NOTE_TEXT.otherCount, [who, 3, 4]), '分片 2（主机 gpu-7，pid 4242）被拒绝：它以 3 个分片启动，本次运行有 4 个。'],
     [fillPlaceholders(SHARD_NOTE_TEXT.wrongToken, ['10.0.0.5:41234']), '来自 10.0.0.5:41234 的连接给出了错误的运行令牌，已关闭。'],
     [
-      fillPlaceholders(EXECUTOR_LOST_TEXT.during, [fillPlaceholders(EXECUTOR_LOST_TEXT.shardAt, ['Shard 2 of 4', 'gpu-7', 4242]), 'rate@5', 'its connection closed']),
-      '分片 2（共 4 个）（主机 gpu-7，pid 4242）在步 rate@5 中停止（its connection closed）。运行已停止；之前记录的每个请求都已保留。',
+      fillPlaceholders(EXECUTOR_LOST_TEXT.during, [fillPlaceholders(EXECUTOR_LOST_TEXT.shardAt, ['Shard 2 of 4', 'gpu-7', 4242]), 'rate@5', EXECUTOR_LOST_TEXT.why.closed]),
+      '分片 2（共 4 个）（主机 gpu-7，pid 4242）在步 rate@5 中停止（它的连接已关闭）。运行已停止；之前记录的每个请求都已保留。',
+    ],
+    [fillPlaceholders(SHARD_NOTE_TEXT.closedBefore, [who, EXECUTOR_LOST_TEXT.why.closed]), '分片 2（主机 gpu-7，pid 4242）：它的连接已关闭（在运行开始前）。'],
+    [
+      fillPlaceholders(EXECUTOR_LOST_TEXT.during, ['Worker 1 of 4', 'concurrency@4', fillPlaceholders(EXECUTOR_LOST_TEXT.why.silent, [10])]),
+      '工作线程 1（共 4 个）在步 concurrency@4 中停止（它 10 秒没有任何消息：其事件循环被阻塞）。运行已停止；之前记录的每个请求都已保留。',
+    ],
+    [
+      fillPlaceholders(EXECUTOR_LOST_TEXT.stopped, ['Worker 3 of 4', fillPlaceholders(EXECUTOR_LOST_TEXT.why.offProtocolWhy, ['type: Invalid literal value'])]),
+      '工作线程 3（共 4 个）已停止（它发送的消息不符合协议（type: Invalid literal value））。运行已停止；之前记录的每个请求都已保留。',
     ],
   ];
   assert.equal(said[0]![0], 'Shard 2 (host gpu-7, pid 4242) could not register: no answer to a clock round trip within 5 s', 'English as before');

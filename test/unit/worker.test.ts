@@ -95,10 +95,10 @@ require(${JSON.stringify(workerScript)});
   assert.ok(completed >= 5, `kept ${completed}`);
   const end = events.at(-1);
   assert.equal(end?.type, 'run-end');
-  // The file's reason and the run's end, as the views say them in Chinese: the thread's own words kept.
+  // The file's reason and the run's end, as the views say them in Chinese, the thread's exit included.
   const chinese = translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>);
-  assert.equal(sayWarning(parsed.value.statusReason ?? '', chinese), '基准测试工作线程已停止：the worker thread exited with code 7');
-  assert.match(sayWarning(end?.type === 'run-end' ? (end.reason ?? '') : '', chinese), /^基准测试工作线程意外停止：the worker thread exited with code 7。结果文件 .*crash\.llmbench\.json 保留了之前记录的 \d+ 个请求（状态：部分完成）。$/);
+  assert.equal(sayWarning(parsed.value.statusReason ?? '', chinese), '基准测试工作线程已停止：工作线程以退出码 7 退出');
+  assert.match(sayWarning(end?.type === 'run-end' ? (end.reason ?? '') : '', chinese), /^基准测试工作线程意外停止：工作线程以退出码 7 退出。结果文件 .*crash\.llmbench\.json 保留了之前记录的 \d+ 个请求（状态：部分完成）。$/);
 });
 
 test('a run the worker cannot start for bad input rejects with the engine message, as bad input', async () => {
