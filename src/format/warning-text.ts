@@ -296,6 +296,20 @@ export const TRIAL_REASON_TEXT = {
   notReady: 'not ready after {0} s (startTimeoutSec)',
 } as const;
 
+/**
+ * A tune's port that another process held (src/tune/index.ts, src/tune/server.ts): after a trial's
+ * server stopped (the tune's end reason) or before it answered (a trial's reason). `{holder}` is
+ * one of `holder`'s wordings; a process is named by its pid and command line, as written.
+ */
+export const PORT_TEXT = {
+  stillTaken:
+    "Port {0} was still taken {1} s after trial {2}'s server stopped, by {3}: a server left running would share the machine with the next trial and skew its figures. Stop it, then continue with --resume.",
+  stillTakenRemeasure:
+    "Port {0} was still taken {1} s after the server of trial {2}'s re-measurement {3} stopped, by {4}: a server left running would share the machine with the next trial and skew its figures. Stop it, then continue with --resume.",
+  foreign: 'port {0} answers, but not from the launched server: its listening socket belongs to {1}. Another server took the port between its choice and the launch; the trial did not benchmark it',
+  holder: { process: 'process {0}', unseen: 'a process this user cannot see', unnamed: 'a process this system does not name' },
+} as const;
+
 /** What the coordinator of a sharded run notes on shards that did not join it (src/load/shards.ts), kept in the file's warnings. */
 export const SHARD_NOTE_TEXT = {
   who: 'Shard {0} (host {1}, pid {2})',

@@ -25,7 +25,7 @@ import {
   type TuneStatus,
 } from '../format/tune';
 import type { WorkloadNeed } from '../engines/workload-need';
-import { fillPlaceholders, TRIAL_REASON_TEXT, TUNE_END_TEXT } from '../format/warning-text';
+import { fillPlaceholders, PORT_TEXT, TRIAL_REASON_TEXT, TUNE_END_TEXT } from '../format/warning-text';
 // The engine's modules one by one, not its index: the extension host bundles this file, and the
 // index would bring the whole engine (the HTTP client, tokenizers) into it.
 import { runBenchmarkInWorker, type RunOverview } from '../load/worker-host';
@@ -403,8 +403,8 @@ async function launchAndMeasure(context: TrialContext, number: number, params: P
     emit({ type: 'trial-stage', trial: number, stage: 'stopping' });
     await server.stop(config.server.stopGraceSec * 1000);
     if (!foreign && !(await waitPortFree(port, PORT_RELEASE_MS))) {
-      const which = round === undefined ? `trial ${number}'s server` : `the server of trial ${number}'s re-measurement ${round}`;
-      portTaken = `Port ${port} was still taken ${PORT_RELEASE_MS / 1000} s after ${which} stopped, by ${portHolderText(port)}: a server left running would share the machine with the next trial and skew its figures. Stop it, then continue with --resume.`;
+      const [afterSec, holder] = [PORT_RELEASE_MS / 1000, portHolderText(port)];
+      portTaken = round === undefined ? fillPlaceholders(PORT_TEXT.stillTaken, [port, afterSec, number, holder]) : fillPlaceholders(PORT_TEXT.stillTakenRemeasure, [port, afterSec, number, round, holder]);
       emit({ type: 'log', level: 'error', message: portTaken });
     }
     context.setRunningServer(null);

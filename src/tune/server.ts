@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { isAlive, type RecordedProcess } from '../processes/alive';
 import { describeProcess, holdersOf, listeningInodes, portListeners, processTree, readCommandLine, readProcEntry, type ProcEntry } from '../processes/proc';
 import { containerPids, containerPublishes, killContainerSync, stopContainer } from './container';
-import { fillPlaceholders, TRIAL_REASON_TEXT } from '../format/warning-text';
+import { fillPlaceholders, PORT_TEXT, TRIAL_REASON_TEXT } from '../format/warning-text';
 
 /** A port nobody listens on at this moment (the kernel's choice on 127.0.0.1). */
 export function findFreePort(): Promise<number> {
@@ -270,9 +270,7 @@ async function foreignListener(port: number, server: LaunchedServer): Promise<st
   const own = await server.processes();
   if (own === null || holdersOf(inodes, own).length > 0) return null;
   if (server.container && (await containerPublishes(server.container.tool, server.container.name, port)) === true) return null;
-  const holders = portListeners(port) ?? [];
-  const who = holders.length > 0 ? `its listening socket belongs to process ${holders.map(describeProcess).join(', ')}` : 'its listening socket belongs to a process this user cannot see';
-  return `port ${port} answers, but not from the launched server: ${who}. Another server took the port between its choice and the launch; the trial did not benchmark it`;
+  return fillPlaceholders(PORT_TEXT.foreign, [port, holderText(portListeners(port) ?? [])]);
 }
 
 /**
@@ -329,6 +327,7 @@ export async function waitPortFree(port: number, timeoutMs: number): Promise<boo
 /** Who still holds a port: "process 4242 (`...`)", or why that is not known. */
 export function portHolderText(port: number): string {
   const holders = portListeners(port);
-  if (holders === null) return 'a process this system does not name';
-  return holders.length > 0 ? `process ${holders.map(describeProcess).join(', ')}` : 'a process this user cannot see';
+  return holders === null ? PORT_TEXT.holder.unnamed : holderText(holders);
 }
+
+const holderText = (holders: readonly number[]): string => (holders.length > 0 ? fillPlaceholders(PORT_TEXT.holder.process, [holders.map(describeProcess).join(', ')]) : PORT_TEXT.holder.unseen);

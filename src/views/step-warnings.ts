@@ -7,7 +7,7 @@
 import type { Step, StepWarning } from '../format/result';
 import { STEP_WARNING_KINDS } from '../format/result';
 import { IMPORT_NOTE_TEXT, IMPORT_READ_TEXT, IMPORT_UNIT_TEXT } from '../format/import-note-text';
-import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, RUNNER_THREAD_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TRIAL_REASON_TEXT, TUNE_END_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
+import { ABORT_CHECK_TEXT, BUSY_START_TEXT, CLIENT_BOUND_TEXT, CROSS_CHECK_TEXT, ERROR_RATE_TEXT, EXECUTOR_LOST_TEXT, FAILOVER_TEXT, GPU_METRICS_TEXT, HOPELESS_TEXT, MAX_ERRORS_TEXT, OVER_SATURATED_TEXT, REPLICA_WARNING_TEXT, RUNNER_THREAD_TEXT, SCRAPE_PROBLEM_TEXT, SERVER_METRICS_TEXT, SHARD_NOTE_TEXT, STATUS_REASON_TEXT, SWEEP_PLAN_TEXT, TOO_SHORT_TEXT, TRACE_LEFT_OUT_TEXT, TRACE_REPLAY_TEXT, TRIAL_REASON_TEXT, TUNE_END_TEXT, PORT_TEXT, WORKERS_REASON_TEXT } from '../format/warning-text';
 import { RAN_FROM_FIRST_SEND, tooShortWarning } from '../results/window';
 import type { Translate } from './l10n';
 
@@ -105,6 +105,7 @@ const TUNE_ENDED: readonly Wording[] = [
 /** Who a lost executor was: a worker, a shard, a shard with its host and pid. */
 const LOST_WHO: readonly Wording[] = [{ text: EXECUTOR_LOST_TEXT.shardAt, parts: { 0: WHO } }, ...WHO];
 const LOST_WHY: readonly Wording[] = [...words(EXECUTOR_LOST_TEXT.why), AS_WRITTEN];
+const PORT_HOLDER: readonly Wording[] = words(PORT_TEXT.holder);
 const SHARD_WHO: readonly Wording[] = words(SHARD_NOTE_TEXT.who);
 /** What a table of figures was read as: its headings, each read as a figure or not imported, joined by `; `. */
 const READ_HEADING: readonly Wording[] = [{ text: IMPORT_READ_TEXT.readAs }, { text: IMPORT_READ_TEXT.notImported, parts: { 1: words(IMPORT_READ_TEXT.why) } }];
@@ -155,6 +156,10 @@ const WORDINGS: readonly Wording[] = [
   // holds the benchmark's own reason: below, once every wording is known).
   ...TUNE_ENDED,
   ...Object.entries(TRIAL_REASON_TEXT).flatMap(([key, text]) => (key === 'failed' ? [] : [{ text }])),
+  // A tune's port held by another process: after a trial's server stopped, or before it answered.
+  { text: PORT_TEXT.stillTaken, parts: { 3: PORT_HOLDER } },
+  { text: PORT_TEXT.stillTakenRemeasure, parts: { 4: PORT_HOLDER } },
+  { text: PORT_TEXT.foreign, parts: { 1: PORT_HOLDER } },
   // Why failover took an endpoint out or back (a step's failover events).
   ...words(FAILOVER_TEXT),
   // An imported run's notes (the headings they quote kept as written).

@@ -20,6 +20,11 @@ import { runTune, TuneConfigError } from '../../src/tune/index';
 import { isPortFree } from '../../src/tune/server';
 import { cliPath } from '../helpers/limited-child';
 import { processesWhere } from '../helpers/processes';
+import { repoRoot } from '../vscode/harness/tools';
+import { translator } from '../../src/views/l10n';
+import { sayWarning } from '../../src/views/step-warnings';
+
+const chinese = () => translator(JSON.parse(readFileSync(join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>);
 import { bystander, cancelledTuneFile, engineWorkerScript, groupAlive, liveSimulators, llmbenchCommand, readTune, tempDir, vllmLikeConfig } from '../helpers/tune-runs';
 
 /** A process's start time as /proc/PID/stat field 22 gives it (clock ticks since boot). */
@@ -111,6 +116,8 @@ test('a foreign server already answering on the trial\'s port: the trial fails, 
     const [trial] = file.trials;
     assert.equal(trial?.status, 'failed-to-start', `${trial?.status}: ${trial?.reason}`);
     assert.match(trial.reason ?? '', new RegExp(`port ${trial.port} answers, but not from the launched server: its listening socket belongs to process ${process.pid} `));
+    // In Chinese (the tune editor's trials table): the process named as written.
+    assert.match(sayWarning(trial.reason ?? '', chinese()), new RegExp(`^端口 ${trial.port} 有应答，但不是来自启动的服务：它的监听套接字属于进程 ${process.pid} .*本试验未对其进行基准测试$`));
     assert.equal(trial.resultFile, null, 'nothing was benchmarked');
   } finally {
     for (const server of await Promise.all(foreign)) await server.close();
@@ -144,6 +151,7 @@ test('a port still taken after the server stopped: the next trial does not start
     const daemon = processesWhere((argv) => argv.includes('llmbench-handoff-daemon') && argv.includes(String(file.trials[0]!.port)))[0]?.split(':')[0];
     assert.match(file.statusReason ?? '', new RegExp(`Port ${file.trials[0]!.port} was still taken 5 s after trial 1's server stopped, by process ${daemon} \\(`));
     assert.match(file.statusReason ?? '', /continue with --resume/);
+    assert.match(sayWarning(file.statusReason ?? '', chinese()), new RegExp(`^试验 1 的服务停止 5 秒后，端口 ${file.trials[0]!.port} 仍被进程 ${daemon} \\(.*占用：.*用 --resume 继续。$`));
   } finally {
     for (const line of processesWhere((argv) => argv.includes('llmbench-handoff-daemon'))) process.kill(Number(line.split(':')[0]), 'SIGKILL');
   }
