@@ -92,6 +92,9 @@ export const STATUS_REASON_TEXT = {
   cancelled: 'Cancelled before the run finished; every request measured until then is kept.',
   nothingMeasured: 'No measured request finished within the step limits (all were warm-up or cut off).',
   clientFailed: 'The client failed, not the server: {0} The run was stopped: its figures would measure this machine.',
+  /** The engine itself failed (the file could not be written, ...); after the reason the run had already failed for, when it had one. */
+  engineStopped: 'The engine stopped with an error: {0}',
+  engineStoppedAfter: '{0} The engine stopped with an error: {1}',
 } as const;
 
 /**

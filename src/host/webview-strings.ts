@@ -833,6 +833,8 @@ export function webviewStringKeys(): string[] {
     vscode.l10n.t("Finished ({0}): {1}"),
     vscode.l10n.t("No measured request finished within the step limits (all were warm-up or cut off)."),
     vscode.l10n.t("The client failed, not the server: {0} The run was stopped: its figures would measure this machine."),
+    vscode.l10n.t("The engine stopped with an error: {0}"),
+    vscode.l10n.t("{0} The engine stopped with an error: {1}"),
     vscode.l10n.t("The benchmark worker stopped: {0}"),
     vscode.l10n.t("The benchmark worker stopped unexpectedly: {0}. The result file {1} keeps the {2} requests recorded before (status partial)."),
     vscode.l10n.t("The benchmark worker stopped unexpectedly: {0}."),

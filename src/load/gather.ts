@@ -414,10 +414,11 @@ export class RunGather {
 
   /** Ends a run the engine itself failed (the file cannot be written, ...): the file says why, as far as it can be written. */
   async fail(error: unknown): Promise<void> {
-    const engineError = `The engine stopped with an error: ${messageOf(error)}`;
     // A run that had already failed (the client out of file descriptors, say, which can also stop
     // the writer) stays failed for that reason: it is no partial measurement.
-    const [status, reason]: ['failed' | 'partial', string] = this.failure ? ['failed', `${this.failure} ${engineError}`] : ['partial', engineError];
+    const [status, reason]: ['failed' | 'partial', string] = this.failure
+      ? ['failed', fillPlaceholders(STATUS_REASON_TEXT.engineStoppedAfter, [this.failure, messageOf(error)])]
+      : ['partial', fillPlaceholders(STATUS_REASON_TEXT.engineStopped, [messageOf(error)])];
     await this.monitor.stop(false);
     try {
       this.writer.finish(status, reason);

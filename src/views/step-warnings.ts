@@ -124,7 +124,7 @@ const WORDINGS: readonly Wording[] = [
   // The run's warnings of a trace replay, `step: message`.
   ...words(TRACE_REPLAY_TEXT),
   // Why a run ended as it did, and the run's warning that /metrics could not be read.
-  ...words(STATUS_REASON_TEXT),
+  ...Object.entries(STATUS_REASON_TEXT).flatMap(([key, text]) => (key === 'engineStoppedAfter' ? [] : [{ text }])),
   ...Object.values(RUNNER_THREAD_TEXT).map((text) => ({ text, parts: { 0: LOST_WHY } })),
   ...words(SERVER_METRICS_TEXT),
   // The run's token cross-check: `{0}; ...`, its head holding what the client received.
@@ -174,6 +174,8 @@ const WORDINGS: readonly Wording[] = [
 
 // One endpoint's scraper warning, when a run scrapes several: any of the warnings above after the endpoint's index.
 (WORDINGS as Wording[]).push({ text: REPLICA_WARNING_TEXT, parts: { 1: WORDINGS } });
+// The engine's own failure after the reason the run had failed for (which may be anyone's words).
+(WORDINGS as Wording[]).push({ text: STATUS_REASON_TEXT.engineStoppedAfter, parts: { 0: [...WORDINGS, AS_WRITTEN] } });
 // A trial whose benchmark failed: the run's status reason after the trial's words.
 (WORDINGS as Wording[]).push({ text: TRIAL_REASON_TEXT.failed, parts: { 0: WORDINGS } });
 

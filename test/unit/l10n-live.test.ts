@@ -12,7 +12,7 @@ import type { LiveState } from '../../src/format/messages/live';
 import { applyRunEvent } from '../../src/host/live-state';
 import { english, translator } from '../../src/views/l10n';
 import { sayWarning } from '../../src/views/step-warnings';
-import { fillPlaceholders, TRIAL_REASON_TEXT } from '../../src/format/warning-text';
+import { fillPlaceholders, STATUS_REASON_TEXT, TRIAL_REASON_TEXT } from '../../src/format/warning-text';
 import { progressView, statusBarText } from '../../src/views/progress';
 import { applyTuneEvent, newTuneLiveState, runningTrialProgress, tuneEndMessage, tuneLiveHeadline } from '../../src/views/tune-live';
 import { buildTuneView } from '../../src/views/tune';
@@ -221,6 +221,17 @@ test("the tune's other end reasons in Chinese, as the tuner writes them", () => 
   assert.match(said('The constraints refused 200 combinations in a row: they leave (almost) nothing to try. Widen the space or loosen the rules.'), /约束连续拒绝了 200 个组合/);
   assert.match(said('The first launch was not confirmed: nothing was started.'), /第一次启动未获确认/);
   assert.match(said('The tune stopped: EACCES: permission denied'), /调优已停止：EACCES: permission denied/);
+});
+
+test("a run the engine itself stopped: its error said in Chinese, alone or after the reason the run had already failed for", () => {
+  const clientFailed = fillPlaceholders(STATUS_REASON_TEXT.clientFailed, ['this machine could not open a connection (EMFILE): too many open files.']);
+  const after = fillPlaceholders(STATUS_REASON_TEXT.engineStoppedAfter, [clientFailed, "EMFILE: too many open files, open '/w/r.llmbench.json'"]);
+  assert.equal(after, "The client failed, not the server: this machine could not open a connection (EMFILE): too many open files. The run was stopped: its figures would measure this machine. The engine stopped with an error: EMFILE: too many open files, open '/w/r.llmbench.json'");
+  assert.equal(sayWarning(after, t), "失败的是客户端，而不是服务端：this machine could not open a connection (EMFILE): too many open files. 运行已停止：它的数字测的会是本机。引擎因错误而停止：EMFILE: too many open files, open '/w/r.llmbench.json'");
+  // A reason this version has no template for stays as written before the engine's words.
+  assert.equal(sayWarning(fillPlaceholders(STATUS_REASON_TEXT.engineStoppedAfter, ['An older reason.', 'disk full']), t), 'An older reason.引擎因错误而停止：disk full');
+  assert.equal(sayWarning(fillPlaceholders(STATUS_REASON_TEXT.engineStopped, ['disk full']), t), '引擎因错误而停止：disk full');
+  assert.equal(sayWarning(after, english), after);
 });
 
 test("a trial's reasons in Chinese, as the tuner writes them; the server's and the benchmark's own words kept or worded by their own templates", () => {
