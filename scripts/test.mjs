@@ -46,7 +46,7 @@ function runCounted(tier, command, commandArgs, env = {}) {
       tail = (tail + chunk.toString()).slice(-4000);
     });
     child.on('close', (code) => {
-      flakyScenarios.push(...[...tail.matchAll(/^flaky: (.*)$/gm)].map((m) => `${tier} tier, flaky: ${m[1]}`));
+      flakyTests.push(...[...tail.matchAll(/^flaky: (.*)$/gm)].map((m) => `${tier} tier, flaky: ${m[1]}`));
       const matches = [...tail.matchAll(/^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$/gm)];
       const last = matches.at(-1);
       if (!last) {
@@ -62,7 +62,7 @@ function runCounted(tier, command, commandArgs, env = {}) {
 }
 
 const failedNodeTests = [];
-const flakyScenarios = [];
+const flakyTests = [];
 
 /**
  * Each failing test in a TAP stream: its name, the first lines of its error (message, expected,
@@ -161,7 +161,7 @@ if (runTier('node')) {
     const passedAgain = new Set([...second.matchAll(/^\s*ok \d+ - (.*)$/gm)].map((m) => m[1]));
     const stillFailing = new Set(failedInTap(second).map((f) => f.name));
     const recovered = failedTests.filter((f) => passedAgain.has(f.name) && !stillFailing.has(f.name));
-    for (const f of recovered) flakyScenarios.push(`node tier, flaky: ${f.text}`);
+    for (const f of recovered) flakyTests.push(`node tier, flaky: ${f.text}`);
     failedTests = failedTests.filter((f) => !recovered.includes(f));
     [passed, failed] = [passed + recovered.length, failed - recovered.length];
   }
@@ -189,8 +189,8 @@ if (totals.skipped > 0 && ci && process.env.LLMBENCH_ALLOW_SKIPS !== '1') {
 
 // The spec reporter's failure details scroll far up a long log; CI shows its tail: repeat them here.
 for (const failed of failedNodeTests) console.log(`\nnode tier, failed: ${failed}`);
-// A scenario that passed only on its second try passes, but is named: it is a defect to look at.
-for (const line of flakyScenarios) console.log(`\n${line}`);
+// A test or scenario that passed only on its second try passes, but is named: it is a defect to look at.
+for (const line of flakyTests) console.log(`\n${line}`);
 console.log(`\n${failures.length ? 'Failures: ' + failures.join('; ') : 'All tiers passed.'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);

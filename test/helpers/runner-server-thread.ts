@@ -21,8 +21,6 @@ export interface ThreadAnswer {
 interface ServerState {
   bodies: Record<string, unknown>[];
   maxInFlight: number;
-  inFlight: number;
-  completed: number;
 }
 
 export interface ThreadedRunnerServer {
@@ -40,7 +38,7 @@ const THREAD_FLAG = 'llmbench-runner-server-thread';
 
 export async function startRunnerServerThread(spec: ThreadAnswer): Promise<ThreadedRunnerServer> {
   const worker = new Worker(__filename, { workerData: { [THREAD_FLAG]: spec } });
-  let state: ServerState = { bodies: [], maxInFlight: 0, inFlight: 0, completed: 0 };
+  let state: ServerState = { bodies: [], maxInFlight: 0 };
   let pending: ((s: ServerState) => void) | null = null;
   const baseUrl = await new Promise<string>((resolve, reject) => {
     worker.once('error', reject);
@@ -82,7 +80,7 @@ async function serveInThread(spec: ThreadAnswer, port: NonNullable<typeof parent
   });
   port.postMessage({ baseUrl: server.baseUrl });
   port.on('message', (message: string) => {
-    if (message === 'sync') port.postMessage({ state: { bodies: server.bodies, maxInFlight: server.maxInFlight, inFlight: server.inFlight, completed: server.completed } });
+    if (message === 'sync') port.postMessage({ state: { bodies: server.bodies, maxInFlight: server.maxInFlight } });
     else if (message === 'close') void server.close().then(() => port.close());
   });
 }
